@@ -1,0 +1,16 @@
+# Writes OUT: a C++ file defining one std::string_view per input file, named after the file
+# (helpers.js -> ouro::embedded::helpers_js). Bytes are emitted as hex so any content is safe.
+set(body "#include <string_view>\nnamespace ouro::embedded {\n")
+foreach(f ${FILES})
+  get_filename_component(name ${f} NAME)
+  string(MAKE_C_IDENTIFIER ${name} id)
+  file(READ ${f} hex HEX)
+  string(LENGTH "${hex}" hexlen)
+  math(EXPR len "${hexlen} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," bytes "${hex}")
+  string(APPEND body "static const char ${id}_data[] = {${bytes} 0};\n")
+  string(APPEND body "extern const std::string_view ${id}{${id}_data, ${len}};\n")
+endforeach()
+string(APPEND body "}\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing ouro needs on Debian 12, and nothing when all is there.
+# Called by `make run` and `make test`; safe to run by hand. Needs root or sudo for apt-get.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config ccache
+  libboost1.81-dev nlohmann-json3-dev libexpected-dev libfmt-dev libspdlog-dev libcli11-dev
+  libsqlite3-dev libgtest-dev libgmock-dev libjavascriptcoregtk-4.1-dev libseccomp-dev
+  chromium fonts-dejavu-core
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The benchmark compares against Playwright; it is installed only when asked for.
+if [[ "${1:-}" == "--bench" ]]; then
+  here=$(cd "$(dirname "$0")/.." && pwd)
+  if [[ ! -d "$here/bench/node_modules/playwright-core" ]]; then
+    command -v npm >/dev/null || { $sudo apt-get install -y -qq --no-install-recommends nodejs npm; }
+    (cd "$here/bench" && npm install --no-audit --no-fund --silent)
+  fi
+fi

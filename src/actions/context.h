@@ -1,0 +1,38 @@
+// What host capabilities act on, and the limits they act within.
+#pragma once
+
+#include "base/json.h"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ouro::browser { class Browser; }
+namespace ouro::store { class Database; }
+
+namespace ouro::actions {
+
+using namespace std::chrono_literals;
+
+struct Limits {
+  std::chrono::milliseconds action_timeout = 5s;   // actionability waits of click/type/…
+  std::chrono::milliseconds exec_timeout = 10s;    // execInTab and page reads
+  std::chrono::milliseconds load_timeout = 10s;    // openTab/navigate/waitForLoad default
+  size_t result_cap = 100000;                      // characters, for execInTab and page reads
+};
+
+struct Context {
+  browser::Browser& browser;
+  store::Database* db = nullptr;  // store/retrieve fail clearly without one
+  Limits limits;
+  // Delivers a finished request to an interceptRequests handler inside the REPL.
+  std::function<void(const std::string& handler, const json& data)> emit_event;
+  // interceptRequests registrations: "tabId pattern" -> browser observer ids.
+  std::mutex intercept_mutex;
+  std::map<std::string, std::vector<int>> intercepts;
+};
+
+}  // namespace ouro::actions

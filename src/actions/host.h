@@ -1,0 +1,31 @@
+// Answers the REPL's host calls: looks the capability up in the registry, checks the arguments,
+// runs the implementation on a pool thread (implementations block on the browser), and adds the
+// "[PAGE NAVIGATED]" note to errors on a tab whose page changed since the last interaction.
+#pragma once
+
+#include "actions/context.h"
+#include "base/thread_pool.h"
+
+#include <functional>
+#include <memory>
+
+namespace ouro::actions {
+
+class Host {
+ public:
+  Host(browser::Browser& browser, store::Database* db, Limits limits = {}, size_t threads = 8);
+  ~Host();
+
+  // Any thread; reply runs on a pool thread (or inline for argument errors).
+  void call(const std::string& function, json args, std::function<void(Result<json>)> reply);
+  // Runs a capability and waits (CLI and tests).
+  Result<json> call_sync(const std::string& function, json args);
+  Context& context() { return m_ctx; }
+
+ private:
+  Result<json> run(const std::string& function, const json& args);
+  Context m_ctx;
+  std::unique_ptr<ThreadPool> m_pool;
+};
+
+}  // namespace ouro::actions

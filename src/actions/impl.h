@@ -1,0 +1,29 @@
+// Implementations of the host capabilities, one function per capability (internal to actions).
+#pragma once
+
+#include "actions/context.h"
+#include "base/json.h"
+
+namespace ouro::actions::impl {
+
+#define OURO_CAP(name) Result<json> name(Context& ctx, const json& args)
+// Tabs
+OURO_CAP(open_tab); OURO_CAP(close_tab); OURO_CAP(navigate); OURO_CAP(switch_tab); OURO_CAP(wait_for_load);
+// DOM introspection
+OURO_CAP(exec_in_tab); OURO_CAP(get_dom); OURO_CAP(get_text); OURO_CAP(get_links); OURO_CAP(get_inputs);
+OURO_CAP(query_selector); OURO_CAP(query_selector_all); OURO_CAP(get_accessibility_tree); OURO_CAP(screenshot);
+// Actions
+OURO_CAP(click); OURO_CAP(type); OURO_CAP(fill); OURO_CAP(scroll); OURO_CAP(key_press); OURO_CAP(hover); OURO_CAP(select);
+// Session and storage
+OURO_CAP(get_cookies); OURO_CAP(set_cookie); OURO_CAP(get_local_storage); OURO_CAP(get_session_storage); OURO_CAP(clear_storage);
+// Network, console
+OURO_CAP(get_recent_requests); OURO_CAP(get_response_body); OURO_CAP(intercept_requests);
+OURO_CAP(get_console_log); OURO_CAP(get_errors);
+// Utilities
+OURO_CAP(store); OURO_CAP(retrieve);
+#undef OURO_CAP
+
+// Shared by the implementations.
+std::string arg_string(const json& args, size_t i);
+std::string js_string(const std::string& s);  // a JS string literal
+}  // namespace ouro::actions::impl

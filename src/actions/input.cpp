@@ -1,0 +1,272 @@
+// Browser actions (seed 000 §3.3) as a person performs them: trusted input through CDP's Input
+// domain at the element's visible centre, after the page helper has scrolled it into view and
+// found it attached, visible, enabled and not covered — retried until the action deadline, as
+// Playwright's actionability checks do.
+#include "actions/impl.h"
+#include "browser/browser.h"
+
+#include <thread>
+
+namespace ouro::actions::impl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Needs {
+  bool enabled = true, editable = false, hit = true;
+};
+
+std::chrono::milliseconds action_timeout(Context& ctx, const json& options) {
+  if (options.is_object() && options.contains("timeout") && options["timeout"].is_number())
+    return std::chrono::milliseconds(static_cast<int64_t>(std::clamp(options["timeout"].get<double>(), 0.0, 60000.0)));
+  return ctx.limits.action_timeout;
+}
+
+// Waits until the element is actionable; returns the helper's {x, y, element, target}.
+Result<json> actionable(Context& ctx, const std::string& tab, const std::string& selector, Needs needs, const char* what,
+                        std::chrono::milliseconds timeout) {
+  if (selector.empty()) return errorf(Code::InvalidArgument, "{}: the selector is empty", what);
+  auto deadline = Clock::now() + timeout;
+  std::string expr = "__ouro.actionable(" + js_string(selector) + ", " +
+                     json{{"enabled", needs.enabled}, {"editable", needs.editable}, {"hit", needs.hit}}.dump() + ")";
+  json last;
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    auto r = ctx.browser.eval_helpers(tab, expr, std::max(left, std::chrono::milliseconds(1000)));
+    if (!r) {
+      if (r.error().code == Code::NotFound) return errorf(Code::NotFound, "{}: tab {} was closed while waiting for '{}'", what, tab, selector);
+      return errorf(r.error().code, "{} '{}' on tab {}: {}", what, selector, tab, r.error().message);
+    }
+    if (r->value("ok", false)) return *r;
+    last = *r;
+    if (Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(last.value("missing", false) ? 100 : 50));
+  }
+  auto info = ctx.browser.tab_info(tab);
+  std::string url = info ? info->url : "?";
+  if (last.value("missing", false))
+    return errorf(Code::NotFound, "{}: no element matches selector '{}' on tab {} ({}) after waiting {} ms", what, selector, tab, url, timeout.count());
+  return errorf(Code::DeadlineExceeded, "{}: {} — selector '{}' on tab {} ({}), waited {} ms", what, last.value("reason", "not actionable"),
+                selector, tab, url, timeout.count());
+}
+
+void mouse(Context& ctx, const std::string& tab, const char* type, double x, double y, int buttons = 0, int clicks = 0) {
+  json p = {{"type", type}, {"x", x}, {"y", y}};
+  if (std::string_view(type) != "mouseMoved") p["button"] = "left", p["clickCount"] = clicks;
+  if (buttons) p["buttons"] = buttons;
+  ctx.browser.send_async(tab, "Input.dispatchMouseEvent", std::move(p));
+}
+
+struct KeyDef {
+  std::string key, code, text;
+  int key_code = 0;
+};
+
+// Named keys of the UI Events KeyboardEvent key values spec; any other single character types itself.
+std::optional<KeyDef> key_def(const std::string& name) {
+  static const std::map<std::string, KeyDef> keys = {
+      {"Enter", {"Enter", "Enter", "\r", 13}},       {"Tab", {"Tab", "Tab", "", 9}},
+      {"Escape", {"Escape", "Escape", "", 27}},      {"Backspace", {"Backspace", "Backspace", "", 8}},
+      {"Delete", {"Delete", "Delete", "", 46}},      {"ArrowUp", {"ArrowUp", "ArrowUp", "", 38}},
+      {"ArrowDown", {"ArrowDown", "ArrowDown", "", 40}}, {"ArrowLeft", {"ArrowLeft", "ArrowLeft", "", 37}},
+      {"ArrowRight", {"ArrowRight", "ArrowRight", "", 39}}, {"Home", {"Home", "Home", "", 36}},
+      {"End", {"End", "End", "", 35}},               {"PageUp", {"PageUp", "PageUp", "", 33}},
+      {"PageDown", {"PageDown", "PageDown", "", 34}}, {"Space", {" ", "Space", " ", 32}},
+      {" ", {" ", "Space", " ", 32}},                {"Shift", {"Shift", "ShiftLeft", "", 16}},
+      {"Control", {"Control", "ControlLeft", "", 17}}, {"Alt", {"Alt", "AltLeft", "", 18}},
+      {"Meta", {"Meta", "MetaLeft", "", 91}},
+  };
+  if (auto it = keys.find(name); it != keys.end()) return it->second;
+  if (name.size() >= 2 && name[0] == 'F' && std::all_of(name.begin() + 1, name.end(), ::isdigit)) {
+    int n = std::stoi(name.substr(1));
+    if (n >= 1 && n <= 12) return KeyDef{name, name, "", 111 + n};
+  }
+  // One character (possibly multi-byte UTF-8).
+  size_t len = name.empty() ? 0 : (static_cast<unsigned char>(name[0]) < 0x80 ? 1 : static_cast<unsigned char>(name[0]) < 0xE0 ? 2 : static_cast<unsigned char>(name[0]) < 0xF0 ? 3 : 4);
+  if (len == 0 || len != name.size()) return std::nullopt;
+  KeyDef d{name, "", name, 0};
+  char c = name[0];
+  if (std::isalpha(static_cast<unsigned char>(c))) d.code = std::string("Key") + static_cast<char>(std::toupper(c)), d.key_code = std::toupper(c);
+  else if (std::isdigit(static_cast<unsigned char>(c))) d.code = std::string("Digit") + c, d.key_code = c;
+  return d;
+}
+
+int modifier_bits(const json& mods) {
+  int bits = 0;
+  auto add = [&](const std::string& m) {
+    if (m == "Alt") bits |= 1;
+    else if (m == "Control" || m == "Ctrl") bits |= 2;
+    else if (m == "Meta" || m == "Command") bits |= 4;
+    else if (m == "Shift") bits |= 8;
+  };
+  if (mods.is_array())
+    for (const auto& m : mods) if (m.is_string()) add(m.get<std::string>());
+  if (mods.is_string()) add(mods.get<std::string>());
+  return bits;
+}
+
+void key_events(Context& ctx, const std::string& tab, const KeyDef& k, int modifiers) {
+  json down = {{"type", k.text.empty() ? "rawKeyDown" : "keyDown"}, {"key", k.key}, {"code", k.code},
+               {"windowsVirtualKeyCode", k.key_code}, {"modifiers", modifiers}};
+  // With Control/Meta held the key is a shortcut, not text.
+  if (!k.text.empty() && !(modifiers & 6)) down["text"] = k.text, down["unmodifiedText"] = k.text;
+  ctx.browser.send_async(tab, "Input.dispatchKeyEvent", down);
+  ctx.browser.send_async(tab, "Input.dispatchKeyEvent",
+                         {{"type", "keyUp"}, {"key", k.key}, {"code", k.code}, {"windowsVirtualKeyCode", k.key_code}, {"modifiers", modifiers}});
+}
+
+// Input events are pipelined; this round trip returns once the browser has handled them all.
+Result<void> flush(Context& ctx, const std::string& tab) {
+  TRY(ctx.browser.send(tab, "Runtime.evaluate", {{"expression", "0"}, {"returnByValue", true}}, ctx.limits.exec_timeout));
+  return {};
+}
+
+Result<json> click_at(Context& ctx, const std::string& tab, const json& at, int count = 1) {
+  double x = at["x"], y = at["y"];
+  mouse(ctx, tab, "mouseMoved", x, y);
+  for (int i = 1; i <= count; ++i) {
+    mouse(ctx, tab, "mousePressed", x, y, 1, i);
+    mouse(ctx, tab, "mouseReleased", x, y, 0, i);
+  }
+  TRY(flush(ctx, tab));
+  return json{{"element", at.value("element", "")}};
+}
+
+}  // namespace
+
+Result<json> click(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
+  json options = args.size() > 2 ? args[2] : json();
+  auto at = TRY(actionable(ctx, tab, sel, {}, "click", action_timeout(ctx, options)));
+  int count = options.is_object() && options.value("double", false) ? 2 : 1;
+  return click_at(ctx, tab, at, count);
+}
+
+Result<json> hover(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
+  auto at = TRY(actionable(ctx, tab, sel, {.enabled = false}, "hover", ctx.limits.action_timeout));
+  mouse(ctx, tab, "mouseMoved", at["x"], at["y"]);
+  TRY(flush(ctx, tab));
+  return json{{"element", at.value("element", "")}};
+}
+
+// Types like a person: focus by clicking, caret to the end, then one key press per character,
+// so keydown/keypress/input/keyup all fire and framework-controlled inputs see every change.
+Result<json> type(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0), sel = arg_string(args, 1), text = arg_string(args, 2);
+  auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "type", ctx.limits.action_timeout));
+  TRY(click_at(ctx, tab, at));
+  TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'end')", ctx.limits.exec_timeout));
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    std::string ch = text.substr(i, len);
+    i += len;
+    if (ch == "\n") ch = "Enter";
+    auto k = key_def(ch);
+    if (k && !k->code.empty()) key_events(ctx, tab, *k, std::isupper(static_cast<unsigned char>(ch[0])) ? 8 : 0);
+    else ctx.browser.send_async(tab, "Input.insertText", {{"text", ch}});  // no key for it: insert as an IME would
+  }
+  TRY(flush(ctx, tab));
+  return json{{"element", at.value("element", "")}, {"typed", text.size()}};
+}
+
+Result<json> fill(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0);
+  const json& data = args.size() > 1 ? args[1] : json();
+  if (!data.is_object() || data.empty())
+    return make_error(Code::InvalidArgument, "fill(tabId, formData): formData must be an object like {'#email': 'a@b.c'}");
+  json filled = json::array();
+  for (auto it = data.begin(); it != data.end(); ++it) {
+    const std::string& sel = it.key();
+    const json& value = it.value();
+    // <select>: pick the option; checkbox/radio: click when the state differs; else replace the text.
+    auto kind = TRY(ctx.browser.eval_helpers(
+        tab, "(() => { const el = document.querySelector(" + js_string(sel) + "); return el ? [el.tagName, (el.type || '').toLowerCase(), !!el.checked] : null; })()",
+        ctx.limits.exec_timeout));
+    if (kind.is_array() && kind[0] == "SELECT") {
+      json sel_args = json::array({tab, sel, value});
+      TRY(select(ctx, sel_args));
+    } else if (kind.is_array() && (kind[1] == "checkbox" || kind[1] == "radio")) {
+      bool want = value.is_boolean() ? value.get<bool>() : (value.is_string() ? !value.get<std::string>().empty() && value != "false" : !value.is_null());
+      if (want != kind[2].get<bool>()) {
+        auto at = TRY(actionable(ctx, tab, sel, {}, "fill", ctx.limits.action_timeout));
+        TRY(click_at(ctx, tab, at));
+      }
+    } else {
+      std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+      auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "fill", ctx.limits.action_timeout));
+      TRY(click_at(ctx, tab, at));
+      TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'select')", ctx.limits.exec_timeout));
+      if (text.empty()) key_events(ctx, tab, *key_def("Delete"), 0);
+      else ctx.browser.send_async(tab, "Input.insertText", {{"text", text}});
+      TRY(flush(ctx, tab));
+    }
+    filled.push_back(sel);
+  }
+  return json{{"filled", filled}};
+}
+
+Result<json> select(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
+  json value = args.size() > 2 ? args[2] : json();
+  auto deadline = Clock::now() + ctx.limits.action_timeout;
+  json r;
+  while (true) {
+    r = TRY(ctx.browser.eval_helpers(tab, "__ouro.selectOption(" + js_string(sel) + ", " + dump_json(value) + ")", ctx.limits.exec_timeout));
+    if (r.value("ok", false)) return json{{"selected", r["selected"]}};
+    if (!r.value("missing", false) || Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  auto info = ctx.browser.tab_info(tab);
+  return errorf(r.value("missing", false) ? Code::NotFound : Code::InvalidArgument, "select: {} — selector '{}' on tab {} ({})",
+                r.value("reason", "failed"), sel, tab, info ? info->url : "?");
+}
+
+Result<json> key_press(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0), key = arg_string(args, 1);
+  auto k = key_def(key);
+  if (!k)
+    return errorf(Code::InvalidArgument, "keyPress: unknown key '{}'; use a single character or a name like Enter, Tab, Escape, "
+                  "Backspace, ArrowDown, PageDown, F5", key);
+  int mods = modifier_bits(args.size() > 2 ? args[2] : json());
+  key_events(ctx, tab, *k, mods);
+  TRY(flush(ctx, tab));
+  return json(true);
+}
+
+// Scrolls with the mouse wheel at the viewport's centre, as a person would, then reports where
+// the page is. direction: up | down | left | right | top | bottom.
+Result<json> scroll(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0), dir = arg_string(args, 1);
+  auto state = TRY(ctx.browser.eval_helpers(tab, "__ouro.scrollState()", ctx.limits.exec_timeout));
+  double vw = state.value("viewportWidth", 1280.0), vh = state.value("viewportHeight", 800.0);
+  double amount = args.size() > 2 && args[2].is_number() ? args[2].get<double>() : vh * 0.8;
+  double dx = 0, dy = 0;
+  if (dir == "down") dy = amount;
+  else if (dir == "up") dy = -amount;
+  else if (dir == "right") dx = amount;
+  else if (dir == "left") dx = -amount;
+  else if (dir == "bottom") dy = state.value("height", 0.0);
+  else if (dir == "top") dy = -state.value("height", 0.0) - state.value("y", 0.0);
+  else return errorf(Code::InvalidArgument, "scroll: direction must be up, down, left, right, top or bottom (got '{}')", dir);
+  TRY(ctx.browser.send(tab, "Input.dispatchMouseEvent",
+                       {{"type", "mouseWheel"}, {"x", vw / 2}, {"y", vh / 2}, {"deltaX", dx}, {"deltaY", dy}}, ctx.limits.exec_timeout));
+  // The wheel scrolls asynchronously; wait (briefly) for the position to settle.
+  json before = state, now = state;
+  for (int i = 0; i < 20; ++i) {
+    now = TRY(ctx.browser.eval_helpers(tab, "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(__ouro.scrollState()))))",
+                                       ctx.limits.exec_timeout));
+    if (now != before) {
+      before = now;
+      continue;
+    }
+    if (i >= 2) break;
+  }
+  now.erase("width");
+  now.erase("viewportWidth");
+  return now;
+}
+
+}  // namespace ouro::actions::impl

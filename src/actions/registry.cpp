@@ -1,0 +1,217 @@
+#include "actions/registry.h"
+
+#include "actions/impl.h"
+
+#include <fmt/format.h>
+
+namespace ouro::actions {
+
+namespace {
+
+using P = Param;
+const P kTab{"tabId", "string"};
+
+std::vector<Capability> build() {
+  using namespace impl;
+  std::vector<Capability> r;
+  auto host = [&](std::string group, std::string name, std::vector<Param> params, std::string returns, std::string doc, Risk risk,
+                  Implementation fn) {
+    r.push_back(Capability{std::move(name), std::move(group), std::move(params), std::move(returns), std::move(doc), risk, Where::Host, false, std::move(fn)});
+  };
+  auto local = [&](std::string group, std::string name, std::vector<Param> params, std::string returns, std::string doc, bool property = false) {
+    r.push_back(Capability{std::move(name), std::move(group), std::move(params), std::move(returns), std::move(doc), Risk::Local, Where::Worker, property, {}});
+  };
+  const std::string TabInfo = "{ id: string, url: string, title: string, status: 'loading'|'loaded'|'crashed', favicon: string }";
+
+  std::string g = "Tab Management";
+  local(g, "tabs", {}, "Array<" + TabInfo + ">", "Every open tab, kept live (tabs opened by pages or the user appear by themselves).", true);
+  local(g, "activeTab", {}, "string", "Id of the focused tab.", true);
+  host(g, "openTab", {{"url", "string", true}}, "string (tab id)", "Opens a tab, waits for its load event (up to 10 s) and focuses it.", Risk::Navigate, open_tab);
+  host(g, "closeTab", {kTab}, "true", "Closes a tab.", Risk::Navigate, close_tab);
+  host(g, "navigate", {kTab, {"url", "string"}}, TabInfo, "Loads url in the tab and waits for its load event (up to 10 s; a slow page is returned still 'loading').", Risk::Navigate, navigate);
+  host(g, "switchTab", {kTab}, "true", "Brings a tab to the front and makes it activeTab.", Risk::Navigate, switch_tab);
+  host(g, "waitForLoad", {kTab, {"timeout", "number", true}}, TabInfo, "Waits until the tab has loaded (default 10 s). Prefer it to sleep().", Risk::Read, wait_for_load);
+
+  g = "DOM Introspection";
+  host(g, "execInTab", {kTab, {"code", "string"}}, "any (JSON; DOM nodes become their HTML)",
+       "Runs JavaScript in the page: an expression, statements (last value returned), or a body with `return`; promises are awaited; 10 s limit; results over 100,000 chars come back as { __truncated, originalLength, data }.",
+       Risk::Act, exec_in_tab);
+  host(g, "getDOM", {kTab, {"selector", "string", true}}, "string (HTML)", "outerHTML of the matching elements (whole document without a selector); capped at 100,000 chars.", Risk::Read, get_dom);
+  host(g, "getText", {kTab, {"selector", "string", true}}, "string", "innerText of the matching elements (whole page without a selector); capped at 100,000 chars.", Risk::Read, get_text);
+  host(g, "getLinks", {kTab}, "Array<{ text: string, href: string }>", "Every link on the page, with absolute hrefs.", Risk::Read, get_links);
+  host(g, "getInputs", {kTab}, "Array<{ id: string, name: string, type: string, value: string, placeholder: string, checked?: boolean, label?: string }>",
+       "Form fields and their current values (password values are redacted).", Risk::Read, get_inputs);
+  const std::string ElementInfo = "{ tag: string, id: string, classes: string[], text: string, value?: string, href?: string, attributes: object, visible: boolean, rect: { x, y, width, height } }";
+  host(g, "querySelector", {kTab, {"selector", "string"}}, ElementInfo + " | null", "Metadata of the first matching element.", Risk::Read, query_selector);
+  host(g, "querySelectorAll", {kTab, {"selector", "string"}}, "Array<" + ElementInfo + ">", "Metadata of every matching element.", Risk::Read, query_selector_all);
+  host(g, "getAccessibilityTree", {kTab}, "{ role: string, name?: string, value?: string, children?: AccessNode[] }",
+       "The page's accessibility tree, compacted (ignored and unnamed generic nodes pruned).", Risk::Read, get_accessibility_tree);
+  host(g, "screenshot", {kTab, {"rect", "object", true}}, "string (data:image/png;base64,…)", "PNG of the viewport, or of rect {x, y, width, height} in CSS pixels.", Risk::Read, screenshot);
+
+  g = "Browser Actions";
+  host(g, "click", {kTab, {"selector", "string"}, {"options", "object", true}}, "{ element: string }",
+       "Clicks the element's visible centre with real mouse events, after scrolling it into view and waiting (5 s) until it is visible, enabled and not covered. options: { double?: boolean, timeout?: ms }.",
+       Risk::Act, click);
+  host(g, "type", {kTab, {"selector", "string"}, {"text", "string"}}, "{ element: string, typed: number }",
+       "Focuses the field and types text key by key at the end of what is there (\\n presses Enter).", Risk::Act, type);
+  host(g, "fill", {kTab, {"formData", "object"}}, "{ filled: string[] }",
+       "Sets fields to values: {selector: value}. Text fields are replaced, <select>s pick the option, checkboxes take true/false.", Risk::Act, fill);
+  host(g, "scroll", {kTab, {"direction", "string"}, {"amount", "number", true}}, "{ x: number, y: number, height: number, viewportHeight: number, atTop: boolean, atBottom: boolean }",
+       "Scrolls with the mouse wheel: 'up' | 'down' | 'left' | 'right' (amount in px, default 80% of the viewport) | 'top' | 'bottom'.", Risk::Read, scroll);
+  host(g, "keyPress", {kTab, {"key", "string"}, {"modifiers", "array", true}}, "true",
+       "Presses a key in the focused element: a character or Enter, Tab, Escape, Backspace, Delete, Arrow*, Home, End, PageUp, PageDown, F1–F12; modifiers: ['Shift','Control','Alt','Meta'].",
+       Risk::Act, key_press);
+  host(g, "hover", {kTab, {"selector", "string"}}, "{ element: string }", "Moves the mouse over the element.", Risk::Read, hover);
+  host(g, "select", {kTab, {"selector", "string"}, {"value", "string|array"}}, "{ selected: string[] }",
+       "Chooses option(s) of a <select> by value or visible label.", Risk::Act, select);
+
+  g = "Session & Storage";
+  host(g, "getCookies", {{"tabId", "string|object", true}, {"filter", "object", true}},
+       "Array<{ name: string, value: string, domain: string, path: string, expires: number, httpOnly: boolean, secure: boolean, sameSite: string }>",
+       "Cookies for the tab's URL, or all cookies without a tab; filter: { name?, domain?, path? }.", Risk::Storage, get_cookies);
+  host(g, "setCookie", {{"cookie", "object"}}, "true", "Sets a cookie: { name, value, url? | domain?, path?, expires?, secure?, httpOnly?, sameSite? }.", Risk::Storage, set_cookie);
+  host(g, "getLocalStorage", {kTab, {"key", "string", true}}, "object | string | null", "The tab's localStorage as an object, or one key's value.", Risk::Storage, get_local_storage);
+  host(g, "getSessionStorage", {kTab, {"key", "string", true}}, "object | string | null", "The tab's sessionStorage as an object, or one key's value.", Risk::Storage, get_session_storage);
+  host(g, "clearStorage", {kTab, {"type", "string", true}}, "{ cleared: string[] }", "Clears 'local', 'session', 'cookies' or 'all' (default) for the tab's site.", Risk::Storage, clear_storage);
+
+  g = "Network Introspection";
+  host(g, "getRecentRequests", {kTab, {"filter", "object", true}},
+       "Array<{ requestId: string, url: string, method: string, status: number, type: string, size: number, mimeType: string, timestamp: number, finished: boolean, error?: string }>",
+       "Recent requests of the tab (XHR and Fetch unless filter.type is given, 'all' for every type); filter: { type?, url? (substring or * glob), method?, status?, limit? }.",
+       Risk::Read, get_recent_requests);
+  host(g, "getResponseBody", {{"requestId", "string"}}, "string | { base64Encoded: true, mimeType: string, body: string }",
+       "Body of a captured response (text decoded; capped at 100,000 chars).", Risk::Read, get_response_body);
+  host(g, "interceptRequests", {kTab, {"pattern", "string"}, {"handler", "function|null"}}, "string (interceptor id) | null",
+       "Calls handler(request) for each finished request whose URL matches pattern (observe-only; null removes). Handlers run while your code is running or awaiting.",
+       Risk::Read, intercept_requests);
+
+  g = "Console & Errors";
+  host(g, "getConsoleLog", {kTab, {"filter", "object", true}}, "Array<{ level: string, text: string, timestamp: number, url?: string, line?: number }>",
+       "Console messages of the tab; filter: { level?, contains?, limit? }.", Risk::Read, get_console_log);
+  host(g, "getErrors", {kTab}, "Array<{ message: string, stack?: string, url?: string, line?: number, column?: number, timestamp: number }>",
+       "Uncaught JavaScript errors of the tab.", Risk::Read, get_errors);
+
+  g = "REPL State & Output";
+  local(g, "env", {}, "object", "Your variables: keep everything here (env.rows = …); it persists across evaluations.", true);
+  local(g, "setFinal", {{"value", "any"}}, "void", "Delivers the final answer (any JSON value, any size). The ONLY way to finish.");
+
+  g = "Utilities";
+  local(g, "log", {{"message", "any"}}, "void", "Writes to the activity feed.");
+  local(g, "sleep", {{"ms", "number"}}, "Promise<void>", "Waits; capped at 10 s. Prefer waitForLoad(tabId).");
+  host(g, "store", {{"key", "string"}, {"value", "any"}}, "true", "Saves a JSON value under key, persistent across runs.", Risk::Local, impl::store);
+  host(g, "retrieve", {{"key", "string"}}, "any | null", "Reads a value saved with store().", Risk::Local, retrieve);
+  return r;
+}
+
+bool type_ok(const std::string& type, const json& v) {
+  if (type == "any") return true;
+  size_t start = 0;
+  while (start <= type.size()) {
+    size_t bar = type.find('|', start);
+    std::string t = type.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+    if ((t == "string" && v.is_string()) || (t == "number" && v.is_number()) || (t == "object" && v.is_object()) ||
+        (t == "array" && v.is_array()) || (t == "boolean" && v.is_boolean()) || (t == "null" && v.is_null()) || (t == "function" && v.is_boolean()))
+      return true;
+    if (bar == std::string::npos) break;
+    start = bar + 1;
+  }
+  return false;
+}
+
+std::string type_of(const json& v) {
+  if (v.is_null()) return "null/undefined";
+  if (v.is_string()) return "string";
+  if (v.is_number()) return "number";
+  if (v.is_boolean()) return "boolean";
+  if (v.is_array()) return "array";
+  return "object";
+}
+
+}  // namespace
+
+const std::vector<Capability>& registry() {
+  static const std::vector<Capability> r = build();
+  return r;
+}
+
+const Capability* find(std::string_view name) {
+  for (const auto& c : registry())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::vector<std::string> host_function_names() {
+  std::vector<std::string> out;
+  for (const auto& c : registry())
+    if (c.where == Where::Host) out.push_back(c.name);
+  return out;
+}
+
+std::string signature(const Capability& c) {
+  if (c.property) return c.name + " → " + c.returns;
+  std::string s = c.name + "(";
+  for (size_t i = 0; i < c.params.size(); ++i) s += (i ? ", " : "") + c.params[i].name + (c.params[i].optional ? "?" : "");
+  return s + ") → " + c.returns;
+}
+
+std::string reference_text() {
+  std::string out, group;
+  for (const auto& c : registry()) {
+    if (c.group != group) {
+      group = c.group;
+      out += (out.empty() ? "" : "\n") + std::string("### ") + group + "\n";
+    }
+    std::string sig = signature(c);
+    if (c.where == Where::Host && !c.property) sig = "await " + sig;
+    out += sig + "\n    " + c.doc + "\n";
+  }
+  return out;
+}
+
+std::string reference_markdown() {
+  std::string out =
+      "# The REPL API\n\n"
+      "Generated from the capability registry (`src/actions/registry.cpp`) by `make docs`; do not edit by hand.\n"
+      "Every function that talks to the browser returns a Promise: `await` it. Tab ids look like `t1`.\n";
+  std::string group;
+  for (const auto& c : registry()) {
+    if (c.group != group) {
+      group = c.group;
+      out += "\n## " + group + "\n\n| call | returns | what it does |\n|---|---|---|\n";
+    }
+    std::string sig = c.name;
+    if (!c.property) {
+      sig += "(";
+      for (size_t i = 0; i < c.params.size(); ++i) sig += (i ? ", " : "") + c.params[i].name + (c.params[i].optional ? "?" : "");
+      sig += ")";
+    }
+    auto esc = [](std::string s) {
+      std::string o;
+      for (char ch : s) o += ch == '|' ? std::string("\\|") : std::string(1, ch);
+      return o;
+    };
+    out += "| `" + sig + "` | `" + esc(c.returns) + "` | " + esc(c.doc) + " |\n";
+  }
+  return out;
+}
+
+Result<void> check_args(const Capability& c, const json& args) {
+  std::string sig = signature(c);
+  sig = sig.substr(0, sig.find(" →"));
+  if (!args.is_array()) return errorf(Code::InvalidArgument, "{}: arguments must be a list", sig);
+  if (args.size() > c.params.size() && !(c.params.empty() == false && c.params.back().type == "any"))
+    return errorf(Code::InvalidArgument, "{}: takes at most {} argument(s), got {}", sig, c.params.size(), args.size());
+  for (size_t i = 0; i < c.params.size(); ++i) {
+    const Param& p = c.params[i];
+    bool missing = i >= args.size() || args[i].is_null();
+    if (missing) {
+      if (p.optional || p.type.find("null") != std::string::npos || p.type == "any") continue;
+      return errorf(Code::InvalidArgument, "{}: {} is missing", sig, p.name);
+    }
+    if (!type_ok(p.type, args[i]))
+      return errorf(Code::InvalidArgument, "{}: {} must be {}, got {}", sig, p.name, p.type, type_of(args[i]));
+  }
+  return {};
+}
+
+}  // namespace ouro::actions

@@ -1,0 +1,206 @@
+// Session, storage, network and console introspection (seed 000 §3.4–3.6).
+#include "actions/impl.h"
+#include "browser/browser.h"
+
+#include <atomic>
+#include <regex>
+
+namespace ouro::actions::impl {
+
+namespace {
+
+bool is_tab_id(const json& v) { return v.is_string() && v.get<std::string>().size() > 1 && v.get<std::string>()[0] == 't'; }
+
+json cookie_json(const json& c) {
+  return {{"name", c.value("name", "")},       {"value", c.value("value", "")},       {"domain", c.value("domain", "")},
+          {"path", c.value("path", "/")},      {"expires", c.value("expires", -1.0)}, {"httpOnly", c.value("httpOnly", false)},
+          {"secure", c.value("secure", false)}, {"sameSite", c.value("sameSite", "")}, {"session", c.value("session", false)}};
+}
+
+bool domain_matches(const std::string& domain, const std::string& want) {
+  std::string d = domain[0] == '.' ? domain.substr(1) : domain, w = want[0] == '.' ? want.substr(1) : want;
+  return d == w || (d.size() > w.size() && d.compare(d.size() - w.size(), w.size(), w) == 0 && d[d.size() - w.size() - 1] == '.');
+}
+
+// "*" matches any run of characters; a pattern without "*" matches as a substring.
+bool url_matches(const std::string& url, const std::string& pattern) {
+  if (pattern.empty() || pattern == "*") return true;
+  if (pattern.find('*') == std::string::npos) return url.find(pattern) != std::string::npos;
+  std::string re;
+  for (char c : pattern) re += c == '*' ? std::string(".*") : (std::isalnum(static_cast<unsigned char>(c)) ? std::string(1, c) : std::string("\\") + c);
+  return std::regex_match(url, std::regex(re));
+}
+
+std::string base64_decode(const std::string& in) {
+  static const std::string chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  int val = 0, bits = -8;
+  for (unsigned char c : in) {
+    auto pos = chars.find(static_cast<char>(c));
+    if (pos == std::string::npos) continue;
+    val = (val << 6) + static_cast<int>(pos);
+    bits += 6;
+    if (bits >= 0) {
+      out.push_back(static_cast<char>((val >> bits) & 0xFF));
+      bits -= 8;
+    }
+  }
+  return out;
+}
+
+json capped(const std::string& text, size_t cap) {
+  if (text.size() <= cap) return json(text);
+  return json{{"__truncated", true}, {"originalLength", text.size()}, {"data", text.substr(0, cap)},
+              {"hint", "Result truncated. Parse the part you need inside the page with execInTab instead."}};
+}
+
+}  // namespace
+
+Result<json> get_cookies(Context& ctx, const json& args) {
+  json filter = args.size() > 1 ? args[1] : (args.size() == 1 && args[0].is_object() ? args[0] : json());
+  json raw;
+  if (!args.empty() && is_tab_id(args[0])) {
+    auto info = TRY(ctx.browser.tab_info(args[0].get<std::string>()));
+    raw = TRY(ctx.browser.send(info.id, "Network.getCookies", {{"urls", json::array({info.url})}}, ctx.limits.exec_timeout))["cookies"];
+  } else {
+    raw = TRY(ctx.browser.cdp().call("Storage.getCookies", json::object(), "", ctx.limits.exec_timeout))["cookies"];
+  }
+  json out = json::array();
+  for (const auto& c : raw) {
+    if (filter.is_object()) {
+      if (filter.contains("name") && filter["name"] != c.value("name", "")) continue;
+      if (filter.contains("domain") && filter["domain"].is_string() && !domain_matches(c.value("domain", ""), filter["domain"])) continue;
+      if (filter.contains("path") && filter["path"] != c.value("path", "")) continue;
+    }
+    out.push_back(cookie_json(c));
+  }
+  return out;
+}
+
+Result<json> set_cookie(Context& ctx, const json& args) {
+  json c = args.empty() ? json() : args[0];
+  if (!c.is_object() || !c.contains("name") || !c.contains("value"))
+    return make_error(Code::InvalidArgument, "setCookie(cookie): cookie needs at least {name, value} and a url or domain");
+  json param = {{"name", c["name"]}, {"value", c["value"].is_string() ? c["value"].get<std::string>() : c["value"].dump()}};
+  for (const char* k : {"url", "domain", "path", "secure", "httpOnly", "sameSite", "expires"})
+    if (c.contains(k)) param[k] = c[k];
+  if (!param.contains("url") && !param.contains("domain")) {
+    std::string active = ctx.browser.active_tab();
+    auto info = ctx.browser.tab_info(active);
+    if (!info || info->url.rfind("http", 0) != 0)
+      return make_error(Code::InvalidArgument, "setCookie(cookie): give the cookie a url or domain (the active tab has no web page)");
+    param["url"] = info->url;
+  }
+  TRY(ctx.browser.cdp().call("Storage.setCookies", {{"cookies", json::array({param})}}, "", ctx.limits.exec_timeout));
+  return json(true);
+}
+
+Result<json> get_local_storage(Context& ctx, const json& args) {
+  json key = args.size() > 1 ? args[1] : json();
+  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.storage('local', " + dump_json(key) + ")", ctx.limits.exec_timeout);
+}
+
+Result<json> get_session_storage(Context& ctx, const json& args) {
+  json key = args.size() > 1 ? args[1] : json();
+  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.storage('session', " + dump_json(key) + ")", ctx.limits.exec_timeout);
+}
+
+Result<json> clear_storage(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0), type = args.size() > 1 && args[1].is_string() ? args[1].get<std::string>() : "all";
+  if (type != "all" && type != "local" && type != "session" && type != "cookies")
+    return errorf(Code::InvalidArgument, "clearStorage(tabId, type): type must be local, session, cookies or all (got '{}')", type);
+  json cleared = json::array();
+  if (type != "cookies") {
+    TRY(ctx.browser.eval_helpers(tab, "__ouro.clear(" + js_string(type) + ")", ctx.limits.exec_timeout));
+    if (type == "all") cleared = {"local", "session"};
+    else cleared.push_back(type);
+  }
+  if (type == "cookies" || type == "all") {
+    auto info = TRY(ctx.browser.tab_info(tab));
+    auto cookies = TRY(ctx.browser.send(tab, "Network.getCookies", {{"urls", json::array({info.url})}}, ctx.limits.exec_timeout));
+    for (const auto& c : cookies["cookies"])
+      TRY(ctx.browser.send(tab, "Network.deleteCookies", {{"name", c["name"]}, {"domain", c["domain"]}, {"path", c["path"]}}, ctx.limits.exec_timeout));
+    cleared.push_back("cookies");
+  }
+  return json{{"cleared", cleared}};
+}
+
+Result<json> get_recent_requests(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0);
+  TRY(ctx.browser.tab_info(tab));
+  json f = args.size() > 1 && args[1].is_object() ? args[1] : json::object();
+  std::string type = f.value("type", "");
+  size_t limit = f.contains("limit") && f["limit"].is_number() ? f["limit"].get<size_t>() : 100;
+  json out = json::array();
+  for (const auto& r : ctx.browser.requests(tab)) {
+    if (type.empty() ? (r.type != "XHR" && r.type != "Fetch") : (type != "all" && r.type != type)) continue;
+    if (f.contains("url") && f["url"].is_string() && !url_matches(r.url, f["url"])) continue;
+    if (f.contains("method") && f["method"] != r.method) continue;
+    if (f.contains("status") && f["status"].is_number() && f["status"].get<int>() != r.status) continue;
+    out.push_back(r.to_json());
+  }
+  if (out.size() > limit) out.erase(out.begin(), out.begin() + static_cast<long>(out.size() - limit));
+  return out;
+}
+
+Result<json> get_response_body(Context& ctx, const json& args) {
+  std::string id = arg_string(args, 0);
+  std::string tab = TRY(ctx.browser.tab_of_request(id));
+  auto r = ctx.browser.send(tab, "Network.getResponseBody", {{"requestId", id}}, ctx.limits.exec_timeout);
+  if (!r) return errorf(Code::NotFound, "getResponseBody('{}'): the browser no longer has this body ({})", id, r.error().message);
+  std::string body = r->value("body", "");
+  if (!r->value("base64Encoded", false)) return capped(body, ctx.limits.result_cap);
+  std::string mime;
+  for (const auto& rec : ctx.browser.requests(tab))
+    if (rec.request_id == id) mime = rec.mime_type;
+  bool textual = mime.rfind("text/", 0) == 0 || mime.find("json") != std::string::npos || mime.find("xml") != std::string::npos ||
+                 mime.find("javascript") != std::string::npos;
+  if (textual) return capped(base64_decode(body), ctx.limits.result_cap);
+  return json{{"base64Encoded", true}, {"mimeType", mime}, {"body", capped(body, ctx.limits.result_cap)}};
+}
+
+Result<json> intercept_requests(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0), pattern = arg_string(args, 1);
+  TRY(ctx.browser.tab_info(tab));
+  std::string key = tab + " " + pattern;
+  if (args.size() < 3 || args[2].is_null()) {
+    std::lock_guard lock(ctx.intercept_mutex);
+    for (int id : ctx.intercepts[key]) ctx.browser.remove_request_observer(id);
+    ctx.intercepts.erase(key);
+    return json(nullptr);
+  }
+  static std::atomic<int> next{1};
+  std::string handler = "i" + std::to_string(next++);
+  auto emit = ctx.emit_event;
+  int id = ctx.browser.add_request_observer(tab, [emit, pattern, handler](const std::string&, const browser::RequestRecord& r) {
+    if (emit && url_matches(r.url, pattern)) emit(handler, r.to_json());
+  });
+  std::lock_guard lock(ctx.intercept_mutex);
+  ctx.intercepts[key].push_back(id);
+  return json(handler);
+}
+
+Result<json> get_console_log(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0);
+  TRY(ctx.browser.tab_info(tab));
+  json f = args.size() > 1 && args[1].is_object() ? args[1] : json::object();
+  size_t limit = f.contains("limit") && f["limit"].is_number() ? f["limit"].get<size_t>() : 200;
+  json out = json::array();
+  for (const auto& e : ctx.browser.console_log(tab)) {
+    if (f.contains("level") && f["level"].is_string() && f["level"] != e.level) continue;
+    if (f.contains("contains") && f["contains"].is_string() && e.text.find(f["contains"].get<std::string>()) == std::string::npos) continue;
+    out.push_back(e.to_json());
+  }
+  if (out.size() > limit) out.erase(out.begin(), out.begin() + static_cast<long>(out.size() - limit));
+  return out;
+}
+
+Result<json> get_errors(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0);
+  TRY(ctx.browser.tab_info(tab));
+  json out = json::array();
+  for (const auto& e : ctx.browser.errors(tab)) out.push_back(e.to_json());
+  return out;
+}
+
+}  // namespace ouro::actions::impl

@@ -1,0 +1,175 @@
+// Tab management and DOM introspection (seed 000 §3.1, §3.2).
+#include "actions/impl.h"
+#include "browser/browser.h"
+#include "store/database.h"
+
+#include <map>
+
+#include <functional>
+
+namespace ouro::actions::impl {
+
+std::string arg_string(const json& args, size_t i) {
+  return i < args.size() && args[i].is_string() ? args[i].get<std::string>() : std::string();
+}
+
+std::string js_string(const std::string& s) { return dump_json(json(s)); }
+
+namespace {
+
+std::chrono::milliseconds timeout_arg(const json& args, size_t i, std::chrono::milliseconds dflt) {
+  if (i < args.size() && args[i].is_number()) {
+    double ms = args[i].get<double>();
+    if (ms > 0) return std::chrono::milliseconds(static_cast<int64_t>(std::min(ms, 120000.0)));
+  }
+  return dflt;
+}
+
+// Reads through a page helper, failing clearly when a selector matched nothing.
+Result<json> read_helper(Context& ctx, const std::string& tab, const std::string& call, const std::string& what,
+                         const std::string& selector) {
+  auto r = TRY(ctx.browser.eval_helpers(tab, call, ctx.limits.exec_timeout));
+  if (r.is_null() && !selector.empty()) {
+    auto info = ctx.browser.tab_info(tab);
+    return errorf(Code::NotFound, "{}: no element matches selector '{}' on tab {} ({})", what, selector, tab, info ? info->url : "?");
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<json> open_tab(Context& ctx, const json& args) {
+  std::string url = arg_string(args, 0);
+  auto id = TRY(ctx.browser.open_tab(url.empty() ? "about:blank" : url, ctx.limits.load_timeout));
+  return json(id);
+}
+
+Result<json> close_tab(Context& ctx, const json& args) {
+  TRY(ctx.browser.close_tab(arg_string(args, 0)));
+  return json(true);
+}
+
+Result<json> navigate(Context& ctx, const json& args) {
+  auto info = TRY(ctx.browser.navigate(arg_string(args, 0), arg_string(args, 1), ctx.limits.load_timeout));
+  return info.to_json();
+}
+
+Result<json> switch_tab(Context& ctx, const json& args) {
+  TRY(ctx.browser.switch_tab(arg_string(args, 0)));
+  return json(true);
+}
+
+Result<json> wait_for_load(Context& ctx, const json& args) {
+  auto info = TRY(ctx.browser.wait_for_load(arg_string(args, 0), timeout_arg(args, 1, ctx.limits.load_timeout)));
+  return info.to_json();
+}
+
+Result<json> exec_in_tab(Context& ctx, const json& args) {
+  return ctx.browser.eval_page(arg_string(args, 0), arg_string(args, 1), ctx.limits.exec_timeout, ctx.limits.result_cap);
+}
+
+Result<json> get_dom(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
+  return read_helper(ctx, tab, "__ouro.dom(" + js_string(sel) + ")", "getDOM", sel);
+}
+
+Result<json> get_text(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
+  return read_helper(ctx, tab, "__ouro.text(" + js_string(sel) + ")", "getText", sel);
+}
+
+Result<json> get_links(Context& ctx, const json& args) {
+  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.links()", ctx.limits.exec_timeout);
+}
+
+Result<json> get_inputs(Context& ctx, const json& args) {
+  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.inputs()", ctx.limits.exec_timeout);
+}
+
+Result<json> query_selector(Context& ctx, const json& args) {
+  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.query(" + js_string(arg_string(args, 1)) + ")", ctx.limits.exec_timeout);
+}
+
+Result<json> query_selector_all(Context& ctx, const json& args) {
+  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.queryAll(" + js_string(arg_string(args, 1)) + ")", ctx.limits.exec_timeout);
+}
+
+// Accessibility.getFullAXTree, compacted: ignored and unnamed generic nodes give way to their
+// children, inline text boxes go, static text becomes {role: "text", name}.
+Result<json> get_accessibility_tree(Context& ctx, const json& args) {
+  auto r = TRY(ctx.browser.send(arg_string(args, 0), "Accessibility.getFullAXTree", json::object(), ctx.limits.exec_timeout));
+  std::map<std::string, const json*> nodes;
+  std::string root;
+  for (const auto& n : r["nodes"]) {
+    std::string id = n.value("nodeId", "");
+    nodes[id] = &n;
+    if (root.empty() && !n.contains("parentId")) root = id;
+  }
+  auto prop = [](const json& n, const char* key) -> std::string {
+    if (!n.contains(key) || !n[key].contains("value")) return "";
+    const json& v = n[key]["value"];
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  };
+  std::function<json(const std::string&, int)> build = [&](const std::string& id, int depth) -> json {
+    json out = json::array();
+    auto it = nodes.find(id);
+    if (it == nodes.end() || depth > 200) return out;
+    const json& n = *it->second;
+    json kids = json::array();
+    for (const auto& c : n.value("childIds", json::array()))
+      for (auto& k : build(c.get<std::string>(), depth + 1)) kids.push_back(std::move(k));
+    std::string role = prop(n, "role"), name = prop(n, "name"), value = prop(n, "value");
+    if (role == "InlineTextBox") return out;
+    if (role == "StaticText") {
+      if (!name.empty()) out.push_back({{"role", "text"}, {"name", name}});
+      return out;
+    }
+    bool ignored = n.value("ignored", false);
+    if (ignored || ((role == "generic" || role == "none" || role == "LineBreak" || role.empty()) && name.empty())) return kids;
+    json node = {{"role", role}};
+    if (!name.empty()) node["name"] = name;
+    if (!value.empty()) node["value"] = value;
+    // A link or button whose only child repeats its name says nothing more.
+    if (kids.size() == 1 && kids[0].value("role", "") == "text" && kids[0].value("name", "") == name) kids.clear();
+    if (!kids.empty()) node["children"] = std::move(kids);
+    out.push_back(std::move(node));
+    return out;
+  };
+  json tree = build(root, 0);
+  json result = tree.size() == 1 ? tree[0] : json{{"role", "RootWebArea"}, {"children", tree}};
+  std::string text = dump_json(result);
+  if (text.size() > ctx.limits.result_cap)
+    return json{{"__truncated", true}, {"originalLength", text.size()}, {"data", text.substr(0, ctx.limits.result_cap)},
+                {"hint", "Result truncated. Use querySelectorAll or getText with a selector to narrow results."}};
+  return result;
+}
+
+Result<json> screenshot(Context& ctx, const json& args) {
+  json params = {{"format", "png"}, {"captureBeyondViewport", false}};
+  if (args.size() > 1 && args[1].is_object()) {
+    const json& r = args[1];
+    params["clip"] = {{"x", r.value("x", 0.0)}, {"y", r.value("y", 0.0)}, {"width", r.value("width", 0.0)},
+                      {"height", r.value("height", 0.0)}, {"scale", 1}};
+    if (params["clip"]["width"].get<double>() <= 0 || params["clip"]["height"].get<double>() <= 0)
+      return make_error(Code::InvalidArgument, "screenshot(tabId, rect): rect needs a positive width and height");
+  }
+  auto r = TRY(ctx.browser.send(arg_string(args, 0), "Page.captureScreenshot", params, ctx.limits.exec_timeout));
+  return json("data:image/png;base64," + r.value("data", ""));
+}
+
+Result<json> store(Context& ctx, const json& args) {
+  if (!ctx.db) return make_error(Code::FailedPrecondition, "store(): no database is open");
+  std::string key = arg_string(args, 0);
+  if (key.empty()) return make_error(Code::InvalidArgument, "store(key, value): key must be a non-empty string");
+  TRY(ctx.db->kv_set(key, dump_json(args.size() > 1 ? args[1] : json(nullptr))));
+  return json(true);
+}
+
+Result<json> retrieve(Context& ctx, const json& args) {
+  if (!ctx.db) return make_error(Code::FailedPrecondition, "retrieve(): no database is open");
+  auto v = TRY(ctx.db->kv_get(arg_string(args, 0)));
+  if (!v) return json(nullptr);
+  return parse_json(*v, "stored value");
+}
+
+}  // namespace ouro::actions::impl

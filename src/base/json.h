@@ -1,0 +1,18 @@
+// The JSON boundary: nlohmann::json throws, so parsing is wrapped once here and returns a Result.
+#pragma once
+
+#include "base/error.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ouro {
+
+using json = nlohmann::ordered_json;
+
+// Parses text; on failure the error names the byte offset. `what` says what was being parsed.
+Result<json> parse_json(std::string_view text, std::string_view what = "JSON");
+
+// Serialises without throwing: invalid UTF-8 is replaced rather than rejected.
+std::string dump_json(const json& value, int indent = -1);
+
+}  // namespace ouro

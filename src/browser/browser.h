@@ -1,0 +1,136 @@
+// The browser kernel: a CDP connection to one Chromium (launched here or attached by ws:// URL) and
+// live state for every page target — the tabs. Tabs get short stable ids (t1, t2, …) and are kept
+// current from Target, Page, Runtime and Network events; tabs opened by the user or by a page's
+// window.open appear by themselves. Page-side helpers run in an isolated world of every document.
+//
+// Threads: public methods may be called from any thread except the network thread, and may block
+// until their deadline. Listeners run on the network thread and must not block.
+#pragma once
+
+#include "base/json.h"
+#include "browser/launcher.h"
+#include "cdp/connection.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ouro::net { class IoThread; }
+
+namespace ouro::browser {
+
+using namespace std::chrono_literals;
+using Millis = std::chrono::milliseconds;
+
+struct TabInfo {
+  std::string id;       // "t1"
+  std::string url;
+  std::string title;
+  std::string status;   // "loading" | "loaded" | "crashed"
+  std::string favicon;  // URL, may be empty
+  json to_json() const;
+};
+
+struct ConsoleEntry {
+  std::string level;  // log | info | warn | error | debug | …
+  std::string text;
+  std::string url;
+  int line = 0;
+  double timestamp = 0;  // ms since the epoch
+  json to_json() const;
+};
+
+struct PageError {
+  std::string message;
+  std::string stack;
+  std::string url;
+  int line = 0, column = 0;
+  double timestamp = 0;
+  json to_json() const;
+};
+
+struct RequestRecord {
+  std::string request_id;
+  std::string url, method, type, mime_type;
+  int status = 0;       // 0 until the response arrives
+  int64_t size = 0;     // bytes received on the wire
+  double timestamp = 0;
+  bool finished = false;
+  std::string error;    // loading failure, e.g. net::ERR_CONNECTION_REFUSED
+  json to_json() const;
+};
+
+// An observer of finished requests on a tab (interceptRequests). Runs on the network thread.
+using RequestObserver = std::function<void(const std::string& tab_id, const RequestRecord&)>;
+
+struct BrowserOptions {
+  LaunchOptions launch;
+  std::string connect_url;  // ws://… to attach instead of launching
+};
+
+class Browser {
+ public:
+  // Launches Chromium (or attaches) and waits until the first tab is ready.
+  static Result<std::unique_ptr<Browser>> start(net::IoThread& io, const BrowserOptions& options);
+  ~Browser();
+  Browser(const Browser&) = delete;
+  Browser& operator=(const Browser&) = delete;
+
+  cdp::Connection& cdp();
+
+  // --- Tabs ---------------------------------------------------------------------------------
+  std::vector<TabInfo> tabs() const;
+  std::string active_tab() const;
+  Result<TabInfo> tab_info(const std::string& tab_id) const;
+  // Opens a tab at url and waits for its load event (up to timeout; then it returns anyway).
+  Result<std::string> open_tab(const std::string& url, Millis timeout = 10s);
+  Result<void> close_tab(const std::string& tab_id);
+  // Navigates and waits for the new document's load event; a navigation error (DNS, refused) fails.
+  Result<TabInfo> navigate(const std::string& tab_id, const std::string& url, Millis timeout = 10s);
+  Result<void> switch_tab(const std::string& tab_id);
+  // Waits until the tab's status is "loaded"; DeadlineExceeded after timeout.
+  Result<TabInfo> wait_for_load(const std::string& tab_id, Millis timeout = 10s);
+  // Called after any change to tabs() or active_tab().
+  void set_tabs_listener(std::function<void()> listener);
+
+  // --- Page access --------------------------------------------------------------------------
+  // Sends a CDP command on the tab's session. Fails with NotFound if the tab is gone, and with a
+  // clear message if it closes or crashes while the command waits.
+  Result<json> send(const std::string& tab_id, std::string_view method, json params, Millis timeout = 10s);
+  // Sends without waiting for the reply (input events pipelined before a final awaited command).
+  void send_async(const std::string& tab_id, std::string_view method, json params);
+  // Evaluates `expression` in the helpers' isolated world of the tab's main frame and returns the
+  // value (returnByValue). Retries while a navigation replaces the document, until the deadline.
+  Result<json> eval_helpers(const std::string& tab_id, const std::string& expression, Millis timeout = 10s);
+  // Runs model-written code in the page's main world (execInTab): an expression, statements whose
+  // last value is the result, or a function body with `return`; awaits promises; caps the JSON.
+  Result<json> eval_page(const std::string& tab_id, const std::string& code, Millis timeout = 10s, size_t cap = 100000);
+
+  // --- Observations -------------------------------------------------------------------------
+  std::vector<ConsoleEntry> console_log(const std::string& tab_id) const;
+  std::vector<PageError> errors(const std::string& tab_id) const;
+  std::vector<RequestRecord> requests(const std::string& tab_id) const;
+  // The tab that saw request_id, or NotFound.
+  Result<std::string> tab_of_request(const std::string& request_id) const;
+  // Registers an observer; returns its id for remove_request_observer.
+  int add_request_observer(const std::string& tab_id, RequestObserver observer);
+  void remove_request_observer(int id);
+
+  // Remembers the URL the caller last acted on, so a later failure can say the page navigated.
+  void note_interaction(const std::string& tab_id);
+  // If the tab's URL changed since note_interaction: the "[PAGE NAVIGATED] …" sentence.
+  std::optional<std::string> navigation_note(const std::string& tab_id) const;
+
+  // Why the browser is gone (crash, exit, lost connection), if it is.
+  std::optional<Error> dead() const;
+
+ private:
+  Browser() = default;
+  struct Impl;
+  std::shared_ptr<Impl> m_impl;
+};
+
+}  // namespace ouro::browser

@@ -1,0 +1,155 @@
+#include "browser/launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace ouro::browser {
+
+namespace fs = std::filesystem;
+
+Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOptions& options) {
+  std::string exe = options.executable;
+  if (exe.empty()) {
+    const char* env = std::getenv("OURO_CHROMIUM");
+    exe = env && *env ? env : "/usr/bin/chromium";
+  }
+  if (access(exe.c_str(), X_OK) != 0)
+    return errorf(Code::FailedPrecondition,
+                  "Chromium not found at {}: install it with `sudo apt-get install chromium` (or run ./scripts/setup.sh), "
+                  "or point OURO_CHROMIUM at a Chromium binary",
+                  exe);
+
+  std::unique_ptr<ChromiumProcess> proc(new ChromiumProcess());
+  if (options.user_data_dir.empty()) {
+    std::string tmpl = (fs::temp_directory_path() / "ouro-profile-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) return errorf(Code::Internal, "cannot create a profile directory: {}", std::strerror(errno));
+    proc->m_profile = tmpl;
+    proc->m_temp_profile = true;
+  } else {
+    std::error_code ec;
+    fs::create_directories(options.user_data_dir, ec);
+    proc->m_profile = options.user_data_dir;
+  }
+
+  // to_browser: we write, Chromium reads on fd 3. from_browser: Chromium writes on fd 4.
+  int to_browser[2], from_browser[2];
+  if (pipe2(to_browser, O_CLOEXEC) != 0 || pipe2(from_browser, O_CLOEXEC) != 0)
+    return errorf(Code::Internal, "pipe: {}", std::strerror(errno));
+
+  std::vector<std::string> args = {
+      exe,
+      "--remote-debugging-pipe",
+      "--user-data-dir=" + proc->m_profile,
+      "--no-first-run",
+      "--no-default-browser-check",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-default-apps",
+      "--disable-extensions",
+      "--disable-breakpad",
+      "--disable-quic",
+      "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+      "--metrics-recording-only",
+      "--password-store=basic",
+      "--use-mock-keychain",
+      "--window-size=" + std::to_string(options.width) + "," + std::to_string(options.height),
+  };
+  if (geteuid() == 0) args.push_back("--no-sandbox");  // Chromium refuses to run as root otherwise
+  if (!options.headed) {
+    args.push_back("--headless");
+    args.push_back("--disable-gpu");
+    args.push_back("--hide-scrollbars");
+    args.push_back("--mute-audio");
+  }
+  for (const auto& a : options.extra_args) args.push_back(a);
+  args.push_back("about:blank");
+
+  std::string log_path = proc->m_profile + "/chromium.log";
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, to_browser[0], 3);
+  posix_spawn_file_actions_adddup2(&fa, from_browser[1], 4);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Its own process group, so a Ctrl-C in the terminal reaches ouro, which then closes the browser.
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  close(to_browser[0]);
+  close(from_browser[1]);
+  if (rc != 0) {
+    close(to_browser[1]);
+    close(from_browser[0]);
+    return errorf(Code::Unavailable, "cannot start {}: {}", exe, std::strerror(rc));
+  }
+  proc->m_pid = pid;
+  proc->m_write_fd = to_browser[1];
+  proc->m_read_fd = from_browser[0];
+  return proc;
+}
+
+std::optional<std::string> ChromiumProcess::exit_status() {
+  if (m_exit) return m_exit;
+  if (m_pid <= 0) return std::nullopt;
+  int status = 0;
+  pid_t r = waitpid(m_pid, &status, WNOHANG);
+  if (r != m_pid) return std::nullopt;
+  m_pid = -1;
+  if (WIFSIGNALED(status))
+    m_exit = "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  else
+    m_exit = "exited with status " + std::to_string(WEXITSTATUS(status));
+  return m_exit;
+}
+
+std::string ChromiumProcess::log_tail(std::size_t max_bytes) const {
+  std::ifstream in(m_profile + "/chromium.log");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  return s.size() > max_bytes ? s.substr(s.size() - max_bytes) : s;
+}
+
+ChromiumProcess::~ChromiumProcess() {
+  if (m_pid > 0) {
+    // Give the browser a moment to exit cleanly (it flushes the profile), then insist.
+    kill(m_pid, SIGTERM);
+    for (int i = 0; i < 40 && !exit_status(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    if (m_pid > 0) {
+      kill(-m_pid, SIGKILL);
+      kill(m_pid, SIGKILL);
+      waitpid(m_pid, nullptr, 0);
+    }
+  }
+  // Renderer and GPU children live in the browser's process group.
+  if (m_temp_profile) {
+    std::error_code ec;
+    fs::remove_all(m_profile, ec);
+  }
+}
+
+}  // namespace ouro::browser

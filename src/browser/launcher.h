@@ -1,0 +1,50 @@
+// Starts Chromium with --remote-debugging-pipe in a profile directory of its own, headless or
+// headed, and owns the process: it is terminated and its temporary profile removed on destruction.
+#pragma once
+
+#include "base/error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ouro::browser {
+
+struct LaunchOptions {
+  bool headed = false;
+  std::string executable;         // empty: $OURO_CHROMIUM, then /usr/bin/chromium
+  std::string user_data_dir;      // empty: a fresh temporary profile, removed at exit
+  std::vector<std::string> extra_args;
+  int width = 1280;
+  int height = 800;
+};
+
+class ChromiumProcess {
+ public:
+  // Spawns the browser. On success read_fd()/write_fd() are the CDP pipe ends (ownership passes
+  // to whoever takes them).
+  static Result<std::unique_ptr<ChromiumProcess>> spawn(const LaunchOptions& options);
+  ~ChromiumProcess();
+
+  int read_fd() const { return m_read_fd; }
+  int write_fd() const { return m_write_fd; }
+  int pid() const { return m_pid; }
+  const std::string& profile_dir() const { return m_profile; }
+
+  // If the process has exited: a sentence saying how ("exited with status 1", "was killed by
+  // signal 9"). Does not block.
+  std::optional<std::string> exit_status();
+  // The tail of the browser's own log (stderr), for error messages.
+  std::string log_tail(std::size_t max_bytes = 2000) const;
+
+ private:
+  ChromiumProcess() = default;
+  int m_pid = -1;
+  int m_read_fd = -1, m_write_fd = -1;
+  std::string m_profile;
+  bool m_temp_profile = false;
+  std::optional<std::string> m_exit;
+};
+
+}  // namespace ouro::browser

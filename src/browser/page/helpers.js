@@ -1,0 +1,282 @@
+// Page-side helpers for ouro. Installed by the browser module into an isolated world of every
+// document (Page.addScriptToEvaluateOnNewDocument with a worldName), so the page's own scripts can
+// neither see nor tamper with them. Every function returns JSON-safe values.
+(() => {
+  if (globalThis.__ouro) return;
+  const CAP = 100000;
+
+  // Results over the cap come back as {__truncated, originalLength, data, hint}.
+  function cap(value, limit = CAP) {
+    if (typeof value === 'string') {
+      if (value.length <= limit) return value;
+      return { __truncated: true, originalLength: value.length, data: value.slice(0, limit),
+               hint: 'Result truncated. Use a more specific selector to narrow results.' };
+    }
+    const text = JSON.stringify(value);
+    if (text === undefined || text.length <= limit) return value;
+    let data = value;
+    if (Array.isArray(value)) {
+      // Keep whole items while they fit, so the data stays structured.
+      let used = 2, n = 0;
+      for (; n < value.length; n++) {
+        used += JSON.stringify(value[n] ?? null).length + 1;
+        if (used > limit) break;
+      }
+      data = value.slice(0, n);
+    } else {
+      data = text.slice(0, limit);
+    }
+    return { __truncated: true, originalLength: text.length, data,
+             hint: 'Result truncated. Use a more specific selector to narrow results.' };
+  }
+
+  // Selector with frame piercing: "iframe#pay >>> input[name=card]" looks inside the iframe.
+  function resolveAll(selector) {
+    const parts = String(selector).split('>>>').map(s => s.trim());
+    let roots = [document];
+    for (let i = 0; i < parts.length; i++) {
+      const found = [];
+      for (const root of roots) {
+        let list;
+        try { list = root.querySelectorAll(parts[i]); }
+        catch (e) { throw new Error(`invalid selector '${parts[i]}': ${e.message}`); }
+        found.push(...list);
+      }
+      if (i === parts.length - 1) return found;
+      roots = [];
+      for (const f of found) {
+        let doc = null;
+        try { doc = f.contentDocument; } catch (_) {}
+        if (!doc) throw new Error(`cannot look inside '${parts[i]}': not a same-origin frame`);
+        roots.push(doc);
+      }
+    }
+    return [];
+  }
+  const resolve = selector => resolveAll(selector)[0] || null;
+
+  function describe(el) {
+    if (!el || el.nodeType !== 1) return String(el);
+    let s = el.tagName.toLowerCase();
+    if (el.id) s += '#' + el.id;
+    const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean).slice(0, 2) : [];
+    if (cls.length) s += '.' + cls.join('.');
+    const text = (el.innerText || el.value || el.getAttribute('aria-label') || '').trim().replace(/\s+/g, ' ').slice(0, 40);
+    return text ? `${s} "${text}"` : s;
+  }
+
+  function info(el) {
+    const r = el.getBoundingClientRect();
+    const attrs = {};
+    for (const a of el.attributes) if (a.name !== 'style' && a.value.length < 200) attrs[a.name] = a.value;
+    return {
+      tag: el.tagName.toLowerCase(), id: el.id || '', classes: [...el.classList],
+      text: (el.innerText ?? el.textContent ?? '').trim().slice(0, 200),
+      value: 'value' in el ? String(el.value ?? '') : undefined,
+      href: el.href || undefined, attributes: attrs,
+      visible: isVisible(el),
+      rect: { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) },
+    };
+  }
+
+  function isVisible(el) {
+    if (!el.isConnected) return false;
+    const style = el.ownerDocument.defaultView.getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.visibility === 'collapse' || style.display === 'none') return false;
+    if (parseFloat(style.opacity) === 0 && el.tagName !== 'OPTION') return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  }
+
+  // Offset of an element's frame relative to the top-level viewport.
+  function frameOffset(el) {
+    let x = 0, y = 0, win = el.ownerDocument.defaultView;
+    while (win && win.frameElement) {
+      const fe = win.frameElement, r = fe.getBoundingClientRect(), cs = win.parent.getComputedStyle(fe);
+      x += r.x + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
+      y += r.y + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop);
+      win = win.parent;
+    }
+    return { x, y };
+  }
+
+  // Playwright-style actionability: attached, visible, enabled, (editable), receives events.
+  // Returns {ok, x, y, element} with viewport coordinates of the visible centre, or {ok:false, reason}.
+  function actionable(selector, needs) {
+    const all = resolveAll(selector);
+    const el = all[0];
+    if (!el) return { ok: false, missing: true, reason: 'no element matches the selector' };
+    if (!el.isConnected) return { ok: false, reason: 'element is detached from the document' };
+    if (!isVisible(el)) return { ok: false, reason: `element ${describe(el)} is not visible` };
+    if (needs.enabled && (el.disabled || el.closest('fieldset:disabled') || el.getAttribute('aria-disabled') === 'true'))
+      return { ok: false, reason: `element ${describe(el)} is disabled` };
+    if (needs.editable && el.readOnly) return { ok: false, reason: `element ${describe(el)} is read-only` };
+    if (needs.editable && !('value' in el) && !el.isContentEditable && el.tagName !== 'SELECT')
+      return { ok: false, reason: `element ${describe(el)} is not an input, textarea or contenteditable` };
+    let r = el.getBoundingClientRect();
+    const vw = el.ownerDocument.defaultView;
+    if (r.top < 0 || r.left < 0 || r.bottom > vw.innerHeight || r.right > vw.innerWidth) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      r = el.getBoundingClientRect();
+    }
+    // Use the centre of the part that is inside the viewport.
+    const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
+    const right = Math.min(r.right, vw.innerWidth), bottom = Math.min(r.bottom, vw.innerHeight);
+    if (right <= left || bottom <= top) return { ok: false, reason: `element ${describe(el)} is outside the viewport` };
+    const cx = (left + right) / 2, cy = (top + bottom) / 2;
+    if (needs.hit) {
+      const hit = el.ownerDocument.elementFromPoint(cx, cy);
+      const inside = hit && (hit === el || el.contains(hit) || (hit.getRootNode() !== el.ownerDocument && el.contains(hit.getRootNode().host)));
+      const label = hit && hit.tagName === 'LABEL' && hit.control === el;
+      if (!inside && !label) return { ok: false, reason: `element ${describe(el)} is covered by ${hit ? describe(hit) : 'nothing (off screen)'}` };
+    }
+    const off = frameOffset(el);
+    const tag = el.tagName.toLowerCase();
+    return {
+      ok: true, x: cx + off.x, y: cy + off.y, element: describe(el), count: all.length,
+      target: {
+        tag, type: (el.getAttribute('type') || (tag === 'button' ? 'submit' : '')).toLowerCase(),
+        role: el.getAttribute('role') || '', text: (el.innerText || el.value || '').trim().slice(0, 80),
+        label: el.getAttribute('aria-label') || '', name: el.getAttribute('name') || '',
+        autocomplete: el.getAttribute('autocomplete') || '', formAction: el.form ? el.form.action : '',
+      },
+    };
+  }
+
+  // Puts the caret at the end (type) or selects all (fill) of an editable element that has focus.
+  function prepareEdit(selector, mode) {
+    const el = resolve(selector);
+    if (!el) return false;
+    el.focus();
+    if ('setSelectionRange' in el && typeof el.value === 'string') {
+      try {
+        if (mode === 'select') el.setSelectionRange(0, el.value.length);
+        else el.setSelectionRange(el.value.length, el.value.length);
+      } catch (_) { if (mode === 'select') el.select?.(); }
+    } else if (el.isContentEditable) {
+      const range = el.ownerDocument.createRange();
+      range.selectNodeContents(el);
+      if (mode !== 'select') range.collapse(false);
+      const sel = el.ownerDocument.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+    }
+    return true;
+  }
+
+  function selectOption(selector, values) {
+    const el = resolve(selector);
+    if (!el) return { ok: false, missing: true, reason: 'no element matches the selector' };
+    if (el.tagName !== 'SELECT') return { ok: false, reason: `element ${describe(el)} is not a <select>` };
+    if (el.disabled) return { ok: false, reason: `element ${describe(el)} is disabled` };
+    const wanted = (Array.isArray(values) ? values : [values]).map(String);
+    const options = [...el.options];
+    const picked = [];
+    for (const w of wanted) {
+      const o = options.find(o => o.value === w) || options.find(o => o.label.trim() === w.trim()) ||
+                options.find(o => o.label.trim().toLowerCase() === w.trim().toLowerCase());
+      if (!o) return { ok: false, reason: `no option with value or label '${w}' (options: ${options.slice(0, 10).map(o => JSON.stringify(o.label)).join(', ')})` };
+      picked.push(o);
+    }
+    for (const o of options) o.selected = picked.includes(o);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return { ok: true, selected: picked.map(o => o.value) };
+  }
+
+  function text(selector) {
+    if (!selector) return cap(document.body ? document.body.innerText : document.documentElement.textContent || '');
+    const els = resolveAll(selector);
+    if (!els.length) return null;
+    return cap(els.map(e => e.innerText ?? e.textContent ?? '').join('\n'));
+  }
+
+  function dom(selector) {
+    if (!selector) return cap(document.documentElement.outerHTML);
+    const els = resolveAll(selector);
+    if (!els.length) return null;
+    return cap(els.map(e => e.outerHTML).join('\n'));
+  }
+
+  function links() {
+    const out = [];
+    for (const a of document.querySelectorAll('a[href]'))
+      out.push({ text: (a.innerText || a.getAttribute('aria-label') || a.title || '').trim().replace(/\s+/g, ' ').slice(0, 200), href: a.href });
+    return cap(out);
+  }
+
+  function inputs() {
+    const out = [];
+    for (const el of document.querySelectorAll('input, textarea, select')) {
+      const type = el.tagName === 'INPUT' ? (el.type || 'text') : el.tagName.toLowerCase();
+      let value = el.value ?? '';
+      if (type === 'password') value = value ? '[REDACTED]' : '';
+      const item = { id: el.id || '', name: el.name || '', type, value, placeholder: el.placeholder || '' };
+      if (type === 'checkbox' || type === 'radio') item.checked = el.checked;
+      const label = el.labels && el.labels[0] ? el.labels[0].innerText.trim() : el.getAttribute('aria-label');
+      if (label) item.label = label.slice(0, 100);
+      out.push(item);
+    }
+    return cap(out);
+  }
+
+  function query(selector) {
+    const el = resolve(selector);
+    return el ? info(el) : null;
+  }
+
+  function queryAll(selector) {
+    return cap(resolveAll(selector).map(info));
+  }
+
+  function storage(kind, key) {
+    const s = kind === 'session' ? sessionStorage : localStorage;
+    if (key !== undefined && key !== null) return s.getItem(String(key));
+    const out = {};
+    for (let i = 0; i < s.length; i++) { const k = s.key(i); out[k] = s.getItem(k); }
+    return cap(out);
+  }
+
+  function clear(kind) {
+    if (kind === 'local' || kind === 'all') localStorage.clear();
+    if (kind === 'session' || kind === 'all') sessionStorage.clear();
+    return true;
+  }
+
+  function scrollState() {
+    const se = document.scrollingElement || document.documentElement;
+    return { x: Math.round(scrollX), y: Math.round(scrollY), width: se.scrollWidth, height: se.scrollHeight,
+             viewportWidth: innerWidth, viewportHeight: innerHeight,
+             atTop: scrollY <= 0, atBottom: Math.ceil(scrollY + innerHeight) >= se.scrollHeight };
+  }
+
+  function favicon() {
+    const l = document.querySelector('link[rel~="icon"]');
+    if (l && l.href) return l.href;
+    return /^https?:$/.test(location.protocol) ? location.origin + '/favicon.ico' : '';
+  }
+
+  // Title and icon changes reach the tab list through a CDP binding (Runtime.addBinding), so
+  // `tabs` stays current without polling.
+  const notify = globalThis.__ouroNotify;
+  if (typeof notify === 'function') {
+    let last = '';
+    const report = () => {
+      const now = JSON.stringify({ title: document.title, favicon: favicon() });
+      if (now !== last) { last = now; notify(now); }
+    };
+    const watch = () => {
+      report();
+      if (document.head) new MutationObserver(report).observe(document.head, { childList: true, subtree: true, characterData: true });
+    };
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watch, { once: true });
+    else watch();
+    addEventListener('load', report, { once: true });
+  }
+
+  Object.defineProperty(globalThis, '__ouro', {
+    value: Object.freeze({ cap, actionable, prepareEdit, selectOption, text, dom, links, inputs, query, queryAll,
+                           storage, clear, scrollState, favicon, describe }),
+    enumerable: false,
+  });
+})();

@@ -1,0 +1,211 @@
+#include "cdp/connection.h"
+
+#include "base/log.h"
+
+#include <condition_variable>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ouro::cdp {
+
+using Clock = std::chrono::steady_clock;
+
+struct Connection::Impl {
+  struct Pending {
+    std::string method;
+    std::string session_id;
+    Clock::time_point deadline;
+    Callback done;
+  };
+
+  std::unique_ptr<Transport> transport;
+  mutable std::mutex mutex;
+  std::condition_variable wake;  // deadline thread
+  std::map<uint64_t, Pending> pending;
+  uint64_t next_id = 1;
+  std::optional<Error> closed;
+  bool stopping = false;
+  Clock::time_point sleep_until = Clock::time_point::max();  // when the deadline thread next wakes
+  std::function<void(const Event&)> on_event;
+  std::function<void(const Error&)> on_close;
+  std::thread deadline_thread;
+
+  void handle_message(std::string text) {
+    auto parsed = parse_json(text, "CDP message");
+    if (!parsed) {
+      spdlog::warn("cdp: {}", parsed.error().message);
+      return;
+    }
+    json& msg = *parsed;
+    auto id_it = msg.find("id");
+    if (id_it == msg.end()) {
+      Event ev{msg.value("method", ""), msg.contains("params") ? std::move(msg["params"]) : json::object(),
+               msg.value("sessionId", "")};
+      if (on_event) on_event(ev);
+      return;
+    }
+    uint64_t id = id_it->is_number_unsigned() ? id_it->get<uint64_t>() : 0;
+    Pending p;
+    {
+      std::lock_guard lock(mutex);
+      auto it = pending.find(id);
+      if (it == pending.end()) {
+        spdlog::debug("cdp: reply for unknown command id {}", id_it->dump());
+        return;
+      }
+      p = std::move(it->second);
+      pending.erase(it);
+    }
+    if (auto err = msg.find("error"); err != msg.end()) {
+      int code = err->value("code", 0);
+      std::string message = err->value("message", std::string("unknown error"));
+      if (err->contains("data")) message += " (" + (*err)["data"].dump() + ")";
+      Code c = code == -32601 ? Code::Unimplemented : code == -32602 ? Code::InvalidArgument : Code::FailedPrecondition;
+      p.done(tl::make_unexpected(Error{c, p.method + ": " + message, json{{"cdpCode", code}}}));
+      return;
+    }
+    p.done(msg.contains("result") ? std::move(msg["result"]) : json::object());
+  }
+
+  void handle_close(Error error) {
+    std::map<uint64_t, Pending> failed;
+    {
+      std::lock_guard lock(mutex);
+      if (closed) return;
+      closed = error;
+      failed.swap(pending);
+    }
+    for (auto& [id, p] : failed)
+      p.done(tl::make_unexpected(Error{Code::Unavailable, p.method + " failed: " + error.message, nullptr}));
+    if (on_close) on_close(error);
+  }
+
+  void run_deadlines() {
+    std::unique_lock lock(mutex);
+    while (!stopping) {
+      auto now = Clock::now();
+      auto next = now + std::chrono::seconds(1);
+      std::vector<Pending> expired;
+      for (auto it = pending.begin(); it != pending.end();) {
+        if (it->second.deadline <= now) {
+          expired.push_back(std::move(it->second));
+          it = pending.erase(it);
+        } else {
+          next = std::min(next, it->second.deadline);
+          ++it;
+        }
+      }
+      if (!expired.empty()) {
+        lock.unlock();
+        for (auto& p : expired)
+          p.done(tl::make_unexpected(Error{Code::DeadlineExceeded, p.method + ": no reply from the browser in time", nullptr}));
+        lock.lock();
+        continue;
+      }
+      sleep_until = next;
+      wake.wait_until(lock, next);
+      sleep_until = Clock::time_point::max();
+    }
+  }
+};
+
+std::unique_ptr<Connection> Connection::create(std::unique_ptr<Transport> transport) {
+  std::unique_ptr<Connection> c(new Connection());
+  auto impl = std::make_shared<Impl>();
+  impl->transport = std::move(transport);
+  impl->deadline_thread = std::thread([raw = impl.get()] { raw->run_deadlines(); });
+  std::weak_ptr<Impl> weak = impl;
+  impl->transport->start(
+      [weak](std::string text) {
+        if (auto s = weak.lock()) s->handle_message(std::move(text));
+      },
+      [weak](Error e) {
+        if (auto s = weak.lock()) s->handle_close(std::move(e));
+      });
+  c->m_impl = std::move(impl);
+  return c;
+}
+
+Connection::~Connection() {
+  m_impl->transport->close();
+  {
+    std::lock_guard lock(m_impl->mutex);
+    m_impl->stopping = true;
+  }
+  m_impl->wake.notify_all();
+  m_impl->deadline_thread.join();
+  std::map<uint64_t, Impl::Pending> left;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    left.swap(m_impl->pending);
+  }
+  for (auto& [id, p] : left)
+    p.done(tl::make_unexpected(Error{Code::Cancelled, p.method + ": the connection was shut down", nullptr}));
+}
+
+void Connection::set_event_handler(std::function<void(const Event&)> handler) { m_impl->on_event = std::move(handler); }
+void Connection::set_close_handler(std::function<void(const Error&)> handler) { m_impl->on_close = std::move(handler); }
+
+void Connection::send(std::string_view method, json params, std::string_view session_id,
+                      std::chrono::milliseconds timeout, Callback done) {
+  json msg;
+  uint64_t id;
+  {
+    std::unique_lock lock(m_impl->mutex);
+    if (m_impl->closed) {
+      Error e{Code::Unavailable, std::string(method) + " failed: " + m_impl->closed->message, nullptr};
+      lock.unlock();
+      // Never inline: callers may hold locks that the callback takes.
+      std::thread([done = std::move(done), e] { done(tl::make_unexpected(e)); }).detach();
+      return;
+    }
+    id = m_impl->next_id++;
+    auto deadline = Clock::now() + timeout;
+    m_impl->pending.emplace(id, Impl::Pending{std::string(method), std::string(session_id), deadline, std::move(done)});
+    if (deadline < m_impl->sleep_until) m_impl->wake.notify_all();
+  }
+  msg["id"] = id;
+  msg["method"] = method;
+  msg["params"] = params.is_null() ? json::object() : std::move(params);
+  if (!session_id.empty()) msg["sessionId"] = session_id;
+  m_impl->transport->send(dump_json(msg));
+}
+
+Result<json> Connection::call(std::string_view method, json params, std::string_view session_id,
+                              std::chrono::milliseconds timeout) {
+  auto promise = std::make_shared<std::promise<Result<json>>>();
+  auto future = promise->get_future();
+  send(method, std::move(params), session_id, timeout, [promise](Result<json> r) { promise->set_value(std::move(r)); });
+  return future.get();
+}
+
+void Connection::fail_session(const std::string& session_id, const Error& error) {
+  std::vector<Impl::Pending> failed;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    for (auto it = m_impl->pending.begin(); it != m_impl->pending.end();) {
+      if (it->second.session_id == session_id) {
+        failed.push_back(std::move(it->second));
+        it = m_impl->pending.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& p : failed) p.done(tl::make_unexpected(Error{error.code, p.method + ": " + error.message, nullptr}));
+}
+
+std::optional<Error> Connection::close_reason() const {
+  std::lock_guard lock(m_impl->mutex);
+  return m_impl->closed;
+}
+
+std::size_t Connection::pending_count() const {
+  std::lock_guard lock(m_impl->mutex);
+  return m_impl->pending.size();
+}
+
+}  // namespace ouro::cdp

@@ -1,0 +1,14 @@
+// Gives a REPL input the value a console would show: the completion value of its last statement.
+// JavaScriptCore has no REPL mode, so the last top-level expression statement is rewritten into a
+// `return`, checked by the engine's own parser; anything it cannot prove safe is left unchanged.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace ouro::jsrt {
+
+// `valid(body)` says whether `(async () => {\n<body>\n})` parses.
+std::string add_completion_return(const std::string& code, const std::function<bool(const std::string&)>& valid);
+
+}  // namespace ouro::jsrt

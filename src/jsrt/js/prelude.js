@@ -1,0 +1,127 @@
+// The REPL's JavaScript side, evaluated once in a fresh JavaScriptCore context inside the sandboxed
+// worker. It turns the worker's few native hooks into the API of seed 000 §3 and then removes the
+// hooks from the global object. `__API__` is replaced with the capability registry's host functions.
+(() => {
+  'use strict';
+  const host = globalThis.__ouroHost;
+  delete globalThis.__ouroHost;
+  const API = __API__;
+  const SLEEP_CAP = 10000;
+
+  // JSON for anything: functions and symbols vanish, cycles are marked, Maps/Sets/Dates convert.
+  function toJSON(value) {
+    const seen = new WeakSet();
+    const conv = (v, depth) => {
+      if (v === undefined || typeof v === 'function' || typeof v === 'symbol') return undefined;
+      if (typeof v === 'bigint') return v.toString();
+      if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+      if (v === null || typeof v !== 'object') return v;
+      if (seen.has(v)) return '[Circular]';
+      if (depth > 64) return '[Too deep]';
+      seen.add(v);
+      try {
+        if (v instanceof Error) return { name: v.name, message: v.message };
+        if (v instanceof Date) return isNaN(v) ? null : v.toISOString();
+        if (v instanceof Map) return Object.fromEntries(Array.from(v, ([k, x]) => [String(k), conv(x, depth + 1)]));
+        if (Array.isArray(v) || v instanceof Set || ArrayBuffer.isView(v))
+          return Array.from(v, x => { const c = conv(x, depth + 1); return c === undefined ? null : c; });
+        if (typeof v.toJSON === 'function') return conv(v.toJSON(), depth + 1);
+        const out = {};
+        for (const k of Object.keys(v)) { const c = conv(v[k], depth + 1); if (c !== undefined) out[k] = c; }
+        return out;
+      } finally { seen.delete(v); }
+    };
+    const c = conv(value, 0);
+    return c === undefined ? undefined : JSON.stringify(c);
+  }
+
+  function errorInfo(e) {
+    if (e instanceof Error) {
+      // User code starts on line 1 of the evaluated script; the wrapper adds none.
+      return { name: e.name, message: e.message, line: e.line, column: e.column,
+               stack: String(e.stack || '').split('\n').filter(l => !l.includes('[native code]')).slice(0, 8).join('\n') };
+    }
+    return { name: 'Error', message: typeof e === 'string' ? e : (toJSON(e) ?? String(e)) };
+  }
+
+  let state = Object.freeze({ tabs: Object.freeze([]), activeTab: null });
+  const handlers = new Map();
+  let finalValue;
+
+  function deepFreeze(o) {
+    if (o && typeof o === 'object') { for (const k of Object.keys(o)) deepFreeze(o[k]); Object.freeze(o); }
+    return o;
+  }
+
+  host.register(
+    s => { state = deepFreeze(s); },
+    (id, data) => {
+      const h = handlers.get(id);
+      if (!h) return;
+      try {
+        const r = h(data);
+        if (r && typeof r === 'object' && ('block' in r || 'abort' in r || 'headers' in r || 'body' in r || 'url' in r))
+          host.log('[interceptRequests] a handler returned a modification; modifying requests is off (observe-only)');
+      } catch (e) { host.log(`[interceptRequests] handler threw: ${e && e.message}`); }
+    });
+
+  // Runs one evaluation; the worker calls this with the user's code compiled as an async function.
+  const run = (fn) => {
+    finalValue = undefined;
+    let p;
+    try { p = fn(); } catch (e) { host.done(false, JSON.stringify(errorInfo(e))); return; }
+    Promise.resolve(p).then(
+      v => {
+        let text;
+        try { text = toJSON(v); } catch (e) { text = JSON.stringify(String(v)); }
+        let envText;
+        try { envText = toJSON(globalThis.env); } catch (e) { envText = undefined; }
+        host.done(true, text, finalValue, envText);
+      },
+      e => host.done(false, JSON.stringify(errorInfo(e)), finalValue));
+  };
+  Object.defineProperty(globalThis, '__ouroRun', { value: run });
+
+  const call = (name, args) => {
+    let text;
+    try { text = JSON.stringify(args.map(a => a === undefined ? null : JSON.parse(toJSON(a) ?? 'null'))); }
+    catch (e) { return Promise.reject(new TypeError(`${name}: arguments must be JSON values (${e.message})`)); }
+    return host.call(name, text);
+  };
+
+  const define = (name, value) => Object.defineProperty(globalThis, name, { value, enumerable: false, writable: false, configurable: false });
+
+  // Host functions the prelude wraps itself (a handler function cannot cross the pipe).
+  const wrapped = new Set(['interceptRequests']);
+  for (const [name] of API) if (!wrapped.has(name)) define(name, (...args) => call(name, args));
+
+  // Worker-side parts of the API.
+  Object.defineProperty(globalThis, 'tabs', { get: () => state.tabs, enumerable: false, configurable: false });
+  Object.defineProperty(globalThis, 'activeTab', { get: () => state.activeTab, enumerable: false, configurable: false });
+  if (!globalThis.env) globalThis.env = {};
+  define('setFinal', (value) => {
+    const text = toJSON(value);
+    finalValue = text === undefined ? 'null' : text;
+  });
+  define('log', (...parts) => {
+    host.log(parts.map(p => typeof p === 'string' ? p : (toJSON(p) ?? String(p))).join(' '));
+  });
+  define('sleep', (ms) => host.timer(Math.max(0, Math.min(Number(ms) || 0, SLEEP_CAP))));
+  define('setTimeout', (fn, ms, ...args) => {
+    const t = host.timer(Math.max(0, Math.min(Number(ms) || 0, SLEEP_CAP)));
+    t.then(() => { if (typeof fn === 'function') fn(...args); });
+    return 0;
+  });
+  define('interceptRequests', async (tabId, pattern, handler) => {
+    if (handler !== null && handler !== undefined && typeof handler !== 'function')
+      throw new TypeError('interceptRequests(tabId, pattern, handler): handler must be a function (or null to stop)');
+    const id = await call('interceptRequests', [tabId, pattern, handler ? true : null]);
+    if (handler) handlers.set(id, handler);
+    return id;
+  });
+  // console.* goes to the activity feed like log().
+  const consoleObj = {};
+  for (const level of ['log', 'info', 'warn', 'error', 'debug'])
+    consoleObj[level] = (...parts) => host.log((level === 'log' ? '' : `[${level}] `) + parts.map(p => typeof p === 'string' ? p : (toJSON(p) ?? String(p))).join(' '));
+  define('console', Object.freeze(consoleObj));
+})();

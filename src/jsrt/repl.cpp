@@ -1,0 +1,347 @@
+#include "jsrt/repl.h"
+
+#include "base/log.h"
+#include "jsrt/channel.h"
+#include "jsrt/protocol.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+extern char** environ;
+
+namespace ouro::jsrt {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// One worker process and its pipe. Reply callbacks hold it by shared_ptr, so a reply for a worker
+// that was replaced goes to the old (closed) pipe, never to a recycled descriptor.
+struct WorkerProc {
+  int pid = -1;
+  int fd = -1;
+  std::unique_ptr<Channel> chan;
+  std::thread reader;
+  ~WorkerProc() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    if (fd >= 0) close(fd);
+  }
+};
+
+size_t rss_of(int pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/statm", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[128];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  unsigned long size = 0, resident = 0;
+  sscanf(buf, "%lu %lu", &size, &resident);
+  return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
+struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
+  ReplOptions options;
+  HostCall host;
+  std::function<void(const std::string&)> on_log;
+
+  mutable std::mutex mutex;
+  std::condition_variable cv;
+  std::shared_ptr<WorkerProc> worker;
+  bool ready = false;
+  std::string fatal;
+  std::string state_text = "{\"tabs\":[],\"activeTab\":null}";
+  std::string checkpoint = "{}";
+
+  // The evaluation in flight.
+  std::mutex eval_mutex;  // one evaluation at a time
+  uint64_t next_eval = 1;
+  uint64_t eval_id = 0;
+  std::optional<EvalResult> result;
+  std::optional<std::string> pending_env;
+  std::optional<json> pending_final;
+  std::vector<std::string> logs;
+  std::string died;  // why the worker of the evaluation in flight died
+  std::optional<Clock::time_point> interrupted_at;
+
+  Result<void> spawn() {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+      return errorf(Code::Internal, "socketpair: {}", std::strerror(errno));
+    std::string exe = options.executable.empty() ? "/proc/self/exe" : options.executable;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+    const char* argv[] = {"ouro-repl-worker", "__jsrt-worker", "--fd", "3", nullptr};
+    pid_t pid;
+    int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, const_cast<char**>(argv), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(sv[1]);
+    if (rc != 0) {
+      close(sv[0]);
+      return errorf(Code::Unavailable, "cannot start the REPL worker ({}): {}", exe, std::strerror(rc));
+    }
+    auto w = std::make_shared<WorkerProc>();
+    w->pid = pid;
+    w->fd = sv[0];
+    w->chan = std::make_unique<Channel>(sv[0]);
+    {
+      std::lock_guard lock(mutex);
+      worker = w;
+      ready = false;
+      fatal.clear();
+    }
+    std::weak_ptr<Impl> weak = shared_from_this();
+    w->reader = std::thread([weak, w] {
+      while (true) {
+        auto text = w->chan->read();
+        auto self = weak.lock();
+        if (!self) return;
+        if (!text) return self->on_worker_exit(w);
+        auto frame = decode_frame(*text);
+        if (frame) self->on_frame(w, std::move(*frame));
+      }
+    });
+    w->reader.detach();
+    json fns = options.host_functions;
+    TRY(w->chan->write(encode_frame({{"t", "init"}, {"functions", fns}})));
+    std::unique_lock lock(mutex);
+    if (!cv.wait_for(lock, 10s, [&] { return ready || !fatal.empty() || worker != w; }))
+      return make_error(Code::DeadlineExceeded, "the REPL worker did not start within 10 s");
+    if (!fatal.empty()) return make_error(Code::Internal, "the REPL worker failed to start: " + fatal);
+    if (worker != w) return make_error(Code::Internal, "the REPL worker exited during start-up");
+    w->chan->write(encode_frame({{"t", "restore"}}, checkpoint));
+    w->chan->write(encode_frame({{"t", "state"}}, state_text));
+    return {};
+  }
+
+  void on_worker_exit(const std::shared_ptr<WorkerProc>& w) {
+    int status = 0;
+    std::string how = "exited";
+    if (w->pid > 0 && waitpid(w->pid, &status, 0) == w->pid) {
+      w->pid = -1;
+      if (WIFSIGNALED(status)) how = "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+      else how = "exited with status " + std::to_string(WEXITSTATUS(status));
+    }
+    std::lock_guard lock(mutex);
+    if (worker != w) return;
+    worker.reset();
+    died = "the REPL worker " + how;
+    cv.notify_all();
+  }
+
+  void on_frame(const std::shared_ptr<WorkerProc>& w, Frame f) {
+    const std::string t = f.header.value("t", "");
+    if (t == "call") {
+      auto args = parse_json(f.payload.empty() ? "[]" : f.payload, "host call arguments");
+      uint64_t id = f.header.value("id", uint64_t(0));
+      HostReply reply = [w, id](Result<json> r) {
+        json h = {{"t", "reply"}, {"id", id}, {"ok", r.has_value()}};
+        if (!r) {
+          w->chan->write(encode_frame(h, json{{"message", r.error().message}}.dump()));
+        } else if (r->is_discarded()) {
+          h["undefined"] = true;
+          w->chan->write(encode_frame(h));
+        } else {
+          w->chan->write(encode_frame(h, dump_json(*r)));
+        }
+      };
+      if (!args) return reply(tl::make_unexpected(args.error()));
+      host(f.header.value("fn", ""), std::move(*args), std::move(reply));
+      return;
+    }
+    if (t == "log") {
+      auto text = parse_json(f.payload);
+      std::string line = text && text->is_string() ? text->get<std::string>() : f.payload;
+      {
+        std::lock_guard lock(mutex);
+        logs.push_back(line);
+      }
+      if (on_log) on_log(line);
+      return;
+    }
+    std::lock_guard lock(mutex);
+    if (worker != w) return;
+    if (t == "ready") {
+      ready = true;
+    } else if (t == "fatal") {
+      fatal = f.header.value("message", "unknown failure");
+    } else if (t == "final") {
+      auto v = parse_json(f.payload, "setFinal value");
+      pending_final = v ? *v : json(f.payload);
+    } else if (t == "env") {
+      pending_env = std::move(f.payload);
+    } else if (t == "result" && f.header.value("id", uint64_t(0)) == eval_id) {
+      EvalResult r;
+      r.ok = f.header.value("ok", false);
+      r.kind = f.header.value("kind", "");
+      r.ms = f.header.value("ms", 0.0);
+      if (r.ok) {
+        if (f.header.value("undefined", false)) r.value = json(json::value_t::discarded);
+        else {
+          auto v = parse_json(f.payload, "evaluation result");
+          r.value = v ? *v : json(nullptr);
+        }
+        if (pending_env) checkpoint = std::move(*pending_env);
+      } else {
+        auto e = parse_json(f.payload.empty() ? "{}" : f.payload);
+        json info = e && e->is_object() ? *e : json::object();
+        r.error_name = info.value("name", "Error");
+        r.error_message = info.value("message", "unknown error");
+        r.error_stack = info.value("stack", "");
+        if (info.contains("line") && info["line"].is_number()) r.error_line = info["line"].get<int>();
+      }
+      r.final = std::move(pending_final);
+      pending_final.reset();
+      pending_env.reset();
+      result = std::move(r);
+    }
+    cv.notify_all();
+  }
+};
+
+Result<std::unique_ptr<Repl>> Repl::start(ReplOptions options, HostCall host, std::function<void(const std::string&)> on_log) {
+  std::unique_ptr<Repl> repl(new Repl());
+  repl->m_impl = std::make_shared<Impl>();
+  repl->m_impl->options = std::move(options);
+  repl->m_impl->host = std::move(host);
+  repl->m_impl->on_log = std::move(on_log);
+  TRY(repl->m_impl->spawn());
+  return repl;
+}
+
+Repl::~Repl() {
+  std::shared_ptr<WorkerProc> w;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    w = std::move(m_impl->worker);
+  }
+  if (w) {
+    // Closing our end ends the worker's read loop; the WorkerProc destructor reaps it.
+    shutdown(w->fd, SHUT_RDWR);
+  }
+}
+
+Result<EvalResult> Repl::eval(const std::string& code, std::optional<Millis> timeout) {
+  Impl& s = *m_impl;
+  std::lock_guard eval_lock(s.eval_mutex);
+  Millis budget = timeout.value_or(s.options.timeout);
+  std::shared_ptr<WorkerProc> w;
+  uint64_t id;
+  {
+    std::lock_guard lock(s.mutex);
+    w = s.worker;
+    id = s.eval_id = s.next_eval++;
+    s.result.reset();
+    s.pending_env.reset();
+    s.pending_final.reset();
+    s.logs.clear();
+    s.died.clear();
+    s.interrupted_at.reset();
+  }
+  if (!w) {
+    TRY(s.spawn());
+    std::lock_guard lock(s.mutex);
+    w = s.worker;
+  }
+  size_t baseline = rss_of(w->pid);
+  size_t hard_cap = baseline + ((s.options.memory_mb + s.options.hard_margin_mb) << 20);
+  json header = {{"t", "eval"}, {"id", id}, {"timeout_ms", budget.count()}, {"memory_mb", s.options.memory_mb}};
+  if (auto r = w->chan->write(encode_frame(header, code)); !r) {
+    std::lock_guard lock(s.mutex);
+    s.died = "the REPL worker is not answering";
+  }
+  // The worker enforces the deadline itself; we step in only if it cannot (stuck in native code)
+  // or if memory runs past the hard margin.
+  auto hard_deadline = Clock::now() + budget + 3s;
+  std::string killed_for;
+  std::unique_lock lock(s.mutex);
+  while (!s.result && s.died.empty()) {
+    s.cv.wait_for(lock, 50ms);
+    if (s.result || !s.died.empty()) break;
+    if (killed_for.empty()) {
+      if (Clock::now() > hard_deadline) killed_for = "timeout";
+      else if (s.interrupted_at && Clock::now() > *s.interrupted_at + 2s) killed_for = "interrupted";
+      else if (rss_of(w->pid) > hard_cap) killed_for = "memory";
+      if (!killed_for.empty() && w->pid > 0) kill(w->pid, SIGKILL);
+    }
+  }
+  EvalResult out;
+  if (s.result) {
+    out = std::move(*s.result);
+    out.logs = std::move(s.logs);
+    return out;
+  }
+  // The worker died: report it, then bring a new one up with env as of the last checkpoint.
+  out.ok = false;
+  out.kind = killed_for.empty() ? "crash" : killed_for;
+  out.error_name = "Error";
+  out.error_message = (killed_for == "memory"        ? "the evaluation used memory past the hard limit and its worker was killed"
+                       : killed_for == "timeout"     ? "the evaluation stopped answering past its deadline and its worker was killed"
+                       : killed_for == "interrupted" ? "the evaluation did not stop when interrupted and its worker was killed"
+                                                     : s.died + " during this evaluation") +
+                      "; a new worker was started and env was restored from the checkpoint taken after the last successful evaluation";
+  out.logs = std::move(s.logs);
+  lock.unlock();
+  if (auto r = s.spawn(); !r) return make_error(Code::Unavailable, out.error_message + ", but the new worker failed: " + r.error().message);
+  return out;
+}
+
+void Repl::interrupt() {
+  std::shared_ptr<WorkerProc> w;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    w = m_impl->worker;
+    if (!m_impl->interrupted_at) m_impl->interrupted_at = Clock::now();
+  }
+  if (w) w->chan->write(encode_frame({{"t", "interrupt"}}));
+}
+
+void Repl::set_state(const json& state) {
+  std::shared_ptr<WorkerProc> w;
+  std::string text = dump_json(state);
+  {
+    std::lock_guard lock(m_impl->mutex);
+    m_impl->state_text = text;
+    w = m_impl->worker;
+  }
+  if (w) w->chan->write(encode_frame({{"t", "state"}}, text));
+}
+
+void Repl::send_event(const std::string& handler, const json& data) {
+  std::shared_ptr<WorkerProc> w;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    w = m_impl->worker;
+  }
+  if (w) w->chan->write(encode_frame({{"t", "event"}, {"handler", handler}}, dump_json(data)));
+}
+
+std::string Repl::env_checkpoint() const {
+  std::lock_guard lock(m_impl->mutex);
+  return m_impl->checkpoint;
+}
+
+int Repl::worker_pid() const {
+  std::lock_guard lock(m_impl->mutex);
+  return m_impl->worker ? m_impl->worker->pid : -1;
+}
+
+}  // namespace ouro::jsrt

@@ -1,0 +1,77 @@
+// The REPL as the rest of ouro sees it: evaluations of model-written JavaScript in a sandboxed
+// worker process (see worker.h), with host calls answered by a callback. Engine types stop here:
+// callers see strings, JSON and Results.
+//
+// Limits: each evaluation has a deadline (an infinite loop is stopped, state kept) and a memory
+// budget watched by the worker; past a hard margin, or if the worker stops answering, the parent
+// kills it. A dead worker is replaced at once and `env` is restored from the checkpoint taken
+// after the last successful evaluation.
+#pragma once
+
+#include "base/json.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ouro::jsrt {
+
+using Millis = std::chrono::milliseconds;
+using namespace std::chrono_literals;
+
+// Answer to a host call: a value (json discarded = undefined) or an error whose message the code sees.
+using HostReply = std::function<void(Result<json>)>;
+// Called on the REPL's reader thread; must not block: answer later through `reply`, from any thread.
+using HostCall = std::function<void(const std::string& function, json args, HostReply reply)>;
+
+struct ReplOptions {
+  std::vector<std::string> host_functions;  // names the prelude binds to host calls
+  Millis timeout = 30s;                     // per evaluation
+  size_t memory_mb = 128;                   // per evaluation, soft (the worker stops the script)
+  size_t hard_margin_mb = 384;              // over memory_mb: the parent kills the worker
+  std::string executable;                   // the ouro binary; default /proc/self/exe
+};
+
+struct EvalResult {
+  bool ok = false;
+  json value;                  // discarded when the code's value was undefined
+  std::string error_name;      // "TypeError", …
+  std::string error_message;   // with the line, when known
+  std::string error_stack;
+  int error_line = 0;
+  std::string kind;            // "" | "timeout" | "memory" | "interrupted" | "crash"
+  std::optional<json> final;   // setFinal's value, if called
+  std::vector<std::string> logs;
+  double ms = 0;
+};
+
+class Repl {
+ public:
+  static Result<std::unique_ptr<Repl>> start(ReplOptions options, HostCall host,
+                                             std::function<void(const std::string&)> on_log = {});
+  ~Repl();
+
+  // Runs code (statements; top-level await; the last expression is the value). One at a time.
+  // An error in the code is an EvalResult with ok=false; Result errors mean the REPL itself failed.
+  Result<EvalResult> eval(const std::string& code, std::optional<Millis> timeout = std::nullopt);
+  // Stops the running evaluation (Ctrl-C); any thread. State survives.
+  void interrupt();
+  // The browser state behind `tabs` and `activeTab`; kept for restarted workers.
+  void set_state(const json& state);
+  // Delivers data to an interceptRequests handler.
+  void send_event(const std::string& handler, const json& data);
+  // `env` as of the last successful evaluation (the checkpoint), as JSON text.
+  std::string env_checkpoint() const;
+  // The worker's process id (tests kill it).
+  int worker_pid() const;
+
+ private:
+  Repl() = default;
+  struct Impl;
+  std::shared_ptr<Impl> m_impl;
+};
+
+}  // namespace ouro::jsrt

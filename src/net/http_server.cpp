@@ -1,0 +1,142 @@
+#include "net/http_server.h"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <algorithm>
+#include <future>
+#include <optional>
+
+namespace ouro::net {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+std::string HttpRequest::header(const std::string& lower_name) const {
+  auto it = headers.find(lower_name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+namespace {
+
+struct Connection : std::enable_shared_from_this<Connection> {
+  Connection(tcp::socket socket, std::shared_ptr<HttpServer::Handler> handler)
+      : stream(std::move(socket)), timer(stream.get_executor()), handler(std::move(handler)) {}
+
+  beast::tcp_stream stream;
+  asio::steady_timer timer;
+  beast::flat_buffer buffer;
+  std::shared_ptr<HttpServer::Handler> handler;
+  std::optional<http::request_parser<http::string_body>> parser;
+  std::shared_ptr<http::response<http::string_body>> response;
+
+  void read() {
+    parser.emplace();
+    parser->body_limit(64u << 20);
+    stream.expires_after(std::chrono::seconds(60));
+    http::async_read(stream, buffer, *parser, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->shutdown();
+      self->handle(self->parser->release());
+    });
+  }
+
+  void handle(http::request<http::string_body> req) {
+    HttpRequest r;
+    r.method = std::string(req.method_string());
+    r.target = std::string(req.target());
+    auto q = r.target.find('?');
+    r.path = r.target.substr(0, q);
+    if (q != std::string::npos) r.query = r.target.substr(q + 1);
+    for (const auto& f : req) {
+      std::string name(f.name_string());
+      std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+      r.headers[name] = std::string(f.value());
+    }
+    r.body = std::move(req.body());
+    HttpResponse out = (*handler)(r);
+    response = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(out.status), req.version());
+    response->set(http::field::content_type, out.content_type);
+    response->set(http::field::cache_control, "no-store");
+    for (auto& [k, v] : out.headers) response->insert(k, v);
+    response->body() = std::move(out.body);
+    response->keep_alive(req.keep_alive());
+    response->prepare_payload();
+    if (out.delay.count() > 0) {
+      timer.expires_after(out.delay);
+      timer.async_wait([self = shared_from_this()](beast::error_code) { self->write(); });
+    } else {
+      write();
+    }
+  }
+
+  void write() {
+    http::async_write(stream, *response, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec || !self->response->keep_alive()) return self->shutdown();
+      self->read();
+    });
+  }
+
+  void shutdown() {
+    beast::error_code ec;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+};
+
+}  // namespace
+
+struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
+  explicit Impl(asio::io_context& io) : acceptor(io) {}
+  tcp::acceptor acceptor;
+  std::shared_ptr<Handler> handler;
+  uint16_t port = 0;
+
+  void accept() {
+    acceptor.async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
+      if (ec == asio::error::operation_aborted || !self->acceptor.is_open()) return;
+      if (!ec) std::make_shared<Connection>(std::move(socket), self->handler)->read();
+      self->accept();
+    });
+  }
+};
+
+Result<std::unique_ptr<HttpServer>> HttpServer::start(IoThread& io, uint16_t port, Handler handler) {
+  auto impl = std::make_shared<Impl>(io.context());
+  impl->handler = std::make_shared<Handler>(std::move(handler));
+  beast::error_code ec;
+  tcp::endpoint ep(asio::ip::make_address("127.0.0.1"), port);
+  impl->acceptor.open(ep.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(ep, ec);
+  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return errorf(Code::Unavailable, "cannot listen on 127.0.0.1:{}: {}", port, ec.message());
+  impl->port = impl->acceptor.local_endpoint().port();
+  std::promise<void> started;
+  io.post([&] { impl->accept(); started.set_value(); });
+  started.get_future().wait();
+  std::unique_ptr<HttpServer> server(new HttpServer());
+  server->m_impl = impl;
+  return server;
+}
+
+HttpServer::~HttpServer() {
+  auto impl = m_impl;
+  std::promise<void> stopped;
+  asio::post(impl->acceptor.get_executor(), [&] {
+    beast::error_code ec;
+    impl->acceptor.close(ec);
+    stopped.set_value();
+  });
+  stopped.get_future().wait_for(std::chrono::seconds(2));
+}
+
+uint16_t HttpServer::port() const { return m_impl->port; }
+
+std::string HttpServer::url(const std::string& path) const {
+  return "http://127.0.0.1:" + std::to_string(m_impl->port) + path;
+}
+
+}  // namespace ouro::net

@@ -1,0 +1,127 @@
+#include "net/websocket_client.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include <deque>
+#include <future>
+#include <regex>
+
+namespace ouro::net {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace ws = beast::websocket;
+using tcp = asio::ip::tcp;
+
+struct WebSocketClient::Session : std::enable_shared_from_this<Session> {
+  explicit Session(asio::io_context& io) : resolver(io), stream(io) {}
+
+  tcp::resolver resolver;
+  ws::stream<beast::tcp_stream> stream;
+  beast::flat_buffer buffer;
+  std::deque<std::string> outbox;
+  OnMessage on_message;
+  OnClose on_close;
+  bool closing = false;
+  bool closed = false;
+
+  void read() {
+    stream.async_read(buffer, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->fail(ec);
+      std::string text = beast::buffers_to_string(self->buffer.data());
+      self->buffer.consume(self->buffer.size());
+      if (self->on_message) self->on_message(std::move(text));
+      self->read();
+    });
+  }
+
+  void write_next() {
+    stream.text(true);
+    stream.async_write(asio::buffer(outbox.front()), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->fail(ec);
+      self->outbox.pop_front();
+      if (!self->outbox.empty()) self->write_next();
+    });
+  }
+
+  void fail(beast::error_code ec) {
+    if (closed) return;
+    closed = true;
+    if (!closing && on_close)
+      on_close(Error{Code::Unavailable, "WebSocket connection lost: " + ec.message(), nullptr});
+  }
+};
+
+Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, const std::string& url,
+                                                                  std::chrono::milliseconds timeout) {
+  static const std::regex re(R"(^ws://([^/:]+|\[[^\]]+\]):(\d+)(/.*)?$)");
+  std::smatch m;
+  if (!std::regex_match(url, m, re))
+    return errorf(Code::InvalidArgument, "'{}' is not a ws://host:port/path URL", url);
+  std::string host = m[1], port = m[2], path = m[3].matched ? std::string(m[3]) : "/";
+
+  auto session = std::make_shared<Session>(io.context());
+  std::promise<beast::error_code> done;
+  auto fut = done.get_future();
+  asio::post(io.context(), [&, session] {
+    session->resolver.async_resolve(host, port, [&, session](beast::error_code ec, tcp::resolver::results_type results) {
+      if (ec) return done.set_value(ec);
+      beast::get_lowest_layer(session->stream).expires_after(timeout);
+      beast::get_lowest_layer(session->stream).async_connect(results, [&, session](beast::error_code ec, auto) {
+        if (ec) return done.set_value(ec);
+        beast::get_lowest_layer(session->stream).expires_never();
+        session->stream.set_option(ws::stream_base::timeout::suggested(beast::role_type::client));
+        session->stream.read_message_max(512u << 20);
+        session->stream.async_handshake(host + ":" + port, path, [&](beast::error_code ec) { done.set_value(ec); });
+      });
+    });
+  });
+  if (fut.wait_for(timeout + std::chrono::seconds(1)) != std::future_status::ready) {
+    asio::post(io.context(), [session] { beast::get_lowest_layer(session->stream).close(); });
+    fut.wait();
+    return errorf(Code::DeadlineExceeded, "no WebSocket handshake from {} within {} ms", url, timeout.count());
+  }
+  if (auto ec = fut.get())
+    return errorf(Code::Unavailable, "cannot connect to {}: {}", url, ec.message());
+  std::unique_ptr<WebSocketClient> client(new WebSocketClient());
+  client->m_session = session;
+  return client;
+}
+
+WebSocketClient::~WebSocketClient() { close(); }
+
+void WebSocketClient::start(OnMessage on_message, OnClose on_close) {
+  auto s = m_session;
+  asio::post(s->stream.get_executor(), [s, on_message = std::move(on_message), on_close = std::move(on_close)]() mutable {
+    s->on_message = std::move(on_message);
+    s->on_close = std::move(on_close);
+    s->read();
+  });
+}
+
+void WebSocketClient::send(std::string message) {
+  auto s = m_session;
+  asio::post(s->stream.get_executor(), [s, message = std::move(message)]() mutable {
+    if (s->closed) return;
+    s->outbox.push_back(std::move(message));
+    if (s->outbox.size() == 1) s->write_next();
+  });
+}
+
+void WebSocketClient::close() {
+  if (!m_session) return;
+  auto s = std::move(m_session);
+  asio::post(s->stream.get_executor(), [s] {
+    s->closing = true;
+    s->on_message = nullptr;
+    s->on_close = nullptr;
+    beast::error_code ec;
+    beast::get_lowest_layer(s->stream).socket().close(ec);
+  });
+}
+
+}  // namespace ouro::net
