@@ -21,7 +21,10 @@ Result<json> Host::run(const std::string& function, const json& args) {
   auto r = cap->impl(m_ctx, args);
   if (!tab.empty()) {
     if (!r) {
-      if (auto note = m_ctx.browser.navigation_note(tab); note && r.error().message.find("[PAGE NAVIGATED]") == std::string::npos)
+      const std::string& msg = r.error().message;
+      bool went_away = msg.find("navigated") != std::string::npos || msg.find("context was destroyed") != std::string::npos;
+      if (auto note = m_ctx.browser.navigation_note(tab, went_away ? std::chrono::milliseconds(1500) : std::chrono::milliseconds(0));
+          note && msg.find("[PAGE NAVIGATED]") == std::string::npos)
         r.error().message += "\n" + *note;
     } else if (cap->risk != Risk::Navigate) {
       m_ctx.browser.note_interaction(tab);

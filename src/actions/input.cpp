@@ -51,11 +51,23 @@ Result<json> actionable(Context& ctx, const std::string& tab, const std::string&
                 selector, tab, url, timeout.count());
 }
 
-void mouse(Context& ctx, const std::string& tab, const char* type, double x, double y, int buttons = 0, int clicks = 0) {
+// Input events in order. All but the last are pipelined; the last is awaited, and since the
+// browser handles Input commands of a session in order, its reply means all of them were
+// dispatched to the page. (A Runtime round trip would not do: it does not queue behind input.)
+using InputEvents = std::vector<std::pair<const char*, json>>;
+
+Result<void> dispatch(Context& ctx, const std::string& tab, InputEvents events) {
+  if (events.empty()) return {};
+  for (size_t i = 0; i + 1 < events.size(); ++i) ctx.browser.send_async(tab, events[i].first, std::move(events[i].second));
+  TRY(ctx.browser.send(tab, events.back().first, std::move(events.back().second), ctx.limits.exec_timeout));
+  return {};
+}
+
+json mouse(const char* type, double x, double y, int buttons = 0, int clicks = 0) {
   json p = {{"type", type}, {"x", x}, {"y", y}};
   if (std::string_view(type) != "mouseMoved") p["button"] = "left", p["clickCount"] = clicks;
   if (buttons) p["buttons"] = buttons;
-  ctx.browser.send_async(tab, "Input.dispatchMouseEvent", std::move(p));
+  return p;
 }
 
 struct KeyDef {
@@ -106,30 +118,25 @@ int modifier_bits(const json& mods) {
   return bits;
 }
 
-void key_events(Context& ctx, const std::string& tab, const KeyDef& k, int modifiers) {
+void key_events(InputEvents& out, const KeyDef& k, int modifiers) {
   json down = {{"type", k.text.empty() ? "rawKeyDown" : "keyDown"}, {"key", k.key}, {"code", k.code},
                {"windowsVirtualKeyCode", k.key_code}, {"modifiers", modifiers}};
   // With Control/Meta held the key is a shortcut, not text.
   if (!k.text.empty() && !(modifiers & 6)) down["text"] = k.text, down["unmodifiedText"] = k.text;
-  ctx.browser.send_async(tab, "Input.dispatchKeyEvent", down);
-  ctx.browser.send_async(tab, "Input.dispatchKeyEvent",
-                         {{"type", "keyUp"}, {"key", k.key}, {"code", k.code}, {"windowsVirtualKeyCode", k.key_code}, {"modifiers", modifiers}});
-}
-
-// Input events are pipelined; this round trip returns once the browser has handled them all.
-Result<void> flush(Context& ctx, const std::string& tab) {
-  TRY(ctx.browser.send(tab, "Runtime.evaluate", {{"expression", "0"}, {"returnByValue", true}}, ctx.limits.exec_timeout));
-  return {};
+  out.emplace_back("Input.dispatchKeyEvent", std::move(down));
+  out.emplace_back("Input.dispatchKeyEvent", json{{"type", "keyUp"}, {"key", k.key}, {"code", k.code},
+                                                  {"windowsVirtualKeyCode", k.key_code}, {"modifiers", modifiers}});
 }
 
 Result<json> click_at(Context& ctx, const std::string& tab, const json& at, int count = 1) {
   double x = at["x"], y = at["y"];
-  mouse(ctx, tab, "mouseMoved", x, y);
+  InputEvents events;
+  events.emplace_back("Input.dispatchMouseEvent", mouse("mouseMoved", x, y));
   for (int i = 1; i <= count; ++i) {
-    mouse(ctx, tab, "mousePressed", x, y, 1, i);
-    mouse(ctx, tab, "mouseReleased", x, y, 0, i);
+    events.emplace_back("Input.dispatchMouseEvent", mouse("mousePressed", x, y, 1, i));
+    events.emplace_back("Input.dispatchMouseEvent", mouse("mouseReleased", x, y, 0, i));
   }
-  TRY(flush(ctx, tab));
+  TRY(dispatch(ctx, tab, std::move(events)));
   return json{{"element", at.value("element", "")}};
 }
 
@@ -146,8 +153,7 @@ Result<json> click(Context& ctx, const json& args) {
 Result<json> hover(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   auto at = TRY(actionable(ctx, tab, sel, {.enabled = false}, "hover", ctx.limits.action_timeout));
-  mouse(ctx, tab, "mouseMoved", at["x"], at["y"]);
-  TRY(flush(ctx, tab));
+  TRY(dispatch(ctx, tab, {{"Input.dispatchMouseEvent", mouse("mouseMoved", at["x"], at["y"])}}));
   return json{{"element", at.value("element", "")}};
 }
 
@@ -158,6 +164,7 @@ Result<json> type(Context& ctx, const json& args) {
   auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "type", ctx.limits.action_timeout));
   TRY(click_at(ctx, tab, at));
   TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'end')", ctx.limits.exec_timeout));
+  InputEvents events;
   for (size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
     size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
@@ -165,10 +172,10 @@ Result<json> type(Context& ctx, const json& args) {
     i += len;
     if (ch == "\n") ch = "Enter";
     auto k = key_def(ch);
-    if (k && !k->code.empty()) key_events(ctx, tab, *k, std::isupper(static_cast<unsigned char>(ch[0])) ? 8 : 0);
-    else ctx.browser.send_async(tab, "Input.insertText", {{"text", ch}});  // no key for it: insert as an IME would
+    if (k && !k->code.empty()) key_events(events, *k, std::isupper(static_cast<unsigned char>(ch[0])) ? 8 : 0);
+    else events.emplace_back("Input.insertText", json{{"text", ch}});  // no key for it: insert as an IME would
   }
-  TRY(flush(ctx, tab));
+  TRY(dispatch(ctx, tab, std::move(events)));
   return json{{"element", at.value("element", "")}, {"typed", text.size()}};
 }
 
@@ -199,9 +206,10 @@ Result<json> fill(Context& ctx, const json& args) {
       auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "fill", ctx.limits.action_timeout));
       TRY(click_at(ctx, tab, at));
       TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'select')", ctx.limits.exec_timeout));
-      if (text.empty()) key_events(ctx, tab, *key_def("Delete"), 0);
-      else ctx.browser.send_async(tab, "Input.insertText", {{"text", text}});
-      TRY(flush(ctx, tab));
+      InputEvents events;
+      if (text.empty()) key_events(events, *key_def("Delete"), 0);
+      else events.emplace_back("Input.insertText", json{{"text", text}});
+      TRY(dispatch(ctx, tab, std::move(events)));
     }
     filled.push_back(sel);
   }
@@ -231,8 +239,9 @@ Result<json> key_press(Context& ctx, const json& args) {
     return errorf(Code::InvalidArgument, "keyPress: unknown key '{}'; use a single character or a name like Enter, Tab, Escape, "
                   "Backspace, ArrowDown, PageDown, F5", key);
   int mods = modifier_bits(args.size() > 2 ? args[2] : json());
-  key_events(ctx, tab, *k, mods);
-  TRY(flush(ctx, tab));
+  InputEvents events;
+  key_events(events, *k, mods);
+  TRY(dispatch(ctx, tab, std::move(events)));
   return json(true);
 }
 

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <regex>
+#include <thread>
 
 namespace ouro::actions::impl {
 
@@ -146,8 +147,21 @@ Result<json> get_recent_requests(Context& ctx, const json& args) {
 Result<json> get_response_body(Context& ctx, const json& args) {
   std::string id = arg_string(args, 0);
   std::string tab = TRY(ctx.browser.tab_of_request(id));
+  // The body exists once the response has finished loading.
+  auto deadline = std::chrono::steady_clock::now() + ctx.limits.exec_timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool finished = true;
+    for (const auto& rec : ctx.browser.requests(tab))
+      if (rec.request_id == id) finished = rec.finished;
+    if (finished) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   auto r = ctx.browser.send(tab, "Network.getResponseBody", {{"requestId", id}}, ctx.limits.exec_timeout);
-  if (!r) return errorf(Code::NotFound, "getResponseBody('{}'): the browser no longer has this body ({})", id, r.error().message);
+  if (!r)
+    return errorf(Code::NotFound,
+                  "getResponseBody('{}'): the browser kept no body for this response ({}). It keeps none for responses marked "
+                  "Cache-Control: no-store that the page did not read, and drops old ones; read the data in the page with execInTab instead",
+                  id, r.error().message);
   std::string body = r->value("body", "");
   if (!r->value("base64Encoded", false)) return capped(body, ctx.limits.result_cap);
   std::string mime;

@@ -81,6 +81,7 @@ struct Tab {
   std::string url, title, status = "loading", favicon;
   std::string loader_id, loaded_loader_id;
   int isolated_ctx = 0;
+  int title_pending = 0;  // title reads in flight: waitForLoad returns after them
   bool ready = false, closed = false, crashed = false;
   std::string last_interaction_url;
   std::deque<ConsoleEntry> console;
@@ -109,14 +110,16 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
 
   // --- event handling (network thread) ----------------------------------------------------
 
+  // The listener runs before waiters wake, so the REPL has the new state before any reply that
+  // a waiter sends.
   void notify_tabs() {
-    changed.notify_all();
     std::function<void()> l;
     {
       std::lock_guard lock(mutex);
       l = listener;
     }
     if (l) l();
+    changed.notify_all();
   }
 
   std::shared_ptr<Tab> tab_by_session(const std::string& sid) {
@@ -165,10 +168,15 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
       tab.url = p.value("url", tab.url);
       return true;
     }
+    if (m == "Page.domContentEventFired") {
+      refresh_title(tab);
+      return false;
+    }
     if (m == "Page.loadEventFired" || (m == "Page.frameStoppedLoading" && p.value("frameId", "") == tab.target_id)) {
       if (tab.status == "loaded" && tab.loaded_loader_id == tab.loader_id) return false;
       tab.status = "loaded";
       tab.loaded_loader_id = tab.loader_id;
+      refresh_title(tab);
       return true;
     }
     if (m == "Runtime.bindingCalled") {
@@ -290,6 +298,38 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
     });
   }
 
+  // Reads title and icon once the document has them. The helpers' binding reports later changes,
+  // but a document created before the binding was installed (a popup sharing its opener's
+  // renderer) would otherwise keep showing its URL as title.
+  void refresh_title(Tab& tab) {
+    json params = {{"expression", tab.isolated_ctx ? "JSON.stringify({title: document.title, favicon: __ouro.favicon()})"
+                                                   : "JSON.stringify({title: document.title})"},
+                   {"returnByValue", true}};
+    if (tab.isolated_ctx) params["contextId"] = tab.isolated_ctx;
+    std::weak_ptr<Impl> weak = shared_from_this();
+    std::string id = tab.id;
+    ++tab.title_pending;
+    conn->send("Runtime.evaluate", std::move(params), tab.session_id, 5s, [weak, id](Result<json> r) {
+      auto self = weak.lock();
+      if (!self) return;
+      std::optional<json> v;
+      if (r && (*r)["result"].contains("value") && (*r)["result"]["value"].is_string())
+        if (auto p = parse_json((*r)["result"]["value"].get<std::string>()); p && p->is_object()) v = std::move(*p);
+      {
+        std::lock_guard lock(self->mutex);
+        auto it = self->tabs.find(id);
+        if (it == self->tabs.end()) return;
+        Tab& t = *it->second;
+        --t.title_pending;
+        if (v) {
+          t.title = v->value("title", t.title);
+          t.favicon = v->value("favicon", t.favicon);
+        }
+      }
+      self->notify_tabs();
+    });
+  }
+
   void browser_event(const cdp::Event& ev) {
     const json& p = ev.params;
     const std::string& m = ev.method;
@@ -398,6 +438,8 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
                  if (!self || !t || !r) return;
                  std::lock_guard lock(self->mutex);
                  if ((*r)["result"].value("value", "") == "complete" && t->loader_id.empty()) t->status = "loaded";
+                 // A document that loaded before we attached (a popup) reports no load event.
+                 self->refresh_title(*t);
                });
     conn->send("Runtime.runIfWaitingForDebugger", json::object(), sid, 10s, [weak, wtab](Result<json> r) {
       auto self = weak.lock();
@@ -412,17 +454,21 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
     });
   }
 
-  void on_close(const Error& e) {
+  Error on_close(const Error& e) {
+    Error out;
     {
       std::lock_guard lock(mutex);
       std::string why = e.message;
       if (process) {
-        for (int i = 0; i < 20 && !process->exit_status(); ++i) std::this_thread::sleep_for(5ms);
+        // The pipe closes as the process dies; give waitpid a moment to see it.
+        for (int i = 0; i < 40 && !process->exit_status(); ++i) std::this_thread::sleep_for(5ms);
         if (auto st = process->exit_status()) why = "Chromium " + *st;
       }
       dead = Error{Code::Unavailable, "the browser is gone: " + why + ". Run the command again to start a new one.", nullptr};
+      out = *dead;
     }
     notify_tabs();
+    return out;
   }
 
   // --- helpers for public methods -----------------------------------------------------------
@@ -466,7 +512,8 @@ Result<std::unique_ptr<Browser>> Browser::start(net::IoThread& io, const Browser
     if (auto s = weak.lock()) s->on_event(ev);
   });
   impl->conn->set_close_handler([weak](const Error& e) {
-    if (auto s = weak.lock()) s->on_close(e);
+    auto s = weak.lock();
+    return s ? s->on_close(e) : e;
   });
   b->m_impl = impl;
 
@@ -590,7 +637,7 @@ Result<TabInfo> Browser::navigate(const std::string& tab_id, const std::string& 
   if (!loader.empty()) {
     // The load may outlast the deadline; the tab is then returned while still "loading".
     m_impl->wait_until(lock, Clock::now() + timeout,
-                       [&] { return tab->closed || tab->crashed || tab->loaded_loader_id == loader; });
+                       [&] { return tab->closed || tab->crashed || (tab->loaded_loader_id == loader && !tab->title_pending); });
   }
   if (m_impl->dead) return tl::make_unexpected(*m_impl->dead);
   tab->last_interaction_url = tab->url;
@@ -616,7 +663,7 @@ Result<TabInfo> Browser::wait_for_load(const std::string& tab_id, Millis timeout
   std::unique_lock lock(m_impl->mutex);
   auto tab = TRY(m_impl->find_tab(tab_id));
   bool ok = m_impl->wait_until(lock, Clock::now() + timeout,
-                               [&] { return tab->closed || tab->crashed || tab->status == "loaded"; });
+                               [&] { return tab->closed || tab->crashed || (tab->status == "loaded" && !tab->title_pending); });
   if (m_impl->dead) return tl::make_unexpected(*m_impl->dead);
   if (tab->closed) return errorf(Code::NotFound, "tab {} was closed while waiting for it to load", tab_id);
   if (tab->crashed) return errorf(Code::Unavailable, "tab {} crashed while loading", tab_id);
@@ -724,6 +771,7 @@ Result<json> Browser::eval_page(const std::string& tab_id, const std::string& co
   // Statements or an expression, completion value returned, top-level await allowed (REPL mode,
   // inside a block so declarations do not leak into the page); a body with `return` falls back
   // to an async function.
+  auto started = Clock::now();
   auto r = run("{\n" + code + "\n}", true);
   if (r && r->contains("exceptionDetails")) {
     std::string text = exception_text((*r)["exceptionDetails"]);
@@ -734,8 +782,11 @@ Result<json> Browser::eval_page(const std::string& tab_id, const std::string& co
     }
   }
   if (!r) {
-    if (r.error().code == Code::DeadlineExceeded)
-      return errorf(Code::DeadlineExceeded, "execInTab on {} did not finish within {} ms", tab_id, timeout.count());
+    // Runtime.evaluate's own timeout terminates the script and answers "Internal error".
+    if (r.error().code == Code::DeadlineExceeded || Clock::now() - started >= timeout * 9 / 10)
+      return errorf(Code::DeadlineExceeded, "execInTab on {} was stopped after {} ms (the page's code did not finish)", tab_id, timeout.count());
+    if (r.error().message.find("navigated or closed") != std::string::npos)
+      return errorf(Code::Aborted, "execInTab on {}: the page navigated away while the code was running", tab_id);
     return tl::make_unexpected(r.error());
   }
   if (r->contains("exceptionDetails")) {
@@ -817,11 +868,14 @@ void Browser::note_interaction(const std::string& tab_id) {
   if (auto it = m_impl->tabs.find(tab_id); it != m_impl->tabs.end()) it->second->last_interaction_url = it->second->url;
 }
 
-std::optional<std::string> Browser::navigation_note(const std::string& tab_id) const {
-  std::lock_guard lock(m_impl->mutex);
+std::optional<std::string> Browser::navigation_note(const std::string& tab_id, Millis wait) const {
+  std::unique_lock lock(m_impl->mutex);
   auto it = m_impl->tabs.find(tab_id);
   if (it == m_impl->tabs.end()) return std::nullopt;
-  const Tab& t = *it->second;
+  std::shared_ptr<Tab> tab = it->second;
+  if (wait.count() > 0)
+    m_impl->changed.wait_for(lock, wait, [&] { return tab->closed || tab->last_interaction_url != tab->url; });
+  const Tab& t = *tab;
   if (t.last_interaction_url.empty() || t.last_interaction_url == t.url) return std::nullopt;
   return fmt::format("[PAGE NAVIGATED] Tab {} URL changed from \"{}\" to \"{}\" since your last interaction. Update your selectors for the new page.",
                      t.id, t.last_interaction_url, t.url);
@@ -830,6 +884,15 @@ std::optional<std::string> Browser::navigation_note(const std::string& tab_id) c
 std::optional<Error> Browser::dead() const {
   std::lock_guard lock(m_impl->mutex);
   return m_impl->dead;
+}
+
+}  // namespace ouro::browser
+
+namespace ouro::browser {
+
+std::optional<int> Browser::process_id() const {
+  if (!m_impl->process || m_impl->process->pid() <= 0) return std::nullopt;
+  return m_impl->process->pid();
 }
 
 }  // namespace ouro::browser

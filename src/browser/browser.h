@@ -121,11 +121,15 @@ class Browser {
 
   // Remembers the URL the caller last acted on, so a later failure can say the page navigated.
   void note_interaction(const std::string& tab_id);
-  // If the tab's URL changed since note_interaction: the "[PAGE NAVIGATED] …" sentence.
-  std::optional<std::string> navigation_note(const std::string& tab_id) const;
+  // If the tab's URL changed since note_interaction: the "[PAGE NAVIGATED] …" sentence. With
+  // `wait`, first waits that long for the change to arrive (a call that failed because its
+  // document went away may be answered before the navigation event).
+  std::optional<std::string> navigation_note(const std::string& tab_id, Millis wait = Millis(0)) const;
 
   // Why the browser is gone (crash, exit, lost connection), if it is.
   std::optional<Error> dead() const;
+  // The Chromium process we launched (none when attached to a browser by URL).
+  std::optional<int> process_id() const;
 
  private:
   Browser() = default;

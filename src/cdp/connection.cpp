@@ -30,7 +30,7 @@ struct Connection::Impl {
   bool stopping = false;
   Clock::time_point sleep_until = Clock::time_point::max();  // when the deadline thread next wakes
   std::function<void(const Event&)> on_event;
-  std::function<void(const Error&)> on_close;
+  std::function<Error(const Error&)> on_close;
   std::thread deadline_thread;
 
   void handle_message(std::string text) {
@@ -71,16 +71,19 @@ struct Connection::Impl {
   }
 
   void handle_close(Error error) {
-    std::map<uint64_t, Pending> failed;
     {
       std::lock_guard lock(mutex);
       if (closed) return;
+    }
+    if (on_close) error = on_close(error);
+    std::map<uint64_t, Pending> failed;
+    {
+      std::lock_guard lock(mutex);
       closed = error;
       failed.swap(pending);
     }
     for (auto& [id, p] : failed)
       p.done(tl::make_unexpected(Error{Code::Unavailable, p.method + " failed: " + error.message, nullptr}));
-    if (on_close) on_close(error);
   }
 
   void run_deadlines() {
@@ -147,7 +150,7 @@ Connection::~Connection() {
 }
 
 void Connection::set_event_handler(std::function<void(const Event&)> handler) { m_impl->on_event = std::move(handler); }
-void Connection::set_close_handler(std::function<void(const Error&)> handler) { m_impl->on_close = std::move(handler); }
+void Connection::set_close_handler(std::function<Error(const Error&)> handler) { m_impl->on_close = std::move(handler); }
 
 void Connection::send(std::string_view method, json params, std::string_view session_id,
                       std::chrono::milliseconds timeout, Callback done) {

@@ -31,9 +31,11 @@ class Connection {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Handlers run on the transport's thread; set them before the first command.
+  // Handlers run on the transport's thread; set them before the first command. The close
+  // handler runs first when the connection is lost and returns the error every pending and
+  // later command fails with (so it can say why: "Chromium was killed by signal 9").
   void set_event_handler(std::function<void(const Event&)> handler);
-  void set_close_handler(std::function<void(const Error&)> handler);
+  void set_close_handler(std::function<Error(const Error&)> handler);
 
   // Sends a command; any thread. `done` runs exactly once: with the result object, with the
   // protocol's error, with DeadlineExceeded after `timeout`, or with Unavailable when the

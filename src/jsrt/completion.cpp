@@ -56,7 +56,8 @@ std::vector<size_t> statement_starts(const std::string& s) {
     }
     if (c == '(' || c == '[' || c == '{') ++depth;
     else if (c == ')' || c == ']' || c == '}') --depth;
-    if ((c == ';' || c == '\n') && depth == 0) out.push_back(i + 1);
+    // A block's closing brace also ends a statement: `for (…) { … } out`.
+    if ((c == ';' || c == '\n' || c == '}') && depth == 0) out.push_back(i + 1);
     if (!std::isspace(static_cast<unsigned char>(c))) prev_sig = c;
   }
   return out;
@@ -73,7 +74,68 @@ bool starts_with_word(const std::string& s, std::string_view word) {
   return s.rfind(word, 0) == 0 && (s.size() == word.size() || !(std::isalnum(static_cast<unsigned char>(s[word.size()])) || s[word.size()] == '_' || s[word.size()] == '$'));
 }
 
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+
+// Reads an identifier at `i`; returns it and advances `i`, or returns "".
+std::string read_ident(const std::string& s, size_t& i) {
+  if (i >= s.size() || !ident_start(s[i])) return "";
+  size_t b = i;
+  while (i < s.size() && ident_char(s[i])) ++i;
+  return s.substr(b, i - b);
+}
+
+void skip_space(const std::string& s, size_t& i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+}
+
 }  // namespace
+
+std::string persist_declarations(const std::string& code, const std::function<bool(std::string_view)>& reserved) {
+  std::vector<size_t> starts = statement_starts(code);
+  starts.insert(starts.begin(), 0);
+  struct Edit {
+    size_t at, len;
+    std::string text;
+  };
+  std::vector<Edit> edits;
+  std::string exports;
+  size_t last = std::string::npos;
+  for (size_t start : starts) {
+    size_t i = start;
+    while (i < code.size() && std::isspace(static_cast<unsigned char>(code[i]))) ++i;
+    if (i == last || i >= code.size()) continue;
+    last = i;
+    size_t kw_at = i;
+    std::string kw = read_ident(code, i);
+    if (kw == "const" || kw == "let" || kw == "var") {
+      size_t after_kw = i;
+      skip_space(code, i);
+      if (i == after_kw) continue;
+      std::string name = read_ident(code, i);
+      skip_space(code, i);
+      if (name.empty() || reserved(name) || i >= code.size() || code[i] != '=' || (i + 1 < code.size() && code[i + 1] == '=')) continue;
+      edits.push_back({kw_at, after_kw - kw_at + (code[after_kw] == ' ' ? 1 : 0), "globalThis." });
+    } else if (kw == "class") {
+      skip_space(code, i);
+      std::string name = read_ident(code, i);
+      if (!name.empty() && !reserved(name)) edits.push_back({kw_at, 0, "globalThis." + name + " = "});
+    } else if (kw == "function" || kw == "async") {
+      if (kw == "async") {
+        skip_space(code, i);
+        if (read_ident(code, i) != "function") continue;
+      }
+      skip_space(code, i);
+      if (i < code.size() && code[i] == '*') ++i;
+      skip_space(code, i);
+      std::string name = read_ident(code, i);
+      if (!name.empty() && !reserved(name)) exports += "globalThis." + name + " = " + name + "; ";
+    }
+  }
+  std::string out = code;
+  for (auto it = edits.rbegin(); it != edits.rend(); ++it) out.replace(it->at, it->len, it->text);
+  return exports + out;
+}
 
 std::string add_completion_return(const std::string& code, const std::function<bool(const std::string&)>& valid) {
   std::vector<size_t> starts = statement_starts(code);
@@ -88,7 +150,9 @@ std::string add_completion_return(const std::string& code, const std::function<b
                                 "throw", "try", "switch", "import", "export", "async function", "break", "continue"})
       if (starts_with_word(suffix, kw)) return code;
     if (suffix[0] == '}' || suffix[0] == '{') return code;
-    std::string candidate = code.substr(0, *it) + "\n;return (\n" + suffix + "\n);";
+    // Same line as the original statement, so error line numbers stay true.
+    size_t lead = code.find_first_not_of(" \t\r\n", *it);
+    std::string candidate = code.substr(0, lead) + ";return (" + suffix + "\n);";
     if (valid(candidate)) return candidate;
   }
   return code;

@@ -11,4 +11,10 @@ namespace ouro::jsrt {
 // `valid(body)` says whether `(async () => {\n<body>\n})` parses.
 std::string add_completion_return(const std::string& code, const std::function<bool(const std::string&)>& valid);
 
+// Makes top-level declarations outlive the input, as in a console: `const t = x` becomes
+// `globalThis.t = x`, `class A {…}` becomes `globalThis.A = class A {…}`, and top-level function
+// declarations are exported on the first line (they are hoisted). Names for which `reserved`
+// is true (the API) stay local. Destructuring declarations are left as they are.
+std::string persist_declarations(const std::string& code, const std::function<bool(std::string_view)>& reserved);
+
 }  // namespace ouro::jsrt

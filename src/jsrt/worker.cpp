@@ -23,6 +23,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 extern "C" {
@@ -260,6 +261,9 @@ class Worker {
   }
 
   static inline Worker* s_self = nullptr;
+  // Names a top-level declaration may not replace globally: the API (it would fail silently).
+  std::set<std::string> m_reserved = {"tabs", "activeTab", "env", "setFinal", "log", "sleep", "setTimeout", "console",
+                                      "interceptRequests", "globalThis", "undefined", "NaN", "Infinity"};
   json m_result_header;
   std::string m_result_payload;
 
@@ -276,7 +280,10 @@ class Worker {
     set(host, "register", make_fn("register", n_register));
     set(JSContextGetGlobalObject(m_ctx), "__ouroHost", host);
     json api = json::array();
-    for (const auto& f : functions) api.push_back(json::array({f}));
+    for (const auto& f : functions) {
+      api.push_back(json::array({f}));
+      m_reserved.insert(f.get<std::string>());
+    }
     std::string prelude(embedded::prelude_js);
     prelude.replace(prelude.find("= __API__;") + 2, 7, api.dump());
     JSValueRef exc = nullptr;
@@ -366,8 +373,9 @@ class Worker {
     int timeout_ms = f.header.value("timeout_ms", 30000);
     size_t memory = f.header.value("memory_mb", size_t(128)) << 20;
     std::string code = add_completion_return(f.payload, [this](const std::string& b) { return parses(b); });
-    // The user's first line is line 1: the wrapper's own line is line 0.
-    std::string script = "__ouroRun(async () => {\n" + code + "\n})";
+    code = persist_declarations(code, [this](std::string_view name) { return m_reserved.count(std::string(name)) > 0; });
+    // The wrapper shares the first line with the code, so line numbers are the user's own.
+    std::string script = "__ouroRun(async () => {" + code + "\n})";
 
     m_settled = false;
     m_result_header = json();
@@ -378,7 +386,7 @@ class Worker {
     m_armed = true;
 
     JSValueRef exc = nullptr;
-    JSEvaluateScript(m_ctx, JStr(script), nullptr, JStr("repl"), 0, &exc);
+    JSEvaluateScript(m_ctx, JStr(script), nullptr, JStr("repl"), 1, &exc);
     if (exc && !m_settled && m_kill == kNone) {
       // A syntax error: the script never ran.
       JSObjectRef e = JSValueToObject(m_ctx, exc, nullptr);
@@ -470,7 +478,7 @@ int worker_main(int fd, bool probe) {
       return 3;
     }
     std::string report = probe_forbidden_syscalls();
-    (void)!write(2, report.data(), report.size());
+    (void)!write(fd, report.data(), report.size());
     return 0;
   }
   Worker w(fd);

@@ -60,7 +60,6 @@ struct Connection : std::enable_shared_from_this<Connection> {
     HttpResponse out = (*handler)(r);
     response = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(out.status), req.version());
     response->set(http::field::content_type, out.content_type);
-    response->set(http::field::cache_control, "no-store");
     for (auto& [k, v] : out.headers) response->insert(k, v);
     response->body() = std::move(out.body);
     response->keep_alive(req.keep_alive());

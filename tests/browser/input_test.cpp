@@ -1,0 +1,167 @@
+// Browser actions (seed 000 §3.3): trusted input with actionability waits, as a person would act.
+#include "browser_env.h"
+
+#include <regex>
+
+namespace ouro::testing {
+namespace {
+
+TEST(Click, ClicksWithRealMouseEvents) {
+  json r = ok(R"(
+    const t = await openTab('{{/}}');
+    const res = await click(t, '#go');
+    await click(t, '#go');
+    ({ res, out: await getText(t, '#out') }))");
+  EXPECT_EQ(r["res"]["element"], "button#go \"Go\"");
+  EXPECT_EQ(r["out"], "clicked 2");
+}
+
+TEST(Click, EventsAreTrusted) {
+  json r = ok(R"(
+    const t = await openTab('{{/}}');
+    await execInTab(t, `window.trusted = null; document.getElementById('go').addEventListener('click', e => window.trusted = e.isTrusted)`);
+    await click(t, '#go');
+    await execInTab(t, 'window.trusted'))");
+  EXPECT_EQ(r, true);
+}
+
+TEST(Click, WaitsUntilAnOverlayGoesAndAButtonIsEnabled) {
+  json r = ok(R"(
+    const t = await openTab('{{/covered?ms=500}}');
+    await click(t, '#target');
+    const first = await execInTab(t, 'document.title');
+    await click(t, '#late');
+    ({ first, title: await execInTab(t, 'document.title') }))");
+  EXPECT_EQ(r["first"], "target clicked");
+  EXPECT_EQ(r["title"], "late clicked");
+}
+
+TEST(Click, ACoveredElementFailsNamingWhatCoversIt) {
+  std::string err = fails("const t = await openTab('{{/covered?ms=-1}}'); await click(t, '#target', { timeout: 600 })");
+  EXPECT_NE(err.find("covered by div#overlay"), std::string::npos) << err;
+  EXPECT_NE(err.find("'#target'"), std::string::npos) << err;
+  EXPECT_NE(err.find(site().url("/covered?ms=-1")), std::string::npos) << err;
+}
+
+TEST(Click, AMissingElementNamesSelectorTabAndUrl) {
+  std::string err = fails("const t = await openTab('{{/}}'); await click(t, '#missing', { timeout: 300 })");
+  EXPECT_NE(err.find("no element matches selector '#missing'"), std::string::npos) << err;
+  EXPECT_TRUE(std::regex_search(err, std::regex("on tab t[0-9]+ \\(" + site().url("/") + "\\)"))) << err;
+}
+
+TEST(Click, ScrollsFarElementsIntoView) {
+  json r = ok(R"(
+    const t = await openTab('{{/scroll}}');
+    await click(t, '#bottom');
+    await execInTab(t, 'document.title'))");
+  EXPECT_EQ(r, "bottom clicked");
+}
+
+TEST(Click, ATabClosedWhileTheActionWaitsFailsClearly) {
+  std::string err = fails(R"(
+    const t = await openTab('{{/covered?ms=-1}}');
+    const pending = click(t, '#target', { timeout: 5000 });
+    await sleep(300);
+    await closeTab(t);
+    await pending)");
+  EXPECT_NE(err.find("was closed"), std::string::npos) << err;
+}
+
+TEST(Type, UpdatesAFrameworkControlledInput) {
+  json r = ok(R"(
+    const t = await openTab('{{/form}}');
+    // Setting .value from script is ignored by the framework, as in React ...
+    await execInTab(t, `document.getElementById('name').value = 'script'; document.getElementById('name').dispatchEvent(new Event('input', {bubbles: true}))`);
+    const naive = JSON.parse(await getText(t, '#state'));
+    // ... while typing like a person updates its state.
+    await type(t, '#name', 'Ada Lovelace');
+    await type(t, '#email', 'ada@example.com');
+    const state = JSON.parse(await getText(t, '#state'));
+    ({ naive, state }))");
+  EXPECT_EQ(r["naive"]["name"], "") << "the fixture must behave like React: scripted values are ignored";
+  EXPECT_EQ(r["state"]["name"], "scriptAda Lovelace");
+  EXPECT_EQ(r["state"]["email"], "ada@example.com");
+}
+
+TEST(Type, ReadOnlyFieldsAreRefused) {
+  std::string err = fails("const t = await openTab('{{/form}}'); await type(t, '#ro', 'x')");
+  EXPECT_NE(err.find("read-only"), std::string::npos) << err;
+}
+
+TEST(Fill, ReplacesTextSelectsOptionsAndTicksBoxes) {
+  json r = ok(R"(
+    const t = await openTab('{{/form}}');
+    await type(t, '#name', 'old');
+    await fill(t, { '#name': 'Grace Hopper', '#email': 'grace@navy.mil', '#color': 'Blue', '#agree': true, '#notes': 'line' });
+    ({
+      state: JSON.parse(await getText(t, '#state')),
+      color: await execInTab(t, "document.getElementById('color').value"),
+      agree: await execInTab(t, "document.getElementById('agree').checked"),
+      notes: await execInTab(t, "document.getElementById('notes').value"),
+    }))");
+  EXPECT_EQ(r["state"]["name"], "Grace Hopper");
+  EXPECT_EQ(r["state"]["email"], "grace@navy.mil");
+  EXPECT_EQ(r["color"], "b");
+  EXPECT_EQ(r["agree"], true);
+  EXPECT_EQ(r["notes"], "line");
+}
+
+TEST(Select, ByValueOrLabelAndClearErrors) {
+  json r = ok(R"(
+    const t = await openTab('{{/form}}');
+    const a = await select(t, '#color', 'g');
+    const b = await select(t, '#color', 'Red');
+    ({ a, b }))");
+  EXPECT_EQ(r["a"]["selected"][0], "g");
+  EXPECT_EQ(r["b"]["selected"][0], "r");
+  std::string err = fails("const t = await openTab('{{/form}}'); await select(t, '#color', 'Purple')");
+  EXPECT_NE(err.find("no option with value or label 'Purple'"), std::string::npos) << err;
+  EXPECT_NE(err.find("\"Red\""), std::string::npos) << "lists the options: " << err;
+}
+
+TEST(KeyPress, NamedKeysCharactersAndModifiers) {
+  json r = ok(R"(
+    const t = await openTab('{{/keys}}');
+    await click(t, '#k');
+    await keyPress(t, 'a');
+    await keyPress(t, 'Enter');
+    await keyPress(t, 'ArrowDown');
+    await keyPress(t, 'c', ['Control']);
+    ({ log: (await getText(t, '#log')).trim(), value: await execInTab(t, "document.getElementById('k').value") }))");
+  EXPECT_EQ(r["log"], "a Enter ArrowDown c+ctrl");
+  EXPECT_EQ(r["value"], "a");
+  std::string err = fails("await keyPress(activeTab, 'NotAKey')");
+  EXPECT_NE(err.find("unknown key 'NotAKey'"), std::string::npos) << err;
+}
+
+TEST(Hover, MovesTheMouseOverTheElement) {
+  json r = ok(R"(
+    const t = await openTab('{{/hover}}');
+    await hover(t, '#menu');
+    (await querySelector(t, '#sub')).visible)");
+  EXPECT_EQ(r, true);
+}
+
+TEST(Scroll, WheelScrollsAndReportsPosition) {
+  json r = ok(R"(
+    const t = await openTab('{{/scroll}}');
+    const down = await scroll(t, 'down', 500);
+    const bottom = await scroll(t, 'bottom');
+    const top = await scroll(t, 'top');
+    ({ down, bottom, top }))");
+  EXPECT_GE(r["down"]["y"].get<int>(), 400);
+  EXPECT_EQ(r["bottom"]["atBottom"], true);
+  EXPECT_EQ(r["top"]["y"], 0);
+  std::string err = fails("await scroll(activeTab, 'sideways')");
+  EXPECT_NE(err.find("direction must be"), std::string::npos) << err;
+}
+
+TEST(Arguments, WrongTypesAreNamed) {
+  std::string err = fails("await click(123, '#go')");
+  EXPECT_NE(err.find("click(tabId, selector, options?): tabId must be string, got number"), std::string::npos) << err;
+  err = fails("await fill(activeTab, 'nope')");
+  EXPECT_NE(err.find("formData must be object"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace ouro::testing

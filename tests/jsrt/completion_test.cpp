@@ -1,0 +1,74 @@
+// Completion values for REPL inputs: the last expression statement becomes the result.
+#include "jsrt/completion.h"
+
+#include <gtest/gtest.h>
+
+namespace ouro::jsrt {
+namespace {
+
+// A stand-in parser for the pure rewrite: balanced brackets and no "return (" followed by a
+// statement keyword. The engine's real parser is exercised by the REPL tests.
+bool rough_valid(const std::string& body) {
+  int depth = 0;
+  for (char c : body) depth += (c == '(' || c == '{' || c == '[') - (c == ')' || c == '}' || c == ']');
+  if (depth != 0) return false;
+  auto p = body.find("return (");
+  if (p == std::string::npos) return true;
+  std::string after = body.substr(p + 8);
+  return after.rfind(".", 0) != 0;
+}
+
+TEST(Completion, LastExpressionIsReturned) {
+  EXPECT_EQ(add_completion_return("1 + 1", rough_valid), ";return (1 + 1\n);");
+  EXPECT_EQ(add_completion_return("const a = 1\na * 2", rough_valid), "const a = 1\n;return (a * 2\n);");
+  EXPECT_EQ(add_completion_return("const a = 1; a * 2;", rough_valid), "const a = 1; ;return (a * 2\n);");
+}
+
+TEST(Completion, DeclarationsAndReturnsAreLeftAlone) {
+  EXPECT_EQ(add_completion_return("const a = 1", rough_valid), "const a = 1");
+  EXPECT_EQ(add_completion_return("return 5", rough_valid), "return 5");
+  EXPECT_EQ(add_completion_return("if (x) { y() }", rough_valid), "if (x) { y() }");
+  EXPECT_EQ(add_completion_return("for (const x of y) {\n  z(x)\n}", rough_valid), "for (const x of y) {\n  z(x)\n}");
+}
+
+TEST(Completion, SplitsOnlyAtTopLevel) {
+  std::string code = "const rows = await f(`a;\nb`, { x: 1,\n y: 2 })\nrows.length";
+  EXPECT_EQ(add_completion_return(code, rough_valid), "const rows = await f(`a;\nb`, { x: 1,\n y: 2 })\n;return (rows.length\n);");
+  std::string strings = "log('a;b'); \"c;\\\"d\"; /* e; */ 7";
+  EXPECT_EQ(add_completion_return(strings, rough_valid), "log('a;b'); \"c;\\\"d\"; ;return (/* e; */ 7\n);");
+}
+
+TEST(Completion, MultiLineChainsAreKeptWhole) {
+  std::string code = "const x = 'a b'\nx\n  .split(' ')\n  .length";
+  EXPECT_EQ(add_completion_return(code, rough_valid), "const x = 'a b'\n;return (x\n  .split(' ')\n  .length\n);");
+}
+
+TEST(Completion, KeepsLineNumbers) {
+  std::string out = add_completion_return("a()\n\n\nb()", rough_valid);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 4);
+  EXPECT_EQ(out.find("b()"), std::string("a()\n\n\n;return (").size());
+}
+
+TEST(Completion, GivesUpWhenTheParserSaysNo) {
+  EXPECT_EQ(add_completion_return("x = 1 +\n2", [](const std::string&) { return false; }), "x = 1 +\n2");
+}
+
+bool no_reserved(std::string_view name) { return name == "tabs"; }
+
+TEST(PersistDeclarations, TopLevelNamesOutliveTheInput) {
+  EXPECT_EQ(persist_declarations("const t = activeTab", no_reserved), "globalThis.t = activeTab");
+  EXPECT_EQ(persist_declarations("let a = 1; var b = await f()\nb", no_reserved), "globalThis.a = 1; globalThis.b = await f()\nb");
+  EXPECT_EQ(persist_declarations("class A { m() { const x = 1 } }", no_reserved), "globalThis.A = class A { m() { const x = 1 } }");
+  EXPECT_EQ(persist_declarations("x()\nasync function f() { let y = 2 }", no_reserved), "globalThis.f = f; x()\nasync function f() { let y = 2 }");
+}
+
+TEST(PersistDeclarations, LeavesNestedReservedAndDestructuringAlone) {
+  EXPECT_EQ(persist_declarations("if (x) { const y = 1 }", no_reserved), "if (x) { const y = 1 }");
+  EXPECT_EQ(persist_declarations("const { a, b } = o", no_reserved), "const { a, b } = o");
+  EXPECT_EQ(persist_declarations("const tabs = 3", no_reserved), "const tabs = 3");
+  EXPECT_EQ(persist_declarations("const s = `const z = 1`", no_reserved), "globalThis.s = `const z = 1`");
+  EXPECT_EQ(persist_declarations("for (let i = 0; i < 2; i++) {}", no_reserved), "for (let i = 0; i < 2; i++) {}");
+}
+
+}  // namespace
+}  // namespace ouro::jsrt

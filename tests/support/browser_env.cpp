@@ -1,0 +1,102 @@
+#include "browser_env.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <regex>
+#include <vector>
+
+namespace ouro::testing {
+
+namespace {
+
+// Constructed at the first temp_dir() call, so destroyed after the sessions that use the
+// directories (statics die in reverse order of construction).
+struct TempDirs {
+  std::vector<std::string> dirs;
+  ~TempDirs() {
+    for (const auto& d : dirs) std::filesystem::remove_all(d);
+  }
+};
+
+std::vector<std::string>& temp_dirs() {
+  static TempDirs t;
+  return t.dirs;
+}
+
+}  // namespace
+
+std::string ouro_binary() { return OURO_BINARY; }
+
+std::string temp_dir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "ouro-test-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  temp_dirs().push_back(tmpl);
+  return tmpl;
+}
+
+session::SessionOptions test_options() {
+  session::SessionOptions o;
+  o.db_path = temp_dir() + "/ouro.db";
+  o.repl.executable = ouro_binary();
+  o.repl.timeout = std::chrono::seconds(30);
+  o.limits.action_timeout = std::chrono::milliseconds(2500);
+  o.limits.exec_timeout = std::chrono::milliseconds(4000);
+  return o;
+}
+
+FixtureSite& site() {
+  static FixtureSite s;
+  return s;
+}
+
+session::Session& shared_session() {
+  static std::unique_ptr<session::Session> s = [] {
+    auto r = session::Session::start(test_options());
+    if (!r) throw std::runtime_error("cannot start the test session: " + r.error().message);
+    return std::move(*r);
+  }();
+  return *s;
+}
+
+jsrt::EvalResult eval(const std::string& code, session::Session* s) {
+  auto r = (s ? *s : shared_session()).repl().eval(with_urls(code));
+  if (!r) {
+    ADD_FAILURE() << "REPL failure: " << r.error().message;
+    return {};
+  }
+  return *r;
+}
+
+json ok(const std::string& code, session::Session* s) {
+  auto r = eval(code, s);
+  if (!r.ok) {
+    ADD_FAILURE() << "evaluation failed: " << r.error_name << ": " << r.error_message << "\ncode:\n" << code;
+    return json();
+  }
+  return r.final ? *r.final : r.value;
+}
+
+std::string fails(const std::string& code, session::Session* s) {
+  auto r = eval(code, s);
+  if (r.ok) {
+    ADD_FAILURE() << "expected an error, got " << (r.value.is_discarded() ? "undefined" : r.value.dump()) << "\ncode:\n" << code;
+    return "";
+  }
+  return r.error_message;
+}
+
+std::string with_urls(std::string code) {
+  static const std::regex re(R"(\{\{(/[^}]*)\}\})");
+  std::string out;
+  auto begin = std::sregex_iterator(code.begin(), code.end(), re);
+  size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    out += code.substr(last, static_cast<size_t>(it->position()) - last);
+    out += site().url((*it)[1]);
+    last = static_cast<size_t>(it->position() + it->length());
+  }
+  return out + code.substr(last);
+}
+
+}  // namespace ouro::testing

@@ -1,0 +1,33 @@
+// A browser session shared by the tests of one executable (one Chromium, one REPL), plus the
+// fixture site, and small helpers to run REPL code and check its outcome.
+#pragma once
+
+#include "fixtures.h"
+#include "session/session.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace ouro::testing {
+
+std::string ouro_binary();
+// A fresh directory under /tmp, removed at exit.
+std::string temp_dir();
+// Options for a test session: headless, its own data directory, the ouro binary as REPL worker,
+// short limits so failures come fast.
+session::SessionOptions test_options();
+
+FixtureSite& site();
+session::Session& shared_session();
+
+// Runs code in the shared REPL; fails the test on infrastructure errors.
+jsrt::EvalResult eval(const std::string& code, session::Session* s = nullptr);
+// Runs code that must succeed; returns setFinal's value if set, else the value.
+json ok(const std::string& code, session::Session* s = nullptr);
+// Runs code that must fail; returns the error message.
+std::string fails(const std::string& code, session::Session* s = nullptr);
+// Replaces every {{/path}} in code with the fixture URL of /path.
+std::string with_urls(std::string code);
+
+}  // namespace ouro::testing

@@ -1,0 +1,189 @@
+#include "fixtures.h"
+
+#include "net/io.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+namespace ouro::testing {
+
+namespace {
+
+std::string page(const std::string& title, const std::string& body) {
+  return "<!doctype html><html><head><meta charset=utf-8><title>" + title + "</title></head><body>" + body + "</body></html>";
+}
+
+int query_int(const std::string& query, const std::string& key, int dflt) {
+  auto p = query.find(key + "=");
+  return p == std::string::npos ? dflt : std::atoi(query.c_str() + p + key.size() + 1);
+}
+
+// A controlled input the way React implements one: the framework owns the value (state), tracks
+// the last value it wrote on the node, and only accepts an 'input' event whose value differs from
+// that tracker. Setting el.value from script updates the tracker and is therefore ignored, just
+// as in React; real typing changes the value without touching the tracker and is accepted.
+const char* kControlledScript = R"JS(
+const state = { name: '', email: '' };
+function render() {
+  for (const key of Object.keys(state)) {
+    const el = document.getElementById(key);
+    if (el.value !== state[key]) el.value = state[key];
+  }
+  document.getElementById('state').textContent = JSON.stringify(state);
+}
+for (const key of Object.keys(state)) {
+  const el = document.getElementById(key);
+  const proto = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value');
+  let tracked = '';
+  Object.defineProperty(el, 'value', {
+    get() { return proto.get.call(this); },
+    set(v) { tracked = String(v); proto.set.call(this, v); },
+  });
+  el.addEventListener('input', () => {
+    const now = proto.get.call(el);
+    if (now === tracked) return;          // React: "value did not change", no onChange
+    tracked = now;
+    state[key] = now;                     // onChange -> setState
+    render();
+  });
+}
+render();
+)JS";
+
+}  // namespace
+
+struct FixtureSite::Impl {
+  std::unique_ptr<net::IoThread> io;
+  std::unique_ptr<net::HttpServer> server;
+  mutable std::mutex mutex;
+  std::map<std::string, int> hits;
+  std::string big_cache;
+};
+
+FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
+  m->io = net::IoThread::start();
+  Impl* self = m.get();
+  auto server = net::HttpServer::start(*m->io, 0, [self](const net::HttpRequest& r) {
+    {
+      std::lock_guard lock(self->mutex);
+      self->hits[r.path]++;
+    }
+    net::HttpResponse res;
+    const std::string& p = r.path;
+    if (p == "/" || p == "/index.html") {
+      res.body = page("Fixture Home",
+                      "<h1>Fixture Home</h1><p class=intro>Welcome to the fixture site.</p>"
+                      "<a href='/form'>Form</a> <a href='/list'>List</a> <a id=nav-b href='/b'>Page B</a>"
+                      "<button id=go onclick=\"document.getElementById('out').textContent='clicked ' + (++window.clicks || (window.clicks = 1))\">Go</button>"
+                      "<div id=out></div>");
+    } else if (p == "/b") {
+      res.body = page("Page B", "<h1>Page B</h1><p>second page</p>");
+    } else if (p == "/form") {
+      res.body = page("Controlled form",
+                      "<form id=f onsubmit='event.preventDefault(); document.getElementById(\"submitted\").textContent = JSON.stringify(state)'>"
+                      "<label for=name>Name</label><input id=name name=name>"
+                      "<input id=email name=email type=email placeholder='you@example.com'>"
+                      "<input id=pw name=password type=password value=hunter2>"
+                      "<input id=ro value=fixed readonly>"
+                      "<select id=color name=color><option value=r>Red</option><option value=g>Green</option><option value=b>Blue</option></select>"
+                      "<input id=agree type=checkbox name=agree>"
+                      "<textarea id=notes name=notes></textarea>"
+                      "<button id=submit type=submit>Send</button></form>"
+                      "<pre id=state></pre><pre id=submitted></pre>"
+                      "<script>" + std::string(kControlledScript) + "</script>");
+    } else if (p == "/list") {
+      std::string items;
+      for (int i = 1; i <= 50; ++i)
+        items += "<li class=item data-id=" + std::to_string(i) + "><span class=name>Item " + std::to_string(i) +
+                 "</span> <span class=price>" + std::to_string(i * 3) + ".00</span></li>";
+      res.body = page("List", "<ul id=items>" + items + "</ul>");
+    } else if (p == "/big") {
+      int kb = query_int(r.query, "kb", 1024);
+      std::string text;
+      text.reserve(static_cast<size_t>(kb) * 1024 + 100);
+      const std::string line = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt.\n";
+      while (text.size() < static_cast<size_t>(kb) * 1024) text += line;
+      res.body = page("Big page", "<pre id=big>" + text + "</pre>");
+    } else if (p == "/navigates") {
+      int ms = query_int(r.query, "ms", 300);
+      res.body = page("About to leave", "<h1>Leaving soon</h1><script>setTimeout(() => location.href = '/b', " + std::to_string(ms) + ")</script>");
+    } else if (p == "/popup") {
+      res.body = page("Popup opener", "<button id=open onclick=\"window.open('/b', '_blank')\">Open popup</button>");
+    } else if (p == "/console") {
+      res.body = page("Console",
+                      "<script>console.log('hello from the page', 42); console.warn('careful'); console.error('something failed');"
+                      "setTimeout(() => { null.boom(); }, 0);</script><button id=err onclick=\"throw new Error('clicked error')\">Err</button>");
+    } else if (p == "/xhr") {
+      res.body = page("Traffic",
+                      "<div id=result></div><button id=load onclick=\"fetch('/api/items?page=2').then(r => r.json()).then(d => "
+                      "document.getElementById('result').textContent = d.items.length)\">Load</button>"
+                      "<script>const x = new XMLHttpRequest(); x.open('POST', '/api/echo'); x.setRequestHeader('content-type', 'application/json');"
+                      "x.send(JSON.stringify({hello: 'world'})); fetch('/api/items?page=1');</script>");
+    } else if (p == "/api/items") {
+      res.content_type = "application/json";
+      res.body = R"({"page":)" + std::to_string(query_int(r.query, "page", 1)) + R"(,"items":[{"id":1,"name":"alpha"},{"id":2,"name":"beta"},{"id":3,"name":"gamma"}]})";
+    } else if (p == "/api/echo") {
+      res.content_type = "application/json";
+      res.body = r.body.empty() ? "{}" : r.body;
+    } else if (p == "/cookies") {
+      res.headers.push_back({"Set-Cookie", "session=abc123; Path=/; HttpOnly"});
+      res.headers.push_back({"Set-Cookie", "theme=dark; Path=/"});
+      res.body = page("Storage", "<script>localStorage.setItem('cart', JSON.stringify([1,2])); localStorage.setItem('user', 'ada');"
+                                 "sessionStorage.setItem('step', '3');</script><p>stored</p>");
+    } else if (p == "/frames") {
+      res.body = page("Frames", "<h1>Outer</h1><iframe id=inner src='/frame-inner' style='width:400px;height:200px;margin-top:300px'></iframe>");
+    } else if (p == "/frame-inner") {
+      res.body = page("Inner", "<p id=msg>inside the frame</p><button id=btn onclick=\"this.textContent='pressed'\">Press</button>");
+    } else if (p == "/covered") {
+      int ms = query_int(r.query, "ms", 400);
+      res.body = page("Covered",
+                      "<button id=target style='position:absolute;top:50px;left:50px' onclick=\"document.title='target clicked'\">Target</button>"
+                      "<div id=overlay style='position:fixed;inset:0;background:rgba(0,0,0,.5)'>modal</div>"
+                      "<button id=late disabled onclick=\"document.title='late clicked'\">Late</button>"
+                      "<script>if (" + std::to_string(ms) + " >= 0) setTimeout(() => { document.getElementById('overlay').remove(); "
+                      "document.getElementById('late').disabled = false; }, " + std::to_string(ms) + ")</script>");
+    } else if (p == "/scroll") {
+      std::string rows;
+      for (int i = 0; i < 200; ++i) rows += "<div style='height:40px'>row " + std::to_string(i) + "</div>";
+      res.body = page("Tall", rows + "<button id=bottom onclick=\"document.title='bottom clicked'\">Bottom</button>");
+    } else if (p == "/keys") {
+      res.body = page("Keys", "<input id=k autofocus><pre id=log></pre><script>const log = document.getElementById('log');"
+                              "document.getElementById('k').addEventListener('keydown', e => log.textContent += e.key + (e.ctrlKey ? '+ctrl' : '') + ' ');"
+                              "document.getElementById('k').focus();</script>");
+    } else if (p == "/hover") {
+      res.body = page("Hover", "<div id=menu style='width:200px;height:50px' onmouseenter=\"document.getElementById('sub').style.display='block'\">Menu</div>"
+                               "<div id=sub style='display:none'>Submenu</div>");
+    } else if (p == "/slow") {
+      res.delay = std::chrono::milliseconds(query_int(r.query, "ms", 3000));
+      res.body = page("Slow", "<p>finally</p>");
+    } else if (p == "/favicon.ico") {
+      res.status = 404;
+      res.body = "";
+    } else {
+      res.status = 404;
+      res.body = page("Not found", "<h1>404</h1>");
+    }
+    return res;
+  });
+  if (!server) throw std::runtime_error(server.error().message);
+  m->server = std::move(*server);
+}
+
+FixtureSite::~FixtureSite() {
+  m->server.reset();
+  m->io.reset();
+}
+
+std::string FixtureSite::url(const std::string& path) const { return m->server->url(path); }
+
+int FixtureSite::hits(const std::string& prefix) const {
+  std::lock_guard lock(m->mutex);
+  int n = 0;
+  for (auto& [path, count] : m->hits)
+    if (path.rfind(prefix, 0) == 0) n += count;
+  return n;
+}
+
+}  // namespace ouro::testing
