@@ -1,5 +1,6 @@
 # The two commands: `make run ARGS='…'` and `make test`. Both install what is missing first.
 PRESET ?= release
+ARGS ?= --help
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
 
@@ -29,7 +30,7 @@ test-unit: build
 
 bench: build
 	@./scripts/setup.sh --bench
-	@./bench/run.sh $(BUILD_DIR)
+	@./bench/run.sh $(BUILD_DIR) $(ARGS)
 
 docs: build
 	$(BUILD_DIR)/ouro help api --markdown > docs/API.md

@@ -82,6 +82,7 @@ struct Tab {
   std::string loader_id, loaded_loader_id;
   int isolated_ctx = 0;
   int title_pending = 0;  // title reads in flight: waitForLoad returns after them
+  std::string titled_loader;  // the document whose page helpers reported its title
   bool ready = false, closed = false, crashed = false;
   std::string last_interaction_url;
   std::deque<ConsoleEntry> console;
@@ -168,15 +169,12 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
       tab.url = p.value("url", tab.url);
       return true;
     }
-    if (m == "Page.domContentEventFired") {
-      refresh_title(tab);
-      return false;
-    }
     if (m == "Page.loadEventFired" || (m == "Page.frameStoppedLoading" && p.value("frameId", "") == tab.target_id)) {
       if (tab.status == "loaded" && tab.loaded_loader_id == tab.loader_id) return false;
       tab.status = "loaded";
       tab.loaded_loader_id = tab.loader_id;
-      refresh_title(tab);
+      // The helpers report the title at DOMContentLoaded; read it only if they could not.
+      if (tab.titled_loader != tab.loader_id) refresh_title(tab);
       return true;
     }
     if (m == "Runtime.bindingCalled") {
@@ -184,6 +182,7 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
       auto payload = parse_json(p.value("payload", "{}"), "page notification");
       if (!payload || !payload->is_object()) return false;
       std::string title = payload->value("title", tab.title), icon = payload->value("favicon", tab.favicon);
+      tab.titled_loader = tab.loader_id;
       if (title == tab.title && icon == tab.favicon) return false;
       tab.title = title;
       tab.favicon = icon;

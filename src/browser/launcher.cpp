@@ -32,6 +32,11 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
                   "or point OURO_CHROMIUM at a Chromium binary",
                   exe);
 
+  if (options.headed && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+    return make_error(Code::FailedPrecondition,
+                      "--headed needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set: run without --headed, "
+                      "or under a virtual display (xvfb-run ouro …)");
+
   std::unique_ptr<ChromiumProcess> proc(new ChromiumProcess());
   if (options.user_data_dir.empty()) {
     std::string tmpl = (fs::temp_directory_path() / "ouro-profile-XXXXXX").string();
@@ -62,8 +67,18 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
       "--disable-extensions",
       "--disable-breakpad",
       "--disable-quic",
-      "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+      // Back/forward cache and paint holding keep or delay documents across navigations: an
+      // agent wants each navigation to load and show its page now.
+      "--disable-back-forward-cache",
+      "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,PaintHolding",
       "--metrics-recording-only",
+      // The agent works in tabs the user is not looking at: keep them running at full speed.
+      "--disable-background-timer-throttling",
+      "--disable-backgrounding-occluded-windows",
+      "--disable-renderer-backgrounding",
+      "--disable-ipc-flooding-protection",
+      "--disable-client-side-phishing-detection",
+      "--disable-hang-monitor",
       "--password-store=basic",
       "--use-mock-keychain",
       "--window-size=" + std::to_string(options.width) + "," + std::to_string(options.height),

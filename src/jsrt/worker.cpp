@@ -249,6 +249,11 @@ class Worker {
     return JSValueMakeUndefined(ctx);
   }
 
+  static JSValueRef n_now(JSContextRef ctx, JSObjectRef, JSObjectRef, size_t, const JSValueRef[], JSValueRef*) {
+    static const auto origin = Clock::now();
+    return JSValueMakeNumber(ctx, std::chrono::duration<double, std::milli>(Clock::now() - origin).count());
+  }
+
   static JSValueRef n_register(JSContextRef ctx, JSObjectRef, JSObjectRef, size_t argc, const JSValueRef argv[], JSValueRef*) {
     Worker* w = s_self;
     if (argc >= 2) {
@@ -263,7 +268,7 @@ class Worker {
   static inline Worker* s_self = nullptr;
   // Names a top-level declaration may not replace globally: the API (it would fail silently).
   std::set<std::string> m_reserved = {"tabs", "activeTab", "env", "setFinal", "log", "sleep", "setTimeout", "console",
-                                      "interceptRequests", "globalThis", "undefined", "NaN", "Infinity"};
+                                      "interceptRequests", "performance", "globalThis", "undefined", "NaN", "Infinity"};
   json m_result_header;
   std::string m_result_payload;
 
@@ -278,6 +283,7 @@ class Worker {
     set(host, "timer", make_fn("timer", n_timer));
     set(host, "done", make_fn("done", n_done));
     set(host, "register", make_fn("register", n_register));
+    set(host, "now", make_fn("now", n_now));
     set(JSContextGetGlobalObject(m_ctx), "__ouroHost", host);
     json api = json::array();
     for (const auto& f : functions) {

@@ -96,7 +96,12 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
   void accept() {
     acceptor.async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !self->acceptor.is_open()) return;
-      if (!ec) std::make_shared<Connection>(std::move(socket), self->handler)->read();
+      if (!ec) {
+        // Responses go out as header and body writes; without NODELAY, Nagle holds the second
+        // back until the peer's delayed ACK.
+        socket.set_option(tcp::no_delay(true), ec);
+        std::make_shared<Connection>(std::move(socket), self->handler)->read();
+      }
       self->accept();
     });
   }

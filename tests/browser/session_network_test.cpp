@@ -50,7 +50,9 @@ TEST(Storage, LocalAndSessionStorageReadAndClear) {
 TEST(Network, RecentRequestsAndResponseBodies) {
   json r = ok(R"(
     const t = await openTab('{{/xhr}}');
-    for (let i = 0; i < 50 && (await getRecentRequests(t)).length < 2; i++) await sleep(50);
+    // Requests are listed as soon as they start (status 0); wait until both have finished.
+    const done = rs => rs.length >= 2 && rs.every(r => r.finished);
+    for (let i = 0; i < 50 && !done(await getRecentRequests(t)); i++) await sleep(50);
     const reqs = await getRecentRequests(t);
     const everything = await getRecentRequests(t, { type: 'all' });
     const post = reqs.find(q => q.method === 'POST');

@@ -119,6 +119,8 @@
     if (handler) handlers.set(id, handler);
     return id;
   });
+  // A monotonic clock in milliseconds with sub-millisecond resolution, as in browsers.
+  define('performance', Object.freeze({ now: () => host.now() }));
   // console.* goes to the activity feed like log().
   const consoleObj = {};
   for (const level of ['log', 'info', 'warn', 'error', 'debug'])
