@@ -22,6 +22,8 @@ struct Limits {
   std::chrono::milliseconds exec_timeout = 10s;    // execInTab and page reads
   std::chrono::milliseconds load_timeout = 10s;    // openTab/navigate/waitForLoad default
   size_t result_cap = 100000;                      // characters, for execInTab and page reads
+  bool allow_request_modification = false;         // interceptRequests handlers may block/alter requests
+  std::chrono::milliseconds intercept_decision = 3s;  // a paused request goes on unmodified after this
 };
 
 struct Context {
@@ -30,9 +32,12 @@ struct Context {
   Limits limits;
   // Delivers a finished request to an interceptRequests handler inside the REPL.
   std::function<void(const std::string& handler, const json& data)> emit_event;
-  // interceptRequests registrations: "tabId pattern" -> browser observer ids.
+  // interceptRequests registrations: "tabId pattern" -> browser observer ids (observe-only), and
+  // with modification on: tab -> {pattern -> handler id}, and requests paused awaiting a decision.
   std::mutex intercept_mutex;
   std::map<std::string, std::vector<int>> intercepts;
+  std::map<std::string, std::map<std::string, std::string>> modifiers;
+  std::map<std::string, std::string> paused;  // pause id -> tab id
 };
 
 }  // namespace ouro::actions

@@ -1,5 +1,6 @@
 #include "actions/host.h"
 
+#include "actions/impl.h"
 #include "actions/registry.h"
 #include "browser/browser.h"
 
@@ -8,9 +9,14 @@
 namespace ouro::actions {
 
 Host::Host(browser::Browser& browser, store::Database* db, Limits limits, size_t threads)
-    : m_ctx{browser, db, limits, {}, {}, {}}, m_pool(std::make_unique<ThreadPool>(threads)) {}
+    : m_ctx{browser, db, limits, {}, {}, {}, {}, {}}, m_pool(std::make_unique<ThreadPool>(threads)) {
+  browser.set_pause_handler([this](const std::string& tab, const json& params) { impl::on_request_paused(m_ctx, tab, params); });
+}
 
-Host::~Host() { m_pool.reset(); }
+Host::~Host() {
+  m_ctx.browser.set_pause_handler(nullptr);
+  m_pool.reset();
+}
 
 Result<json> Host::run(const std::string& function, const json& args) {
   const Capability* cap = find(function);

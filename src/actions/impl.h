@@ -21,7 +21,12 @@ OURO_CAP(get_recent_requests); OURO_CAP(get_response_body); OURO_CAP(intercept_r
 OURO_CAP(get_console_log); OURO_CAP(get_errors);
 // Utilities
 OURO_CAP(store); OURO_CAP(retrieve);
+// Internal: the REPL's answer for a request paused for an interceptRequests handler.
+OURO_CAP(resolve_intercept);
 #undef OURO_CAP
+
+// A request paused by the Fetch domain (network thread): hands it to the matching handler.
+void on_request_paused(Context& ctx, const std::string& tab, const json& params);
 
 // Shared by the implementations.
 std::string arg_string(const json& args, size_t i);

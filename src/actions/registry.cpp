@@ -82,7 +82,9 @@ std::vector<Capability> build() {
   host(g, "getResponseBody", {{"requestId", "string"}}, "string | { base64Encoded: true, mimeType: string, body: string }",
        "Body of a captured response (text decoded; capped at 100,000 chars).", Risk::Read, get_response_body);
   host(g, "interceptRequests", {kTab, {"pattern", "string"}, {"handler", "function|null"}}, "string (interceptor id) | null",
-       "Calls handler(request) for each finished request whose URL matches pattern (observe-only; null removes). Handlers run while your code is running or awaiting.",
+       "Calls handler(request) for each finished request whose URL matches pattern (* glob or substring; null removes). Observe-only unless "
+       "request modification is enabled (--allow-request-modification): then handler(request) runs before the request is sent and may return "
+       "{ block: true }, { url, method, headers, postData } or { respond: { status, body, headers } }. Handlers run while your code is running or awaiting.",
        Risk::Read, intercept_requests);
 
   g = "Console & Errors";
@@ -100,6 +102,9 @@ std::vector<Capability> build() {
   local(g, "sleep", {{"ms", "number"}}, "Promise<void>", "Waits; capped at 10 s. Prefer waitForLoad(tabId).");
   host(g, "store", {{"key", "string"}, {"value", "any"}}, "true", "Saves a JSON value under key, persistent across runs.", Risk::Local, impl::store);
   host(g, "retrieve", {{"key", "string"}}, "any | null", "Reads a value saved with store().", Risk::Local, retrieve);
+  host(g, "__resolveIntercept", {{"pauseId", "string"}, {"decision", "any"}}, "true",
+       "The prelude's answer for a request paused for an interceptRequests handler.", Risk::Act, resolve_intercept);
+  r.back().internal = true;
   return r;
 }
 
@@ -157,6 +162,7 @@ std::string signature(const Capability& c) {
 std::string reference_text() {
   std::string out, group;
   for (const auto& c : registry()) {
+    if (c.internal) continue;
     if (c.group != group) {
       group = c.group;
       out += (out.empty() ? "" : "\n") + std::string("### ") + group + "\n";
@@ -175,6 +181,7 @@ std::string reference_markdown() {
       "Every function that talks to the browser returns a Promise: `await` it. Tab ids look like `t1`.\n";
   std::string group;
   for (const auto& c : registry()) {
+    if (c.internal) continue;
     if (c.group != group) {
       group = c.group;
       out += "\n## " + group + "\n\n| call | returns | what it does |\n|---|---|---|\n";

@@ -37,6 +37,7 @@ struct Capability {
   Where where = Where::Host;
   bool property = false;     // `tabs`, `activeTab`, `env`: read as values, not called
   Implementation impl;       // Host capabilities only
+  bool internal = false;     // plumbing between the REPL prelude and ouro: not in the reference
 };
 
 // Everything the REPL offers, in reference order.

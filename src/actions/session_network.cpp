@@ -2,6 +2,7 @@
 #include "actions/impl.h"
 #include "browser/browser.h"
 
+#include <algorithm>
 #include <atomic>
 #include <regex>
 #include <thread>
@@ -173,18 +174,146 @@ Result<json> get_response_body(Context& ctx, const json& args) {
   return json{{"base64Encoded", true}, {"mimeType", mime}, {"body", capped(body, ctx.limits.result_cap)}};
 }
 
+namespace {
+
+std::string next_handler_id() {
+  static std::atomic<int> next{1};
+  return "i" + std::to_string(next++);
+}
+
+// Fetch.enable with every pattern that has a modifying handler on the tab, or Fetch.disable.
+Result<void> update_fetch_patterns(Context& ctx, const std::string& tab) {
+  json patterns = json::array();
+  {
+    std::lock_guard lock(ctx.intercept_mutex);
+    for (const auto& [pattern, handler] : ctx.modifiers[tab])
+      patterns.push_back({{"urlPattern", pattern.find('*') == std::string::npos ? "*" + pattern + "*" : pattern}, {"requestStage", "Request"}});
+  }
+  if (patterns.empty()) TRY(ctx.browser.send(tab, "Fetch.disable", json::object(), ctx.limits.exec_timeout));
+  else TRY(ctx.browser.send(tab, "Fetch.enable", {{"patterns", patterns}}, ctx.limits.exec_timeout));
+  return {};
+}
+
+json header_list(const json& headers) {
+  json out = json::array();
+  if (headers.is_object())
+    for (auto it = headers.begin(); it != headers.end(); ++it)
+      out.push_back({{"name", it.key()}, {"value", it->is_string() ? it->get<std::string>() : it->dump()}});
+  return out;
+}
+
+std::string base64_encode(const std::string& in) {
+  static const char* chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  int val = 0, bits = -6;
+  for (unsigned char c : in) {
+    val = (val << 8) + c;
+    bits += 8;
+    while (bits >= 0) {
+      out.push_back(chars[(val >> bits) & 0x3F]);
+      bits -= 6;
+    }
+  }
+  if (bits > -6) out.push_back(chars[((val << 8) >> (bits + 8)) & 0x3F]);
+  while (out.size() % 4) out.push_back('=');
+  return out;
+}
+
+}  // namespace
+
+void on_request_paused(Context& ctx, const std::string& tab, const json& params) {
+  std::string request_id = params.value("requestId", "");
+  const json& req = params.contains("request") ? params["request"] : json::object();
+  std::string url = req.value("url", "");
+  std::string handler;
+  {
+    std::lock_guard lock(ctx.intercept_mutex);
+    for (const auto& [pattern, h] : ctx.modifiers[tab])
+      if (url_matches(url, pattern)) handler = h;
+    if (!handler.empty()) ctx.paused[request_id] = tab;
+  }
+  if (handler.empty() || !ctx.emit_event) {
+    ctx.browser.send_async(tab, "Fetch.continueRequest", {{"requestId", request_id}});
+    return;
+  }
+  json headers = req.value("headers", json::object());
+  for (auto it = headers.begin(); it != headers.end(); ++it) {
+    std::string name = it.key();
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    if (name == "cookie" || name == "authorization") *it = "[REDACTED]";
+  }
+  json data = {{"url", url}, {"method", req.value("method", "GET")}, {"headers", headers},
+               {"type", params.value("resourceType", "Other")}, {"pauseId", request_id}};
+  if (req.contains("postData")) data["postData"] = req["postData"];
+  ctx.emit_event(handler, data);
+  // Without an answer in time (no code is running to call the handler), the request goes on.
+  Context* c = &ctx;
+  ctx.browser.after(ctx.limits.intercept_decision, [c, tab, request_id] {
+    {
+      std::lock_guard lock(c->intercept_mutex);
+      if (!c->paused.erase(request_id)) return;
+    }
+    c->browser.send_async(tab, "Fetch.continueRequest", {{"requestId", request_id}});
+  });
+}
+
+Result<json> resolve_intercept(Context& ctx, const json& args) {
+  std::string id = arg_string(args, 0);
+  json d = args.size() > 1 ? args[1] : json();
+  std::string tab;
+  {
+    std::lock_guard lock(ctx.intercept_mutex);
+    auto it = ctx.paused.find(id);
+    if (it == ctx.paused.end()) return json(false);  // already let through after the decision timeout
+    tab = it->second;
+    ctx.paused.erase(it);
+  }
+  if (d.is_object() && (d.value("block", false) || d.value("abort", false))) {
+    TRY(ctx.browser.send(tab, "Fetch.failRequest", {{"requestId", id}, {"errorReason", "BlockedByClient"}}, ctx.limits.exec_timeout));
+  } else if (d.is_object() && d.contains("respond") && d["respond"].is_object()) {
+    const json& r = d["respond"];
+    std::string body = r.contains("body") ? (r["body"].is_string() ? r["body"].get<std::string>() : r["body"].dump()) : "";
+    TRY(ctx.browser.send(tab, "Fetch.fulfillRequest",
+                         {{"requestId", id}, {"responseCode", r.value("status", 200)}, {"responseHeaders", header_list(r.value("headers", json::object()))},
+                          {"body", base64_encode(body)}},
+                         ctx.limits.exec_timeout));
+  } else {
+    json p = {{"requestId", id}};
+    if (d.is_object()) {
+      if (d.contains("url")) p["url"] = d["url"];
+      if (d.contains("method")) p["method"] = d["method"];
+      if (d.contains("headers")) p["headers"] = header_list(d["headers"]);
+      if (d.contains("postData")) p["postData"] = base64_encode(d["postData"].is_string() ? d["postData"].get<std::string>() : d["postData"].dump());
+    }
+    TRY(ctx.browser.send(tab, "Fetch.continueRequest", p, ctx.limits.exec_timeout));
+  }
+  return json(true);
+}
+
 Result<json> intercept_requests(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), pattern = arg_string(args, 1);
   TRY(ctx.browser.tab_info(tab));
   std::string key = tab + " " + pattern;
   if (args.size() < 3 || args[2].is_null()) {
-    std::lock_guard lock(ctx.intercept_mutex);
-    for (int id : ctx.intercepts[key]) ctx.browser.remove_request_observer(id);
-    ctx.intercepts.erase(key);
+    bool modifying;
+    {
+      std::lock_guard lock(ctx.intercept_mutex);
+      for (int id : ctx.intercepts[key]) ctx.browser.remove_request_observer(id);
+      ctx.intercepts.erase(key);
+      modifying = ctx.modifiers[tab].erase(pattern) > 0;
+    }
+    if (modifying) TRY(update_fetch_patterns(ctx, tab));
     return json(nullptr);
   }
-  static std::atomic<int> next{1};
-  std::string handler = "i" + std::to_string(next++);
+  std::string handler = next_handler_id();
+  if (ctx.limits.allow_request_modification) {
+    {
+      std::lock_guard lock(ctx.intercept_mutex);
+      ctx.modifiers[tab][pattern] = handler;
+    }
+    TRY(update_fetch_patterns(ctx, tab));
+    return json(handler);
+  }
   auto emit = ctx.emit_event;
   int id = ctx.browser.add_request_observer(tab, [emit, pattern, handler](const std::string&, const browser::RequestRecord& r) {
     if (emit && url_matches(r.url, pattern)) emit(handler, r.to_json());

@@ -3,6 +3,9 @@
 #include "base/log.h"
 #include "net/io.h"
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -107,6 +110,7 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::optional<Error> dead;
   std::function<void()> listener;
   std::map<int, std::pair<std::string, RequestObserver>> observers;
+  std::function<void(const std::string&, const json&)> pause_handler;
   int next_observer = 1;
 
   // --- event handling (network thread) ----------------------------------------------------
@@ -135,12 +139,20 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
     bool tabs_changed = false;
     std::vector<std::pair<RequestObserver, RequestRecord>> to_observe;
     std::string tab_id;
+    std::function<void(const std::string&, const json&)> on_pause;
     {
       std::lock_guard lock(mutex);
       auto tab = tab_by_session(ev.session_id);
       if (!tab) return;
       tab_id = tab->id;
-      tabs_changed = session_event(*tab, ev, to_observe);
+      if (ev.method == "Fetch.requestPaused") on_pause = pause_handler;
+      else tabs_changed = session_event(*tab, ev, to_observe);
+    }
+    if (ev.method == "Fetch.requestPaused") {
+      if (on_pause) on_pause(tab_id, ev.params);
+      // Nobody to decide: let it through rather than hang the page.
+      else conn->send("Fetch.continueRequest", {{"requestId", ev.params.value("requestId", "")}}, ev.session_id, 5s, [](Result<json>) {});
+      return;
     }
     for (auto& [obs, rec] : to_observe) obs(tab_id, rec);
     if (tabs_changed) notify_tabs();
@@ -796,6 +808,21 @@ Result<json> Browser::eval_page(const std::string& tab_id, const std::string& co
       return errorf(Code::DeadlineExceeded, "execInTab on {} was stopped after {} ms", tab_id, timeout.count());
     return make_error(Code::InvalidArgument, msg);
   }
+  // REPL mode awaits the script's own completion, not a promise that is its value: await that too.
+  for (int hops = 0; hops < 4 && (*r)["result"].value("subtype", "") == "promise" && (*r)["result"].contains("objectId"); ++hops) {
+    auto left = std::max(Millis(100), timeout - std::chrono::duration_cast<Millis>(Clock::now() - started));
+    auto awaited = m_impl->conn->call("Runtime.awaitPromise", {{"promiseObjectId", (*r)["result"]["objectId"]}, {"returnByValue", false}}, sid, left);
+    if (!awaited) {
+      if (awaited.error().code == Code::DeadlineExceeded)
+        return errorf(Code::DeadlineExceeded, "execInTab on {}: the promise did not settle within {} ms", tab_id, timeout.count());
+      return tl::make_unexpected(awaited.error());
+    }
+    if (awaited->contains("exceptionDetails")) {
+      std::string text = exception_text((*awaited)["exceptionDetails"]);
+      return make_error(Code::InvalidArgument, text.substr(0, text.find("\n    at ")));
+    }
+    r = std::move(awaited);
+  }
   const json& obj = (*r)["result"];
   std::string type = obj.value("type", "");
   if (type == "undefined") return json(json::value_t::discarded);
@@ -860,6 +887,18 @@ int Browser::add_request_observer(const std::string& tab_id, RequestObserver obs
 void Browser::remove_request_observer(int id) {
   std::lock_guard lock(m_impl->mutex);
   m_impl->observers.erase(id);
+}
+
+void Browser::set_pause_handler(std::function<void(const std::string&, const json&)> handler) {
+  std::lock_guard lock(m_impl->mutex);
+  m_impl->pause_handler = std::move(handler);
+}
+
+void Browser::after(Millis delay, std::function<void()> fn) {
+  auto timer = std::make_shared<boost::asio::steady_timer>(m_impl->io->context(), delay);
+  timer->async_wait([timer, fn = std::move(fn)](boost::system::error_code ec) {
+    if (!ec) fn();
+  });
 }
 
 void Browser::note_interaction(const std::string& tab_id) {

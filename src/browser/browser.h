@@ -118,6 +118,11 @@ class Browser {
   // Registers an observer; returns its id for remove_request_observer.
   int add_request_observer(const std::string& tab_id, RequestObserver observer);
   void remove_request_observer(int id);
+  // Requests paused by the Fetch domain (request modification, when the user enabled it) go to
+  // this handler, on the network thread; it must answer each with Fetch.continueRequest & co.
+  void set_pause_handler(std::function<void(const std::string& tab_id, const json& params)> handler);
+  // Runs fn on the network thread after delay (timeouts for paused requests).
+  void after(Millis delay, std::function<void()> fn);
 
   // Remembers the URL the caller last acted on, so a later failure can say the page navigated.
   void note_interaction(const std::string& tab_id);

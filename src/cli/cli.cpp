@@ -28,6 +28,7 @@ struct CommonFlags {
   double timeout_s = 30;
   size_t memory_mb = 128;
   int action_timeout_ms = 5000;
+  bool allow_request_modification = false;
 };
 
 void add_common(CLI::App* cmd, CommonFlags& f) {
@@ -38,6 +39,8 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_option("--timeout", f.timeout_s, "Seconds one evaluation may run (default 30)")->check(CLI::Range(0.1, 3600.0));
   cmd->add_option("--memory", f.memory_mb, "Megabytes one evaluation may allocate (default 128)")->check(CLI::Range(16, 8192));
   cmd->add_option("--action-timeout", f.action_timeout_ms, "Milliseconds click/type/… wait for an element (default 5000)")->check(CLI::Range(0, 120000));
+  cmd->add_flag("--allow-request-modification", f.allow_request_modification,
+                "Let interceptRequests handlers block, rewrite or answer requests (default: observe only)");
 }
 
 session::SessionOptions session_options(const CommonFlags& f, std::function<void(const std::string&)> on_log) {
@@ -48,6 +51,7 @@ session::SessionOptions session_options(const CommonFlags& f, std::function<void
   o.repl.timeout = std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));
   o.repl.memory_mb = f.memory_mb;
   o.limits.action_timeout = std::chrono::milliseconds(f.action_timeout_ms);
+  o.limits.allow_request_modification = f.allow_request_modification;
   o.on_log = std::move(on_log);
   return o;
 }

@@ -14,6 +14,7 @@ TEST(ExecInTab, ExpressionsStatementsAndReturnBodies) {
       stmts: await execInTab(t, 'const n = document.querySelectorAll("a").length; n * 10'),
       body: await execInTab(t, 'const h = document.querySelector("h1"); return h.textContent.toUpperCase()'),
       awaited: await execInTab(t, 'await new Promise(r => setTimeout(() => r(7), 20))'),
+      promised: await execInTab(t, 'new Promise(r => setTimeout(() => r(8), 20)).then(x => x + 1)'),
       again: await execInTab(t, 'const n = 5; n'),
       node: await execInTab(t, 'document.querySelector("h1")'),
       nodes: await execInTab(t, 'document.querySelectorAll("a")'),
@@ -23,6 +24,7 @@ TEST(ExecInTab, ExpressionsStatementsAndReturnBodies) {
   EXPECT_EQ(r["stmts"], 30);
   EXPECT_EQ(r["body"], "FIXTURE HOME");
   EXPECT_EQ(r["awaited"], 7);
+  EXPECT_EQ(r["promised"], 9) << "a promise value is awaited too";
   EXPECT_EQ(r["again"], 5) << "declarations must not leak between calls";
   EXPECT_EQ(r["node"], "<h1>Fixture Home</h1>");
   ASSERT_EQ(r["nodes"].size(), 3u);

@@ -86,6 +86,46 @@ TEST(Network, InterceptRequestsObservesMatchingTraffic) {
   EXPECT_EQ(r["result"], "3");
 }
 
+TEST(Network, ModificationIsOffUnlessEnabled) {
+  auto r = eval(R"(
+    const t = await openTab('{{/xhr}}');
+    await interceptRequests(t, '*page=2*', req => ({ block: true }));
+    await click(t, '#load');
+    for (let i = 0; i < 50 && (await getText(t, '#result')) === ''; i++) await sleep(50);
+    await interceptRequests(t, '*page=2*', null);
+    await getText(t, '#result'))");
+  ASSERT_TRUE(r.ok) << r.error_message;
+  EXPECT_EQ(r.value, "3") << "observe-only: the request went through";
+  bool warned = false;
+  for (const auto& l : r.logs) warned |= l.find("modifying requests is off") != std::string::npos;
+  EXPECT_TRUE(warned) << "the user is told why the block did not happen";
+}
+
+TEST(Network, WhenEnabledHandlersBlockRewriteAndAnswerRequests) {
+  auto opts = test_options();
+  opts.limits.allow_request_modification = true;
+  auto s = session::Session::start(opts);
+  ASSERT_TRUE(s) << s.error().message;
+  json r = ok(R"JS(
+    const t = await openTab('{{/xhr}}');
+    env.seen = [];
+    await interceptRequests(t, '*page=2*', req => { env.seen.push(req.method + ' ' + req.url); return { respond: { status: 200, body: '{"items":[1]}', headers: { 'content-type': 'application/json' } } }; });
+    await click(t, '#load');
+    for (let i = 0; i < 50 && (await getText(t, '#result')) === ''; i++) await sleep(50);
+    const answered = await getText(t, '#result');
+    await interceptRequests(t, '*page=2*', null);
+    await interceptRequests(t, '*page=2*', req => ({ block: true }));
+    const blocked = await execInTab(t, "fetch('/api/items?page=2').then(() => 'went through', e => 'blocked: ' + e.name)");
+    await interceptRequests(t, '*page=2*', null);
+    await interceptRequests(t, '/api/items', req => ({ url: req.url.replace('page=7', 'page=9') }));
+    const rewritten = await execInTab(t, "fetch('/api/items?page=7').then(r => r.json()).then(d => d.page)");
+    ({ seen: env.seen, answered, blocked, rewritten }))JS", s->get());
+  EXPECT_EQ(r["seen"][0], "GET " + site().url("/api/items?page=2"));
+  EXPECT_EQ(r["answered"], "1") << "the page got our response";
+  EXPECT_EQ(r["blocked"], "blocked: TypeError");
+  EXPECT_EQ(r["rewritten"], 9);
+}
+
 TEST(Console, MessagesAndUncaughtErrors) {
   json r = ok(R"(
     const t = await openTab('{{/console}}');

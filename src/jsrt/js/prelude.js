@@ -58,11 +58,18 @@
     (id, data) => {
       const h = handlers.get(id);
       if (!h) return;
-      try {
-        const r = h(data);
-        if (r && typeof r === 'object' && ('block' in r || 'abort' in r || 'headers' in r || 'body' in r || 'url' in r))
-          host.log('[interceptRequests] a handler returned a modification; modifying requests is off (observe-only)');
-      } catch (e) { host.log(`[interceptRequests] handler threw: ${e && e.message}`); }
+      // A paused request (modification enabled) waits for the handler's answer.
+      const pauseId = data && data.pauseId;
+      if (pauseId) delete data.pauseId;
+      let r;
+      try { r = h(data); } catch (e) { host.log(`[interceptRequests] handler threw: ${e && e.message}`); }
+      if (pauseId) {
+        Promise.resolve(r).then(v => call('__resolveIntercept', [pauseId, v === undefined ? null : v]),
+                                () => call('__resolveIntercept', [pauseId, null])).catch(() => {});
+      } else if (r && typeof r === 'object' && ('block' in r || 'abort' in r || 'headers' in r || 'respond' in r || 'url' in r)) {
+        host.log('[interceptRequests] a handler returned a modification, but modifying requests is off ' +
+                 '(observe-only; the user can enable it with --allow-request-modification)');
+      }
     });
 
   // Runs one evaluation; the worker calls this with the user's code compiled as an async function.
@@ -92,7 +99,7 @@
   const define = (name, value) => Object.defineProperty(globalThis, name, { value, enumerable: false, writable: false, configurable: false });
 
   // Host functions the prelude wraps itself (a handler function cannot cross the pipe).
-  const wrapped = new Set(['interceptRequests']);
+  const wrapped = new Set(['interceptRequests', '__resolveIntercept']);
   for (const [name] of API) if (!wrapped.has(name)) define(name, (...args) => call(name, args));
 
   // Worker-side parts of the API.
