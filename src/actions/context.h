@@ -27,9 +27,13 @@ struct Limits {
 };
 
 struct Context {
+  Context(browser::Browser& b, store::Database* d, Limits l) : browser(b), db(d), limits(l) {}
+
   browser::Browser& browser;
   store::Database* db = nullptr;  // store/retrieve fail clearly without one
   Limits limits;
+  // Answers llm_query/llm_batch during an agent run; unset outside runs (ouro exec, ouro repl).
+  std::function<Result<json>(const std::string& function, const json& args)> sub_llm;
   // Delivers a finished request to an interceptRequests handler inside the REPL.
   std::function<void(const std::string& handler, const json& data)> emit_event;
   // interceptRequests registrations: "tabId pattern" -> browser observer ids (observe-only), and

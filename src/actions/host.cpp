@@ -9,7 +9,7 @@
 namespace ouro::actions {
 
 Host::Host(browser::Browser& browser, store::Database* db, Limits limits, size_t threads)
-    : m_ctx{browser, db, limits, {}, {}, {}, {}, {}}, m_pool(std::make_unique<ThreadPool>(threads)) {
+    : m_ctx(browser, db, limits), m_pool(std::make_unique<ThreadPool>(threads)) {
   browser.set_pause_handler([this](const std::string& tab, const json& params) { impl::on_request_paused(m_ctx, tab, params); });
 }
 

@@ -93,6 +93,14 @@ std::vector<Capability> build() {
   host(g, "getErrors", {kTab}, "Array<{ message: string, stack?: string, url?: string, line?: number, column?: number, timestamp: number }>",
        "Uncaught JavaScript errors of the tab.", Risk::Read, get_errors);
 
+  g = "Recursive LLM Calls";
+  host(g, "llm_query", {{"prompt", "string"}, {"data", "any", true}}, "string (may be \"[SUB-CALL ERROR] …\" — always check)",
+       "A fresh model call with its own context (your system prompt, the task and progress, then prompt and data). No browser access. Never throws.",
+       Risk::Local, llm_query);
+  host(g, "llm_batch", {{"prompts", "array"}}, "Array<{ status: 'fulfilled'|'rejected', value?: string, error?: string }>",
+       "Many llm_query calls in parallel (items: prompt strings or { prompt, data }); every item settles, one failure does not fail the batch. At most 50 sub-calls per run.",
+       Risk::Local, llm_batch);
+
   g = "REPL State & Output";
   local(g, "env", {}, "object", "Your variables: keep everything here (env.rows = …); it persists across evaluations.", true);
   local(g, "setFinal", {{"value", "any"}}, "void", "Delivers the final answer (any JSON value, any size). The ONLY way to finish.");

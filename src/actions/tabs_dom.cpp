@@ -158,6 +158,16 @@ Result<json> screenshot(Context& ctx, const json& args) {
   return json("data:image/png;base64," + r.value("data", ""));
 }
 
+Result<json> llm_query(Context& ctx, const json& args) {
+  if (!ctx.sub_llm) return json("[SUB-CALL ERROR] llm_query needs a model: it works inside `ouro run`, not in `ouro exec` or `ouro repl`");
+  return ctx.sub_llm("llm_query", args);
+}
+
+Result<json> llm_batch(Context& ctx, const json& args) {
+  if (!ctx.sub_llm) return json("[SUB-CALL ERROR] llm_batch needs a model: it works inside `ouro run`, not in `ouro exec` or `ouro repl`");
+  return ctx.sub_llm("llm_batch", args);
+}
+
 Result<json> store(Context& ctx, const json& args) {
   if (!ctx.db) return make_error(Code::FailedPrecondition, "store(): no database is open");
   std::string key = arg_string(args, 0);

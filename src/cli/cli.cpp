@@ -1,6 +1,8 @@
 #include "cli/cli.h"
 
 #include "actions/registry.h"
+#include "agent/run.h"
+#include "llm/settings.h"
 #include "base/log.h"
 #include "jsrt/summary.h"
 #include "jsrt/worker.h"
@@ -11,6 +13,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
+#include <mutex>
 #include <csignal>
 #include <iostream>
 #include <sstream>
@@ -206,6 +210,149 @@ Result<int> cmd_repl(const CommonFlags& flags) {
   return 0;
 }
 
+// Renders a run's events in the terminal as they happen: tokens as they stream (reasoning set
+// apart), each block's result, sub-calls, page changes, and per-iteration time, tokens and cost.
+class TerminalView {
+ public:
+  explicit TerminalView(bool color) : m_color(color) {}
+
+  void on_event(const agent::Event& e) {
+    const json& d = e.data;
+    if (e.type == "stream-token") {
+      if (d.value("restart", false)) return line(dim("  (connection retried; the answer restarts)"));
+      std::string kind = d.value("kind", "text");
+      if (kind != m_kind) {
+        if (m_mid_line) std::cerr << "\n";
+        if (kind == "reasoning") std::cerr << dim("💭 ");
+        m_kind = kind;
+      }
+      std::string tok = d.value("token", "");
+      std::cerr << (kind == "reasoning" ? dim(tok) : tok) << std::flush;
+      m_mid_line = !tok.empty() && tok.back() != '\n';
+      return;
+    }
+    if (e.type == "iteration-start") {
+      m_kind.clear();
+      return line(bold(fmt::format("\n▶ Iteration {}", d.value("iteration", 0))) + dim(fmt::format("  (prompt ≈{} tokens)", d.value("promptTokens", 0))));
+    }
+    if (e.type == "code-generated") {
+      const std::string code = d.value("code", "");
+      return line(dim(fmt::format("  ▷ running block {} ({} lines)", d.value("blockIndex", 0) + 1, std::count(code.begin(), code.end(), '\n') + 1)));
+    }
+    if (e.type == "code-result") {
+      const json& m = d["metadata"];
+      std::string summary = m.value("summary", m.value("error", ""));
+      bool ok = m.value("ok", false);
+      return line((ok ? green("  ✓ ") : red("  ✗ ")) + indent_rest(summary, "    "));
+    }
+    if (e.type == "log") return line(cyan("  log: ") + d.value("message", ""));
+    if (e.type == "sub-llm-start") return line(dim(fmt::format("  ↳ sub-call #{}: {}", d.value("index", 0) + 1, first_line(d.value("prompt", ""), 90))));
+    if (e.type == "sub-llm-complete") {
+      const json& m = d["resultMeta"];
+      if (m.contains("error")) return line(red(fmt::format("  ↳ sub-call #{} failed: {}", d.value("index", 0) + 1, m.value("error", ""))));
+      return line(dim(fmt::format("  ↳ sub-call #{} done: {} chars in {:.1f} s", d.value("index", 0) + 1, m.value("chars", 0), m.value("ms", 0.0) / 1000)));
+    }
+    if (e.type == "page-changes") {
+      for (const auto& c : d["changes"])
+        line(yellow(fmt::format("  ⚠ {} {}: {}", c.value("tabId", ""), c.value("field", ""), c["new"].is_string() ? c["new"].get<std::string>() : std::string("—"))));
+      return;
+    }
+    if (e.type == "error") return line(red("  error: ") + d.value("error", ""));
+    if (e.type == "iteration-end") {
+      const json& u = d["usage"];
+      return line(dim(fmt::format("  [{:.1f} s · model {:.1f} s · browser/REPL {:.1f} s · engine {:.1f} ms · {} in / {} out tokens{}{}]",
+                                  d.value("ms", 0.0) / 1000, d.value("modelMs", 0.0) / 1000, d.value("execMs", 0.0) / 1000, d.value("engineMs", 0.0),
+                                  u.value("input_tokens", 0), u.value("output_tokens", 0), u.value("estimated", false) ? " (estimated)" : "",
+                                  d["cost"].is_number() ? fmt::format(" · ${:.4f}", d["cost"].get<double>()) : "")));
+    }
+    if (e.type == "complete") {
+      const json& u = d["usage"];
+      std::string status = d.value("cancelled", false) ? "cancelled" : d.value("partial", false) ? "stopped with partial results" : "done";
+      line(bold(fmt::format("\n■ {} after {} iteration{}", status, d.value("iterations", 0), d.value("iterations", 0) == 1 ? "" : "s")) +
+           dim(fmt::format(" · {} in / {} out tokens{}", u.value("input_tokens", 0), u.value("output_tokens", 0),
+                           d["cost"].is_number() ? fmt::format(" · ${:.4f}", d["cost"].get<double>()) : " · cost unknown")));
+    }
+  }
+
+ private:
+  void line(const std::string& text) {
+    if (m_mid_line) std::cerr << "\n";
+    m_mid_line = false;
+    std::cerr << text << "\n" << std::flush;
+  }
+  std::string wrap(const char* code, const std::string& s) const { return m_color ? std::string("\033[") + code + "m" + s + "\033[0m" : s; }
+  std::string dim(const std::string& s) const { return wrap("2", s); }
+  std::string bold(const std::string& s) const { return wrap("1", s); }
+  std::string red(const std::string& s) const { return wrap("31", s); }
+  std::string green(const std::string& s) const { return wrap("32", s); }
+  std::string yellow(const std::string& s) const { return wrap("33", s); }
+  std::string cyan(const std::string& s) const { return wrap("36", s); }
+  static std::string first_line(const std::string& s, size_t n) {
+    std::string l = s.substr(0, s.find('\n'));
+    return l.size() > n ? l.substr(0, n) + "…" : l;
+  }
+  static std::string indent_rest(const std::string& s, const std::string& pad) {
+    std::string out;
+    for (char c : s) {
+      out += c;
+      if (c == '\n') out += pad;
+    }
+    return out;
+  }
+  bool m_color;
+  bool m_mid_line = false;
+  std::string m_kind;
+};
+
+struct RunFlags {
+  std::string task;
+  llm::SettingsFlags settings;
+  int max_iterations = 25;
+  bool as_json = false;
+  std::string trace;
+};
+
+Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
+  if (rf.task.find_first_not_of(" \t\n") == std::string::npos)
+    return make_error(Code::InvalidArgument, "run needs a task: ouro run \"Summarize the unread emails in my inbox\" --url https://mail.example.com");
+  auto settings = TRY(llm::resolve_settings(rf.settings));
+  auto provider = TRY(llm::make_provider(settings.spec));
+  std::unique_ptr<std::ofstream> trace;
+  if (!rf.trace.empty()) {
+    trace = std::make_unique<std::ofstream>(rf.trace, std::ios::trunc);
+    if (!*trace) return errorf(Code::InvalidArgument, "cannot write the trace file {}", rf.trace);
+  }
+  auto opts = session_options(flags, {});
+  opts.repl.timeout = std::chrono::seconds(180);
+  auto s = TRY(session::Session::start(std::move(opts)));
+  TRY(s->open_urls(flags.urls));
+  agent::RunOptions ro;
+  ro.task = rf.task;
+  ro.model = settings.model;
+  ro.sub_model = settings.sub_model;
+  ro.max_iterations = rf.max_iterations;
+  TerminalView view(isatty(2));
+  std::mutex trace_mutex;
+  agent::Run run(*s, *provider, ro, [&](const agent::Event& e) {
+    view.on_event(e);
+    if (trace) {
+      std::lock_guard lock(trace_mutex);
+      *trace << redact(dump_json(e.to_json())) << "\n" << std::flush;
+    }
+  });
+  std::cerr << fmt::format("ouro run · {} · model {} · sub-model {} · up to {} iterations\n", settings.provider, settings.model,
+                           settings.sub_model, rf.max_iterations);
+  InterruptWatcher watcher([&] {
+    std::cerr << "\n(cancelling…)\n";
+    run.cancel();
+  });
+  agent::RunResult r = run.execute();
+  if (rf.as_json) std::cout << dump_json(r.to_json()) << "\n";
+  else print_value(r.final, false);
+  if (r.cancelled) return 130;
+  return r.partial ? 1 : 0;
+}
+
 }  // namespace
 
 Result<int> run(int argc, char** argv) {
@@ -239,6 +386,24 @@ Result<int> run(int argc, char** argv) {
   auto* repl = app.add_subcommand("repl", "Interactive REPL with the browser API; state persists between inputs");
   add_common(repl, repl_flags);
 
+  CommonFlags run_flags;
+  RunFlags rf;
+  auto* runc = app.add_subcommand("run", "Give the agent a task: a model writes code in the REPL until it calls setFinal()");
+  add_common(runc, run_flags);
+  runc->add_option("task", rf.task, "What to do, in plain words")->required();
+  runc->add_option("--provider", rf.settings.provider,
+                   "anthropic | openai | openrouter | groq | nvidia | together | deepseek | ollama | lmstudio | vllm | llamacpp | "
+                   "an OpenAI-compatible base URL | script:FILE (default: from ANTHROPIC_API_KEY / OPENAI_API_KEY)");
+  runc->add_option("--model", rf.settings.model, "Primary model, for the main loop");
+  runc->add_option("--sub-model", rf.settings.sub_model, "Model for llm_query/llm_batch sub-calls (default: the provider's cheaper one)");
+  runc->add_option("--base-url", rf.settings.base_url, "Override the provider's API base URL");
+  runc->add_option("--api-key", rf.settings.api_key, "API key (prefer the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY or OURO_API_KEY)");
+  runc->add_option("--config", rf.settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
+  runc->add_option("--max-iterations", rf.max_iterations, "Iteration cap; partial results are delivered when it is hit (default 25)")->check(CLI::Range(1, 500));
+  runc->add_flag("--json", rf.as_json, "Print {final, iterations, partial, usage, cost} as JSON");
+  runc->add_option("--trace", rf.trace, "Write every event as a JSON line to this file");
+  runc->footer("Example: ouro run \"List the five cheapest items\" --url http://127.0.0.1:8000/shop");
+
   auto* help = app.add_subcommand("help", "Reference documentation");
   bool markdown = false;
   auto* api = help->add_subcommand("api", "Print the REPL API reference (the same text the model is given)");
@@ -254,6 +419,7 @@ Result<int> run(int argc, char** argv) {
 
   if (*exec) return cmd_exec(exec_flags, code, as_json);
   if (*repl) return cmd_repl(repl_flags);
+  if (*runc) return cmd_run(run_flags, rf);
   if (*api) {
     std::cout << (markdown ? actions::reference_markdown() : actions::reference_text());
     return 0;

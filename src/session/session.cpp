@@ -24,8 +24,14 @@ struct StateSink {
   }
 };
 
+struct LogSink {
+  std::mutex mutex;
+  std::function<void(const std::string&)> handler;
+};
+
 struct Session::Parts {
   std::shared_ptr<StateSink> sink = std::make_shared<StateSink>();
+  std::shared_ptr<LogSink> logs = std::make_shared<LogSink>();
   std::unique_ptr<net::IoThread> io;
   std::unique_ptr<store::Database> db;
   std::unique_ptr<browser::Browser> browser;
@@ -43,9 +49,16 @@ Result<std::unique_ptr<Session>> Session::start(SessionOptions options) {
   p.host = std::make_unique<actions::Host>(*p.browser, p.db.get(), options.limits);
   options.repl.host_functions = actions::host_function_names();
   actions::Host* host = p.host.get();
+  p.logs->handler = std::move(options.on_log);
+  std::weak_ptr<LogSink> weak_logs = p.logs;
   p.repl = TRY(jsrt::Repl::start(
       options.repl, [host](const std::string& fn, json args, jsrt::HostReply reply) { host->call(fn, std::move(args), std::move(reply)); },
-      options.on_log));
+      [weak_logs](const std::string& line) {
+        if (auto l = weak_logs.lock()) {
+          std::lock_guard lock(l->mutex);
+          if (l->handler) l->handler(line);
+        }
+      }));
   p.sink->repl = p.repl.get();
   p.sink->browser = p.browser.get();
   std::weak_ptr<StateSink> weak = p.sink;
@@ -74,6 +87,11 @@ Session::~Session() {
   m->browser.reset();
   m->db.reset();
   m->io.reset();
+}
+
+void Session::set_log_handler(std::function<void(const std::string&)> handler) {
+  std::lock_guard lock(m->logs->mutex);
+  m->logs->handler = std::move(handler);
 }
 
 browser::Browser& Session::browser() { return *m->browser; }

@@ -36,6 +36,9 @@ class Session {
   actions::Host& host();
   store::Database& db();
 
+  // Where log() lines go from now on (replaces SessionOptions::on_log); any thread.
+  void set_log_handler(std::function<void(const std::string&)> handler);
+
   // Opens the given URLs: the first in the existing first tab, the others in new tabs; the first
   // becomes the active tab.
   Result<void> open_urls(const std::vector<std::string>& urls);

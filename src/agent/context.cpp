@@ -1,0 +1,237 @@
+#include "agent/context.h"
+
+#include "actions/registry.h"
+#include "browser/browser.h"
+#include "jsrt/summary.h"
+
+#include <fmt/format.h>
+
+#include <regex>
+
+namespace ouro::agent {
+
+namespace {
+
+std::string clip(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  size_t cut = n;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "…";
+}
+
+std::string one_line(std::string s, size_t n) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return clip(s, n);
+}
+
+std::string indent(const std::string& text, const std::string& pad) {
+  std::string out = pad;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+}  // namespace
+
+size_t estimate_tokens(const std::string& text) { return (text.size() + 3) / 4; }
+
+std::string system_prompt() {
+  return R"(You are an AI assistant operating inside a web browser. You have programmatic
+access to all open tabs, their DOM, network requests, cookies, and storage.
+
+You interact with the browser by writing JavaScript code in a REPL.
+Browser state is accessible through the API documented below.
+You never see page content directly: you see metadata about what your code returned
+(type, size, schema, short previews). Keep data in variables and work on it with code.
+
+RULES:
+- Never request large data dumps. Use targeted selectors and queries.
+- Store intermediate results on the env object (e.g. env.emails = [...]). Top-level
+  const/let also persist between code blocks, but env is what you see listed each iteration.
+- Use llm_query() for sub-tasks that process extracted data (summarise, classify, extract);
+  llm_batch() runs many in parallel. Sub-calls cannot use the browser.
+- Call setFinal(value) when you have the answer — this is the ONLY way to end the loop.
+  The value can be any size and any JSON value; build it in env and pass it directly.
+- Use log() to report progress to the user.
+- Each iteration, you may write one or more code blocks. All will be executed
+  sequentially and you'll see a metadata summary of the results, per block.
+- If you need to think/plan, still include at least one code block to proceed.
+- ALWAYS await async calls. Missing await will cause silent failures.
+- sleep() is capped at 10s. Prefer waitForLoad(tabId) for waiting on page loads.
+- Tabs are identified by ids like "t1" (see Browser State). activeTab is the focused one.
+- Actions (click, type, fill, select, keyPress) act like a person and wait for elements to be
+  visible and enabled. Selectors may pierce same-origin iframes with ">>>".
+- If an error says [PAGE NAVIGATED], the page changed: re-inspect it before using old selectors.
+- Before a sensitive action (submitting, buying, sending, deleting), call
+  log("[SENSITIVE] …") to say what you are about to do.
+
+## ⚠️ CRITICAL: Code Format ⚠️
+You MUST wrap all executable code in ```repl blocks.
+THIS IS THE ONLY WAY TO EXECUTE CODE.
+Do NOT use ```js, ```javascript, or any other tag.
+Do NOT describe code you would write — WRITE IT.
+If you are planning, still write code. Planning without code wastes an iteration.
+
+Example:
+```repl
+const t = activeTab;
+env.headlines = (await querySelectorAll(t, 'h2 a')).map(e => e.text);
+log(`Found ${env.headlines.length} headlines`);
+```
+
+## REPL API REFERENCE
+)" + actions::reference_text() +
+         R"(
+## REMEMBER
+- ```repl blocks only. Code, not descriptions.
+- Data stays in variables; you see metadata. Narrow with selectors; use llm_query for reading.
+- setFinal(value) is the only way to finish.
+)";
+}
+
+std::string summarize_code_intent(const std::string& code) {
+  static const std::regex call(R"(\b([A-Za-z_$][\w$]*)\s*\()");
+  std::vector<std::pair<std::string, int>> calls;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), call); it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[1];
+    if (!actions::find(name)) continue;
+    auto f = std::find_if(calls.begin(), calls.end(), [&](auto& p) { return p.first == name; });
+    if (f == calls.end()) calls.emplace_back(name, 1);
+    else ++f->second;
+  }
+  if (calls.empty()) {
+    std::string first = code.substr(0, code.find('\n'));
+    return one_line(first, 60);
+  }
+  std::string out;
+  for (const auto& [name, n] : calls) out += (out.empty() ? "" : ", ") + name + (n > 1 ? fmt::format(" ×{}", n) : "");
+  return out;
+}
+
+std::string IterationRecord::full() const {
+  if (blocks.empty()) return fmt::format("## Iteration {} (no code)\nYou wrote no ```repl block. You said: \"{}\"", number, one_line(note, 200));
+  std::string out = fmt::format("## Iteration {} ({} code block{})", number, blocks.size(), blocks.size() == 1 ? "" : "s");
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const BlockRecord& b = blocks[i];
+    if (blocks.size() > 1) out += fmt::format("\nBlock {}:", i + 1);
+    std::string code = b.code.size() > 3000 ? b.code.substr(0, 3000) + fmt::format("\n… ({} more characters)", b.code.size() - 3000) : b.code;
+    out += "\nCode:\n" + indent(code, "  ") + "\n" + b.summary;
+    size_t shown = 0;
+    for (const auto& l : b.logs) {
+      if (shown == 5) {
+        out += fmt::format("\nLog: … {} more lines", b.logs.size() - 5);
+        break;
+      }
+      out += "\nLog: \"" + one_line(l, 200) + "\"";
+      ++shown;
+    }
+  }
+  return out;
+}
+
+std::string IterationRecord::condensed() const {
+  if (blocks.empty()) return fmt::format("Iter {}: (no code)", number);
+  std::string intent, result;
+  for (const auto& b : blocks) {
+    std::string i = summarize_code_intent(b.code);
+    intent += (intent.empty() ? "" : "; ") + i;
+    result = b.one_liner;
+  }
+  return fmt::format("Iter {}: {} {}", number, one_line(intent, 100), result);
+}
+
+std::string task_reinforcement(const std::string& task, int iteration, int cap, const std::vector<IterationRecord>& history) {
+  std::string out = "## Current Task\nUser's request: \"" + task + "\"\n" + fmt::format("Iteration: {} of {}\n", iteration, cap);
+  if (history.empty()) return out + "Progress so far: nothing yet — start by inspecting the open tabs.\n";
+  out += "Progress so far:\n";
+  // The last 12 in detail keeps this section bounded on long runs.
+  size_t from = history.size() > 12 ? history.size() - 12 : 0;
+  if (from > 0) out += fmt::format("  - (iterations 1–{} condensed in the history below)\n", history[from - 1].number);
+  for (size_t i = from; i < history.size(); ++i) out += "  - " + history[i].condensed() + "\n";
+  return out;
+}
+
+std::string compact_history(const std::vector<IterationRecord>& history, size_t token_budget) {
+  if (history.empty()) return "";
+  std::vector<std::string> full;
+  size_t tokens = 0;
+  for (const auto& r : history) {
+    full.push_back(r.full());
+    tokens += estimate_tokens(full.back());
+  }
+  std::string out = "# History (metadata only)\n";
+  if (tokens <= token_budget * 8 / 10) {
+    for (const auto& f : full) out += f + "\n\n";
+    return out;
+  }
+  size_t recent = std::min<size_t>(3, history.size());
+  out += "## Earlier iterations (condensed)\n";
+  for (size_t i = 0; i + recent < history.size(); ++i) out += history[i].condensed() + "\n";
+  out += "\n";
+  for (size_t i = history.size() - recent; i < history.size(); ++i) out += full[i] + "\n\n";
+  return out;
+}
+
+std::string TabDiffer::changes(browser::Browser& b) {
+  std::map<std::string, Seen> now;
+  for (const auto& t : b.tabs()) now[t.id] = Seen{t.url, t.title, t.status, b.errors(t.id).size()};
+  std::vector<std::string> lines;
+  json changes = json::array();
+  if (!m_first) {
+    for (const auto& [id, s] : now) {
+      auto old = m_seen.find(id);
+      if (old == m_seen.end()) {
+        lines.push_back(fmt::format("  {}: new tab opened — {} \"{}\"", id, clip(s.url, 200), one_line(s.title, 80)));
+        changes.push_back({{"tabId", id}, {"field", "opened"}, {"old", nullptr}, {"new", s.url}});
+        continue;
+      }
+      const Seen& o = old->second;
+      if (o.url != s.url) {
+        lines.push_back(fmt::format("  {}: URL changed from {} to {}", id, clip(o.url, 200), clip(s.url, 200)));
+        changes.push_back({{"tabId", id}, {"field", "url"}, {"old", o.url}, {"new", s.url}});
+      }
+      if (o.title != s.title) {
+        lines.push_back(fmt::format("  {}: Title changed from \"{}\" to \"{}\"", id, one_line(o.title, 80), one_line(s.title, 80)));
+        changes.push_back({{"tabId", id}, {"field", "title"}, {"old", o.title}, {"new", s.title}});
+      }
+      if (o.status != s.status) {
+        lines.push_back(fmt::format("  {}: status {} → {}", id, o.status, s.status));
+        changes.push_back({{"tabId", id}, {"field", "status"}, {"old", o.status}, {"new", s.status}});
+      }
+      if (s.errors > o.errors) {
+        auto errs = b.errors(id);
+        for (size_t i = o.errors; i < errs.size() && i < o.errors + 3; ++i) {
+          lines.push_back(fmt::format("  {}: New console error: \"{}\"", id, one_line(errs[i].message, 160)));
+          changes.push_back({{"tabId", id}, {"field", "error"}, {"old", nullptr}, {"new", errs[i].message}});
+        }
+        if (s.errors - o.errors > 3) lines.push_back(fmt::format("  {}: … and {} more errors (getErrors)", id, s.errors - o.errors - 3));
+      }
+    }
+    for (const auto& [id, o] : m_seen)
+      if (!now.count(id)) {
+        lines.push_back(fmt::format("  {}: tab closed (was {})", id, clip(o.url, 200)));
+        changes.push_back({{"tabId", id}, {"field", "closed"}, {"old", o.url}, {"new", nullptr}});
+      }
+  }
+  m_first = false;
+  m_seen = std::move(now);
+  m_last = changes;
+  if (lines.empty()) return "";
+  std::string out = "## Page Changes Since Last Iteration\n";
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+std::string browser_state(browser::Browser& b) {
+  auto tabs = b.tabs();
+  std::string out = fmt::format("## Browser State\nOpen tabs ({}):\n", tabs.size());
+  for (size_t i = 0; i < tabs.size(); ++i)
+    out += fmt::format("  [{}] id:{} | {} | \"{}\" | {}\n", i, tabs[i].id, clip(tabs[i].url, 200), one_line(tabs[i].title, 100), tabs[i].status);
+  out += "Active: " + b.active_tab() + "\n";
+  return out;
+}
+
+}  // namespace ouro::agent

@@ -1,0 +1,17 @@
+// Code extraction from a model's reply, by the fallback chain of seed 000 §9: ```repl fences,
+// then any fence, then tool-call JSON ({"code": "…"}), then bare lines that look like our API.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ouro::agent {
+
+struct Extracted {
+  std::vector<std::string> blocks;
+  std::string strategy;  // "repl-fence" | "any-fence" | "tool-json" | "bare" | "none"
+};
+
+Extracted extract_code_blocks(const std::string& response);
+
+}  // namespace ouro::agent

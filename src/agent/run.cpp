@@ -1,0 +1,308 @@
+#include "agent/run.h"
+
+#include "actions/host.h"
+#include "agent/parser.h"
+#include "jsrt/summary.h"
+#include "session/session.h"
+#include "store/database.h"
+
+#include <fmt/format.h>
+
+#include <thread>
+
+namespace ouro::agent {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::string clip(const std::string& s, size_t n) {
+  if (s.size() <= n) return s;
+  size_t cut = n;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "…";
+}
+
+constexpr const char* kContinueFirst =
+    "You described your plan but did not write any code. Write the code now in a ```repl block to begin.";
+constexpr const char* kContinue =
+    "Continue — write code in a ```repl block to proceed with the task, or call setFinal(value) to deliver your response to the user.";
+constexpr const char* kNext =
+    "Write the next ```repl block(s) to make progress on the task, or call setFinal(value) if you have the answer.";
+
+}  // namespace
+
+json RunResult::to_json() const {
+  json j = {{"final", final}, {"iterations", iterations}, {"partial", partial}, {"usage", usage.to_json()},
+            {"cost", cost_known ? json(cost_usd) : json(nullptr)}};
+  if (cancelled) j["cancelled"] = true;
+  if (!error.empty()) j["error"] = error;
+  return j;
+}
+
+Run::Run(session::Session& session, llm::Provider& provider, RunOptions options, EventSink sink)
+    : m_session(session), m_provider(provider), m_options(std::move(options)), m_sink(std::move(sink)) {
+  m_session.host().context().sub_llm = [this](const std::string& fn, const json& args) { return sub_call(fn, args); };
+  m_session.set_log_handler([this](const std::string& line) { emit("log", {{"message", line}}); });
+}
+
+Run::~Run() {
+  m_session.host().context().sub_llm = nullptr;
+  m_session.set_log_handler(nullptr);
+}
+
+void Run::emit(const std::string& type, json data) {
+  std::lock_guard lock(m_emit_mutex);
+  Event e{++m_seq, type, std::move(data), now_ms()};
+  if (m_sink) m_sink(e);
+}
+
+void Run::cancel() {
+  m_cancel.cancel();
+  m_session.repl().interrupt();
+}
+
+std::string Run::progress_text() {
+  std::lock_guard lock(m_history_mutex);
+  if (m_history.empty()) return "nothing yet";
+  std::string out;
+  for (const auto& r : m_history) out += (out.empty() ? "" : "; ") + r.condensed();
+  return clip(out, 2000);
+}
+
+// A fresh call on the sub-model with the full system prompt and the task context (seed 000
+// §3.7). Never throws: failures come back as "[SUB-CALL ERROR] …" for the code to check.
+std::string Run::sub_query(const std::string& prompt, const json& data, int index) {
+  if (m_cancel.cancelled()) return "[SUB-CALL ERROR] the run was cancelled";
+  int n = ++m_sub_calls;
+  if (n > m_options.max_sub_calls)
+    return fmt::format("[SUB-CALL ERROR] the limit of {} sub-calls per run is reached; process the rest in code or batch more per call",
+                       m_options.max_sub_calls);
+  llm::Request req;
+  req.model = m_options.sub_model.empty() ? m_options.model : m_options.sub_model;
+  req.purpose = llm::Purpose::Sub;
+  req.max_tokens = m_options.max_tokens;
+  req.system = system_prompt() + "\n## Current Task Context\nUser's request: \"" + m_options.task + "\"\nProgress so far: " + progress_text() +
+               "\n\n## Your Sub-Task\nYou are answering one sub-task for the main loop, with no browser access: reply with the answer "
+               "itself, not code.\n" + prompt;
+  std::string content = "Execute the sub-task described in your system prompt.";
+  if (!data.is_null() && !data.is_discarded())
+    content = "Data:\n" + (data.is_string() ? data.get<std::string>() : dump_json(data)) + "\n\n" + content;
+  req.messages.push_back({"user", content});
+  emit("sub-llm-start", {{"index", index}, {"prompt", clip(prompt, 300)}, {"dataChars", data.is_null() ? 0 : (data.is_string() ? data.get<std::string>().size() : dump_json(data).size())}});
+  auto t0 = Clock::now();
+  auto r = m_provider.complete(req, [](const llm::Delta&) {}, m_cancel);
+  double ms = ms_since(t0);
+  if (!r) {
+    emit("sub-llm-complete", {{"index", index}, {"resultMeta", {{"error", r.error().message}, {"ms", ms}}}});
+    return "[SUB-CALL ERROR] " + r.error().message;
+  }
+  {
+    std::lock_guard lock(m_usage_mutex);
+    m_usage.input_tokens += r->usage.input_tokens;
+    m_usage.output_tokens += r->usage.output_tokens;
+    m_usage.estimated = m_usage.estimated || r->usage.estimated;
+    m_cost += r->cost_usd;
+    m_cost_known = m_cost_known && r->cost_known;
+  }
+  emit("sub-llm-complete", {{"index", index},
+                            {"resultMeta", {{"chars", r->text.size()}, {"preview", clip(r->text, 200)}, {"ms", ms}, {"usage", r->usage.to_json()},
+                                            {"cost", r->cost_known ? json(r->cost_usd) : json(nullptr)}}}});
+  return r->text;
+}
+
+Result<json> Run::sub_call(const std::string& function, const json& args) {
+  if (function == "llm_query") {
+    std::string prompt = !args.empty() && args[0].is_string() ? args[0].get<std::string>() : "";
+    return json(sub_query(prompt, args.size() > 1 ? args[1] : json(), 0));
+  }
+  // llm_batch: every item settles (Promise.allSettled), at most sub_concurrency at a time.
+  const json items = !args.empty() && args[0].is_array() ? args[0] : json::array();
+  std::vector<json> results(items.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < items.size();) {
+      const json& item = items[i];
+      std::string prompt;
+      json data;
+      if (item.is_string()) prompt = item;
+      else if (item.is_object()) {
+        prompt = item.value("prompt", "");
+        if (item.contains("data")) data = item["data"];
+      }
+      if (prompt.empty()) {
+        results[i] = {{"status", "rejected"}, {"error", "each item must be a prompt string or { prompt, data }"}};
+        continue;
+      }
+      std::string text = sub_query(prompt, data, static_cast<int>(i));
+      if (text.rfind("[SUB-CALL ERROR]", 0) == 0) results[i] = {{"status", "rejected"}, {"error", text}};
+      else results[i] = {{"status", "fulfilled"}, {"value", text}};
+    }
+  };
+  std::vector<std::thread> threads;
+  size_t n = std::min<size_t>(static_cast<size_t>(std::max(1, m_options.sub_concurrency)), items.size());
+  for (size_t i = 0; i < n; ++i) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  return json(results);
+}
+
+RunResult Run::execute() {
+  RunResult result;
+  auto& browser = m_session.browser();
+  auto& repl = m_session.repl();
+  TabDiffer differ;
+  const std::string system = system_prompt();
+  std::string instruction = kNext;
+  json final;
+  bool have_final = false;
+
+  for (int it = 1; it <= m_options.max_iterations; ++it) {
+    if (m_cancel.cancelled()) break;
+    result.iterations = it;
+    auto t_iter = Clock::now();
+
+    // 1. Context: task, progress, page changes, browser state, variables, store keys, history.
+    auto t_ctx = Clock::now();
+    std::string changes = differ.changes(browser);
+    if (!changes.empty()) emit("page-changes", {{"iteration", it}, {"changes", differ.last_changes()}});
+    std::string vars = "## REPL Variables (env)\n" + (parse_json(repl.env_checkpoint()).map([](const json& e) { return jsrt::summarize_env(e); }).value_or("  (unreadable)")) + "\n";
+    std::string keys = "## Persistent Store Keys\n  " + m_session.db().kv_keys().map([](const std::vector<std::string>& k) { return json(k).dump(); }).value_or("[]") + "\n";
+    std::string history;
+    {
+      std::lock_guard lock(m_history_mutex);
+      history = compact_history(m_history, m_options.history_budget_tokens);
+    }
+    std::string user = task_reinforcement(m_options.task, it, m_options.max_iterations, m_history) + "\n" + (changes.empty() ? "" : changes + "\n") +
+                       browser_state(browser) + "\n" + vars + "\n" + keys + "\n" + history + "\n" + instruction;
+    double context_ms = ms_since(t_ctx);
+    size_t prompt_tokens = estimate_tokens(system) + estimate_tokens(user);
+    result.max_prompt_tokens = std::max(result.max_prompt_tokens, prompt_tokens);
+    emit("iteration-start", {{"iteration", it}, {"taskGoal", m_options.task}, {"promptTokens", prompt_tokens}, {"prompt", user}});
+
+    // 2. The model, streamed.
+    llm::Request req{m_options.model, system, {{"user", user}}, m_options.max_tokens, 0, llm::Purpose::Main};
+    auto t_model = Clock::now();
+    auto response = m_provider.complete(req, [&](const llm::Delta& d) {
+      if (d.kind == llm::Delta::Kind::Restart) emit("stream-token", {{"iteration", it}, {"restart", true}, {"token", ""}});
+      else emit("stream-token", {{"iteration", it}, {"token", d.text}, {"kind", d.kind == llm::Delta::Kind::Reasoning ? "reasoning" : "text"}});
+    }, m_cancel);
+    double model_ms = ms_since(t_model);
+    if (!response) {
+      if (m_cancel.cancelled()) break;
+      result.error = "the model call failed: " + response.error().message;
+      emit("error", {{"iteration", it}, {"error", result.error}});
+      break;
+    }
+    {
+      std::lock_guard lock(m_usage_mutex);
+      m_usage.input_tokens += response->usage.input_tokens;
+      m_usage.output_tokens += response->usage.output_tokens;
+      m_usage.estimated = m_usage.estimated || response->usage.estimated;
+      m_cost += response->cost_usd;
+      m_cost_known = m_cost_known && response->cost_known;
+    }
+    for (const auto& w : response->warnings) emit("error", {{"iteration", it}, {"error", w}, {"warning", true}});
+
+    // 3. Code blocks by the fallback chain; none means a continuation prompt, never the end.
+    auto t_parse = Clock::now();
+    Extracted code = extract_code_blocks(response->text);
+    double parse_ms = ms_since(t_parse);
+    IterationRecord record;
+    record.number = it;
+    double exec_ms = 0, summarise_ms = 0;
+    if (code.blocks.empty()) {
+      record.note = response->text;
+      instruction = it == 1 ? kContinueFirst : kContinue;
+    } else {
+      instruction = kNext;
+      for (size_t b = 0; b < code.blocks.size(); ++b) {
+        if (m_cancel.cancelled()) break;
+        emit("code-generated", {{"iteration", it}, {"blockIndex", b}, {"code", code.blocks[b]}, {"strategy", code.strategy}});
+        auto t_exec = Clock::now();
+        auto r = repl.eval(code.blocks[b], m_options.block_timeout);
+        exec_ms += ms_since(t_exec);
+        auto t_sum = Clock::now();
+        BlockRecord br;
+        br.code = code.blocks[b];
+        json meta;
+        if (!r) {
+          br.ok = false;
+          br.summary = "Result: ERROR — " + r.error().message;
+          br.one_liner = "→ ERROR: " + clip(r.error().message, 80);
+          meta = {{"ok", false}, {"error", r.error().message}};
+        } else if (!r->ok) {
+          std::string err = r->error_message.rfind(r->error_name, 0) == 0 ? r->error_message : r->error_name + ": " + r->error_message;
+          if (r->error_line > 0 && r->kind.empty()) err += fmt::format(" (line {})", r->error_line);
+          br.ok = false;
+          br.summary = "Result: ERROR — " + err;
+          br.one_liner = "→ ERROR: " + clip(err, 80);
+          br.logs = r->logs;
+          meta = {{"ok", false}, {"error", err}, {"kind", r->kind}, {"ms", r->ms}};
+        } else {
+          br.summary = jsrt::summarize_value(r->value);
+          br.one_liner = jsrt::one_liner(r->value);
+          br.logs = r->logs;
+          meta = {{"ok", true}, {"summary", br.summary}, {"type", jsrt::describe_type(r->value)}, {"chars", jsrt::json_chars(r->value)}, {"ms", r->ms}};
+        }
+        if (r && r->final) {
+          br.set_final = true;
+          br.summary += "\nsetFinal() called: " + jsrt::one_liner(*r->final);
+          final = *r->final;
+          have_final = true;
+        }
+        summarise_ms += ms_since(t_sum);
+        meta["summary"] = br.summary;
+        emit("code-result", {{"iteration", it}, {"blockIndex", b}, {"metadata", meta}});
+        record.blocks.push_back(std::move(br));
+        if (have_final) break;
+      }
+    }
+    {
+      std::lock_guard lock(m_history_mutex);
+      m_history.push_back(record);
+    }
+    if (auto env = parse_json(repl.env_checkpoint()))
+      emit("env-update", {{"iteration", it}, {"metadata", jsrt::summarize_env(*env)}});
+    llm::Usage iter_usage = response->usage;
+    emit("iteration-end", {{"iteration", it},
+                           {"ms", ms_since(t_iter)},
+                           {"modelMs", model_ms},
+                           {"execMs", exec_ms},
+                           {"engineMs", context_ms + parse_ms + summarise_ms},
+                           {"contextMs", context_ms},
+                           {"parseMs", parse_ms},
+                           {"summariseMs", summarise_ms},
+                           {"usage", iter_usage.to_json()},
+                           {"cost", response->cost_known ? json(response->cost_usd) : json(nullptr)},
+                           {"codeBlocks", record.blocks.size()}});
+    if (have_final) break;
+  }
+
+  {
+    std::lock_guard lock(m_usage_mutex);
+    result.usage = m_usage;
+    result.cost_usd = m_cost;
+    result.cost_known = m_cost_known;
+  }
+  result.cancelled = m_cancel.cancelled();
+  if (have_final && !result.cancelled) {
+    result.final = final;
+  } else {
+    result.partial = true;
+    auto env = parse_json(m_session.repl().env_checkpoint()).value_or(json::object());
+    std::string why = result.cancelled       ? "Task cancelled by user."
+                      : !result.error.empty() ? "The run stopped: " + result.error + "."
+                                              : fmt::format("Stopped after {} iterations without setFinal().", result.iterations);
+    result.final = {{"partial", true}, {"message", why + " Partial results may be available in env."}, {"env", env}};
+  }
+  emit("complete", result.to_json());
+  return result;
+}
+
+}  // namespace ouro::agent

@@ -1,0 +1,80 @@
+// One agent run: the RLM loop of seed 000 (Algorithm 1) over a session's browser and REPL. The
+// model writes code, the REPL runs every block, the model sees metadata only, and the run ends by
+// setFinal(), the iteration cap (partial results, labelled) or cancellation. Every step is an
+// event on the sink.
+#pragma once
+
+#include "agent/context.h"
+#include "agent/events.h"
+#include "llm/provider.h"
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace ouro::session { class Session; }
+
+namespace ouro::agent {
+
+using namespace std::chrono_literals;
+
+struct RunOptions {
+  std::string task;
+  std::string model;
+  std::string sub_model;
+  int max_iterations = 25;
+  int max_sub_calls = 50;
+  int sub_concurrency = 4;
+  size_t history_budget_tokens = 6000;
+  int max_tokens = 4096;
+  std::chrono::milliseconds block_timeout = 180s;  // per code block; sub-calls and page loads count
+};
+
+struct RunResult {
+  json final;                 // setFinal's value, or the labelled partial results
+  bool partial = false;       // the cap was hit, the run was cancelled, or the model failed
+  bool cancelled = false;
+  int iterations = 0;
+  llm::Usage usage;           // main and sub-calls together
+  double cost_usd = 0;
+  bool cost_known = true;
+  std::string error;          // why the run stopped early, if it did
+  size_t max_prompt_tokens = 0;
+  json to_json() const;       // {final, iterations, partial, usage, cost, …}
+};
+
+class Run {
+ public:
+  Run(session::Session& session, llm::Provider& provider, RunOptions options, EventSink sink);
+  ~Run();
+
+  // Runs to the end. Blocks; events arrive on the sink meanwhile.
+  RunResult execute();
+  // Stops the run soon (the model stream, a waiting page call and pending sub-calls); any thread.
+  void cancel();
+
+ private:
+  void emit(const std::string& type, json data);
+  Result<json> sub_call(const std::string& function, const json& args);
+  std::string sub_query(const std::string& prompt, const json& data, int index);
+  std::string progress_text();
+
+  session::Session& m_session;
+  llm::Provider& m_provider;
+  RunOptions m_options;
+  EventSink m_sink;
+  llm::CancelToken m_cancel;
+  std::mutex m_emit_mutex;
+  uint64_t m_seq = 0;
+  std::mutex m_usage_mutex;
+  llm::Usage m_usage;
+  double m_cost = 0;
+  bool m_cost_known = true;
+  std::atomic<int> m_sub_calls{0};
+  std::mutex m_history_mutex;
+  std::vector<IterationRecord> m_history;
+};
+
+}  // namespace ouro::agent

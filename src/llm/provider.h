@@ -1,0 +1,106 @@
+// Model providers: one streaming, cancellable call per request. Implementations: Anthropic's
+// Messages API, OpenAI-compatible Chat Completions (any base URL), and a scripted provider that
+// replays responses from a file. Deltas are delivered as they arrive; the final Response carries
+// the whole text, usage and cost.
+#pragma once
+
+#include "base/json.h"
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ouro::llm {
+
+using namespace std::chrono_literals;
+
+struct Message {
+  std::string role;  // "user" | "assistant"
+  std::string content;
+};
+
+enum class Purpose { Main, Sub };
+
+struct Request {
+  std::string model;
+  std::string system;
+  std::vector<Message> messages;
+  int max_tokens = 4096;
+  double temperature = 0;
+  Purpose purpose = Purpose::Main;  // the scripted provider answers sub-calls from their own queue
+};
+
+struct Delta {
+  enum class Kind { Text, Reasoning, Restart };  // Restart: a retry begins; drop the partial text
+  Kind kind = Kind::Text;
+  std::string text;
+};
+
+struct Usage {
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  bool estimated = false;  // the provider reported none: chars / 4
+  json to_json() const;
+};
+
+struct Response {
+  std::string text;
+  std::string reasoning;
+  std::string model;
+  std::string stop_reason;
+  Usage usage;
+  double cost_usd = 0;       // 0 with cost_known false when the model has no price
+  bool cost_known = false;
+  int attempts = 1;
+  std::vector<std::string> warnings;  // e.g. a malformed chunk that was skipped
+};
+
+// Shared between a run and its calls; set() makes every call in flight return Cancelled soon.
+class CancelToken {
+ public:
+  void cancel() { m_cancelled = true; }
+  bool cancelled() const { return m_cancelled; }
+
+ private:
+  std::atomic<bool> m_cancelled{false};
+};
+
+struct CallLimits {
+  std::chrono::milliseconds connect_timeout = 15s;
+  std::chrono::milliseconds silence_timeout = 60s;  // no byte for this long mid-stream: retry
+  int max_attempts = 4;
+  std::chrono::milliseconds backoff_base = 500ms;
+  std::chrono::milliseconds backoff_cap = 20s;
+  std::chrono::milliseconds retry_after_cap = 60s;
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  // Blocks until the response is complete, failed or cancelled; on_delta runs on the calling
+  // thread as tokens arrive. Thread-safe: several calls may run at once (llm_batch).
+  virtual Result<Response> complete(const Request& request, const std::function<void(const Delta&)>& on_delta,
+                                    const CancelToken& cancel) = 0;
+  virtual std::string name() const = 0;
+};
+
+// "anthropic", "openai" (OpenAI-compatible; base_url selects OpenRouter, Groq, Ollama …), "script".
+struct ProviderSpec {
+  std::string kind;
+  std::string base_url;     // default per kind
+  std::string api_key;
+  std::string script_path;  // kind "script"
+  CallLimits limits;
+};
+
+Result<std::unique_ptr<Provider>> make_provider(const ProviderSpec& spec);
+
+// Price in USD of a call, if the model is in the table (prices per million tokens).
+std::optional<double> cost_of(const std::string& model, const Usage& usage);
+// chars / 4, the estimate used when a provider reports no usage.
+int64_t estimate_tokens(std::string_view text);
+
+}  // namespace ouro::llm

@@ -1,0 +1,231 @@
+// Anthropic Messages API and OpenAI-compatible Chat Completions, streaming.
+#include "llm/provider.h"
+#include "llm/streaming.h"
+
+#include "base/log.h"
+
+namespace ouro::llm {
+
+json Usage::to_json() const { return {{"input_tokens", input_tokens}, {"output_tokens", output_tokens}, {"estimated", estimated}}; }
+
+namespace {
+
+void finish(Response& r, const Request& req) {
+  if (r.model.empty()) r.model = req.model;
+  if (r.usage.input_tokens == 0 && r.usage.output_tokens == 0) {
+    int64_t in = estimate_tokens(req.system);
+    for (const auto& m : req.messages) in += estimate_tokens(m.content);
+    r.usage = Usage{in, estimate_tokens(r.text) + estimate_tokens(r.reasoning), true};
+  }
+  if (auto c = cost_of(r.model, r.usage)) {
+    r.cost_usd = *c;
+    r.cost_known = true;
+  }
+}
+
+// Anthropic Messages API streaming (docs.anthropic.com, "Streaming Messages"): event/data pairs
+// message_start, content_block_start/delta/stop (text_delta, thinking_delta), message_delta
+// (stop_reason, usage), message_stop, ping, error.
+class AnthropicDecoder final : public StreamDecoder {
+ public:
+  void reset() override { m_done = false; }
+  bool complete() const override { return m_done; }
+  Result<void> on_event(const SseEvent& ev, Response& out, const std::function<void(const Delta&)>& on_delta) override {
+    if (ev.event == "ping") return {};
+    auto j = parse_json(ev.data, "Anthropic stream event");
+    if (!j) {
+      out.warnings.push_back("skipped a malformed stream chunk: " + ev.data.substr(0, 80));
+      spdlog::warn("llm: {}", out.warnings.back());
+      return {};
+    }
+    std::string type = j->value("type", ev.event);
+    if (type == "message_start") {
+      const json& m = (*j)["message"];
+      out.model = m.value("model", out.model);
+      if (m.contains("usage")) out.usage.input_tokens = m["usage"].value("input_tokens", int64_t(0)) + m["usage"].value("cache_read_input_tokens", int64_t(0));
+    } else if (type == "content_block_delta") {
+      const json& d = (*j)["delta"];
+      std::string dt = d.value("type", "");
+      if (dt == "text_delta") {
+        std::string t = d.value("text", "");
+        out.text += t;
+        on_delta(Delta{Delta::Kind::Text, t});
+      } else if (dt == "thinking_delta") {
+        std::string t = d.value("thinking", "");
+        out.reasoning += t;
+        on_delta(Delta{Delta::Kind::Reasoning, t});
+      }
+    } else if (type == "message_delta") {
+      if (j->contains("delta")) out.stop_reason = (*j)["delta"].value("stop_reason", out.stop_reason);
+      if (j->contains("usage")) out.usage.output_tokens = (*j)["usage"].value("output_tokens", out.usage.output_tokens);
+    } else if (type == "message_stop") {
+      m_done = true;
+    } else if (type == "error") {
+      const json e = j->value("error", json::object());
+      std::string et = e.value("type", "error"), msg = e.value("message", "unknown error");
+      Code c = et == "overloaded_error" || et == "api_error" ? Code::Unavailable
+               : et == "rate_limit_error"                    ? Code::ResourceExhausted
+                                                              : Code::InvalidArgument;
+      return make_error(c, "the provider reported " + et + ": " + msg);
+    }
+    return {};
+  }
+
+ private:
+  bool m_done = false;
+};
+
+// OpenAI Chat Completions streaming: "data: {json}" lines, "data: [DONE]" at the end; deltas in
+// choices[0].delta.content and, for reasoning models (DeepSeek, kimi-k2-thinking via NVIDIA,
+// OpenRouter), delta.reasoning_content or delta.reasoning; usage in the last chunk.
+class OpenAIDecoder final : public StreamDecoder {
+ public:
+  void reset() override { m_done = false; }
+  bool complete() const override { return m_done; }
+  Result<void> on_event(const SseEvent& ev, Response& out, const std::function<void(const Delta&)>& on_delta) override {
+    if (ev.data == "[DONE]") {
+      m_done = true;
+      return {};
+    }
+    auto j = parse_json(ev.data, "OpenAI stream chunk");
+    if (!j || !j->is_object()) {
+      out.warnings.push_back("skipped a malformed stream chunk: " + ev.data.substr(0, 80));
+      spdlog::warn("llm: {}", out.warnings.back());
+      return {};
+    }
+    if (j->contains("error")) {
+      const json& e = (*j)["error"];
+      std::string msg = e.is_object() ? e.value("message", "unknown error") : e.dump();
+      return make_error(Code::Unavailable, "the provider reported an error mid-stream: " + msg);
+    }
+    out.model = j->value("model", out.model);
+    if (j->contains("choices") && (*j)["choices"].is_array() && !(*j)["choices"].empty()) {
+      const json& c = (*j)["choices"][0];
+      if (c.contains("delta") && c["delta"].is_object()) {
+        const json& d = c["delta"];
+        for (const char* key : {"reasoning_content", "reasoning"})
+          if (d.contains(key) && d[key].is_string() && !d[key].get<std::string>().empty()) {
+            std::string t = d[key];
+            out.reasoning += t;
+            on_delta(Delta{Delta::Kind::Reasoning, t});
+            break;
+          }
+        if (d.contains("content") && d["content"].is_string()) {
+          std::string t = d["content"];
+          out.text += t;
+          if (!t.empty()) on_delta(Delta{Delta::Kind::Text, t});
+        }
+      }
+      if (c.contains("finish_reason") && c["finish_reason"].is_string()) out.stop_reason = c["finish_reason"];
+    }
+    if (j->contains("usage") && (*j)["usage"].is_object()) {
+      out.usage.input_tokens = (*j)["usage"].value("prompt_tokens", out.usage.input_tokens);
+      out.usage.output_tokens = (*j)["usage"].value("completion_tokens", out.usage.output_tokens);
+    }
+    return {};
+  }
+
+ private:
+  bool m_done = false;
+};
+
+std::string trim_slash(std::string s) {
+  while (!s.empty() && s.back() == '/') s.pop_back();
+  return s;
+}
+
+class AnthropicProvider final : public Provider {
+ public:
+  explicit AnthropicProvider(ProviderSpec spec) : m_spec(std::move(spec)) {}
+  std::string name() const override { return "anthropic"; }
+  Result<Response> complete(const Request& req, const std::function<void(const Delta&)>& on_delta, const CancelToken& cancel) override {
+    json messages = json::array();
+    for (const auto& m : req.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+    json body = {{"model", req.model}, {"max_tokens", req.max_tokens}, {"temperature", req.temperature},
+                 {"system", req.system}, {"messages", messages}, {"stream", true}};
+    HttpCall call{trim_slash(m_spec.base_url.empty() ? "https://api.anthropic.com" : m_spec.base_url) + "/v1/messages",
+                  {"content-type: application/json", "accept: text/event-stream", "anthropic-version: 2023-06-01", "x-api-key: " + m_spec.api_key},
+                  dump_json(body), "set ANTHROPIC_API_KEY (or OURO_API_KEY, or api_key in the config file) to a valid key"};
+    AnthropicDecoder decoder;
+    auto r = TRY(stream_with_retries(call, decoder, m_spec.limits, cancel, on_delta));
+    finish(r, req);
+    return r;
+  }
+
+ private:
+  ProviderSpec m_spec;
+};
+
+class OpenAIProvider final : public Provider {
+ public:
+  explicit OpenAIProvider(ProviderSpec spec) : m_spec(std::move(spec)) {}
+  std::string name() const override { return "openai"; }
+  Result<Response> complete(const Request& req, const std::function<void(const Delta&)>& on_delta, const CancelToken& cancel) override {
+    json messages = json::array();
+    if (!req.system.empty()) messages.push_back({{"role", "system"}, {"content", req.system}});
+    for (const auto& m : req.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+    json body = {{"model", req.model}, {"messages", messages}, {"stream", true}, {"max_tokens", req.max_tokens},
+                 {"temperature", req.temperature}, {"stream_options", {{"include_usage", true}}}};
+    std::vector<std::string> headers = {"content-type: application/json", "accept: text/event-stream"};
+    if (!m_spec.api_key.empty()) headers.push_back("authorization: Bearer " + m_spec.api_key);
+    HttpCall call{trim_slash(m_spec.base_url.empty() ? "https://api.openai.com/v1" : m_spec.base_url) + "/chat/completions", headers,
+                  dump_json(body), "set OPENAI_API_KEY (or OURO_API_KEY, or api_key in the config file) to a valid key for this base URL"};
+    OpenAIDecoder decoder;
+    auto r = TRY(stream_with_retries(call, decoder, m_spec.limits, cancel, on_delta));
+    finish(r, req);
+    return r;
+  }
+
+ private:
+  ProviderSpec m_spec;
+};
+
+}  // namespace
+
+std::unique_ptr<Provider> make_scripted_provider(const std::string& path, Result<void>& status);
+
+Result<std::unique_ptr<Provider>> make_provider(const ProviderSpec& spec) {
+  if (spec.kind == "anthropic") {
+    if (spec.api_key.empty())
+      return make_error(Code::Unauthenticated, "no Anthropic API key: set ANTHROPIC_API_KEY=sk-ant-… (or OURO_API_KEY, or api_key in ~/.config/ouroboros/config.json)");
+    return std::unique_ptr<Provider>(std::make_unique<AnthropicProvider>(spec));
+  }
+  if (spec.kind == "openai") {
+    bool local = spec.base_url.find("://127.0.0.1") != std::string::npos || spec.base_url.find("://localhost") != std::string::npos;
+    if (spec.api_key.empty() && !local)
+      return make_error(Code::Unauthenticated, "no API key for the OpenAI-compatible provider: set OPENAI_API_KEY=… (or OURO_API_KEY, or api_key in "
+                                               "~/.config/ouroboros/config.json); local servers (Ollama, LM Studio, llama.cpp) need none");
+    return std::unique_ptr<Provider>(std::make_unique<OpenAIProvider>(spec));
+  }
+  if (spec.kind == "script") {
+    Result<void> status;
+    auto p = make_scripted_provider(spec.script_path, status);
+    if (!status) return tl::make_unexpected(status.error());
+    return p;
+  }
+  return errorf(Code::InvalidArgument, "unknown provider '{}': use anthropic, openai (with --base-url for compatible servers) or script:FILE", spec.kind);
+}
+
+// List prices in USD per million tokens (input, output), as published by the providers in 2025.
+std::optional<double> cost_of(const std::string& model, const Usage& usage) {
+  struct Price {
+    const char* prefix;
+    double in, out;
+  };
+  static const Price prices[] = {
+      {"claude-opus-4", 15, 75},          {"claude-sonnet-4", 3, 15},      {"claude-3-7-sonnet", 3, 15},
+      {"claude-3-5-sonnet", 3, 15},       {"claude-haiku-4-5", 1, 5},      {"claude-3-5-haiku", 0.8, 4},
+      {"gpt-4.1-mini", 0.4, 1.6},         {"gpt-4.1-nano", 0.1, 0.4},      {"gpt-4.1", 2, 8},
+      {"gpt-4o-mini", 0.15, 0.6},         {"gpt-4o", 2.5, 10},             {"o4-mini", 1.1, 4.4},
+      {"o3-mini", 1.1, 4.4},              {"deepseek-chat", 0.27, 1.1},    {"deepseek-reasoner", 0.55, 2.19},
+      {"moonshotai/kimi-k2-thinking", 0.6, 2.5}, {"moonshotai/kimi-k2", 0.6, 2.5}, {"scripted", 0, 0},
+  };
+  for (const auto& p : prices)
+    if (model.rfind(p.prefix, 0) == 0)
+      return (static_cast<double>(usage.input_tokens) * p.in + static_cast<double>(usage.output_tokens) * p.out) / 1e6;
+  return std::nullopt;
+}
+
+int64_t estimate_tokens(std::string_view text) { return static_cast<int64_t>((text.size() + 3) / 4); }
+
+}  // namespace ouro::llm

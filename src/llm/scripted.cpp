@@ -1,0 +1,105 @@
+// The scripted provider: replays responses from a JSON Lines file, for tests, demos and replays.
+// One object per response, in order: {"text": "…", "reasoning": "…"} answers the main loop;
+// objects with "sub": true answer llm_query/llm_batch sub-calls, in their own order. Text is
+// streamed in small chunks like a real provider's, so everything downstream sees the same deltas.
+#include "llm/provider.h"
+
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+namespace ouro::llm {
+
+namespace {
+
+class ScriptedProvider final : public Provider {
+ public:
+  std::string name() const override { return "script"; }
+
+  Result<Response> complete(const Request& req, const std::function<void(const Delta&)>& on_delta, const CancelToken& cancel) override {
+    json item;
+    {
+      std::lock_guard lock(m_mutex);
+      auto& queue = req.purpose == Purpose::Sub ? m_sub : m_main;
+      size_t& used = req.purpose == Purpose::Sub ? m_sub_used : m_main_used;
+      if (queue.empty())
+        return errorf(Code::ResourceExhausted, "the script {} has no more {} responses (it had {})", m_path,
+                      req.purpose == Purpose::Sub ? "sub-call" : "main", used);
+      item = std::move(queue.front());
+      queue.pop_front();
+      ++used;
+    }
+    Response r;
+    r.model = item.value("model", "scripted");
+    auto stream = [&](const std::string& text, Delta::Kind kind, std::string& into) -> bool {
+      for (size_t i = 0; i < text.size();) {
+        if (cancel.cancelled()) return false;
+        size_t n = std::min<size_t>(6, text.size() - i);
+        while (i + n < text.size() && (static_cast<unsigned char>(text[i + n]) & 0xC0) == 0x80) ++n;  // whole UTF-8 characters
+        std::string piece = text.substr(i, n);
+        into += piece;
+        on_delta(Delta{kind, piece});
+        i += n;
+        if (m_delay.count() > 0) std::this_thread::sleep_for(m_delay);
+      }
+      return true;
+    };
+    if (item.value("delay_ms", 0) > 0) {
+      for (int waited = 0; waited < item.value("delay_ms", 0); waited += 10) {
+        if (cancel.cancelled()) return make_error(Code::Cancelled, "cancelled");
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+    if (item.contains("error")) return make_error(Code::Unavailable, item.value("error", "scripted failure"));
+    if (!stream(item.value("reasoning", ""), Delta::Kind::Reasoning, r.reasoning) || !stream(item.value("text", ""), Delta::Kind::Text, r.text))
+      return make_error(Code::Cancelled, "cancelled");
+    int64_t in = estimate_tokens(req.system);
+    for (const auto& m : req.messages) in += estimate_tokens(m.content);
+    r.usage = Usage{in, estimate_tokens(r.text) + estimate_tokens(r.reasoning), true};
+    r.cost_usd = 0;
+    r.cost_known = true;
+    r.stop_reason = "end_turn";
+    return r;
+  }
+
+  std::string m_path;
+  std::deque<json> m_main, m_sub;
+  size_t m_main_used = 0, m_sub_used = 0;
+  std::chrono::microseconds m_delay{300};
+  std::mutex m_mutex;
+};
+
+}  // namespace
+
+std::unique_ptr<Provider> make_scripted_provider(const std::string& path, Result<void>& status) {
+  auto p = std::make_unique<ScriptedProvider>();
+  p->m_path = path;
+  std::ifstream in(path);
+  if (!in) {
+    status = errorf(Code::NotFound, "cannot read the script file {}", path);
+    return nullptr;
+  }
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto j = parse_json(line, "script line");
+    if (!j || !j->is_object()) {
+      status = errorf(Code::InvalidArgument, "{} line {}: each line must be a JSON object like {{\"text\": \"…\"}} ({})", path, n,
+                      j ? "not an object" : j.error().message);
+      return nullptr;
+    }
+    (j->value("sub", false) ? p->m_sub : p->m_main).push_back(std::move(*j));
+  }
+  if (p->m_main.empty()) {
+    status = errorf(Code::InvalidArgument, "{} has no main responses (lines without \"sub\": true)", path);
+    return nullptr;
+  }
+  if (const char* d = std::getenv("OURO_SCRIPT_CHUNK_DELAY_US")) p->m_delay = std::chrono::microseconds(std::atoi(d));
+  status = {};
+  return p;
+}
+
+}  // namespace ouro::llm

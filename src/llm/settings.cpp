@@ -1,0 +1,115 @@
+#include "llm/settings.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace ouro::llm {
+
+namespace {
+
+struct Preset {
+  const char* name;
+  const char* kind;
+  const char* base_url;
+  const char* key_env;
+  const char* model;
+  const char* sub_model;
+};
+
+// OpenAI-compatible services differ only in base URL, key variable and model names.
+const Preset kPresets[] = {
+    {"anthropic", "anthropic", "", "ANTHROPIC_API_KEY", "claude-sonnet-4-20250514", "claude-haiku-4-5-20251001"},
+    {"openai", "openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4.1", "gpt-4.1-mini"},
+    {"openrouter", "openai", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "anthropic/claude-sonnet-4", "anthropic/claude-haiku-4.5"},
+    {"groq", "openai", "https://api.groq.com/openai/v1", "GROQ_API_KEY", "llama-3.3-70b-versatile", "llama-3.1-8b-instant"},
+    {"nvidia", "openai", "https://integrate.api.nvidia.com/v1", "NVIDIA_API_KEY", "moonshotai/kimi-k2-thinking", "moonshotai/kimi-k2-thinking"},
+    {"together", "openai", "https://api.together.xyz/v1", "TOGETHER_API_KEY", "meta-llama/Llama-3.3-70B-Instruct-Turbo", "meta-llama/Llama-3.3-70B-Instruct-Turbo"},
+    {"deepseek", "openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat", "deepseek-chat"},
+    {"ollama", "openai", "http://127.0.0.1:11434/v1", "", "llama3.1", "llama3.1"},
+    {"lmstudio", "openai", "http://127.0.0.1:1234/v1", "", "local-model", "local-model"},
+    {"vllm", "openai", "http://127.0.0.1:8000/v1", "", "default", "default"},
+    {"llamacpp", "openai", "http://127.0.0.1:8080/v1", "", "default", "default"},
+};
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+const Preset* preset(const std::string& name) {
+  for (const auto& p : kPresets)
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string default_config_path() {
+  std::string base = env("XDG_CONFIG_HOME");
+  if (base.empty()) base = (env("HOME").empty() ? std::string("/tmp") : env("HOME")) + "/.config";
+  return base + "/ouroboros/config.json";
+}
+
+json Settings::to_public_json() const {
+  return {{"provider", provider}, {"base_url", spec.base_url}, {"model", model}, {"sub_model", sub_model}, {"api_key_set", !spec.api_key.empty()}};
+}
+
+Result<Settings> resolve_settings(const SettingsFlags& flags) {
+  json file = json::object();
+  std::string path = flags.config_path.value_or(env("OURO_CONFIG").empty() ? default_config_path() : env("OURO_CONFIG"));
+  if (std::ifstream in(path); in) {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto parsed = parse_json(ss.str(), "config file " + path);
+    if (!parsed || !parsed->is_object()) return errorf(Code::InvalidArgument, "{}: fix or remove it", parsed ? "the config file " + path + " is not a JSON object" : parsed.error().message);
+    file = *parsed;
+  }
+  auto pick = [&](const std::optional<std::string>& flag, const char* env_name, const char* file_key) -> std::string {
+    if (flag && !flag->empty()) return *flag;
+    if (!env(env_name).empty()) return env(env_name);
+    return file.contains(file_key) && file[file_key].is_string() ? file[file_key].get<std::string>() : "";
+  };
+  Settings s;
+  s.provider = pick(flags.provider, "OURO_PROVIDER", "provider");
+  if (s.provider.empty()) {
+    if (!env("ANTHROPIC_API_KEY").empty()) s.provider = "anthropic";
+    else if (!env("OPENAI_API_KEY").empty()) s.provider = "openai";
+    else
+      return make_error(Code::FailedPrecondition,
+                        "no model is configured: set ANTHROPIC_API_KEY (or OPENAI_API_KEY) in the environment, or pass --provider "
+                        "(anthropic, openai, openrouter, groq, nvidia, together, deepseek, ollama, lmstudio, vllm, llamacpp, an "
+                        "OpenAI-compatible base URL, or script:FILE for a scripted run), or write " + default_config_path());
+  }
+  std::string key_env;
+  if (s.provider.rfind("script:", 0) == 0) {
+    s.spec.kind = "script";
+    s.spec.script_path = s.provider.substr(7);
+    s.model = "scripted";
+  } else if (s.provider.rfind("http://", 0) == 0 || s.provider.rfind("https://", 0) == 0) {
+    s.spec.kind = "openai";
+    s.spec.base_url = s.provider;
+    key_env = "OPENAI_API_KEY";
+  } else if (const Preset* p = preset(s.provider)) {
+    s.spec.kind = p->kind;
+    s.spec.base_url = p->base_url;
+    key_env = p->key_env;
+    s.model = p->model;
+    s.sub_model = p->sub_model;
+  } else {
+    return errorf(Code::InvalidArgument, "unknown provider '{}': use anthropic, openai, openrouter, groq, nvidia, together, deepseek, ollama, "
+                  "lmstudio, vllm, llamacpp, an OpenAI-compatible base URL (https://…/v1), or script:FILE", s.provider);
+  }
+  if (std::string url = pick(flags.base_url, "OURO_BASE_URL", "base_url"); !url.empty()) s.spec.base_url = url;
+  if (std::string m = pick(flags.model, "OURO_MODEL", "model"); !m.empty()) s.model = m;
+  if (std::string m = pick(flags.sub_model, "OURO_SUB_MODEL", "sub_model"); !m.empty()) s.sub_model = m;
+  if (s.sub_model.empty()) s.sub_model = s.model;
+  if (s.model.empty()) return errorf(Code::InvalidArgument, "no model name for provider '{}': pass --model NAME", s.provider);
+  s.spec.api_key = pick(flags.api_key, "OURO_API_KEY", "api_key");
+  if (s.spec.api_key.empty() && !key_env.empty()) s.spec.api_key = env(key_env.c_str());
+  if (s.spec.api_key.empty() && file.contains("api_keys") && file["api_keys"].is_object())
+    s.spec.api_key = file["api_keys"].value(s.provider, std::string());
+  return s;
+}
+
+}  // namespace ouro::llm

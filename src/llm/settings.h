@@ -1,0 +1,30 @@
+// Which model answers, and with what key: from flags, then OURO_* / provider environment
+// variables, then ~/.config/ouroboros/config.json, then defaults. The key is never printed.
+#pragma once
+
+#include "llm/provider.h"
+
+#include <optional>
+#include <string>
+
+namespace ouro::llm {
+
+struct Settings {
+  ProviderSpec spec;       // kind, base URL, key, script path, limits
+  std::string provider;    // as the user named it: "anthropic", "openrouter", "script:run.jsonl", "http://…"
+  std::string model;       // primary (main loop)
+  std::string sub_model;   // llm_query / llm_batch
+  json to_public_json() const;  // without the key
+};
+
+struct SettingsFlags {
+  std::optional<std::string> provider, model, sub_model, base_url, api_key, config_path;
+};
+
+// Resolves settings. Fails with a message saying how to fix it when no provider or key is found.
+Result<Settings> resolve_settings(const SettingsFlags& flags);
+
+// ~/.config/ouroboros/config.json (or $XDG_CONFIG_HOME/ouroboros/config.json).
+std::string default_config_path();
+
+}  // namespace ouro::llm

@@ -1,0 +1,209 @@
+#include "llm/streaming.h"
+
+#include "base/log.h"
+
+#include <curl/curl.h>
+
+#include <ctime>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace ouro::llm {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Attempt {
+  long status = 0;
+  std::string retry_after;
+  std::string error_body;
+  CURLcode curl = CURLE_OK;
+  std::string curl_error;
+  bool aborted_by_decoder = false;
+  Error decoder_error;
+};
+
+struct Transfer {
+  Attempt* attempt;
+  SseParser parser;
+  StreamDecoder* decoder;
+  Response* response;
+  const std::function<void(const Delta&)>* on_delta;
+  const CancelToken* cancel;
+};
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  std::string_view line(data, size * n);
+  if (line.rfind("HTTP/", 0) == 0) {
+    auto sp = line.find(' ');
+    if (sp != std::string_view::npos) t->attempt->status = std::strtol(line.data() + sp + 1, nullptr, 10);
+    t->attempt->retry_after.clear();
+  } else if (line.size() > 12 && strncasecmp(line.data(), "retry-after:", 12) == 0) {
+    std::string v(line.substr(12));
+    while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ')) v.pop_back();
+    while (!v.empty() && v.front() == ' ') v.erase(0, 1);
+    t->attempt->retry_after = v;
+  }
+  return size * n;
+}
+
+size_t on_body(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  size_t len = size * n;
+  if (t->attempt->status < 200 || t->attempt->status >= 300) {
+    if (t->attempt->error_body.size() < 65536) t->attempt->error_body.append(data, len);
+    return len;
+  }
+  bool failed = false;
+  t->parser.feed(std::string_view(data, len), [&](SseEvent&& ev) {
+    if (failed) return;
+    auto r = t->decoder->on_event(ev, *t->response, *t->on_delta);
+    if (!r) {
+      failed = true;
+      t->attempt->aborted_by_decoder = true;
+      t->attempt->decoder_error = r.error();
+    }
+  });
+  return failed ? 0 : len;  // 0 aborts the transfer
+}
+
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<Transfer*>(user)->cancel->cancelled() ? 1 : 0;
+}
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// The provider's own words from an error body, when it has them.
+std::string error_message(const std::string& body) {
+  auto j = parse_json(body);
+  if (j && j->is_object()) {
+    if (j->contains("error")) {
+      const json& e = (*j)["error"];
+      if (e.is_object() && e.contains("message") && e["message"].is_string()) return e["message"];
+      if (e.is_string()) return e;
+    }
+    if (j->contains("message") && (*j)["message"].is_string()) return (*j)["message"];
+  }
+  std::string s = body.substr(0, 300);
+  return s.empty() ? "(no body)" : s;
+}
+
+bool sleep_unless_cancelled(std::chrono::milliseconds d, const CancelToken& cancel) {
+  auto until = Clock::now() + d;
+  while (Clock::now() < until) {
+    if (cancel.cancelled()) return false;
+    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(20), until - Clock::now()));
+  }
+  return !cancel.cancelled();
+}
+
+}  // namespace
+
+std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value) {
+  if (value.empty()) return std::nullopt;
+  char* end = nullptr;
+  double secs = std::strtod(value.c_str(), &end);
+  if (end && *end == '\0' && secs >= 0) return std::chrono::milliseconds(static_cast<int64_t>(secs * 1000));
+  struct tm tm {};
+  if (strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm)) {
+    time_t when = timegm(&tm);
+    double diff = std::difftime(when, std::time(nullptr));
+    return std::chrono::milliseconds(static_cast<int64_t>(std::max(0.0, diff) * 1000));
+  }
+  return std::nullopt;
+}
+
+std::chrono::milliseconds backoff_delay(int attempt, const CallLimits& limits) {
+  static thread_local std::mt19937 rng{std::random_device{}()};
+  double base = static_cast<double>(limits.backoff_base.count()) * std::pow(2.0, attempt - 1);
+  base = std::min(base, static_cast<double>(limits.backoff_cap.count()));
+  std::uniform_real_distribution<double> jitter(0.5, 1.5);
+  return std::chrono::milliseconds(static_cast<int64_t>(base * jitter(rng)));
+}
+
+Result<Response> stream_with_retries(const HttpCall& call, StreamDecoder& decoder, const CallLimits& limits,
+                                     const CancelToken& cancel, const std::function<void(const Delta&)>& on_delta) {
+  global_init();
+  std::string last_problem;
+  for (int attempt_no = 1; attempt_no <= limits.max_attempts; ++attempt_no) {
+    if (cancel.cancelled()) return make_error(Code::Cancelled, "cancelled");
+    Attempt a;
+    Response response;
+    decoder.reset();
+    Transfer t{&a, SseParser{}, &decoder, &response, &on_delta, &cancel};
+    CURL* curl = curl_easy_init();
+    if (!curl) return make_error(Code::Internal, "libcurl could not start a transfer");
+    curl_slist* headers = nullptr;
+    for (const auto& h : call.headers) headers = curl_slist_append(headers, h.c_str());
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    curl_easy_setopt(curl, CURLOPT_URL, call.url.c_str());
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, call.body.c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(call.body.size()));
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(limits.connect_timeout.count()));
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, std::max(1L, static_cast<long>(limits.silence_timeout.count() / 1000)));
+    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+    a.curl = curl_easy_perform(curl);
+    a.curl_error = errbuf[0] ? errbuf : curl_easy_strerror(a.curl);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+
+    if (cancel.cancelled()) return make_error(Code::Cancelled, "cancelled");
+    bool retryable = false;
+    if (a.aborted_by_decoder) {
+      // The provider reported an error inside the stream (e.g. "overloaded_error"), or sent garbage.
+      if (a.decoder_error.code != Code::Unavailable && a.decoder_error.code != Code::ResourceExhausted)
+        return tl::make_unexpected(a.decoder_error);
+      retryable = true;
+      last_problem = a.decoder_error.message;
+    } else if (a.curl != CURLE_OK && (a.status == 0 || (a.status >= 200 && a.status < 300))) {
+      retryable = true;
+      last_problem = a.curl == CURLE_OPERATION_TIMEDOUT ? "no data from the provider for too long (" + a.curl_error + ")"
+                                                       : "connection problem: " + a.curl_error;
+    } else if (a.status >= 200 && a.status < 300) {
+      if (decoder.complete()) {
+        response.attempts = attempt_no;
+        return response;
+      }
+      retryable = true;
+      last_problem = "the stream ended before the answer was complete";
+    } else {
+      std::string msg = error_message(a.error_body);
+      int s = static_cast<int>(a.status);
+      if (s == 429 || s == 408 || s == 409 || s == 529 || s >= 500) {
+        retryable = true;
+        last_problem = "HTTP " + std::to_string(s) + ": " + msg;
+      } else if (s == 401 || s == 403) {
+        return errorf(Code::Unauthenticated, "the provider refused the API key (HTTP {}: {}); {}", s, msg, call.key_hint);
+      } else {
+        return errorf(Code::InvalidArgument, "the provider rejected the request (HTTP {}): {}", s, msg);
+      }
+    }
+    if (!retryable || attempt_no == limits.max_attempts) break;
+    auto delay = backoff_delay(attempt_no, limits);
+    if (auto ra = parse_retry_after(a.retry_after)) delay = std::min(*ra, limits.retry_after_cap);
+    spdlog::info("llm: attempt {} failed ({}); retrying in {} ms", attempt_no, redact(last_problem), delay.count());
+    on_delta(Delta{Delta::Kind::Restart, ""});
+    if (!sleep_unless_cancelled(delay, cancel)) return make_error(Code::Cancelled, "cancelled");
+  }
+  return errorf(Code::Unavailable, "the provider call failed after {} attempts: {}", limits.max_attempts, last_problem);
+}
+
+}  // namespace ouro::llm
