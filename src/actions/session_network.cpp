@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <regex>
 #include <thread>
 
 namespace ouro::actions::impl {
@@ -24,13 +23,28 @@ bool domain_matches(const std::string& domain, const std::string& want) {
   return d == w || (d.size() > w.size() && d.compare(d.size() - w.size(), w.size(), w) == 0 && d[d.size() - w.size() - 1] == '.');
 }
 
-// "*" matches any run of characters; a pattern without "*" matches as a substring.
+// "*" matches any run of characters; a pattern without "*" matches as a substring. Iterative
+// (std::regex would recurse once per character of a long data: URL).
 bool url_matches(const std::string& url, const std::string& pattern) {
   if (pattern.empty() || pattern == "*") return true;
   if (pattern.find('*') == std::string::npos) return url.find(pattern) != std::string::npos;
-  std::string re;
-  for (char c : pattern) re += c == '*' ? std::string(".*") : (std::isalnum(static_cast<unsigned char>(c)) ? std::string(1, c) : std::string("\\") + c);
-  return std::regex_match(url, std::regex(re));
+  size_t u = 0, p = 0, star = std::string::npos, mark = 0;
+  while (u < url.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = u;
+    } else if (p < pattern.size() && pattern[p] == url[u]) {
+      ++p;
+      ++u;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      u = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
 }
 
 std::string base64_decode(const std::string& in) {

@@ -1,12 +1,12 @@
 #include "agent/context.h"
 
 #include "actions/registry.h"
+#include "agent/parser.h"
 #include "browser/browser.h"
 #include "jsrt/summary.h"
 
 #include <fmt/format.h>
 
-#include <regex>
 
 namespace ouro::agent {
 
@@ -93,10 +93,8 @@ log(`Found ${env.headlines.length} headlines`);
 }
 
 std::string summarize_code_intent(const std::string& code) {
-  static const std::regex call(R"(\b([A-Za-z_$][\w$]*)\s*\()");
   std::vector<std::pair<std::string, int>> calls;
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), call); it != std::sregex_iterator(); ++it) {
-    std::string name = (*it)[1];
+  for (const auto& name : called_names(code)) {
     if (!actions::find(name)) continue;
     auto f = std::find_if(calls.begin(), calls.end(), [&](auto& p) { return p.first == name; });
     if (f == calls.end()) calls.emplace_back(name, 1);

@@ -3,7 +3,7 @@
 #include "actions/registry.h"
 #include "base/json.h"
 
-#include <regex>
+#include <cctype>
 
 namespace ouro::agent {
 
@@ -87,13 +87,39 @@ std::vector<std::string> tool_json(const std::string& text) {
   return out;
 }
 
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+
+// Whether a line reads like REPL code: a declaration, an await, control flow, a comment, an
+// assignment, or a statement that is a call.
+bool looks_like_code(const std::string& line) {
+  size_t i = line.find_first_not_of(" \t");
+  if (i == std::string::npos) return false;
+  std::string_view l = std::string_view(line).substr(i);
+  for (std::string_view start : {"const ", "let ", "var ", "await ", "return ", "for (", "for await", "if (", "} else", "}else", "try {",
+                                 "} catch", "//", "env.", "env[", "setFinal(", "log("})
+    if (l.substr(0, start.size()) == start) return true;
+  if (l[0] == '{' || l[0] == '}') return true;
+  // name = … (not ==), or a line that is one call: name(…) or a.b(…), optionally ending in ';'.
+  size_t j = 0;
+  while (j < l.size() && (ident_char(l[j]) || l[j] == '.')) ++j;
+  if (j == 0 || std::isdigit(static_cast<unsigned char>(l[0]))) return false;
+  size_t k = j;
+  while (k < l.size() && l[k] == ' ') ++k;
+  if (k < l.size() && l[k] == '=' && (k + 1 >= l.size() || l[k + 1] != '=')) return true;
+  if (k < l.size() && l[k] == '(') {
+    size_t end = l.find_last_not_of(" \t;");
+    return end != std::string_view::npos && l[end] == ')';
+  }
+  return false;
+}
+
 // Lines that look like REPL code: declarations, awaits, our API, env, control flow, comments.
 std::vector<std::string> bare(const std::string& text) {
-  static const std::regex looks_like_code(
-      R"(^\s*(const |let |var |await |return |for \(|for await|if \(|\} ?else|try \{|\} catch|\}|\{|//|env\.|env\[|setFinal\(|log\(|[A-Za-z_$][\w$]*\s*=[^=]|[A-Za-z_$][\w$.]*\(.*\)\s*;?\s*$))");
-  std::string names;
-  for (const auto& c : actions::registry()) names += (names.empty() ? "" : "|") + c.name;
-  const std::regex api("\\b(" + names + ")\\s*\\(");
+  auto uses_api = [](const std::string& line) {
+    for (const auto& name : called_names(line))
+      if (actions::find(name)) return true;
+    return false;
+  };
   std::vector<std::string> lines;
   size_t start = 0;
   while (start <= text.size()) {
@@ -111,9 +137,9 @@ std::vector<std::string> bare(const std::string& text) {
     current_uses_api = false;
   };
   for (const auto& l : lines) {
-    if (std::regex_search(l, looks_like_code) || (!current.empty() && l.find_first_not_of(" \t") != std::string::npos && (l[0] == ' ' || l[0] == '\t'))) {
+    if (looks_like_code(l) || (!current.empty() && l.find_first_not_of(" \t") != std::string::npos && (l[0] == ' ' || l[0] == '\t'))) {
       current += (current.empty() ? "" : "\n") + l;
-      current_uses_api = current_uses_api || std::regex_search(l, api);
+      current_uses_api = current_uses_api || uses_api(l);
     } else {
       close_run();
     }
@@ -125,6 +151,23 @@ std::vector<std::string> bare(const std::string& text) {
 }
 
 }  // namespace
+
+std::vector<std::string> called_names(std::string_view code) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < code.size();) {
+    if (!ident_char(code[i]) || std::isdigit(static_cast<unsigned char>(code[i])) || (i > 0 && (ident_char(code[i - 1]) || code[i - 1] == '.'))) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < code.size() && ident_char(code[j])) ++j;
+    size_t k = j;
+    while (k < code.size() && (code[k] == ' ' || code[k] == '\t')) ++k;
+    if (k < code.size() && code[k] == '(') out.emplace_back(code.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
 
 Extracted extract_code_blocks(const std::string& response) {
   if (auto b = fenced(response, true); !b.empty()) return {b, "repl-fence"};

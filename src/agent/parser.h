@@ -14,4 +14,8 @@ struct Extracted {
 
 Extracted extract_code_blocks(const std::string& response);
 
+// Identifiers written as calls (`name(`), in order, with repeats. A plain scanner: std::regex
+// recurses per character and overflows the stack on long inputs.
+std::vector<std::string> called_names(std::string_view code);
+
 }  // namespace ouro::agent

@@ -3,7 +3,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 
 #include <cstdlib>
-#include <regex>
+#include <cctype>
+#include <cstring>
 
 namespace ouro {
 
@@ -18,15 +19,77 @@ void init_logging() {
   spdlog::set_level(level ? spdlog::level::from_str(level) : spdlog::level::warn);
 }
 
+namespace {
+
+bool token_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._~+/=-", c); }
+
+bool starts_with_ci(std::string_view s, size_t at, std::string_view word) {
+  if (at + word.size() > s.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[at + i])) != word[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+// A hand-written scanner rather than std::regex, which recurses per character and overflows the
+// stack on long inputs (a base64 screenshot in a trace line).
 std::string redact(std::string_view text) {
-  static const std::regex patterns[] = {
-      std::regex(R"((Bearer\s+)[A-Za-z0-9._~+/=-]{8,})", std::regex::icase),
-      std::regex(R"(((?:sk|pk|rk)-[A-Za-z0-9_-]{4})[A-Za-z0-9_-]{8,})"),
-      std::regex(R"re(("?(?:password|passwd|secret|api[_-]?key|x-api-key|authorization|cookie|set-cookie|token)"?\s*[:=]\s*"?)[^",;\s}]+)re",
-                 std::regex::icase),
-  };
-  std::string out(text);
-  for (const auto& re : patterns) out = std::regex_replace(out, re, "$1[REDACTED]");
+  static const std::string_view secret_names[] = {"password", "passwd", "secret", "api_key", "api-key", "apikey", "x-api-key",
+                                                  "authorization", "set-cookie", "cookie", "token"};
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    // "Bearer <token>"
+    if (starts_with_ci(text, i, "bearer ")) {
+      size_t j = i + 7;
+      while (j < text.size() && text[j] == ' ') ++j;
+      size_t k = j;
+      while (k < text.size() && token_char(text[k])) ++k;
+      if (k - j >= 8) {
+        out.append(text.substr(i, j - i)).append("[REDACTED]");
+        i = k;
+        continue;
+      }
+    }
+    // sk-…, pk-…, rk-… keys: keep the first four characters after the dash.
+    if ((i == 0 || !token_char(text[i - 1])) && i + 3 < text.size() && (text[i] == 's' || text[i] == 'p' || text[i] == 'r') && text[i + 1] == 'k' &&
+        text[i + 2] == '-') {
+      size_t k = i + 3;
+      while (k < text.size() && (std::isalnum(static_cast<unsigned char>(text[k])) || text[k] == '_' || text[k] == '-')) ++k;
+      if (k - (i + 3) >= 12) {
+        out.append(text.substr(i, 7)).append("[REDACTED]");
+        i = k;
+        continue;
+      }
+    }
+    // name: value / name=value / "name": "value" for secret-looking names.
+    bool matched = false;
+    if (i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]))) {
+      for (auto name : secret_names) {
+        if (!starts_with_ci(text, i, name)) continue;
+        size_t j = i + name.size();
+        if (j < text.size() && text[j] == '"') ++j;
+        while (j < text.size() && text[j] == ' ') ++j;
+        if (j >= text.size() || (text[j] != ':' && text[j] != '=')) continue;
+        ++j;
+        while (j < text.size() && (text[j] == ' ' || text[j] == '"')) ++j;
+        // "Authorization: Bearer <token>": the scheme goes too.
+        for (std::string_view scheme : {"bearer ", "basic "})
+          if (starts_with_ci(text, j, scheme)) j += scheme.size();
+        size_t k = j;
+        while (k < text.size() && !std::strchr("\",;}\r\n ", text[k])) ++k;
+        if (k == j) continue;
+        out.append(text.substr(i, j - i)).append("[REDACTED]");
+        i = k;
+        matched = true;
+        break;
+      }
+    }
+    if (matched) continue;
+    out.push_back(text[i++]);
+  }
   return out;
 }
 

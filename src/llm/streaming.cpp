@@ -32,10 +32,14 @@ struct Transfer {
   Response* response;
   const std::function<void(const Delta&)>* on_delta;
   const CancelToken* cancel;
+  std::chrono::milliseconds silence_limit;
+  Clock::time_point last_data = Clock::now();
+  bool silent = false;
 };
 
 size_t on_header(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
+  t->last_data = Clock::now();
   std::string_view line(data, size * n);
   if (line.rfind("HTTP/", 0) == 0) {
     auto sp = line.find(' ');
@@ -52,6 +56,7 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
 
 size_t on_body(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
+  t->last_data = Clock::now();
   size_t len = size * n;
   if (t->attempt->status < 200 || t->attempt->status >= 300) {
     if (t->attempt->error_body.size() < 65536) t->attempt->error_body.append(data, len);
@@ -70,8 +75,16 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
   return failed ? 0 : len;  // 0 aborts the transfer
 }
 
+// libcurl calls this at least once a second, so cancellation and silence take effect within one.
+// (CURLOPT_LOW_SPEED_TIME averages over several seconds: too loose for a silence deadline.)
 int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return static_cast<Transfer*>(user)->cancel->cancelled() ? 1 : 0;
+  auto* t = static_cast<Transfer*>(user);
+  if (t->cancel->cancelled()) return 1;
+  if (Clock::now() - t->last_data > t->silence_limit) {
+    t->silent = true;
+    return 1;
+  }
+  return 0;
 }
 
 void global_init() {
@@ -136,7 +149,7 @@ Result<Response> stream_with_retries(const HttpCall& call, StreamDecoder& decode
     Attempt a;
     Response response;
     decoder.reset();
-    Transfer t{&a, SseParser{}, &decoder, &response, &on_delta, &cancel};
+    Transfer t{&a, SseParser{}, &decoder, &response, &on_delta, &cancel, limits.silence_timeout};
     CURL* curl = curl_easy_init();
     if (!curl) return make_error(Code::Internal, "libcurl could not start a transfer");
     curl_slist* headers = nullptr;
@@ -156,8 +169,6 @@ Result<Response> stream_with_retries(const HttpCall& call, StreamDecoder& decode
     curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(limits.connect_timeout.count()));
-    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, std::max(1L, static_cast<long>(limits.silence_timeout.count() / 1000)));
     curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
     a.curl = curl_easy_perform(curl);
@@ -173,6 +184,9 @@ Result<Response> stream_with_retries(const HttpCall& call, StreamDecoder& decode
         return tl::make_unexpected(a.decoder_error);
       retryable = true;
       last_problem = a.decoder_error.message;
+    } else if (t.silent) {
+      retryable = true;
+      last_problem = fmt::format("no data from the provider for {} ms", limits.silence_timeout.count());
     } else if (a.curl != CURLE_OK && (a.status == 0 || (a.status >= 200 && a.status < 300))) {
       retryable = true;
       last_problem = a.curl == CURLE_OPERATION_TIMEDOUT ? "no data from the provider for too long (" + a.curl_error + ")"

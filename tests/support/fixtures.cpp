@@ -158,6 +158,30 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
     } else if (p == "/slow") {
       res.delay = std::chrono::milliseconds(query_int(r.query, "ms", 3000));
       res.body = page("Slow", "<p>finally</p>");
+    } else if (p == "/mail") {
+      // A webmail inbox: 50 unread messages and a few read ones.
+      std::string rows;
+      for (int i = 1; i <= 53; ++i) {
+        bool unread = i <= 50;
+        rows += std::string("<li class='msg") + (unread ? " unread" : "") + "'><a class=subject href='/mail/" + std::to_string(i) +
+                "'>Subject " + std::to_string(i) + "</a> <span class=from>sender" + std::to_string(i) + "@example.com</span></li>";
+      }
+      res.body = page("Inbox (50) - Fixture Mail", "<h1>Inbox</h1><ul id=inbox>" + rows + "</ul>");
+    } else if (p.rfind("/mail/", 0) == 0) {
+      std::string n = p.substr(6);
+      res.body = page("Message " + n, "<h1>Subject " + n + "</h1><div class=body>BODYTEXT-" + n +
+                                          ": Dear team, this is message number " + n + ". Please review the attached numbers before Friday. " +
+                                          std::string(400, '.') + "</div>");
+    } else if (p == "/grow") {
+      // Text of the requested size in 100-character paragraphs, each with a unique marker.
+      int kb = query_int(r.query, "kb", 10);
+      std::string body;
+      body.reserve(static_cast<size_t>(kb) * 1100);
+      for (int i = 0; static_cast<int>(body.size()) < kb * 1024; ++i) {
+        std::string para = "ZQX" + std::to_string(i) + "QXZ lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor";
+        body += "<p>" + para.substr(0, 100) + "</p>";
+      }
+      res.body = page("Growing page", body);
     } else if (p == "/favicon.ico") {
       res.status = 404;
       res.body = "";

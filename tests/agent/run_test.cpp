@@ -1,0 +1,230 @@
+// End-to-end runs: the scripted provider writes the code, real headless Chromium runs it against
+// the fixture site, and the tests look at the result and at everything the model was shown.
+#include "agent/run.h"
+
+#include "browser_env.h"
+
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace ouro::testing {
+namespace {
+
+std::string repl(const std::string& code, const std::string& prose = "Next step.") { return prose + "\n```repl\n" + code + "\n```"; }
+
+struct Harness {
+  std::unique_ptr<session::Session> session;
+  std::unique_ptr<llm::Provider> provider;
+  std::mutex mutex;
+  std::vector<agent::Event> events;
+  std::unique_ptr<agent::Run> run;
+
+  explicit Harness(const std::vector<json>& script, const std::vector<std::string>& urls = {}) {
+    std::string path = temp_dir() + "/script.jsonl";
+    std::ofstream out(path);
+    for (const auto& line : script) out << line.dump() << "\n";
+    out.close();
+    auto p = llm::make_provider(llm::ProviderSpec{"script", "", "", path, {}});
+    if (!p) throw std::runtime_error(p.error().message);
+    provider = std::move(*p);
+    auto s = session::Session::start(test_options());
+    if (!s) throw std::runtime_error(s.error().message);
+    session = std::move(*s);
+    std::vector<std::string> full;
+    for (const auto& u : urls) full.push_back(site().url(u));
+    if (auto r = session->open_urls(full); !r) throw std::runtime_error(r.error().message);
+  }
+
+  agent::RunResult go(const std::string& task, int cap = 25) {
+    agent::RunOptions o;
+    o.task = task;
+    o.model = "scripted";
+    o.max_iterations = cap;
+    run = std::make_unique<agent::Run>(*session, *provider, o, [this](const agent::Event& e) {
+      std::lock_guard lock(mutex);
+      events.push_back(e);
+    });
+    return run->execute();
+  }
+
+  std::vector<agent::Event> of(const std::string& type) {
+    std::lock_guard lock(mutex);
+    std::vector<agent::Event> out;
+    for (const auto& e : events)
+      if (e.type == type) out.push_back(e);
+    return out;
+  }
+  std::vector<std::string> prompts() {
+    std::vector<std::string> out;
+    for (const auto& e : of("iteration-start")) out.push_back(e.data.value("prompt", ""));
+    return out;
+  }
+};
+
+TEST(Run, WebmailFiftyUnreadSummarisedThroughLlmBatch) {
+  std::vector<json> script = {
+      {{"reasoning", "Find the unread messages first."},
+       {"text", repl("const t = activeTab;\nenv.emails = (await querySelectorAll(t, '.msg.unread .subject')).map(e => ({ subject: e.text, href: e.href }));\n"
+                     "log(`Found ${env.emails.length} unread`);")}},
+      {{"text", repl("env.bodies = [];\nfor (const e of env.emails) { await navigate(t, e.href); env.bodies.push(await getText(t, '.body')); }\nenv.bodies.length")}},
+      {{"text", repl("const res = await llm_batch(env.bodies.map(b => ({ prompt: 'Summarize this email in one sentence.', data: b })));\n"
+                     "env.summaries = res.map(r => r.status === 'fulfilled' ? r.value : 'FAILED: ' + r.error);")}},
+      {{"text", repl("setFinal(env.emails.map((e, i) => ({ subject: e.subject, summary: env.summaries[i] })))", "Delivering.")}},
+  };
+  for (int i = 1; i <= 50; ++i) script.push_back({{"sub", true}, {"text", "Summary " + std::to_string(i)}});
+  Harness h(script, {"/mail"});
+  auto r = h.go("Summarize the unread emails in my inbox");
+  EXPECT_FALSE(r.partial) << r.final.dump().substr(0, 500);
+  EXPECT_EQ(r.iterations, 4);
+  ASSERT_EQ(r.final.size(), 50u);
+  std::set<std::string> summaries;
+  for (size_t i = 0; i < 50; ++i) {
+    EXPECT_EQ(r.final[i]["subject"], "Subject " + std::to_string(i + 1));
+    summaries.insert(r.final[i]["summary"]);
+  }
+  EXPECT_EQ(summaries.size(), 50u) << "every item settled with its own answer";
+  EXPECT_EQ(h.of("sub-llm-start").size(), 50u);
+  EXPECT_EQ(h.of("sub-llm-complete").size(), 50u);
+  // The bodies reached the sub-calls, never the main model's prompt.
+  for (const auto& p : h.prompts()) EXPECT_EQ(p.find("BODYTEXT-17"), std::string::npos);
+  auto logs = h.of("log");
+  ASSERT_FALSE(logs.empty());
+  EXPECT_EQ(logs[0].data["message"], "Found 50 unread");
+  auto complete = h.of("complete");
+  ASSERT_EQ(complete.size(), 1u);
+  EXPECT_EQ(complete[0].data["iterations"], 4);
+  EXPECT_GT(complete[0].data["usage"]["input_tokens"].get<int>(), 0);
+}
+
+TEST(Run, SeveralTabs) {
+  Harness h({{{"text", repl("const [a, b] = tabs;\nsetFinal({ first: await getText(a.id, 'h1'), second: await getText(b.id, 'h1'), count: tabs.length })")}}},
+            {"/", "/b"});
+  auto r = h.go("What are the headings of my two tabs?");
+  EXPECT_FALSE(r.partial);
+  EXPECT_EQ(r.final, json::parse(R"({"first":"Fixture Home","second":"Page B","count":2})"));
+  std::string p = h.prompts().at(0);
+  EXPECT_NE(p.find("Open tabs (2):"), std::string::npos) << p;
+  EXPECT_NE(p.find("id:t2 | " + site().url("/b") + " | \"Page B\" | loaded"), std::string::npos) << p;
+}
+
+TEST(Run, APageThatNavigatesBetweenIterationsIsReported) {
+  Harness h({{{"text", repl("env.h = await getText(activeTab, 'h1');\nawait sleep(900)")}},
+             {{"text", repl("setFinal(await getText(activeTab, 'h1'))")}}},
+            {"/navigates?ms=300"});
+  auto r = h.go("Read the heading");
+  EXPECT_EQ(r.final, "Page B");
+  auto changes = h.of("page-changes");
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].data["iteration"], 2);
+  std::string p = h.prompts().at(1);
+  EXPECT_NE(p.find("## Page Changes Since Last Iteration\n  t1: URL changed from " + site().url("/navigates?ms=300") + " to " + site().url("/b")),
+            std::string::npos) << p;
+  EXPECT_NE(p.find("t1: Title changed from \"About to leave\" to \"Page B\""), std::string::npos) << p;
+  EXPECT_EQ(h.prompts().at(0).find("Page Changes"), std::string::npos) << "nothing to report at the start";
+}
+
+TEST(Run, NoCodeAtTheFirstIterationGetsTheAggressiveNudge) {
+  Harness h({{{"text", "I will first open the page, then read the heading, then report it."}},
+             {{"text", "Still thinking about the best approach here."}},
+             {{"text", repl("setFinal('ok')")}}});
+  auto r = h.go("Say ok");
+  EXPECT_EQ(r.final, "ok");
+  EXPECT_EQ(r.iterations, 3) << "no code is never the end";
+  auto p = h.prompts();
+  EXPECT_NE(p.at(1).find("You described your plan but did not write any code. Write the code now in a ```repl block to begin."), std::string::npos);
+  EXPECT_NE(p.at(1).find("## Iteration 1 (no code)"), std::string::npos);
+  EXPECT_NE(p.at(2).find("Continue — write code in a ```repl block to proceed with the task, or call setFinal(value)"), std::string::npos);
+}
+
+TEST(Run, TheIterationCapDeliversLabelledPartialResults) {
+  Harness h({{{"text", repl("env.step = 1")}}, {{"text", repl("env.step = 2")}}, {{"text", repl("env.step = 3")}}, {{"text", repl("setFinal('too late')")}}});
+  auto r = h.go("Count forever", 3);
+  EXPECT_TRUE(r.partial);
+  EXPECT_EQ(r.iterations, 3);
+  EXPECT_EQ(r.final["partial"], true);
+  EXPECT_NE(r.final["message"].get<std::string>().find("Stopped after 3 iterations without setFinal()"), std::string::npos);
+  EXPECT_EQ(r.final["env"]["step"], 3);
+  EXPECT_EQ(h.of("complete").at(0).data["partial"], true);
+}
+
+TEST(Run, ErrorsAreShownPerBlockAndTheModelRecovers) {
+  Harness h(std::vector<json>{{{"text", repl("env.a = 1") + "\n" + repl("null.boom") + "\n" + repl("env.never = true")}},
+                              {{"text", repl("setFinal(env.a)")}}});
+  auto r = h.go("Recover");
+  EXPECT_EQ(r.final, 1);
+  std::string p = h.prompts().at(1);
+  EXPECT_NE(p.find("Block 1:\nCode:\n  env.a = 1\nResult: number = 1"), std::string::npos) << p;
+  EXPECT_NE(p.find("Block 2:\nCode:\n  null.boom\nResult: ERROR — TypeError: null is not an object"), std::string::npos) << p;
+  EXPECT_NE(p.find("Block 3:\nCode:\n  env.never = true"), std::string::npos) << "all blocks run in order";
+}
+
+TEST(Run, CancellationStopsWithinASecondAndKeepsWhatWasDone) {
+  Harness h({{{"text", repl("env.done = 'first'")}}, {{"text", repl("await execInTab(activeTab, 'await new Promise(r => setTimeout(r, 8000))')")}}}, {"/"});
+  std::thread stopper([&] {
+    for (int i = 0; i < 100 && h.of("code-generated").size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto t0 = std::chrono::steady_clock::now();
+    h.run->cancel();
+    while (h.of("complete").empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5))
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1000)) << "cancel took too long";
+  });
+  auto r = h.go("Wait a long time");
+  stopper.join();
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_TRUE(r.partial);
+  EXPECT_EQ(r.final["env"]["done"], "first");
+}
+
+TEST(Run, CancellingDuringTheModelStream) {
+  Harness h(std::vector<json>{json{{"delay_ms", 5000}, {"text", repl("setFinal(1)")}}});
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    h.run->cancel();
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = h.go("Slow model");
+  stopper.join();
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1500));
+}
+
+TEST(Run, SubCallsNeverThrowAndAreCapped) {
+  std::vector<json> script = {{{"text", repl("env.one = await llm_query('say hi');\nenv.batch = await llm_batch(['a', 42, { prompt: 'b' }]);")}},
+                              {{"text", repl("setFinal({ one: env.one, statuses: env.batch.map(x => x.status), errors: env.batch.map(x => x.error || null) })")}}};
+  script.push_back({{"sub", true}, {"error", "provider exploded"}});
+  script.push_back({{"sub", true}, {"text", "A"}});
+  script.push_back({{"sub", true}, {"text", "B"}});
+  Harness h(script);
+  auto r = h.go("Sub-calls");
+  EXPECT_EQ(r.final["one"], "[SUB-CALL ERROR] provider exploded");
+  EXPECT_EQ(r.final["statuses"], json::parse(R"(["fulfilled","rejected","fulfilled"])"));
+  EXPECT_NE(r.final["errors"][1].get<std::string>().find("prompt string"), std::string::npos);
+}
+
+// The data-as-variable pillar, measured: the page grows a thousandfold, the prompt does not.
+TEST(Run, PromptsStayFlatAndFreeOfPageTextAsThePageGrows) {
+  std::vector<size_t> largest;
+  for (int kb : {10, 100, 1000, 10000}) {
+    Harness h({{{"text", repl("const t = activeTab;\nenv.page = await getText(t);\nenv.paras = await execInTab(t, '[...document.querySelectorAll(\"p\")].map(p => p.textContent)');\n"
+                              "env.count = await execInTab(t, 'document.querySelectorAll(\"p\").length');")}},
+               {{"text", repl("env.first = env.paras.data ? env.paras.data[0] : env.paras[0];\nenv.sample = (env.page.data || env.page).slice(0, 5000);")}},
+               {{"text", repl("setFinal(env.count)")}}},
+              {"/grow?kb=" + std::to_string(kb)});
+    auto r = h.go("How many paragraphs does the page have?");
+    ASSERT_FALSE(r.partial) << kb << " KB: " << r.final.dump().substr(0, 300);
+    EXPECT_GT(r.final.get<int>(), kb * 9);
+    EXPECT_LT(r.max_prompt_tokens, 16000u) << kb << " KB";
+    largest.push_back(r.max_prompt_tokens);
+    for (const auto& p : h.prompts())
+      for (int marker : {30, 99, 500})
+        EXPECT_EQ(p.find("ZQX" + std::to_string(marker) + "QXZ"), std::string::npos) << kb << " KB: page text past the previews leaked";
+  }
+  auto [lo, hi] = std::minmax_element(largest.begin(), largest.end());
+  EXPECT_LT(*hi - *lo, 150u) << "prompt size must not grow with the page: " << json(largest).dump();
+}
+
+}  // namespace
+}  // namespace ouro::testing

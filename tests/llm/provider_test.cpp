@@ -1,0 +1,339 @@
+// Providers against a local server that speaks their real streaming protocols.
+#include "llm/provider.h"
+#include "llm/settings.h"
+#include "llm/streaming.h"
+
+#include "raw_server.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+namespace ouro::llm {
+namespace {
+
+using testing::RawServer;
+using testing::Step;
+
+std::vector<Step> in_pieces(const std::string& head, const std::string& body, size_t piece, std::chrono::milliseconds pause = {}) {
+  std::vector<Step> steps = {Step::write(head)};
+  for (size_t i = 0; i < body.size(); i += piece) {
+    steps.push_back(Step::write(body.substr(i, piece)));
+    if (pause.count()) steps.push_back(Step::sleep(pause));
+  }
+  return steps;
+}
+
+std::string anthropic_event(const std::string& type, const std::string& data) { return "event: " + type + "\ndata: " + data + "\n\n"; }
+
+std::string anthropic_body() {
+  return anthropic_event("message_start", R"({"type":"message_start","message":{"id":"m1","model":"claude-sonnet-4-20250514","usage":{"input_tokens":120,"output_tokens":1}}})") +
+         anthropic_event("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}})") +
+         anthropic_event("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me think…"}})") +
+         anthropic_event("ping", R"({"type":"ping"})") +
+         anthropic_event("content_block_delta", R"({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Héllo "}})") +
+         anthropic_event("content_block_delta", R"({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"wörld 💭"}})") +
+         anthropic_event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":42}})") +
+         anthropic_event("message_stop", R"({"type":"message_stop"})");
+}
+
+std::string openai_body(const std::string& extra = "") {
+  return "data: {\"model\":\"gpt-4o\",\"choices\":[{\"delta\":{\"role\":\"assistant\",\"reasoning_content\":\"hmm… \"}}]}\n\n"
+         "data: {\"model\":\"gpt-4o\",\"choices\":[{\"delta\":{\"content\":\"Grüße \"}}]}\n\n" + extra +
+         "data: {\"model\":\"gpt-4o\",\"choices\":[{\"delta\":{\"content\":\"aus 🌍\"},\"finish_reason\":\"stop\"}]}\n\n"
+         "data: {\"model\":\"gpt-4o\",\"choices\":[],\"usage\":{\"prompt_tokens\":200,\"completion_tokens\":10}}\n\n"
+         "data: [DONE]\n\n";
+}
+
+struct Collected {
+  std::string text, reasoning;
+  int restarts = 0;
+  std::function<void(const Delta&)> fn() {
+    return [this](const Delta& d) {
+      if (d.kind == Delta::Kind::Restart) {
+        ++restarts;
+        text.clear();
+        reasoning.clear();
+      } else {
+        (d.kind == Delta::Kind::Text ? text : reasoning) += d.text;
+      }
+    };
+  }
+};
+
+CallLimits fast_limits() {
+  CallLimits l;
+  l.backoff_base = std::chrono::milliseconds(20);
+  l.connect_timeout = std::chrono::milliseconds(2000);
+  l.silence_timeout = std::chrono::milliseconds(1000);
+  return l;
+}
+
+std::unique_ptr<Provider> provider(const std::string& kind, const RawServer& s, CallLimits limits = fast_limits()) {
+  ProviderSpec spec{kind, kind == "openai" ? s.url() + "/v1" : s.url(), "sk-test-key-123456", "", limits};
+  return std::move(*make_provider(spec));
+}
+
+Request request(const std::string& model) { return Request{model, "You are terse.", {{"user", "Say hello"}}, 512, 0, Purpose::Main}; }
+
+TEST(Anthropic, StreamsTextAndThinkingWhereverChunksSplit) {
+  for (size_t piece : {1u, 3u, 7u, 64u}) {
+    RawServer s;
+    s.push(in_pieces(RawServer::sse_head(), anthropic_body(), piece));
+    Collected c;
+    auto r = provider("anthropic", s)->complete(request("claude-sonnet-4-20250514"), c.fn(), CancelToken{});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->text, "Héllo wörld 💭") << "piece " << piece;
+    EXPECT_EQ(r->reasoning, "Let me think…");
+    EXPECT_EQ(c.text, r->text);
+    EXPECT_EQ(c.reasoning, r->reasoning);
+    EXPECT_EQ(r->usage.input_tokens, 120);
+    EXPECT_EQ(r->usage.output_tokens, 42);
+    EXPECT_FALSE(r->usage.estimated);
+    EXPECT_EQ(r->stop_reason, "end_turn");
+    EXPECT_TRUE(r->cost_known);
+    EXPECT_NEAR(r->cost_usd, (120 * 3 + 42 * 15) / 1e6, 1e-12);
+    // The wire request is the Messages API's.
+    std::string req = s.requests().at(0);
+    EXPECT_NE(req.find("POST /v1/messages"), std::string::npos);
+    EXPECT_NE(req.find("x-api-key: sk-test-key-123456"), std::string::npos);
+    EXPECT_NE(req.find("anthropic-version: 2023-06-01"), std::string::npos);
+    EXPECT_NE(req.find("\"stream\":true"), std::string::npos);
+    EXPECT_NE(req.find("\"system\":\"You are terse.\""), std::string::npos);
+  }
+}
+
+TEST(OpenAI, StreamsContentReasoningAndUsage) {
+  for (size_t piece : {1u, 5u, 1000u}) {
+    RawServer s;
+    s.push(in_pieces(RawServer::sse_head(), openai_body(), piece));
+    Collected c;
+    auto r = provider("openai", s)->complete(request("gpt-4o"), c.fn(), CancelToken{});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->text, "Grüße aus 🌍");
+    EXPECT_EQ(r->reasoning, "hmm… ");
+    EXPECT_EQ(c.text, r->text);
+    EXPECT_EQ(r->usage.input_tokens, 200);
+    EXPECT_EQ(r->usage.output_tokens, 10);
+    EXPECT_NEAR(r->cost_usd, (200 * 2.5 + 10 * 10) / 1e6, 1e-12);
+    std::string req = s.requests().at(0);
+    EXPECT_NE(req.find("POST /v1/chat/completions"), std::string::npos);
+    EXPECT_NE(req.find("authorization: Bearer sk-test-key-123456"), std::string::npos);
+    EXPECT_NE(req.find(R"({"role":"system","content":"You are terse."})"), std::string::npos);
+  }
+}
+
+TEST(Retries, TooManyRequestsHonoursRetryAfter) {
+  RawServer s;
+  s.push({Step::write(RawServer::error_response(429, R"({"error":{"message":"slow down"}})", "Retry-After: 1\r\n"))});
+  s.push(in_pieces(RawServer::sse_head(), openai_body(), 1000));
+  Collected c;
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = provider("openai", s)->complete(request("gpt-4o"), c.fn(), CancelToken{});
+  auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->attempts, 2);
+  EXPECT_GE(took, std::chrono::milliseconds(950)) << "waited as Retry-After asked, not the 20 ms backoff";
+  EXPECT_EQ(r->text, "Grüße aus 🌍");
+}
+
+TEST(Retries, ServerErrorThenSuccess) {
+  RawServer s;
+  s.push({Step::write(RawServer::error_response(500, R"({"error":{"message":"oops"}})"))});
+  s.push({Step::write(RawServer::error_response(529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})"))});
+  s.push(in_pieces(RawServer::sse_head(), anthropic_body(), 100));
+  Collected c;
+  auto r = provider("anthropic", s)->complete(request("claude-sonnet-4-20250514"), c.fn(), CancelToken{});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->attempts, 3);
+  EXPECT_EQ(c.restarts, 2);
+}
+
+TEST(Retries, ClientErrorsAreNotRetried) {
+  RawServer s;
+  s.push({Step::write(RawServer::error_response(400, R"({"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too large"}})"))});
+  s.push(in_pieces(RawServer::sse_head(), anthropic_body(), 100));
+  auto r = provider("anthropic", s)->complete(request("claude-sonnet-4-20250514"), [](const Delta&) {}, CancelToken{});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Code::InvalidArgument);
+  EXPECT_NE(r.error().message.find("max_tokens: too large"), std::string::npos) << r.error().message;
+  EXPECT_EQ(s.requests().size(), 1u);
+
+  RawServer t;
+  t.push({Step::write(RawServer::error_response(401, R"({"error":{"message":"invalid x-api-key"}})"))});
+  auto u = provider("anthropic", t)->complete(request("claude-sonnet-4-20250514"), [](const Delta&) {}, CancelToken{});
+  ASSERT_FALSE(u);
+  EXPECT_EQ(u.error().code, Code::Unauthenticated);
+  EXPECT_NE(u.error().message.find("ANTHROPIC_API_KEY"), std::string::npos) << u.error().message;
+  EXPECT_EQ(u.error().message.find("sk-test-key"), std::string::npos) << "the key is never echoed";
+  EXPECT_EQ(t.requests().size(), 1u);
+}
+
+TEST(Streams, AMalformedChunkIsSkippedWithAWarning) {
+  RawServer s;
+  s.push(in_pieces(RawServer::sse_head(), openai_body("data: {not json at all\n\n"), 9));
+  auto r = provider("openai", s)->complete(request("gpt-4o"), [](const Delta&) {}, CancelToken{});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->text, "Grüße aus 🌍");
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_NE(r->warnings[0].find("malformed"), std::string::npos);
+}
+
+TEST(Streams, ADroppedConnectionRestartsTheAnswer) {
+  RawServer s;
+  std::string body = anthropic_body();
+  s.push({Step::write(RawServer::sse_head()), Step::write(body.substr(0, body.size() / 2)), Step::close()});
+  s.push(in_pieces(RawServer::sse_head(), body, 50));
+  Collected c;
+  auto r = provider("anthropic", s)->complete(request("claude-sonnet-4-20250514"), c.fn(), CancelToken{});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->attempts, 2);
+  EXPECT_EQ(c.restarts, 1);
+  EXPECT_EQ(c.text, "Héllo wörld 💭") << "the partial first answer was dropped";
+}
+
+TEST(Streams, SilenceMidStreamIsADeadline) {
+  RawServer s;
+  std::string body = openai_body();
+  s.push({Step::write(RawServer::sse_head()), Step::write(body.substr(0, 40)), Step::sleep(std::chrono::milliseconds(3500))});
+  s.push(in_pieces(RawServer::sse_head(), body, 1000));
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = provider("openai", s)->complete(request("gpt-4o"), [](const Delta&) {}, CancelToken{});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->attempts, 2);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(3400)) << "gave up on the silent stream before it resumed";
+}
+
+TEST(Streams, CancellationStopsWithinASecond) {
+  RawServer s;
+  std::string body = anthropic_body();
+  s.push(in_pieces(RawServer::sse_head(), body, 20, std::chrono::milliseconds(200)));
+  CancelToken cancel;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel.cancel();
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = provider("anthropic", s)->complete(request("claude-sonnet-4-20250514"), [](const Delta&) {}, cancel);
+  stopper.join();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Code::Cancelled);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1400));
+}
+
+TEST(Retries, GivesUpAfterTheLastAttemptWithTheReason) {
+  RawServer s;
+  for (int i = 0; i < 4; ++i) s.push({Step::write(RawServer::error_response(503, R"({"error":{"message":"maintenance"}})"))});
+  auto r = provider("openai", s)->complete(request("gpt-4o"), [](const Delta&) {}, CancelToken{});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Code::Unavailable);
+  EXPECT_NE(r.error().message.find("after 4 attempts"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("maintenance"), std::string::npos);
+}
+
+TEST(Retries, BackoffGrowsWithJitterAndRetryAfterParses) {
+  CallLimits l;
+  l.backoff_base = std::chrono::milliseconds(100);
+  for (int i = 0; i < 50; ++i) {
+    auto d1 = backoff_delay(1, l), d3 = backoff_delay(3, l);
+    EXPECT_GE(d1.count(), 50);
+    EXPECT_LE(d1.count(), 150);
+    EXPECT_GE(d3.count(), 200);
+    EXPECT_LE(d3.count(), 600);
+  }
+  EXPECT_EQ(parse_retry_after("7")->count(), 7000);
+  EXPECT_FALSE(parse_retry_after("soon").has_value());
+  EXPECT_TRUE(parse_retry_after("Wed, 21 Oct 2099 07:28:00 GMT").has_value());
+}
+
+TEST(Usage, EstimatedWhenTheProviderSendsNone) {
+  RawServer s;
+  s.push(in_pieces(RawServer::sse_head(), "data: {\"choices\":[{\"delta\":{\"content\":\"12345678\"}}]}\n\ndata: [DONE]\n\n", 1000));
+  auto r = provider("openai", s)->complete(request("some-local-model"), [](const Delta&) {}, CancelToken{});
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->usage.estimated);
+  EXPECT_EQ(r->usage.output_tokens, 2);
+  EXPECT_FALSE(r->cost_known) << "no price for an unknown model";
+}
+
+TEST(Settings, MissingKeysAndProvidersSayHowToFixThem) {
+  unsetenv("ANTHROPIC_API_KEY");
+  unsetenv("OPENAI_API_KEY");
+  unsetenv("OURO_API_KEY");
+  unsetenv("OURO_PROVIDER");
+  SettingsFlags none;
+  none.config_path = "/nonexistent/config.json";
+  auto a = resolve_settings(none);
+  ASSERT_FALSE(a);
+  EXPECT_NE(a.error().message.find("ANTHROPIC_API_KEY"), std::string::npos) << a.error().message;
+
+  SettingsFlags anth = none;
+  anth.provider = "anthropic";
+  auto b = resolve_settings(anth);
+  ASSERT_TRUE(b);
+  auto p = make_provider(b->spec);
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.error().message.find("set ANTHROPIC_API_KEY"), std::string::npos);
+
+  SettingsFlags local = none;
+  local.provider = "ollama";
+  auto c = resolve_settings(local);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->spec.base_url, "http://127.0.0.1:11434/v1");
+  EXPECT_TRUE(make_provider(c->spec)) << "local servers need no key";
+
+  SettingsFlags bad = none;
+  bad.provider = "nonsense";
+  EXPECT_NE(resolve_settings(bad).error().message.find("unknown provider 'nonsense'"), std::string::npos);
+}
+
+TEST(Settings, FlagsThenEnvironmentThenConfigFile) {
+  std::string path = "/tmp/ouro-settings-test-" + std::to_string(getpid()) + ".json";
+  std::ofstream(path) << R"({"provider": "openrouter", "model": "from-file", "sub_model": "sub-from-file", "api_keys": {"openrouter": "sk-or-file"}})";
+  unsetenv("OURO_MODEL");
+  unsetenv("OURO_PROVIDER");
+  unsetenv("OURO_API_KEY");
+  unsetenv("OPENROUTER_API_KEY");
+  SettingsFlags f;
+  f.config_path = path;
+  auto s = resolve_settings(f);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->model, "from-file");
+  EXPECT_EQ(s->sub_model, "sub-from-file");
+  EXPECT_EQ(s->spec.api_key, "sk-or-file");
+  EXPECT_EQ(s->spec.base_url, "https://openrouter.ai/api/v1");
+  EXPECT_EQ(s->to_public_json().dump().find("sk-or-file"), std::string::npos);
+  setenv("OURO_MODEL", "from-env", 1);
+  EXPECT_EQ(resolve_settings(f)->model, "from-env");
+  f.model = "from-flag";
+  EXPECT_EQ(resolve_settings(f)->model, "from-flag");
+  unsetenv("OURO_MODEL");
+  std::remove(path.c_str());
+}
+
+TEST(Scripted, ReplaysMainAndSubResponsesInOrder) {
+  std::string path = "/tmp/ouro-script-test-" + std::to_string(getpid()) + ".jsonl";
+  std::ofstream(path) << "{\"text\": \"main one\", \"reasoning\": \"why\"}\n{\"sub\": true, \"text\": \"sub one\"}\n\n{\"text\": \"main two\"}\n";
+  auto p = make_provider(ProviderSpec{"script", "", "", path, {}});
+  ASSERT_TRUE(p) << p.error().message;
+  Collected c;
+  Request sub = request("x");
+  sub.purpose = Purpose::Sub;
+  EXPECT_EQ((*p)->complete(request("x"), c.fn(), CancelToken{})->text, "main one");
+  EXPECT_EQ(c.reasoning, "why");
+  EXPECT_EQ((*p)->complete(sub, c.fn(), CancelToken{})->text, "sub one");
+  EXPECT_EQ((*p)->complete(request("x"), c.fn(), CancelToken{})->text, "main two");
+  auto done = (*p)->complete(request("x"), c.fn(), CancelToken{});
+  ASSERT_FALSE(done);
+  EXPECT_NE(done.error().message.find("no more main responses"), std::string::npos);
+  std::ofstream(path) << "{\"text\": \"ok\"}\nnot json\n";
+  auto bad = make_provider(ProviderSpec{"script", "", "", path, {}});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("line 2"), std::string::npos) << bad.error().message;
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace ouro::llm
