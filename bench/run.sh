@@ -2,5 +2,9 @@
 # `make bench`: ouro's kernel benchmark next to Playwright on the same Chromium and pages.
 set -euo pipefail
 build=${1:-build/release}
-cmake --build "$build" --target ouro_bench
+cmake --build "$build" --target ouro_bench prompt_bench
+echo "== Browser kernel: ouro vs Playwright on the same Chromium =="
 "$build/bench/ouro_bench" "${@:2}"
+echo
+echo "== Prompt size against page size (data as variable) =="
+"$build/bench/prompt_bench"

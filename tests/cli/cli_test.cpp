@@ -1,6 +1,8 @@
 // `ouro` as a user runs it: exit codes, stdout/stderr, messages.
 #include "browser_env.h"
 
+#include "raw_server.h"
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -9,16 +11,20 @@
 namespace ouro::testing {
 namespace {
 
+using testing::RawServer;
+using testing::Step;
+
 struct Outcome {
   int code = -1;
   std::string out, err;
 };
 
-Outcome ouro(const std::string& args, const std::string& stdin_text = "") {
+Outcome ouro(const std::string& args, const std::string& stdin_text = "", const std::string& env = "") {
   static std::string data = temp_dir();
   std::string err_file = temp_dir() + "/stderr", in_file = temp_dir() + "/stdin";
   std::ofstream(in_file) << stdin_text;
-  std::string cmd = "OURO_DATA_DIR=" + data + " " + ouro_binary() + " " + args + " <" + in_file + " 2>" + err_file;
+  std::string cmd = "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u OURO_API_KEY -u OURO_PROVIDER OURO_CONFIG=/nonexistent OURO_DATA_DIR=" + data +
+                    " " + env + " " + ouro_binary() + " " + args + " <" + in_file + " 2>" + err_file;
   FILE* p = popen(cmd.c_str(), "r");
   Outcome r;
   char buf[4096];
@@ -89,6 +95,70 @@ TEST(Cli, ReplKeepsStateBetweenInputs) {
   EXPECT_NE(r.out.find("Result: number = 42"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  n: number = 40"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Result: string = \"Fixture Home\""), std::string::npos) << r.out;
+}
+
+std::string script_file(const std::vector<json>& lines) {
+  std::string path = temp_dir() + "/script.jsonl";
+  std::ofstream out(path);
+  for (const auto& l : lines) out << l.dump() << "\n";
+  return path;
+}
+
+TEST(CliRun, ScriptedRunPrintsTheFinalValueAndStreamsTheWork) {
+  std::string script = script_file({{{"reasoning", "Look at the list."}, {"text", "Reading.\n```repl\nenv.n = (await querySelectorAll(activeTab, '.item')).length\n```"}},
+                                    {{"text", "```repl\nsetFinal(`There are ${env.n} items`)\n```"}}});
+  Outcome r = ouro("run 'How many items are listed?' --url " + site().url("/list") + " --provider script:" + script);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "There are 50 items\n");
+  EXPECT_NE(r.err.find("▶ Iteration 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("💭 Look at the list."), std::string::npos) << "reasoning is shown apart";
+  EXPECT_NE(r.err.find("✓ Result: number = 50"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("■ done after 2 iterations"), std::string::npos) << r.err;
+}
+
+TEST(CliRun, JsonOutputAndTheCapExitCode) {
+  std::string script = script_file({{{"text", "```repl\nenv.step = 1\n```"}}, {{"text", "```repl\nenv.step = 2\n```"}}});
+  Outcome r = ouro("run 'Loop' --json --max-iterations 2 --provider script:" + script);
+  EXPECT_EQ(r.code, 1) << "partial results exit 1: " << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["partial"], true);
+  EXPECT_EQ(j["iterations"], 2);
+  EXPECT_EQ(j["final"]["env"]["step"], 2);
+  EXPECT_TRUE(j["usage"]["input_tokens"].get<int>() > 0);
+  EXPECT_TRUE(j.contains("cost"));
+}
+
+TEST(CliRun, NoModelConfiguredSaysHowToSetOne) {
+  Outcome r = ouro("run 'Anything'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("ANTHROPIC_API_KEY"), std::string::npos) << r.err;
+  Outcome k = ouro("run 'Anything' --provider anthropic");
+  EXPECT_EQ(k.code, 2);
+  EXPECT_NE(k.err.find("no Anthropic API key: set ANTHROPIC_API_KEY"), std::string::npos) << k.err;
+}
+
+TEST(CliRun, OpenAICompatibleServerOverTheWireAndATraceWithoutSecrets) {
+  RawServer server;
+  auto chunk = [](const std::string& content) { return "data: " + json{{"choices", json::array({{{"delta", {{"content", content}}}}})}}.dump() + "\n\n"; };
+  server.push({Step::write(RawServer::sse_head()), Step::write(chunk("Here.\n```repl\nsetFinal(await getText(")),
+               Step::write(chunk("activeTab, 'h1'))\n```")),
+               Step::write("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3000,\"completion_tokens\":20}}\n\ndata: [DONE]\n\n")});
+  std::string trace = temp_dir() + "/trace.jsonl";
+  Outcome r = ouro("run 'What is the heading?' --url " + site().url("/") + " --provider " + server.url() + "/v1 --model gpt-4o --api-key sk-live-SUPERSECRET0123456789 --trace " + trace);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "Fixture Home\n");
+  std::string req = server.requests().at(0);
+  EXPECT_NE(req.find("authorization: Bearer sk-live-SUPERSECRET0123456789"), std::string::npos);
+  EXPECT_NE(req.find("\"model\":\"gpt-4o\""), std::string::npos);
+  std::ifstream in(trace);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("\"type\":\"iteration-start\""), std::string::npos);
+  EXPECT_NE(text.find("\"type\":\"stream-token\""), std::string::npos);
+  EXPECT_NE(text.find("\"type\":\"code-result\""), std::string::npos);
+  EXPECT_NE(text.find("\"type\":\"complete\""), std::string::npos);
+  EXPECT_EQ(text.find("SUPERSECRET"), std::string::npos) << "the key never reaches a trace";
+  EXPECT_EQ(r.err.find("SUPERSECRET"), std::string::npos);
+  EXPECT_NE(r.err.find("$0.0"), std::string::npos) << "gpt-4o has a price: " << r.err;
 }
 
 }  // namespace
