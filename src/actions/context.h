@@ -32,6 +32,10 @@ struct Context {
   browser::Browser& browser;
   store::Database* db = nullptr;  // store/retrieve fail clearly without one
   Limits limits;
+  // Asks the user to approve a sensitive action (seed 000 §10, layer 1); blocks until the answer
+  // or the timeout (a deny). Unset: actions are not gated (a person is driving: ouro exec/repl).
+  // The request: {action, selector, tab, url, element, reason, target}.
+  std::function<bool(const json& request)> confirm;
   // Answers llm_query/llm_batch during an agent run; unset outside runs (ouro exec, ouro repl).
   std::function<Result<json>(const std::string& function, const json& args)> sub_llm;
   // Delivers a finished request to an interceptRequests handler inside the REPL.

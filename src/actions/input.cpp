@@ -3,6 +3,7 @@
 // found it attached, visible, enabled and not covered — retried until the action deadline, as
 // Playwright's actionability checks do.
 #include "actions/impl.h"
+#include "actions/sensitive.h"
 #include "browser/browser.h"
 
 #include <thread>
@@ -128,6 +129,21 @@ void key_events(InputEvents& out, const KeyDef& k, int modifiers) {
                                                   {"windowsVirtualKeyCode", k.key_code}, {"modifiers", modifiers}});
 }
 
+// Asks before acting on a sensitive element, when a confirmer is installed (agent runs).
+Result<void> gate(Context& ctx, const std::string& action, const std::string& tab, const std::string& selector, const json& target,
+                  const std::string& element) {
+  if (!ctx.confirm) return {};
+  auto why = sensitive_reason(action, target);
+  if (!why) return {};
+  auto info = ctx.browser.tab_info(tab);
+  json request = {{"action", action}, {"selector", selector}, {"tab", tab}, {"url", info ? info->url : ""}, {"element", element},
+                  {"reason", *why}, {"target", target}};
+  if (!ctx.confirm(request))
+    return errorf(Code::PermissionDenied, "{} on {} was denied by the user ({}); do not retry it — find another way or report back with setFinal()",
+                  action, element.empty() ? "'" + selector + "'" : element, *why);
+  return {};
+}
+
 Result<json> click_at(Context& ctx, const std::string& tab, const json& at, int count = 1) {
   double x = at["x"], y = at["y"];
   InputEvents events;
@@ -146,6 +162,7 @@ Result<json> click(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   json options = args.size() > 2 ? args[2] : json();
   auto at = TRY(actionable(ctx, tab, sel, {}, "click", action_timeout(ctx, options)));
+  TRY(gate(ctx, "click", tab, sel, at["target"], at.value("element", "")));
   int count = options.is_object() && options.value("double", false) ? 2 : 1;
   return click_at(ctx, tab, at, count);
 }
@@ -162,6 +179,7 @@ Result<json> hover(Context& ctx, const json& args) {
 Result<json> type(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1), text = arg_string(args, 2);
   auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "type", ctx.limits.action_timeout));
+  TRY(gate(ctx, "type", tab, sel, at["target"], at.value("element", "")));
   TRY(click_at(ctx, tab, at));
   TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'end')", ctx.limits.exec_timeout));
   InputEvents events;
@@ -199,11 +217,13 @@ Result<json> fill(Context& ctx, const json& args) {
       bool want = value.is_boolean() ? value.get<bool>() : (value.is_string() ? !value.get<std::string>().empty() && value != "false" : !value.is_null());
       if (want != kind[2].get<bool>()) {
         auto at = TRY(actionable(ctx, tab, sel, {}, "fill", ctx.limits.action_timeout));
+        TRY(gate(ctx, "fill", tab, sel, at["target"], at.value("element", "")));
         TRY(click_at(ctx, tab, at));
       }
     } else {
       std::string text = value.is_string() ? value.get<std::string>() : value.dump();
       auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "fill", ctx.limits.action_timeout));
+      TRY(gate(ctx, "fill", tab, sel, at["target"], at.value("element", "")));
       TRY(click_at(ctx, tab, at));
       TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'select')", ctx.limits.exec_timeout));
       InputEvents events;
@@ -219,6 +239,10 @@ Result<json> fill(Context& ctx, const json& args) {
 Result<json> select(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   json value = args.size() > 2 ? args[2] : json();
+  if (ctx.confirm) {
+    auto target = TRY(ctx.browser.eval_helpers(tab, "__ouro.targetInfo(" + js_string(sel) + ")", ctx.limits.exec_timeout));
+    if (!target.is_null()) TRY(gate(ctx, "select", tab, sel, target, ""));
+  }
   auto deadline = Clock::now() + ctx.limits.action_timeout;
   json r;
   while (true) {

@@ -49,11 +49,20 @@ json RunResult::to_json() const {
 Run::Run(session::Session& session, llm::Provider& provider, RunOptions options, EventSink sink)
     : m_session(session), m_provider(provider), m_options(std::move(options)), m_sink(std::move(sink)) {
   m_session.host().context().sub_llm = [this](const std::string& fn, const json& args) { return sub_call(fn, args); };
+  m_session.host().context().confirm = [this](const json& request) {
+    json req = request;
+    req["id"] = "c" + std::to_string(++m_confirmations);
+    emit("confirmation-req", {{"id", req["id"]}, {"action", req["action"]}, {"details", req}});
+    bool approved = !m_cancel.cancelled() && m_options.confirm && m_options.confirm(req);
+    emit("confirmation-res", {{"id", req["id"]}, {"approved", approved}});
+    return approved;
+  };
   m_session.set_log_handler([this](const std::string& line) { emit("log", {{"message", line}}); });
 }
 
 Run::~Run() {
   m_session.host().context().sub_llm = nullptr;
+  m_session.host().context().confirm = nullptr;
   m_session.set_log_handler(nullptr);
 }
 

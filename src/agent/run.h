@@ -30,6 +30,11 @@ struct RunOptions {
   size_t history_budget_tokens = 6000;
   int max_tokens = 4096;
   std::chrono::milliseconds block_timeout = 180s;  // per code block; sub-calls and page loads count
+  // Asks the user about a sensitive action ({id, action, selector, tab, url, element, reason});
+  // true approves. It must give up (false) after confirm_timeout. Without one, sensitive actions
+  // are denied.
+  std::function<bool(const json& request)> confirm;
+  std::chrono::milliseconds confirm_timeout = 60s;
 };
 
 struct RunResult {
@@ -54,6 +59,7 @@ class Run {
   RunResult execute();
   // Stops the run soon (the model stream, a waiting page call and pending sub-calls); any thread.
   void cancel();
+  bool cancelled() const { return m_cancel.cancelled(); }
 
  private:
   void emit(const std::string& type, json data);
@@ -73,6 +79,7 @@ class Run {
   double m_cost = 0;
   bool m_cost_known = true;
   std::atomic<int> m_sub_calls{0};
+  std::atomic<int> m_confirmations{0};
   std::mutex m_history_mutex;
   std::vector<IterationRecord> m_history;
 };

@@ -10,6 +10,8 @@
 #include "store/database.h"
 
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -258,6 +260,8 @@ class TerminalView {
       return;
     }
     if (e.type == "error") return line(red("  error: ") + d.value("error", ""));
+    if (e.type == "confirmation-res")
+      return line(d.value("approved", false) ? green("  ✓ the sensitive action was allowed") : yellow("  ✗ the sensitive action was denied"));
     if (e.type == "iteration-end") {
       const json& u = d["usage"];
       return line(dim(fmt::format("  [{:.1f} s · model {:.1f} s · browser/REPL {:.1f} s · engine {:.1f} ms · {} in / {} out tokens{}{}]",
@@ -304,8 +308,53 @@ class TerminalView {
   std::string m_kind;
 };
 
+// Asks the person at the terminal (on /dev/tty, so stdin and stdout stay free) whether a
+// sensitive action may go ahead. No terminal, no answer in time, or a cancelled run: deny.
+class TerminalConfirmer {
+ public:
+  TerminalConfirmer(std::chrono::seconds timeout, const std::atomic<bool>& cancelled) : m_timeout(timeout), m_cancelled(cancelled) {}
+
+  bool ask(const json& req) {
+    std::lock_guard lock(m_mutex);
+    int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+    std::string question = fmt::format("\n⚠ The agent wants to {} {} on {}\n  because {}. Allow? [y/N] (no answer in {} s = no) ",
+                                       req.value("action", "act on"), req.value("element", req.value("selector", "")).empty()
+                                                                          ? req.value("selector", "")
+                                                                          : req.value("element", req.value("selector", "")),
+                                       req.value("url", ""), req.value("reason", "it looks sensitive"), m_timeout.count());
+    if (fd < 0) {
+      std::cerr << question << "\n  (no terminal to ask: denied)\n";
+      return false;
+    }
+    (void)!write(fd, question.data(), question.size());
+    auto deadline = std::chrono::steady_clock::now() + m_timeout;
+    std::string answer;
+    bool got = false;
+    while (!got && !m_cancelled && std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 200) > 0) {
+        char buf[64];
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0) break;
+        answer.append(buf, static_cast<size_t>(n));
+        got = answer.find('\n') != std::string::npos;
+      }
+    }
+    close(fd);
+    bool yes = got && (answer[0] == 'y' || answer[0] == 'Y');
+    std::cerr << (yes ? "  → allowed\n" : got ? "  → denied\n" : "  → no answer: denied\n");
+    return yes;
+  }
+
+ private:
+  std::chrono::seconds m_timeout;
+  const std::atomic<bool>& m_cancelled;
+  std::mutex m_mutex;
+};
+
 struct RunFlags {
   std::string task;
+  int confirm_timeout_s = 60;
   llm::SettingsFlags settings;
   int max_iterations = 25;
   bool as_json = false;
@@ -326,8 +375,12 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   opts.repl.timeout = std::chrono::seconds(180);
   auto s = TRY(session::Session::start(std::move(opts)));
   TRY(s->open_urls(flags.urls));
+  std::atomic<bool> cancelled{false};
+  TerminalConfirmer confirmer(std::chrono::seconds(rf.confirm_timeout_s), cancelled);
   agent::RunOptions ro;
   ro.task = rf.task;
+  ro.confirm = [&](const json& req) { return confirmer.ask(req); };
+  ro.confirm_timeout = std::chrono::seconds(rf.confirm_timeout_s);
   ro.model = settings.model;
   ro.sub_model = settings.sub_model;
   ro.max_iterations = rf.max_iterations;
@@ -344,6 +397,7 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
                            settings.sub_model, rf.max_iterations);
   InterruptWatcher watcher([&] {
     std::cerr << "\n(cancelling…)\n";
+    cancelled = true;
     run.cancel();
   });
   agent::RunResult r = run.execute();
@@ -402,6 +456,8 @@ Result<int> run(int argc, char** argv) {
   runc->add_option("--max-iterations", rf.max_iterations, "Iteration cap; partial results are delivered when it is hit (default 25)")->check(CLI::Range(1, 500));
   runc->add_flag("--json", rf.as_json, "Print {final, iterations, partial, usage, cost} as JSON");
   runc->add_option("--trace", rf.trace, "Write every event as a JSON line to this file");
+  runc->add_option("--confirm-timeout", rf.confirm_timeout_s, "Seconds to wait for your answer about a sensitive action before denying it (default 60)")
+      ->check(CLI::Range(1, 3600));
   runc->footer("Example: ouro run \"List the five cheapest items\" --url http://127.0.0.1:8000/shop");
 
   auto* help = app.add_subcommand("help", "Reference documentation");

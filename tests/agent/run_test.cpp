@@ -37,11 +37,14 @@ struct Harness {
     if (auto r = session->open_urls(full); !r) throw std::runtime_error(r.error().message);
   }
 
+  std::function<bool(const json&)> confirm;
+
   agent::RunResult go(const std::string& task, int cap = 25) {
     agent::RunOptions o;
     o.task = task;
     o.model = "scripted";
     o.max_iterations = cap;
+    o.confirm = confirm;
     run = std::make_unique<agent::Run>(*session, *provider, o, [this](const agent::Event& e) {
       std::lock_guard lock(mutex);
       events.push_back(e);
@@ -202,6 +205,45 @@ TEST(Run, SubCallsNeverThrowAndAreCapped) {
   EXPECT_EQ(r.final["one"], "[SUB-CALL ERROR] provider exploded");
   EXPECT_EQ(r.final["statuses"], json::parse(R"(["fulfilled","rejected","fulfilled"])"));
   EXPECT_NE(r.final["errors"][1].get<std::string>().find("prompt string"), std::string::npos);
+}
+
+TEST(Run, SensitiveActionsWaitForTheUser) {
+  auto script = std::vector<json>{
+      {{"text", repl("await click(activeTab, '#apply');\nawait type(activeTab, '#card', '4242424242424242');")}},
+      {{"text", repl("await click(activeTab, '#place');\nenv.result = await getText(activeTab, '#result');")}},
+      {{"text", repl("setFinal({ total: await getText(activeTab, '#total'), result: env.result || null })")}}};
+  {
+    Harness approve(script, {"/checkout"});
+    std::vector<json> asked;
+    approve.confirm = [&](const json& req) {
+      asked.push_back(req);
+      return true;
+    };
+    auto r = approve.go("Buy it");
+    EXPECT_EQ(r.final["result"], "Order placed");
+    EXPECT_EQ(r.final["total"], "$37.80") << "the coupon button is not sensitive and needed no question";
+    ASSERT_EQ(asked.size(), 2u);
+    EXPECT_EQ(asked[0]["action"], "type");
+    EXPECT_EQ(asked[0]["reason"], "it is a payment field");
+    EXPECT_EQ(asked[1]["action"], "click");
+    EXPECT_EQ(asked[1]["reason"], "it submits a form");
+    EXPECT_EQ(asked[1]["url"], site().url("/checkout"));
+    EXPECT_EQ(approve.of("confirmation-req").size(), 2u);
+    EXPECT_EQ(approve.of("confirmation-res").at(1).data["approved"], true);
+  }
+  {
+    Harness deny(script, {"/checkout"});
+    deny.confirm = [](const json& req) { return req["action"] != "click"; };
+    auto r = deny.go("Buy it");
+    EXPECT_TRUE(r.final["result"].is_null()) << "nothing was ordered: " << r.final.dump();
+    std::string p = deny.prompts().at(2);
+    EXPECT_NE(p.find("click on button#place \"Place order\" was denied by the user (it submits a form)"), std::string::npos) << p;
+  }
+  {
+    Harness nobody(script, {"/checkout"});
+    auto r = nobody.go("Buy it");
+    EXPECT_TRUE(r.final["result"].is_null()) << "without anyone to ask, sensitive actions are denied";
+  }
 }
 
 // The data-as-variable pillar, measured: the page grows a thousandfold, the prompt does not.

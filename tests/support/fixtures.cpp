@@ -182,6 +182,12 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
         body += "<p>" + para.substr(0, 100) + "</p>";
       }
       res.body = page("Growing page", body);
+    } else if (p == "/checkout") {
+      res.body = page("Checkout", "<h1>Checkout</h1><p>Total: <b id=total>$42.00</b></p>"
+                                  "<form id=pay onsubmit=\"event.preventDefault(); document.getElementById('result').textContent = 'Order placed'\">"
+                                  "<input id=card name=cardnumber autocomplete=cc-number placeholder='Card number'>"
+                                  "<button id=apply type=button onclick=\"document.getElementById('total').textContent='$37.80'\">Apply coupon</button>"
+                                  "<button id=place>Place order</button></form><p id=result></p>");
     } else if (p == "/favicon.ico") {
       res.status = 404;
       res.body = "";

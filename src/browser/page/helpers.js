@@ -131,16 +131,25 @@
       if (!inside && !label) return { ok: false, reason: `element ${describe(el)} is covered by ${hit ? describe(hit) : 'nothing (off screen)'}` };
     }
     const off = frameOffset(el);
+    return { ok: true, x: cx + off.x, y: cy + off.y, element: describe(el), count: all.length, target: target(el) };
+  }
+
+  // What an action is about to touch, for the sensitive-action check.
+  function target(el) {
     const tag = el.tagName.toLowerCase();
+    const labels = el.labels ? [...el.labels].map(l => l.innerText.trim()).join(' ') : '';
     return {
-      ok: true, x: cx + off.x, y: cy + off.y, element: describe(el), count: all.length,
-      target: {
-        tag, type: (el.getAttribute('type') || (tag === 'button' ? 'submit' : '')).toLowerCase(),
-        role: el.getAttribute('role') || '', text: (el.innerText || el.value || '').trim().slice(0, 80),
-        label: el.getAttribute('aria-label') || '', name: el.getAttribute('name') || '',
-        autocomplete: el.getAttribute('autocomplete') || '', formAction: el.form ? el.form.action : '',
-      },
+      tag, type: (el.getAttribute('type') || (tag === 'button' ? 'submit' : '')).toLowerCase(),
+      role: el.getAttribute('role') || '', text: (el.innerText || el.value || '').trim().replace(/\s+/g, ' ').slice(0, 80),
+      label: (el.getAttribute('aria-label') || labels || el.getAttribute('title') || '').slice(0, 80),
+      name: el.getAttribute('name') || '', id: el.id || '', placeholder: el.getAttribute('placeholder') || '',
+      autocomplete: el.getAttribute('autocomplete') || '', inForm: !!el.form, formAction: el.form ? el.form.action : '',
     };
+  }
+
+  function targetInfo(selector) {
+    const el = resolve(selector);
+    return el ? target(el) : null;
   }
 
   // Puts the caret at the end (type) or selects all (fill) of an editable element that has focus.
@@ -275,7 +284,7 @@
   }
 
   Object.defineProperty(globalThis, '__ouro', {
-    value: Object.freeze({ cap, actionable, prepareEdit, selectOption, text, dom, links, inputs, query, queryAll,
+    value: Object.freeze({ cap, actionable, targetInfo, prepareEdit, selectOption, text, dom, links, inputs, query, queryAll,
                            storage, clear, scrollState, favicon, describe }),
     enumerable: false,
   });

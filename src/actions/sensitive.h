@@ -1,0 +1,17 @@
+// Layer 1 of seed 000 §10: before click, type, fill or select acts on a submit control, a payment
+// or password field, or a control labelled like buy/pay/send/delete/confirm/transfer/order/sign,
+// the action asks the user (through Context::confirm) and waits.
+#pragma once
+
+#include "base/json.h"
+
+#include <optional>
+#include <string>
+
+namespace ouro::actions {
+
+// Why acting on `target` (the page helper's description of the element) is sensitive, or nullopt.
+// action: "click" | "type" | "fill" | "select".
+std::optional<std::string> sensitive_reason(const std::string& action, const json& target);
+
+}  // namespace ouro::actions
