@@ -32,6 +32,9 @@ struct Context {
   browser::Browser& browser;
   store::Database* db = nullptr;  // store/retrieve fail clearly without one
   Limits limits;
+  // The browser context this host acts in ("" = the profile's): tabs of other contexts (other
+  // runs) do not exist for it.
+  std::string browser_context;
   // Asks the user to approve a sensitive action (seed 000 §10, layer 1); blocks until the answer
   // or the timeout (a deny). Unset: actions are not gated (a person is driving: ouro exec/repl).
   // The request: {action, selector, tab, url, element, reason, target}.

@@ -24,6 +24,14 @@ Result<json> Host::run(const std::string& function, const json& args) {
   TRY(check_args(*cap, args));
   std::string tab;
   if (!cap->params.empty() && cap->params[0].name == "tabId" && !args.empty() && args[0].is_string()) tab = args[0].get<std::string>();
+  if (!tab.empty()) {
+    auto where = m_ctx.browser.tab_context(tab);
+    if (where && *where != m_ctx.browser_context) {
+      std::string mine;
+      for (const auto& t : m_ctx.browser.tabs(m_ctx.browser_context)) mine += (mine.empty() ? "" : ", ") + t.id;
+      return errorf(Code::NotFound, "{}: no tab '{}' (open tabs: {})", function, tab, mine.empty() ? "none" : mine);
+    }
+  }
   auto r = cap->impl(m_ctx, args);
   if (!tab.empty()) {
     if (!r) {

@@ -79,7 +79,9 @@ Result<json> get_cookies(Context& ctx, const json& args) {
     auto info = TRY(ctx.browser.tab_info(args[0].get<std::string>()));
     raw = TRY(ctx.browser.send(info.id, "Network.getCookies", {{"urls", json::array({info.url})}}, ctx.limits.exec_timeout))["cookies"];
   } else {
-    raw = TRY(ctx.browser.cdp().call("Storage.getCookies", json::object(), "", ctx.limits.exec_timeout))["cookies"];
+    json params = json::object();
+    if (!ctx.browser_context.empty()) params["browserContextId"] = ctx.browser_context;
+    raw = TRY(ctx.browser.cdp().call("Storage.getCookies", params, "", ctx.limits.exec_timeout))["cookies"];
   }
   json out = json::array();
   for (const auto& c : raw) {
@@ -101,13 +103,15 @@ Result<json> set_cookie(Context& ctx, const json& args) {
   for (const char* k : {"url", "domain", "path", "secure", "httpOnly", "sameSite", "expires"})
     if (c.contains(k)) param[k] = c[k];
   if (!param.contains("url") && !param.contains("domain")) {
-    std::string active = ctx.browser.active_tab();
+    std::string active = ctx.browser.active_tab(ctx.browser_context);
     auto info = ctx.browser.tab_info(active);
     if (!info || info->url.rfind("http", 0) != 0)
       return make_error(Code::InvalidArgument, "setCookie(cookie): give the cookie a url or domain (the active tab has no web page)");
     param["url"] = info->url;
   }
-  TRY(ctx.browser.cdp().call("Storage.setCookies", {{"cookies", json::array({param})}}, "", ctx.limits.exec_timeout));
+  json set = {{"cookies", json::array({param})}};
+  if (!ctx.browser_context.empty()) set["browserContextId"] = ctx.browser_context;
+  TRY(ctx.browser.cdp().call("Storage.setCookies", set, "", ctx.limits.exec_timeout));
   return json(true);
 }
 

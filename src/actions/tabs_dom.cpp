@@ -40,7 +40,7 @@ Result<json> read_helper(Context& ctx, const std::string& tab, const std::string
 
 Result<json> open_tab(Context& ctx, const json& args) {
   std::string url = arg_string(args, 0);
-  auto id = TRY(ctx.browser.open_tab(url.empty() ? "about:blank" : url, ctx.limits.load_timeout));
+  auto id = TRY(ctx.browser.open_tab(url.empty() ? "about:blank" : url, ctx.limits.load_timeout, ctx.browser_context));
   return json(id);
 }
 

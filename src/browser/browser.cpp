@@ -81,6 +81,7 @@ json RequestRecord::to_json() const {
 
 struct Tab {
   std::string id, target_id, session_id;
+  std::string context;  // "" for the default browser context
   std::string url, title, status = "loading", favicon;
   std::string loader_id, loaded_loader_id;
   int isolated_ctx = 0;
@@ -106,7 +107,8 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::map<std::string, std::shared_ptr<Tab>> tabs;  // by tab id
   std::map<std::string, std::string> by_target, by_session;
   int next_tab = 1;
-  std::string active;
+  std::map<std::string, std::string> active;  // context -> its active tab
+  std::string default_context;                // Chromium's id of the profile's context
   std::optional<Error> dead;
   std::function<void()> listener;
   std::map<int, std::pair<std::string, RequestObserver>> observers;
@@ -370,9 +372,12 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
         tab->session_id = sid;
         tab->url = info.value("url", "");
         tab->title = info.value("title", "");
+        std::string ctx = info.value("browserContextId", "");
+        if (default_context.empty()) default_context = ctx;  // the first page is the profile's
+        tab->context = ctx == default_context ? "" : ctx;
         by_session[sid] = tab->id;
         // A page that opens a popup hands it the focus, as a browser window would.
-        if (active.empty() || !info.value("openerId", "").empty()) active = tab->id;
+        if (active[tab->context].empty() || !info.value("openerId", "").empty()) active[tab->context] = tab->id;
       }
       configure(tab);
       return;
@@ -410,7 +415,14 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
         by_session.erase(sid);
         by_target.erase(it);
         tabs.erase(id);
-        if (active == id) active = tabs.empty() ? "" : tabs.rbegin()->first;
+        if (active[tab->context] == id) {
+          // The most recently opened tab left in the same context takes over.
+          std::string next;
+          int best = 0;
+          for (auto& [other_id, other] : tabs)
+            if (other->context == tab->context && std::stoi(other_id.substr(1)) > best) best = std::stoi(other_id.substr(1)), next = other_id;
+          active[tab->context] = next;
+        }
       }
       conn->fail_session(sid, Error{Code::NotFound, "tab " + id + " was closed", nullptr});
       notify_tabs();
@@ -573,20 +585,38 @@ Browser::~Browser() {
 
 cdp::Connection& Browser::cdp() { return *m_impl->conn; }
 
-std::vector<TabInfo> Browser::tabs() const {
+std::vector<TabInfo> Browser::tabs(const std::string& context) const {
   std::lock_guard lock(m_impl->mutex);
   std::vector<std::pair<int, TabInfo>> out;
   for (auto& [id, t] : m_impl->tabs)
-    if (t->ready) out.emplace_back(std::stoi(id.substr(1)), t->info());
+    if (t->ready && t->context == context) out.emplace_back(std::stoi(id.substr(1)), t->info());
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.first < b.first; });
   std::vector<TabInfo> result;
   for (auto& [n, info] : out) result.push_back(std::move(info));
   return result;
 }
 
-std::string Browser::active_tab() const {
+std::string Browser::active_tab(const std::string& context) const {
   std::lock_guard lock(m_impl->mutex);
-  return m_impl->active;
+  auto it = m_impl->active.find(context);
+  return it == m_impl->active.end() ? "" : it->second;
+}
+
+Result<std::string> Browser::create_context() {
+  auto r = TRY(m_impl->conn->call("Target.createBrowserContext", {{"disposeOnDetach", true}}, "", 10s));
+  return r.value("browserContextId", "");
+}
+
+void Browser::dispose_context(const std::string& context) {
+  if (context.empty()) return;
+  m_impl->conn->call("Target.disposeBrowserContext", {{"browserContextId", context}}, "", 10s);
+}
+
+Result<std::string> Browser::tab_context(const std::string& tab_id) const {
+  std::lock_guard lock(m_impl->mutex);
+  auto it = m_impl->tabs.find(tab_id);
+  if (it == m_impl->tabs.end()) return errorf(Code::NotFound, "no tab '{}'", tab_id);
+  return it->second->context;
 }
 
 Result<TabInfo> Browser::tab_info(const std::string& tab_id) const {
@@ -595,9 +625,11 @@ Result<TabInfo> Browser::tab_info(const std::string& tab_id) const {
   return tab->info();
 }
 
-Result<std::string> Browser::open_tab(const std::string& url, Millis timeout) {
+Result<std::string> Browser::open_tab(const std::string& url, Millis timeout, const std::string& context) {
   auto deadline = Clock::now() + timeout;
-  auto created = TRY(m_impl->conn->call("Target.createTarget", {{"url", "about:blank"}}, "", timeout));
+  json params = {{"url", "about:blank"}};
+  if (!context.empty()) params["browserContextId"] = context;
+  auto created = TRY(m_impl->conn->call("Target.createTarget", params, "", timeout));
   std::string target_id = created.value("targetId", "");
   std::string id;
   {
@@ -609,7 +641,7 @@ Result<std::string> Browser::open_tab(const std::string& url, Millis timeout) {
     if (m_impl->dead) return tl::make_unexpected(*m_impl->dead);
     if (!ok) return errorf(Code::DeadlineExceeded, "the new tab did not become ready within {} ms", timeout.count());
     id = m_impl->by_target[target_id];
-    m_impl->active = id;
+    m_impl->active[m_impl->tabs[id]->context] = id;
   }
   m_impl->notify_tabs();
   if (!url.empty() && url != "about:blank") {
@@ -664,7 +696,7 @@ Result<void> Browser::switch_tab(const std::string& tab_id) {
   TRY(m_impl->conn->call("Target.activateTarget", {{"targetId", target_id}}, "", 5s));
   {
     std::lock_guard lock(m_impl->mutex);
-    m_impl->active = tab_id;
+    if (auto it = m_impl->tabs.find(tab_id); it != m_impl->tabs.end()) m_impl->active[it->second->context] = tab_id;
   }
   m_impl->notify_tabs();
   return {};

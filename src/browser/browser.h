@@ -81,12 +81,23 @@ class Browser {
 
   cdp::Connection& cdp();
 
+  // --- Browser contexts ------------------------------------------------------------------------
+  // A context is an isolated set of tabs with its own cookies and storage (an incognito-like
+  // profile), for runs that must not see each other. "" names the default context (the profile).
+  Result<std::string> create_context();
+  // Closes the context's tabs and drops its data.
+  void dispose_context(const std::string& context);
+  // The context a tab lives in ("" for the default one), or NotFound.
+  Result<std::string> tab_context(const std::string& tab_id) const;
+
   // --- Tabs ---------------------------------------------------------------------------------
-  std::vector<TabInfo> tabs() const;
-  std::string active_tab() const;
+  // The tabs of one context, in the order they were opened.
+  std::vector<TabInfo> tabs(const std::string& context = {}) const;
+  std::string active_tab(const std::string& context = {}) const;
   Result<TabInfo> tab_info(const std::string& tab_id) const;
-  // Opens a tab at url and waits for its load event (up to timeout; then it returns anyway).
-  Result<std::string> open_tab(const std::string& url, Millis timeout = 10s);
+  // Opens a tab at url in a context and waits for its load event (up to timeout; then it
+  // returns anyway).
+  Result<std::string> open_tab(const std::string& url, Millis timeout = 10s, const std::string& context = {});
   Result<void> close_tab(const std::string& tab_id);
   // Navigates and waits for the new document's load event; a navigation error (DNS, refused) fails.
   Result<TabInfo> navigate(const std::string& tab_id, const std::string& url, Millis timeout = 10s);

@@ -9,18 +9,21 @@
 
 namespace ouro::session {
 
+namespace {
+
 // Where tab changes go. The browser calls it from its network thread; the session detaches it
 // before the REPL goes away.
 struct StateSink {
   std::mutex mutex;
   jsrt::Repl* repl = nullptr;
   browser::Browser* browser = nullptr;
+  std::string context;
   void push() {
     std::lock_guard lock(mutex);
     if (!repl || !browser) return;
     json tabs = json::array();
-    for (const auto& t : browser->tabs()) tabs.push_back(t.to_json());
-    repl->set_state({{"tabs", tabs}, {"activeTab", browser->active_tab()}});
+    for (const auto& t : browser->tabs(context)) tabs.push_back(t.to_json());
+    repl->set_state({{"tabs", tabs}, {"activeTab", browser->active_tab(context)}});
   }
 };
 
@@ -29,24 +32,76 @@ struct LogSink {
   std::function<void(const std::string&)> handler;
 };
 
+}  // namespace
+
+// Every session's sink hears every tab change (it filters by context when it pushes).
+struct TabListeners {
+  std::mutex mutex;
+  std::vector<std::weak_ptr<StateSink>> sinks;
+  void add(const std::shared_ptr<StateSink>& s) {
+    std::lock_guard lock(mutex);
+    sinks.push_back(s);
+  }
+  void notify() {
+    std::vector<std::shared_ptr<StateSink>> live;
+    {
+      std::lock_guard lock(mutex);
+      for (auto it = sinks.begin(); it != sinks.end();) {
+        if (auto s = it->lock()) {
+          live.push_back(std::move(s));
+          ++it;
+        } else {
+          it = sinks.erase(it);
+        }
+      }
+    }
+    for (auto& s : live) s->push();
+  }
+};
+
+Runtime::~Runtime() {
+  if (browser) browser->set_tabs_listener(nullptr);
+  browser.reset();
+  db.reset();
+  io.reset();
+}
+
 struct Session::Parts {
+  std::shared_ptr<Runtime> runtime;
+  std::string context;
+  bool owns_context = false;
   std::shared_ptr<StateSink> sink = std::make_shared<StateSink>();
   std::shared_ptr<LogSink> logs = std::make_shared<LogSink>();
-  std::unique_ptr<net::IoThread> io;
-  std::unique_ptr<store::Database> db;
-  std::unique_ptr<browser::Browser> browser;
+
   std::unique_ptr<actions::Host> host;
   std::unique_ptr<jsrt::Repl> repl;
 };
 
 Result<std::unique_ptr<Session>> Session::start(SessionOptions options) {
+  auto rt = std::make_shared<Runtime>();
+  rt->io = net::IoThread::start();
+  rt->db = TRY(store::Database::open(options.db_path.empty() ? store::default_data_dir() + "/ouro.db" : options.db_path));
+  rt->browser = TRY(browser::Browser::start(*rt->io, options.browser));
+  rt->tab_listeners = std::make_shared<TabListeners>();
+  std::weak_ptr<TabListeners> weak = rt->tab_listeners;
+  rt->browser->set_tabs_listener([weak] {
+    if (auto l = weak.lock()) l->notify();
+  });
+  return attach(std::move(rt), std::move(options));
+}
+
+Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtime, SessionOptions options) {
   std::unique_ptr<Session> s(new Session());
   s->m = std::make_unique<Parts>();
   Parts& p = *s->m;
-  p.io = net::IoThread::start();
-  p.db = TRY(store::Database::open(options.db_path.empty() ? store::default_data_dir() + "/ouro.db" : options.db_path));
-  p.browser = TRY(browser::Browser::start(*p.io, options.browser));
-  p.host = std::make_unique<actions::Host>(*p.browser, p.db.get(), options.limits);
+  p.runtime = std::move(runtime);
+  browser::Browser& b = *p.runtime->browser;
+  if (options.isolated) {
+    p.context = TRY(b.create_context());
+    p.owns_context = true;
+  }
+  p.host = std::make_unique<actions::Host>(b, p.runtime->db.get(), options.limits);
+  p.host->context().browser_context = p.context;
   options.repl.host_functions = actions::host_function_names();
   actions::Host* host = p.host.get();
   p.logs->handler = std::move(options.on_log);
@@ -60,7 +115,8 @@ Result<std::unique_ptr<Session>> Session::start(SessionOptions options) {
         }
       }));
   p.sink->repl = p.repl.get();
-  p.sink->browser = p.browser.get();
+  p.sink->browser = &b;
+  p.sink->context = p.context;
   std::weak_ptr<StateSink> weak = p.sink;
   p.host->context().emit_event = [weak](const std::string& handler, const json& data) {
     if (auto sink = weak.lock()) {
@@ -68,51 +124,55 @@ Result<std::unique_ptr<Session>> Session::start(SessionOptions options) {
       if (sink->repl) sink->repl->send_event(handler, data);
     }
   };
-  p.browser->set_tabs_listener([weak] {
-    if (auto sink = weak.lock()) sink->push();
-  });
+  p.runtime->tab_listeners->add(p.sink);
+  // A new context has no tab yet: give it one, as a new browser window would have.
+  if (options.isolated) TRY(b.open_tab("about:blank", std::chrono::seconds(10), p.context));
   p.sink->push();
   return s;
 }
 
 Session::~Session() {
   if (!m) return;
-  if (m->browser) m->browser->set_tabs_listener(nullptr);
   {
     std::lock_guard lock(m->sink->mutex);
     m->sink->repl = nullptr;
   }
   m->repl.reset();
   m->host.reset();
-  m->browser.reset();
-  m->db.reset();
-  m->io.reset();
+  if (m->owns_context && !m->runtime->browser->dead()) m->runtime->browser->dispose_context(m->context);
+  m->runtime.reset();
 }
+
+browser::Browser& Session::browser() { return *m->runtime->browser; }
+jsrt::Repl& Session::repl() { return *m->repl; }
+actions::Host& Session::host() { return *m->host; }
+store::Database& Session::db() { return *m->runtime->db; }
+std::shared_ptr<Runtime> Session::runtime() { return m->runtime; }
+const std::string& Session::context() const { return m->context; }
+std::vector<browser::TabInfo> Session::tabs() const { return m->runtime->browser->tabs(m->context); }
+std::string Session::active_tab() const { return m->runtime->browser->active_tab(m->context); }
 
 void Session::set_log_handler(std::function<void(const std::string&)> handler) {
   std::lock_guard lock(m->logs->mutex);
   m->logs->handler = std::move(handler);
 }
 
-browser::Browser& Session::browser() { return *m->browser; }
-jsrt::Repl& Session::repl() { return *m->repl; }
-actions::Host& Session::host() { return *m->host; }
-store::Database& Session::db() { return *m->db; }
-
 Result<void> Session::open_urls(const std::vector<std::string>& urls) {
   if (urls.empty()) return {};
-  auto tabs = m->browser->tabs();
+  browser::Browser& b = browser();
+  auto timeout = m->host->context().limits.load_timeout;
+  auto tabs = b.tabs(m->context);
   std::string first;
   for (size_t i = 0; i < urls.size(); ++i) {
     if (i == 0 && !tabs.empty()) {
       first = tabs[0].id;
-      TRY(m->browser->navigate(first, urls[0], m->host->context().limits.load_timeout));
+      TRY(b.navigate(first, urls[0], timeout));
     } else {
-      auto id = TRY(m->browser->open_tab(urls[i], m->host->context().limits.load_timeout));
+      auto id = TRY(b.open_tab(urls[i], timeout, m->context));
       if (first.empty()) first = id;
     }
   }
-  TRY(m->browser->switch_tab(first));
+  TRY(b.switch_tab(first));
   return {};
 }
 

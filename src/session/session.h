@@ -1,7 +1,9 @@
-// A working set for one user of the REPL: the network thread, a browser (launched or attached),
-// the database, the host that answers capability calls, and the sandboxed REPL wired to them, with
-// `tabs`/`activeTab` pushed into the REPL whenever they change. `ouro exec`, `ouro repl`, tests
-// and benchmarks use it; runs (the agent) will too.
+// A working set for one user of the REPL: a browser context, the host that answers capability
+// calls in it, and the sandboxed REPL wired to them, with `tabs`/`activeTab` pushed into the REPL
+// whenever they change. Sessions share a Runtime — the network thread, the browser and the
+// database — so several runs can work at once, each in its own browser context (cookies and
+// storage isolated) or in the profile's. `ouro exec`, `ouro repl`, runs, tests and benchmarks
+// use it.
 #pragma once
 
 #include "actions/context.h"
@@ -19,28 +21,48 @@ namespace ouro::store { class Database; }
 namespace ouro::session {
 
 struct SessionOptions {
-  browser::BrowserOptions browser;
-  std::string db_path;             // empty: <data dir>/ouro.db
+  browser::BrowserOptions browser;  // used when a new Runtime is started
+  std::string db_path;              // empty: <data dir>/ouro.db
+  bool isolated = false;            // a browser context of its own instead of the profile's
   actions::Limits limits;
-  jsrt::ReplOptions repl;          // host_functions are filled in from the registry
+  jsrt::ReplOptions repl;           // host_functions are filled in from the registry
   std::function<void(const std::string&)> on_log;  // log() lines, as they happen
+};
+
+struct TabListeners;
+
+// What sessions share: owned by the sessions that use it, gone with the last one.
+struct Runtime {
+  std::unique_ptr<net::IoThread> io;
+  std::unique_ptr<store::Database> db;
+  std::unique_ptr<browser::Browser> browser;
+  std::shared_ptr<TabListeners> tab_listeners;  // every session's `tabs` sink
+  ~Runtime();
 };
 
 class Session {
  public:
+  // Starts a runtime (network thread, database, browser) and a session on it.
   static Result<std::unique_ptr<Session>> start(SessionOptions options);
+  // A further session on an existing runtime (options.browser and db_path are ignored).
+  static Result<std::unique_ptr<Session>> attach(std::shared_ptr<Runtime> runtime, SessionOptions options);
   ~Session();
 
   browser::Browser& browser();
   jsrt::Repl& repl();
   actions::Host& host();
   store::Database& db();
+  std::shared_ptr<Runtime> runtime();
+  // This session's browser context ("" = the profile's).
+  const std::string& context() const;
+  std::vector<browser::TabInfo> tabs() const;
+  std::string active_tab() const;
 
   // Where log() lines go from now on (replaces SessionOptions::on_log); any thread.
   void set_log_handler(std::function<void(const std::string&)> handler);
 
-  // Opens the given URLs: the first in the existing first tab, the others in new tabs; the first
-  // becomes the active tab.
+  // Opens the given URLs: the first in the context's first tab (made if there is none), the
+  // others in new tabs; the first becomes the active tab.
   Result<void> open_urls(const std::vector<std::string>& urls);
 
  private:
