@@ -2,6 +2,9 @@
 
 #include "actions/registry.h"
 #include "agent/run.h"
+#include "net/io.h"
+#include "server/api.h"
+#include "server/runs.h"
 #include "llm/settings.h"
 #include "base/log.h"
 #include "jsrt/summary.h"
@@ -15,6 +18,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <fstream>
 #include <mutex>
 #include <csignal>
@@ -407,6 +411,38 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   return r.partial ? 1 : 0;
 }
 
+Result<int> cmd_serve(CommonFlags flags, int port, bool open_page) {
+  std::string data_dir = flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir;
+  // The profile's session keeps the runtime (browser, database) for the server's lifetime.
+  auto base = TRY(session::Session::start(session_options(flags, {})));
+  server::RunManager::Config rc;
+  rc.data_dir = data_dir;
+  rc.action_timeout = std::chrono::milliseconds(flags.action_timeout_ms);
+  server::RunManager runs(base->runtime(), rc);
+  auto api = TRY(server::ApiServer::start(*base->runtime()->io, static_cast<uint16_t>(port), runs, base->runtime()));
+  std::cout << "Ouroboros Command Center: " << api->url() << "\n"
+            << "API: http://127.0.0.1:" << api->port() << "/api (Authorization: Bearer " << api->token() << ")\n"
+            << "Ctrl-C stops the server (runs in progress are cancelled).\n"
+            << std::flush;
+  if (open_page) {
+    auto tabs = base->tabs();
+    if (!tabs.empty()) (void)base->browser().navigate(tabs[0].id, api->url());
+  }
+  std::mutex m;
+  std::condition_variable cv;
+  bool stop = false;
+  InterruptWatcher watcher([&] {
+    std::lock_guard lock(m);
+    stop = true;
+    cv.notify_all();
+  });
+  std::unique_lock lock(m);
+  while (!stop && !base->browser().dead()) cv.wait_for(lock, std::chrono::milliseconds(500));
+  if (auto dead = base->browser().dead()) std::cerr << "ouro: " << dead->message << "\n";
+  std::cerr << "stopping…\n";
+  return 0;
+}
+
 }  // namespace
 
 Result<int> run(int argc, char** argv) {
@@ -424,7 +460,7 @@ Result<int> run(int argc, char** argv) {
 
   CLI::App app{"ouro — a browser you can script, and an agent that scripts it.\n"
                "Drives a real Chromium over the DevTools Protocol; JavaScript runs in a sandboxed REPL."};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
   app.set_version_flag("--version", "ouro 0.1.0");
 
   CommonFlags exec_flags;
@@ -460,6 +496,14 @@ Result<int> run(int argc, char** argv) {
       ->check(CLI::Range(1, 3600));
   runc->footer("Example: ouro run \"List the five cheapest items\" --url http://127.0.0.1:8000/shop");
 
+  CommonFlags serve_flags;
+  int port = 7777;
+  bool no_open = false;
+  auto* serve = app.add_subcommand("serve", "The Command Center and the runs API on 127.0.0.1 (HTTP + WebSocket)");
+  add_common(serve, serve_flags);
+  serve->add_option("--port", port, "Port on 127.0.0.1 (default 7777; 0 picks a free one)")->check(CLI::Range(0, 65535));
+  serve->add_flag("--no-open", no_open, "Do not open the Command Center in the browser");
+
   auto* help = app.add_subcommand("help", "Reference documentation");
   bool markdown = false;
   auto* api = help->add_subcommand("api", "Print the REPL API reference (the same text the model is given)");
@@ -476,11 +520,15 @@ Result<int> run(int argc, char** argv) {
   if (*exec) return cmd_exec(exec_flags, code, as_json);
   if (*repl) return cmd_repl(repl_flags);
   if (*runc) return cmd_run(run_flags, rf);
+  if (*serve) return cmd_serve(serve_flags, port, !no_open && serve_flags.headed);
   if (*api) {
     std::cout << (markdown ? actions::reference_markdown() : actions::reference_text());
     return 0;
   }
-  return 0;
+  // Plain `ouro`: a real browser with the Command Center in it (headed when there is a display).
+  CommonFlags plain;
+  plain.headed = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
+  return cmd_serve(plain, 7777, plain.headed);
 }
 
 }  // namespace ouro::cli

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,12 +35,33 @@ struct HttpResponse {
   std::chrono::milliseconds delay{0};  // answer after this long (fixtures: slow pages)
 };
 
+// The server side of an accepted WebSocket (RFC 6455). send() and close() may be called from any
+// thread; messages go out in order, one write in flight.
+class WsPeer {
+ public:
+  virtual ~WsPeer() = default;
+  virtual void send(std::string text) = 0;
+  virtual void close() = 0;
+};
+
+struct WsHandlers {
+  std::function<void(std::string)> on_message;  // network thread
+  std::function<void()> on_close;               // network thread, once
+};
+
 class HttpServer {
  public:
   using Handler = std::function<HttpResponse(const HttpRequest&)>;
+  // A handler that may answer later, from any thread (work that waits must not hold the
+  // network thread): call `respond` exactly once.
+  using AsyncHandler = std::function<void(const HttpRequest&, std::function<void(HttpResponse)> respond)>;
+  // For a WebSocket upgrade request: return a response to refuse it, or fill `handlers` (and keep
+  // `peer` to talk) to accept it.
+  using UpgradeHandler = std::function<std::optional<HttpResponse>(const HttpRequest&, std::shared_ptr<WsPeer> peer, WsHandlers& handlers)>;
 
   // Listens on 127.0.0.1:port (0 picks a free port).
-  static Result<std::unique_ptr<HttpServer>> start(IoThread& io, uint16_t port, Handler handler);
+  static Result<std::unique_ptr<HttpServer>> start(IoThread& io, uint16_t port, Handler handler, UpgradeHandler upgrade = {});
+  static Result<std::unique_ptr<HttpServer>> start_async(IoThread& io, uint16_t port, AsyncHandler handler, UpgradeHandler upgrade = {});
   ~HttpServer();
 
   uint16_t port() const;

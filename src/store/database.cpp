@@ -49,7 +49,15 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path) {
       "  key TEXT PRIMARY KEY,"
       "  value TEXT NOT NULL,"
       "  created_at INTEGER NOT NULL DEFAULT (unixepoch()),"
-      "  updated_at INTEGER NOT NULL DEFAULT (unixepoch()));"));
+      "  updated_at INTEGER NOT NULL DEFAULT (unixepoch()));"
+      "CREATE TABLE IF NOT EXISTS runs ("
+      "  id TEXT PRIMARY KEY, task TEXT NOT NULL, state TEXT NOT NULL, options TEXT NOT NULL,"
+      "  created_at REAL NOT NULL, updated_at REAL NOT NULL, iterations INTEGER NOT NULL DEFAULT 0,"
+      "  final TEXT, partial INTEGER NOT NULL DEFAULT 0, usage TEXT, cost REAL, error TEXT);"
+      "CREATE TABLE IF NOT EXISTS events ("
+      "  id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL,"
+      "  data TEXT NOT NULL, ts REAL NOT NULL, UNIQUE (run_id, seq));"
+      "CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);"));
   return db;
 }
 
@@ -98,6 +106,160 @@ Result<std::vector<std::string>> Database::kv_keys() {
   std::vector<std::string> out;
   while (sqlite3_step(st.s) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0)));
   return out;
+}
+
+}  // namespace ouro::store
+
+namespace ouro::store {
+
+namespace {
+
+void bind(sqlite3_stmt* s, int i, const std::string& v) { sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
+void bind_or_null(sqlite3_stmt* s, int i, const std::string& v) {
+  if (v.empty()) sqlite3_bind_null(s, i);
+  else bind(s, i, v);
+}
+std::string text(sqlite3_stmt* s, int i) {
+  auto* t = sqlite3_column_text(s, i);
+  return t ? reinterpret_cast<const char*>(t) : "";
+}
+
+Database::RunRow read_run(sqlite3_stmt* s) {
+  Database::RunRow r;
+  r.id = text(s, 0);
+  r.task = text(s, 1);
+  r.state = text(s, 2);
+  r.options = text(s, 3);
+  r.created_at = sqlite3_column_double(s, 4);
+  r.updated_at = sqlite3_column_double(s, 5);
+  r.iterations = sqlite3_column_int(s, 6);
+  r.final_json = text(s, 7);
+  r.partial = sqlite3_column_int(s, 8) != 0;
+  r.usage_json = text(s, 9);
+  if (sqlite3_column_type(s, 10) != SQLITE_NULL) r.cost = sqlite3_column_double(s, 10);
+  r.error = text(s, 11);
+  return r;
+}
+
+constexpr const char* kRunColumns = "id, task, state, options, created_at, updated_at, iterations, final, partial, usage, cost, error";
+
+}  // namespace
+
+Result<void> Database::insert_run(const RunRow& r) {
+  std::lock_guard lock(m_lock->mutex);
+  Stmt st;
+  sqlite3_prepare_v2(m_db, "INSERT INTO runs(id, task, state, options, created_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &st.s, nullptr);
+  bind(st.s, 1, r.id);
+  bind(st.s, 2, r.task);
+  bind(st.s, 3, r.state);
+  bind(st.s, 4, r.options);
+  sqlite3_bind_double(st.s, 5, r.created_at);
+  sqlite3_bind_double(st.s, 6, r.updated_at);
+  if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot record run {}: {}", r.id, sqlite3_errmsg(m_db));
+  return {};
+}
+
+Result<void> Database::update_run(const RunRow& r) {
+  std::lock_guard lock(m_lock->mutex);
+  Stmt st;
+  sqlite3_prepare_v2(m_db,
+                     "UPDATE runs SET state = ?2, updated_at = ?3, iterations = ?4, final = ?5, partial = ?6, usage = ?7, cost = ?8, error = ?9 "
+                     "WHERE id = ?1",
+                     -1, &st.s, nullptr);
+  bind(st.s, 1, r.id);
+  bind(st.s, 2, r.state);
+  sqlite3_bind_double(st.s, 3, r.updated_at);
+  sqlite3_bind_int(st.s, 4, r.iterations);
+  bind_or_null(st.s, 5, r.final_json);
+  sqlite3_bind_int(st.s, 6, r.partial ? 1 : 0);
+  bind_or_null(st.s, 7, r.usage_json);
+  if (r.cost) sqlite3_bind_double(st.s, 8, *r.cost);
+  else sqlite3_bind_null(st.s, 8);
+  bind_or_null(st.s, 9, r.error);
+  if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot update run {}: {}", r.id, sqlite3_errmsg(m_db));
+  return {};
+}
+
+Result<std::optional<Database::RunRow>> Database::get_run(const std::string& id) {
+  std::lock_guard lock(m_lock->mutex);
+  Stmt st;
+  sqlite3_prepare_v2(m_db, (std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1").c_str(), -1, &st.s, nullptr);
+  bind(st.s, 1, id);
+  if (sqlite3_step(st.s) != SQLITE_ROW) return std::optional<RunRow>();
+  return std::optional<RunRow>(read_run(st.s));
+}
+
+Result<std::vector<Database::RunRow>> Database::list_runs(int limit) {
+  std::lock_guard lock(m_lock->mutex);
+  Stmt st;
+  sqlite3_prepare_v2(m_db, (std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY created_at DESC LIMIT ?1").c_str(), -1, &st.s, nullptr);
+  sqlite3_bind_int(st.s, 1, limit);
+  std::vector<RunRow> out;
+  while (sqlite3_step(st.s) == SQLITE_ROW) out.push_back(read_run(st.s));
+  return out;
+}
+
+Result<int> Database::mark_interrupted() {
+  std::lock_guard lock(m_lock->mutex);
+  Stmt st;
+  sqlite3_prepare_v2(m_db,
+                     "UPDATE runs SET state = 'interrupted', error = 'ouro stopped while the run was in progress' "
+                     "WHERE state IN ('queued', 'running')",
+                     -1, &st.s, nullptr);
+  if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot mark interrupted runs: {}", sqlite3_errmsg(m_db));
+  return sqlite3_changes(m_db);
+}
+
+Result<int64_t> Database::append_event(const std::string& run_id, int64_t seq, const std::string& type, const std::string& data_json, double ts) {
+  std::lock_guard lock(m_lock->mutex);
+  Stmt st;
+  sqlite3_prepare_v2(m_db, "INSERT INTO events(run_id, seq, type, data, ts) VALUES(?1, ?2, ?3, ?4, ?5)", -1, &st.s, nullptr);
+  bind(st.s, 1, run_id);
+  sqlite3_bind_int64(st.s, 2, seq);
+  bind(st.s, 3, type);
+  bind(st.s, 4, data_json);
+  sqlite3_bind_double(st.s, 5, ts);
+  if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot append event {} of run {}: {}", seq, run_id, sqlite3_errmsg(m_db));
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(m_db));
+}
+
+Result<std::vector<Database::EventRow>> Database::events(const std::string& run_id, int64_t after, int limit) {
+  std::lock_guard lock(m_lock->mutex);
+  Stmt st;
+  if (run_id.empty()) {
+    sqlite3_prepare_v2(m_db, "SELECT id, run_id, seq, type, data, ts FROM events WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st.s, nullptr);
+    sqlite3_bind_int64(st.s, 1, after);
+    sqlite3_bind_int(st.s, 2, limit);
+  } else {
+    sqlite3_prepare_v2(m_db, "SELECT id, run_id, seq, type, data, ts FROM events WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3", -1, &st.s, nullptr);
+    bind(st.s, 1, run_id);
+    sqlite3_bind_int64(st.s, 2, after);
+    sqlite3_bind_int(st.s, 3, limit);
+  }
+  std::vector<EventRow> out;
+  while (sqlite3_step(st.s) == SQLITE_ROW)
+    out.push_back(EventRow{sqlite3_column_int64(st.s, 0), text(st.s, 1), sqlite3_column_int64(st.s, 2), text(st.s, 3), text(st.s, 4),
+                           sqlite3_column_double(st.s, 5)});
+  return out;
+}
+
+Result<void> Database::set_setting(const std::string& key, const std::string& value_json) {
+  std::lock_guard lock(m_lock->mutex);
+  Stmt st;
+  sqlite3_prepare_v2(m_db, "INSERT INTO settings(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", -1, &st.s, nullptr);
+  bind(st.s, 1, key);
+  bind(st.s, 2, value_json);
+  if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot save setting {}: {}", key, sqlite3_errmsg(m_db));
+  return {};
+}
+
+Result<std::optional<std::string>> Database::get_setting(const std::string& key) {
+  std::lock_guard lock(m_lock->mutex);
+  Stmt st;
+  sqlite3_prepare_v2(m_db, "SELECT value FROM settings WHERE key = ?1", -1, &st.s, nullptr);
+  bind(st.s, 1, key);
+  if (sqlite3_step(st.s) != SQLITE_ROW) return std::optional<std::string>();
+  return std::optional<std::string>(text(st.s, 0));
 }
 
 }  // namespace ouro::store

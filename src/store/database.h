@@ -30,6 +30,40 @@ class Database {
   // Every key, oldest first.
   Result<std::vector<std::string>> kv_keys();
 
+  // --- Runs and their events (append-only) ----------------------------------------------------
+  struct RunRow {
+    std::string id, task, state;  // state: queued | running | done | partial | cancelled | failed | interrupted
+    std::string options = "{}";   // JSON
+    double created_at = 0, updated_at = 0;
+    int iterations = 0;
+    std::string final_json, usage_json, error;  // JSON texts, may be empty
+    bool partial = false;
+    std::optional<double> cost;
+  };
+  Result<void> insert_run(const RunRow& run);
+  Result<void> update_run(const RunRow& run);
+  Result<std::optional<RunRow>> get_run(const std::string& id);
+  // Newest first.
+  Result<std::vector<RunRow>> list_runs(int limit = 100);
+  // After a restart: runs that were queued or running are marked interrupted. Returns how many.
+  Result<int> mark_interrupted();
+
+  struct EventRow {
+    int64_t id = 0;  // global order across runs
+    std::string run_id;
+    int64_t seq = 0;  // order within the run
+    std::string type, data;  // data: JSON text
+    double ts = 0;
+  };
+  // Appends one event; returns its global id.
+  Result<int64_t> append_event(const std::string& run_id, int64_t seq, const std::string& type, const std::string& data_json, double ts);
+  // A run's events with seq > after_seq, or all runs' with id > after_id (run_id empty).
+  Result<std::vector<EventRow>> events(const std::string& run_id, int64_t after, int limit = 100000);
+
+  // --- Settings (JSON values) ------------------------------------------------------------------
+  Result<void> set_setting(const std::string& key, const std::string& value_json);
+  Result<std::optional<std::string>> get_setting(const std::string& key);
+
   const std::string& path() const { return m_path; }
 
  private:

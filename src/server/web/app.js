@@ -1,0 +1,302 @@
+// The Command Center: type a task, watch the run's event stream (tokens, code, results,
+// sub-calls, page changes), answer confirmations, cancel, and replay past runs. Talks to
+// ouro's API with the token from the page URL; events come over one WebSocket per run.
+'use strict';
+(() => {
+  const token = new URLSearchParams(location.search).get('token') || '';
+  const $ = id => document.getElementById(id);
+  const api = async (method, path, body) => {
+    const res = await fetch(path, { method, headers: { 'Authorization': 'Bearer ' + token, 'Content-Type': 'application/json' },
+                                    body: body === undefined ? undefined : JSON.stringify(body) });
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error((data.error && data.error.message) || res.statusText);
+    return data;
+  };
+  const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
+
+  // --- rendering helpers ---------------------------------------------------------------------
+  const KEYWORDS = /\b(const|let|var|await|async|function|return|if|else|for|of|in|while|new|try|catch|throw|class|true|false|null|undefined)\b/;
+  const API = /\b(openTab|closeTab|navigate|switchTab|waitForLoad|execInTab|getDOM|getText|getLinks|getInputs|querySelector|querySelectorAll|getAccessibilityTree|screenshot|click|type|fill|scroll|keyPress|hover|select|getCookies|setCookie|getLocalStorage|getSessionStorage|clearStorage|getRecentRequests|getResponseBody|interceptRequests|getConsoleLog|getErrors|setFinal|log|sleep|store|retrieve|llm_query|llm_batch)\b/;
+  // A small tokenizer for highlighting: strings, comments, numbers, keywords, API names.
+  function highlight(code) {
+    const pre = el('pre', 'code');
+    const re = /(\/\/[^\n]*|\/\*[\s\S]*?\*\/)|('(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`)|(\b\d+(?:\.\d+)?\b)|([A-Za-z_$][\w$]*)/g;
+    let last = 0, m;
+    while ((m = re.exec(code))) {
+      if (m.index > last) pre.append(code.slice(last, m.index));
+      const cls = m[1] ? 'tok-com' : m[2] ? 'tok-str' : m[3] ? 'tok-num' : KEYWORDS.test(m[4]) && m[4].match(KEYWORDS)[0] === m[4] ? 'tok-kw'
+                : API.test(m[4]) && m[4].match(API)[0] === m[4] ? 'tok-api' : null;
+      if (cls) pre.append(el('span', cls, m[0])); else pre.append(m[0]);
+      last = re.lastIndex;
+    }
+    pre.append(code.slice(last));
+    return pre;
+  }
+
+  // Markdown-lite for final answers: headings, bold, code, lists, paragraphs (all escaped).
+  function markdown(text) {
+    const box = el('div');
+    for (const block of String(text).split(/\n{2,}/)) {
+      const lines = block.split('\n');
+      if (lines.every(l => /^\s*[-*] /.test(l))) {
+        const ul = el('ul');
+        for (const l of lines) ul.append(inline(l.replace(/^\s*[-*] /, ''), el('li')));
+        box.append(ul);
+      } else if (/^#{1,3} /.test(block)) {
+        box.append(inline(block.replace(/^#{1,3} /, ''), el('h3')));
+      } else {
+        box.append(inline(block, el('p')));
+      }
+    }
+    return box;
+  }
+  function inline(text, into) {
+    const re = /(\*\*[^*]+\*\*|`[^`]+`)/g;
+    let last = 0, m;
+    while ((m = re.exec(text))) {
+      into.append(text.slice(last, m.index));
+      into.append(m[0][0] === '*' ? el('strong', null, m[0].slice(2, -2)) : el('code', null, m[0].slice(1, -1)));
+      last = re.lastIndex;
+    }
+    into.append(text.slice(last));
+    return into;
+  }
+
+  function renderFinal(value) {
+    if (Array.isArray(value) && value.length && value.every(v => v && typeof v === 'object' && !Array.isArray(v))) {
+      const box = el('div');
+      const cols = [...new Set(value.flatMap(Object.keys))];
+      const table = el('table');
+      const head = el('tr');
+      for (const c of cols) head.append(el('th', null, c));
+      table.append(head);
+      for (const row of value) {
+        const tr = el('tr');
+        for (const c of cols) tr.append(el('td', null, row[c] === undefined ? '' : typeof row[c] === 'object' ? JSON.stringify(row[c]) : String(row[c])));
+        table.append(tr);
+      }
+      const csv = [cols.join(','), ...value.map(r => cols.map(c => JSON.stringify(r[c] === undefined ? '' : typeof r[c] === 'object' ? JSON.stringify(r[c]) : String(r[c]))).join(','))].join('\n');
+      const tools = el('div', 'tools');
+      const copy = el('button', null, 'Copy');
+      copy.type = 'button';
+      copy.onclick = () => navigator.clipboard && navigator.clipboard.writeText(csv);
+      tools.append(copy, download('CSV', csv, 'text/csv', 'result.csv'), download('JSON', JSON.stringify(value, null, 2), 'application/json', 'result.json'));
+      box.append(table, tools);
+      return box;
+    }
+    if (typeof value === 'string') return markdown(value);
+    const pre = el('pre', null, JSON.stringify(value, null, 2));
+    return pre;
+  }
+  function download(label, text, type, name) {
+    const a = el('a', null, label);
+    a.href = URL.createObjectURL(new Blob([text], { type }));
+    a.download = name;
+    a.setAttribute('role', 'button');
+    a.className = 'button';
+    return a;
+  }
+
+  // --- a run's view ----------------------------------------------------------------------------
+  let current = null;  // { id, socket, lastSeq, iters: Map, live }
+
+  function addMessage(cls, content) {
+    const m = el('div', 'msg ' + cls);
+    if (content instanceof Node) m.append(content); else m.textContent = content;
+    $('messages').append(m);
+    m.scrollIntoView({ block: 'end' });
+    return m;
+  }
+
+  function iterationCard(n) {
+    let it = current.iters.get(n);
+    if (it) return it;
+    const d = el('details', 'iter');
+    d.open = true;
+    const s = el('summary');
+    const title = el('span', null, `Iteration ${n}`);
+    const meta = el('span', 'meta', '…');
+    s.append(title, meta);
+    const body = el('div', 'iter-body');
+    const stream = el('div', 'stream');
+    body.append(stream);
+    d.append(s, body);
+    $('iterations').append(d);
+    for (const [, other] of current.iters) other.card.open = false;  // keep the newest open
+    it = { card: d, meta, body, stream, textNode: null, kind: null, pending: '' };
+    current.iters.set(n, it);
+    return it;
+  }
+
+  // Tokens arrive by the thousand: append them once per frame.
+  let flushQueued = false;
+  const dirty = new Set();
+  function appendToken(it, kind, token) {
+    if (it.kind !== kind || !it.textNode) {
+      flushIter(it);
+      const span = el('span', kind === 'reasoning' ? 'reasoning' : null);
+      it.textNode = document.createTextNode('');
+      span.append(it.textNode);
+      it.stream.append(span);
+      it.kind = kind;
+    }
+    it.pending += token;
+    dirty.add(it);
+    if (!flushQueued) { flushQueued = true; requestAnimationFrame(flushAll); }
+  }
+  function flushIter(it) { if (it.textNode && it.pending) { it.textNode.appendData(it.pending); it.pending = ''; } }
+  function flushAll() { flushQueued = false; for (const it of dirty) { flushIter(it); it.stream.scrollTop = it.stream.scrollHeight; } dirty.clear(); }
+
+  const fmtCost = c => (typeof c === 'number' ? ` · $${c.toFixed(4)}` : '');
+
+  function onEvent(e) {
+    if (!current || e.run !== current.id) return;
+    if (e.seq <= current.lastSeq) return;  // already shown (resume after reconnect)
+    current.lastSeq = e.seq;
+    const d = e.data || {};
+    const n = d.iteration;
+    switch (e.type) {
+      case 'iteration-start': { const it = iterationCard(n); it.meta.textContent = `prompt ≈${d.promptTokens} tokens`; break; }
+      case 'stream-token': { const it = iterationCard(n); if (d.restart) it.stream.append(el('div', 'line warn', '(retrying the model call)')); else appendToken(it, d.kind, d.token); break; }
+      case 'code-generated': { const it = iterationCard(n); flushIter(it); it.body.append(el('div', 'line', `block ${d.blockIndex + 1}`), highlight(d.code)); break; }
+      case 'code-result': { const it = iterationCard(n); const m = d.metadata || {}; it.body.append(el('div', 'result' + (m.ok ? '' : ' err'), m.summary || m.error || '')); break; }
+      case 'sub-llm-start': current.lastIterCard().body.append(el('div', 'line sub', `↳ sub-call #${d.index + 1}: ${d.prompt}`)); break;
+      case 'sub-llm-complete': { const m = d.resultMeta || {}; current.lastIterCard().body.append(el('div', 'line sub' + (m.error ? ' err' : ''), m.error ? `↳ sub-call #${d.index + 1} failed: ${m.error}` : `↳ sub-call #${d.index + 1}: ${m.chars} chars in ${(m.ms / 1000).toFixed(1)} s — ${m.preview}`)); break; }
+      case 'log': current.lastIterCard().body.append(el('div', 'line log', 'log: ' + d.message)); break;
+      case 'page-changes': { const it = iterationCard(n); for (const c of d.changes || []) it.body.append(el('div', 'line warn', `⚠ ${c.tabId} ${c.field}: ${c.new === null ? '—' : c.new}`)); break; }
+      case 'error': current.lastIterCard().body.append(el('div', 'line err', 'error: ' + d.error)); break;
+      case 'iteration-end': { const it = iterationCard(n); flushIter(it); const u = d.usage || {}; it.meta.textContent = `${(d.ms / 1000).toFixed(1)} s · model ${(d.modelMs / 1000).toFixed(1)} s · ${u.input_tokens} in / ${u.output_tokens} out${fmtCost(d.cost)}`; break; }
+      case 'confirmation-req': if (current.live) askConfirmation(e.run, d); break;
+      case 'confirmation-res': if ($('confirm-dialog').dataset.id === d.id && $('confirm-dialog').open) $('confirm-dialog').close(); current.lastIterCard().body.append(el('div', 'line ' + (d.approved ? '' : 'warn'), d.approved ? '✓ sensitive action allowed' : '✗ sensitive action denied')); break;
+      case 'complete': finish(d); break;
+    }
+  }
+
+  function finish(d) {
+    const u = d.usage || {};
+    $('totals').textContent = `${d.iterations} iteration${d.iterations === 1 ? '' : 's'} · ${u.input_tokens || 0} in / ${u.output_tokens || 0} out${fmtCost(d.cost)}`;
+    const box = el('div');
+    if (d.partial) {
+      box.append(el('p', null, (d.final && d.final.message) || 'Stopped with partial results.'));
+      const env = d.final && d.final.env;
+      if (env && Object.keys(env).length) box.append(renderFinal(env));
+    } else {
+      box.append(renderFinal(d.final));
+    }
+    addMessage(d.partial ? 'partial' : 'final', box);
+    setRunning(false);
+    if (current && current.socket && current.live) current.socket.close();
+    refreshHistory();
+  }
+
+  function setRunning(on) {
+    $('status').textContent = on ? 'running…' : 'idle';
+    $('status').className = 'status' + (on ? ' running' : '');
+    $('cancel-btn').disabled = !on;
+    $('run-btn').disabled = on;
+  }
+
+  function open(runId, live) {
+    if (current && current.socket) current.socket.close();
+    $('iterations').textContent = '';
+    $('totals').textContent = '';
+    current = { id: runId, lastSeq: 0, iters: new Map(), live, socket: null,
+                lastIterCard() { const all = [...this.iters.values()]; return all.length ? all[all.length - 1] : iterationCard(1); } };
+    connect(current);
+  }
+
+  // One WebSocket per run; on a drop it reconnects and resumes after the last sequence number.
+  function connect(view) {
+    const ws = new WebSocket(`ws://${location.host}/api/events?token=${encodeURIComponent(token)}&run=${view.id}&after=${view.lastSeq}`);
+    view.socket = ws;
+    ws.onmessage = m => onEvent(JSON.parse(m.data));
+    ws.onclose = () => { if (current === view && view.live && $('status').textContent !== 'idle') setTimeout(() => current === view && connect(view), 500); };
+  }
+
+  // --- confirmation ------------------------------------------------------------------------------
+  function askConfirmation(runId, d) {
+    const det = d.details || {};
+    const dlg = $('confirm-dialog');
+    dlg.dataset.id = d.id;
+    dlg.dataset.run = runId;
+    $('confirm-text').textContent = `The agent wants to ${det.action} ${det.element || det.selector} on ${det.url} — ${det.reason}.`;
+    $('confirm-details').textContent = JSON.stringify(det.target || {}, null, 2);
+    if (!dlg.open) dlg.showModal();
+    $('deny-btn').focus();
+  }
+  async function answer(approved) {
+    const dlg = $('confirm-dialog');
+    dlg.close();
+    try { await api('POST', `/api/runs/${dlg.dataset.run}/confirm`, { id: dlg.dataset.id, approved }); }
+    catch (err) { addMessage('partial', 'Could not answer: ' + err.message); }
+  }
+  $('approve-btn').onclick = () => answer(true);
+  $('deny-btn').onclick = () => answer(false);
+  $('confirm-dialog').addEventListener('cancel', ev => { ev.preventDefault(); answer(false); });
+
+  // --- task, cancel, history, settings --------------------------------------------------------
+  $('task-form').addEventListener('submit', async ev => {
+    ev.preventDefault();
+    const task = $('task').value.trim();
+    if (!task) return;
+    const urls = $('urls').value.split(/\s+/).filter(Boolean);
+    addMessage('user', task);
+    setRunning(true);
+    try {
+      const run = await api('POST', '/api/runs', { task, urls });
+      $('task').value = '';
+      open(run.id, true);
+    } catch (err) {
+      addMessage('partial', err.message);
+      setRunning(false);
+    }
+  });
+  $('task').addEventListener('keydown', ev => { if (ev.key === 'Enter' && !ev.shiftKey) { ev.preventDefault(); $('task-form').requestSubmit(); } });
+  $('cancel-btn').onclick = async () => { if (current) { try { await api('POST', `/api/runs/${current.id}/cancel`); } catch (err) { addMessage('partial', err.message); } } };
+
+  async function refreshHistory() {
+    try {
+      const runs = await api('GET', '/api/runs');
+      const ul = $('runs');
+      ul.textContent = '';
+      for (const r of runs) {
+        const li = el('li');
+        const b = el('button', null, r.task);
+        b.type = 'button';
+        b.dataset.run = r.id;
+        b.append(el('span', 'state', `${r.state} · ${r.iterations} iterations`));
+        b.onclick = () => { addMessage('user', r.task); setRunning(r.state === 'running' || r.state === 'queued'); open(r.id, r.state === 'running' || r.state === 'queued'); };
+        li.append(b);
+        ul.append(li);
+      }
+    } catch (err) { /* the list shows what it can */ }
+  }
+  $('history-btn').onclick = () => {
+    const h = $('history');
+    h.hidden = !h.hidden;
+    $('history-btn').setAttribute('aria-expanded', String(!h.hidden));
+    if (!h.hidden) refreshHistory();
+  };
+
+  $('settings-btn').onclick = async () => {
+    const s = await api('GET', '/api/settings');
+    const f = $('settings-form');
+    for (const k of ['provider', 'model', 'sub_model', 'base_url', 'max_iterations']) f.elements[k].value = s[k] ?? '';
+    f.elements.api_key.value = '';
+    $('key-hint').textContent = s.api_key ? `A key is stored (${s.api_key}). Leave empty to keep it.` : 'No key stored: the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, OURO_API_KEY) is used.';
+    $('settings-dialog').showModal();
+  };
+  $('settings-cancel').onclick = () => $('settings-dialog').close();
+  $('settings-form').addEventListener('submit', async ev => {
+    ev.preventDefault();
+    const f = ev.target;
+    const body = {};
+    for (const k of ['provider', 'model', 'sub_model', 'base_url']) body[k] = f.elements[k].value || null;
+    if (f.elements.max_iterations.value) body.max_iterations = Number(f.elements.max_iterations.value);
+    if (f.elements.api_key.value) body.api_key = f.elements.api_key.value;
+    try { await api('PUT', '/api/settings', body); $('settings-dialog').close(); }
+    catch (err) { $('key-hint').textContent = err.message; }
+  });
+
+  refreshHistory();
+})();
