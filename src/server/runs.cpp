@@ -54,6 +54,7 @@ struct RunManager::Active {
   std::map<std::string, std::optional<bool>> confirmations;  // pending ids -> answer
   agent::Run* run = nullptr;  // while it executes
   bool cancel_requested = false;
+  bool finished = false;
   int64_t seq = 0;
   store::Database::RunRow row;
 };
@@ -217,6 +218,8 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     run->row.partial = true;
     (void)m_db.update_run(run->row);
     publish(*run, "complete", {{"final", final}, {"iterations", 0}, {"partial", true}, {"error", why}}, now_ms());
+    std::lock_guard lock(run->mutex);
+    run->finished = true;
   };
   auto settings = resolve(options);
   if (!settings) return fail(settings.error().message);
@@ -272,6 +275,10 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   run->row.error = r.error;
   run->row.updated_at = now_ms();
   (void)m_db.update_run(run->row);
+  {
+    std::lock_guard lock(run->mutex);
+    run->finished = true;
+  }
   // agent_run goes before the session it uses: locals die in reverse order.
 }
 
@@ -307,7 +314,12 @@ Result<json> RunManager::cancel(const std::string& id) {
     std::lock_guard lock(m_mutex);
     if (auto it = m_runs.find(id); it != m_runs.end()) run = it->second;
   }
-  if (!run) {
+  bool finished = false;
+  if (run) {
+    std::lock_guard lock(run->mutex);
+    finished = run->finished;
+  }
+  if (!run || finished) {
     auto row = TRY(m_db.get_run(id));
     if (!row) return errorf(Code::NotFound, "no run '{}'", id);
     return errorf(Code::FailedPrecondition, "run {} is not in progress (it is {})", id, row->state);

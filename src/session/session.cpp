@@ -138,8 +138,10 @@ Session::~Session() {
     m->sink->repl = nullptr;
   }
   m->repl.reset();
-  m->host.reset();
+  // Closing the context's tabs fails whatever host call still waits on them, so the host's
+  // threads end now rather than at their deadlines.
   if (m->owns_context && !m->runtime->browser->dead()) m->runtime->browser->dispose_context(m->context);
+  m->host.reset();
   m->runtime.reset();
 }
 
