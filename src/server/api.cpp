@@ -6,6 +6,8 @@
 #include "session/session.h"
 
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <random>
 
 namespace ouro::embedded {
@@ -94,8 +96,11 @@ std::vector<std::string> split_path(const std::string& path) {
 
 }  // namespace
 
-struct ApiServer::Impl {
+struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   RunManager* runs = nullptr;
+  // Open event streams: closed and unsubscribed when the server goes, before the RunManager.
+  std::mutex streams_mutex;
+  std::map<int, std::shared_ptr<net::WsPeer>> streams;
   std::shared_ptr<session::Runtime> runtime;
   std::string token;
   std::unique_ptr<net::HttpServer> http;
@@ -209,11 +214,40 @@ struct ApiServer::Impl {
     int sub = runs->subscribe(run, after.empty() ? 0 : std::atoll(after.c_str()), [weak](const json& e) {
       if (auto p = weak.lock()) p->send(dump_json(e));
     });
-    RunManager* rm = runs;
-    // The subscription holds the peer weakly; the handlers keep it alive until it closes.
-    handlers.on_close = [rm, sub, peer] { rm->unsubscribe(sub); };
+    {
+      std::lock_guard lock(streams_mutex);
+      streams[sub] = peer;
+    }
+    std::weak_ptr<Impl> self = shared_from_this();
+    handlers.on_close = [self, sub] {
+      if (auto s = self.lock()) s->drop(sub);
+    };
     handlers.on_message = [](std::string) {};
     return std::nullopt;
+  }
+
+  void drop(int sub) {
+    std::shared_ptr<net::WsPeer> peer;
+    {
+      std::lock_guard lock(streams_mutex);
+      auto it = streams.find(sub);
+      if (it == streams.end()) return;
+      peer = std::move(it->second);
+      streams.erase(it);
+    }
+    runs->unsubscribe(sub);
+  }
+
+  void close_all() {
+    std::map<int, std::shared_ptr<net::WsPeer>> all;
+    {
+      std::lock_guard lock(streams_mutex);
+      all.swap(streams);
+    }
+    for (auto& [sub, peer] : all) {
+      runs->unsubscribe(sub);
+      peer->close();
+    }
   }
 };
 
@@ -233,7 +267,9 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, uint16_t 
 }
 
 ApiServer::~ApiServer() {
-  if (m) m->http.reset();
+  if (!m) return;
+  m->http.reset();
+  m->close_all();
 }
 
 uint16_t ApiServer::port() const { return m->port; }

@@ -1,0 +1,152 @@
+// The Command Center driven in real headless Chromium through ouro's own CDP layer: submit a
+// task, watch tokens stream, expand an iteration, approve and deny a confirmation, cancel, and
+// replay a past run. Screenshots of the main states go to ./screenshots/ for review.
+#include "browser_env.h"
+
+#include "server/api.h"
+#include "server/runs.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace ouro::testing {
+namespace {
+
+std::string script(const std::vector<json>& lines) {
+  std::string path = temp_dir() + "/script.jsonl";
+  std::ofstream out(path);
+  for (const auto& l : lines) out << l.dump() << "\n";
+  return path;
+}
+
+std::string repl(const std::string& code) { return "Let me work on that.\n```repl\n" + code + "\n```"; }
+
+struct CommandCenter {
+  std::unique_ptr<session::Session> base, driver;
+  std::unique_ptr<server::RunManager> runs;
+  std::unique_ptr<server::ApiServer> api;
+  std::string tab;
+
+  CommandCenter() {
+    auto s = session::Session::start(test_options());
+    if (!s) throw std::runtime_error(s.error().message);
+    base = std::move(*s);
+    server::RunManager::Config rc;
+    rc.data_dir = temp_dir();
+    rc.ouro_binary = ouro_binary();
+    runs = std::make_unique<server::RunManager>(base->runtime(), rc);
+    auto a = server::ApiServer::start(*base->runtime()->io, 0, *runs, base->runtime());
+    if (!a) throw std::runtime_error(a.error().message);
+    api = std::move(*a);
+    // The person at the Command Center: a session of its own, in its own context.
+    auto opts = test_options();
+    opts.isolated = true;
+    auto d = session::Session::attach(base->runtime(), opts);
+    if (!d) throw std::runtime_error(d.error().message);
+    driver = std::move(*d);
+    tab = ok("await openTab('" + api->url() + "')", driver.get());
+  }
+
+  json js(const std::string& code) { return ok("const t = '" + tab + "';\n" + code, driver.get()); }
+  void use_script(const std::string& path) { (void)runs->update_settings({{"provider", "script:" + path}}); }
+  void submit(const std::string& task, const std::string& url) {
+    js("await type(t, '#task', " + json(task).dump() + ");\nawait fill(t, { '#urls': " + json(url).dump() + " });\nawait click(t, '#run-btn')");
+  }
+  // Waits (in the page) until the expression is truthy.
+  json until(const std::string& expr, int ms = 15000) {
+    return js("for (let i = 0; i < " + std::to_string(ms / 50) + "; i++) { const v = await execInTab(t, " + json(expr).dump() +
+              "); if (v) return v; await sleep(50); }\nthrow new Error('timed out waiting for: ' + " + json(expr).dump() + ")");
+  }
+  void shot(const std::string& name) {
+    std::filesystem::create_directories("screenshots");
+    std::string data = js("await screenshot(t)");
+    static const std::string prefix = "data:image/png;base64,";
+    std::string b64 = data.substr(prefix.size());
+    std::string bytes;
+    int val = 0, bits = -8;
+    for (unsigned char c : b64) {
+      const char* chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+      const char* p = std::strchr(chars, c);
+      if (!p || c == 0) continue;
+      val = (val << 6) + static_cast<int>(p - chars);
+      bits += 6;
+      if (bits >= 0) {
+        bytes.push_back(static_cast<char>((val >> bits) & 0xFF));
+        bits -= 8;
+      }
+    }
+    std::ofstream("screenshots/" + name, std::ios::binary) << bytes;
+  }
+};
+
+TEST(CommandCenter, SubmitWatchTokensStreamAndExpandAnIteration) {
+  CommandCenter cc;
+  setenv("OURO_SCRIPT_CHUNK_DELAY_US", "15000", 1);  // slow enough to watch
+  cc.use_script(script({{{"reasoning", "I should read the heading of the page first, then report it back to the user."},
+                         {"text", repl("env.heading = await getText(activeTab, 'h1');\nlog('heading read');")}},
+                        {{"text", repl("setFinal(`The heading is **${env.heading}**.`)")}}}));
+  cc.submit("What is the heading of the page?", site().url("/"));
+  // Tokens appear in the activity panel while the run is still going.
+  cc.until("document.querySelector('.stream') && document.querySelector('.stream').textContent.length > 20 && document.getElementById('status').textContent.startsWith('running')");
+  // Mid-run: the first iteration's result is in and the second is streaming.
+  cc.until("document.querySelectorAll('details.iter').length === 2 && document.querySelectorAll('.stream')[1].textContent.length > 15");
+  cc.shot("command-center-streaming.png");
+  unsetenv("OURO_SCRIPT_CHUNK_DELAY_US");
+  json final = cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')");
+  EXPECT_EQ(final, "The heading is Fixture Home.");
+  EXPECT_EQ(cc.js("await execInTab(t, \"document.querySelector('.msg.final strong').textContent\")"), "Fixture Home") << "markdown rendered";
+  // Iteration 1 is folded once iteration 2 starts; expanding it shows its code and result.
+  cc.js("await click(t, 'details.iter:first-child > summary')");
+  json code = cc.js("await execInTab(t, \"document.querySelector('details.iter:first-child').open && document.querySelector('details.iter:first-child pre.code').textContent\")");
+  EXPECT_NE(code.get<std::string>().find("env.heading = await getText(activeTab, 'h1');"), std::string::npos);
+  EXPECT_NE(cc.js("await getText(t, 'details.iter:first-child .result')").get<std::string>().find("Result: void"), std::string::npos);
+  EXPECT_NE(cc.js("await getText(t, 'details.iter:first-child')").get<std::string>().find("log: heading read"), std::string::npos);
+  EXPECT_NE(cc.js("await getText(t, '#totals')").get<std::string>().find("2 iterations"), std::string::npos);
+  cc.shot("command-center-done.png");
+}
+
+TEST(CommandCenter, ApproveAndDenyAConfirmation) {
+  CommandCenter cc;
+  std::string buy = script({{{"text", repl("await click(activeTab, '#place');\nsetFinal(await getText(activeTab, '#result'))")}},
+                            {{"text", repl("setFinal('The order was not placed: the user said no.')")}}});
+  cc.use_script(buy);
+  cc.submit("Place the order", site().url("/checkout"));
+  cc.until("document.getElementById('confirm-dialog').open");
+  EXPECT_NE(cc.js("await getText(t, '#confirm-text')").get<std::string>().find("click button#place \"Place order\""), std::string::npos);
+  cc.shot("command-center-confirmation.png");
+  cc.js("await click(t, '#approve-btn')");
+  EXPECT_EQ(cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')"), "Order placed");
+
+  cc.use_script(buy);
+  cc.submit("Place the order", site().url("/checkout"));
+  cc.until("document.getElementById('confirm-dialog').open");
+  cc.js("await keyPress(t, 'Escape')");  // Escape is a no, by keyboard
+  EXPECT_EQ(cc.until("document.querySelectorAll('.msg.final').length === 2 && document.querySelectorAll('.msg.final')[1].textContent"),
+            "The order was not placed: the user said no.");
+}
+
+TEST(CommandCenter, CancelAndReplayAPastRun) {
+  CommandCenter cc;
+  cc.use_script(script({{{"text", repl("env.step = 'started';\nawait execInTab(activeTab, 'await new Promise(r => setTimeout(r, 9000))')")}}}));
+  cc.submit("Wait for a long time", site().url("/"));
+  cc.until("document.querySelector('.result') || document.querySelector('pre.code')");
+  cc.js("await click(t, '#cancel-btn')");
+  json partial = cc.until("document.querySelector('.msg.partial') && document.querySelector('.msg.partial').textContent", 3000);
+  EXPECT_NE(partial.get<std::string>().find("Task cancelled by user."), std::string::npos) << partial;
+  EXPECT_EQ(cc.js("await getText(t, '#status')"), "idle");
+
+  // A past run, opened from the history, replays its stream.
+  cc.js("await execInTab(t, \"document.getElementById('iterations').textContent = ''\")");
+  cc.js("await click(t, '#history-btn')");
+  cc.until("document.querySelectorAll('#runs button').length >= 1");
+  EXPECT_NE(cc.js("await getText(t, '#runs')").get<std::string>().find("cancelled"), std::string::npos);
+  cc.js("await click(t, '#runs li:first-child button')");
+  cc.until("document.querySelectorAll('details.iter').length >= 1 && document.querySelector('pre.code')");
+  EXPECT_NE(cc.js("await getText(t, '#iterations')").get<std::string>().find("env.step = 'started'"), std::string::npos);
+  cc.shot("command-center-history.png");
+}
+
+}  // namespace
+}  // namespace ouro::testing
