@@ -113,6 +113,12 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::function<void()> listener;
   std::map<int, std::pair<std::string, RequestObserver>> observers;
   std::function<void(const std::string&, const json&)> pause_handler;
+  struct Viewer {
+    std::string tab;
+    std::function<void(const std::string&)> on_frame;
+  };
+  std::map<int, Viewer> viewers;
+  int next_viewer = 1;
   int next_observer = 1;
 
   // --- event handling (network thread) ----------------------------------------------------
@@ -149,6 +155,19 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
       tab_id = tab->id;
       if (ev.method == "Fetch.requestPaused") on_pause = pause_handler;
       else tabs_changed = session_event(*tab, ev, to_observe);
+    }
+    if (ev.method == "Page.screencastFrame") {
+      std::vector<std::function<void(const std::string&)>> to_call;
+      {
+        std::lock_guard lock(mutex);
+        for (auto& [id, v] : viewers)
+          if (v.tab == tab_id) to_call.push_back(v.on_frame);
+      }
+      // Chromium sends the next frame only after this one is acknowledged.
+      conn->send("Page.screencastFrameAck", {{"sessionId", ev.params.value("sessionId", 0)}}, ev.session_id, 5s, [](Result<json>) {});
+      std::string data = ev.params.value("data", "");
+      for (auto& f : to_call) f(data);
+      return;
     }
     if (ev.method == "Fetch.requestPaused") {
       if (on_pause) on_pause(tab_id, ev.params);
@@ -924,6 +943,35 @@ void Browser::remove_request_observer(int id) {
 void Browser::set_pause_handler(std::function<void(const std::string&, const json&)> handler) {
   std::lock_guard lock(m_impl->mutex);
   m_impl->pause_handler = std::move(handler);
+}
+
+Result<int> Browser::start_screencast(const std::string& tab_id, std::function<void(const std::string&)> on_frame) {
+  bool first;
+  int id;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    TRY(m_impl->find_tab(tab_id));
+    first = std::none_of(m_impl->viewers.begin(), m_impl->viewers.end(), [&](auto& kv) { return kv.second.tab == tab_id; });
+    id = m_impl->next_viewer++;
+    m_impl->viewers[id] = Impl::Viewer{tab_id, std::move(on_frame)};
+  }
+  // Not awaited: callers may be on the network thread, which must not block on a reply.
+  if (first) send_async(tab_id, "Page.startScreencast", {{"format", "jpeg"}, {"quality", 60}, {"maxWidth", 960}, {"maxHeight", 640}, {"everyNthFrame", 1}});
+  return id;
+}
+
+void Browser::stop_screencast(int id) {
+  std::string tab;
+  bool last;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    auto it = m_impl->viewers.find(id);
+    if (it == m_impl->viewers.end()) return;
+    tab = it->second.tab;
+    m_impl->viewers.erase(it);
+    last = std::none_of(m_impl->viewers.begin(), m_impl->viewers.end(), [&](auto& kv) { return kv.second.tab == tab; });
+  }
+  if (last) send_async(tab, "Page.stopScreencast", json::object());
 }
 
 void Browser::after(Millis delay, std::function<void()> fn) {

@@ -132,6 +132,11 @@ class Browser {
   // Requests paused by the Fetch domain (request modification, when the user enabled it) go to
   // this handler, on the network thread; it must answer each with Fetch.continueRequest & co.
   void set_pause_handler(std::function<void(const std::string& tab_id, const json& params)> handler);
+  // A live view of a tab (CDP Page.startScreencast): JPEG frames, base64, as the page repaints,
+  // to `on_frame` on the network thread, until stop_screencast(id). Does not block: any thread.
+  Result<int> start_screencast(const std::string& tab_id, std::function<void(const std::string& jpeg_base64)> on_frame);
+  void stop_screencast(int id);
+
   // Runs fn on the network thread after delay (timeouts for paused requests).
   void after(Millis delay, std::function<void()> fn);
 

@@ -171,6 +171,8 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       if (!body.contains("id") || !body["id"].is_string() || !body.contains("approved") || !body["approved"].is_boolean())
         return respond(error_response(Error{Code::InvalidArgument, "a confirmation answer is {\"id\": \"c1\", \"approved\": true|false}", nullptr}));
       return respond(from(runs->confirm(parts[2], body["id"], body["approved"])));
+    } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "tabs" && m == "GET") {
+      return respond(from(runs->tabs_of(parts[2])));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "events" && m == "GET") {
       std::string after = query_param(r.query, "after");
       json out = json::array();
@@ -206,7 +208,8 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   std::optional<HttpResponse> upgrade(const HttpRequest& r, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& handlers) {
     if (auto refused = check_origin(r)) return refused;
     if (!authorised(r)) return json_response(401, {{"error", {{"code", "Unauthenticated"}, {"message", "missing or wrong token"}}}});
-    if (r.path != "/api/events") return json_response(404, {{"error", {{"code", "NotFound"}, {"message", "WebSocket endpoint is /api/events"}}}});
+    if (r.path == "/api/screencast") return screencast(r, peer, handlers);
+    if (r.path != "/api/events") return json_response(404, {{"error", {{"code", "NotFound"}, {"message", "WebSocket endpoints: /api/events, /api/screencast"}}}});
     std::string run = query_param(r.query, "run");
     if (run == "all") run.clear();
     std::string after = query_param(r.query, "after");
@@ -221,6 +224,28 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
     std::weak_ptr<Impl> self = shared_from_this();
     handlers.on_close = [self, sub] {
       if (auto s = self.lock()) s->drop(sub);
+    };
+    handlers.on_message = [](std::string) {};
+    return std::nullopt;
+  }
+
+  // GET /api/screencast?token=…&run=<id>: JPEG frames of the run's active tab as they paint.
+  std::optional<HttpResponse> screencast(const HttpRequest& r, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& handlers) {
+    std::string run = query_param(r.query, "run");
+    auto tabs = runs->tabs_of(run);
+    if (!tabs) return error_response(tabs.error());
+    std::string tab = (*tabs)["activeTab"];
+    if (tab.empty()) return json_response(404, {{"error", {{"code", "NotFound"}, {"message", "the run has no tab to show"}}}});
+    std::weak_ptr<net::WsPeer> weak = peer;
+    browser::Browser* b = runtime->browser.get();
+    auto id = b->start_screencast(tab, [weak, tab](const std::string& jpeg) {
+      if (auto p = weak.lock()) p->send(dump_json(json{{"tab", tab}, {"jpeg", jpeg}}));
+    });
+    if (!id) return error_response(id.error());
+    int viewer = *id;
+    std::weak_ptr<Impl> self = shared_from_this();
+    handlers.on_close = [self, viewer] {
+      if (auto s = self.lock()) s->runtime->browser->stop_screencast(viewer);
     };
     handlers.on_message = [](std::string) {};
     return std::nullopt;

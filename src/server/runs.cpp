@@ -53,6 +53,7 @@ struct RunManager::Active {
   std::condition_variable answered;
   std::map<std::string, std::optional<bool>> confirmations;  // pending ids -> answer
   agent::Run* run = nullptr;  // while it executes
+  session::Session* session = nullptr;  // while it executes
   bool cancel_requested = false;
   bool finished = false;
   int64_t seq = 0;
@@ -259,12 +260,14 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   {
     std::lock_guard lock(run->mutex);
     run->run = &agent_run;
+    run->session = session->get();
     if (run->cancel_requested) agent_run.cancel();
   }
   agent::RunResult r = agent_run.execute();
   {
     std::lock_guard lock(run->mutex);
     run->run = nullptr;
+    run->session = nullptr;
   }
   run->row.state = r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
   run->row.iterations = r.iterations;
@@ -299,6 +302,20 @@ Result<json> RunManager::get(const std::string& id) {
     j["pendingConfirmations"] = pending;
   }
   return j;
+}
+
+Result<json> RunManager::tabs_of(const std::string& run_id) {
+  std::shared_ptr<Active> run;
+  {
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_runs.find(run_id); it != m_runs.end()) run = it->second;
+  }
+  if (!run) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
+  std::lock_guard lock(run->mutex);
+  if (!run->session) return errorf(Code::FailedPrecondition, "run {} has no browser now (it is {})", run_id, run->finished ? "finished" : "starting");
+  json tabs = json::array();
+  for (const auto& t : run->session->tabs()) tabs.push_back(t.to_json());
+  return json{{"tabs", tabs}, {"activeTab", run->session->active_tab()}};
 }
 
 Result<json> RunManager::list() {

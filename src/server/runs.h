@@ -38,6 +38,9 @@ class RunManager {
   // The user's answer to a confirmation-req.
   Result<json> confirm(const std::string& run_id, const std::string& confirmation_id, bool approved);
 
+  // The tabs of a run in progress ({tabs, activeTab}), for the live view.
+  Result<json> tabs_of(const std::string& run_id);
+
   // Settings: what the Command Center shows and changes. The key is stored apart (0600) and
   // only ever returned masked.
   Result<json> settings();

@@ -244,6 +244,29 @@ TEST(Api, ConcurrentRunsHaveIsolatedCookies) {
   EXPECT_LT(std::abs(ra["created_at"].get<double>() - rb["created_at"].get<double>()), 1000.0) << "they ran at once";
 }
 
+TEST(Api, ALiveViewStreamsTheActiveTab) {
+  Server s;
+  std::string path = script({{{"text", repl("for (let i = 0; i < 30; i++) { await execInTab(activeTab, `document.body.style.background = '#' + (${i} % 10) + '0' + (${i} % 10)`); await sleep(100); }\nsetFinal('ok')")}}});
+  std::string id = s.post("/api/runs", {{"task", "Flicker"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + path}}}}).body["id"];
+  json tabs;
+  for (int i = 0; i < 100; ++i) {
+    Http t = s.get("/api/runs/" + id + "/tabs");
+    if (t.status == 200 && !t.body["activeTab"].get<std::string>().empty()) {
+      tabs = t.body;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(tabs.is_null()) << "the run's tabs are listed while it runs";
+  EXPECT_EQ(tabs["tabs"][0]["url"], site().url("/"));
+  auto io = net::IoThread::start();
+  Watcher w(*io, "ws://127.0.0.1:" + std::to_string(s.api->port()) + "/api/screencast?token=" + s.api->token() + "&run=" + id);
+  ASSERT_TRUE(w.wait_for([](auto& ev) { return ev.size() >= 2; }, std::chrono::seconds(10))) << "no frames";
+  std::lock_guard lock(w.mutex);
+  EXPECT_EQ(w.events[0]["tab"], tabs["activeTab"]);
+  EXPECT_EQ(w.events[0]["jpeg"].get<std::string>().rfind("/9j/", 0), 0u) << "base64 JPEG";
+}
+
 TEST(Api, SettingsKeepTheKeyPrivate) {
   Server s;
   Http put = request("PUT", s.url("/api/settings"), s.api->token(),

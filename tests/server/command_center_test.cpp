@@ -92,6 +92,9 @@ TEST(CommandCenter, SubmitWatchTokensStreamAndExpandAnIteration) {
   cc.until("document.querySelector('.stream') && document.querySelector('.stream').textContent.length > 20 && document.getElementById('status').textContent.startsWith('running')");
   // Mid-run: the first iteration's result is in and the second is streaming.
   cc.until("document.querySelectorAll('details.iter').length === 2 && document.querySelectorAll('.stream')[1].textContent.length > 15");
+  // The live view shows the run's tab.
+  cc.until("document.getElementById('live-frame').src.startsWith('data:image/jpeg')");
+  EXPECT_NE(cc.js("await getText(t, '#live-tabs')").get<std::string>().find("Fixture Home · loaded"), std::string::npos);
   cc.shot("command-center-streaming.png");
   unsetenv("OURO_SCRIPT_CHUNK_DELAY_US");
   json final = cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')");

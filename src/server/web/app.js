@@ -156,10 +156,10 @@
     const d = e.data || {};
     const n = d.iteration;
     switch (e.type) {
-      case 'iteration-start': { const it = iterationCard(n); it.meta.textContent = `prompt ≈${d.promptTokens} tokens`; break; }
+      case 'iteration-start': { const it = iterationCard(n); it.meta.textContent = `prompt ≈${d.promptTokens} tokens`; refreshLive(current); break; }
       case 'stream-token': { const it = iterationCard(n); if (d.restart) it.stream.append(el('div', 'line warn', '(retrying the model call)')); else appendToken(it, d.kind, d.token); break; }
       case 'code-generated': { const it = iterationCard(n); flushIter(it); it.body.append(el('div', 'line', `block ${d.blockIndex + 1}`), highlight(d.code)); break; }
-      case 'code-result': { const it = iterationCard(n); const m = d.metadata || {}; it.body.append(el('div', 'result' + (m.ok ? '' : ' err'), m.summary || m.error || '')); break; }
+      case 'code-result': { const it = iterationCard(n); const m = d.metadata || {}; it.body.append(el('div', 'result' + (m.ok ? '' : ' err'), m.summary || m.error || '')); refreshLive(current); break; }
       case 'sub-llm-start': current.lastIterCard().body.append(el('div', 'line sub', `↳ sub-call #${d.index + 1}: ${d.prompt}`)); break;
       case 'sub-llm-complete': { const m = d.resultMeta || {}; current.lastIterCard().body.append(el('div', 'line sub' + (m.error ? ' err' : ''), m.error ? `↳ sub-call #${d.index + 1} failed: ${m.error}` : `↳ sub-call #${d.index + 1}: ${m.chars} chars in ${(m.ms / 1000).toFixed(1)} s — ${m.preview}`)); break; }
       case 'log': current.lastIterCard().body.append(el('div', 'line log', 'log: ' + d.message)); break;
@@ -171,6 +171,27 @@
       case 'complete': finish(d); break;
     }
   }
+
+  // --- live view: the run's tabs and a CDP screencast of its active tab ------------------------
+  let live = { socket: null, tab: null, run: null };
+  async function refreshLive(view) {
+    if (!view.live) return;
+    let info;
+    try { info = await api('GET', `/api/runs/${view.id}/tabs`); } catch (err) { return; }
+    const ul = $('live-tabs');
+    ul.textContent = '';
+    for (const t of info.tabs) {
+      const li = el('li', t.id === info.activeTab ? 'active' : null, `${t.id} · ${t.title || t.url} · ${t.status}`);
+      li.title = t.url;
+      ul.append(li);
+    }
+    $('live').hidden = false;
+    if (live.run === view.id && live.tab === info.activeTab && live.socket) return;
+    stopLive();
+    live = { run: view.id, tab: info.activeTab, socket: new WebSocket(`ws://${location.host}/api/screencast?token=${encodeURIComponent(token)}&run=${view.id}`) };
+    live.socket.onmessage = m => { const f = JSON.parse(m.data); $('live-frame').src = 'data:image/jpeg;base64,' + f.jpeg; };
+  }
+  function stopLive() { if (live.socket) live.socket.close(); live = { socket: null, tab: null, run: null }; }
 
   function finish(d) {
     const u = d.usage || {};
@@ -185,6 +206,7 @@
     }
     addMessage(d.partial ? 'partial' : 'final', box);
     setRunning(false);
+    stopLive();
     if (current && current.socket && current.live) current.socket.close();
     refreshHistory();
   }
