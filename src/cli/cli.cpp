@@ -411,13 +411,14 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   return r.partial ? 1 : 0;
 }
 
-Result<int> cmd_serve(CommonFlags flags, int port, bool open_page) {
+Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_timeout_s = 60) {
   std::string data_dir = flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir;
   // The profile's session keeps the runtime (browser, database) for the server's lifetime.
   auto base = TRY(session::Session::start(session_options(flags, {})));
   server::RunManager::Config rc;
   rc.data_dir = data_dir;
   rc.action_timeout = std::chrono::milliseconds(flags.action_timeout_ms);
+  rc.confirm_timeout = std::chrono::seconds(confirm_timeout_s);
   server::RunManager runs(base->runtime(), rc);
   auto api = TRY(server::ApiServer::start(*base->runtime()->io, static_cast<uint16_t>(port), runs, base->runtime()));
   std::cout << "Ouroboros Command Center: " << api->url() << "\n"
@@ -503,6 +504,9 @@ Result<int> run(int argc, char** argv) {
   add_common(serve, serve_flags);
   serve->add_option("--port", port, "Port on 127.0.0.1 (default 7777; 0 picks a free one)")->check(CLI::Range(0, 65535));
   serve->add_flag("--no-open", no_open, "Do not open the Command Center in the browser");
+  int serve_confirm_timeout = 60;
+  serve->add_option("--confirm-timeout", serve_confirm_timeout, "Seconds a sensitive-action question waits for an answer before it counts as deny (default 60)")
+      ->check(CLI::Range(1, 3600));
 
   auto* help = app.add_subcommand("help", "Reference documentation");
   bool markdown = false;
@@ -520,7 +524,7 @@ Result<int> run(int argc, char** argv) {
   if (*exec) return cmd_exec(exec_flags, code, as_json);
   if (*repl) return cmd_repl(repl_flags);
   if (*runc) return cmd_run(run_flags, rf);
-  if (*serve) return cmd_serve(serve_flags, port, !no_open && serve_flags.headed);
+  if (*serve) return cmd_serve(serve_flags, port, !no_open && serve_flags.headed, serve_confirm_timeout);
   if (*api) {
     std::cout << (markdown ? actions::reference_markdown() : actions::reference_text());
     return 0;

@@ -3,7 +3,11 @@
 
 #include "raw_server.h"
 
+#include <curl/curl.h>
+#include <signal.h>
 #include <sys/wait.h>
+
+#include <thread>
 
 #include <cstdio>
 #include <fstream>
@@ -159,6 +163,47 @@ TEST(CliRun, OpenAICompatibleServerOverTheWireAndATraceWithoutSecrets) {
   EXPECT_EQ(text.find("SUPERSECRET"), std::string::npos) << "the key never reaches a trace";
   EXPECT_EQ(r.err.find("SUPERSECRET"), std::string::npos);
   EXPECT_NE(r.err.find("$0.0"), std::string::npos) << "gpt-4o has a price: " << r.err;
+}
+
+TEST(CliServe, PrintsATokenUrlServesTheApiAndStopsOnCtrlC) {
+  std::string dir = temp_dir();
+  std::string out_file = dir + "/out.txt";
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("OURO_DATA_DIR", dir.c_str(), 1);
+    freopen(out_file.c_str(), "w", stdout);
+    freopen((dir + "/err.txt").c_str(), "w", stderr);
+    execl(ouro_binary().c_str(), "ouro", "serve", "--port", "0", nullptr);
+    _exit(127);
+  }
+  std::string url;
+  for (int i = 0; i < 100 && url.empty(); ++i) {
+    std::ifstream in(out_file);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("Ouroboros Command Center: ", 0) == 0) url = line.substr(26);
+    if (url.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(url.empty()) << "no URL printed";
+  EXPECT_NE(url.find("http://127.0.0.1:"), std::string::npos);
+  EXPECT_NE(url.find("/?token="), std::string::npos);
+  std::string base = url.substr(0, url.find("/?token="));
+  std::string token = url.substr(url.find("token=") + 6);
+  CURL* c = curl_easy_init();
+  curl_slist* h = curl_slist_append(nullptr, ("Authorization: Bearer " + token).c_str());
+  curl_easy_setopt(c, CURLOPT_URL, (base + "/api/runs").c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, +[](char*, size_t s, size_t n, void*) { return s * n; });
+  curl_easy_perform(c);
+  long code = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+  curl_slist_free_all(h);
+  curl_easy_cleanup(c);
+  EXPECT_EQ(code, 200);
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a clean stop on Ctrl-C";
 }
 
 }  // namespace
