@@ -1,5 +1,6 @@
 // Session, storage, network and console introspection (seed 000 §3.4–3.6).
 #include "actions/impl.h"
+#include "base/base64.h"
 #include "browser/browser.h"
 
 #include <algorithm>
@@ -45,23 +46,6 @@ bool url_matches(const std::string& url, const std::string& pattern) {
   }
   while (p < pattern.size() && pattern[p] == '*') ++p;
   return p == pattern.size();
-}
-
-std::string base64_decode(const std::string& in) {
-  static const std::string chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  int val = 0, bits = -8;
-  for (unsigned char c : in) {
-    auto pos = chars.find(static_cast<char>(c));
-    if (pos == std::string::npos) continue;
-    val = (val << 6) + static_cast<int>(pos);
-    bits += 6;
-    if (bits >= 0) {
-      out.push_back(static_cast<char>((val >> bits) & 0xFF));
-      bits -= 8;
-    }
-  }
-  return out;
 }
 
 json capped(const std::string& text, size_t cap) {
@@ -217,23 +201,6 @@ json header_list(const json& headers) {
   if (headers.is_object())
     for (auto it = headers.begin(); it != headers.end(); ++it)
       out.push_back({{"name", it.key()}, {"value", it->is_string() ? it->get<std::string>() : it->dump()}});
-  return out;
-}
-
-std::string base64_encode(const std::string& in) {
-  static const char* chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  int val = 0, bits = -6;
-  for (unsigned char c : in) {
-    val = (val << 8) + c;
-    bits += 8;
-    while (bits >= 0) {
-      out.push_back(chars[(val >> bits) & 0x3F]);
-      bits -= 6;
-    }
-  }
-  if (bits > -6) out.push_back(chars[((val << 8) >> (bits + 8)) & 0x3F]);
-  while (out.size() % 4) out.push_back('=');
   return out;
 }
 

@@ -72,6 +72,15 @@ void Run::emit(const std::string& type, json data) {
   if (m_sink) m_sink(e);
 }
 
+void Run::add_usage(const llm::Response& r) {
+  std::lock_guard lock(m_usage_mutex);
+  m_usage.input_tokens += r.usage.input_tokens;
+  m_usage.output_tokens += r.usage.output_tokens;
+  m_usage.estimated = m_usage.estimated || r.usage.estimated;
+  m_cost += r.cost_usd;
+  m_cost_known = m_cost_known && r.cost_known;
+}
+
 void Run::cancel() {
   m_cancel.cancel();
   m_session.repl().interrupt();
@@ -112,14 +121,7 @@ std::string Run::sub_query(const std::string& prompt, const json& data, int inde
     emit("sub-llm-complete", {{"index", index}, {"resultMeta", {{"error", r.error().message}, {"ms", ms}}}});
     return "[SUB-CALL ERROR] " + r.error().message;
   }
-  {
-    std::lock_guard lock(m_usage_mutex);
-    m_usage.input_tokens += r->usage.input_tokens;
-    m_usage.output_tokens += r->usage.output_tokens;
-    m_usage.estimated = m_usage.estimated || r->usage.estimated;
-    m_cost += r->cost_usd;
-    m_cost_known = m_cost_known && r->cost_known;
-  }
+  add_usage(*r);
   emit("sub-llm-complete", {{"index", index},
                             {"resultMeta", {{"chars", r->text.size()}, {"preview", clip(r->text, 200)}, {"ms", ms}, {"usage", r->usage.to_json()},
                                             {"cost", r->cost_known ? json(r->cost_usd) : json(nullptr)}}}});
@@ -208,14 +210,7 @@ RunResult Run::execute() {
       emit("error", {{"iteration", it}, {"error", result.error}});
       break;
     }
-    {
-      std::lock_guard lock(m_usage_mutex);
-      m_usage.input_tokens += response->usage.input_tokens;
-      m_usage.output_tokens += response->usage.output_tokens;
-      m_usage.estimated = m_usage.estimated || response->usage.estimated;
-      m_cost += response->cost_usd;
-      m_cost_known = m_cost_known && response->cost_known;
-    }
+    add_usage(*response);
     for (const auto& w : response->warnings) emit("error", {{"iteration", it}, {"error", w}, {"warning", true}});
 
     // 3. Code blocks by the fallback chain; none means a continuation prompt, never the end.

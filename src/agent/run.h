@@ -66,6 +66,7 @@ class Run {
   Result<json> sub_call(const std::string& function, const json& args);
   std::string sub_query(const std::string& prompt, const json& data, int index);
   std::string progress_text();
+  void add_usage(const llm::Response& response);
 
   session::Session& m_session;
   llm::Provider& m_provider;

@@ -12,7 +12,7 @@
 namespace ouro::testing {
 namespace {
 
-std::string repl(const std::string& code, const std::string& prose = "Next step.") { return prose + "\n```repl\n" + code + "\n```"; }
+std::string repl(const std::string& code, const std::string& prose = "Next step.") { return repl_reply(code, prose); }
 
 struct Harness {
   std::unique_ptr<session::Session> session;

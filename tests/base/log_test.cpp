@@ -24,3 +24,21 @@ TEST(Redact, LongInputsDoNotBlowTheStack) {
 
 }  // namespace
 }  // namespace ouro
+
+#include "base/base64.h"
+
+namespace ouro {
+namespace {
+
+TEST(Base64, RoundTripsAndMatchesRfc4648) {
+  EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(base64_encode("fo"), "Zm8=");
+  EXPECT_EQ(base64_encode("f"), "Zg==");
+  EXPECT_EQ(base64_decode("Zm9v\nYmFy"), "foobar");
+  std::string bytes;
+  for (int i = 0; i < 256; ++i) bytes.push_back(static_cast<char>(i));
+  EXPECT_EQ(base64_decode(base64_encode(bytes)), bytes);
+}
+
+}  // namespace
+}  // namespace ouro

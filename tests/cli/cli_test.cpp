@@ -101,13 +101,6 @@ TEST(Cli, ReplKeepsStateBetweenInputs) {
   EXPECT_NE(r.out.find("Result: string = \"Fixture Home\""), std::string::npos) << r.out;
 }
 
-std::string script_file(const std::vector<json>& lines) {
-  std::string path = temp_dir() + "/script.jsonl";
-  std::ofstream out(path);
-  for (const auto& l : lines) out << l.dump() << "\n";
-  return path;
-}
-
 TEST(CliRun, ScriptedRunPrintsTheFinalValueAndStreamsTheWork) {
   std::string script = script_file({{{"reasoning", "Look at the list."}, {"text", "Reading.\n```repl\nenv.n = (await querySelectorAll(activeTab, '.item')).length\n```"}},
                                     {{"text", "```repl\nsetFinal(`There are ${env.n} items`)\n```"}}});

@@ -51,15 +51,6 @@ Http request(const std::string& method, const std::string& url, const std::strin
   return out;
 }
 
-std::string script(const std::vector<json>& lines) {
-  std::string path = temp_dir() + "/script.jsonl";
-  std::ofstream out(path);
-  for (const auto& l : lines) out << l.dump() << "\n";
-  return path;
-}
-
-std::string repl(const std::string& code) { return "Working.\n```repl\n" + code + "\n```"; }
-
 // A WebSocket subscriber that collects events.
 struct Watcher {
   std::unique_ptr<net::WebSocketClient> ws;
@@ -151,8 +142,8 @@ TEST(Api, TokenOriginHostAndBodiesAreChecked) {
 
 TEST(Api, CreateStreamAndResumeBySequenceNumber) {
   Server s;
-  std::string path = script({{{"reasoning", "thinking"}, {"text", repl("env.h = await getText(activeTab, 'h1')")}},
-                             {{"text", repl("setFinal(env.h)")}}});
+  std::string path = script_file({{{"reasoning", "thinking"}, {"text", repl_reply("env.h = await getText(activeTab, 'h1')")}},
+                             {{"text", repl_reply("setFinal(env.h)")}}});
   Http created = s.post("/api/runs", {{"task", "Read the heading"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + path}}}});
   ASSERT_EQ(created.status, 201) << created.raw;
   std::string id = created.body["id"];
@@ -186,7 +177,7 @@ TEST(Api, CreateStreamAndResumeBySequenceNumber) {
 
 TEST(Api, CancelStopsARunWithinASecond) {
   Server s;
-  std::string path = script({{{"text", repl("env.a = 1")}}, {{"text", repl("await execInTab(activeTab, 'await new Promise(r => setTimeout(r, 9000))')")}}});
+  std::string path = script_file({{{"text", repl_reply("env.a = 1")}}, {{"text", repl_reply("await execInTab(activeTab, 'await new Promise(r => setTimeout(r, 9000))')")}}});
   Http created = s.post("/api/runs", {{"task", "Wait"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + path}}}});
   std::string id = created.body["id"];
   auto io = net::IoThread::start();
@@ -206,8 +197,8 @@ TEST(Api, CancelStopsARunWithinASecond) {
 TEST(Api, ConfirmationsAreAnsweredThroughTheApi) {
   Server s;
   auto checkout = [&](bool approve) {
-    std::string path = script({{{"text", repl("await click(activeTab, '#place');\nsetFinal(await getText(activeTab, '#result'))")}},
-                               {{"text", repl("setFinal('denied')")}}});
+    std::string path = script_file({{{"text", repl_reply("await click(activeTab, '#place');\nsetFinal(await getText(activeTab, '#result'))")}},
+                               {{"text", repl_reply("setFinal('denied')")}}});
     Http created = s.post("/api/runs", {{"task", "Buy"}, {"urls", {site().url("/checkout")}}, {"options", {{"provider", "script:" + path}}}});
     std::string id = created.body["id"];
     auto io = net::IoThread::start();
@@ -233,9 +224,9 @@ TEST(Api, ConfirmationsAreAnsweredThroughTheApi) {
 
 TEST(Api, ConcurrentRunsHaveIsolatedCookies) {
   Server s;
-  std::string a = script({{{"text", repl("await setCookie({ name: 'who', value: 'run-a', url: '" + site().url("/") + "' });\nawait sleep(800);\n"
+  std::string a = script_file({{{"text", repl_reply("await setCookie({ name: 'who', value: 'run-a', url: '" + site().url("/") + "' });\nawait sleep(800);\n"
                                          "setFinal((await getCookies()).map(c => c.name + '=' + c.value))")}}});
-  std::string b = script({{{"text", repl("await sleep(400);\nsetFinal((await getCookies()).map(c => c.name + '=' + c.value))")}}});
+  std::string b = script_file({{{"text", repl_reply("await sleep(400);\nsetFinal((await getCookies()).map(c => c.name + '=' + c.value))")}}});
   std::string ida = s.post("/api/runs", {{"task", "A"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + a}}}}).body["id"];
   std::string idb = s.post("/api/runs", {{"task", "B"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + b}}}}).body["id"];
   json ra = s.wait_done(ida), rb = s.wait_done(idb);
@@ -246,7 +237,7 @@ TEST(Api, ConcurrentRunsHaveIsolatedCookies) {
 
 TEST(Api, ALiveViewStreamsTheActiveTab) {
   Server s;
-  std::string path = script({{{"text", repl("for (let i = 0; i < 30; i++) { await execInTab(activeTab, `document.body.style.background = '#' + (${i} % 10) + '0' + (${i} % 10)`); await sleep(100); }\nsetFinal('ok')")}}});
+  std::string path = script_file({{{"text", repl_reply("for (let i = 0; i < 30; i++) { await execInTab(activeTab, `document.body.style.background = '#' + (${i} % 10) + '0' + (${i} % 10)`); await sleep(100); }\nsetFinal('ok')")}}});
   std::string id = s.post("/api/runs", {{"task", "Flicker"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + path}}}}).body["id"];
   json tabs;
   for (int i = 0; i < 100; ++i) {
@@ -287,7 +278,7 @@ TEST(Api, ARestartKeepsHistoryAndMarksUnfinishedRunsInterrupted) {
   std::string id;
   {
     Server s(dir);
-    std::string path = script({{{"text", repl("setFinal(42)")}}});
+    std::string path = script_file({{{"text", repl_reply("setFinal(42)")}}});
     id = s.post("/api/runs", {{"task", "Answer"}, {"options", {{"provider", "script:" + path}}}}).body["id"];
     EXPECT_EQ(s.wait_done(id)["final"], 42);
     // A run the process was in the middle of when it died.

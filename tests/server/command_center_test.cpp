@@ -3,6 +3,7 @@
 // replay a past run. Screenshots of the main states go to ./screenshots/ for review.
 #include "browser_env.h"
 
+#include "base/base64.h"
 #include "server/api.h"
 #include "server/runs.h"
 
@@ -13,15 +14,6 @@
 
 namespace ouro::testing {
 namespace {
-
-std::string script(const std::vector<json>& lines) {
-  std::string path = temp_dir() + "/script.jsonl";
-  std::ofstream out(path);
-  for (const auto& l : lines) out << l.dump() << "\n";
-  return path;
-}
-
-std::string repl(const std::string& code) { return "Let me work on that.\n```repl\n" + code + "\n```"; }
 
 struct CommandCenter {
   std::unique_ptr<session::Session> base, driver;
@@ -62,21 +54,7 @@ struct CommandCenter {
   void shot(const std::string& name) {
     std::filesystem::create_directories("screenshots");
     std::string data = js("await screenshot(t)");
-    static const std::string prefix = "data:image/png;base64,";
-    std::string b64 = data.substr(prefix.size());
-    std::string bytes;
-    int val = 0, bits = -8;
-    for (unsigned char c : b64) {
-      const char* chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-      const char* p = std::strchr(chars, c);
-      if (!p || c == 0) continue;
-      val = (val << 6) + static_cast<int>(p - chars);
-      bits += 6;
-      if (bits >= 0) {
-        bytes.push_back(static_cast<char>((val >> bits) & 0xFF));
-        bits -= 8;
-      }
-    }
+    std::string bytes = base64_decode(data.substr(data.find(',') + 1));
     std::ofstream("screenshots/" + name, std::ios::binary) << bytes;
   }
 };
@@ -84,9 +62,9 @@ struct CommandCenter {
 TEST(CommandCenter, SubmitWatchTokensStreamAndExpandAnIteration) {
   CommandCenter cc;
   setenv("OURO_SCRIPT_CHUNK_DELAY_US", "15000", 1);  // slow enough to watch
-  cc.use_script(script({{{"reasoning", "I should read the heading of the page first, then report it back to the user."},
-                         {"text", repl("env.heading = await getText(activeTab, 'h1');\nlog('heading read');")}},
-                        {{"text", repl("setFinal(`The heading is **${env.heading}**.`)")}}}));
+  cc.use_script(script_file({{{"reasoning", "I should read the heading of the page first, then report it back to the user."},
+                         {"text", repl_reply("env.heading = await getText(activeTab, 'h1');\nlog('heading read');")}},
+                        {{"text", repl_reply("setFinal(`The heading is **${env.heading}**.`)")}}}));
   cc.submit("What is the heading of the page?", site().url("/"));
   // Tokens appear in the activity panel while the run is still going.
   cc.until("document.querySelector('.stream') && document.querySelector('.stream').textContent.length > 20 && document.getElementById('status').textContent.startsWith('running')");
@@ -112,8 +90,8 @@ TEST(CommandCenter, SubmitWatchTokensStreamAndExpandAnIteration) {
 
 TEST(CommandCenter, ApproveAndDenyAConfirmation) {
   CommandCenter cc;
-  std::string buy = script({{{"text", repl("await click(activeTab, '#place');\nsetFinal(await getText(activeTab, '#result'))")}},
-                            {{"text", repl("setFinal('The order was not placed: the user said no.')")}}});
+  std::string buy = script_file({{{"text", repl_reply("await click(activeTab, '#place');\nsetFinal(await getText(activeTab, '#result'))")}},
+                            {{"text", repl_reply("setFinal('The order was not placed: the user said no.')")}}});
   cc.use_script(buy);
   cc.submit("Place the order", site().url("/checkout"));
   cc.until("document.getElementById('confirm-dialog').open");
@@ -132,7 +110,7 @@ TEST(CommandCenter, ApproveAndDenyAConfirmation) {
 
 TEST(CommandCenter, CancelAndReplayAPastRun) {
   CommandCenter cc;
-  cc.use_script(script({{{"text", repl("env.step = 'started';\nawait execInTab(activeTab, 'await new Promise(r => setTimeout(r, 9000))')")}}}));
+  cc.use_script(script_file({{{"text", repl_reply("env.step = 'started';\nawait execInTab(activeTab, 'await new Promise(r => setTimeout(r, 9000))')")}}}));
   cc.submit("Wait for a long time", site().url("/"));
   cc.until("document.querySelector('.result') || document.querySelector('pre.code')");
   cc.js("await click(t, '#cancel-btn')");
@@ -157,8 +135,8 @@ TEST(CommandCenter, StaysResponsiveThroughTwentyFiveIterationsAndThousandsOfEven
   std::string prose(1200, 'x');
   for (size_t i = 60; i < prose.size(); i += 61) prose[i] = ' ';
   for (int i = 1; i < 25; ++i) lines.push_back({{"reasoning", prose}, {"text", "Step " + std::to_string(i) + ". " + prose + "\n```repl\nenv.step = " + std::to_string(i) + "\n```"}});
-  lines.push_back({{"text", repl("setFinal('finished after ' + (env.step + 1) + ' iterations')")}});
-  cc.use_script(script(lines));
+  lines.push_back({{"text", repl_reply("setFinal('finished after ' + (env.step + 1) + ' iterations')")}});
+  cc.use_script(script_file(lines));
   // Watch the page's main thread: the longest gap between 20 ms timer ticks while the run streams.
   cc.js("await execInTab(t, \"window.maxGap = 0; let last = performance.now(); setInterval(() => { const now = performance.now(); window.maxGap = Math.max(window.maxGap, now - last); last = now; }, 20)\")");
   cc.submit("Take twenty-five steps", site().url("/"));

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <regex>
 #include <vector>
@@ -85,6 +86,15 @@ std::string fails(const std::string& code, session::Session* s) {
   }
   return r.error_message;
 }
+
+std::string script_file(const std::vector<json>& lines) {
+  std::string path = temp_dir() + "/script.jsonl";
+  std::ofstream out(path);
+  for (const auto& l : lines) out << l.dump() << "\n";
+  return path;
+}
+
+std::string repl_reply(const std::string& code, const std::string& prose) { return prose + "\n```repl\n" + code + "\n```"; }
 
 std::string with_urls(std::string code) {
   static const std::regex re(R"(\{\{(/[^}]*)\}\})");

@@ -30,4 +30,9 @@ std::string fails(const std::string& code, session::Session* s = nullptr);
 // Replaces every {{/path}} in code with the fixture URL of /path.
 std::string with_urls(std::string code);
 
+// A scripted model: writes the responses as JSON Lines in a temporary file; returns its path.
+std::string script_file(const std::vector<json>& lines);
+// A reply whose code is one ```repl block.
+std::string repl_reply(const std::string& code, const std::string& prose = "Next step.");
+
 }  // namespace ouro::testing
