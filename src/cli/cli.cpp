@@ -420,7 +420,10 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   rc.action_timeout = std::chrono::milliseconds(flags.action_timeout_ms);
   rc.confirm_timeout = std::chrono::seconds(confirm_timeout_s);
   server::RunManager runs(base->runtime(), rc);
-  auto api = TRY(server::ApiServer::start(*base->runtime()->io, static_cast<uint16_t>(port), runs, base->runtime()));
+  auto started = server::ApiServer::start(*base->runtime()->io, static_cast<uint16_t>(port), runs, base->runtime());
+  if (!started)
+    return make_error(started.error().code, started.error().message + " (is another ouro serving there? pass --port N, or --port 0 for any free port)");
+  auto api = std::move(*started);
   std::cout << "Ouroboros Command Center: " << api->url() << "\n"
             << "API: http://127.0.0.1:" << api->port() << "/api (Authorization: Bearer " << api->token() << ")\n"
             << "Ctrl-C stops the server (runs in progress are cancelled).\n"

@@ -164,9 +164,11 @@ Result<void> Session::open_urls(const std::vector<std::string>& urls) {
   browser::Browser& b = browser();
   auto timeout = m->host->context().limits.load_timeout;
   auto tabs = b.tabs(m->context);
+  // In a browser we attached to, the first tab is the user's own: leave it be.
+  bool reuse_first = b.process_id().has_value() || !m->context.empty();
   std::string first;
   for (size_t i = 0; i < urls.size(); ++i) {
-    if (i == 0 && !tabs.empty()) {
+    if (i == 0 && !tabs.empty() && reuse_first) {
       first = tabs[0].id;
       TRY(b.navigate(first, urls[0], timeout));
     } else {

@@ -61,8 +61,9 @@ class Session {
   // Where log() lines go from now on (replaces SessionOptions::on_log); any thread.
   void set_log_handler(std::function<void(const std::string&)> handler);
 
-  // Opens the given URLs: the first in the context's first tab (made if there is none), the
-  // others in new tabs; the first becomes the active tab.
+  // Opens the given URLs: the first in the context's first tab (a new one in a browser we
+  // attached to, so the user's own tab is left alone), the others in new tabs; the first
+  // becomes the active tab.
   Result<void> open_urls(const std::vector<std::string>& urls);
 
  private:
