@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 namespace ouro::jsrt {
 
 namespace {
@@ -26,8 +28,39 @@ std::string clip(std::string_view s, size_t max) {
   return std::string(s.substr(0, i));
 }
 
+bool secret_key(const std::string& key) {
+  std::string k;
+  for (char c : key) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* s : {"password", "passwd", "secret", "token", "api_key", "apikey", "authorization", "cookie", "set-cookie", "session", "cvv", "cvc"})
+    if (k.find(s) != std::string::npos) return true;
+  return false;
+}
+
+// What previews show of a value: at most 50 entries per level, 5 levels deep, with secrets
+// masked — password-like keys, and the value of anything shaped like a cookie. The model, the
+// events and traces see previews; the REPL variable keeps the real data.
+json scrub(const json& v, int depth = 0) {
+  if (depth > 5) return "…";
+  if (v.is_array()) {
+    json out = json::array();
+    for (size_t i = 0; i < v.size() && i < 50; ++i) out.push_back(scrub(v[i], depth + 1));
+    return out;
+  }
+  if (!v.is_object()) return v;
+  bool cookie_like = v.contains("name") && v.contains("value") && (v.contains("domain") || v.contains("httpOnly"));
+  json out = json::object();
+  size_t n = 0;
+  for (auto it = v.begin(); it != v.end() && n < 50; ++it, ++n) {
+    if ((cookie_like && it.key() == "value") || (secret_key(it.key()) && (it->is_string() || it->is_number())))
+      out[it.key()] = "[REDACTED]";
+    else
+      out[it.key()] = scrub(*it, depth + 1);
+  }
+  return out;
+}
+
 std::string preview_json(const json& v, size_t max) {
-  std::string text = dump_json(v);
+  std::string text = dump_json(scrub(v));
   if (utf8_length(text) <= max) return text;
   return clip(text, max) + "...";
 }
@@ -74,9 +107,10 @@ std::string describe_type(const json& v) {
   return "number";
 }
 
-std::string describe_schema(const json& v) {
-  if (!v.is_object() && !v.is_array()) return describe_type(v);
-  if (v.is_array()) return fmt::format("Array<{}>", v.empty() ? "unknown" : describe_type(v[0]));
+std::string describe_schema(const json& raw) {
+  if (!raw.is_object() && !raw.is_array()) return describe_type(raw);
+  if (raw.is_array()) return fmt::format("Array<{}>", raw.empty() ? "unknown" : describe_type(raw[0]));
+  json v = scrub(raw);
   std::string out = "{ ";
   size_t i = 0;
   for (auto it = v.begin(); it != v.end(); ++it, ++i) {
@@ -153,6 +187,10 @@ std::string summarize_env(const json& env) {
   for (auto it = env.begin(); it != env.end(); ++it) {
     const json& v = *it;
     const std::string& name = it.key();
+    if (secret_key(name) && (v.is_string() || v.is_number())) {
+      out += fmt::format("  {}: {} = \"[REDACTED]\"\n", name, describe_type(v));
+      continue;
+    }
     if (v.is_array()) {
       out += fmt::format("  {}: Array<{}> ({} items, {} chars)\n", name, v.empty() ? "empty" : (v[0].is_object() ? "Object" : describe_type(v[0])),
                          with_commas(v.size()), with_commas(json_chars(v)));
@@ -168,7 +206,7 @@ std::string summarize_env(const json& env) {
         else if (x.is_object())
           out += fmt::format("    {}: Object ({} keys: {})\n", f.key(), x.size(), join_keys(x, 8));
         else
-          out += fmt::format("    {}: {} = {}\n", f.key(), describe_type(x), preview_json(x, 60));
+          out += fmt::format("    {}: {} = {}\n", f.key(), describe_type(x), secret_key(f.key()) ? "\"[REDACTED]\"" : preview_json(x, 60));
       }
     } else if (v.is_string()) {
       const std::string& s = v.get_ref<const std::string&>();

@@ -70,6 +70,18 @@ TEST(Summary, EnvListsVariablesWithNestedSchemas) {
   EXPECT_NE(s.find("    total: number = 1847.5"), std::string::npos) << s;
 }
 
+TEST(Summary, PreviewsMaskCookiesAndPasswords) {
+  json cookies = json::array({{{"name", "session"}, {"value", "abc123secret"}, {"domain", "example.com"}, {"httpOnly", true}}});
+  std::string s = summarize_value(cookies);
+  EXPECT_EQ(s.find("abc123secret"), std::string::npos) << s;
+  EXPECT_NE(s.find("[REDACTED]"), std::string::npos);
+  json login = {{"user", "ada"}, {"password", "hunter2"}, {"apiToken", "t0k3n"}};
+  std::string l = summarize_value(login) + summarize_env(json{{"login", login}});
+  EXPECT_EQ(l.find("hunter2"), std::string::npos) << l;
+  EXPECT_EQ(l.find("t0k3n"), std::string::npos) << l;
+  EXPECT_NE(l.find("\"user\":\"ada\""), std::string::npos) << "ordinary fields stay visible";
+}
+
 TEST(Summary, OneLinersForProgress) {
   EXPECT_EQ(one_liner(json(3)), "→ 3");
   EXPECT_EQ(one_liner(json::array({{{"a", 1}}, {{"a", 2}}})), "→ Array<Object> (2 items)");
