@@ -113,16 +113,16 @@ TEST(Run, SeveralTabs) {
 }
 
 TEST(Run, APageThatNavigatesBetweenIterationsIsReported) {
-  Harness h({{{"text", repl("env.h = await getText(activeTab, 'h1');\nawait sleep(900)")}},
+  Harness h({{{"text", repl("env.h = await getText(activeTab, 'h1');\nawait sleep(2000)")}},
              {{"text", repl("setFinal(await getText(activeTab, 'h1'))")}}},
-            {"/navigates?ms=300"});
+            {"/navigates?ms=1000"});
   auto r = h.go("Read the heading");
   EXPECT_EQ(r.final, "Page B");
   auto changes = h.of("page-changes");
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0].data["iteration"], 2);
   std::string p = h.prompts().at(1);
-  EXPECT_NE(p.find("## Page Changes Since Last Iteration\n  t1: URL changed from " + site().url("/navigates?ms=300") + " to " + site().url("/b")),
+  EXPECT_NE(p.find("## Page Changes Since Last Iteration\n  t1: URL changed from " + site().url("/navigates?ms=1000") + " to " + site().url("/b")),
             std::string::npos) << p;
   EXPECT_NE(p.find("t1: Title changed from \"About to leave\" to \"Page B\""), std::string::npos) << p;
   EXPECT_EQ(h.prompts().at(0).find("Page Changes"), std::string::npos) << "nothing to report at the start";

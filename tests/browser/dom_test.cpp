@@ -145,17 +145,17 @@ TEST(DomReads, ScreenshotIsAPngDataUri) {
 
 TEST(Navigation, ACallThatOutlivesItsPageSaysThePageNavigated) {
   std::string err = fails(R"(
-    const t = await openTab('{{/navigates?ms=300}}');
-    await execInTab(t, 'await new Promise(r => setTimeout(r, 3000))'))");
+    const t = await openTab('{{/navigates?ms=800}}');
+    await execInTab(t, 'await new Promise(r => setTimeout(r, 3500))'))");
   EXPECT_NE(err.find("[PAGE NAVIGATED]"), std::string::npos) << err;
   EXPECT_NE(err.find(site().url("/b")), std::string::npos) << err;
 }
 
 TEST(Navigation, SelectorsOnANavigatedPageGetTheNote) {
   std::string err = fails(R"(
-    const t = await openTab('{{/navigates?ms=400}}');
+    const t = await openTab('{{/navigates?ms=1500}}');
     await getText(t, 'h1');
-    await sleep(900);
+    await sleep(2500);
     await getText(t, '#only-on-the-old-page'))");
   EXPECT_NE(err.find("[PAGE NAVIGATED] Tab"), std::string::npos) << err;
   EXPECT_NE(err.find("Update your selectors for the new page"), std::string::npos) << err;
