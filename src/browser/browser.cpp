@@ -595,11 +595,25 @@ Result<std::unique_ptr<Browser>> Browser::start(net::IoThread& io, const Browser
 Browser::~Browser() {
   if (!m_impl) return;
   if (!m_impl->attached && !m_impl->dead) {
-    // Ask politely so the profile is flushed; the process owner insists if this takes too long.
-    m_impl->conn->call("Browser.close", json::object(), "", 2s);
+    // Ask politely and let it finish writing the profile (cookies, storage) before the process
+    // owner insists.
+    if (m_impl->conn->call("Browser.close", json::object(), "", 2s)) {
+      ChromiumProcess* p;
+      {
+        std::lock_guard lock(m_impl->mutex);
+        p = m_impl->process.get();
+      }
+      if (p) p->wait_exit(5s);
+    }
   }
   m_impl->conn.reset();
-  m_impl->process.reset();
+  // The network thread may still be reporting the closed pipe (on_close reads `process` under
+  // the mutex): take the process out under it, and let it go outside.
+  std::unique_ptr<ChromiumProcess> process;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    process = std::move(m_impl->process);
+  }
 }
 
 cdp::Connection& Browser::cdp() { return *m_impl->conn; }

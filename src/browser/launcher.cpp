@@ -128,6 +128,7 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
 }
 
 std::optional<std::string> ChromiumProcess::exit_status() {
+  std::lock_guard lock(m_mutex);
   if (m_exit) return m_exit;
   if (m_pid <= 0) return std::nullopt;
   int status = 0;
@@ -141,6 +142,15 @@ std::optional<std::string> ChromiumProcess::exit_status() {
   return m_exit;
 }
 
+bool ChromiumProcess::wait_exit(std::chrono::milliseconds timeout) {
+  auto until = std::chrono::steady_clock::now() + timeout;
+  while (!exit_status()) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
 std::string ChromiumProcess::log_tail(std::size_t max_bytes) const {
   std::ifstream in(m_profile + "/chromium.log");
   std::stringstream ss;
@@ -150,14 +160,15 @@ std::string ChromiumProcess::log_tail(std::size_t max_bytes) const {
 }
 
 ChromiumProcess::~ChromiumProcess() {
-  if (m_pid > 0) {
+  if (!exit_status()) {
     // Give the browser a moment to exit cleanly (it flushes the profile), then insist.
-    kill(m_pid, SIGTERM);
+    int pid = m_pid;
+    kill(pid, SIGTERM);
     for (int i = 0; i < 40 && !exit_status(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    if (m_pid > 0) {
-      kill(-m_pid, SIGKILL);
-      kill(m_pid, SIGKILL);
-      waitpid(m_pid, nullptr, 0);
+    if (!exit_status()) {
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
     }
   }
   // Renderer and GPU children live in the browser's process group.

@@ -4,7 +4,9 @@
 
 #include "base/error.h"
 
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,8 +35,10 @@ class ChromiumProcess {
   const std::string& profile_dir() const { return m_profile; }
 
   // If the process has exited: a sentence saying how ("exited with status 1", "was killed by
-  // signal 9"). Does not block.
+  // signal 9"). Does not block; any thread.
   std::optional<std::string> exit_status();
+  // Waits up to `timeout` for the process to exit by itself; true if it did.
+  bool wait_exit(std::chrono::milliseconds timeout);
   // The tail of the browser's own log (stderr), for error messages.
   std::string log_tail(std::size_t max_bytes = 2000) const;
 
@@ -45,6 +49,7 @@ class ChromiumProcess {
   std::string m_profile;
   bool m_temp_profile = false;
   std::optional<std::string> m_exit;
+  std::mutex m_mutex;  // m_pid and m_exit: the network thread asks too, when the pipe closes
 };
 
 }  // namespace ouro::browser

@@ -35,6 +35,7 @@ struct CommonFlags {
   bool headed = false;
   std::string browser_ws;
   std::string data_dir;
+  std::string profile;
   double timeout_s = 30;
   size_t memory_mb = 128;
   int action_timeout_ms = 5000;
@@ -46,6 +47,8 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_flag("--headed", f.headed, "Show the browser window (default: headless)");
   cmd->add_option("--browser", f.browser_ws, "Attach to a running browser at ws://host:port/devtools/browser/… instead of launching one");
   cmd->add_option("--data-dir", f.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
+  cmd->add_option("--profile", f.profile,
+                  "Chromium profile directory to use and keep (logins persist); default: a fresh temporary one (plain `ouro`: <data dir>/profile)");
   cmd->add_option("--timeout", f.timeout_s, "Seconds one evaluation may run (default 30)")->check(CLI::Range(0.1, 3600.0));
   cmd->add_option("--memory", f.memory_mb, "Megabytes one evaluation may allocate (default 128)")->check(CLI::Range(16, 8192));
   cmd->add_option("--action-timeout", f.action_timeout_ms, "Milliseconds click/type/… wait for an element (default 5000)")->check(CLI::Range(0, 120000));
@@ -56,6 +59,7 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
 session::SessionOptions session_options(const CommonFlags& f, std::function<void(const std::string&)> on_log) {
   session::SessionOptions o;
   o.browser.launch.headed = f.headed;
+  o.browser.launch.user_data_dir = f.profile;
   o.browser.connect_url = f.browser_ws;
   if (!f.data_dir.empty()) o.db_path = f.data_dir + "/ouro.db";
   o.repl.timeout = std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));
@@ -535,6 +539,8 @@ Result<int> run(int argc, char** argv) {
   // Plain `ouro`: a real browser with the Command Center in it (headed when there is a display).
   CommonFlags plain;
   plain.headed = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
+  // The product keeps its browser profile, so sites the user logs into stay logged in.
+  plain.profile = store::default_data_dir() + "/profile";
   return cmd_serve(plain, 7777, plain.headed);
 }
 

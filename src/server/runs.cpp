@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 namespace ouro::server {
@@ -52,6 +53,7 @@ struct RunManager::Active {
   std::mutex mutex;
   std::condition_variable answered;
   std::map<std::string, std::optional<bool>> confirmations;  // pending ids -> answer
+  std::set<std::string> closed_confirmations;                 // answered or timed out
   agent::Run* run = nullptr;  // while it executes
   session::Session* session = nullptr;  // while it executes
   bool cancel_requested = false;
@@ -247,10 +249,12 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   ro.confirm = [this, run](const json& req) {
     std::string id = req.value("id", "");
     std::unique_lock lock(run->mutex);
-    run->confirmations[id] = std::nullopt;
+    // The question went out as an event just before this: an answer may already be here.
+    run->confirmations.try_emplace(id, std::nullopt);
     bool answered = run->answered.wait_for(lock, m_config.confirm_timeout, [&] { return run->cancel_requested || run->confirmations[id].has_value(); });
     bool approved = answered && run->confirmations[id].value_or(false);
     run->confirmations.erase(id);
+    run->closed_confirmations.insert(id);
     return approved;  // no answer in time counts as deny
   };
   run->row.state = "running";
@@ -359,10 +363,11 @@ Result<json> RunManager::confirm(const std::string& run_id, const std::string& c
   if (!run) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
   {
     std::lock_guard lock(run->mutex);
-    auto it = run->confirmations.find(confirmation_id);
-    if (it == run->confirmations.end() || it->second.has_value())
-      return errorf(Code::NotFound, "run {} is not waiting for confirmation '{}' (it may have timed out)", run_id, confirmation_id);
-    it->second = approved;
+    if (run->finished || run->closed_confirmations.count(confirmation_id) ||
+        (run->confirmations.count(confirmation_id) && run->confirmations[confirmation_id].has_value()))
+      return errorf(Code::NotFound, "run {} is not waiting for confirmation '{}' (answered already, or timed out)", run_id, confirmation_id);
+    // An answer can arrive between the confirmation-req event and the run starting to wait.
+    run->confirmations[confirmation_id] = approved;
   }
   run->answered.notify_all();
   return json{{"id", confirmation_id}, {"approved", approved}};

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 
 namespace ouro::testing {
@@ -84,6 +85,19 @@ TEST(Cli, BadFlagsAndMissingArgumentsAreExplained) {
   Outcome t = ouro("exec --browser http://nope 1");
   EXPECT_EQ(t.code, 2);
   EXPECT_NE(t.err.find("is not a ws://host:port/path URL"), std::string::npos) << t.err;
+}
+
+TEST(Cli, AProfileKeepsLoginsBetweenRuns) {
+  std::string profile = temp_dir() + "/profile";
+  double expires = static_cast<double>(std::time(nullptr) + 3600);
+  Outcome set = ouro("exec --profile " + profile + " \"await setCookie({ name: 'login', value: 'kept', url: '" + site().url("/") +
+                     "', expires: " + std::to_string(expires) + " }); 1\"");
+  ASSERT_EQ(set.code, 0) << set.err;
+  Outcome get = ouro("exec --json --profile " + profile + " \"(await getCookies()).filter(c => c.name === 'login').map(c => c.value)\"");
+  EXPECT_EQ(get.code, 0) << get.err;
+  EXPECT_EQ(get.out, "[\"kept\"]\n") << "the second run sees the first run's login";
+  Outcome fresh = ouro("exec --json \"(await getCookies()).filter(c => c.name === 'login').length\"");
+  EXPECT_EQ(fresh.out, "0\n") << "without --profile every run starts clean";
 }
 
 TEST(Cli, HelpApiPrintsTheReference) {
