@@ -134,50 +134,61 @@ std::string trim_slash(std::string s) {
   return s;
 }
 
-class AnthropicProvider final : public Provider {
+// What the HTTP providers share: build the request, stream it with retries, finish the usage
+// and cost. Each provider says only how its request looks and how its stream decodes.
+class HttpProvider : public Provider {
  public:
-  explicit AnthropicProvider(ProviderSpec spec) : m_spec(std::move(spec)) {}
-  std::string name() const override { return "anthropic"; }
+  explicit HttpProvider(ProviderSpec spec) : m_spec(std::move(spec)) {}
   Result<Response> complete(const Request& req, const std::function<void(const Delta&)>& on_delta, const CancelToken& cancel) override {
-    json messages = json::array();
-    for (const auto& m : req.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-    json body = {{"model", req.model}, {"max_tokens", req.max_tokens}, {"temperature", req.temperature},
-                 {"system", req.system}, {"messages", messages}, {"stream", true}};
-    HttpCall call{trim_slash(m_spec.base_url.empty() ? "https://api.anthropic.com" : m_spec.base_url) + "/v1/messages",
-                  {"content-type: application/json", "accept: text/event-stream", "anthropic-version: 2023-06-01", "x-api-key: " + m_spec.api_key},
-                  dump_json(body), "set ANTHROPIC_API_KEY (or OURO_API_KEY, or api_key in the config file) to a valid key"};
-    AnthropicDecoder decoder;
-    auto r = TRY(stream_with_retries(call, decoder, m_spec.limits, cancel, on_delta));
+    auto decoder = make_decoder();
+    auto r = TRY(stream_with_retries(http_call(req), *decoder, m_spec.limits, cancel, on_delta));
     finish(r, req);
     return r;
   }
 
- private:
+ protected:
+  virtual HttpCall http_call(const Request& req) const = 0;
+  virtual std::unique_ptr<StreamDecoder> make_decoder() const = 0;
+  static json messages_of(const Request& req, bool system_first) {
+    json messages = json::array();
+    if (system_first && !req.system.empty()) messages.push_back({{"role", "system"}, {"content", req.system}});
+    for (const auto& m : req.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+    return messages;
+  }
   ProviderSpec m_spec;
 };
 
-class OpenAIProvider final : public Provider {
+class AnthropicProvider final : public HttpProvider {
  public:
-  explicit OpenAIProvider(ProviderSpec spec) : m_spec(std::move(spec)) {}
+  using HttpProvider::HttpProvider;
+  std::string name() const override { return "anthropic"; }
+
+ private:
+  HttpCall http_call(const Request& req) const override {
+    json body = {{"model", req.model}, {"max_tokens", req.max_tokens}, {"temperature", req.temperature},
+                 {"system", req.system}, {"messages", messages_of(req, false)}, {"stream", true}};
+    return HttpCall{trim_slash(m_spec.base_url.empty() ? "https://api.anthropic.com" : m_spec.base_url) + "/v1/messages",
+                    {"content-type: application/json", "accept: text/event-stream", "anthropic-version: 2023-06-01", "x-api-key: " + m_spec.api_key},
+                    dump_json(body), "set ANTHROPIC_API_KEY (or OURO_API_KEY, or api_key in the config file) to a valid key"};
+  }
+  std::unique_ptr<StreamDecoder> make_decoder() const override { return std::make_unique<AnthropicDecoder>(); }
+};
+
+class OpenAIProvider final : public HttpProvider {
+ public:
+  using HttpProvider::HttpProvider;
   std::string name() const override { return "openai"; }
-  Result<Response> complete(const Request& req, const std::function<void(const Delta&)>& on_delta, const CancelToken& cancel) override {
-    json messages = json::array();
-    if (!req.system.empty()) messages.push_back({{"role", "system"}, {"content", req.system}});
-    for (const auto& m : req.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-    json body = {{"model", req.model}, {"messages", messages}, {"stream", true}, {"max_tokens", req.max_tokens},
+
+ private:
+  HttpCall http_call(const Request& req) const override {
+    json body = {{"model", req.model}, {"messages", messages_of(req, true)}, {"stream", true}, {"max_tokens", req.max_tokens},
                  {"temperature", req.temperature}, {"stream_options", {{"include_usage", true}}}};
     std::vector<std::string> headers = {"content-type: application/json", "accept: text/event-stream"};
     if (!m_spec.api_key.empty()) headers.push_back("authorization: Bearer " + m_spec.api_key);
-    HttpCall call{trim_slash(m_spec.base_url.empty() ? "https://api.openai.com/v1" : m_spec.base_url) + "/chat/completions", headers,
-                  dump_json(body), "set OPENAI_API_KEY (or OURO_API_KEY, or api_key in the config file) to a valid key for this base URL"};
-    OpenAIDecoder decoder;
-    auto r = TRY(stream_with_retries(call, decoder, m_spec.limits, cancel, on_delta));
-    finish(r, req);
-    return r;
+    return HttpCall{trim_slash(m_spec.base_url.empty() ? "https://api.openai.com/v1" : m_spec.base_url) + "/chat/completions", headers,
+                    dump_json(body), "set OPENAI_API_KEY (or OURO_API_KEY, or api_key in the config file) to a valid key for this base URL"};
   }
-
- private:
-  ProviderSpec m_spec;
+  std::unique_ptr<StreamDecoder> make_decoder() const override { return std::make_unique<OpenAIDecoder>(); }
 };
 
 }  // namespace

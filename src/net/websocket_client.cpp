@@ -6,6 +6,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include <atomic>
 #include <deque>
 #include <future>
 #include <regex>
@@ -64,26 +65,35 @@ Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, 
     return errorf(Code::InvalidArgument, "'{}' is not a ws://host:port/path URL", url);
   std::string host = m[1], port = m[2], path = m[3].matched ? std::string(m[3]) : "/";
 
+  // The handshake's steps own everything they use, so giving up at the deadline (cancelling
+  // the resolver, closing the socket) never leaves a callback pointing into this frame.
   auto session = std::make_shared<Session>(io.context());
-  std::promise<beast::error_code> done;
-  auto fut = done.get_future();
-  asio::post(io.context(), [&, session] {
-    session->resolver.async_resolve(host, port, [&, session](beast::error_code ec, tcp::resolver::results_type results) {
-      if (ec) return done.set_value(ec);
+  auto done = std::make_shared<std::promise<beast::error_code>>();
+  auto settled = std::make_shared<std::atomic<bool>>(false);
+  auto finish = [done, settled](beast::error_code ec) {
+    if (!settled->exchange(true)) done->set_value(ec);
+  };
+  auto fut = done->get_future();
+  asio::post(io.context(), [session, host, port, path, timeout, finish] {
+    session->resolver.async_resolve(host, port, [session, host, port, path, timeout, finish](beast::error_code ec, tcp::resolver::results_type results) {
+      if (ec) return finish(ec);
       beast::get_lowest_layer(session->stream).expires_after(timeout);
-      beast::get_lowest_layer(session->stream).async_connect(results, [&, session](beast::error_code ec, auto) {
-        if (ec) return done.set_value(ec);
+      beast::get_lowest_layer(session->stream).async_connect(results, [session, host, port, path, finish](beast::error_code ec, auto) {
+        if (ec) return finish(ec);
         beast::get_lowest_layer(session->stream).expires_never();
         session->stream.set_option(ws::stream_base::timeout::suggested(beast::role_type::client));
         session->stream.read_message_max(512u << 20);
-        session->stream.async_handshake(host + ":" + port, path, [&](beast::error_code ec) { done.set_value(ec); });
+        session->stream.async_handshake(host + ":" + port, path, [session, finish](beast::error_code ec) { finish(ec); });
       });
     });
   });
   if (fut.wait_for(timeout + std::chrono::seconds(1)) != std::future_status::ready) {
-    asio::post(io.context(), [session] { beast::get_lowest_layer(session->stream).close(); });
-    fut.wait();
-    return errorf(Code::DeadlineExceeded, "no WebSocket handshake from {} within {} ms", url, timeout.count());
+    asio::post(io.context(), [session] {
+      session->resolver.cancel();
+      beast::error_code ignored;
+      beast::get_lowest_layer(session->stream).socket().close(ignored);
+    });
+    return errorf(Code::DeadlineExceeded, "no WebSocket handshake from {} within {} ms: is a browser listening there?", url, timeout.count());
   }
   if (auto ec = fut.get())
     return errorf(Code::Unavailable, "cannot connect to {}: {}", url, ec.message());

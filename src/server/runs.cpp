@@ -191,6 +191,7 @@ Result<json> RunManager::create(const json& body) {
     return make_error(Code::InvalidArgument, "options.max_iterations must be a positive whole number");
   // Settings problems (no key) are reported now, not as a failed run later.
   TRY(resolve(options));
+  reap();
   auto run = std::make_shared<Active>();
   run->id = new_run_id();
   run->task = body["task"];
@@ -287,6 +288,30 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     run->finished = true;
   }
   // agent_run goes before the session it uses: locals die in reverse order.
+}
+
+// Finished runs live on in the database; their threads are joined and their memory let go, so
+// a server used every day does not accumulate them.
+void RunManager::reap() {
+  std::vector<std::shared_ptr<Active>> done;
+  {
+    std::lock_guard lock(m_mutex);
+    for (auto it = m_runs.begin(); it != m_runs.end();) {
+      bool finished;
+      {
+        std::lock_guard run_lock(it->second->mutex);
+        finished = it->second->finished;
+      }
+      if (finished) {
+        done.push_back(it->second);
+        it = m_runs.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& r : done)
+    if (r->thread.joinable()) r->thread.join();
 }
 
 Result<json> RunManager::get(const std::string& id) {

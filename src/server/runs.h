@@ -55,6 +55,7 @@ class RunManager {
  private:
   struct Active;
   void execute(std::shared_ptr<Active> run, json body);
+  void reap();
   void publish(Active& run, const std::string& type, const json& data, double ts);
   Result<llm::Settings> resolve(const json& options);
 

@@ -38,6 +38,7 @@ struct Harness {
   }
 
   std::function<bool(const json&)> confirm;
+  int max_sub_calls = 50;
 
   agent::RunResult go(const std::string& task, int cap = 25) {
     agent::RunOptions o;
@@ -45,6 +46,7 @@ struct Harness {
     o.model = "scripted";
     o.max_iterations = cap;
     o.confirm = confirm;
+    o.max_sub_calls = max_sub_calls;
     run = std::make_unique<agent::Run>(*session, *provider, o, [this](const agent::Event& e) {
       std::lock_guard lock(mutex);
       events.push_back(e);
@@ -205,6 +207,22 @@ TEST(Run, SubCallsNeverThrowAndAreCapped) {
   EXPECT_EQ(r.final["one"], "[SUB-CALL ERROR] provider exploded");
   EXPECT_EQ(r.final["statuses"], json::parse(R"(["fulfilled","rejected","fulfilled"])"));
   EXPECT_NE(r.final["errors"][1].get<std::string>().find("prompt string"), std::string::npos);
+
+  // The per-run cap: calls past it come back as errors without reaching the model.
+  std::vector<json> capped = {{{"text", repl("const res = await llm_batch(['a', 'b', 'c', 'd']);\nsetFinal(res.map(x => x.status === 'fulfilled' ? x.value : x.error))")}}};
+  for (int i = 0; i < 4; ++i) capped.push_back({{"sub", true}, {"text", "ok"}});
+  Harness c(capped);
+  c.max_sub_calls = 2;
+  auto rc = c.go("Too many sub-calls");
+  ASSERT_EQ(rc.final.size(), 4u) << rc.final.dump();
+  int ok = 0, limited = 0;
+  for (const auto& v : rc.final) {
+    if (v == "ok") ++ok;
+    else if (v.get<std::string>().find("the limit of 2 sub-calls per run is reached") != std::string::npos) ++limited;
+  }
+  EXPECT_EQ(ok, 2);
+  EXPECT_EQ(limited, 2);
+  EXPECT_EQ(c.of("sub-llm-start").size(), 2u) << "capped calls never reach the model";
 }
 
 TEST(Run, SensitiveActionsWaitForTheUser) {
