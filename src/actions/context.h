@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -26,7 +27,7 @@ struct Limits {
   std::chrono::milliseconds intercept_decision = 3s;  // a paused request goes on unmodified after this
 };
 
-struct Context {
+struct Context : std::enable_shared_from_this<Context> {
   Context(browser::Browser& b, store::Database* d, Limits l) : browser(b), db(d), limits(l) {}
 
   browser::Browser& browser;
@@ -35,12 +36,25 @@ struct Context {
   // The browser context this host acts in ("" = the profile's): tabs of other contexts (other
   // runs) do not exist for it.
   std::string browser_context;
-  // Asks the user to approve a sensitive action (seed 000 §10, layer 1); blocks until the answer
-  // or the timeout (a deny). Unset: actions are not gated (a person is driving: ouro exec/repl).
-  // The request: {action, selector, tab, url, element, reason, target}.
-  std::function<bool(const json& request)> confirm;
-  // Answers llm_query/llm_batch during an agent run; unset outside runs (ouro exec, ouro repl).
-  std::function<Result<json>(const std::string& function, const json& args)> sub_llm;
+  // What an agent run lends the host while it runs. Installed and removed as a whole, under a
+  // lock, so a pool thread never reads a half-replaced std::function; a call that started before
+  // removal keeps the hooks it took alive until it returns.
+  struct Hooks {
+    // Asks the user to approve a sensitive action (seed 000 §10, layer 1); blocks until the
+    // answer or the timeout (a deny). Unset: actions are not gated (a person is driving: ouro
+    // exec/repl). The request: {action, selector, tab, url, element, reason, target}.
+    std::function<bool(const json& request)> confirm;
+    // Answers llm_query/llm_batch during an agent run; unset outside runs.
+    std::function<Result<json>(const std::string& function, const json& args)> sub_llm;
+  };
+  void set_hooks(std::shared_ptr<const Hooks> h) {
+    std::lock_guard lock(hooks_mutex);
+    installed_hooks = std::move(h);
+  }
+  std::shared_ptr<const Hooks> hooks() const {
+    std::lock_guard lock(hooks_mutex);
+    return installed_hooks;
+  }
   // Delivers a finished request to an interceptRequests handler inside the REPL.
   std::function<void(const std::string& handler, const json& data)> emit_event;
   // interceptRequests registrations: "tabId pattern" -> browser observer ids (observe-only), and
@@ -49,6 +63,10 @@ struct Context {
   std::map<std::string, std::vector<int>> intercepts;
   std::map<std::string, std::map<std::string, std::string>> modifiers;
   std::map<std::string, std::string> paused;  // pause id -> tab id
+
+ private:
+  mutable std::mutex hooks_mutex;
+  std::shared_ptr<const Hooks> installed_hooks;
 };
 
 }  // namespace ouro::actions

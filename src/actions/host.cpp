@@ -1,64 +1,117 @@
 #include "actions/host.h"
 
+#include "actions/fit.h"
 #include "actions/impl.h"
 #include "actions/registry.h"
+#include "base/text.h"
 #include "browser/browser.h"
 
 #include <future>
 
 namespace ouro::actions {
 
+namespace {
+// Calls waiting for a pool thread; model code that starts more at once is told to batch.
+constexpr size_t kMaxQueuedCalls = 512;
+}  // namespace
+
 Host::Host(browser::Browser& browser, store::Database* db, Limits limits, size_t threads)
-    : m_ctx(browser, db, limits), m_pool(std::make_unique<ThreadPool>(threads)) {
-  browser.set_pause_handler([this](const std::string& tab, const json& params) { impl::on_request_paused(m_ctx, tab, params); });
+    : m_ctx(std::make_shared<Context>(browser, db, limits)), m_pool(std::make_unique<ThreadPool>(threads, kMaxQueuedCalls)) {
+  std::weak_ptr<Context> weak = m_ctx;
+  browser.set_pause_handler([weak](const std::string& tab, const json& params) {
+    if (auto ctx = weak.lock()) impl::on_request_paused(*ctx, tab, params);
+  });
 }
 
 Host::~Host() {
-  m_ctx.browser.set_pause_handler(nullptr);
+  m_ctx->browser.set_pause_handler(nullptr);
   m_pool.reset();
 }
 
-Result<json> Host::run(const std::string& function, const json& args) {
+namespace {
+std::string clip_args(const json& args) {
+  std::string s = dump_json(args);
+  return s.size() > 200 ? s.substr(0, 200) + "…" : s;
+}
+}  // namespace
+
+Host::Outcome Host::run(const std::string& function, const json& args) {
   const Capability* cap = find(function);
-  if (!cap || cap->where != Where::Host || !cap->impl) return errorf(Code::NotFound, "'{}' is not a host function", function);
-  TRY(check_args(*cap, args));
+  if (!cap || cap->where != Where::Host || !cap->impl) return {errorf(Code::NotFound, "'{}' is not a host function", function), {}};
+  if (auto checked = check_args(*cap, args); !checked) return {tl::make_unexpected(checked.error()), {}};
   std::string tab;
   if (!cap->params.empty() && cap->params[0].name == "tabId" && !args.empty() && args[0].is_string()) tab = args[0].get<std::string>();
   if (!tab.empty()) {
-    auto where = m_ctx.browser.tab_context(tab);
-    if (where && *where != m_ctx.browser_context) {
+    auto where = m_ctx->browser.tab_context(tab);
+    if (where && *where != m_ctx->browser_context) {
       std::string mine;
-      for (const auto& t : m_ctx.browser.tabs(m_ctx.browser_context)) mine += (mine.empty() ? "" : ", ") + t.id;
-      return errorf(Code::NotFound, "{}: no tab '{}' (open tabs: {})", function, tab, mine.empty() ? "none" : mine);
+      for (const auto& t : m_ctx->browser.tabs(m_ctx->browser_context)) mine += (mine.empty() ? "" : ", ") + t.id;
+      return {errorf(Code::NotFound, "{}: no tab '{}' (open tabs: {})", function, tab, mine.empty() ? "none" : mine), {}};
     }
   }
-  auto r = cap->impl(m_ctx, args);
+  // The exception boundary of every capability: a throw (a JSON type mismatch deep in an
+  // implementation, a bad_alloc) is this call's error, never the process's end.
+  Result<json> r = make_error(Code::Internal, "");
+  try {
+    r = cap->impl(*m_ctx, args);
+  } catch (const std::exception& e) {
+    r = errorf(Code::Internal, "{}: failed inside ouro ({}); the arguments were {}", function, e.what(), clip_args(args));
+  } catch (...) {
+    r = errorf(Code::Internal, "{}: failed inside ouro", function);
+  }
   if (!tab.empty()) {
     if (!r) {
       const std::string& msg = r.error().message;
       bool went_away = msg.find("navigated") != std::string::npos || msg.find("context was destroyed") != std::string::npos;
-      if (auto note = m_ctx.browser.navigation_note(tab, went_away ? std::chrono::milliseconds(1500) : std::chrono::milliseconds(0));
+      if (auto note = m_ctx->browser.navigation_note(tab, went_away ? std::chrono::milliseconds(1500) : std::chrono::milliseconds(0));
           note && msg.find("[PAGE NAVIGATED]") == std::string::npos)
         r.error().message += "\n" + *note;
     } else if (cap->risk != Risk::Navigate) {
-      m_ctx.browser.note_interaction(tab);
+      m_ctx->browser.note_interaction(tab);
     }
   }
   if (!r) {
     // Messages name the call; prefix it where the implementation did not.
     if (r.error().message.rfind(function, 0) != 0) r.error().message = function + ": " + r.error().message;
+    // Messages echo selectors, URLs and page exceptions, which can be megabytes.
+    r.error().message = clip_text(r.error().message, kMaxErrorChars);
+    return {std::move(r), {}};
   }
-  return r;
+  // Typed results keep their type when they are too large (actions/fit.h).
+  Fitted fitted = fit_result(std::move(*r), result_shape(*cap), m_ctx->limits.result_cap);
+  if (fitted.truncated) {
+    std::lock_guard lock(m_notes_mutex);
+    if (m_notes.size() < 20) m_notes.push_back(truncation_note(function, *fitted.truncated));
+  }
+  return {std::move(fitted.value), std::move(fitted.truncated)};
+}
+
+std::vector<std::string> Host::take_notes() {
+  std::lock_guard lock(m_notes_mutex);
+  return std::exchange(m_notes, {});
 }
 
 void Host::call(const std::string& function, json args, std::function<void(Result<json>)> reply) {
-  m_pool->post([this, function, args = std::move(args), reply = std::move(reply)] { reply(run(function, args)); });
+  auto shared_reply = std::make_shared<std::function<void(Result<json>)>>(std::move(reply));
+  bool queued = m_pool->try_post([this, function, args = std::move(args), shared_reply] {
+    Outcome o = run(function, args);
+    // For the REPL: a cut value travels in an envelope the prelude opens, attaching the
+    // truncation as a non-enumerable `.truncated`; a value that happens to hold the envelope's
+    // key is wrapped too, so the prelude never mistakes page data for an envelope.
+    if (o.result && (o.truncated || (o.result->is_object() && o.result->contains("$ouroCapped"))))
+      o.result = json{{"$ouroCapped", o.truncated ? *o.truncated : json(nullptr)}, {"value", std::move(*o.result)}};
+    (*shared_reply)(std::move(o.result));
+  });
+  if (!queued)
+    (*shared_reply)(errorf(Code::ResourceExhausted, "{}: more than {} calls are waiting already; await some before starting more", function,
+                           kMaxQueuedCalls));
 }
 
 Result<json> Host::call_sync(const std::string& function, json args) {
-  std::promise<Result<json>> p;
-  auto f = p.get_future();
-  call(function, std::move(args), [&p](Result<json> r) { p.set_value(std::move(r)); });
+  auto p = std::make_shared<std::promise<Result<json>>>();
+  auto f = p->get_future();
+  if (!m_pool->try_post([this, function, args = std::move(args), p] { p->set_value(run(function, args).result); }))
+    return errorf(Code::ResourceExhausted, "{}: too many calls are waiting already", function);
   return f.get();
 }
 

@@ -8,6 +8,9 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
 
 namespace ouro::actions {
 
@@ -20,12 +23,22 @@ class Host {
   void call(const std::string& function, json args, std::function<void(Result<json>)> reply);
   // Runs a capability and waits (CLI and tests).
   Result<json> call_sync(const std::string& function, json args);
-  Context& context() { return m_ctx; }
+  Context& context() { return *m_ctx; }
+  // What the model should know about the calls since the last take: results that were cut to
+  // the cap ("getLinks returned 2,212 of 5,340 items …"). At most 20 lines.
+  std::vector<std::string> take_notes();
 
  private:
-  Result<json> run(const std::string& function, const json& args);
-  Context m_ctx;
+  struct Outcome {
+    Result<json> result;
+    std::optional<json> truncated;  // see actions/fit.h
+  };
+  Outcome run(const std::string& function, const json& args);
+  // Shared so that timers and browser callbacks can hold it weakly and find it gone.
+  std::shared_ptr<Context> m_ctx;
   std::unique_ptr<ThreadPool> m_pool;
+  std::mutex m_notes_mutex;
+  std::vector<std::string> m_notes;
 };
 
 }  // namespace ouro::actions

@@ -132,13 +132,14 @@ void key_events(InputEvents& out, const KeyDef& k, int modifiers) {
 // Asks before acting on a sensitive element, when a confirmer is installed (agent runs).
 Result<void> gate(Context& ctx, const std::string& action, const std::string& tab, const std::string& selector, const json& target,
                   const std::string& element) {
-  if (!ctx.confirm) return {};
+  auto hooks = ctx.hooks();
+  if (!hooks || !hooks->confirm) return {};
   auto why = sensitive_reason(action, target);
   if (!why) return {};
   auto info = ctx.browser.tab_info(tab);
   json request = {{"action", action}, {"selector", selector}, {"tab", tab}, {"url", info ? info->url : ""}, {"element", element},
                   {"reason", *why}, {"target", target}};
-  if (!ctx.confirm(request))
+  if (!hooks->confirm(request))
     return errorf(Code::PermissionDenied, "{} on {} was denied by the user ({}); do not retry it — find another way or report back with setFinal()",
                   action, element.empty() ? "'" + selector + "'" : element, *why);
   return {};
@@ -239,7 +240,7 @@ Result<json> fill(Context& ctx, const json& args) {
 Result<json> select(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   json value = args.size() > 2 ? args[2] : json();
-  if (ctx.confirm) {
+  if (auto hooks = ctx.hooks(); hooks && hooks->confirm) {
     auto target = TRY(ctx.browser.eval_helpers(tab, "__ouro.targetInfo(" + js_string(sel) + ")", ctx.limits.exec_timeout));
     if (!target.is_null()) TRY(gate(ctx, "select", tab, sel, target, ""));
   }

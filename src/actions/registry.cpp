@@ -1,5 +1,6 @@
 #include "actions/registry.h"
 
+#include "actions/fit.h"
 #include "actions/impl.h"
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@ std::vector<Capability> build() {
   auto local = [&](std::string group, std::string name, std::vector<Param> params, std::string returns, std::string doc, bool property = false) {
     r.push_back(Capability{std::move(name), std::move(group), std::move(params), std::move(returns), std::move(doc), Risk::Local, Where::Worker, property, {}});
   };
+  const std::string CookieFilter = "{ name?: string, domain?: string, path?: string }";
   const std::string TabInfo = "{ id: string, url: string, title: string, status: 'loading'|'loaded'|'crashed', favicon: string }";
 
   std::string g = "Tab Management";
@@ -30,7 +32,7 @@ std::vector<Capability> build() {
   host(g, "closeTab", {kTab}, "true", "Closes a tab.", Risk::Navigate, close_tab);
   host(g, "navigate", {kTab, {"url", "string"}}, TabInfo, "Loads url in the tab and waits for its load event (up to 10 s; a slow page is returned still 'loading').", Risk::Navigate, navigate);
   host(g, "switchTab", {kTab}, "true", "Brings a tab to the front and makes it activeTab.", Risk::Navigate, switch_tab);
-  host(g, "waitForLoad", {kTab, {"timeout", "number", true}}, TabInfo, "Waits until the tab has loaded (default 10 s). Prefer it to sleep().", Risk::Read, wait_for_load);
+  host(g, "waitForLoad", {kTab, {"timeout", "number(0..120000)", true}}, TabInfo, "Waits until the tab has loaded (default 10 s). Prefer it to sleep().", Risk::Read, wait_for_load);
 
   g = "DOM Introspection";
   host(g, "execInTab", {kTab, {"code", "string"}}, "any (JSON; DOM nodes become their HTML)",
@@ -44,40 +46,40 @@ std::vector<Capability> build() {
   const std::string ElementInfo = "{ tag: string, id: string, classes: string[], text: string, value?: string, href?: string, attributes: object, visible: boolean, rect: { x, y, width, height } }";
   host(g, "querySelector", {kTab, {"selector", "string"}}, ElementInfo + " | null", "Metadata of the first matching element.", Risk::Read, query_selector);
   host(g, "querySelectorAll", {kTab, {"selector", "string"}}, "Array<" + ElementInfo + ">", "Metadata of every matching element.", Risk::Read, query_selector_all);
-  host(g, "getAccessibilityTree", {kTab}, "{ role: string, name?: string, value?: string, children?: AccessNode[] }",
-       "The page's accessibility tree, compacted (ignored and unnamed generic nodes pruned).", Risk::Read, get_accessibility_tree);
-  host(g, "screenshot", {kTab, {"rect", "object", true}}, "string (data:image/png;base64,…)", "PNG of the viewport, or of rect {x, y, width, height} in CSS pixels.", Risk::Read, screenshot);
+  host(g, "getAccessibilityTree", {kTab}, "{ role: string, name?: string, value?: string, children?: AccessNode[], omitted?: number }",
+       "The page's accessibility tree, compacted (ignored and unnamed generic nodes pruned); a large tree is pruned by depth/breadth to the cap, and a node whose children were left out says how many in `omitted`.", Risk::Read, get_accessibility_tree);
+  host(g, "screenshot", {kTab, {"rect", "{ x: number(>=0), y: number(>=0), width: number(>0), height: number(>0) }", true}}, "string (data:image/png;base64,…)", "PNG of the viewport, or of rect in CSS pixels.", Risk::Read, screenshot);
 
   g = "Browser Actions";
-  host(g, "click", {kTab, {"selector", "string"}, {"options", "object", true}}, "{ element: string }",
-       "Clicks the element's visible centre with real mouse events, after scrolling it into view and waiting (5 s) until it is visible, enabled and not covered. options: { double?: boolean, timeout?: ms }.",
+  host(g, "click", {kTab, {"selector", "string"}, {"options", "{ double?: boolean, timeout?: number(0..120000) }", true}}, "{ element: string }",
+       "Clicks the element's visible centre with real mouse events, after scrolling it into view and waiting (5 s, or options.timeout ms) until it is visible, enabled and not covered.",
        Risk::Act, click);
   host(g, "type", {kTab, {"selector", "string"}, {"text", "string"}}, "{ element: string, typed: number }",
        "Focuses the field and types text key by key at the end of what is there (\\n presses Enter).", Risk::Act, type);
-  host(g, "fill", {kTab, {"formData", "object"}}, "{ filled: string[] }",
+  host(g, "fill", {kTab, {"formData", "Record<string, string|number|boolean|string[]>"}}, "{ filled: string[] }",
        "Sets fields to values: {selector: value}. Text fields are replaced, <select>s pick the option, checkboxes take true/false.", Risk::Act, fill);
-  host(g, "scroll", {kTab, {"direction", "string"}, {"amount", "number", true}}, "{ x: number, y: number, height: number, viewportHeight: number, atTop: boolean, atBottom: boolean }",
-       "Scrolls with the mouse wheel: 'up' | 'down' | 'left' | 'right' (amount in px, default 80% of the viewport) | 'top' | 'bottom'.", Risk::Read, scroll);
-  host(g, "keyPress", {kTab, {"key", "string"}, {"modifiers", "array", true}}, "true",
-       "Presses a key in the focused element: a character or Enter, Tab, Escape, Backspace, Delete, Arrow*, Home, End, PageUp, PageDown, F1–F12; modifiers: ['Shift','Control','Alt','Meta'].",
+  host(g, "scroll", {kTab, {"direction", "'up'|'down'|'left'|'right'|'top'|'bottom'"}, {"amount", "number(0..1000000)", true}}, "{ x: number, y: number, height: number, viewportHeight: number, atTop: boolean, atBottom: boolean }",
+       "Scrolls with the mouse wheel (amount in px, default 80% of the viewport; 'top' and 'bottom' go to the ends).", Risk::Read, scroll);
+  host(g, "keyPress", {kTab, {"key", "string"}, {"modifiers", "Array<'Shift'|'Control'|'Alt'|'Meta'>", true}}, "true",
+       "Presses a key in the focused element: a character or Enter, Tab, Escape, Backspace, Delete, Arrow*, Home, End, PageUp, PageDown, F1–F12.",
        Risk::Act, key_press);
   host(g, "hover", {kTab, {"selector", "string"}}, "{ element: string }", "Moves the mouse over the element.", Risk::Read, hover);
-  host(g, "select", {kTab, {"selector", "string"}, {"value", "string|array"}}, "{ selected: string[] }",
+  host(g, "select", {kTab, {"selector", "string"}, {"value", "string|string[]"}}, "{ selected: string[] }",
        "Chooses option(s) of a <select> by value or visible label.", Risk::Act, select);
 
   g = "Session & Storage";
-  host(g, "getCookies", {{"tabId", "string|object", true}, {"filter", "object", true}},
+  host(g, "getCookies", {{"tabId", "string|" + CookieFilter, true}, {"filter", CookieFilter, true}},
        "Array<{ name: string, value: string, domain: string, path: string, expires: number, httpOnly: boolean, secure: boolean, sameSite: string }>",
-       "Cookies for the tab's URL, or all cookies without a tab; filter: { name?, domain?, path? }.", Risk::Storage, get_cookies);
-  host(g, "setCookie", {{"cookie", "object"}}, "true", "Sets a cookie: { name, value, url? | domain?, path?, expires?, secure?, httpOnly?, sameSite? }.", Risk::Storage, set_cookie);
+       "Cookies for the tab's URL, or all cookies of this session without a tab (getCookies(filter) works too).", Risk::Storage, get_cookies);
+  host(g, "setCookie", {{"cookie", "{ name: string, value: string|number|boolean, url?: string, domain?: string, path?: string, expires?: number, secure?: boolean, httpOnly?: boolean, sameSite?: 'Strict'|'Lax'|'None' }"}}, "true", "Sets a cookie (give a url or domain; default: the active tab's URL).", Risk::Storage, set_cookie);
   host(g, "getLocalStorage", {kTab, {"key", "string", true}}, "object | string | null", "The tab's localStorage as an object, or one key's value.", Risk::Storage, get_local_storage);
   host(g, "getSessionStorage", {kTab, {"key", "string", true}}, "object | string | null", "The tab's sessionStorage as an object, or one key's value.", Risk::Storage, get_session_storage);
-  host(g, "clearStorage", {kTab, {"type", "string", true}}, "{ cleared: string[] }", "Clears 'local', 'session', 'cookies' or 'all' (default) for the tab's site.", Risk::Storage, clear_storage);
+  host(g, "clearStorage", {kTab, {"type", "'local'|'session'|'cookies'|'all'", true}}, "{ cleared: string[] }", "Clears 'local', 'session', 'cookies' or 'all' (default) for the tab's site.", Risk::Storage, clear_storage);
 
   g = "Network Introspection";
-  host(g, "getRecentRequests", {kTab, {"filter", "object", true}},
+  host(g, "getRecentRequests", {kTab, {"filter", "{ type?: string, url?: string, method?: string, status?: integer, limit?: integer(0..1000) }", true}},
        "Array<{ requestId: string, url: string, method: string, status: number, type: string, size: number, mimeType: string, timestamp: number, finished: boolean, error?: string }>",
-       "Recent requests of the tab (XHR and Fetch unless filter.type is given, 'all' for every type); filter: { type?, url? (substring or * glob), method?, status?, limit? }.",
+       "Recent requests of the tab (XHR and Fetch unless filter.type is given, 'all' for every type; filter.url is a substring or * glob; limit default 100).",
        Risk::Read, get_recent_requests);
   host(g, "getResponseBody", {{"requestId", "string"}}, "string | { base64Encoded: true, mimeType: string, body: string }",
        "Body of a captured response (text decoded; capped at 100,000 chars).", Risk::Read, get_response_body);
@@ -88,8 +90,8 @@ std::vector<Capability> build() {
        Risk::Read, intercept_requests);
 
   g = "Console & Errors";
-  host(g, "getConsoleLog", {kTab, {"filter", "object", true}}, "Array<{ level: string, text: string, timestamp: number, url?: string, line?: number }>",
-       "Console messages of the tab; filter: { level?, contains?, limit? }.", Risk::Read, get_console_log);
+  host(g, "getConsoleLog", {kTab, {"filter", "{ level?: string, contains?: string, limit?: integer(0..1000) }", true}}, "Array<{ level: string, text: string, timestamp: number, url?: string, line?: number }>",
+       "Console messages of the tab (the last 200 unless filter.limit says otherwise).", Risk::Read, get_console_log);
   host(g, "getErrors", {kTab}, "Array<{ message: string, stack?: string, url?: string, line?: number, column?: number, timestamp: number }>",
        "Uncaught JavaScript errors of the tab.", Risk::Read, get_errors);
 
@@ -98,7 +100,7 @@ std::vector<Capability> build() {
        "A fresh model call with its own context (your system prompt, the task and progress, then prompt and data). No browser access. Never throws.",
        Risk::Local, llm_query);
   host(g, "llm_batch", {{"prompts", "array"}}, "Array<{ status: 'fulfilled'|'rejected', value?: string, error?: string }>",
-       "Many llm_query calls in parallel (items: prompt strings or { prompt, data }); every item settles, one failure does not fail the batch. At most 50 sub-calls per run.",
+       "Many llm_query calls in parallel (items: prompt strings or { prompt, data }; an item of another shape is rejected alone); every item settles, one failure does not fail the batch. At most 50 sub-calls per run.",
        Risk::Local, llm_batch);
 
   g = "REPL State & Output";
@@ -113,31 +115,13 @@ std::vector<Capability> build() {
   host(g, "__resolveIntercept", {{"pauseId", "string"}, {"decision", "any"}}, "true",
        "The prelude's answer for a request paused for an interceptRequests handler.", Risk::Act, resolve_intercept);
   r.back().internal = true;
+  for (auto& c : r)
+    for (auto& p : c.params) {
+      auto parsed = parse_schema(p.type);
+      // A declaration that does not parse is a bug caught by the registry test; stay permissive.
+      p.schema = parsed ? *parsed : std::make_shared<Schema>();
+    }
   return r;
-}
-
-bool type_ok(const std::string& type, const json& v) {
-  if (type == "any") return true;
-  size_t start = 0;
-  while (start <= type.size()) {
-    size_t bar = type.find('|', start);
-    std::string t = type.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
-    if ((t == "string" && v.is_string()) || (t == "number" && v.is_number()) || (t == "object" && v.is_object()) ||
-        (t == "array" && v.is_array()) || (t == "boolean" && v.is_boolean()) || (t == "null" && v.is_null()) || (t == "function" && v.is_boolean()))
-      return true;
-    if (bar == std::string::npos) break;
-    start = bar + 1;
-  }
-  return false;
-}
-
-std::string type_of(const json& v) {
-  if (v.is_null()) return "null/undefined";
-  if (v.is_string()) return "string";
-  if (v.is_number()) return "number";
-  if (v.is_boolean()) return "boolean";
-  if (v.is_array()) return "array";
-  return "object";
 }
 
 }  // namespace
@@ -160,12 +144,23 @@ std::vector<std::string> host_function_names() {
   return out;
 }
 
-std::string signature(const Capability& c) {
-  if (c.property) return c.name + " → " + c.returns;
+namespace {
+// "click(tabId, selector, options?: { double?: boolean, timeout?: number })"
+std::string call_text(const Capability& c) {
+  if (c.property) return c.name;
   std::string s = c.name + "(";
-  for (size_t i = 0; i < c.params.size(); ++i) s += (i ? ", " : "") + c.params[i].name + (c.params[i].optional ? "?" : "");
-  return s + ") → " + c.returns;
+  for (size_t i = 0; i < c.params.size(); ++i) {
+    const Param& p = c.params[i];
+    s += (i ? ", " : "") + p.name + (p.optional ? "?" : "");
+    // Plain names say enough for strings and numbers; structured parameters show their shape.
+    bool plain = p.type == "string" || p.type == "any" || p.type.rfind("number", 0) == 0 || p.type == "function|null";
+    if (!plain) s += ": " + display_type(p);
+  }
+  return s + ")";
 }
+}  // namespace
+
+std::string signature(const Capability& c) { return call_text(c) + " → " + c.returns; }
 
 std::string reference_text() {
   std::string out, group;
@@ -194,12 +189,7 @@ std::string reference_markdown() {
       group = c.group;
       out += "\n## " + group + "\n\n| call | returns | what it does |\n|---|---|---|\n";
     }
-    std::string sig = c.name;
-    if (!c.property) {
-      sig += "(";
-      for (size_t i = 0; i < c.params.size(); ++i) sig += (i ? ", " : "") + c.params[i].name + (c.params[i].optional ? "?" : "");
-      sig += ")";
-    }
+    std::string sig = call_text(c);
     auto esc = [](std::string s) {
       std::string o;
       for (char ch : s) o += ch == '|' ? std::string("\\|") : std::string(1, ch);
@@ -211,22 +201,60 @@ std::string reference_markdown() {
 }
 
 Result<void> check_args(const Capability& c, const json& args) {
-  std::string sig = signature(c);
-  sig = sig.substr(0, sig.find(" →"));
-  if (!args.is_array()) return errorf(Code::InvalidArgument, "{}: arguments must be a list", sig);
-  if (args.size() > c.params.size() && !(c.params.empty() == false && c.params.back().type == "any"))
-    return errorf(Code::InvalidArgument, "{}: takes at most {} argument(s), got {}", sig, c.params.size(), args.size());
+  auto type_error = [](std::string message) { return make_error(Code::InvalidArgument, std::move(message), json{{"name", "TypeError"}}); };
+  std::string sig = c.name + "(";
+  for (size_t i = 0; i < c.params.size(); ++i) sig += (i ? ", " : "") + c.params[i].name + (c.params[i].optional ? "?" : "");
+  sig += ")";
+  if (!args.is_array()) return type_error(sig + ": arguments must be a list");
+  if (args.size() > c.params.size() && !(!c.params.empty() && c.params.back().type == "any"))
+    return type_error(fmt::format("{}: takes at most {} argument(s), got {}", sig, c.params.size(), args.size()));
   for (size_t i = 0; i < c.params.size(); ++i) {
     const Param& p = c.params[i];
     bool missing = i >= args.size() || args[i].is_null();
     if (missing) {
-      if (p.optional || p.type.find("null") != std::string::npos || p.type == "any") continue;
-      return errorf(Code::InvalidArgument, "{}: {} is missing", sig, p.name);
+      if (p.optional || p.schema->kind == Schema::Kind::Any || p.schema->kind == Schema::Kind::Null) continue;
+      if (p.schema->kind == Schema::Kind::Union &&
+          std::any_of(p.schema->items.begin(), p.schema->items.end(), [](const SchemaPtr& m) { return m->kind == Schema::Kind::Null; }))
+        continue;
+      return type_error(fmt::format("{}: {} is missing", sig, p.name));
     }
-    if (!type_ok(p.type, args[i]))
-      return errorf(Code::InvalidArgument, "{}: {} must be {}, got {}", sig, p.name, p.type, type_of(args[i]));
+    if (auto problem = check_value(*p.schema, args[i], p.name)) return type_error(c.name + ": " + *problem);
   }
   return {};
+}
+
+Shape result_shape(const Capability& c) {
+  if (c.returns.rfind("Array<", 0) == 0) return Shape::Array;
+  if (c.returns.find("children?:") != std::string::npos) return Shape::Tree;
+  if (c.returns.rfind("object", 0) == 0) return Shape::Object;
+  return Shape::Free;
+}
+
+std::string display_type(const Param& p) {
+  // "number(0..120000)" reads as "number" in the reference; the check still applies the range.
+  std::string out;
+  for (size_t i = 0; i < p.type.size(); ++i) {
+    if (p.type[i] == '(' && i > 0 && std::isalpha(static_cast<unsigned char>(p.type[i - 1]))) {
+      size_t close = p.type.find(')', i);
+      if (close != std::string::npos) {
+        i = close;
+        continue;
+      }
+    }
+    out += p.type[i];
+  }
+  return out;
+}
+
+json params_json_schema(const Capability& c) {
+  json props = json::object(), required = json::array();
+  for (const auto& p : c.params) {
+    props[p.name] = to_json_schema(*p.schema);
+    if (!p.optional) required.push_back(p.name);
+  }
+  json j = {{"type", "object"}, {"properties", props}};
+  if (!required.empty()) j["required"] = required;
+  return j;
 }
 
 }  // namespace ouro::actions

@@ -4,6 +4,8 @@
 // model's API reference and docs/API.md are all generated from this one table.
 #pragma once
 
+#include "actions/fit.h"
+#include "actions/schema.h"
 #include "base/json.h"
 
 #include <functional>
@@ -19,9 +21,11 @@ enum class Risk { Read, Navigate, Act, Storage, Local };
 enum class Where { Host, Worker };  // implemented in ouro (over CDP) or inside the REPL worker
 
 struct Param {
+  Param(std::string n, std::string t, bool opt = false) : name(std::move(n)), type(std::move(t)), optional(opt) {}
   std::string name;
-  std::string type;  // "string" | "number" | "object" | "array" | "any" | "function" | unions "string|object"
+  std::string type;  // TypeScript-like, see schema.h: "string", "{ double?: boolean }", "'up'|'down'", "string[]"
   bool optional = false;
+  SchemaPtr schema;  // parsed from `type` when the registry is built
 };
 
 struct Context;
@@ -52,7 +56,19 @@ std::string signature(const Capability& c);
 std::string reference_text();
 std::string reference_markdown();
 
-// Checks args against c.params: count and types. The message names the call and what is wrong.
+// Checks args against c.params: count, types, nested fields and ranges. A mismatch is an
+// InvalidArgument error whose details are {"name": "TypeError"} and whose message names the
+// call, the parameter path and what was expected:
+// "click: options.double must be a boolean, got number 1".
 Result<void> check_args(const Capability& c, const json& args);
+
+// How a capability's result is cut to the cap: arrays by items, trees by pruning, objects by
+// fields (from its declared return type).
+Shape result_shape(const Capability& c);
+
+// The parameter's type as the API reference shows it (ranges left out).
+std::string display_type(const Param& p);
+// JSON Schema of a capability's parameters as one object (tool definitions).
+json params_json_schema(const Capability& c);
 
 }  // namespace ouro::actions

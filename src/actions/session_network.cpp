@@ -232,8 +232,10 @@ void on_request_paused(Context& ctx, const std::string& tab, const json& params)
   if (req.contains("postData")) data["postData"] = req["postData"];
   ctx.emit_event(handler, data);
   // Without an answer in time (no code is running to call the handler), the request goes on.
-  Context* c = &ctx;
-  ctx.browser.after(ctx.limits.intercept_decision, [c, tab, request_id] {
+  std::weak_ptr<Context> weak = ctx.weak_from_this();
+  ctx.browser.after(ctx.limits.intercept_decision, [weak, tab, request_id] {
+    auto c = weak.lock();
+    if (!c) return;  // the session ended; its context's tabs went with it
     {
       std::lock_guard lock(c->intercept_mutex);
       if (!c->paused.erase(request_id)) return;

@@ -136,12 +136,8 @@ Result<json> get_accessibility_tree(Context& ctx, const json& args) {
     return out;
   };
   json tree = build(root, 0);
-  json result = tree.size() == 1 ? tree[0] : json{{"role", "RootWebArea"}, {"children", tree}};
-  std::string text = dump_json(result);
-  if (text.size() > ctx.limits.result_cap)
-    return json{{"__truncated", true}, {"originalLength", text.size()}, {"data", text.substr(0, ctx.limits.result_cap)},
-                {"hint", "Result truncated. Use querySelectorAll or getText with a selector to narrow results."}};
-  return result;
+  // Too large a tree is pruned by the host (actions/fit.h), keeping it a tree.
+  return tree.size() == 1 ? tree[0] : json{{"role", "RootWebArea"}, {"children", tree}};
 }
 
 Result<json> screenshot(Context& ctx, const json& args) {
@@ -159,13 +155,15 @@ Result<json> screenshot(Context& ctx, const json& args) {
 }
 
 Result<json> llm_query(Context& ctx, const json& args) {
-  if (!ctx.sub_llm) return json("[SUB-CALL ERROR] llm_query needs a model: it works inside `ouro run`, not in `ouro exec` or `ouro repl`");
-  return ctx.sub_llm("llm_query", args);
+  auto hooks = ctx.hooks();
+  if (!hooks || !hooks->sub_llm) return json("[SUB-CALL ERROR] llm_query needs a model: it works inside `ouro run`, not in `ouro exec` or `ouro repl`");
+  return hooks->sub_llm("llm_query", args);
 }
 
 Result<json> llm_batch(Context& ctx, const json& args) {
-  if (!ctx.sub_llm) return json("[SUB-CALL ERROR] llm_batch needs a model: it works inside `ouro run`, not in `ouro exec` or `ouro repl`");
-  return ctx.sub_llm("llm_batch", args);
+  auto hooks = ctx.hooks();
+  if (!hooks || !hooks->sub_llm) return json("[SUB-CALL ERROR] llm_batch needs a model: it works inside `ouro run`, not in `ouro exec` or `ouro repl`");
+  return hooks->sub_llm("llm_batch", args);
 }
 
 Result<json> store(Context& ctx, const json& args) {

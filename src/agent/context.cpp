@@ -173,9 +173,9 @@ std::string compact_history(const std::vector<IterationRecord>& history, size_t 
   return out;
 }
 
-std::string TabDiffer::changes(browser::Browser& b) {
+std::string TabDiffer::changes(browser::Browser& b, const std::string& context) {
   std::map<std::string, Seen> now;
-  for (const auto& t : b.tabs()) now[t.id] = Seen{t.url, t.title, t.status, b.errors(t.id).size()};
+  for (const auto& t : b.tabs(context)) now[t.id] = Seen{t.url, t.title, t.status, b.errors(t.id).size()};
   std::vector<std::string> lines;
   json changes = json::array();
   if (!m_first) {
@@ -223,12 +223,12 @@ std::string TabDiffer::changes(browser::Browser& b) {
   return out;
 }
 
-std::string browser_state(browser::Browser& b) {
-  auto tabs = b.tabs();
+std::string browser_state(browser::Browser& b, const std::string& context) {
+  auto tabs = b.tabs(context);
   std::string out = fmt::format("## Browser State\nOpen tabs ({}):\n", tabs.size());
   for (size_t i = 0; i < tabs.size(); ++i)
     out += fmt::format("  [{}] id:{} | {} | \"{}\" | {}\n", i, tabs[i].id, clip(tabs[i].url, 200), one_line(tabs[i].title, 100), tabs[i].status);
-  out += "Active: " + b.active_tab() + "\n";
+  out += "Active: " + b.active_tab(context) + "\n";
   return out;
 }
 

@@ -49,7 +49,8 @@ std::string compact_history(const std::vector<IterationRecord>& history, size_t 
 class TabDiffer {
  public:
   // Records the current state as seen. Returns the "## Page Changes …" section, or "" if nothing.
-  std::string changes(browser::Browser& b);
+  // Only the tabs of `context` (the run's browser context; "" = the profile's) are looked at.
+  std::string changes(browser::Browser& b, const std::string& context);
   json last_changes() const { return m_last; }
 
  private:
@@ -62,8 +63,8 @@ class TabDiffer {
   json m_last = json::array();
 };
 
-// "## Browser State": tabs with index, id, URL, title (bounded), status; the active tab.
-std::string browser_state(browser::Browser& b);
+// "## Browser State" of one browser context (the run's own): tabs with index, id, URL, title (bounded), status; the active tab.
+std::string browser_state(browser::Browser& b, const std::string& context);
 
 size_t estimate_tokens(const std::string& text);
 

@@ -3,11 +3,13 @@
 #include "actions/host.h"
 #include "agent/parser.h"
 #include "jsrt/summary.h"
+#include "safety/redact.h"
 #include "session/session.h"
 #include "store/database.h"
 
 #include <fmt/format.h>
 
+#include <shared_mutex>
 #include <thread>
 
 namespace ouro::agent {
@@ -48,25 +50,46 @@ json RunResult::to_json() const {
 
 Run::Run(session::Session& session, llm::Provider& provider, RunOptions options, EventSink sink)
     : m_session(session), m_provider(provider), m_options(std::move(options)), m_sink(std::move(sink)) {
-  m_session.host().context().sub_llm = [this](const std::string& fn, const json& args) { return sub_call(fn, args); };
-  m_session.host().context().confirm = [this](const json& request) {
-    json req = request;
-    req["id"] = "c" + std::to_string(++m_confirmations);
-    emit("confirmation-req", {{"id", req["id"]}, {"action", req["action"]}, {"details", req}});
-    bool approved = !m_cancel.cancelled() && m_options.confirm && m_options.confirm(req);
-    emit("confirmation-res", {{"id", req["id"]}, {"approved", approved}});
-    return approved;
+  m_alive->run = this;
+  // The hooks reach this Run through m_alive: a call the model's code started without awaiting
+  // it may still be on the host's pool when the Run ends, and must find it gone, not freed.
+  auto hooks = std::make_shared<actions::Context::Hooks>();
+  hooks->sub_llm = [alive = m_alive](const std::string& fn, const json& args) -> Result<json> {
+    std::shared_lock lock(alive->mutex);
+    if (!alive->run) return json("[SUB-CALL ERROR] the run has ended");
+    return alive->run->sub_call(fn, args);
   };
+  hooks->confirm = [alive = m_alive](const json& request) {
+    std::shared_lock lock(alive->mutex);
+    return alive->run && alive->run->ask_confirmation(request);
+  };
+  m_session.host().context().set_hooks(std::move(hooks));
   m_session.set_log_handler([this](const std::string& line) { emit("log", {{"message", line}}); });
 }
 
 Run::~Run() {
-  m_session.host().context().sub_llm = nullptr;
-  m_session.host().context().confirm = nullptr;
+  // Sub-calls still running end soon once cancelled; wait for them, then no hook reaches us.
+  m_cancel.cancel();
+  m_session.host().context().set_hooks(nullptr);
+  {
+    std::unique_lock lock(m_alive->mutex);
+    m_alive->run = nullptr;
+  }
   m_session.set_log_handler(nullptr);
 }
 
+bool Run::ask_confirmation(const json& request) {
+  json req = request;
+  req["id"] = "c" + std::to_string(++m_confirmations);
+  emit("confirmation-req", {{"id", req["id"]}, {"action", req["action"]}, {"details", req}});
+  bool approved = !m_cancel.cancelled() && m_options.confirm && m_options.confirm(req);
+  emit("confirmation-res", {{"id", req["id"]}, {"approved", approved}});
+  return approved;
+}
+
 void Run::emit(const std::string& type, json data) {
+  // Events go to the Command Center, the database and traces: secrets in URLs stay behind.
+  safety::redact_json_strings(data);
   std::lock_guard lock(m_emit_mutex);
   Event e{++m_seq, type, std::move(data), now_ms()};
   if (m_sink) m_sink(e);
@@ -112,7 +135,8 @@ std::string Run::sub_query(const std::string& prompt, const json& data, int inde
   std::string content = "Execute the sub-task described in your system prompt.";
   if (!data.is_null() && !data.is_discarded())
     content = "Data:\n" + (data.is_string() ? data.get<std::string>() : dump_json(data)) + "\n\n" + content;
-  req.messages.push_back({"user", content});
+  req.system = safety::redact_url_params(req.system);
+  req.messages.push_back({"user", safety::redact_url_params(content)});
   emit("sub-llm-start", {{"index", index}, {"prompt", clip(prompt, 300)}, {"dataChars", data.is_null() ? 0 : (data.is_string() ? data.get<std::string>().size() : dump_json(data).size())}});
   auto t0 = Clock::now();
   auto r = m_provider.complete(req, [](const llm::Delta&) {}, m_cancel);
@@ -180,7 +204,7 @@ RunResult Run::execute() {
 
     // 1. Context: task, progress, page changes, browser state, variables, store keys, history.
     auto t_ctx = Clock::now();
-    std::string changes = differ.changes(browser);
+    std::string changes = differ.changes(browser, m_session.context());
     if (!changes.empty()) emit("page-changes", {{"iteration", it}, {"changes", differ.last_changes()}});
     std::string vars = "## REPL Variables (env)\n" + (parse_json(repl.env_checkpoint()).map([](const json& e) { return jsrt::summarize_env(e); }).value_or("  (unreadable)")) + "\n";
     std::string keys = "## Persistent Store Keys\n  " + m_session.db().kv_keys().map([](const std::vector<std::string>& k) { return json(k).dump(); }).value_or("[]") + "\n";
@@ -190,13 +214,14 @@ RunResult Run::execute() {
       history = compact_history(m_history, m_options.history_budget_tokens);
     }
     std::string user = task_reinforcement(m_options.task, it, m_options.max_iterations, m_history) + "\n" + (changes.empty() ? "" : changes + "\n") +
-                       browser_state(browser) + "\n" + vars + "\n" + keys + "\n" + history + "\n" + instruction;
+                       browser_state(browser, m_session.context()) + "\n" + vars + "\n" + keys + "\n" + history + "\n" + instruction;
     double context_ms = ms_since(t_ctx);
     size_t prompt_tokens = estimate_tokens(system) + estimate_tokens(user);
     result.max_prompt_tokens = std::max(result.max_prompt_tokens, prompt_tokens);
     emit("iteration-start", {{"iteration", it}, {"taskGoal", m_options.task}, {"promptTokens", prompt_tokens}, {"prompt", user}});
 
     // 2. The model, streamed.
+    user = safety::redact_url_params(user);
     llm::Request req{m_options.model, system, {{"user", user}}, m_options.max_tokens, 0, llm::Purpose::Main};
     auto t_model = Clock::now();
     auto response = m_provider.complete(req, [&](const llm::Delta& d) {
@@ -229,7 +254,9 @@ RunResult Run::execute() {
         if (m_cancel.cancelled()) break;
         emit("code-generated", {{"iteration", it}, {"blockIndex", b}, {"code", code.blocks[b]}, {"strategy", code.strategy}});
         auto t_exec = Clock::now();
+        (void)m_session.host().take_notes();  // notes of calls from earlier blocks are stale
         auto r = repl.eval(code.blocks[b], m_options.block_timeout);
+        auto notes = m_session.host().take_notes();
         exec_ms += ms_since(t_exec);
         auto t_sum = Clock::now();
         BlockRecord br;
@@ -260,8 +287,10 @@ RunResult Run::execute() {
           final = *r->final;
           have_final = true;
         }
+        for (const auto& n : notes) br.summary += "\nNote: " + n;
         summarise_ms += ms_since(t_sum);
         meta["summary"] = br.summary;
+        if (!notes.empty()) meta["notes"] = notes;
         emit("code-result", {{"iteration", it}, {"blockIndex", b}, {"metadata", meta}});
         record.blocks.push_back(std::move(br));
         if (have_final) break;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 
 namespace ouro::session { class Session; }
@@ -66,6 +67,7 @@ class Run {
   Result<json> sub_call(const std::string& function, const json& args);
   std::string sub_query(const std::string& prompt, const json& data, int index);
   std::string progress_text();
+  bool ask_confirmation(const json& request);
   void add_usage(const llm::Response& response);
 
   session::Session& m_session;
@@ -83,6 +85,11 @@ class Run {
   std::atomic<int> m_confirmations{0};
   std::mutex m_history_mutex;
   std::vector<IterationRecord> m_history;
+  struct Alive {
+    std::shared_mutex mutex;
+    Run* run = nullptr;
+  };
+  std::shared_ptr<Alive> m_alive = std::make_shared<Alive>();
 };
 
 }  // namespace ouro::agent

@@ -1,8 +1,10 @@
 #include "base/thread_pool.h"
 
+#include "base/log.h"
+
 namespace ouro {
 
-ThreadPool::ThreadPool(size_t threads) {
+ThreadPool::ThreadPool(size_t threads, size_t max_queue) : m_max_queue(max_queue) {
   for (size_t i = 0; i < threads; ++i)
     m_threads.emplace_back([this] {
       while (true) {
@@ -14,7 +16,14 @@ ThreadPool::ThreadPool(size_t threads) {
           fn = std::move(m_queue.front());
           m_queue.pop_front();
         }
-        fn();
+        // The pool thread's exception boundary.
+        try {
+          fn();
+        } catch (const std::exception& e) {
+          spdlog::error("worker thread: a task failed and was dropped: {}", redact(std::string(e.what()).substr(0, 300)));
+        } catch (...) {
+          spdlog::error("worker thread: a task failed with a non-standard exception and was dropped");
+        }
       }
     });
 }
@@ -34,6 +43,20 @@ void ThreadPool::post(std::function<void()> fn) {
     m_queue.push_back(std::move(fn));
   }
   m_cv.notify_one();
+}
+
+}  // namespace ouro
+
+namespace ouro {
+
+bool ThreadPool::try_post(std::function<void()> fn) {
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_max_queue && m_queue.size() >= m_max_queue) return false;
+    m_queue.push_back(std::move(fn));
+  }
+  m_cv.notify_one();
+  return true;
 }
 
 }  // namespace ouro

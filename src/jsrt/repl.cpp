@@ -1,6 +1,7 @@
 #include "jsrt/repl.h"
 
 #include "base/log.h"
+#include "base/text.h"
 #include "jsrt/channel.h"
 #include "jsrt/protocol.h"
 
@@ -116,7 +117,13 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
         if (!self) return;
         if (!text) return self->on_worker_exit(w);
         auto frame = decode_frame(*text);
-        if (frame) self->on_frame(w, std::move(*frame));
+        if (!frame) continue;
+        // The reader thread's exception boundary: a frame we cannot handle is dropped.
+        try {
+          self->on_frame(w, std::move(*frame));
+        } catch (const std::exception& e) {
+          spdlog::error("repl: a message from the worker could not be handled: {}", e.what());
+        }
       }
     });
     w->reader.detach();
@@ -155,7 +162,11 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
       HostReply reply = [w, id](Result<json> r) {
         json h = {{"t", "reply"}, {"id", id}, {"ok", r.has_value()}};
         if (!r) {
-          w->chan->write(encode_frame(h, json{{"message", r.error().message}}.dump()));
+          json err = {{"message", r.error().message}};
+          // A host error may name its JavaScript class (argument checks raise TypeError).
+          if (r.error().details.is_object() && r.error().details.contains("name") && r.error().details["name"].is_string())
+            err["name"] = r.error().details["name"];
+          w->chan->write(encode_frame(h, dump_json(err)));
         } else if (r->is_discarded()) {
           h["undefined"] = true;
           w->chan->write(encode_frame(h));
@@ -203,9 +214,10 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
       } else {
         auto e = parse_json(f.payload.empty() ? "{}" : f.payload);
         json info = e && e->is_object() ? *e : json::object();
-        r.error_name = info.value("name", "Error");
-        r.error_message = info.value("message", "unknown error");
-        r.error_stack = info.value("stack", "");
+        // Model code chooses what it throws: any field may hold any type, and any size.
+        r.error_name = clip_text(json_str(info, "name", "Error"), 100);
+        r.error_message = clip_text(json_str(info, "message", "unknown error"), kMaxErrorChars);
+        r.error_stack = clip_text(json_str(info, "stack"), kMaxErrorChars);
         if (info.contains("line") && info["line"].is_number()) r.error_line = info["line"].get<int>();
       }
       r.final = std::move(pending_final);

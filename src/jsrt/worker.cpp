@@ -321,8 +321,16 @@ class Worker {
       fn = r.reject;
       auto err = parse_json(f.payload.empty() ? "{}" : f.payload);
       std::string msg = err && err->is_object() ? err->value("message", "host call failed") : "host call failed";
+      std::string name = err && err->is_object() && (*err)["name"].is_string() ? (*err)["name"].get<std::string>() : "";
       JSValueRef m = JSValueMakeString(m_ctx, JStr(msg));
-      arg = JSObjectMakeError(m_ctx, 1, &m, nullptr);
+      arg = nullptr;
+      if (name == "TypeError" || name == "RangeError") {
+        // The engine's own constructor, so `e instanceof TypeError` holds in model code.
+        JSObjectRef global = JSContextGetGlobalObject(m_ctx);
+        JSValueRef ctor = JSObjectGetProperty(m_ctx, global, JStr(name), nullptr);
+        if (ctor && JSValueIsObject(m_ctx, ctor)) arg = JSObjectCallAsConstructor(m_ctx, JSValueToObject(m_ctx, ctor, nullptr), 1, &m, nullptr);
+      }
+      if (!arg) arg = JSObjectMakeError(m_ctx, 1, &m, nullptr);
     }
     JSObjectCallAsFunction(m_ctx, fn, nullptr, 1, &arg, nullptr);  // drains microtasks on return
     JSValueUnprotect(m_ctx, r.resolve);

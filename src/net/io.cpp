@@ -1,5 +1,7 @@
 #include "net/io.h"
 
+#include "base/log.h"
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -18,7 +20,20 @@ IoThread::IoThread() : m_impl(std::make_unique<Impl>()) {}
 
 std::unique_ptr<IoThread> IoThread::start() {
   std::unique_ptr<IoThread> t(new IoThread());
-  t->m_impl->thread = std::thread([impl = t->m_impl.get()] { impl->io.run(); });
+  t->m_impl->thread = std::thread([impl = t->m_impl.get()] {
+    // The thread's exception boundary: a handler that throws loses its own work, never the
+    // process or the other sockets; the loop goes on.
+    while (true) {
+      try {
+        impl->io.run();
+        return;
+      } catch (const std::exception& e) {
+        spdlog::error("network thread: a handler failed and was dropped: {}", redact(std::string(e.what()).substr(0, 300)));
+      } catch (...) {
+        spdlog::error("network thread: a handler failed with a non-standard exception and was dropped");
+      }
+    }
+  });
   return t;
 }
 

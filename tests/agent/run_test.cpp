@@ -286,5 +286,53 @@ TEST(Run, PromptsStayFlatAndFreeOfPageTextAsThePageGrows) {
   EXPECT_LT(*hi - *lo, 150u) << "prompt size must not grow with the page: " << json(largest).dump();
 }
 
+// A run in its own browser context is shown its own tabs, never another context's, and no
+// secret-named URL parameter reaches its prompt or its events.
+TEST(Run, SeesItsOwnBrowserContextAndNoSecretsInUrls) {
+  Harness h({{{"text", repl("setFinal(tabs.map(t => t.url))")}}}, {"/b?token=DEFAULTCONTEXTSECRET"});
+  auto o = test_options();
+  o.isolated = true;
+  auto mine = session::Session::attach(h.session->runtime(), o);
+  ASSERT_TRUE(mine) << mine.error().message;
+  ASSERT_TRUE((*mine)->open_urls({site().url("/list?session_id=RUNSECRET&page=2")}));
+  agent::RunOptions ro;
+  ro.task = "List the tabs";
+  ro.model = "scripted";
+  std::vector<agent::Event> events;
+  std::mutex mu;
+  agent::Run run(**mine, *h.provider, ro, [&](const agent::Event& e) {
+    std::lock_guard lock(mu);
+    events.push_back(e);
+  });
+  auto r = run.execute();
+  ASSERT_FALSE(r.partial) << r.final.dump();
+  std::string prompt;
+  for (const auto& e : events)
+    if (e.type == "iteration-start") prompt = e.data.value("prompt", "");
+  EXPECT_NE(prompt.find("/list?session_id=[REDACTED]&page=2"), std::string::npos) << prompt;
+  EXPECT_EQ(prompt.find("/b?"), std::string::npos) << "another context's tab leaked into the run's Browser State:\n" << prompt;
+  for (const auto& e : events) {
+    std::string text = e.data.dump();
+    EXPECT_EQ(text.find("RUNSECRET"), std::string::npos) << e.type << ": " << text.substr(0, 300);
+    EXPECT_EQ(text.find("DEFAULTCONTEXTSECRET"), std::string::npos) << e.type;
+  }
+}
+
+// A sub-call the model's code did not await is still running when the Run ends: ending the Run
+// cancels it and waits for it, and the session goes on working (ASan checks the rest).
+TEST(Run, EndingARunWithAPendingSubCallIsSafe) {
+  std::vector<json> script = {{{"text", repl("llm_query('slow one'); setFinal('done')")}}, {{"sub", true}, {"delay_ms", 8000}, {"text", "late"}}};
+  Harness h(script);
+  auto r = h.go("Leave a sub-call running");
+  EXPECT_EQ(r.final, "done");
+  auto t0 = std::chrono::steady_clock::now();
+  h.run.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3)) << "the pending sub-call was not cancelled";
+  auto after = h.session->repl().eval("await llm_query('x')");
+  ASSERT_TRUE(after);
+  ASSERT_TRUE(after->ok);
+  EXPECT_NE(after->value.get<std::string>().find("[SUB-CALL ERROR]"), std::string::npos) << after->value;
+}
+
 }  // namespace
 }  // namespace ouro::testing

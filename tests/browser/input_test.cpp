@@ -158,9 +158,11 @@ TEST(Scroll, WheelScrollsAndReportsPosition) {
 
 TEST(Arguments, WrongTypesAreNamed) {
   std::string err = fails("await click(123, '#go')");
-  EXPECT_NE(err.find("click(tabId, selector, options?): tabId must be string, got number"), std::string::npos) << err;
+  EXPECT_NE(err.find("TypeError: click: tabId must be a string, got number 123"), std::string::npos) << err;
   err = fails("await fill(activeTab, 'nope')");
-  EXPECT_NE(err.find("formData must be object"), std::string::npos) << err;
+  EXPECT_NE(err.find("fill: formData must be an object whose values are"), std::string::npos) << err;
+  err = fails("await fill(activeTab, {'#a': {}})");
+  EXPECT_NE(err.find("fill: formData.#a must be"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -26,7 +26,10 @@
     } else {
       data = text.slice(0, limit);
     }
+    // Arrays keep their items and their count: ouro turns this back into an array (typed
+    // results keep their type) and tells the model how many were left out.
     return { __truncated: true, originalLength: text.length, data,
+             total: Array.isArray(value) ? value.length : undefined,
              hint: 'Result truncated. Use a more specific selector to narrow results.' };
   }
 

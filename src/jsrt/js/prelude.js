@@ -89,11 +89,21 @@
   };
   Object.defineProperty(globalThis, '__ouroRun', { value: run });
 
+  // A result cut to the cap arrives as {$ouroCapped: info, value}: the value keeps its type and
+  // carries the truncation as a non-enumerable, read-only `.truncated`.
+  const open = (v) => {
+    if (v === null || typeof v !== 'object' || !Object.prototype.hasOwnProperty.call(v, '$ouroCapped')) return v;
+    const value = v.value;
+    if (v.$ouroCapped && value !== null && typeof value === 'object')
+      Object.defineProperty(value, 'truncated', { value: deepFreeze(v.$ouroCapped), enumerable: false });
+    return value;
+  };
+
   const call = (name, args) => {
     let text;
     try { text = JSON.stringify(args.map(a => a === undefined ? null : JSON.parse(toJSON(a) ?? 'null'))); }
     catch (e) { return Promise.reject(new TypeError(`${name}: arguments must be JSON values (${e.message})`)); }
-    return host.call(name, text);
+    return host.call(name, text).then(open);
   };
 
   const define = (name, value) => Object.defineProperty(globalThis, name, { value, enumerable: false, writable: false, configurable: false });
