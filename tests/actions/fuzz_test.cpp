@@ -219,5 +219,26 @@ TEST(TypedResults, TooManyCallsAtOnceAreRefusedClearly) {
   }
 }
 
+// A session ended while host calls it started are still waiting on its tabs: the calls fail as
+// the context goes, the host's threads end at once, nothing is touched after it is freed.
+TEST(Lifetimes, ASessionEndedWithHostCallsPending) {
+  session::Session& shared = fuzz_session();
+  auto o = test_options();
+  o.isolated = true;
+  auto s = session::Session::attach(shared.runtime(), o);
+  ASSERT_TRUE(s) << s.error().message;
+  ASSERT_TRUE((*s)->open_urls({site().url("/")}));
+  auto r = (*s)->repl().eval(
+      "execInTab(activeTab, 'await new Promise(r => setTimeout(r, 5000))'); getText(activeTab); waitForLoad(activeTab, 5000); 1");
+  ASSERT_TRUE(r);
+  ASSERT_TRUE(r->ok) << r->error_message;
+  auto t0 = std::chrono::steady_clock::now();
+  s->reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(4));
+  auto after = shared.repl().eval("1 + 1");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->value, 2);
+}
+
 }  // namespace
 }  // namespace ouro::testing

@@ -262,5 +262,36 @@ TEST(Repl, TabsAndActiveTabAreLiveReadOnlyState) {
   EXPECT_EQ(s->value, json::parse(R"({"n":1,"id":"t1","active":"t1"})"));
 }
 
+// A host reply that arrives after its REPL is gone finds nothing to answer, and no freed memory
+// (ASan checks it).
+TEST(Repl, DestroyedWithAHostCallPending) {
+  TestHost host;
+  {
+    auto repl = start(host, 300ms);
+    auto r = repl->eval("await later('x', 800)");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kind, "timeout");
+    auto pending = repl->eval("later('y', 500); 1");  // not awaited: still pending as the REPL goes
+    ASSERT_TRUE(pending);
+  }
+  // TestHost's destructor joins the late replies.
+}
+
+// Thrown values of any shape come back as bounded error text, never as a crash of the reader.
+TEST(Repl, HostileThrownValuesAreReadSafely) {
+  TestHost host;
+  auto repl = start(host);
+  for (const char* code : {"const e = new Error('m'); e.name = 5; throw e", "const e = new Error('m'); e.message = {a: 1}; e.stack = 7; throw e",
+                           "throw 'x'.repeat(1000000)", "throw { name: [1], message: null }", "throw Symbol('s')"}) {
+    auto r = repl->eval(code);
+    ASSERT_TRUE(r) << code;
+    EXPECT_FALSE(r->ok) << code;
+    EXPECT_LE(r->error_message.size(), 2100u) << code;
+  }
+  auto ok = repl->eval("1 + 1");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->value, 2);
+}
+
 }  // namespace
 }  // namespace ouro::jsrt
