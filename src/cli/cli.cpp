@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include "actions/host.h"
 #include "actions/registry.h"
 #include "agent/run.h"
 #include "net/io.h"
@@ -140,6 +141,7 @@ Result<int> cmd_exec(const CommonFlags& flags, std::string code, bool as_json) {
   const json& shown = r.final ? *r.final : r.value;
   print_value(shown, as_json);
   std::cerr << (r.final ? "setFinal " : "") << jsrt::summarize_value(shown) << "\n" << fmt::format("({:.1f} ms)", r.ms) << "\n";
+  for (const auto& n : s->host().take_notes()) std::cerr << "note: " << n << "\n";
   return 0;
 }
 
@@ -216,6 +218,7 @@ Result<int> cmd_repl(const CommonFlags& flags) {
     }
     if (r->final) std::cout << "setFinal " << jsrt::summarize_value(*r->final) << "\n";
     std::cout << jsrt::summarize_value(r->value) << fmt::format("  ({:.1f} ms)", r->ms) << "\n" << std::flush;
+    for (const auto& n : s->host().take_notes()) std::cout << "note: " << n << "\n";
   }
   return 0;
 }
