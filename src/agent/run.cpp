@@ -3,12 +3,14 @@
 #include "actions/host.h"
 #include "agent/parser.h"
 #include "jsrt/summary.h"
+#include "safety/injection.h"
 #include "safety/redact.h"
 #include "session/session.h"
 #include "store/database.h"
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <shared_mutex>
 #include <thread>
 
@@ -37,6 +39,19 @@ constexpr const char* kContinue =
     "Continue — write code in a ```repl block to proceed with the task, or call setFinal(value) to deliver your response to the user.";
 constexpr const char* kNext =
     "Write the next ```repl block(s) to make progress on the task, or call setFinal(value) if you have the answer.";
+
+// Injection flags over every string of a value (the first 200,000 characters of them).
+std::vector<safety::InjectionFlag> scan_strings(const json& value) {
+  std::string text;
+  std::function<void(const json&)> gather = [&](const json& v) {
+    if (text.size() > 200000) return;
+    if (v.is_string()) text += v.get_ref<const std::string&>() + "\n";
+    else if (v.is_array() || v.is_object())
+      for (const auto& x : v) gather(x);
+  };
+  gather(value);
+  return safety::scan_for_injection(text);
+}
 
 }  // namespace
 
@@ -288,6 +303,17 @@ RunResult Run::execute() {
           have_final = true;
         }
         for (const auto& n : notes) br.summary += "\nNote: " + n;
+        // Page text that reads like instructions to the agent is marked where the model sees it.
+        if (r && r->ok) {
+          std::vector<safety::InjectionFlag> flags = scan_strings(r->value);
+          if (!flags.empty()) {
+            br.summary += "\n⚠ " + safety::describe_flags(flags);
+            json list = json::array();
+            for (const auto& f : flags) list.push_back({{"kind", f.kind}, {"excerpt", f.excerpt}});
+            meta["injection"] = list;
+            emit("injection-flag", {{"iteration", it}, {"blockIndex", b}, {"flags", list}});
+          }
+        }
         summarise_ms += ms_since(t_sum);
         meta["summary"] = br.summary;
         if (!notes.empty()) meta["notes"] = notes;
