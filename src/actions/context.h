@@ -33,6 +33,8 @@ struct Context : std::enable_shared_from_this<Context> {
   browser::Browser& browser;
   store::Database* db = nullptr;  // store/retrieve fail clearly without one
   Limits limits;
+  // Permission levels that differ from the registry's defaults (settings, the run's options).
+  std::map<std::string, int> permission_overrides;  // capability -> actions::Permission
   // The browser context this host acts in ("" = the profile's): tabs of other contexts (other
   // runs) do not exist for it.
   std::string browser_context;

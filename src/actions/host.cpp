@@ -3,6 +3,7 @@
 #include "actions/fit.h"
 #include "actions/impl.h"
 #include "actions/registry.h"
+#include "base/log.h"
 #include "base/text.h"
 #include "browser/browser.h"
 
@@ -39,6 +40,7 @@ Host::Outcome Host::run(const std::string& function, const json& args) {
   const Capability* cap = find(function);
   if (!cap || cap->where != Where::Host || !cap->impl) return {errorf(Code::NotFound, "'{}' is not a host function", function), {}};
   if (auto checked = check_args(*cap, args); !checked) return {tl::make_unexpected(checked.error()), {}};
+  if (auto allowed = check_permission(*cap, args); !allowed) return {tl::make_unexpected(allowed.error()), {}};
   std::string tab;
   if (!cap->params.empty() && cap->params[0].name == "tabId" && !args.empty() && args[0].is_string()) tab = args[0].get<std::string>();
   if (!tab.empty()) {
@@ -84,6 +86,21 @@ Host::Outcome Host::run(const std::string& function, const json& args) {
     if (m_notes.size() < 20) m_notes.push_back(truncation_note(function, *fitted.truncated));
   }
   return {std::move(fitted.value), std::move(fitted.truncated)};
+}
+
+Result<void> Host::check_permission(const Capability& cap, const json& args) {
+  Permission level = cap.permission;
+  if (auto o = m_ctx->permission_overrides.find(cap.name); o != m_ctx->permission_overrides.end()) level = static_cast<Permission>(o->second);
+  if (level == Permission::Auto) return {};
+  if (level == Permission::Deny)
+    return errorf(Code::PermissionDenied, "{}: not permitted in this run (its permission is 'deny'); do without it or report back with setFinal()",
+                  cap.name);
+  auto hooks = m_ctx->hooks();
+  if (!hooks || !hooks->confirm) return {};  // a person drives the REPL: they are the one to ask
+  json request = {{"action", cap.name}, {"reason", "it needs your permission (" + cap.name + " is set to 'ask')"}, {"arguments", redact(clip_args(args))}};
+  if (!hooks->confirm(request))
+    return errorf(Code::PermissionDenied, "{} was denied by the user; do not retry it — find another way or report back with setFinal()", cap.name);
+  return {};
 }
 
 std::vector<std::string> Host::take_notes() {

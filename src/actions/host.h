@@ -14,6 +14,8 @@
 
 namespace ouro::actions {
 
+struct Capability;
+
 class Host {
  public:
   Host(browser::Browser& browser, store::Database* db, Limits limits = {}, size_t threads = 8);
@@ -34,6 +36,7 @@ class Host {
     std::optional<json> truncated;  // see actions/fit.h
   };
   Outcome run(const std::string& function, const json& args);
+  Result<void> check_permission(const Capability& cap, const json& args);
   // Shared so that timers and browser callbacks can hold it weakly and find it gone.
   std::shared_ptr<Context> m_ctx;
   std::unique_ptr<ThreadPool> m_pool;

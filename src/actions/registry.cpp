@@ -72,9 +72,11 @@ std::vector<Capability> build() {
        "Array<{ name: string, value: string, domain: string, path: string, expires: number, httpOnly: boolean, secure: boolean, sameSite: string }>",
        "Cookies for the tab's URL, or all cookies of this session without a tab (getCookies(filter) works too).", Risk::Storage, get_cookies);
   host(g, "setCookie", {{"cookie", "{ name: string, value: string|number|boolean, url?: string, domain?: string, path?: string, expires?: number, secure?: boolean, httpOnly?: boolean, sameSite?: 'Strict'|'Lax'|'None' }"}}, "true", "Sets a cookie (give a url or domain; default: the active tab's URL).", Risk::Storage, set_cookie);
+  r.back().permission = Permission::Ask;
   host(g, "getLocalStorage", {kTab, {"key", "string", true}}, "object | string | null", "The tab's localStorage as an object, or one key's value.", Risk::Storage, get_local_storage);
   host(g, "getSessionStorage", {kTab, {"key", "string", true}}, "object | string | null", "The tab's sessionStorage as an object, or one key's value.", Risk::Storage, get_session_storage);
   host(g, "clearStorage", {kTab, {"type", "'local'|'session'|'cookies'|'all'", true}}, "{ cleared: string[] }", "Clears 'local', 'session', 'cookies' or 'all' (default) for the tab's site.", Risk::Storage, clear_storage);
+  r.back().permission = Permission::Ask;
 
   g = "Network Introspection";
   host(g, "getRecentRequests", {kTab, {"filter", "{ type?: string, url?: string, method?: string, status?: integer, limit?: integer(0..1000) }", true}},
@@ -88,6 +90,7 @@ std::vector<Capability> build() {
        "request modification is enabled (--allow-request-modification): then handler(request) runs before the request is sent and may return "
        "{ block: true }, { url, method, headers, postData } or { respond: { status, body, headers } }. Handlers run while your code is running or awaiting.",
        Risk::Read, intercept_requests);
+  r.back().permission = Permission::Ask;
 
   g = "Console & Errors";
   host(g, "getConsoleLog", {kTab, {"filter", "{ level?: string, contains?: string, limit?: integer(0..1000) }", true}}, "Array<{ level: string, text: string, timestamp: number, url?: string, line?: number }>",
@@ -160,6 +163,22 @@ std::string call_text(const Capability& c) {
 }
 }  // namespace
 
+std::string_view permission_name(Permission p) {
+  switch (p) {
+    case Permission::Auto: return "auto";
+    case Permission::Ask: return "ask";
+    case Permission::Deny: return "deny";
+  }
+  return "auto";
+}
+
+Result<Permission> parse_permission(std::string_view text) {
+  if (text == "auto") return Permission::Auto;
+  if (text == "ask") return Permission::Ask;
+  if (text == "deny") return Permission::Deny;
+  return errorf(Code::InvalidArgument, "permission '{}' must be auto, ask or deny", text);
+}
+
 std::string signature(const Capability& c) { return call_text(c) + " → " + c.returns; }
 
 std::string reference_text() {
@@ -172,7 +191,7 @@ std::string reference_text() {
     }
     std::string sig = signature(c);
     if (c.where == Where::Host && !c.property) sig = "await " + sig;
-    out += sig + "\n    " + c.doc + "\n";
+    out += sig + "\n    " + c.doc + (c.permission == Permission::Ask ? " [asks the user first]" : "") + "\n";
   }
   return out;
 }
@@ -195,7 +214,7 @@ std::string reference_markdown() {
       for (char ch : s) o += ch == '|' ? std::string("\\|") : std::string(1, ch);
       return o;
     };
-    out += "| `" + sig + "` | `" + esc(c.returns) + "` | " + esc(c.doc) + " |\n";
+    out += "| `" + sig + "` | `" + esc(c.returns) + "` | " + esc(c.doc) + (c.permission == Permission::Ask ? " *Asks the user first.*" : "") + " |\n";
   }
   return out;
 }

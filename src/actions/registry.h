@@ -18,7 +18,10 @@ namespace ouro::store { class Database; }
 namespace ouro::actions {
 
 enum class Risk { Read, Navigate, Act, Storage, Local };
-enum class Where { Host, Worker };  // implemented in ouro (over CDP) or inside the REPL worker
+enum class Where { Host, Worker };
+// Seed 004's tool permissions: auto runs, ask needs the user's yes (through the run's
+// confirmation channel; a person at `ouro exec` is the user), deny is an error the model sees.
+enum class Permission { Auto, Ask, Deny };  // implemented in ouro (over CDP) or inside the REPL worker
 
 struct Param {
   Param(std::string n, std::string t, bool opt = false) : name(std::move(n)), type(std::move(t)), optional(opt) {}
@@ -42,6 +45,7 @@ struct Capability {
   bool property = false;     // `tabs`, `activeTab`, `env`: read as values, not called
   Implementation impl;       // Host capabilities only
   bool internal = false;     // plumbing between the REPL prelude and ouro: not in the reference
+  Permission permission = Permission::Auto;  // the default; settings and runs may override it
 };
 
 // Everything the REPL offers, in reference order.
@@ -49,6 +53,9 @@ const std::vector<Capability>& registry();
 const Capability* find(std::string_view name);
 // Names of the host capabilities (the worker binds these to host calls).
 std::vector<std::string> host_function_names();
+
+std::string_view permission_name(Permission p);
+Result<Permission> parse_permission(std::string_view text);
 
 // "click(tabId, selector, options?) → { element: string }"
 std::string signature(const Capability& c);
