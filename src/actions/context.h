@@ -12,6 +12,7 @@
 #include <vector>
 
 namespace ouro::browser { class Browser; }
+namespace ouro::safety { class SecretStore; }
 namespace ouro::store { class Database; }
 
 namespace ouro::actions {
@@ -33,6 +34,8 @@ struct Context : std::enable_shared_from_this<Context> {
   browser::Browser& browser;
   store::Database* db = nullptr;  // store/retrieve fail clearly without one
   Limits limits;
+  // Named secrets, typed by handle and scrubbed from every result (may be null: none).
+  std::shared_ptr<const safety::SecretStore> secrets;
   // Permission levels that differ from the registry's defaults (settings, the run's options).
   std::map<std::string, int> permission_overrides;  // capability -> actions::Permission
   // The browser context this host acts in ("" = the profile's): tabs of other contexts (other

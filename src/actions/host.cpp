@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "base/text.h"
 #include "browser/browser.h"
+#include "safety/secrets.h"
 
 #include <future>
 
@@ -77,8 +78,11 @@ Host::Outcome Host::run(const std::string& function, const json& args) {
     if (r.error().message.rfind(function, 0) != 0) r.error().message = function + ": " + r.error().message;
     // Messages echo selectors, URLs and page exceptions, which can be megabytes.
     r.error().message = clip_text(r.error().message, kMaxErrorChars);
+    if (m_ctx->secrets) r.error().message = m_ctx->secrets->scrub_text(r.error().message);
     return {std::move(r), {}};
   }
+  // Nothing a secret was typed into can give its value back (a field read, an echoing page).
+  if (m_ctx->secrets && !m_ctx->secrets->empty()) m_ctx->secrets->scrub(*r);
   // Typed results keep their type when they are too large (actions/fit.h).
   Fitted fitted = fit_result(std::move(*r), result_shape(*cap), m_ctx->limits.result_cap);
   if (fitted.truncated) {

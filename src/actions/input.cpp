@@ -5,6 +5,7 @@
 #include "actions/impl.h"
 #include "actions/sensitive.h"
 #include "browser/browser.h"
+#include "safety/secrets.h"
 
 #include <thread>
 
@@ -159,6 +160,33 @@ Result<json> click_at(Context& ctx, const std::string& tab, const json& at, int 
 
 }  // namespace
 
+bool is_secret_handle(const json& v) { return v.is_object() && v.contains("__ouroSecret") && v["__ouroSecret"].is_string(); }
+
+// What to type: a string as it is, or the value of a secret whose handle names one allowed on the
+// tab's site. The value goes to the page only, never back to the caller.
+Result<std::string> text_to_type(Context& ctx, const std::string& tab, const json& v, const std::string& action) {
+  if (v.is_string()) return v.get<std::string>();
+  if (!is_secret_handle(v)) return dump_json(v);
+  std::string name = v["__ouroSecret"].get<std::string>();
+  const safety::Secret* s = ctx.secrets ? ctx.secrets->find(name) : nullptr;
+  if (!s) {
+    std::string known;
+    if (ctx.secrets)
+      for (const auto& n : ctx.secrets->names()) known += (known.empty() ? "" : ", ") + n;
+    return errorf(Code::NotFound, "{}: no secret named '{}' (configured: {}); the user adds secrets with --secret NAME@DOMAIN or in the settings file",
+                  action, name, known.empty() ? "none" : known);
+  }
+  auto info = TRY(ctx.browser.tab_info(tab));
+  auto url = safety::parse_url(info.url);
+  if (!url || !s->sites.matches(*url)) {
+    std::string where;
+    for (const auto& p : s->sites.patterns()) where += (where.empty() ? "" : ", ") + p;
+    return errorf(Code::PermissionDenied, "{}: secret '{}' may only be typed into pages of {}; tab {} is on {}", action, name, where, tab,
+                  url ? url->host : info.url.substr(0, 100));
+  }
+  return s->value;
+}
+
 Result<json> click(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   json options = args.size() > 2 ? args[2] : json();
@@ -178,7 +206,8 @@ Result<json> hover(Context& ctx, const json& args) {
 // Types like a person: focus by clicking, caret to the end, then one key press per character,
 // so keydown/keypress/input/keyup all fire and framework-controlled inputs see every change.
 Result<json> type(Context& ctx, const json& args) {
-  std::string tab = arg_string(args, 0), sel = arg_string(args, 1), text = arg_string(args, 2);
+  std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
+  std::string text = TRY(text_to_type(ctx, tab, args.size() > 2 ? args[2] : json(""), "type"));
   auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "type", ctx.limits.action_timeout));
   TRY(gate(ctx, "type", tab, sel, at["target"], at.value("element", "")));
   TRY(click_at(ctx, tab, at));
@@ -211,6 +240,7 @@ Result<json> fill(Context& ctx, const json& args) {
     auto kind = TRY(ctx.browser.eval_helpers(
         tab, "(() => { const el = document.querySelector(" + js_string(sel) + "); return el ? [el.tagName, (el.type || '').toLowerCase(), !!el.checked] : null; })()",
         ctx.limits.exec_timeout));
+    if (is_secret_handle(value)) kind = nullptr;  // a secret is always typed as text
     if (kind.is_array() && kind[0] == "SELECT") {
       json sel_args = json::array({tab, sel, value});
       TRY(select(ctx, sel_args));
@@ -222,7 +252,7 @@ Result<json> fill(Context& ctx, const json& args) {
         TRY(click_at(ctx, tab, at));
       }
     } else {
-      std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+      std::string text = TRY(text_to_type(ctx, tab, value, "fill"));
       auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "fill", ctx.limits.action_timeout));
       TRY(gate(ctx, "fill", tab, sel, at["target"], at.value("element", "")));
       TRY(click_at(ctx, tab, at));

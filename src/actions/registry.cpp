@@ -54,9 +54,9 @@ std::vector<Capability> build() {
   host(g, "click", {kTab, {"selector", "string"}, {"options", "{ double?: boolean, timeout?: number(0..120000) }", true}}, "{ element: string }",
        "Clicks the element's visible centre with real mouse events, after scrolling it into view and waiting (5 s, or options.timeout ms) until it is visible, enabled and not covered.",
        Risk::Act, click);
-  host(g, "type", {kTab, {"selector", "string"}, {"text", "string"}}, "{ element: string, typed: number }",
-       "Focuses the field and types text key by key at the end of what is there (\\n presses Enter).", Risk::Act, type);
-  host(g, "fill", {kTab, {"formData", "Record<string, string|number|boolean|string[]>"}}, "{ filled: string[] }",
+  host(g, "type", {kTab, {"selector", "string"}, {"text", "string|Secret"}}, "{ element: string, typed: number }",
+       "Focuses the field and types text key by key at the end of what is there (\\n presses Enter); text may be secret(name).", Risk::Act, type);
+  host(g, "fill", {kTab, {"formData", "Record<string, string|number|boolean|string[]|Secret>"}}, "{ filled: string[] }",
        "Sets fields to values: {selector: value}. Text fields are replaced, <select>s pick the option, checkboxes take true/false.", Risk::Act, fill);
   host(g, "scroll", {kTab, {"direction", "'up'|'down'|'left'|'right'|'top'|'bottom'"}, {"amount", "number(0..1000000)", true}}, "{ x: number, y: number, height: number, viewportHeight: number, atTop: boolean, atBottom: boolean }",
        "Scrolls with the mouse wheel (amount in px, default 80% of the viewport; 'top' and 'bottom' go to the ends).", Risk::Read, scroll);
@@ -112,6 +112,8 @@ std::vector<Capability> build() {
 
   g = "Utilities";
   local(g, "log", {{"message", "any"}}, "void", "Writes to the activity feed.");
+  local(g, "secret", {{"name", "string"}}, "Secret (a handle)",
+        "A handle to a secret the user configured (a password, a card number): type() and fill() use it on the sites the user allowed; you never see its value, and it shows as [SECRET:name] in what pages return.");
   local(g, "sleep", {{"ms", "number"}}, "Promise<void>", "Waits; capped at 10 s. Prefer waitForLoad(tabId).");
   host(g, "store", {{"key", "string"}, {"value", "any"}}, "true", "Saves a JSON value under key, persistent across runs.", Risk::Local, impl::store);
   host(g, "retrieve", {{"key", "string"}}, "any | null", "Reads a value saved with store().", Risk::Local, retrieve);

@@ -128,6 +128,16 @@ class Parser {
       return SchemaPtr(s);
     }
     std::string w = word();
+    if (w == "Secret") {
+      // A handle made by secret(name) in the REPL: the value stays with ouro.
+      s->kind = Kind::Object;
+      s->open = false;
+      s->secret_handle = true;
+      auto name = std::make_shared<Schema>();
+      name->kind = Kind::String;
+      s->fields.push_back({"__ouroSecret", false, name});
+      return SchemaPtr(s);
+    }
     if (w == "Array") {
       if (!eat("<")) return fail("'<'");
       s->kind = Kind::Array;
@@ -241,6 +251,7 @@ std::string describe_schema(const Schema& s) {
     case Kind::Array: return s.items[0]->kind == Kind::Any ? "an array" : "an array whose items are " + describe_schema(*s.items[0]);
     case Kind::Record: return "an object whose values are " + describe_schema(*s.items[0]);
     case Kind::Object: {
+      if (s.secret_handle) return "a secret handle (secret(name))";
       if (s.fields.empty()) return "an object";
       std::string out = "an object {";
       for (size_t i = 0; i < s.fields.size(); ++i) out += (i ? ", " : " ") + s.fields[i].name + (s.fields[i].optional ? "?" : "");
@@ -318,7 +329,8 @@ std::optional<std::string> check_value(const Schema& s, const json& v, const std
         if (!check_value(*m, v, path)) return std::nullopt;
         if (accepts_type(*m, v)) only = m.get(), ++n;
       }
-      if (n == 1 && only->kind != Kind::Literal) return check_value(*only, v, path);
+      bool not_a_handle = only && only->secret_handle && !(v.is_object() && v.contains("__ouroSecret"));
+      if (n == 1 && only->kind != Kind::Literal && !not_a_handle) return check_value(*only, v, path);
       return mismatch();
     }
     default:

@@ -11,6 +11,7 @@
 //            | 'Array<' type '>' | 'Record<string,' type '>'
 //            | '{' [field (',' field)*] [',' '...'] '}'   '...' admits fields not listed
 //            | '(' type ')'
+//            | 'Secret'                                  a handle from secret(name)
 //   field   := name ['?'] ':' type
 //   range   := [min] '..' [max]   (inclusive)  |  '>' n  |  '>=' n
 #pragma once
@@ -37,6 +38,7 @@ struct Schema {
   };
   std::vector<Field> fields;              // Object with listed fields
   bool open = true;                       // Object: fields not listed are allowed
+  bool secret_handle = false;             // 'Secret': { __ouroSecret: name }
   std::vector<std::shared_ptr<const Schema>> items;  // Union members; Array/Record element (one)
 };
 using SchemaPtr = std::shared_ptr<const Schema>;

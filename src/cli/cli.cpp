@@ -6,6 +6,7 @@
 #include "net/io.h"
 #include "server/api.h"
 #include "server/runs.h"
+#include "safety/secrets.h"
 #include "llm/settings.h"
 #include "base/log.h"
 #include "jsrt/summary.h"
@@ -41,6 +42,7 @@ struct CommonFlags {
   size_t memory_mb = 128;
   int action_timeout_ms = 5000;
   bool allow_request_modification = false;
+  std::vector<std::string> secrets;  // NAME@DOMAIN
 };
 
 void add_common(CLI::App* cmd, CommonFlags& f) {
@@ -53,12 +55,20 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_option("--timeout", f.timeout_s, "Seconds one evaluation may run (default 30)")->check(CLI::Range(0.1, 3600.0));
   cmd->add_option("--memory", f.memory_mb, "Megabytes one evaluation may allocate (default 128)")->check(CLI::Range(16, 8192));
   cmd->add_option("--action-timeout", f.action_timeout_ms, "Milliseconds click/type/… wait for an element (default 5000)")->check(CLI::Range(0, 120000));
+  cmd->add_option("--secret", f.secrets,
+                  "NAME@DOMAIN[,DOMAIN]: a secret the code uses as secret(\"NAME\") in type()/fill() on those sites only, never seeing it; "
+                  "the value comes from $OURO_SECRET_NAME (repeatable)");
   cmd->add_flag("--allow-request-modification", f.allow_request_modification,
                 "Let interceptRequests handlers block, rewrite or answer requests (default: observe only)");
 }
 
-session::SessionOptions session_options(const CommonFlags& f, std::function<void(const std::string&)> on_log) {
+Result<session::SessionOptions> session_options(const CommonFlags& f, std::function<void(const std::string&)> on_log) {
   session::SessionOptions o;
+  if (!f.secrets.empty()) {
+    auto store = std::make_shared<safety::SecretStore>();
+    for (const auto& s : f.secrets) TRY(safety::add_secret_from_flag(*store, s));
+    o.secrets = store;
+  }
   o.browser.launch.headed = f.headed;
   o.browser.launch.user_data_dir = f.profile;
   o.browser.connect_url = f.browser_ws;
@@ -124,7 +134,7 @@ std::string error_text(const jsrt::EvalResult& r) {
 Result<int> cmd_exec(const CommonFlags& flags, std::string code, bool as_json) {
   if (code == "-") code = read_all_stdin();
   if (code.empty()) return make_error(Code::InvalidArgument, "exec needs code: ouro exec 'document.title' or ouro exec - < script.js");
-  auto s = TRY(session::Session::start(session_options(flags, [](const std::string& line) { std::cerr << "log: " << line << "\n"; })));
+  auto s = TRY(session::Session::start(TRY(session_options(flags, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }))));
   TRY(s->open_urls(flags.urls));
   jsrt::Repl* repl = &s->repl();
   std::atomic<bool> interrupted{false};
@@ -170,7 +180,7 @@ bool incomplete(const std::string& code) {
 
 Result<int> cmd_repl(const CommonFlags& flags) {
   bool tty = isatty(0);
-  auto s = TRY(session::Session::start(session_options(flags, [](const std::string& line) { std::cerr << "log: " << line << "\n"; })));
+  auto s = TRY(session::Session::start(TRY(session_options(flags, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }))));
   TRY(s->open_urls(flags.urls));
   jsrt::Repl* repl = &s->repl();
   std::atomic<bool> busy{false};
@@ -382,7 +392,7 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
     trace = std::make_unique<std::ofstream>(rf.trace, std::ios::trunc);
     if (!*trace) return errorf(Code::InvalidArgument, "cannot write the trace file {}", rf.trace);
   }
-  auto opts = session_options(flags, {});
+  auto opts = TRY(session_options(flags, {}));
   opts.repl.timeout = std::chrono::seconds(180);
   auto s = TRY(session::Session::start(std::move(opts)));
   TRY(s->open_urls(flags.urls));
@@ -421,7 +431,7 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
 Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_timeout_s = 60) {
   std::string data_dir = flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir;
   // The profile's session keeps the runtime (browser, database) for the server's lifetime.
-  auto base = TRY(session::Session::start(session_options(flags, {})));
+  auto base = TRY(session::Session::start(TRY(session_options(flags, {}))));
   server::RunManager::Config rc;
   rc.data_dir = data_dir;
   rc.action_timeout = std::chrono::milliseconds(flags.action_timeout_ms);

@@ -3,6 +3,7 @@
 #include "actions/host.h"
 #include "actions/registry.h"
 #include "net/io.h"
+#include "safety/secrets.h"
 #include "store/database.h"
 
 #include <mutex>
@@ -102,6 +103,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   }
   p.host = std::make_unique<actions::Host>(b, p.runtime->db.get(), options.limits);
   p.host->context().browser_context = p.context;
+  p.host->context().secrets = options.secrets;
   options.repl.host_functions = actions::host_function_names();
   actions::Host* host = p.host.get();
   p.logs->handler = std::move(options.on_log);
@@ -118,10 +120,13 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   p.sink->browser = &b;
   p.sink->context = p.context;
   std::weak_ptr<StateSink> weak = p.sink;
-  p.host->context().emit_event = [weak](const std::string& handler, const json& data) {
+  p.host->context().emit_event = [weak, secrets = options.secrets](const std::string& handler, const json& data) {
     if (auto sink = weak.lock()) {
+      json shown = data;
+      // A request body may carry a secret that was typed into a form.
+      if (secrets) secrets->scrub(shown);
       std::lock_guard lock(sink->mutex);
-      if (sink->repl) sink->repl->send_event(handler, data);
+      if (sink->repl) sink->repl->send_event(handler, shown);
     }
   };
   p.runtime->tab_listeners->add(p.sink);

@@ -17,6 +17,7 @@
 namespace ouro::actions { class Host; }
 namespace ouro::net { class IoThread; }
 namespace ouro::store { class Database; }
+namespace ouro::safety { class SecretStore; }
 
 namespace ouro::session {
 
@@ -27,6 +28,7 @@ struct SessionOptions {
   actions::Limits limits;
   jsrt::ReplOptions repl;           // host_functions are filled in from the registry
   std::function<void(const std::string&)> on_log;  // log() lines, as they happen
+  std::shared_ptr<const safety::SecretStore> secrets;  // usable by handle, scrubbed from results
 };
 
 struct TabListeners;

@@ -174,7 +174,14 @@ TEST(Fuzz, TheIssueExamplesAreTypeErrorsNotAborts) {
 }
 
 TEST(TypedResults, LargeResultsKeepTheirType) {
-  session::Session& s = fuzz_session();
+  // The accessibility tree of 5,000 links takes Chromium a while on a loaded machine.
+  auto o = test_options();
+  o.isolated = true;
+  o.limits.exec_timeout = std::chrono::seconds(20);
+  o.repl.timeout = std::chrono::seconds(60);
+  auto own = session::Session::attach(fuzz_session().runtime(), o);
+  ASSERT_TRUE(own) << own.error().message;
+  session::Session& s = **own;
   auto r = s.repl().eval(with_urls(R"(
     const p = await openTab('{{/}}');
     await execInTab(p, `for (let i = 0; i < 5000; i++) { const a = document.createElement('a'); a.href = '/page/' + i;

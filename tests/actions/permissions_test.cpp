@@ -3,6 +3,7 @@
 #include "actions/host.h"
 #include "actions/registry.h"
 #include "browser_env.h"
+#include "safety/secrets.h"
 
 namespace ouro::testing {
 namespace {
@@ -43,6 +44,44 @@ TEST(Permissions, AskDenyAndAutoFromTheRegistry) {
   err = fails("await getCookies()", s.get());
   EXPECT_NE(err.find("getCookies: not permitted in this run"), std::string::npos) << err;
   EXPECT_EQ(asked.size(), 1u) << "deny does not ask";
+}
+
+// A secret is typed by handle on its own site only, and nothing read back from the page shows it.
+TEST(Secrets, TypedByHandleOnTheirSiteAndNeverReadBack) {
+  auto store = std::make_shared<safety::SecretStore>();
+  ASSERT_TRUE(store->add("bank_pw", "S3cret-Value-42", {"127.0.0.1"}));
+  auto o = test_options();
+  o.isolated = true;
+  o.secrets = store;
+  auto made = session::Session::attach(shared_session().runtime(), o);
+  ASSERT_TRUE(made) << made.error().message;
+  auto& s = **made;
+  ASSERT_TRUE(s.open_urls({site().url("/form")}));
+  json r = ok(R"(
+    const t = activeTab;
+    await type(t, '#name', secret('bank_pw'));
+    await fill(t, { '#notes': secret('bank_pw') });
+    ({ value: await execInTab(t, 'document.querySelector("#name").value'),
+       inputs: (await getInputs(t)).filter(i => i.id === 'name' || i.id === 'notes').map(i => i.value),
+       text: await getText(t, '#state'),
+       handle: secret('bank_pw') }))", &s);
+  std::string all = r.dump();
+  EXPECT_EQ(all.find("S3cret-Value-42"), std::string::npos) << all;
+  EXPECT_EQ(r["value"], "[SECRET:bank_pw]");
+  EXPECT_EQ(r["inputs"], json::array({"[SECRET:bank_pw]", "[SECRET:bank_pw]"}));
+  EXPECT_EQ(r["handle"], json({{"__ouroSecret", "bank_pw"}}));
+  // The page really got it.
+  EXPECT_EQ(s.browser().eval_page(s.active_tab(), "document.querySelector('#name').value").value(), "S3cret-Value-42");
+
+  // Another site (the same server reached as localhost) is not the secret's site.
+  std::string other = site().url("/form");
+  other.replace(other.find("127.0.0.1"), 9, "localhost");
+  std::string err = fails("const u = await openTab('" + other + "'); await type(u, '#name', secret('bank_pw'))", &s);
+  EXPECT_NE(err.find("secret 'bank_pw' may only be typed into pages of 127.0.0.1"), std::string::npos) << err;
+  err = fails("await type(activeTab, '#name', secret('nope'))", &s);
+  EXPECT_NE(err.find("no secret named 'nope' (configured: bank_pw)"), std::string::npos) << err;
+  err = fails("await type(activeTab, '#name', { __ouroSecret: 5 })", &s);
+  EXPECT_NE(err.find("type: text.__ouroSecret must be a string"), std::string::npos) << err;
 }
 
 }  // namespace

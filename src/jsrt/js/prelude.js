@@ -123,6 +123,11 @@
   define('log', (...parts) => {
     host.log(parts.map(p => typeof p === 'string' ? p : (toJSON(p) ?? String(p))).join(' '));
   });
+  // A handle only: the value never enters the REPL; ouro types it into allowed pages.
+  define('secret', (name) => {
+    if (typeof name !== 'string' || !name) throw new TypeError('secret(name): name must be a non-empty string');
+    return Object.freeze({ __ouroSecret: name });
+  });
   define('sleep', (ms) => host.timer(Math.max(0, Math.min(Number(ms) || 0, SLEEP_CAP))));
   define('setTimeout', (fn, ms, ...args) => {
     const t = host.timer(Math.max(0, Math.min(Number(ms) || 0, SLEEP_CAP)));
