@@ -432,17 +432,12 @@ void RunManager::run_thread(std::shared_ptr<Active> run, json body) {
     std::string why = redact(std::string("internal error: ") + e.what());
     spdlog::error("run {}: {}", run->id, why);
     try {
-      publish(*run, "error", {{"error", why}}, now_ms());
-      run->row.state = "failed";
-      run->row.error = why;
-      run->row.updated_at = now_ms();
-      (void)m_db.update_run(run->row);
-      publish(*run, "complete", {{"final", nullptr}, {"iterations", run->row.iterations}, {"partial", true}, {"error", why}}, now_ms());
+      record_failure(*run, why, "The run failed: " + why);
     } catch (const std::exception& again) {
       spdlog::error("run {}: cannot record the failure: {}", run->id, redact(again.what()));
+      std::lock_guard lock(run->mutex);
+      run->finished = true;
     }
-    std::lock_guard lock(run->mutex);
-    run->finished = true;
   }
   {
     std::lock_guard lock(m_mutex);
@@ -451,21 +446,25 @@ void RunManager::run_thread(std::shared_ptr<Active> run, json body) {
   m_reap.notify_all();
 }
 
+// A run that ends without a result of the agent's: an error event, the failed row, a complete
+// event with the message as its partial final.
+void RunManager::record_failure(Active& run, const std::string& why, const std::string& message) {
+  publish(run, "error", {{"error", why}}, now_ms());
+  run.row.state = "failed";
+  run.row.error = why;
+  run.row.updated_at = now_ms();
+  json final = {{"partial", true}, {"message", message}};
+  run.row.final_json = dump_json(final);
+  run.row.partial = true;
+  (void)m_db.update_run(run.row);
+  publish(run, "complete", {{"final", final}, {"iterations", run.row.iterations}, {"partial", true}, {"error", why}}, now_ms());
+  std::lock_guard lock(run.mutex);
+  run.finished = true;
+}
+
 void RunManager::execute(std::shared_ptr<Active> run, json body) {
   const json options = body.contains("options") ? body["options"] : json::object();
-  auto fail = [&](const std::string& why) {
-    publish(*run, "error", {{"error", why}}, now_ms());
-    run->row.state = "failed";
-    run->row.error = why;
-    run->row.updated_at = now_ms();
-    json final = {{"partial", true}, {"message", "The run could not start: " + why}};
-    run->row.final_json = dump_json(final);
-    run->row.partial = true;
-    (void)m_db.update_run(run->row);
-    publish(*run, "complete", {{"final", final}, {"iterations", 0}, {"partial", true}, {"error", why}}, now_ms());
-    std::lock_guard lock(run->mutex);
-    run->finished = true;
-  };
+  auto fail = [&](const std::string& why) { record_failure(*run, why, "The run could not start: " + why); };
   auto settings = resolve(options);
   if (!settings) return fail(settings.error().message);
   auto provider = llm::make_provider(settings->spec);

@@ -73,6 +73,7 @@ class RunManager {
   struct Active;
   void execute(std::shared_ptr<Active> run, json body);
   void run_thread(std::shared_ptr<Active> run, json body);
+  void record_failure(Active& run, const std::string& why, const std::string& message);
   void reaper();
   void publish(Active& run, const std::string& type, const json& data, double ts);
   Result<llm::Settings> resolve(const json& options);

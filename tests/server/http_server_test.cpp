@@ -59,6 +59,23 @@ struct Fixture {
   uint16_t port() const { return server->port(); }
 };
 
+// A server that accepts one WebSocket, and a raw client on it that reads only when told to.
+struct OneWebSocket {
+  std::promise<std::shared_ptr<net::WsPeer>> accepted;
+  Fixture f;
+  std::unique_ptr<RawClient> client;
+  std::shared_ptr<net::WsPeer> peer;
+  explicit OneWebSocket(HttpServer::Limits limits = {})
+      : f(limits, [this](const HttpRequest&, std::shared_ptr<net::WsPeer> p, net::WsHandlers&) -> std::optional<HttpResponse> {
+          accepted.set_value(p);
+          return std::nullopt;
+        }),
+        client(std::make_unique<RawClient>(f.port())) {
+    if (client->upgrade("/open").status != 101) throw std::runtime_error("the WebSocket upgrade failed");
+    peer = accepted.get_future().get();
+  }
+};
+
 TEST(HttpServer, RefusesOnTheHeaderBeforeReadingTheBody) {
   Fixture f;
   RawClient c(f.port());
@@ -200,14 +217,9 @@ TEST(HttpServer, AnExceptionInAHandlerIsA500AndTheServerGoesOn) {
 TEST(HttpServer, AWebSocketClientThatFallsBehindIsBoundedAndClosedWithAReason) {
   HttpServer::Limits limits;
   limits.ws_outbox_bytes = 64u << 10;
-  std::promise<std::shared_ptr<net::WsPeer>> accepted;
-  Fixture f(limits, [&](const HttpRequest&, std::shared_ptr<net::WsPeer> peer, net::WsHandlers&) -> std::optional<HttpResponse> {
-    accepted.set_value(peer);
-    return std::nullopt;
-  });
-  RawClient c(f.port());
-  ASSERT_EQ(c.upgrade("/open").status, 101);
-  auto peer = accepted.get_future().get();
+  OneWebSocket ws(limits);
+  RawClient& c = *ws.client;
+  auto peer = ws.peer;
   std::string message(1024, 'm');
   int sent = 0;
   // Kernel buffers take a few megabytes; past them, the outbox limit refuses.
@@ -229,14 +241,9 @@ TEST(HttpServer, AWebSocketClientThatFallsBehindIsBoundedAndClosedWithAReason) {
 }
 
 TEST(HttpServer, LiveViewFramesForASlowClientAreDroppedNotQueued) {
-  std::promise<std::shared_ptr<net::WsPeer>> accepted;
-  Fixture f({}, [&](const HttpRequest&, std::shared_ptr<net::WsPeer> peer, net::WsHandlers&) -> std::optional<HttpResponse> {
-    accepted.set_value(peer);
-    return std::nullopt;
-  });
-  RawClient c(f.port());
-  ASSERT_EQ(c.upgrade("/open").status, 101);
-  auto peer = accepted.get_future().get();
+  OneWebSocket ws;
+  RawClient& c = *ws.client;
+  auto peer = ws.peer;
   std::string frame(64u << 10, 'f');
   int offered = 2000, queued = 0;  // 128 MB offered to a client that reads nothing
   for (int i = 0; i < offered; ++i) queued += peer->send_or_drop(frame, 2) ? 1 : 0;
