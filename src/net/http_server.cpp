@@ -181,14 +181,14 @@ struct WsSession : WsPeer, Closable, std::enable_shared_from_this<WsSession> {
     }
   }
 
-  bool queue(std::string text, size_t max_waiting) {
+  Sent queue(std::string text, size_t max_waiting) {
     {
       std::lock_guard lock(mutex);
-      if (!accepting) return false;
+      if (!accepting) return Sent::Closed;
       // A message larger than the whole limit still goes when nothing else waits: refusing it
       // would leave a resuming client no way past it.
-      if (queued_messages > 0 && queued_bytes + text.size() > outbox_limit) return false;
-      if (max_waiting && queued_messages >= max_waiting) return false;
+      if (queued_messages > 0 && queued_bytes + text.size() > outbox_limit) return Sent::Full;
+      if (max_waiting && queued_messages >= max_waiting) return Sent::Full;
       queued_bytes += text.size();
       ++queued_messages;
     }
@@ -197,11 +197,11 @@ struct WsSession : WsPeer, Closable, std::enable_shared_from_this<WsSession> {
       self->outbox.push_back(std::move(text));
       self->pump();
     });
-    return true;
+    return Sent::Queued;
   }
 
-  bool send(std::string text) override { return queue(std::move(text), 0); }
-  bool send_or_drop(std::string text, size_t max_waiting) override { return queue(std::move(text), std::max<size_t>(max_waiting, 1)); }
+  Sent send(std::string text) override { return queue(std::move(text), 0); }
+  Sent send_or_drop(std::string text, size_t max_waiting) override { return queue(std::move(text), std::max<size_t>(max_waiting, 1)); }
 
   void close(CloseCode code, std::string reason) override {
     {

@@ -60,15 +60,19 @@ enum class CloseCode : uint16_t {
 // thread; messages go out in order, one write in flight.
 class WsPeer {
  public:
+  enum class Sent {
+    Queued,
+    Full,    // nothing queued: the client is too far behind (the caller decides what it gets)
+    Closed,  // nothing queued: the socket is closing or closed
+  };
   virtual ~WsPeer() = default;
-  // Queues a text message. Returns false, queuing nothing, when the socket is closing or closed,
-  // or when the message would take the bytes waiting for this client past the server's
-  // Limits::ws_outbox_bytes: the caller decides what a client that far behind gets.
-  virtual bool send(std::string text) = 0;
-  // Like send, but only while fewer than `max_waiting` messages wait for this client (the one
-  // being written counts): for frames of a live view, where a slow client should see the newest
-  // frames rather than every frame late.
-  virtual bool send_or_drop(std::string text, size_t max_waiting) = 0;
+  // Queues a text message, unless it would take the bytes waiting for this client past the
+  // server's Limits::ws_outbox_bytes (a message is taken whatever its size when none waits).
+  virtual Sent send(std::string text) = 0;
+  // Like send, but Full already when `max_waiting` messages wait for this client (the one being
+  // written counts): for frames of a live view, where a slow client should see the newest frames
+  // rather than every frame late.
+  virtual Sent send_or_drop(std::string text, size_t max_waiting) = 0;
   // Closes the connection once what is queued has been written, with a close code and a reason
   // the client can read (at most 123 bytes; longer ones are cut). Later sends return false.
   virtual void close(CloseCode code = CloseCode::Normal, std::string reason = {}) = 0;

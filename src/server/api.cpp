@@ -354,10 +354,12 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       auto sub = self->runs->subscribe(run, after, [stream, client, key](const json& e) {
         auto peer = client.lock();
         if (!peer) return false;
-        if (peer->send(dump_json(e))) {
+        auto sent = peer->send(dump_json(e));
+        if (sent == net::WsPeer::Sent::Queued) {
           stream->last_sent = e[key].get<int64_t>();
           return true;
         }
+        if (sent == net::WsPeer::Sent::Closed) return false;
         // Too far behind: events are resumable, so the client reconnects from what it has.
         spdlog::info("api: an events client fell too far behind; closing it at {}={}", key, stream->last_sent);
         peer->close(net::CloseCode::TryAgainLater, fmt::format("too far behind; reconnect with after={}", stream->last_sent));

@@ -119,7 +119,7 @@ class Fuzzer {
 
   json run_body() {
     json options = json::object();
-    if (chance(60)) options["provider"] = chance(70) ? json("script:" + m_quick) : value(0);
+    if (chance(80)) options["provider"] = chance(85) ? json("script:" + m_quick) : value(0);
     for (const char* k : {"model", "sub_model", "base_url"})
       if (chance(20)) options[k] = chance(50) ? json(random_bytes(6, true)) : value(1);
     if (chance(30)) options["max_iterations"] = chance(50) ? json(1 + pick(3)) : value(1);
@@ -162,7 +162,7 @@ class Fuzzer {
       std::string path, body_kind;
     };
     const std::vector<Route> routes = {
-        {"/api/runs", "runs"}, {"/api/runs/" + id, ""}, {"/api/runs/" + id + "/cancel", ""}, {"/api/runs/" + id + "/confirm", "confirm"},
+        {"/api/runs", "runs"}, {"/api/runs", "runs"}, {"/api/runs", "runs"}, {"/api/runs/" + id, ""}, {"/api/runs/" + id + "/cancel", ""}, {"/api/runs/" + id + "/confirm", "confirm"},
         {"/api/runs/" + id + "/tabs", ""}, {"/api/runs/" + id + "/events", ""}, {"/api/tabs", "tabs"}, {"/api/settings", "settings"},
         {"/", ""}, {"/index.html", ""}, {"/static/app.js", ""}, {"/static/app.css", ""}, {"/api/events", ""}, {"/api/screencast", ""},
         {"/api", ""}, {"/api/", ""}, {"/api/runs/", ""}, {"/nope", ""}, {"/" + random_bytes(10, true), ""}, {"//api//runs", ""},

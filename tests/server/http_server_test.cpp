@@ -223,10 +223,11 @@ TEST(HttpServer, AWebSocketClientThatFallsBehindIsBoundedAndClosedWithAReason) {
   std::string message(1024, 'm');
   int sent = 0;
   // Kernel buffers take a few megabytes; past them, the outbox limit refuses.
-  while (sent < 100000 && peer->send(std::to_string(sent) + ":" + message)) ++sent;
-  ASSERT_LT(sent, 100000) << "the outbox never filled";
+  auto result = net::WsPeer::Sent::Queued;
+  while (sent < 100000 && (result = peer->send(std::to_string(sent) + ":" + message)) == net::WsPeer::Sent::Queued) ++sent;
+  ASSERT_EQ(result, net::WsPeer::Sent::Full) << "the outbox never filled";
   peer->close(net::CloseCode::TryAgainLater, "too far behind; reconnect with after=" + std::to_string(sent - 1));
-  EXPECT_FALSE(peer->send("late")) << "nothing is queued after close";
+  EXPECT_EQ(peer->send("late"), net::WsPeer::Sent::Closed) << "nothing is queued after close";
   for (int i = 0; i < sent; ++i) {
     auto frame = c.read_message();
     ASSERT_TRUE(frame) << "message " << i << " of " << sent;
@@ -246,7 +247,7 @@ TEST(HttpServer, LiveViewFramesForASlowClientAreDroppedNotQueued) {
   auto peer = ws.peer;
   std::string frame(64u << 10, 'f');
   int offered = 2000, queued = 0;  // 128 MB offered to a client that reads nothing
-  for (int i = 0; i < offered; ++i) queued += peer->send_or_drop(frame, 2) ? 1 : 0;
+  for (int i = 0; i < offered; ++i) queued += peer->send_or_drop(frame, 2) == net::WsPeer::Sent::Queued ? 1 : 0;
   EXPECT_LT(queued, offered / 4) << "most frames are dropped";
   peer->close();
   int received = 0;
