@@ -128,7 +128,8 @@ TEST(Api, ConfirmationsAreAnsweredThroughTheApi) {
 
 TEST(Api, ConcurrentRunsHaveIsolatedCookies) {
   Server s;
-  std::string a = script_file({{{"text", repl_reply("await setCookie({ name: 'who', value: 'run-a', url: '" + site().url("/") + "' });\nawait sleep(800);\n"
+  // The page sets the cookie: setCookie asks the user first, and nobody answers here.
+  std::string a = script_file({{{"text", repl_reply("await execInTab(activeTab, \"document.cookie = 'who=run-a; path=/'\");\nawait sleep(800);\n"
                                          "setFinal((await getCookies()).map(c => c.name + '=' + c.value))")}}});
   std::string b = script_file({{{"text", repl_reply("await sleep(400);\nsetFinal((await getCookies()).map(c => c.name + '=' + c.value))")}}});
   std::string ida = s.post("/api/runs", {{"task", "A"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + a}}}}).body["id"];
