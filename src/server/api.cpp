@@ -141,32 +141,6 @@ bool nested_deeper_than(std::string_view text, int limit) {
 bool is_page(const std::string& path) { return path == "/" || path == "/index.html"; }
 bool is_stream(const std::string& path) { return path == "/api/events" || path == "/api/screencast"; }
 
-// Blocking work of the handlers, off the network thread: a few threads, and a bound on what may
-// wait for them, beyond which a request is answered 503 at once.
-class Workers {
- public:
-  Workers(size_t threads, size_t max_pending) : m_max(max_pending), m_pool(threads) {}
-  // False when too much waits already.
-  bool try_post(std::function<void()> fn) {
-    if (m_pending.fetch_add(1) >= m_max) {
-      m_pending.fetch_sub(1);
-      return false;
-    }
-    m_pool.post([this, fn = std::move(fn)] {
-      fn();
-      m_pending.fetch_sub(1);
-    });
-    return true;
-  }
-  // Cleanup that must happen whatever waits (unsubscribing a closed stream).
-  void post(std::function<void()> fn) { m_pool.post(std::move(fn)); }
-
- private:
-  std::atomic<size_t> m_pending{0};
-  const size_t m_max;
-  ThreadPool m_pool;  // last: joined first, while the counter still exists
-};
-
 // An open events WebSocket and its subscription, which a worker makes while the socket may
 // already be closing.
 struct EventStream {
@@ -193,7 +167,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   std::shared_ptr<session::Runtime> runtime;
   std::string token;
   uint16_t port = 0;
-  std::unique_ptr<Workers> work;
+  std::unique_ptr<ThreadPool> work;  // blocking work of the handlers, with a bounded queue (503 beyond)
   std::atomic<int> tabs_opening{0};
   std::unique_ptr<net::HttpServer> http;
 
@@ -435,7 +409,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
   s->m->runs = &runs;
   s->m->runtime = std::move(runtime);
   s->m->token = options.token.empty() ? random_token() : options.token;
-  s->m->work = std::make_unique<Workers>(std::max<size_t>(options.workers, 1), options.max_queued_work);
+  s->m->work = std::make_unique<ThreadPool>(std::max<size_t>(options.workers, 1), std::max<size_t>(options.max_queued_work, 1));
   std::weak_ptr<Impl> weak = s->m;
   net::HttpServer::Options http;
   http.port = options.port;
