@@ -1,11 +1,18 @@
 // A small HTTP/1.1 server (Boost.Beast) on 127.0.0.1 for the API server and the tests' fixture
 // sites. Handlers run on the network thread and must not block; a response may ask to be delayed.
+//
+// It refuses early: a request's header is read first and shown to the owner's header check, so
+// a request without the right Host or token is answered before its body is read; bodies larger
+// than the limit get 413; connections beyond the cap get 503; a client that is slow to send its
+// header or body is cut off at a deadline. Any exception a handler throws becomes a 500 JSON
+// error and never reaches the io_context.
 #pragma once
 
 #include "base/error.h"
 #include "net/io.h"
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,7 +29,8 @@ struct HttpRequest {
   std::string path;    // target without the query
   std::string query;   // after '?', may be empty
   std::map<std::string, std::string> headers;  // lower-case names
-  std::string body;
+  std::string body;    // empty while only the header has been read
+  bool upgrade = false;  // a WebSocket upgrade request
 
   std::string header(const std::string& lower_name) const;
 };
@@ -35,13 +43,39 @@ struct HttpResponse {
   std::chrono::milliseconds delay{0};  // answer after this long (fixtures: slow pages)
 };
 
-// The server side of an accepted WebSocket (RFC 6455). send() and close() may be called from any
+// {"error": {"code": code, "message": message}} with the given status, as the API answers
+// every failure; the server uses it for what it refuses itself (413, 503, 400, 500).
+HttpResponse json_error(int status, std::string_view code, const std::string& message);
+
+// WebSocket close codes (RFC 6455 §7.4.1) the servers use.
+enum class CloseCode : uint16_t {
+  Normal = 1000,
+  GoingAway = 1001,
+  PolicyViolation = 1008,
+  InternalError = 1011,
+  TryAgainLater = 1013,
+};
+
+// The server side of an accepted WebSocket (RFC 6455). Every method may be called from any
 // thread; messages go out in order, one write in flight.
 class WsPeer {
  public:
+  enum class Sent {
+    Queued,
+    Full,    // nothing queued: the client is too far behind (the caller decides what it gets)
+    Closed,  // nothing queued: the socket is closing or closed
+  };
   virtual ~WsPeer() = default;
-  virtual void send(std::string text) = 0;
-  virtual void close() = 0;
+  // Queues a text message, unless it would take the bytes waiting for this client past the
+  // server's Limits::ws_outbox_bytes (a message is taken whatever its size when none waits).
+  virtual Sent send(std::string text) = 0;
+  // Like send, but Full already when `max_waiting` messages wait for this client (the one being
+  // written counts): for frames of a live view, where a slow client should see the newest frames
+  // rather than every frame late.
+  virtual Sent send_or_drop(std::string text, size_t max_waiting) = 0;
+  // Closes the connection once what is queued has been written, with a close code and a reason
+  // the client can read (at most 123 bytes; longer ones are cut). Later sends return false.
+  virtual void close(CloseCode code = CloseCode::Normal, std::string reason = {}) = 0;
 };
 
 struct WsHandlers {
@@ -51,17 +85,39 @@ struct WsHandlers {
 
 class HttpServer {
  public:
+  struct Limits {
+    size_t max_body_bytes = 1u << 20;          // larger bodies: 413, and the connection closes
+    size_t max_header_bytes = 16u << 10;       // request line and fields: larger is 431
+    size_t max_connections = 256;              // open HTTP and WebSocket connections; beyond: 503
+    std::chrono::milliseconds header_timeout{10000};  // to receive a request's header (and keep-alive idle)
+    std::chrono::milliseconds body_timeout{30000};    // to receive its body once the header is in
+    size_t ws_outbox_bytes = 8u << 20;         // per WebSocket client, see WsPeer::send
+    size_t ws_message_bytes = 1u << 20;        // largest message a WebSocket client may send
+  };
+
   using Handler = std::function<HttpResponse(const HttpRequest&)>;
   // A handler that may answer later, from any thread (work that waits must not hold the
   // network thread): call `respond` exactly once.
   using AsyncHandler = std::function<void(const HttpRequest&, std::function<void(HttpResponse)> respond)>;
   // For a WebSocket upgrade request: return a response to refuse it, or fill `handlers` (and keep
-  // `peer` to talk) to accept it.
+  // `peer` to talk) to accept it. Network thread.
   using UpgradeHandler = std::function<std::optional<HttpResponse>(const HttpRequest&, std::shared_ptr<WsPeer> peer, WsHandlers& handlers)>;
+  // Sees every request (upgrades included) with its header only, before the body is read; a
+  // response refuses the request and closes the connection. Network thread.
+  using HeaderCheck = std::function<std::optional<HttpResponse>(const HttpRequest& headers_only)>;
 
-  // Listens on 127.0.0.1:port (0 picks a free port).
-  static Result<std::unique_ptr<HttpServer>> start(IoThread& io, uint16_t port, Handler handler, UpgradeHandler upgrade = {});
-  static Result<std::unique_ptr<HttpServer>> start_async(IoThread& io, uint16_t port, AsyncHandler handler, UpgradeHandler upgrade = {});
+  struct Options {
+    uint16_t port = 0;  // 0 picks a free port
+    Limits limits;
+    HeaderCheck check_headers;  // may be empty: every header is accepted
+  };
+
+  // Listens on 127.0.0.1. Fails with Unavailable when the port is taken.
+  static Result<std::unique_ptr<HttpServer>> start(IoThread& io, Options options, Handler handler, UpgradeHandler upgrade = {});
+  static Result<std::unique_ptr<HttpServer>> start_async(IoThread& io, Options options, AsyncHandler handler, UpgradeHandler upgrade = {});
+  // Stops listening and closes every connection and WebSocket (their on_close handlers run);
+  // when it returns, no handler of this server runs again. A respond callback called later is
+  // ignored. Any thread, the network thread included; the IoThread must still run.
   ~HttpServer();
 
   uint16_t port() const;

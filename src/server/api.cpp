@@ -1,11 +1,15 @@
 #include "server/api.h"
 
+#include "base/log.h"
+#include "base/thread_pool.h"
 #include "browser/browser.h"
-#include "net/http_server.h"
 #include "server/runs.h"
 #include "session/session.h"
 
-#include <fstream>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <random>
@@ -48,11 +52,16 @@ int http_status(Code code) {
   }
 }
 
-HttpResponse error_response(const Error& e) {
-  return json_response(http_status(e.code), {{"error", {{"code", std::string(code_name(e.code))}, {"message", e.message}}}});
-}
+HttpResponse error_response(const Error& e) { return net::json_error(http_status(e.code), code_name(e.code), e.message); }
 
 HttpResponse from(const Result<json>& r, int ok_status = 200) { return r ? json_response(ok_status, *r) : error_response(r.error()); }
+
+HttpResponse no_such_endpoint(const HttpRequest& r) {
+  std::string path = r.path.size() > 200 ? r.path.substr(0, 200) + "…" : r.path;
+  return net::json_error(404, "NotFound", "no such endpoint: " + r.method.substr(0, 20) + " " + path);
+}
+
+HttpResponse busy() { return net::json_error(503, "Unavailable", "ouro is busy with other requests; try again shortly"); }
 
 std::string random_token() {
   std::random_device rd;
@@ -81,6 +90,18 @@ std::string query_param(const std::string& query, const std::string& key) {
   return "";
 }
 
+// ?after=N: a non-negative whole number, 0 when absent.
+Result<int64_t> after_param(const std::string& query) {
+  std::string text = query_param(query, "after");
+  if (text.empty()) return 0;
+  char* end = nullptr;
+  errno = 0;
+  long long n = std::strtoll(text.c_str(), &end, 10);
+  if (*end || errno || n < 0 || !std::isdigit(static_cast<unsigned char>(text[0])))
+    return make_error(Code::InvalidArgument, "after must be a whole number (the last seq, or id for run=all, you received)");
+  return static_cast<int64_t>(n);
+}
+
 std::vector<std::string> split_path(const std::string& path) {
   std::vector<std::string> out;
   size_t start = 1;
@@ -94,17 +115,61 @@ std::vector<std::string> split_path(const std::string& path) {
   return out;
 }
 
+// JSON this deep is refused before it is parsed: copying and printing a value recurse once per
+// level, and no request of ours nests past a few.
+constexpr int kMaxJsonDepth = 64;
+
+bool nested_deeper_than(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+bool is_page(const std::string& path) { return path == "/" || path == "/index.html"; }
+bool is_stream(const std::string& path) { return path == "/api/events" || path == "/api/screencast"; }
+
+// An open events WebSocket and its subscription, which a worker makes while the socket may
+// already be closing.
+struct EventStream {
+  std::mutex mutex;
+  int subscription = 0;
+  bool closed = false;
+  int64_t last_sent = 0;  // seq, or id for run=all; touched only by the subscription's callback
+};
+
+// An open screencast WebSocket and its viewer id at the browser.
+struct Viewer {
+  std::mutex mutex;
+  int id = 0;
+  bool closed = false;
+};
+
+constexpr size_t kMaxPendingFrames = 2;
+constexpr int kMaxTabsOpening = 2;
+
 }  // namespace
 
 struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
-  RunManager* runs = nullptr;
-  // Open event streams: closed and unsubscribed when the server goes, before the RunManager.
-  std::mutex streams_mutex;
-  std::map<int, std::shared_ptr<net::WsPeer>> streams;
+  RunManager* runs = nullptr;  // outlives the server (start's contract)
   std::shared_ptr<session::Runtime> runtime;
   std::string token;
-  std::unique_ptr<net::HttpServer> http;
   uint16_t port = 0;
+  std::unique_ptr<ThreadPool> work;  // blocking work of the handlers, with a bounded queue (503 beyond)
+  std::atomic<int> tabs_opening{0};
+  std::unique_ptr<net::HttpServer> http;
 
   // DNS rebinding: a page on evil.example that resolves to 127.0.0.1 sends its own Host and
   // Origin; we accept only our own.
@@ -112,189 +177,276 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
     std::string host = r.header("host");
     std::string ours1 = "127.0.0.1:" + std::to_string(port), ours2 = "localhost:" + std::to_string(port);
     if (host != ours1 && host != ours2)
-      return json_response(403, {{"error", {{"code", "PermissionDenied"}, {"message", "unexpected Host header '" + host + "'"}}}});
+      return net::json_error(403, "PermissionDenied", "unexpected Host header '" + host.substr(0, 100) + "'");
     std::string origin = r.header("origin");
     if (!origin.empty() && origin != "http://" + ours1 && origin != "http://" + ours2)
-      return json_response(403, {{"error", {{"code", "PermissionDenied"}, {"message", "requests from origin '" + origin + "' are not allowed"}}}});
+      return net::json_error(403, "PermissionDenied", "requests from origin '" + origin.substr(0, 100) + "' are not allowed");
     return std::nullopt;
   }
 
-  bool authorised(const HttpRequest& r) const {
+  // Runs on the header alone, before any body is read.
+  std::optional<HttpResponse> check_headers(const HttpRequest& r) const {
+    if (auto refused = check_origin(r)) return refused;
+    // The Command Center's script and style carry no secrets.
+    if (!r.upgrade && (r.path == "/static/app.js" || r.path == "/static/app.css")) return std::nullopt;
     std::string auth = r.header("authorization");
-    if (auth.rfind("Bearer ", 0) == 0 && equal_time_constant(auth.substr(7), token)) return true;
-    return equal_time_constant(query_param(r.query, "token"), token);
+    if (auth.rfind("Bearer ", 0) == 0 && equal_time_constant(auth.substr(7), token)) return std::nullopt;
+    // Only where a header cannot be sent: a page opened from a link, and WebSockets.
+    bool query_allowed = r.upgrade ? is_stream(r.path) : is_page(r.path) && (r.method == "GET" || r.method == "HEAD");
+    std::string in_query = query_param(r.query, "token");
+    if (query_allowed && equal_time_constant(in_query, token)) return std::nullopt;
+    if (!r.upgrade && is_page(r.path) && r.header("accept").find("text/html") != std::string::npos) {
+      // A person at a browser: say what to open. The page script picks up a token it kept for
+      // this tab (a reload after it dropped the token from the address bar).
+      HttpResponse res;
+      res.status = 401;
+      res.body = "<!doctype html><title>ouro</title><p>This Command Center needs its access token: open the URL that "
+                 "<code>ouro serve</code> printed (it ends in <code>?token=…</code>).</p><script src=\"/static/app.js\"></script>";
+      return res;
+    }
+    if (!in_query.empty() && !query_allowed)
+      return net::json_error(401, "Unauthenticated",
+                             "?token= is accepted only for the Command Center page and the WebSockets; send Authorization: Bearer <token>");
+    return net::json_error(401, "Unauthenticated", "missing or wrong token: send Authorization: Bearer <token> (printed by ouro serve)");
   }
 
+  // Network thread: only what answers at once; everything under /api goes to a worker.
   void handle(const HttpRequest& r, std::function<void(HttpResponse)> respond) {
-    if (auto refused = check_origin(r)) return respond(*refused);
     const std::string& p = r.path;
-    // Static files of the Command Center carry no secrets; the page itself needs the token.
     if (p == "/static/app.js" || p == "/static/app.css") {
       HttpResponse res;
-      res.content_type = p.back() == 's' && p[p.size() - 2] == 'j' ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8";
+      res.content_type = p == "/static/app.js" ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8";
       res.body = std::string(p == "/static/app.js" ? embedded::app_js : embedded::app_css);
       return respond(res);
     }
-    if (!authorised(r)) {
-      if (p == "/" || p == "/index.html") {
-        HttpResponse res;
-        res.status = 401;
-        res.body = "<!doctype html><title>ouro</title><p>This Command Center needs its access token: open the URL that "
-                   "<code>ouro serve</code> printed (it ends in <code>?token=…</code>).</p>";
-        return respond(res);
-      }
-      return respond(json_response(401, {{"error", {{"code", "Unauthenticated"}, {"message", "missing or wrong token: send Authorization: Bearer <token> (printed by ouro serve)"}}}}));
-    }
-    if (p == "/" || p == "/index.html") {
+    if (is_page(p)) {
+      if (r.method != "GET" && r.method != "HEAD") return respond(net::json_error(405, "InvalidArgument", "the Command Center page is GET only"));
       HttpResponse res;
       res.body = std::string(embedded::index_html);
       res.headers.push_back({"Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self' ws://127.0.0.1:* ws://localhost:*"});
+      res.headers.push_back({"Referrer-Policy", "no-referrer"});
       return respond(res);
     }
-    auto parts = split_path(p);
-    if (parts.empty() || parts[0] != "api") return respond(json_response(404, {{"error", {{"code", "NotFound"}, {"message", "no such endpoint: " + r.method + " " + p}}}}));
+    if (p.rfind("/api/", 0) != 0) return respond(no_such_endpoint(r));
+    std::weak_ptr<Impl> weak = weak_from_this();
+    bool queued = work->try_post([weak, r, respond] {
+      auto self = weak.lock();
+      if (!self) return respond(net::json_error(503, "Unavailable", "ouro is shutting down"));
+      // The exception boundary of the API's worker threads.
+      try {
+        respond(self->route(r));
+      } catch (const std::exception& e) {
+        std::string message = redact("handling " + r.method.substr(0, 20) + " " + r.path.substr(0, 200) + " failed: " + e.what());
+        spdlog::error("api: {}", message);
+        respond(net::json_error(500, "Internal", message));
+      }
+    });
+    if (!queued) respond(busy());
+  }
+
+  // A worker thread. Every /api route is here.
+  HttpResponse route(const HttpRequest& r) {
+    auto parts = split_path(r.path);
     json body = json::object();
     if (!r.body.empty()) {
+      if (nested_deeper_than(r.body, kMaxJsonDepth))
+        return net::json_error(400, "InvalidArgument", fmt::format("the request body nests deeper than {} levels", kMaxJsonDepth));
       auto parsed = parse_json(r.body, "request body");
-      if (!parsed) return respond(error_response(parsed.error()));
+      if (!parsed) return error_response(parsed.error());
       body = std::move(*parsed);
     }
     const std::string& m = r.method;
     if (parts.size() == 2 && parts[1] == "runs") {
-      if (m == "GET") return respond(from(runs->list()));
-      if (m == "POST") return respond(from(runs->create(body), 201));
+      if (m == "GET") return from(runs->list());
+      if (m == "POST") return from(runs->create(body), 201);
     } else if (parts.size() == 3 && parts[1] == "runs" && m == "GET") {
-      return respond(from(runs->get(parts[2])));
+      return from(runs->get(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "cancel" && m == "POST") {
-      return respond(from(runs->cancel(parts[2])));
+      return from(runs->cancel(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "confirm" && m == "POST") {
-      if (!body.contains("id") || !body["id"].is_string() || !body.contains("approved") || !body["approved"].is_boolean())
-        return respond(error_response(Error{Code::InvalidArgument, "a confirmation answer is {\"id\": \"c1\", \"approved\": true|false}", nullptr}));
-      return respond(from(runs->confirm(parts[2], body["id"], body["approved"])));
+      if (!body.is_object() || !body.contains("id") || !body["id"].is_string() || !body.contains("approved") || !body["approved"].is_boolean())
+        return error_response(Error{Code::InvalidArgument, "a confirmation answer is {\"id\": \"c1\", \"approved\": true|false}", nullptr});
+      return from(runs->confirm(parts[2], body["id"].get<std::string>(), body["approved"].get<bool>()));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "tabs" && m == "GET") {
-      return respond(from(runs->tabs_of(parts[2])));
+      return from(runs->tabs_of(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "events" && m == "GET") {
-      std::string after = query_param(r.query, "after");
-      json out = json::array();
-      int sub = runs->subscribe(parts[2], after.empty() ? 0 : std::atoll(after.c_str()), [&](const json& e) { out.push_back(e); });
-      runs->unsubscribe(sub);
-      return respond(json_response(200, out));
+      auto after = after_param(r.query);
+      if (!after) return error_response(after.error());
+      return from(runs->events(parts[2], *after));
     } else if (parts.size() == 2 && parts[1] == "tabs") {
-      browser::Browser& b = *runtime->browser;
       if (m == "GET") {
+        browser::Browser& b = *runtime->browser;
         json tabs = json::array();
         for (const auto& t : b.tabs()) tabs.push_back(t.to_json());
-        return respond(json_response(200, {{"tabs", tabs}, {"activeTab", b.active_tab()}}));
+        return json_response(200, {{"tabs", tabs}, {"activeTab", b.active_tab()}});
       }
-      if (m == "POST") {
-        std::string url = body.value("url", "about:blank");
-        // Opening waits for the page: off the network thread.
-        std::thread([&b, url, respond] {
-          auto id = b.open_tab(url);
-          if (!id) return respond(error_response(id.error()));
-          auto info = b.tab_info(*id);
-          respond(info ? json_response(201, info->to_json()) : error_response(info.error()));
-        }).detach();
-        return;
-      }
+      if (m == "POST") return open_tab(body);
     } else if (parts.size() == 2 && parts[1] == "settings") {
-      if (m == "GET") return respond(from(runs->settings()));
-      if (m == "PUT" || m == "POST") return respond(from(runs->update_settings(body)));
+      if (m == "GET") return from(runs->settings());
+      if (m == "PUT" || m == "POST") return from(runs->update_settings(body));
     }
-    respond(json_response(404, {{"error", {{"code", "NotFound"}, {"message", "no such endpoint: " + m + " " + p}}}}));
+    return no_such_endpoint(r);
   }
 
-  // GET /api/events?token=…&run=<id>|all&after=<seq or global id>
+  // POST /api/tabs {url?}: opening waits for the page, so only a few at once.
+  HttpResponse open_tab(const json& body) {
+    if (!body.is_object()) return net::json_error(400, "InvalidArgument", "POST /api/tabs takes {\"url\": \"https://…\"}");
+    std::string url = "about:blank";
+    if (auto it = body.find("url"); it != body.end()) {
+      if (!it->is_string()) return net::json_error(400, "InvalidArgument", "url must be a string");
+      url = it->get<std::string>();
+    }
+    if (tabs_opening.fetch_add(1) >= kMaxTabsOpening) {
+      tabs_opening.fetch_sub(1);
+      return net::json_error(429, "ResourceExhausted", "tabs are being opened already; try again when they are open");
+    }
+    browser::Browser& b = *runtime->browser;
+    auto id = b.open_tab(url);
+    tabs_opening.fetch_sub(1);
+    if (!id) return error_response(id.error());
+    auto info = b.tab_info(*id);
+    return info ? json_response(201, info->to_json()) : error_response(info.error());
+  }
+
+  // GET /api/events?token=…&run=<id>|all&after=<seq or global id>. Network thread: the socket is
+  // accepted at once; a worker replays the stored events and subscribes.
   std::optional<HttpResponse> upgrade(const HttpRequest& r, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& handlers) {
-    if (auto refused = check_origin(r)) return refused;
-    if (!authorised(r)) return json_response(401, {{"error", {{"code", "Unauthenticated"}, {"message", "missing or wrong token"}}}});
     if (r.path == "/api/screencast") return screencast(r, peer, handlers);
-    if (r.path != "/api/events") return json_response(404, {{"error", {{"code", "NotFound"}, {"message", "WebSocket endpoints: /api/events, /api/screencast"}}}});
+    if (r.path != "/api/events") return net::json_error(404, "NotFound", "WebSocket endpoints: /api/events, /api/screencast");
     std::string run = query_param(r.query, "run");
     if (run == "all") run.clear();
-    std::string after = query_param(r.query, "after");
-    std::weak_ptr<net::WsPeer> weak = peer;
-    int sub = runs->subscribe(run, after.empty() ? 0 : std::atoll(after.c_str()), [weak](const json& e) {
-      if (auto p = weak.lock()) p->send(dump_json(e));
+    auto after = after_param(r.query);
+    if (!after) return error_response(after.error());
+    auto stream = std::make_shared<EventStream>();
+    stream->last_sent = *after;
+    std::weak_ptr<Impl> weak = weak_from_this();
+    std::weak_ptr<net::WsPeer> client = peer;
+    bool queued = work->try_post([weak, stream, client, run, after = *after] {
+      auto self = weak.lock();
+      if (!self) return;
+      const char* key = run.empty() ? "id" : "seq";
+      auto sub = self->runs->subscribe(run, after, [stream, client, key](const json& e) {
+        auto peer = client.lock();
+        if (!peer) return false;
+        auto sent = peer->send(dump_json(e));
+        if (sent == net::WsPeer::Sent::Queued) {
+          stream->last_sent = e[key].get<int64_t>();
+          return true;
+        }
+        if (sent == net::WsPeer::Sent::Closed) return false;
+        // Too far behind: events are resumable, so the client reconnects from what it has.
+        spdlog::info("api: an events client fell too far behind; closing it at {}={}", key, stream->last_sent);
+        peer->close(net::CloseCode::TryAgainLater, fmt::format("too far behind; reconnect with after={}", stream->last_sent));
+        return false;
+      });
+      if (!sub) {
+        if (auto peer = client.lock()) peer->close(net::CloseCode::InternalError, sub.error().message);
+        return;
+      }
+      std::lock_guard lock(stream->mutex);
+      if (stream->closed) self->runs->unsubscribe(*sub);
+      else stream->subscription = *sub;
     });
-    {
-      std::lock_guard lock(streams_mutex);
-      streams[sub] = peer;
-    }
-    std::weak_ptr<Impl> self = shared_from_this();
-    handlers.on_close = [self, sub] {
-      if (auto s = self.lock()) s->drop(sub);
+    if (!queued) return busy();
+    handlers.on_close = [weak, stream] {
+      int sub;
+      {
+        std::lock_guard lock(stream->mutex);
+        stream->closed = true;
+        sub = stream->subscription;
+      }
+      auto self = weak.lock();
+      if (self && sub) self->work->post([self, sub] { self->runs->unsubscribe(sub); });
     };
     handlers.on_message = [](std::string) {};
     return std::nullopt;
   }
 
-  // GET /api/screencast?token=…&run=<id>: JPEG frames of the run's active tab as they paint.
+  // GET /api/screencast?token=…&run=<id>: JPEG frames of the run's active tab as they paint; a
+  // slow client gets the newest frames, not every frame late.
   std::optional<HttpResponse> screencast(const HttpRequest& r, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& handlers) {
     std::string run = query_param(r.query, "run");
-    auto tabs = runs->tabs_of(run);
-    if (!tabs) return error_response(tabs.error());
-    std::string tab = (*tabs)["activeTab"];
-    if (tab.empty()) return json_response(404, {{"error", {{"code", "NotFound"}, {"message", "the run has no tab to show"}}}});
-    std::weak_ptr<net::WsPeer> weak = peer;
-    browser::Browser* b = runtime->browser.get();
-    auto id = b->start_screencast(tab, [weak, tab](const std::string& jpeg) {
-      if (auto p = weak.lock()) p->send(dump_json(json{{"tab", tab}, {"jpeg", jpeg}}));
+    if (run.empty()) return net::json_error(400, "InvalidArgument", "which run? /api/screencast?run=<id>");
+    auto viewer = std::make_shared<Viewer>();
+    std::weak_ptr<Impl> weak = weak_from_this();
+    std::weak_ptr<net::WsPeer> client = peer;
+    bool queued = work->try_post([weak, viewer, client, run] {
+      auto self = weak.lock();
+      if (!self) return;
+      auto tabs = self->runs->tabs_of(run);
+      std::string tab = tabs ? (*tabs)["activeTab"].get<std::string>() : "";
+      if (tab.empty()) {
+        if (auto peer = client.lock())
+          peer->close(net::CloseCode::PolicyViolation, tabs ? "the run has no tab to show" : tabs.error().message);
+        return;
+      }
+      browser::Browser& b = *self->runtime->browser;
+      auto id = b.start_screencast(tab, [client, tab](const std::string& jpeg) {
+        if (auto peer = client.lock()) (void)peer->send_or_drop(dump_json(json{{"tab", tab}, {"jpeg", jpeg}}), kMaxPendingFrames);
+      });
+      if (!id) {
+        if (auto peer = client.lock()) peer->close(net::CloseCode::PolicyViolation, id.error().message);
+        return;
+      }
+      std::lock_guard lock(viewer->mutex);
+      if (viewer->closed) b.stop_screencast(*id);
+      else viewer->id = *id;
     });
-    if (!id) return error_response(id.error());
-    int viewer = *id;
-    std::weak_ptr<Impl> self = shared_from_this();
-    handlers.on_close = [self, viewer] {
-      if (auto s = self.lock()) s->runtime->browser->stop_screencast(viewer);
+    if (!queued) return busy();
+    handlers.on_close = [weak, viewer] {
+      std::lock_guard lock(viewer->mutex);
+      viewer->closed = true;
+      if (auto self = weak.lock(); self && viewer->id) self->runtime->browser->stop_screencast(viewer->id);
     };
     handlers.on_message = [](std::string) {};
     return std::nullopt;
-  }
-
-  void drop(int sub) {
-    std::shared_ptr<net::WsPeer> peer;
-    {
-      std::lock_guard lock(streams_mutex);
-      auto it = streams.find(sub);
-      if (it == streams.end()) return;
-      peer = std::move(it->second);
-      streams.erase(it);
-    }
-    runs->unsubscribe(sub);
-  }
-
-  void close_all() {
-    std::map<int, std::shared_ptr<net::WsPeer>> all;
-    {
-      std::lock_guard lock(streams_mutex);
-      all.swap(streams);
-    }
-    for (auto& [sub, peer] : all) {
-      runs->unsubscribe(sub);
-      peer->close();
-    }
   }
 };
 
-Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, uint16_t port, RunManager& runs, std::shared_ptr<session::Runtime> runtime,
-                                                    std::string token) {
+Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManager& runs, std::shared_ptr<session::Runtime> runtime, Options options) {
   std::unique_ptr<ApiServer> s(new ApiServer());
   s->m = std::make_shared<Impl>();
   s->m->runs = &runs;
   s->m->runtime = std::move(runtime);
-  s->m->token = token.empty() ? random_token() : token;
-  Impl* impl = s->m.get();
+  s->m->token = options.token.empty() ? random_token() : options.token;
+  s->m->work = std::make_unique<ThreadPool>(std::max<size_t>(options.workers, 1), std::max<size_t>(options.max_queued_work, 1));
+  std::weak_ptr<Impl> weak = s->m;
+  net::HttpServer::Options http;
+  http.port = options.port;
+  http.limits = options.limits;
+  http.check_headers = [weak](const HttpRequest& r) -> std::optional<HttpResponse> {
+    auto self = weak.lock();
+    if (!self) return net::json_error(503, "Unavailable", "ouro is shutting down");
+    return self->check_headers(r);
+  };
   s->m->http = TRY(net::HttpServer::start_async(
-      io, port, [impl](const HttpRequest& r, std::function<void(HttpResponse)> respond) { impl->handle(r, std::move(respond)); },
-      [impl](const HttpRequest& r, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& h) { return impl->upgrade(r, std::move(peer), h); }));
+      io, std::move(http),
+      [weak](const HttpRequest& r, std::function<void(HttpResponse)> respond) {
+        if (auto self = weak.lock()) self->handle(r, std::move(respond));
+        else respond(net::json_error(503, "Unavailable", "ouro is shutting down"));
+      },
+      [weak](const HttpRequest& r, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& h) -> std::optional<HttpResponse> {
+        if (auto self = weak.lock()) return self->upgrade(r, std::move(peer), h);
+        return net::json_error(503, "Unavailable", "ouro is shutting down");
+      }));
   s->m->port = s->m->http->port();
   return s;
 }
 
+Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, uint16_t port, RunManager& runs, std::shared_ptr<session::Runtime> runtime,
+                                                    std::string token) {
+  Options options;
+  options.port = port;
+  options.token = std::move(token);
+  return start(io, runs, std::move(runtime), std::move(options));
+}
+
 ApiServer::~ApiServer() {
   if (!m) return;
+  // No handler runs after this: open streams are closed and post their unsubscriptions.
   m->http.reset();
-  m->close_all();
+  // The workers finish what they hold (their answers go nowhere) and the unsubscriptions.
+  m->work.reset();
 }
 
 uint16_t ApiServer::port() const { return m->port; }

@@ -1,10 +1,14 @@
 // The HTTP and WebSocket API on 127.0.0.1, and the Command Center's files. Access needs the
-// random token made at start: `Authorization: Bearer <token>` for API calls, `?token=` for the
-// page and the WebSocket. A foreign Origin or an unexpected Host is refused (DNS rebinding).
-// Errors map to HTTP statuses in one place, with JSON bodies.
+// random token made at start: `Authorization: Bearer <token>` for every API call; `?token=` only
+// where a header cannot be sent — the Command Center page itself and the two WebSockets. A
+// foreign Origin or an unexpected Host is refused (DNS rebinding). All of this is decided on the
+// request's header, before its body is read. Errors map to HTTP statuses in one place, with JSON
+// bodies. Work that waits (SQLite, Chromium) runs on a few worker threads, never on the network
+// thread.
 #pragma once
 
 #include "base/error.h"
+#include "net/http_server.h"
 
 #include <memory>
 #include <string>
@@ -18,9 +22,20 @@ class RunManager;
 
 class ApiServer {
  public:
-  // Listens on 127.0.0.1:port (0: any free port). `token`: empty makes a random one.
+  struct Options {
+    uint16_t port = 0;      // 0: any free port
+    std::string token;      // empty: a random one
+    net::HttpServer::Limits limits;  // 1 MiB bodies, 256 connections, 10 s to send a header, …
+    size_t workers = 4;     // threads for the handlers' blocking work
+    size_t max_queued_work = 64;  // requests waiting for a worker beyond this get 503
+  };
+
+  // Listens on 127.0.0.1. `runs` must outlive the ApiServer. Not on the network thread.
+  static Result<std::unique_ptr<ApiServer>> start(net::IoThread& io, RunManager& runs, std::shared_ptr<session::Runtime> runtime, Options options);
   static Result<std::unique_ptr<ApiServer>> start(net::IoThread& io, uint16_t port, RunManager& runs,
                                                   std::shared_ptr<session::Runtime> runtime, std::string token = {});
+  // Closes every connection and event stream and waits for the handlers' work in progress;
+  // safe with requests in flight and WebSockets open. Not on the network thread.
   ~ApiServer();
   uint16_t port() const;
   const std::string& token() const;

@@ -1,12 +1,17 @@
 #include "server/runs.h"
 
 #include "agent/run.h"
+#include "base/log.h"
 #include "session/session.h"
 #include "store/database.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include <condition_variable>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <set>
@@ -22,13 +27,17 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string new_run_id() {
+std::string random_suffix(int length) {
+  static std::mutex mutex;
   static std::mt19937_64 rng{std::random_device{}()};
   static const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
-  std::string id = "r";
-  for (int i = 0; i < 10; ++i) id += digits[rng() % 36];
-  return id;
+  std::lock_guard lock(mutex);
+  std::string out;
+  for (int i = 0; i < length; ++i) out += digits[rng() % 36];
+  return out;
 }
+
+std::string new_run_id() { return "r" + random_suffix(10); }
 
 json row_json(const store::Database::RunRow& r) {
   json j = {{"id", r.id}, {"task", r.task}, {"state", r.state}, {"iterations", r.iterations}, {"partial", r.partial},
@@ -40,16 +49,115 @@ json row_json(const store::Database::RunRow& r) {
   return j;
 }
 
+json event_json(const store::Database::EventRow& e) {
+  return json{{"id", e.id}, {"run", e.run_id}, {"seq", e.seq}, {"type", e.type}, {"ts", e.ts}, {"data", parse_json(e.data).value_or(json())}};
+}
+
 std::string mask(const std::string& key) {
   if (key.size() <= 8) return key.empty() ? "" : "••••";
   return key.substr(0, 3) + "…" + key.substr(key.size() - 4);
+}
+
+// "number 1", "string \"lots\"": what a client sent, short, for error messages.
+std::string describe(const json& v) {
+  std::string text = dump_json(v);
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return std::string(v.type_name()) + " " + text;
+}
+
+// A whole number in [lo, hi], whatever JSON number type carries it; nullopt otherwise.
+std::optional<int> whole_in(const json& v, int lo, int hi) {
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (u < static_cast<uint64_t>(std::max(lo, 0)) || u > static_cast<uint64_t>(hi)) return std::nullopt;
+    return static_cast<int>(u);
+  }
+  if (v.is_number_integer()) {
+    int64_t i = v.get<int64_t>();
+    if (i < lo || i > hi) return std::nullopt;
+    return static_cast<int>(i);
+  }
+  return std::nullopt;
+}
+
+constexpr int kMaxIterations = 500;
+constexpr size_t kMaxUrls = 20;
+const char* const kStringOptions[] = {"provider", "model", "sub_model", "base_url"};
+constexpr const char* kKnownOptions = "provider, model, sub_model, base_url (strings), max_iterations (1 to 500), profile (true or false)";
+
+bool is_string_option(const std::string& k) {
+  return std::any_of(std::begin(kStringOptions), std::end(kStringOptions), [&](const char* o) { return k == o; });
+}
+
+std::string short_name(const std::string& key) { return key.size() > 60 ? key.substr(0, 57) + "..." : key; }
+
+// A run's options, field by field: wrong types and unknown names are the client's error.
+Result<void> check_options(const json& options) {
+  if (!options.is_object()) return errorf(Code::InvalidArgument, "options must be an object, got {}", describe(options));
+  for (const auto& [k, v] : options.items()) {
+    if (is_string_option(k)) {
+      if (!v.is_string()) return errorf(Code::InvalidArgument, "options.{} must be a string, got {}", k, describe(v));
+    } else if (k == "max_iterations") {
+      if (!whole_in(v, 1, kMaxIterations))
+        return errorf(Code::InvalidArgument, "options.max_iterations must be a whole number from 1 to {}, got {}", kMaxIterations, describe(v));
+    } else if (k == "profile") {
+      if (!v.is_boolean()) return errorf(Code::InvalidArgument, "options.profile must be true or false, got {}", describe(v));
+    } else {
+      return errorf(Code::InvalidArgument, "unknown option '{}'; the options are {}", short_name(k), kKnownOptions);
+    }
+  }
+  return {};
+}
+
+// Writes a file only its owner may read, whole or not at all: a new file is created with mode
+// 0600 (never wider, not even for a moment), written, flushed to disk and renamed over the old
+// one, so a reader sees the old content or the new, never a part.
+Result<void> write_private_file(const std::string& path, const std::string& content) {
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
+    tmp = path + ".tmp-" + random_suffix(12);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) return errorf(Code::Internal, "cannot create {}: {}", tmp, std::strerror(errno));
+  }
+  if (fd < 0) return errorf(Code::Internal, "cannot create a temporary file next to {}", path);
+  auto fail = [&](const char* what) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return errorf(Code::Internal, "cannot {} {}: {}", what, tmp, std::strerror(err));
+  };
+  for (size_t done = 0; done < content.size();) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail("write");
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) return fail("flush");
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return errorf(Code::Internal, "cannot write {}: {}", tmp, std::strerror(err));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return errorf(Code::Internal, "cannot replace {}: {}", path, std::strerror(err));
+  }
+  // The rename itself reaches the disk with the directory.
+  std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
+  if (int d = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); d >= 0) {
+    (void)::fsync(d);
+    ::close(d);
+  }
+  return {};
 }
 
 }  // namespace
 
 struct RunManager::Active {
   std::string id, task;
-  std::thread thread;
+  std::thread thread;  // assigned under the manager's mutex; joined by the reaper
   std::mutex mutex;
   std::condition_variable answered;
   std::map<std::string, std::optional<bool>> confirmations;  // pending ids -> answer
@@ -57,8 +165,10 @@ struct RunManager::Active {
   agent::Run* run = nullptr;  // while it executes
   session::Session* session = nullptr;  // while it executes
   bool cancel_requested = false;
-  bool finished = false;
+  bool finished = false;  // its result is final (teardown may still be going on)
+  // Under the manager's mutex: the last stored event's seq, and why storing one failed.
   int64_t seq = 0;
+  std::string store_error;
   store::Database::RunRow row;
 };
 
@@ -66,6 +176,7 @@ RunManager::RunManager(std::shared_ptr<session::Runtime> runtime, Config config)
     : m_runtime(std::move(runtime)), m_db(*m_runtime->db), m_config(std::move(config)) {
   // Runs that were in progress when ouro last stopped are shown as interrupted, not lost.
   (void)m_db.mark_interrupted();
+  m_reaper = std::thread([this] { reaper(); });
 }
 
 RunManager::~RunManager() {
@@ -83,30 +194,103 @@ RunManager::~RunManager() {
     }
     r->answered.notify_all();
   }
-  for (auto& r : runs)
-    if (r->thread.joinable()) r->thread.join();
+  {
+    std::unique_lock lock(m_mutex);
+    m_reaped.wait(lock, [&] { return m_runs.empty(); });
+  }
+  m_reap.notify_all();
+  m_reaper.join();
+}
+
+// Finished runs live on in the database; their threads are joined and their memory let go, so
+// a server used every day does not accumulate them. A run thread hands itself over only once
+// its session is torn down, so a join here waits for nothing but the thread's return.
+void RunManager::reaper() {
+  std::unique_lock lock(m_mutex);
+  while (true) {
+    m_reap.wait(lock, [&] { return !m_torn_down.empty() || (m_stopping && m_runs.empty()); });
+    if (m_torn_down.empty()) return;
+    auto done = std::move(m_torn_down);
+    m_torn_down.clear();
+    lock.unlock();
+    for (auto& r : done)
+      if (r->thread.joinable()) r->thread.join();
+    lock.lock();
+    for (auto& r : done) m_runs.erase(r->id);
+    m_reaped.notify_all();
+  }
 }
 
 void RunManager::publish(Active& run, const std::string& type, const json& data, double ts) {
   std::lock_guard lock(m_mutex);
-  int64_t seq = ++run.seq;
-  std::string text = dump_json(data);
-  auto gid = m_db.append_event(run.id, seq, type, text, ts);  // written before it is sent
-  json event = {{"id", gid.value_or(0)}, {"run", run.id}, {"seq", seq}, {"type", type}, {"ts", ts}, {"data", data}};
-  for (auto& [sid, sub] : m_subscribers)
-    if (sub.run_id.empty() || sub.run_id == run.id) sub.fn(event);
+  if (!run.store_error.empty()) return;  // the run is failing already: nothing more is stored or sent
+  int64_t seq = run.seq + 1;
+  auto gid = m_db.append_event(run.id, seq, type, dump_json(data), ts);  // written before it is sent
+  if (!gid) {
+    // Subscribers resume from stored events, so one that was never stored must not be sent
+    // either: the run stops and fails with the reason.
+    spdlog::error("run {}: event {} ({}) could not be stored: {}", run.id, seq, type, redact(gid.error().message));
+    run.store_error = gid.error().message;
+    std::lock_guard run_lock(run.mutex);
+    run.cancel_requested = true;
+    if (run.run) run.run->cancel();
+    run.answered.notify_all();
+    return;
+  }
+  run.seq = seq;
+  json event = {{"id", *gid}, {"run", run.id}, {"seq", seq}, {"type", type}, {"ts", ts}, {"data", data}};
+  for (auto it = m_subscribers.begin(); it != m_subscribers.end();) {
+    Subscriber& sub = it->second;
+    bool keep = true;
+    if (sub.run_id.empty() || sub.run_id == run.id) {
+      if (!sub.live) sub.held.push_back(event);
+      else keep = sub.fn(event);
+    }
+    it = keep ? std::next(it) : m_subscribers.erase(it);
+  }
 }
 
-int RunManager::subscribe(const std::string& run_id, int64_t after, std::function<void(const json&)> fn) {
-  // Under the same lock as publish: nothing can be appended between the replay and the
-  // registration, so the subscriber sees every event exactly once.
+Result<int> RunManager::subscribe(const std::string& run_id, int64_t after, EventSink fn) {
+  // Registered first, holding what is published meanwhile; then the stored events are replayed
+  // without the lock; then, under the lock, the held events the replay did not already cover
+  // are delivered and the subscription goes live. Events are stored before they are published,
+  // under this mutex, so every event is either in the replay or held: none is missed, and the
+  // key (a run's seq, or the global id) drops the ones seen twice.
+  int id;
+  {
+    std::lock_guard lock(m_mutex);
+    id = m_next_subscriber++;
+    m_subscribers[id] = Subscriber{run_id, fn, false, {}};
+  }
+  const char* key = run_id.empty() ? "id" : "seq";
+  int64_t cursor = after;
+  bool wanted = true;
+  constexpr int kPage = 1000;
+  while (wanted) {
+    auto page = m_db.events(run_id, cursor, kPage);
+    if (!page) {
+      unsubscribe(id);
+      return make_error(page.error().code, "cannot read the stored events: " + page.error().message);
+    }
+    for (const auto& row : *page) {
+      cursor = run_id.empty() ? row.id : row.seq;
+      if (!(wanted = fn(event_json(row)))) break;
+    }
+    if (page->size() < static_cast<size_t>(kPage)) break;
+  }
   std::lock_guard lock(m_mutex);
-  auto stored = m_db.events(run_id, after);
-  if (stored)
-    for (const auto& e : *stored)
-      fn(json{{"id", e.id}, {"run", e.run_id}, {"seq", e.seq}, {"type", e.type}, {"ts", e.ts}, {"data", parse_json(e.data).value_or(json())}});
-  int id = m_next_subscriber++;
-  m_subscribers[id] = Subscriber{run_id, std::move(fn)};
+  auto it = m_subscribers.find(id);
+  if (it == m_subscribers.end()) return id;  // unsubscribed during the replay
+  for (const auto& e : it->second.held) {
+    if (!wanted) break;
+    if (e[key].get<int64_t>() > cursor) wanted = fn(e);
+  }
+  if (!wanted) {
+    m_subscribers.erase(it);
+  } else {
+    it->second.live = true;
+    it->second.held.clear();
+  }
   return id;
 }
 
@@ -115,55 +299,75 @@ void RunManager::unsubscribe(int id) {
   m_subscribers.erase(id);
 }
 
-Result<json> RunManager::settings() {
+Result<json> RunManager::events(const std::string& run_id, int64_t after) {
+  auto row = TRY(m_db.get_run(run_id));
+  if (!row) return errorf(Code::NotFound, "no run '{}'", run_id);
+  auto rows = TRY(m_db.events(run_id, after));
+  json out = json::array();
+  for (const auto& e : rows) out.push_back(event_json(e));
+  return out;
+}
+
+Result<json> RunManager::stored_llm_settings() {
   auto stored = TRY(m_db.get_setting("llm"));
   json s = stored ? parse_json(*stored).value_or(json::object()) : json::object();
-  std::string key;
-  if (std::ifstream in(m_config.data_dir + "/secrets.json"); in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    key = parse_json(ss.str()).value_or(json::object()).value("api_key", "");
-  }
+  return s.is_object() ? s : json::object();
+}
+
+std::string RunManager::stored_api_key() {
+  std::ifstream in(m_config.data_dir + "/secrets.json");
+  if (!in) return "";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json secrets = parse_json(ss.str()).value_or(json::object());
+  if (!secrets.is_object() || !secrets.contains("api_key") || !secrets["api_key"].is_string()) return "";
+  return secrets["api_key"].get<std::string>();
+}
+
+Result<json> RunManager::settings() {
+  json s = TRY(stored_llm_settings());
+  std::string key = stored_api_key();
   s["api_key"] = key.empty() ? json(nullptr) : json(mask(key));
-  for (const char* k : {"provider", "model", "sub_model", "base_url"})
+  for (const char* k : kStringOptions)
     if (!s.contains(k)) s[k] = nullptr;
   if (!s.contains("max_iterations")) s["max_iterations"] = 25;
   return s;
 }
 
 Result<json> RunManager::update_settings(const json& body) {
-  if (!body.is_object()) return make_error(Code::InvalidArgument, "settings must be a JSON object");
-  auto stored = TRY(m_db.get_setting("llm"));
-  json s = stored ? parse_json(*stored).value_or(json::object()) : json::object();
-  for (const char* k : {"provider", "model", "sub_model", "base_url"}) {
-    if (!body.contains(k)) continue;
-    if (!body[k].is_string() && !body[k].is_null()) return errorf(Code::InvalidArgument, "{} must be a string", k);
-    s[k] = body[k];
-  }
-  if (body.contains("max_iterations")) {
-    if (!body["max_iterations"].is_number_integer() || body["max_iterations"].get<int>() < 1 || body["max_iterations"].get<int>() > 500)
-      return make_error(Code::InvalidArgument, "max_iterations must be a whole number from 1 to 500");
-    s["max_iterations"] = body["max_iterations"];
-  }
-  TRY(m_db.set_setting("llm", dump_json(s)));
-  if (body.contains("api_key") && body["api_key"].is_string()) {
-    std::string path = m_config.data_dir + "/secrets.json";
-    {
-      std::ofstream out(path, std::ios::trunc);
-      out << dump_json(json{{"api_key", body["api_key"]}});
-      if (!out) return errorf(Code::Internal, "cannot write {}", path);
+  if (!body.is_object()) return errorf(Code::InvalidArgument, "settings must be a JSON object, got {}", describe(body));
+  for (const auto& [k, v] : body.items()) {
+    if (is_string_option(k) || k == "api_key") {
+      if (!v.is_string() && !v.is_null()) return errorf(Code::InvalidArgument, "{} must be a string or null, got {}", k, describe(v));
+    } else if (k == "max_iterations") {
+      if (!whole_in(v, 1, kMaxIterations))
+        return errorf(Code::InvalidArgument, "max_iterations must be a whole number from 1 to {}, got {}", kMaxIterations, describe(v));
+    } else {
+      return errorf(Code::InvalidArgument, "unknown setting '{}'; the settings are provider, model, sub_model, base_url, max_iterations, api_key",
+                    short_name(k));
     }
-    chmod(path.c_str(), 0600);
+  }
+  json s = TRY(stored_llm_settings());
+  for (const char* k : kStringOptions)
+    if (body.contains(k)) s[k] = body[k];
+  if (body.contains("max_iterations")) s["max_iterations"] = *whole_in(body["max_iterations"], 1, kMaxIterations);
+  TRY(m_db.set_setting("llm", dump_json(s)));
+  if (body.contains("api_key")) {
+    std::string path = m_config.data_dir + "/secrets.json";
+    if (body["api_key"].is_string()) {
+      TRY(write_private_file(path, dump_json(json{{"api_key", body["api_key"]}})));
+    } else if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return errorf(Code::Internal, "cannot remove {}: {}", path, std::strerror(errno));
+    }
   }
   return settings();
 }
 
 Result<llm::Settings> RunManager::resolve(const json& options) {
-  auto stored = TRY(m_db.get_setting("llm"));
-  json s = stored ? parse_json(*stored).value_or(json::object()) : json::object();
+  json s = TRY(stored_llm_settings());
   auto pick = [&](const char* k) -> std::optional<std::string> {
-    if (options.contains(k) && options[k].is_string() && !options[k].get<std::string>().empty()) return options[k].get<std::string>();
-    if (s.contains(k) && s[k].is_string() && !s[k].get<std::string>().empty()) return s[k].get<std::string>();
+    for (const json* from : {&options, static_cast<const json*>(&s)})
+      if (auto it = from->find(k); it != from->end() && it->is_string() && !it->get<std::string>().empty()) return it->get<std::string>();
     return std::nullopt;
   };
   llm::SettingsFlags f;
@@ -171,81 +375,123 @@ Result<llm::Settings> RunManager::resolve(const json& options) {
   f.model = pick("model");
   f.sub_model = pick("sub_model");
   f.base_url = pick("base_url");
-  if (std::ifstream in(m_config.data_dir + "/secrets.json"); in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string key = parse_json(ss.str()).value_or(json::object()).value("api_key", "");
-    if (!key.empty()) f.api_key = key;
-  }
+  if (std::string key = stored_api_key(); !key.empty()) f.api_key = key;
   return llm::resolve_settings(f);
 }
 
 Result<json> RunManager::create(const json& body) {
   if (!body.is_object() || !body.contains("task") || !body["task"].is_string() || body["task"].get<std::string>().find_first_not_of(" \t\n") == std::string::npos)
     return make_error(Code::InvalidArgument, "a run needs {\"task\": \"what to do\"} (and optionally urls: [...], options: {...})");
-  if (body.contains("urls") && (!body["urls"].is_array() || !std::all_of(body["urls"].begin(), body["urls"].end(), [](const json& u) { return u.is_string(); })))
-    return make_error(Code::InvalidArgument, "urls must be a list of strings");
-  json options = body.value("options", json::object());
-  if (!options.is_object()) return make_error(Code::InvalidArgument, "options must be an object");
-  if (options.contains("max_iterations") && (!options["max_iterations"].is_number_integer() || options["max_iterations"].get<int>() < 1))
-    return make_error(Code::InvalidArgument, "options.max_iterations must be a positive whole number");
+  if (body.contains("urls")) {
+    const json& urls = body["urls"];
+    if (!urls.is_array() || !std::all_of(urls.begin(), urls.end(), [](const json& u) { return u.is_string(); }))
+      return errorf(Code::InvalidArgument, "urls must be a list of strings, got {}", describe(urls));
+    if (urls.size() > kMaxUrls) return errorf(Code::InvalidArgument, "urls: at most {} start pages, got {}", kMaxUrls, urls.size());
+  }
+  json options = body.contains("options") ? body["options"] : json::object();
+  TRY(check_options(options));
   // Settings problems (no key) are reported now, not as a failed run later.
   TRY(resolve(options));
-  reap();
   auto run = std::make_shared<Active>();
   run->id = new_run_id();
-  run->task = body["task"];
+  run->task = body["task"].get<std::string>();
   run->row.id = run->id;
   run->row.task = run->task;
   run->row.state = "queued";
   run->row.options = dump_json(options);
   run->row.created_at = run->row.updated_at = now_ms();
-  TRY(m_db.insert_run(run->row));
+  json created = row_json(run->row);
   {
     std::lock_guard lock(m_mutex);
     if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
+    if (m_runs.size() >= m_config.max_active_runs)
+      return errorf(Code::ResourceExhausted, "{} runs are in progress, the limit: wait for one to finish, or cancel one", m_runs.size());
+    TRY(m_db.insert_run(run->row));
     m_runs[run->id] = run;
+    // Started under the lock: the thread cannot hand itself to the reaper before `thread` is set.
+    try {
+      run->thread = std::thread([this, run, body] { run_thread(run, body); });
+    } catch (const std::system_error& e) {
+      m_runs.erase(run->id);
+      run->row.state = "failed";
+      run->row.error = std::string("cannot start a thread for the run: ") + e.what();
+      (void)m_db.update_run(run->row);
+      return errorf(Code::ResourceExhausted, "cannot start the run: {}", e.what());
+    }
   }
-  run->thread = std::thread([this, run, body] { execute(run, body); });
-  return row_json(run->row);
+  return created;
+}
+
+// The run thread's one exception boundary: whatever escapes ends this run, not the process;
+// the session has been torn down by the time it is caught. Then the thread hands itself to the
+// reaper.
+void RunManager::run_thread(std::shared_ptr<Active> run, json body) {
+  try {
+    execute(run, std::move(body));
+  } catch (const std::exception& e) {
+    std::string why = redact(std::string("internal error: ") + e.what());
+    spdlog::error("run {}: {}", run->id, why);
+    try {
+      record_failure(*run, why, "The run failed: " + why);
+    } catch (const std::exception& again) {
+      spdlog::error("run {}: cannot record the failure: {}", run->id, redact(again.what()));
+      std::lock_guard lock(run->mutex);
+      run->finished = true;
+    }
+  }
+  {
+    std::lock_guard lock(m_mutex);
+    m_torn_down.push_back(run);
+  }
+  m_reap.notify_all();
+}
+
+// A run that ends without a result of the agent's: an error event, the failed row, a complete
+// event with the message as its partial final.
+void RunManager::record_failure(Active& run, const std::string& why, const std::string& message) {
+  publish(run, "error", {{"error", why}}, now_ms());
+  run.row.state = "failed";
+  run.row.error = why;
+  run.row.updated_at = now_ms();
+  json final = {{"partial", true}, {"message", message}};
+  run.row.final_json = dump_json(final);
+  run.row.partial = true;
+  (void)m_db.update_run(run.row);
+  publish(run, "complete", {{"final", final}, {"iterations", run.row.iterations}, {"partial", true}, {"error", why}}, now_ms());
+  std::lock_guard lock(run.mutex);
+  run.finished = true;
 }
 
 void RunManager::execute(std::shared_ptr<Active> run, json body) {
-  json options = body.value("options", json::object());
-  auto fail = [&](const std::string& why) {
-    publish(*run, "error", {{"error", why}}, now_ms());
-    run->row.state = "failed";
-    run->row.error = why;
-    run->row.updated_at = now_ms();
-    json final = {{"partial", true}, {"message", "The run could not start: " + why}};
-    run->row.final_json = dump_json(final);
-    run->row.partial = true;
-    (void)m_db.update_run(run->row);
-    publish(*run, "complete", {{"final", final}, {"iterations", 0}, {"partial", true}, {"error", why}}, now_ms());
-    std::lock_guard lock(run->mutex);
-    run->finished = true;
-  };
+  const json options = body.contains("options") ? body["options"] : json::object();
+  auto fail = [&](const std::string& why) { record_failure(*run, why, "The run could not start: " + why); };
   auto settings = resolve(options);
   if (!settings) return fail(settings.error().message);
   auto provider = llm::make_provider(settings->spec);
   if (!provider) return fail(provider.error().message);
   session::SessionOptions so;
-  so.isolated = !options.value("profile", false);
+  so.isolated = !(options.contains("profile") && options["profile"].is_boolean() && options["profile"].get<bool>());
   if (!m_config.ouro_binary.empty()) so.repl.executable = m_config.ouro_binary;
   so.repl.timeout = std::chrono::seconds(180);
   so.limits.action_timeout = m_config.action_timeout;
   auto session = session::Session::attach(m_runtime, so);
   if (!session) return fail(session.error().message);
   std::vector<std::string> urls;
-  for (const auto& u : body.value("urls", json::array())) urls.push_back(u);
+  if (body.contains("urls") && body["urls"].is_array())
+    for (const auto& u : body["urls"])
+      if (u.is_string()) urls.push_back(u.get<std::string>());
   if (auto opened = (*session)->open_urls(urls); !opened) return fail(opened.error().message);
 
   agent::RunOptions ro;
   ro.task = run->task;
   ro.model = settings->model;
   ro.sub_model = settings->sub_model;
-  auto stored = m_db.get_setting("llm").value_or(std::nullopt);
-  ro.max_iterations = options.value("max_iterations", stored ? parse_json(*stored).value_or(json::object()).value("max_iterations", 25) : 25);
+  ro.max_iterations = 25;
+  if (auto n = options.contains("max_iterations") ? whole_in(options["max_iterations"], 1, kMaxIterations) : std::nullopt) {
+    ro.max_iterations = *n;
+  } else if (auto stored = stored_llm_settings(); stored && stored->contains("max_iterations")) {
+    ro.max_iterations = whole_in((*stored)["max_iterations"], 1, kMaxIterations).value_or(25);
+  }
   ro.confirm_timeout = m_config.confirm_timeout;
   ro.confirm = [this, run](const json& req) {
     std::string id = req.value("id", "");
@@ -274,44 +520,26 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     run->run = nullptr;
     run->session = nullptr;
   }
-  run->row.state = r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
+  std::string store_error;
+  {
+    std::lock_guard lock(m_mutex);
+    store_error = run->store_error;
+  }
+  run->row.state = !store_error.empty() ? "failed" : r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
   run->row.iterations = r.iterations;
   run->row.final_json = dump_json(r.final);
-  run->row.partial = r.partial;
+  run->row.partial = r.partial || !store_error.empty();
   run->row.usage_json = dump_json(r.usage.to_json());
   run->row.cost = r.cost_known ? std::optional<double>(r.cost_usd) : std::nullopt;
-  run->row.error = r.error;
+  run->row.error = !store_error.empty() ? "the run's events could not be stored: " + store_error : r.error;
   run->row.updated_at = now_ms();
-  (void)m_db.update_run(run->row);
+  if (auto updated = m_db.update_run(run->row); !updated) spdlog::error("run {}: cannot record its result: {}", run->id, redact(updated.error().message));
   {
     std::lock_guard lock(run->mutex);
     run->finished = true;
   }
-  // agent_run goes before the session it uses: locals die in reverse order.
-}
-
-// Finished runs live on in the database; their threads are joined and their memory let go, so
-// a server used every day does not accumulate them.
-void RunManager::reap() {
-  std::vector<std::shared_ptr<Active>> done;
-  {
-    std::lock_guard lock(m_mutex);
-    for (auto it = m_runs.begin(); it != m_runs.end();) {
-      bool finished;
-      {
-        std::lock_guard run_lock(it->second->mutex);
-        finished = it->second->finished;
-      }
-      if (finished) {
-        done.push_back(it->second);
-        it = m_runs.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
-  for (auto& r : done)
-    if (r->thread.joinable()) r->thread.join();
+  // Teardown follows on this thread: agent_run goes before the session it uses (locals die in
+  // reverse order), and the session closes its browser context, waiting for Chromium.
 }
 
 Result<json> RunManager::get(const std::string& id) {

@@ -1,17 +1,24 @@
 // The runs behind the API and the Command Center: several at once, each in a session of its own
 // on the shared browser (its own browser context unless it asks for the profile's), every event
 // appended to SQLite before it is sent to subscribers, confirmations answered by the user.
+//
+// Threads: each run has a thread of its own that also tears its session down (closing its
+// browser context waits for Chromium); a reaper thread joins finished runs. Every method here
+// may block briefly on SQLite or on the manager's mutex, so none is for the network thread.
 #pragma once
 
 #include "base/json.h"
 #include "llm/settings.h"
 
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace ouro::session { struct Runtime; struct SessionOptions; }
 namespace ouro::store { class Database; }
@@ -25,12 +32,15 @@ class RunManager {
     std::string ouro_binary;                  // for the REPL worker; empty: /proc/self/exe
     std::chrono::seconds confirm_timeout{60};
     std::chrono::milliseconds action_timeout{5000};
+    size_t max_active_runs = 8;  // runs in progress or tearing down; more: ResourceExhausted
   };
 
   RunManager(std::shared_ptr<session::Runtime> runtime, Config config);
-  ~RunManager();  // cancels what runs and waits for it
+  ~RunManager();  // cancels what runs and waits for it, teardown included
 
-  // POST /api/runs {task, urls?, options?: {provider, model, sub_model, max_iterations, profile}}
+  // POST /api/runs {task, urls?, options?: {provider, model, sub_model, base_url, max_iterations,
+  // profile}}: every field's type is checked (InvalidArgument naming the field and what was
+  // expected, or the unknown option and the known ones).
   Result<json> create(const json& body);
   Result<json> get(const std::string& id);
   Result<json> list();
@@ -46,31 +56,48 @@ class RunManager {
   Result<json> settings();
   Result<json> update_settings(const json& body);
 
+  // A run's stored events with seq > after (at most 100,000), or NotFound.
+  Result<json> events(const std::string& run_id, int64_t after);
+
   // Subscribes to the events of one run (run_id) or of all runs (empty): first every stored event
   // after `after` (a run's seq, or the global id for all runs), then live ones, in order, without
-  // gaps or duplicates. The callback must not block; it runs on the emitting thread.
-  int subscribe(const std::string& run_id, int64_t after, std::function<void(const json& event)> fn);
+  // gaps or duplicates. The stored ones are read in pages on the calling thread, without holding
+  // up runs that publish meanwhile (their events wait in the subscription until the replay is
+  // done). `fn` must not block; it is never called twice at once, and returning false ends the
+  // subscription. Fails when the stored events cannot be read.
+  using EventSink = std::function<bool(const json& event)>;
+  Result<int> subscribe(const std::string& run_id, int64_t after, EventSink fn);
   void unsubscribe(int id);
 
  private:
   struct Active;
   void execute(std::shared_ptr<Active> run, json body);
-  void reap();
+  void run_thread(std::shared_ptr<Active> run, json body);
+  void record_failure(Active& run, const std::string& why, const std::string& message);
+  void reaper();
   void publish(Active& run, const std::string& type, const json& data, double ts);
   Result<llm::Settings> resolve(const json& options);
+  Result<json> stored_llm_settings();  // always an object
+  std::string stored_api_key();        // "" when none is stored
 
   std::shared_ptr<session::Runtime> m_runtime;
   store::Database& m_db;
   Config m_config;
-  std::mutex m_mutex;  // runs and subscribers; also orders append + broadcast
-  std::map<std::string, std::shared_ptr<Active>> m_runs;
+  std::mutex m_mutex;  // runs, subscribers and the reaper's list; also orders append + broadcast
+  std::map<std::string, std::shared_ptr<Active>> m_runs;  // until the reaper has joined them
   struct Subscriber {
     std::string run_id;
-    std::function<void(const json&)> fn;
+    EventSink fn;
+    bool live = false;            // false while its stored events are replayed
+    std::vector<json> held;       // events published during the replay
   };
   std::map<int, Subscriber> m_subscribers;
   int m_next_subscriber = 1;
   bool m_stopping = false;
+  std::vector<std::shared_ptr<Active>> m_torn_down;  // run threads about to end, for the reaper
+  std::condition_variable m_reap;                    // something to reap, or stopping
+  std::condition_variable m_reaped;                  // m_runs shrank
+  std::thread m_reaper;
 };
 
 }  // namespace ouro::server

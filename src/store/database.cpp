@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <utility>
 
 namespace ouro::store {
 
@@ -16,8 +17,32 @@ namespace {
 
 struct Stmt {
   sqlite3_stmt* s = nullptr;
+  Stmt() = default;
+  Stmt(Stmt&& other) noexcept : s(std::exchange(other.s, nullptr)) {}
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  Stmt& operator=(Stmt&&) = delete;
   ~Stmt() { sqlite3_finalize(s); }
 };
+
+// A prepared statement, or an error with SQLite's reason (a damaged file, a locked database).
+Result<Stmt> prepare(sqlite3* db, const std::string& sql) {
+  Stmt st;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK)
+    return errorf(Code::Internal, "database error: cannot prepare a statement: {}", sqlite3_errmsg(db));
+  return st;
+}
+
+std::string text(sqlite3_stmt* s, int i) {
+  auto* t = sqlite3_column_text(s, i);
+  return t ? reinterpret_cast<const char*>(t) : "";
+}
+
+// After stepping through rows: SQLITE_DONE, or an error saying what was being read.
+Result<void> finished_reading(sqlite3* db, int rc, std::string_view what) {
+  if (rc == SQLITE_DONE) return {};
+  return errorf(Code::Internal, "cannot read {}: {}", what, sqlite3_errmsg(db));
+}
 
 }  // namespace
 
@@ -41,7 +66,10 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path) {
     std::string msg = db->m_db ? sqlite3_errmsg(db->m_db) : "out of memory";
     return errorf(Code::FailedPrecondition, "cannot open the database {}: {} (set OURO_DATA_DIR to a writable place)", path, msg);
   }
-  if (path != ":memory:") std::filesystem::permissions(path, std::filesystem::perms(0600), std::filesystem::perm_options::replace);
+  if (path != ":memory:") {
+    std::error_code ec;  // best effort: a file we cannot chmod (not ours) still opens
+    std::filesystem::permissions(path, std::filesystem::perms(0600), std::filesystem::perm_options::replace, ec);
+  }
   sqlite3_busy_timeout(db->m_db, 5000);
   TRY(db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
   TRY(db->exec(
@@ -77,11 +105,8 @@ Result<void> Database::exec(const char* sql) {
 
 Result<void> Database::kv_set(const std::string& key, const std::string& value_json) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  sqlite3_prepare_v2(m_db,
-                     "INSERT INTO kv(key, value) VALUES(?1, ?2) "
-                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = unixepoch()",
-                     -1, &st.s, nullptr);
+  Stmt st = TRY(prepare(m_db, "INSERT INTO kv(key, value) VALUES(?1, ?2) "
+                     "ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = unixepoch()"));
   sqlite3_bind_text(st.s, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
   sqlite3_bind_text(st.s, 2, value_json.data(), static_cast<int>(value_json.size()), SQLITE_TRANSIENT);
   if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot store '{}': {}", key, sqlite3_errmsg(m_db));
@@ -90,21 +115,21 @@ Result<void> Database::kv_set(const std::string& key, const std::string& value_j
 
 Result<std::optional<std::string>> Database::kv_get(const std::string& key) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  sqlite3_prepare_v2(m_db, "SELECT value FROM kv WHERE key = ?1", -1, &st.s, nullptr);
+  Stmt st = TRY(prepare(m_db, "SELECT value FROM kv WHERE key = ?1"));
   sqlite3_bind_text(st.s, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
   int rc = sqlite3_step(st.s);
   if (rc == SQLITE_DONE) return std::optional<std::string>();
   if (rc != SQLITE_ROW) return errorf(Code::Internal, "cannot read '{}': {}", key, sqlite3_errmsg(m_db));
-  return std::optional<std::string>(reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0)));
+  return std::optional<std::string>(text(st.s, 0));
 }
 
 Result<std::vector<std::string>> Database::kv_keys() {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  sqlite3_prepare_v2(m_db, "SELECT key FROM kv ORDER BY created_at, key", -1, &st.s, nullptr);
+  Stmt st = TRY(prepare(m_db, "SELECT key FROM kv ORDER BY created_at, key"));
   std::vector<std::string> out;
-  while (sqlite3_step(st.s) == SQLITE_ROW) out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0)));
+  int rc;
+  while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) out.emplace_back(text(st.s, 0));
+  TRY(finished_reading(m_db, rc, "the stored keys"));
   return out;
 }
 
@@ -118,10 +143,6 @@ void bind(sqlite3_stmt* s, int i, const std::string& v) { sqlite3_bind_text(s, i
 void bind_or_null(sqlite3_stmt* s, int i, const std::string& v) {
   if (v.empty()) sqlite3_bind_null(s, i);
   else bind(s, i, v);
-}
-std::string text(sqlite3_stmt* s, int i) {
-  auto* t = sqlite3_column_text(s, i);
-  return t ? reinterpret_cast<const char*>(t) : "";
 }
 
 Database::RunRow read_run(sqlite3_stmt* s) {
@@ -147,8 +168,7 @@ constexpr const char* kRunColumns = "id, task, state, options, created_at, updat
 
 Result<void> Database::insert_run(const RunRow& r) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  sqlite3_prepare_v2(m_db, "INSERT INTO runs(id, task, state, options, created_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &st.s, nullptr);
+  Stmt st = TRY(prepare(m_db, "INSERT INTO runs(id, task, state, options, created_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"));
   bind(st.s, 1, r.id);
   bind(st.s, 2, r.task);
   bind(st.s, 3, r.state);
@@ -161,11 +181,8 @@ Result<void> Database::insert_run(const RunRow& r) {
 
 Result<void> Database::update_run(const RunRow& r) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  sqlite3_prepare_v2(m_db,
-                     "UPDATE runs SET state = ?2, updated_at = ?3, iterations = ?4, final = ?5, partial = ?6, usage = ?7, cost = ?8, error = ?9 "
-                     "WHERE id = ?1",
-                     -1, &st.s, nullptr);
+  Stmt st = TRY(prepare(m_db, "UPDATE runs SET state = ?2, updated_at = ?3, iterations = ?4, final = ?5, partial = ?6, usage = ?7, cost = ?8, error = ?9 "
+                     "WHERE id = ?1"));
   bind(st.s, 1, r.id);
   bind(st.s, 2, r.state);
   sqlite3_bind_double(st.s, 3, r.updated_at);
@@ -182,38 +199,36 @@ Result<void> Database::update_run(const RunRow& r) {
 
 Result<std::optional<Database::RunRow>> Database::get_run(const std::string& id) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  sqlite3_prepare_v2(m_db, (std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1").c_str(), -1, &st.s, nullptr);
+  Stmt st = TRY(prepare(m_db, (std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1").c_str()));
   bind(st.s, 1, id);
-  if (sqlite3_step(st.s) != SQLITE_ROW) return std::optional<RunRow>();
-  return std::optional<RunRow>(read_run(st.s));
+  int rc = sqlite3_step(st.s);
+  if (rc == SQLITE_ROW) return std::optional<RunRow>(read_run(st.s));
+  TRY(finished_reading(m_db, rc, "run " + id));
+  return std::optional<RunRow>();
 }
 
 Result<std::vector<Database::RunRow>> Database::list_runs(int limit) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  sqlite3_prepare_v2(m_db, (std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY created_at DESC LIMIT ?1").c_str(), -1, &st.s, nullptr);
+  Stmt st = TRY(prepare(m_db, (std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY created_at DESC LIMIT ?1").c_str()));
   sqlite3_bind_int(st.s, 1, limit);
   std::vector<RunRow> out;
-  while (sqlite3_step(st.s) == SQLITE_ROW) out.push_back(read_run(st.s));
+  int rc;
+  while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) out.push_back(read_run(st.s));
+  TRY(finished_reading(m_db, rc, "the runs"));
   return out;
 }
 
 Result<int> Database::mark_interrupted() {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  sqlite3_prepare_v2(m_db,
-                     "UPDATE runs SET state = 'interrupted', error = 'ouro stopped while the run was in progress' "
-                     "WHERE state IN ('queued', 'running')",
-                     -1, &st.s, nullptr);
+  Stmt st = TRY(prepare(m_db, "UPDATE runs SET state = 'interrupted', error = 'ouro stopped while the run was in progress' "
+                     "WHERE state IN ('queued', 'running')"));
   if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot mark interrupted runs: {}", sqlite3_errmsg(m_db));
   return sqlite3_changes(m_db);
 }
 
 Result<int64_t> Database::append_event(const std::string& run_id, int64_t seq, const std::string& type, const std::string& data_json, double ts) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  sqlite3_prepare_v2(m_db, "INSERT INTO events(run_id, seq, type, data, ts) VALUES(?1, ?2, ?3, ?4, ?5)", -1, &st.s, nullptr);
+  Stmt st = TRY(prepare(m_db, "INSERT INTO events(run_id, seq, type, data, ts) VALUES(?1, ?2, ?3, ?4, ?5)"));
   bind(st.s, 1, run_id);
   sqlite3_bind_int64(st.s, 2, seq);
   bind(st.s, 3, type);
@@ -225,28 +240,23 @@ Result<int64_t> Database::append_event(const std::string& run_id, int64_t seq, c
 
 Result<std::vector<Database::EventRow>> Database::events(const std::string& run_id, int64_t after, int limit) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  if (run_id.empty()) {
-    sqlite3_prepare_v2(m_db, "SELECT id, run_id, seq, type, data, ts FROM events WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st.s, nullptr);
-    sqlite3_bind_int64(st.s, 1, after);
-    sqlite3_bind_int(st.s, 2, limit);
-  } else {
-    sqlite3_prepare_v2(m_db, "SELECT id, run_id, seq, type, data, ts FROM events WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3", -1, &st.s, nullptr);
-    bind(st.s, 1, run_id);
-    sqlite3_bind_int64(st.s, 2, after);
-    sqlite3_bind_int(st.s, 3, limit);
-  }
+  Stmt st = TRY(prepare(m_db, run_id.empty() ? "SELECT id, run_id, seq, type, data, ts FROM events WHERE id > ?1 ORDER BY id LIMIT ?2"
+                                              : "SELECT id, run_id, seq, type, data, ts FROM events WHERE run_id = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2"));
+  sqlite3_bind_int64(st.s, 1, after);
+  sqlite3_bind_int(st.s, 2, limit);
+  if (!run_id.empty()) bind(st.s, 3, run_id);
   std::vector<EventRow> out;
-  while (sqlite3_step(st.s) == SQLITE_ROW)
+  int rc;
+  while ((rc = sqlite3_step(st.s)) == SQLITE_ROW)
     out.push_back(EventRow{sqlite3_column_int64(st.s, 0), text(st.s, 1), sqlite3_column_int64(st.s, 2), text(st.s, 3), text(st.s, 4),
                            sqlite3_column_double(st.s, 5)});
+  TRY(finished_reading(m_db, rc, "events"));
   return out;
 }
 
 Result<void> Database::set_setting(const std::string& key, const std::string& value_json) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  sqlite3_prepare_v2(m_db, "INSERT INTO settings(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", -1, &st.s, nullptr);
+  Stmt st = TRY(prepare(m_db, "INSERT INTO settings(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
   bind(st.s, 1, key);
   bind(st.s, 2, value_json);
   if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot save setting {}: {}", key, sqlite3_errmsg(m_db));
@@ -255,11 +265,12 @@ Result<void> Database::set_setting(const std::string& key, const std::string& va
 
 Result<std::optional<std::string>> Database::get_setting(const std::string& key) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st;
-  sqlite3_prepare_v2(m_db, "SELECT value FROM settings WHERE key = ?1", -1, &st.s, nullptr);
+  Stmt st = TRY(prepare(m_db, "SELECT value FROM settings WHERE key = ?1"));
   bind(st.s, 1, key);
-  if (sqlite3_step(st.s) != SQLITE_ROW) return std::optional<std::string>();
-  return std::optional<std::string>(text(st.s, 0));
+  int rc = sqlite3_step(st.s);
+  if (rc == SQLITE_ROW) return std::optional<std::string>(text(st.s, 0));
+  TRY(finished_reading(m_db, rc, "setting " + key));
+  return std::optional<std::string>();
 }
 
 }  // namespace ouro::store

@@ -1,126 +1,28 @@
 // The runs API over real HTTP and WebSocket on 127.0.0.1, with scripted models and real Chromium.
-#include "browser_env.h"
+#include "api_env.h"
+#include "raw_client.h"
 
-#include "net/io.h"
-#include "net/websocket_client.h"
-#include "server/api.h"
-#include "server/runs.h"
 #include "store/database.h"
 
-#include <curl/curl.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 
-#include <condition_variable>
+#include <filesystem>
+#include <future>
 #include <fstream>
+#include <set>
 #include <thread>
 
 namespace ouro::testing {
 namespace {
 
-struct Http {
-  long status = 0;
-  json body;
-  std::string raw;
-};
-
-size_t collect(char* d, size_t s, size_t n, void* u) {
-  static_cast<std::string*>(u)->append(d, s * n);
-  return s * n;
-}
-
-Http request(const std::string& method, const std::string& url, const std::string& token, const std::string& body = "",
-             std::vector<std::string> extra = {}) {
-  CURL* c = curl_easy_init();
-  Http out;
-  curl_slist* h = nullptr;
-  if (!token.empty()) h = curl_slist_append(h, ("Authorization: Bearer " + token).c_str());
-  h = curl_slist_append(h, "Content-Type: application/json");
-  for (const auto& e : extra) h = curl_slist_append(h, e.c_str());
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-  if (!body.empty()) curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &out.raw);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
-  curl_easy_perform(c);
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out.status);
-  curl_slist_free_all(h);
-  curl_easy_cleanup(c);
-  out.body = parse_json(out.raw).value_or(json());
-  return out;
-}
-
-// A WebSocket subscriber that collects events.
-struct Watcher {
-  std::unique_ptr<net::WebSocketClient> ws;
-  std::mutex mutex;
-  std::condition_variable cv;
-  std::vector<json> events;
-  Watcher(net::IoThread& io, const std::string& url) {
-    auto c = net::WebSocketClient::connect(io, url, std::chrono::seconds(5));
-    if (!c) throw std::runtime_error(c.error().message);
-    ws = std::move(*c);
-    ws->start(
-        [this](std::string text) {
-          std::lock_guard lock(mutex);
-          events.push_back(json::parse(text));
-          cv.notify_all();
-        },
-        [](Error) {});
-  }
-  bool wait_for(const std::function<bool(const std::vector<json>&)>& pred, std::chrono::milliseconds t = std::chrono::seconds(20)) {
-    std::unique_lock lock(mutex);
-    return cv.wait_for(lock, t, [&] { return pred(events); });
-  }
-  static bool has(const std::vector<json>& ev, const std::string& type) {
-    return std::any_of(ev.begin(), ev.end(), [&](const json& e) { return e["type"] == type; });
-  }
-};
-
-struct Server {
-  std::unique_ptr<session::Session> base;
-  std::unique_ptr<server::RunManager> runs;
-  std::unique_ptr<server::ApiServer> api;
-  std::string data_dir;
-  explicit Server(std::string dir = temp_dir()) : data_dir(dir) {
-    auto opts = test_options();
-    opts.db_path = data_dir + "/ouro.db";
-    auto s = session::Session::start(opts);
-    if (!s) throw std::runtime_error(s.error().message);
-    base = std::move(*s);
-    server::RunManager::Config rc;
-    rc.data_dir = data_dir;
-    rc.ouro_binary = ouro_binary();
-    rc.confirm_timeout = std::chrono::seconds(10);
-    runs = std::make_unique<server::RunManager>(base->runtime(), rc);
-    auto a = server::ApiServer::start(*base->runtime()->io, 0, *runs, base->runtime());
-    if (!a) throw std::runtime_error(a.error().message);
-    api = std::move(*a);
-  }
-  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(api->port()) + path; }
-  std::string ws(const std::string& query) const {
-    return "ws://127.0.0.1:" + std::to_string(api->port()) + "/api/events?token=" + api->token() + "&" + query;
-  }
-  Http get(const std::string& path) { return request("GET", url(path), api->token()); }
-  Http post(const std::string& path, const json& body) { return request("POST", url(path), api->token(), body.dump()); }
-  json wait_done(const std::string& id, std::chrono::seconds t = std::chrono::seconds(30)) {
-    auto until = std::chrono::steady_clock::now() + t;
-    while (std::chrono::steady_clock::now() < until) {
-      Http r = get("/api/runs/" + id);
-      std::string st = r.body.value("state", "");
-      if (st != "queued" && st != "running") return r.body;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return json();
-  }
-};
-
 TEST(Api, TokenOriginHostAndBodiesAreChecked) {
   Server s;
   EXPECT_EQ(request("GET", s.url("/api/runs"), "").status, 401);
   EXPECT_EQ(request("GET", s.url("/api/runs"), "wrong-token").status, 401);
-  EXPECT_EQ(request("GET", s.url("/api/runs?token=" + s.api->token()), "").status, 200) << "?token= works too";
+  Http in_query = request("GET", s.url("/api/runs?token=" + s.api->token()), "");
+  EXPECT_EQ(in_query.status, 401) << "?token= is for the page and the WebSockets only";
+  EXPECT_NE(in_query.body["error"]["message"].get<std::string>().find("Authorization: Bearer"), std::string::npos) << in_query.raw;
   Http origin = request("GET", s.url("/api/runs"), s.api->token(), "", {"Origin: http://evil.example"});
   EXPECT_EQ(origin.status, 403);
   EXPECT_NE(origin.body["error"]["message"].get<std::string>().find("evil.example"), std::string::npos);
@@ -135,6 +37,8 @@ TEST(Api, TokenOriginHostAndBodiesAreChecked) {
   EXPECT_EQ(s.get("/api/runs/nope").status, 404);
   EXPECT_EQ(request("GET", s.url("/"), "").status, 401) << "the page needs the token";
   EXPECT_EQ(request("GET", s.url("/?token=" + s.api->token()), "").status, 200);
+  EXPECT_EQ(request("GET", s.url("/?token=wrong"), "").status, 401);
+  EXPECT_EQ(request("POST", s.url("/?token=" + s.api->token()), "").status, 401) << "only GET of the page takes the token in the query";
   // A WebSocket without the token is refused.
   auto io = net::IoThread::start();
   EXPECT_FALSE(net::WebSocketClient::connect(*io, "ws://127.0.0.1:" + std::to_string(s.api->port()) + "/api/events?run=all", std::chrono::seconds(3)));
@@ -224,7 +128,8 @@ TEST(Api, ConfirmationsAreAnsweredThroughTheApi) {
 
 TEST(Api, ConcurrentRunsHaveIsolatedCookies) {
   Server s;
-  std::string a = script_file({{{"text", repl_reply("await setCookie({ name: 'who', value: 'run-a', url: '" + site().url("/") + "' });\nawait sleep(800);\n"
+  // The page sets the cookie: setCookie asks the user first, and nobody answers here.
+  std::string a = script_file({{{"text", repl_reply("await execInTab(activeTab, \"document.cookie = 'who=run-a; path=/'\");\nawait sleep(800);\n"
                                          "setFinal((await getCookies()).map(c => c.name + '=' + c.value))")}}});
   std::string b = script_file({{{"text", repl_reply("await sleep(400);\nsetFinal((await getCookies()).map(c => c.name + '=' + c.value))")}}});
   std::string ida = s.post("/api/runs", {{"task", "A"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + a}}}}).body["id"];
@@ -297,6 +202,298 @@ TEST(Api, ARestartKeepsHistoryAndMarksUnfinishedRunsInterrupted) {
   json events = again.get("/api/runs/" + id + "/events").body;
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events.back()["type"], "complete");
+}
+
+using namespace std::chrono_literals;
+
+std::string error_message(const Http& r) {
+  return r.body.is_object() && r.body.contains("error") ? r.body["error"].value("message", "") : "(not a JSON error: " + r.raw + ")";
+}
+
+TEST(Api, RefusesOnTheHeaderBeforeReadingABody) {
+  Server s;
+  uint16_t port = s.api->port();
+  std::string ours = "127.0.0.1:" + std::to_string(port), bearer = "Authorization: Bearer " + s.api->token() + "\r\n";
+  struct Case {
+    std::string host, auth;
+    int status;
+  };
+  for (const Case& c : {Case{"rebind.example:" + std::to_string(port), bearer, 403}, Case{ours, "", 401}, Case{ours, bearer, 413}}) {
+    RawClient client(port);
+    ASSERT_TRUE(client.send("POST /api/runs HTTP/1.1\r\nHost: " + c.host + "\r\n" + c.auth +
+                            "Content-Type: application/json\r\nContent-Length: 10485760\r\n\r\n"));
+    // Ten megabytes announced and none sent yet: the answer can only come from the header.
+    RawResponse r = client.read_response(3s);
+    EXPECT_EQ(r.status, c.status) << c.host << " " << c.auth;
+    json body = parse_json(r.body).value_or(json());
+    ASSERT_TRUE(body.contains("error")) << r.body;
+    if (c.status == 413) {
+      EXPECT_NE(body["error"]["message"].get<std::string>().find("limit of 1048576 bytes"), std::string::npos) << r.body;
+    }
+    // What the client goes on sending is not read: the connection closes under it.
+    bool cut = false;
+    for (int i = 0; i < 10 && !cut; ++i) cut = !client.send(std::string(1u << 20, 'x'));
+    EXPECT_TRUE(cut || client.closed_within(3s));
+  }
+  // Through an ordinary client (which asks before it sends a large body).
+  Http big = request("POST", s.url("/api/runs"), s.api->token(), std::string((1u << 20) + 1, ' '));
+  EXPECT_EQ(big.status, 413);
+  EXPECT_NE(error_message(big).find("1048576"), std::string::npos);
+  EXPECT_EQ(s.get("/api/runs").status, 200) << "and the server goes on";
+}
+
+TEST(Api, TheTokenInTheQueryOpensThePageAndTheWebSocketsOnly) {
+  Server s;
+  std::string q = "?token=" + s.api->token();
+  for (const char* path : {"/api/runs", "/api/settings", "/api/tabs", "/api/runs/rnope/events"})
+    EXPECT_EQ(request("GET", s.url(path + q), "").status, 401) << path;
+  EXPECT_EQ(request("GET", s.url("/" + q), "").status, 200);
+  EXPECT_EQ(request("GET", s.url("/index.html" + q), "").status, 200);
+  auto io = net::IoThread::start();
+  EXPECT_TRUE(net::WebSocketClient::connect(*io, s.ws("run=all"), 3s)) << "the events WebSocket takes it";
+  RawClient ws(s.api->port());
+  EXPECT_EQ(ws.upgrade("/api/runs" + q).status, 401) << "a WebSocket upgrade elsewhere does not";
+  // A person whose browser lost the token is told what to open.
+  Http page = request("GET", s.url("/"), "", "", {"Accept: text/html"});
+  EXPECT_EQ(page.status, 401);
+  EXPECT_NE(page.raw.find("ouro serve"), std::string::npos);
+}
+
+TEST(Api, RunOptionsAreCheckedFieldByField) {
+  Server s;
+  auto create = [&](const json& options) { return s.post("/api/runs", {{"task", "T"}, {"options", options}}); };
+  struct Case {
+    json options;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{{"provider", 5}}, "options.provider must be a string, got number 5"},
+      {{{"model", json::array({1})}}, "options.model must be a string, got array [1]"},
+      {{{"sub_model", nullptr}}, "options.sub_model must be a string, got null"},
+      {{{"base_url", true}}, "options.base_url must be a string"},
+      {{{"max_iterations", "lots"}}, "options.max_iterations must be a whole number from 1 to 500, got string \"lots\""},
+      {{{"max_iterations", 0}}, "options.max_iterations must be a whole number from 1 to 500, got number 0"},
+      {{{"max_iterations", 501}}, "from 1 to 500"},
+      {{{"max_iterations", 2.5}}, "from 1 to 500"},
+      {{{"max_iterations", 4294967297LL}}, "from 1 to 500"},
+      {{{"max_iterations", -1}}, "from 1 to 500"},
+      {{{"profile", "yes"}}, "options.profile must be true or false, got string \"yes\""},
+      {{{"profile", 1}}, "options.profile must be true or false"},
+      {{{"colour", "red"}}, "unknown option 'colour'; the options are provider, model, sub_model, base_url"},
+      {json::array(), "options must be an object, got array"},
+      {"fast", "options must be an object, got string"},
+  };
+  for (const auto& c : cases) {
+    Http r = create(c.options);
+    EXPECT_EQ(r.status, 400) << c.options.dump();
+    EXPECT_EQ(r.body["error"]["code"], "InvalidArgument") << r.raw;
+    EXPECT_NE(error_message(r).find(c.says), std::string::npos) << c.options.dump() << " -> " << error_message(r);
+  }
+  EXPECT_NE(error_message(s.post("/api/runs", {{"task", "T"}, {"urls", {1}}})).find("urls must be a list of strings"), std::string::npos);
+  EXPECT_EQ(s.post("/api/runs", {{"task", 5}}).status, 400);
+  EXPECT_EQ(s.post("/api/runs", json::array()).status, 400);
+  EXPECT_NE(error_message(request("PUT", s.url("/api/settings"), s.api->token(), R"({"max_iterations": 4294967297})")).find("from 1 to 500"), std::string::npos);
+  EXPECT_NE(error_message(request("PUT", s.url("/api/settings"), s.api->token(), R"({"colour": 1})")).find("unknown setting 'colour'"), std::string::npos);
+  EXPECT_NE(error_message(request("PUT", s.url("/api/settings"), s.api->token(), R"({"api_key": 12})")).find("api_key must be a string"), std::string::npos);
+  // Every option, right: the run goes.
+  std::string path = script_file({{{"text", repl_reply("setFinal(1)")}}});
+  Http ok = create({{"provider", "script:" + path}, {"max_iterations", 3}, {"profile", false}});
+  ASSERT_EQ(ok.status, 201) << ok.raw;
+  EXPECT_EQ(s.wait_done(ok.body["id"])["state"], "done");
+}
+
+TEST(Api, SecretsAreWrittenWholeAndPrivate) {
+  Server s;
+  std::string path = s.data_dir + "/secrets.json";
+  std::vector<std::string> keys;
+  for (int i = 0; i < 30; ++i) keys.push_back("sk-test-" + std::string(4000, static_cast<char>('a' + i % 26)) + std::to_string(i));
+  std::set<std::string> written(keys.begin(), keys.end());
+  std::atomic<bool> done{false};
+  std::atomic<int> reads{0}, torn{0}, wide{0};
+  // A reader that looks as often as it can while the key is replaced again and again.
+  std::thread reader([&] {
+    while (!done) {
+      std::ifstream in(path);
+      if (!in) continue;
+      std::stringstream ss;
+      ss << in.rdbuf();
+      struct stat st;
+      if (stat(path.c_str(), &st) == 0 && (st.st_mode & 0777) != 0600) ++wide;
+      json j = parse_json(ss.str()).value_or(json());
+      if (!j.is_object() || !j.contains("api_key") || !written.count(j["api_key"].get<std::string>())) ++torn;
+      ++reads;
+    }
+  });
+  for (const auto& k : keys) EXPECT_EQ(request("PUT", s.url("/api/settings"), s.api->token(), json{{"api_key", k}}.dump()).status, 200);
+  done = true;
+  reader.join();
+  EXPECT_GT(reads, 0);
+  EXPECT_EQ(torn, 0) << "a reader saw a partly written file";
+  EXPECT_EQ(wide, 0) << "the file was readable by others at some moment";
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  for (const auto& entry : std::filesystem::directory_iterator(s.data_dir))
+    EXPECT_EQ(entry.path().filename().string().find("secrets.json.tmp"), std::string::npos) << "left behind: " << entry.path();
+  // null forgets the key.
+  EXPECT_EQ(request("PUT", s.url("/api/settings"), s.api->token(), R"({"api_key": null})").body["api_key"], nullptr);
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(Api, RunsBeyondTheCapAreRefusedUntilOneEnds) {
+  Server s(temp_dir(), 1);
+  std::string slow = script_file({{{"text", repl_reply("await execInTab(activeTab, 'await new Promise(r => setTimeout(r, 9000))')")}}});
+  std::string quick = script_file({{{"text", repl_reply("setFinal(1)")}}});
+  Http first = s.post("/api/runs", {{"task", "Wait"}, {"options", {{"provider", "script:" + slow}}}});
+  ASSERT_EQ(first.status, 201) << first.raw;
+  Http second = s.post("/api/runs", {{"task", "Also"}, {"options", {{"provider", "script:" + quick}}}});
+  EXPECT_EQ(second.status, 429);
+  EXPECT_EQ(second.body["error"]["code"], "ResourceExhausted");
+  EXPECT_NE(error_message(second).find("1 runs are in progress"), std::string::npos) << second.raw;
+  EXPECT_EQ(s.post("/api/runs/" + first.body["id"].get<std::string>() + "/cancel", json::object()).status, 200);
+  // Once the first is torn down and reaped, there is room again.
+  long status = 0;
+  for (auto until = std::chrono::steady_clock::now() + 20s; status != 201 && std::chrono::steady_clock::now() < until;) {
+    status = s.post("/api/runs", {{"task", "Now"}, {"options", {{"provider", "script:" + quick}}}}).status;
+    if (status != 201) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(status, 201);
+}
+
+// Closing a run's browser context waits for Chromium, whose replies come through the network
+// thread: that wait must never sit on the network thread.
+TEST(Api, AnswersWithin100msWhileARunIsTornDown) {
+  Server s;
+  std::string open_many = "for (let i = 0; i < 5; i++) await openTab('" + site().url("/list") + "');\n"
+                          "await execInTab(activeTab, 'await new Promise(r => setTimeout(r, 9000))')";
+  std::string path = script_file({{{"text", repl_reply(open_many)}}});
+  Http created = s.post("/api/runs", {{"task", "Open tabs and wait"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + path}}}});
+  ASSERT_EQ(created.status, 201) << created.raw;
+  std::string id = created.body["id"];
+  auto io = net::IoThread::start();
+  Watcher w(*io, s.ws("run=" + id));
+  std::vector<std::string> tabs;
+  for (auto until = std::chrono::steady_clock::now() + 20s; tabs.size() < 6 && std::chrono::steady_clock::now() < until;) {
+    Http t = s.get("/api/runs/" + id + "/tabs");
+    tabs.clear();
+    if (t.status == 200)
+      for (const auto& tab : t.body["tabs"]) tabs.push_back(tab["id"]);
+    if (tabs.size() < 6) std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(tabs.size(), 6u) << "the run opened its tabs";
+  EXPECT_EQ(s.post("/api/runs/" + id + "/cancel", json::object()).status, 200);
+  ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "complete"); }, 10s));
+  // The run's result is final; its thread now closes the REPL and the context with its tabs.
+  auto still_open = [&] { return std::any_of(tabs.begin(), tabs.end(), [&](const std::string& t) { return s.base->browser().tab_info(t).has_value(); }); };
+  auto slowest = std::chrono::milliseconds(0);
+  int during = 0, total = 0;
+  auto timed = [&](const std::function<Http()>& call) {
+    auto t0 = std::chrono::steady_clock::now();
+    Http r = call();
+    auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+    slowest = std::max(slowest, took);
+    EXPECT_LT(took, 100ms) << "request " << total << " took " << took.count() << " ms";
+    EXPECT_LT(r.status, 300) << r.raw;
+    ++total;
+  };
+  // Starting a run used to join finished ones, on the network thread.
+  std::string quick = script_file({{{"text", repl_reply("setFinal(1)")}}});
+  bool tearing_down = still_open();
+  timed([&] { return s.post("/api/runs", {{"task", "Quick"}, {"options", {{"provider", "script:" + quick}}}}); });
+  during += tearing_down;
+  while (total < 400 && (tearing_down = still_open())) {
+    timed([&] { return s.get("/api/runs"); });
+    ++during;
+  }
+  for (int i = 0; i < 5; ++i) timed([&] { return s.get("/api/runs"); });
+  std::printf("%d requests during the teardown, %d in all; the slowest took %lld ms\n", during, total, static_cast<long long>(slowest.count()));
+  EXPECT_GT(during, 0) << "the teardown was over before the first request: nothing was measured";
+  EXPECT_FALSE(still_open()) << "the run's context was closed";
+}
+
+// Subscribing replays stored events, then goes live: a client that joins while events flow
+// sees each of them once, in order.
+TEST(Api, SubscribersJoiningMidStreamSeeEveryEventOnce) {
+  Server s;
+  setenv("OURO_SCRIPT_CHUNK_DELAY_US", "3000", 1);  // tokens over a second or two
+  std::string prose(400, 'w');
+  for (size_t i = 7; i < prose.size(); i += 8) prose[i] = ' ';
+  std::string path = script_file({{{"reasoning", prose}, {"text", prose + "\n```repl\nenv.a = 1\n```"}}, {{"text", repl_reply("setFinal(env.a)")}}});
+  std::string id = s.post("/api/runs", {{"task", "Talk"}, {"options", {{"provider", "script:" + path}}}}).body["id"];
+  auto io = net::IoThread::start();
+  std::vector<std::unique_ptr<Watcher>> watchers;
+  watchers.push_back(std::make_unique<Watcher>(*io, s.ws("run=" + id)));
+  std::unique_ptr<Watcher> everything = std::make_unique<Watcher>(*io, s.ws("run=all"));
+  // Each later one joins once the first has seen more: while the run is publishing.
+  for (size_t k = 1; k <= 5; ++k) {
+    ASSERT_TRUE(watchers[0]->wait_for([&](auto& ev) { return ev.size() >= k * 20 || Watcher::has(ev, "complete"); }));
+    watchers.push_back(std::make_unique<Watcher>(*io, s.ws("run=" + id + "&after=0")));
+  }
+  unsetenv("OURO_SCRIPT_CHUNK_DELAY_US");
+  size_t total = 0;
+  for (auto& w : watchers) {
+    ASSERT_TRUE(w->wait_for([](auto& ev) { return Watcher::has(ev, "complete"); }));
+    std::lock_guard lock(w->mutex);
+    total = std::max(total, w->events.size());
+    for (size_t i = 0; i < w->events.size(); ++i) ASSERT_EQ(w->events[i]["seq"], i + 1) << "no gap, no repeat";
+  }
+  EXPECT_GT(total, 100u);
+  EXPECT_EQ(s.get("/api/runs/" + id + "/events").body.size(), total);
+  ASSERT_TRUE(everything->wait_for([](auto& ev) { return Watcher::has(ev, "complete"); }));
+  std::lock_guard lock(everything->mutex);
+  for (size_t i = 1; i < everything->events.size(); ++i) ASSERT_LT(everything->events[i - 1]["id"], everything->events[i]["id"]);
+}
+
+// Events are resumable only because they are stored first: one that cannot be stored is not
+// sent, and the run stops and says why.
+TEST(Api, ARunWhoseEventsCannotBeStoredFailsClearly) {
+  Server s;
+  std::string path = script_file({{{"text", repl_reply("for (let i = 0; i < 100; i++) { log('step ' + i); await sleep(50); }\nsetFinal('all steps')")}}});
+  std::string id = s.post("/api/runs", {{"task", "Step"}, {"options", {{"provider", "script:" + path}}}}).body["id"];
+  auto io = net::IoThread::start();
+  Watcher w(*io, s.ws("run=" + id));
+  ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "log"); }));
+  // Someone else breaks the database under the running server.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((s.data_dir + "/ouro.db").c_str(), &db), SQLITE_OK);
+  sqlite3_busy_timeout(db, 5000);
+  EXPECT_EQ(sqlite3_exec(db, "DROP TABLE events", nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  json run = s.wait_done(id, 15s);
+  EXPECT_EQ(run["state"], "failed") << run.dump();
+  EXPECT_NE(run.value("error", "").find("events could not be stored"), std::string::npos) << run.dump();
+  std::lock_guard lock(w.mutex);
+  for (const auto& e : w.events) EXPECT_GT(e["id"].get<int64_t>(), 0) << "no event went out unstored: " << e.dump();
+  EXPECT_FALSE(Watcher::has(w.events, "complete"));
+}
+
+TEST(Api, DestroyedWithStreamsOpenAndRequestsInFlight) {
+  Server s;
+  std::string path = script_file({{{"text", repl_reply("await execInTab(activeTab, 'await new Promise(r => setTimeout(r, 9000))')")}}});
+  std::string id = s.post("/api/runs", {{"task", "Wait"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + path}}}}).body["id"];
+  uint16_t port = s.api->port();
+  std::string token = s.api->token();
+  RawClient events(port), all(port), idle(port);
+  ASSERT_EQ(events.upgrade("/api/events?token=" + token + "&run=" + id).status, 101);
+  ASSERT_EQ(all.upgrade("/api/events?token=" + token + "&run=all").status, 101);
+  ASSERT_TRUE(events.read_message()) << "the stream is live";
+  // A request a worker is busy with (the page takes 2 s), and a keep-alive connection between requests.
+  std::promise<long> opened;
+  std::thread opener([&] { opened.set_value(request("POST", s.url("/api/tabs"), token, json{{"url", site().url("/slow?ms=2000")}}.dump()).status); });
+  idle.send("GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\nAuthorization: Bearer " + token + "\r\n\r\n");
+  ASSERT_EQ(idle.read_response().status, 200);
+  while (site().hits("/slow") == 0) std::this_thread::yield();  // the tab is opening
+  auto t0 = std::chrono::steady_clock::now();
+  s.api.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 12s);
+  EXPECT_TRUE(events.closed_within(5s));
+  EXPECT_TRUE(all.closed_within(5s));
+  EXPECT_TRUE(idle.closed_within(5s));
+  opener.join();
+  auto status = opened.get_future().get();
+  EXPECT_TRUE(status == 0 || status == 201) << status;
+  EXPECT_EQ(request("GET", "http://127.0.0.1:" + std::to_string(port) + "/api/runs", token).status, 0) << "nothing listens";
+  EXPECT_TRUE(s.runs->cancel(id)) << "the runs go on without the API";
 }
 
 }  // namespace

@@ -88,6 +88,20 @@ TEST(CommandCenter, SubmitWatchTokensStreamAndExpandAnIteration) {
   cc.shot("command-center-done.png");
 }
 
+TEST(CommandCenter, TheTokenLeavesTheAddressBarAndAReloadStillWorks) {
+  CommandCenter cc;
+  cc.until("document.getElementById('status') && location.search === ''");
+  EXPECT_EQ(cc.js("await execInTab(t, 'location.href')"), "http://127.0.0.1:" + std::to_string(cc.api->port()) + "/");
+  EXPECT_EQ(cc.js("tabs.find(x => x.id === t).url").get<std::string>().find("token"), std::string::npos)
+      << "what the browser (and a run's model) sees of the tab";
+  // A reload asks for / without the token; the page kept it for this tab and opens again.
+  cc.js("await navigate(t, " + json("http://127.0.0.1:" + std::to_string(cc.api->port()) + "/").dump() + ")");
+  cc.until("document.getElementById('task-form') && location.search === '' && document.querySelectorAll('#runs').length === 1");
+  cc.use_script(script_file({{{"text", repl_reply("setFinal('still works')")}}}));
+  cc.submit("Say something", site().url("/"));
+  EXPECT_EQ(cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')"), "still works");
+}
+
 TEST(CommandCenter, ApproveAndDenyAConfirmation) {
   CommandCenter cc;
   std::string buy = script_file({{{"text", repl_reply("await click(activeTab, '#place');\nsetFinal(await getText(activeTab, '#result'))")}},
@@ -147,8 +161,8 @@ TEST(CommandCenter, StaysResponsiveThroughTwentyFiveIterationsAndThousandsOfEven
   EXPECT_LT(gap, 400) << "the page froze for " << gap << " ms";
   std::printf("longest main-thread gap during the run: %.0f ms\n", gap);
   // Thousands of events went through (each ~6 characters of ~2,400 per iteration).
-  json events = cc.js("await execInTab(t, `fetch('/api/runs', { headers: { Authorization: 'Bearer ' + new URLSearchParams(location.search).get('token') } })"
-                      ".then(r => r.json()).then(rs => fetch('/api/runs/' + rs[0].id + '/events', { headers: { Authorization: 'Bearer ' + new URLSearchParams(location.search).get('token') } }))"
+  json events = cc.js("await execInTab(t, `fetch('/api/runs', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('ouro-token') } })"
+                      ".then(r => r.json()).then(rs => fetch('/api/runs/' + rs[0].id + '/events', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('ouro-token') } }))"
                       ".then(r => r.json()).then(ev => ev.length)`)");
   EXPECT_GT(events.get<int>(), 5000);
   EXPECT_TRUE(cc.js("await execInTab(t, \"!document.querySelectorAll('details.iter')[0].open && document.querySelectorAll('details.iter')[24].open\")").get<bool>())

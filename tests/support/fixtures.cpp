@@ -65,7 +65,9 @@ struct FixtureSite::Impl {
 FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
   m->io = net::IoThread::start();
   Impl* self = m.get();
-  auto server = net::HttpServer::start(*m->io, 0, [self](const net::HttpRequest& r) {
+  net::HttpServer::Options options;
+  options.limits.max_body_bytes = 64u << 20;  // pages may post more than the API accepts
+  auto server = net::HttpServer::start(*m->io, options, [self](const net::HttpRequest& r) {
     {
       std::lock_guard lock(self->mutex);
       self->hits[r.path]++;

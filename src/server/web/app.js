@@ -1,9 +1,29 @@
 // The Command Center: type a task, watch the run's event stream (tokens, code, results,
 // sub-calls, page changes), answer confirmations, cancel, and replay past runs. Talks to
-// ouro's API with the token from the page URL; events come over one WebSocket per run.
+// ouro's API with the token from the page URL (as a Bearer header); events come over one
+// WebSocket per run.
 'use strict';
 (() => {
-  const token = new URLSearchParams(location.search).get('token') || '';
+  // The token arrives in the address (?token=…, printed by ouro serve). It is kept for this tab
+  // only and dropped from the address bar and the history at once, so it does not linger where
+  // bookmarks, screen shares and the browser's tab list (which a run's model reads) would show it.
+  const TOKEN_KEY = 'ouro-token';
+  const fromUrl = new URLSearchParams(location.search).get('token');
+  if (fromUrl) {
+    sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    history.replaceState(null, '', location.pathname + location.hash);
+  }
+  const token = fromUrl || sessionStorage.getItem(TOKEN_KEY) || '';
+  // Loaded by the "needs its token" page, as after a reload: a token kept for this tab that still
+  // works opens the Command Center again.
+  if (!document.getElementById('task-form')) {
+    if (token) {
+      fetch('/api/runs', { headers: { 'Authorization': 'Bearer ' + token } })
+        .then(r => { if (r.ok) location.replace('/?token=' + encodeURIComponent(token)); else sessionStorage.removeItem(TOKEN_KEY); })
+        .catch(() => {});
+    }
+    return;
+  }
   const $ = id => document.getElementById(id);
   const api = async (method, path, body) => {
     const res = await fetch(path, { method, headers: { 'Authorization': 'Bearer ' + token, 'Content-Type': 'application/json' },
@@ -228,11 +248,17 @@
   }
 
   // One WebSocket per run; on a drop it reconnects and resumes after the last sequence number.
+  // Close code 1013 (try again later) is the server saying this page fell too far behind (or a
+  // replay was larger than it buffers): resuming at once picks up where the page is.
   function connect(view) {
     const ws = new WebSocket(`ws://${location.host}/api/events?token=${encodeURIComponent(token)}&run=${view.id}&after=${view.lastSeq}`);
     view.socket = ws;
     ws.onmessage = m => onEvent(JSON.parse(m.data));
-    ws.onclose = () => { if (current === view && view.live && $('status').textContent !== 'idle') setTimeout(() => current === view && connect(view), 500); };
+    ws.onclose = ev => {
+      if (current !== view) return;
+      if (ev.code === 1013) connect(view);
+      else if (view.live && $('status').textContent !== 'idle') setTimeout(() => current === view && connect(view), 500);
+    };
   }
 
   // --- confirmation ------------------------------------------------------------------------------
