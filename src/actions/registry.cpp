@@ -64,6 +64,11 @@ std::vector<Capability> build() {
   host(g, "hover", {kTab, {"selector", "string"}}, "{ element: string }", "Moves the mouse over the element.", Risk::Read, hover);
   host(g, "select", {kTab, {"selector", "string"}, {"value", "string|array"}}, "{ selected: string[] }",
        "Chooses option(s) of a <select> by value or visible label.", Risk::Act, select);
+  host(g, "handleDialog", {kTab, {"options", "{ accept?: boolean, promptText?: string, once?: boolean }", true}}, "true",
+       "Sets how the tab answers its next JavaScript dialog (alert, confirm, prompt, beforeunload): accept (default true) or not, "
+       "promptText for a prompt; once: false keeps it for every later dialog. Call it before the action that opens the dialog. "
+       "Without it dialogs are dismissed at once; every dialog is listed in getConsoleLog with level 'dialog'.",
+       Risk::Act, handle_dialog);
 
   g = "Session & Storage";
   host(g, "getCookies", {{"tabId", "string|object", true}, {"filter", "object", true}},
@@ -118,6 +123,8 @@ std::vector<Capability> build() {
 
 bool type_ok(const std::string& type, const json& v) {
   if (type == "any") return true;
+  // An object shape ("{ accept?: boolean }"): its fields are checked by the implementation.
+  if (type.rfind("{", 0) == 0) return v.is_object();
   size_t start = 0;
   while (start <= type.size()) {
     size_t bar = type.find('|', start);
