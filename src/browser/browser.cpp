@@ -206,7 +206,12 @@ Result<TabInfo> Browser::navigate(const std::string& tab_id, const std::string& 
   }
   if (m_impl->dead) return tl::make_unexpected(*m_impl->dead);
   tab->last_interaction_url = tab->url;
-  return tab->info();
+  TabInfo info = tab->info();
+  lock.unlock();
+  // The listener runs on the network thread after the state changes, but a waiter can wake
+  // first (another notification): push the state the caller is about to see.
+  m_impl->notify_tabs();
+  return info;
 }
 
 Result<void> Browser::switch_tab(const std::string& tab_id) {
@@ -233,7 +238,10 @@ Result<TabInfo> Browser::wait_for_load(const std::string& tab_id, Millis timeout
   if (tab->closed) return errorf(Code::NotFound, "tab {} was closed while waiting for it to load", tab_id);
   if (tab->crashed) return errorf(Code::Unavailable, "tab {} crashed while loading", tab_id);
   if (!ok) return errorf(Code::DeadlineExceeded, "tab {} ({}) did not finish loading within {} ms", tab_id, tab->url, timeout.count());
-  return tab->info();
+  TabInfo info = tab->info();
+  lock.unlock();
+  m_impl->notify_tabs();  // as in navigate
+  return info;
 }
 
 void Browser::set_tabs_listener(std::function<void()> listener) {
