@@ -1,5 +1,6 @@
 // The CDP connection with an in-memory transport: ids, replies, events, deadlines, disconnects.
 #include "cdp/connection.h"
+#include "net/http_server.h"
 #include "net/io.h"
 
 #include <gtest/gtest.h>
@@ -208,30 +209,52 @@ TEST(CdpConnection, NothingAHandlerThrowsEscapesAndLaterMessagesStillArrive) {
   EXPECT_EQ(events, 3);
 }
 
-// Plays Chromium on the far side of a real pipe transport: streams events without pause and
-// answers every other command, until the pipe breaks.
-class PipeBrowser {
+// Plays Chromium on the far side of a real transport: once started, streams events without
+// pause and answers every other command, until the connection goes.
+class FarBrowser {
+ public:
+  virtual ~FarBrowser() = default;
+  virtual std::unique_ptr<Transport> transport(net::IoThread& io) = 0;
+  virtual void start() = 0;
+
+ protected:
+  static std::string event(int i) {
+    return json{{"method", "Runtime.consoleAPICalled"},
+                {"params", {{"type", "log"}, {"args", json::array({{{"type", "string"}, {"value", std::string(i % 7 * 100, 'z')}}})}}},
+                {"sessionId", "S1"}}
+        .dump();
+  }
+  // The reply to a command, or "" for the half left pending.
+  static std::string reply(const std::string& command) {
+    auto cmd = json::parse(command);
+    return cmd["id"].get<int>() % 2 == 0 ? json{{"id", cmd["id"]}, {"result", json::object()}}.dump() : "";
+  }
+};
+
+// Over --remote-debugging-pipe's framing: NUL-terminated messages on two pipes.
+class PipeBrowser final : public FarBrowser {
  public:
   PipeBrowser() {
     signal(SIGPIPE, SIG_IGN);
     int a[2], b[2];
     if (pipe(a) != 0 || pipe(b) != 0) throw std::runtime_error("pipe");
-    conn_reads = a[0], m_write = a[1], m_read = b[0], conn_writes = b[1];
+    m_conn_reads = a[0], m_write = a[1], m_read = b[0], m_conn_writes = b[1];
     fcntl(m_read, F_SETFL, O_NONBLOCK);
     m_thread = std::thread([this] {
-      m_go.get_future().wait();
-      run();
+      if (m_go.get_future().get()) run();
     });
   }
-  // Starts streaming (once the connection has its handlers).
-  void start() { m_go.set_value(); }
-  ~PipeBrowser() {
-    m_thread.join();
+  ~PipeBrowser() override {
+    if (!m_started) m_go.set_value(false);
+    m_thread.join();  // ends when the transport has closed its ends
     close(m_write);
     close(m_read);
   }
-  int conn_reads, conn_writes;  // the transport takes these
-  std::atomic<int> sent_events{0};
+  std::unique_ptr<Transport> transport(net::IoThread& io) override { return make_pipe_transport(io, m_conn_reads, m_conn_writes); }
+  void start() override {
+    m_started = true;
+    m_go.set_value(true);
+  }
 
  private:
   bool write_all(const std::string& msg) {
@@ -246,38 +269,97 @@ class PipeBrowser {
   void run() {
     std::string inbox, chunk(65536, '\0');
     for (int i = 0;; ++i) {
-      json ev = {{"method", "Runtime.consoleAPICalled"}, {"params", {{"type", "log"}, {"args", json::array({{{"type", "string"}, {"value", std::string(i % 7 * 100, 'z')}}})}}}, {"sessionId", "S1"}};
-      if (!write_all(ev.dump())) return;
-      ++sent_events;
+      if (!write_all(event(i))) return;
       ssize_t n = read(m_read, chunk.data(), chunk.size());
       if (n == 0) return;
       if (n > 0) inbox.append(chunk.data(), static_cast<size_t>(n));
-      for (size_t nul; (nul = inbox.find('\0')) != std::string::npos; inbox.erase(0, nul + 1)) {
-        auto cmd = json::parse(inbox.substr(0, nul));
-        if (cmd["id"].get<int>() % 2 == 0 && !write_all(json{{"id", cmd["id"]}, {"result", json::object()}}.dump())) return;
-      }
+      for (size_t nul; (nul = inbox.find('\0')) != std::string::npos; inbox.erase(0, nul + 1))
+        if (std::string r = reply(inbox.substr(0, nul)); !r.empty() && !write_all(r)) return;
     }
   }
-  int m_write, m_read;
-  std::promise<void> m_go;
+  int m_conn_reads, m_conn_writes, m_write, m_read;
+  bool m_started = false;
+  std::promise<bool> m_go;
   std::thread m_thread;
 };
 
-TEST(CdpConnection, DestroyedWhileRepliesAndEventsStreamInNothingRunsAfterward) {
-  // The race is narrow: try it a number of times.
-  for (int round = 0; round < 20 && !::testing::Test::HasFailure(); ++round) {
+// Over a DevTools WebSocket, served by our own HTTP server on its own network thread.
+class WsBrowser final : public FarBrowser {
+ public:
+  WsBrowser() : m_io(net::IoThread::start()) {
+    auto server = net::HttpServer::start(*m_io, 0, [](const net::HttpRequest&) {
+                                           net::HttpResponse r;
+                                           r.status = 404;
+                                           return r;
+                                         },
+                                         [this](const net::HttpRequest&, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& h) {
+                                           std::weak_ptr<net::WsPeer> weak = peer;
+                                           h.on_message = [weak](std::string text) {
+                                             if (auto p = weak.lock(); p)
+                                               if (std::string r = reply(text); !r.empty()) p->send(r);
+                                           };
+                                           h.on_close = [this] { m_stop = true; };
+                                           std::lock_guard lock(m_mutex);
+                                           m_peer = peer;
+                                           return std::optional<net::HttpResponse>();
+                                         });
+    if (!server) throw std::runtime_error(server.error().message);
+    m_server = std::move(*server);
+  }
+  ~WsBrowser() override {
+    m_stop = true;
+    if (m_thread.joinable()) m_thread.join();
+    {
+      std::lock_guard lock(m_mutex);
+      m_peer.reset();  // before the network thread it belongs to goes
+    }
+    m_server.reset();
+    m_io.reset();
+  }
+  std::unique_ptr<Transport> transport(net::IoThread& io) override {
+    auto t = make_websocket_transport(io, "ws://127.0.0.1:" + std::to_string(m_server->port()) + "/devtools/browser/test");
+    if (!t) throw std::runtime_error(t.error().message);
+    return std::move(*t);
+  }
+  void start() override {
+    m_thread = std::thread([this] {
+      std::shared_ptr<net::WsPeer> peer;
+      {
+        std::lock_guard lock(m_mutex);
+        peer = m_peer;
+      }
+      // Bursts, so the server's outbox stays small while the client keeps up.
+      for (int i = 0; !m_stop; ++i) {
+        peer->send(event(i));
+        if (i % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+  }
+
+ private:
+  std::unique_ptr<net::IoThread> m_io;
+  std::unique_ptr<net::HttpServer> m_server;
+  std::mutex m_mutex;
+  std::shared_ptr<net::WsPeer> m_peer;
+  std::atomic<bool> m_stop{false};
+  std::thread m_thread;
+};
+
+// Destroys a connection while its far end streams events and answers half of 400 commands
+// sent from four threads; the race is narrow, so it is run `rounds` times.
+void destroy_while_streaming(const std::function<std::unique_ptr<FarBrowser>()>& make, int rounds) {
+  for (int round = 0; round < rounds && !::testing::Test::HasFailure(); ++round) {
     auto io = net::IoThread::start();
     std::atomic<bool> gone{false};
     std::atomic<int> events{0}, late{0}, callbacks{0}, sent{0};
     {
-      PipeBrowser browser;
-      auto conn = Connection::create(make_pipe_transport(*io, browser.conn_reads, browser.conn_writes));
+      auto far = make();
+      auto conn = Connection::create(far->transport(*io));
       conn->set_event_handler([&](const Event&) {
         ++events;
         if (gone) ++late;
       });
-      browser.start();
-      // Commands from several threads while events pour in; half are answered, half pending.
+      far->start();
       std::vector<std::thread> callers;
       for (int t = 0; t < 4; ++t)
         callers.emplace_back([&] {
@@ -291,12 +373,20 @@ TEST(CdpConnection, DestroyedWhileRepliesAndEventsStreamInNothingRunsAfterward) 
       gone = true;
       // Every command was answered or cancelled by the time the connection is gone.
       EXPECT_EQ(callbacks.load(), sent.load());
-    }  // the fake browser stops when its pipe breaks
+    }  // the far end stops
     io.reset();  // runs or drops whatever the network thread still had
     EXPECT_GT(events.load(), 0);
     EXPECT_EQ(late.load(), 0) << "an event was delivered after the connection was destroyed";
     EXPECT_EQ(callbacks.load(), 400);
   }
+}
+
+TEST(CdpConnection, DestroyedWhileAPipeStreamsInNothingRunsAfterward) {
+  destroy_while_streaming([] { return std::make_unique<PipeBrowser>(); }, 20);
+}
+
+TEST(CdpConnection, DestroyedWhileAWebSocketStreamsInNothingRunsAfterward) {
+  destroy_while_streaming([] { return std::make_unique<WsBrowser>(); }, 10);
 }
 
 }  // namespace
