@@ -136,9 +136,11 @@ TrackerActions TabTracker::attached(const json& p, double now_ms) {
         out.commands.push_back({"Runtime.runIfWaitingForDebugger", json::object(), sid});
         out.commands.push_back({"Target.closeTarget", {{"targetId", tid}}, ""});
         auto by = by_target(opener);
+        std::string url = get_str(info, "url");
+        if (url.empty() && by) url = by->last_window_open;
         notice(out, PageNotice{context, by ? by->id : "", "popup-closed",
                                fmt::format("a page opened more than {} tabs; ouro closed the new one", m_popup_cap),
-                               cap_text(get_str(info, "url"), m_log_limits.url), now_ms});
+                               cap_text(url, m_log_limits.url), now_ms});
         return out;
       }
     }
@@ -224,6 +226,8 @@ TrackerActions TabTracker::session_event(Tab& tab, const cdp::Event& ev, double 
     out.tabs_changed = true;
   } else if (m == "Page.javascriptDialogOpening") {
     return dialog_opening(tab, p, now_ms);
+  } else if (m == "Page.windowOpen") {
+    tab.last_window_open = cap_text(get_str(p, "url"), m_log_limits.url);
   } else if (m == "Runtime.bindingCalled") {
     if (get_str(p, "name") != "__ouroNotify") return out;
     auto payload = parse_json(get_str(p, "payload", "{}"), "page notification");

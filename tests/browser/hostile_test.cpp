@@ -222,6 +222,7 @@ TEST(Popups, AFloodIsCappedPerContextReportedAndOuroStaysResponsive) {
   auto closed = *notices.wait("popup-closed");
   EXPECT_EQ(closed.tab, r.get<std::string>()) << "the notice names the opener";
   EXPECT_NE(closed.message.find("more than 20 tabs"), std::string::npos) << closed.message;
+  EXPECT_EQ(closed.url, site().url("/b?popup=0")) << "the URL the page asked for";
   std::string active_at_cap = b.active_tab(s->context());
   // More popups once the cap is reached: closed, and the focus stays where it was.
   ok("for (let i = 0; i < 5; i++) await click(env.opener, '#flood')", s.get());

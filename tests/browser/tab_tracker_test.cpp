@@ -151,6 +151,8 @@ TEST(TabTracker, PopupsBeyondTheCapAreClosedReportedAndDoNotTakeTheFocus) {
   feed(t, {kOpener});
   for (int i = 0; i < 20; ++i) ASSERT_TRUE(feed(t, {popup(i)}).configure) << i;
   EXPECT_EQ(t.active(""), "t21");
+  // The opener asks for the window first; the popup attaches without a URL.
+  feed(t, {R"({"method":"Page.windowOpen","params":{"url":"http://127.0.0.1:44317/b?popup=0","windowName":"_blank","windowFeatures":["menubar","toolbar","status","scrollbars","resizable"],"userGesture":true},"sessionId":"C8BBBDA50CDDC6BB309481D8F10C6A5F"})"});
   auto over = feed(t, {popup(20)}, 1.9e12);
   EXPECT_FALSE(over.configure);
   ASSERT_EQ(over.commands.size(), 2u);
@@ -161,6 +163,7 @@ TEST(TabTracker, PopupsBeyondTheCapAreClosedReportedAndDoNotTakeTheFocus) {
   ASSERT_EQ(over.notices.size(), 1u);
   EXPECT_EQ(over.notices[0].kind, "popup-closed");
   EXPECT_EQ(over.notices[0].tab, "t1") << "named after its opener";
+  EXPECT_EQ(over.notices[0].url, "http://127.0.0.1:44317/b?popup=0");
   EXPECT_EQ(over.notices[0].context, "");
   EXPECT_EQ(t.active(""), "t21");
   EXPECT_EQ(t.all().size(), 21u);
