@@ -200,7 +200,7 @@ void Connection::send(std::string_view method, json params, std::string_view ses
       Error e{Code::Unavailable, std::string(method) + " failed: " + m_impl->closed->message, nullptr};
       lock.unlock();
       // Never inline: callers may hold locks that the callback takes.
-      std::thread([done = std::move(done), e] { done(tl::make_unexpected(e)); }).detach();
+      std::thread([done = std::move(done), e] { guarded("the failure of " + e.message.substr(0, 60), [&] { done(tl::make_unexpected(e)); }); }).detach();
       return;
     }
     id = m_impl->next_id++;
