@@ -66,6 +66,11 @@ std::vector<Capability> build() {
   host(g, "hover", {kTab, {"selector", "string"}}, "{ element: string }", "Moves the mouse over the element.", Risk::Read, hover);
   host(g, "select", {kTab, {"selector", "string"}, {"value", "string|string[]"}}, "{ selected: string[] }",
        "Chooses option(s) of a <select> by value or visible label.", Risk::Act, select);
+  host(g, "handleDialog", {kTab, {"options", "{ accept?: boolean, promptText?: string, once?: boolean }", true}}, "true",
+       "Sets how the tab answers its next JavaScript dialog (alert, confirm, prompt, beforeunload): accept (default true) or not, "
+       "promptText for a prompt; once: false keeps it for every later dialog. Call it before the action that opens the dialog. "
+       "Without it dialogs are dismissed at once; every dialog is listed in getConsoleLog with level 'dialog'.",
+       Risk::Act, handle_dialog);
 
   g = "Session & Storage";
   host(g, "getCookies", {{"tabId", "string|" + CookieFilter, true}, {"filter", CookieFilter, true}},

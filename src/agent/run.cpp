@@ -1,6 +1,7 @@
 #include "agent/run.h"
 
 #include "actions/host.h"
+#include "browser/browser.h"
 #include "agent/parser.h"
 #include "jsrt/summary.h"
 #include "safety/injection.h"
@@ -79,6 +80,13 @@ Run::Run(session::Session& session, llm::Provider& provider, RunOptions options,
     return alive->run && alive->run->ask_confirmation(request);
   };
   m_session.host().context().set_hooks(std::move(hooks));
+  // Never blocks: the listener runs on the network thread.
+  m_notice_listener = m_session.browser().add_notice_listener([box = m_notices, context = m_session.context()](const browser::PageNotice& n) {
+    if (n.context != context) return;
+    std::lock_guard lock(box->mutex);
+    if (box->notices.size() >= 50) ++box->dropped;
+    else box->notices.push_back(n.to_json());
+  });
   m_session.set_log_handler([this](const std::string& line) { emit("log", {{"message", line}}); });
 }
 
@@ -91,6 +99,27 @@ Run::~Run() {
     m_alive->run = nullptr;
   }
   m_session.set_log_handler(nullptr);
+  m_session.browser().remove_notice_listener(m_notice_listener);
+}
+
+std::string Run::take_notices(int iteration) {
+  std::vector<json> notices;
+  size_t dropped;
+  {
+    std::lock_guard lock(m_notices->mutex);
+    notices.swap(m_notices->notices);
+    dropped = std::exchange(m_notices->dropped, 0);
+  }
+  std::string lines;
+  for (auto& n : notices) {
+    std::string kind = get_str(n, "kind");
+    std::string type = kind == "dialog" ? "dialog-opened" : kind;
+    n["iteration"] = iteration;
+    emit(type, n);
+    lines += fmt::format("  {}: {} — {}\n", get_str(n, "tab", "?"), kind, clip(get_str(n, "message"), 200));
+  }
+  if (dropped) lines += fmt::format("  … and {} more page notices\n", dropped);
+  return lines;
 }
 
 bool Run::ask_confirmation(const json& request) {
@@ -220,6 +249,8 @@ RunResult Run::execute() {
     // 1. Context: task, progress, page changes, browser state, variables, store keys, history.
     auto t_ctx = Clock::now();
     std::string changes = differ.changes(browser, m_session.context());
+    if (std::string notices = take_notices(it); !notices.empty())
+      changes += (changes.empty() ? "## Page Changes Since Last Iteration\n" : "") + std::string("Page notices (dialogs are dismissed unless handleDialog says otherwise):\n") + notices;
     if (!changes.empty()) emit("page-changes", {{"iteration", it}, {"changes", differ.last_changes()}});
     std::string vars = "## REPL Variables (env)\n" + (parse_json(repl.env_checkpoint()).map([](const json& e) { return jsrt::summarize_env(e); }).value_or("  (unreadable)")) + "\n";
     std::string keys = "## Persistent Store Keys\n  " + m_session.db().kv_keys().map([](const std::vector<std::string>& k) { return json(k).dump(); }).value_or("[]") + "\n";
@@ -303,6 +334,7 @@ RunResult Run::execute() {
           have_final = true;
         }
         for (const auto& n : notes) br.summary += "\nNote: " + n;
+        if (std::string notices = take_notices(it); !notices.empty()) br.summary += "\nPage notices while it ran:\n" + notices;
         // Page text that reads like instructions to the agent is marked where the model sees it.
         if (r && r->ok) {
           std::vector<safety::InjectionFlag> flags = scan_strings(r->value);

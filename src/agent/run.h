@@ -90,6 +90,17 @@ class Run {
     Run* run = nullptr;
   };
   std::shared_ptr<Alive> m_alive = std::make_shared<Alive>();
+  // Page notices (dialogs answered, popups closed, log floods cut) of this run's browser context,
+  // queued by the browser's listener on the network thread and taken by the loop.
+  struct NoticeBox {
+    std::mutex mutex;
+    std::vector<json> notices;
+    size_t dropped = 0;
+  };
+  std::shared_ptr<NoticeBox> m_notices = std::make_shared<NoticeBox>();
+  int m_notice_listener = 0;
+  // Emits the queued notices as events; returns the lines the model reads ("" if none).
+  std::string take_notices(int iteration);
 };
 
 }  // namespace ouro::agent

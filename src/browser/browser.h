@@ -3,12 +3,21 @@
 // current from Target, Page, Runtime and Network events; tabs opened by the user or by a page's
 // window.open appear by themselves. Page-side helpers run in an isolated world of every document.
 //
+// Pages are not trusted: JavaScript dialogs are answered at once (dismissed unless the tab's
+// dialog policy says otherwise), popups beyond 20 per browser context are closed as they open,
+// and what a page logs is capped in size and count. Each of these leaves a PageNotice.
+//
 // Threads: public methods may be called from any thread except the network thread, and may block
 // until their deadline. Listeners run on the network thread and must not block.
+//
+// The implementation: browser.cpp (start, contexts, tabs), tab_tracker (tab state from CDP
+// events, no I/O), events.cpp (carrying out what the tracker decides), page_log (console, errors,
+// requests), eval.cpp (eval_helpers, eval_page), fetch_screencast.cpp (paused requests, live views).
 #pragma once
 
 #include "base/json.h"
 #include "browser/launcher.h"
+#include "browser/types.h"
 #include "cdp/connection.h"
 
 #include <chrono>
@@ -24,44 +33,6 @@ namespace ouro::browser {
 
 using namespace std::chrono_literals;
 using Millis = std::chrono::milliseconds;
-
-struct TabInfo {
-  std::string id;       // "t1"
-  std::string url;
-  std::string title;
-  std::string status;   // "loading" | "loaded" | "crashed"
-  std::string favicon;  // URL, may be empty
-  json to_json() const;
-};
-
-struct ConsoleEntry {
-  std::string level;  // log | info | warn | error | debug | …
-  std::string text;
-  std::string url;
-  int line = 0;
-  double timestamp = 0;  // ms since the epoch
-  json to_json() const;
-};
-
-struct PageError {
-  std::string message;
-  std::string stack;
-  std::string url;
-  int line = 0, column = 0;
-  double timestamp = 0;
-  json to_json() const;
-};
-
-struct RequestRecord {
-  std::string request_id;
-  std::string url, method, type, mime_type;
-  int status = 0;       // 0 until the response arrives
-  int64_t size = 0;     // bytes received on the wire
-  double timestamp = 0;
-  bool finished = false;
-  std::string error;    // loading failure, e.g. net::ERR_CONNECTION_REFUSED
-  json to_json() const;
-};
 
 // An observer of finished requests on a tab (interceptRequests). Runs on the network thread.
 using RequestObserver = std::function<void(const std::string& tab_id, const RequestRecord&)>;
@@ -106,6 +77,20 @@ class Browser {
   Result<TabInfo> wait_for_load(const std::string& tab_id, Millis timeout = 10s);
   // Called after any change to tabs() or active_tab().
   void set_tabs_listener(std::function<void()> listener);
+
+  // --- Dialogs and notices --------------------------------------------------------------------
+  // How the tab answers its next dialog (or every dialog, with once = false); nullopt restores
+  // the default (dismiss; beforeunload: accept). NotFound if the tab is gone.
+  Result<void> set_dialog_policy(const std::string& tab_id, std::optional<DialogPolicy> policy);
+  // Hears every notice (a dialog answered, a popup closed, a log flood cut), of every context: the
+  // listener filters by PageNotice::context. It runs on the network thread, outside the browser's
+  // lock, and must not block. Returns an id for remove_notice_listener.
+  int add_notice_listener(std::function<void(const PageNotice&)> listener);
+  // Once it returns, the listener is not running and will not run again (unless called from the
+  // listener itself, which may finish).
+  void remove_notice_listener(int id);
+  // The latest notices of a context (at most max, oldest first); each context keeps the last 200.
+  std::vector<PageNotice> notices(const std::string& context, size_t max = 50) const;
 
   // --- Page access --------------------------------------------------------------------------
   // Sends a CDP command on the tab's session. Fails with NotFound if the tab is gone, and with a

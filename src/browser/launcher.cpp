@@ -76,7 +76,10 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
       "--disable-background-timer-throttling",
       "--disable-backgrounding-occluded-windows",
       "--disable-renderer-backgrounding",
-      "--disable-ipc-flooding-protection",
+      // Not --disable-ipc-flooding-protection: it also turns off Blink's limit on navigations a
+      // page makes by script (200 per 10 s), and a history.pushState storm then queues
+      // thousands of navigations in the browser process, which answers no DevTools command
+      // (in any tab) for tens of seconds. ouro's own navigations (Page.navigate) are not limited.
       "--disable-client-side-phishing-detection",
       "--disable-hang-monitor",
       "--password-store=basic",

@@ -13,6 +13,23 @@ namespace ouro::cdp {
 
 using Clock = std::chrono::steady_clock;
 
+namespace {
+
+// The exception boundary of the CDP thread: whatever a message makes a handler throw is logged
+// (what was being done and the exception's first few hundred characters, redacted) and dropped.
+template <typename Fn>
+void guarded(const std::string& what, Fn&& fn) noexcept {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    spdlog::error("cdp: {} was dropped: {}", what, redact(std::string_view(e.what()).substr(0, 300)));
+  } catch (...) {
+    spdlog::error("cdp: {} was dropped: an unknown exception", what);
+  }
+}
+
+}  // namespace
+
 struct Connection::Impl {
   struct Pending {
     std::string method;
@@ -34,16 +51,22 @@ struct Connection::Impl {
   std::thread deadline_thread;
 
   void handle_message(std::string text) {
+    std::string what = "a message";
+    guarded(what, [&] { dispatch(std::move(text), what); });
+  }
+
+  void dispatch(std::string text, std::string& what) {
     auto parsed = parse_json(text, "CDP message");
     if (!parsed) {
-      spdlog::warn("cdp: {}", parsed.error().message);
+      spdlog::warn("cdp: {}", parsed.error().message.substr(0, 300));
       return;
     }
     json& msg = *parsed;
     auto id_it = msg.find("id");
     if (id_it == msg.end()) {
-      Event ev{msg.value("method", ""), msg.contains("params") ? std::move(msg["params"]) : json::object(),
-               msg.value("sessionId", "")};
+      Event ev{get_str(msg, "method"), json::object(), get_str(msg, "sessionId")};
+      if (auto params = msg.find("params"); params != msg.end() && params->is_object()) ev.params = std::move(*params);
+      what = "event " + ev.method.substr(0, 100);
       if (on_event) on_event(ev);
       return;
     }
@@ -53,21 +76,23 @@ struct Connection::Impl {
       std::lock_guard lock(mutex);
       auto it = pending.find(id);
       if (it == pending.end()) {
-        spdlog::debug("cdp: reply for unknown command id {}", id_it->dump());
+        spdlog::debug("cdp: reply for unknown command id {}", id_it->dump().substr(0, 40));
         return;
       }
       p = std::move(it->second);
       pending.erase(it);
     }
+    what = "the reply to " + p.method;
     if (auto err = msg.find("error"); err != msg.end()) {
-      int code = err->value("code", 0);
-      std::string message = err->value("message", std::string("unknown error"));
-      if (err->contains("data")) message += " (" + (*err)["data"].dump() + ")";
+      int64_t code = get_int(*err, "code", 0);
+      std::string message = get_str(*err, "message", "unknown error");
+      if (err->contains("data")) message += " (" + dump_json(get_field(*err, "data")).substr(0, 2000) + ")";
       Code c = code == -32601 ? Code::Unimplemented : code == -32602 ? Code::InvalidArgument : Code::FailedPrecondition;
       p.done(tl::make_unexpected(Error{c, p.method + ": " + message, json{{"cdpCode", code}}}));
       return;
     }
-    p.done(msg.contains("result") ? std::move(msg["result"]) : json::object());
+    auto result = msg.find("result");
+    p.done(result != msg.end() ? std::move(*result) : json::object());
   }
 
   void handle_close(Error error) {
@@ -75,7 +100,7 @@ struct Connection::Impl {
       std::lock_guard lock(mutex);
       if (closed) return;
     }
-    if (on_close) error = on_close(error);
+    if (on_close) guarded("the close handler", [&] { error = on_close(error); });
     std::map<uint64_t, Pending> failed;
     {
       std::lock_guard lock(mutex);
@@ -83,7 +108,31 @@ struct Connection::Impl {
       failed.swap(pending);
     }
     for (auto& [id, p] : failed)
-      p.done(tl::make_unexpected(Error{Code::Unavailable, p.method + " failed: " + error.message, nullptr}));
+      guarded("the failure of " + p.method, [&] { p.done(tl::make_unexpected(Error{Code::Unavailable, p.method + " failed: " + error.message, nullptr})); });
+  }
+
+  // Stops delivery and the deadline thread, then cancels what is still pending.
+  void shutdown() {
+    {
+      std::lock_guard lock(mutex);
+      if (stopping) return;
+      stopping = true;
+      if (!closed) closed = Error{Code::Unavailable, "the connection to the browser was shut down", nullptr};
+    }
+    transport->close();
+    wake.notify_all();
+    if (deadline_thread.joinable()) {
+      // A callback on the deadline thread may own the last reference to whoever closes us.
+      if (deadline_thread.get_id() == std::this_thread::get_id()) deadline_thread.detach();
+      else deadline_thread.join();
+    }
+    std::map<uint64_t, Pending> left;
+    {
+      std::lock_guard lock(mutex);
+      left.swap(pending);
+    }
+    for (auto& [id, p] : left)
+      guarded("the cancellation of " + p.method, [&] { p.done(tl::make_unexpected(Error{Code::Cancelled, p.method + ": the connection was shut down", nullptr})); });
   }
 
   void run_deadlines() {
@@ -104,7 +153,8 @@ struct Connection::Impl {
       if (!expired.empty()) {
         lock.unlock();
         for (auto& p : expired)
-          p.done(tl::make_unexpected(Error{Code::DeadlineExceeded, p.method + ": no reply from the browser in time", nullptr}));
+          guarded("the timeout of " + p.method,
+                  [&] { p.done(tl::make_unexpected(Error{Code::DeadlineExceeded, p.method + ": no reply from the browser in time", nullptr})); });
         lock.lock();
         continue;
       }
@@ -119,7 +169,8 @@ std::unique_ptr<Connection> Connection::create(std::unique_ptr<Transport> transp
   std::unique_ptr<Connection> c(new Connection());
   auto impl = std::make_shared<Impl>();
   impl->transport = std::move(transport);
-  impl->deadline_thread = std::thread([raw = impl.get()] { raw->run_deadlines(); });
+  // The thread holds the state it runs on: it may be detached by a close from its own callback.
+  impl->deadline_thread = std::thread([impl] { impl->run_deadlines(); });
   std::weak_ptr<Impl> weak = impl;
   impl->transport->start(
       [weak](std::string text) {
@@ -132,22 +183,9 @@ std::unique_ptr<Connection> Connection::create(std::unique_ptr<Transport> transp
   return c;
 }
 
-Connection::~Connection() {
-  m_impl->transport->close();
-  {
-    std::lock_guard lock(m_impl->mutex);
-    m_impl->stopping = true;
-  }
-  m_impl->wake.notify_all();
-  m_impl->deadline_thread.join();
-  std::map<uint64_t, Impl::Pending> left;
-  {
-    std::lock_guard lock(m_impl->mutex);
-    left.swap(m_impl->pending);
-  }
-  for (auto& [id, p] : left)
-    p.done(tl::make_unexpected(Error{Code::Cancelled, p.method + ": the connection was shut down", nullptr}));
-}
+Connection::~Connection() { close(); }
+
+void Connection::close() { m_impl->shutdown(); }
 
 void Connection::set_event_handler(std::function<void(const Event&)> handler) { m_impl->on_event = std::move(handler); }
 void Connection::set_close_handler(std::function<Error(const Error&)> handler) { m_impl->on_close = std::move(handler); }
@@ -162,7 +200,7 @@ void Connection::send(std::string_view method, json params, std::string_view ses
       Error e{Code::Unavailable, std::string(method) + " failed: " + m_impl->closed->message, nullptr};
       lock.unlock();
       // Never inline: callers may hold locks that the callback takes.
-      std::thread([done = std::move(done), e] { done(tl::make_unexpected(e)); }).detach();
+      std::thread([done = std::move(done), e] { guarded("the failure of " + e.message.substr(0, 60), [&] { done(tl::make_unexpected(e)); }); }).detach();
       return;
     }
     id = m_impl->next_id++;

@@ -34,6 +34,9 @@ class Connection {
   // Handlers run on the transport's thread; set them before the first command. The close
   // handler runs first when the connection is lost and returns the error every pending and
   // later command fails with (so it can say why: "Chromium was killed by signal 9").
+  // Nothing a browser sends can end the process: an exception from parsing a message, from the
+  // event handler or from a command's callback is logged (briefly, redacted) and the message is
+  // dropped.
   void set_event_handler(std::function<void(const Event&)> handler);
   void set_close_handler(std::function<Error(const Error&)> handler);
 
@@ -49,6 +52,12 @@ class Connection {
 
   // Fails every command pending on session_id with `error` (the tab closed or crashed).
   void fail_session(const std::string& session_id, const Error& error);
+
+  // Stops the connection: once it returns, no handler or callback runs on the transport's thread
+  // any more (one running there is waited for, unless close is called from inside it), commands
+  // still pending have failed with Cancelled and later ones fail with Unavailable at once.
+  // Idempotent; the destructor calls it. Do not call it holding a lock that handlers take.
+  void close();
 
   // Why the connection closed, once it has.
   std::optional<Error> close_reason() const;

@@ -10,12 +10,54 @@
 #include <boost/asio/write.hpp>
 
 #include <deque>
+#include <mutex>
 
 namespace ouro::cdp {
 
 namespace asio = boost::asio;
 
 namespace {
+
+// Where a transport's callbacks go, until it is closed. A delivery holds the gate, so close()
+// waits for one in progress on another thread, and nothing is delivered after close() returns.
+// A callback may close its own transport: the gate's mutex is recursive, and the delivery in
+// progress simply finishes.
+class Gate {
+ public:
+  void open(Transport::OnMessage on_message, Transport::OnClose on_close) {
+    std::lock_guard lock(m_mutex);
+    m_on_message = std::move(on_message);
+    m_on_close = std::move(on_close);
+  }
+  // False once closed: the reader stops.
+  bool message(std::string text) {
+    std::lock_guard lock(m_mutex);
+    if (m_closed) return false;
+    if (m_on_message) m_on_message(std::move(text));
+    return !m_closed;
+  }
+  // The connection was lost: on_close runs once, and nothing after it.
+  void fail(Error error) {
+    std::lock_guard lock(m_mutex);
+    if (m_closed) return;
+    m_closed = true;
+    if (m_on_close) m_on_close(std::move(error));
+  }
+  void close() {
+    std::lock_guard lock(m_mutex);
+    m_closed = true;
+  }
+  bool closed() {
+    std::lock_guard lock(m_mutex);
+    return m_closed;
+  }
+
+ private:
+  std::recursive_mutex m_mutex;
+  bool m_closed = false;
+  Transport::OnMessage m_on_message;
+  Transport::OnClose m_on_close;
+};
 
 class PipeTransport final : public Transport {
  public:
@@ -25,11 +67,8 @@ class PipeTransport final : public Transport {
 
   void start(OnMessage on_message, OnClose on_close) override {
     auto s = m_state;
-    asio::post(s->reader.get_executor(), [s, on_message = std::move(on_message), on_close = std::move(on_close)]() mutable {
-      s->on_message = std::move(on_message);
-      s->on_close = std::move(on_close);
-      State::read(s);
-    });
+    s->gate.open(std::move(on_message), std::move(on_close));
+    asio::post(s->reader.get_executor(), [s] { State::read(s); });
   }
 
   void send(std::string message) override {
@@ -44,11 +83,8 @@ class PipeTransport final : public Transport {
 
   void close() override {
     auto s = m_state;
-    asio::post(s->reader.get_executor(), [s] {
-      s->on_message = nullptr;
-      s->on_close = nullptr;
-      s->shut();
-    });
+    s->gate.close();
+    asio::post(s->reader.get_executor(), [s] { s->shut(); });
   }
 
  private:
@@ -56,22 +92,23 @@ class PipeTransport final : public Transport {
     State(asio::io_context& io, int rfd, int wfd) : reader(io, rfd), writer(io, wfd) {}
     asio::posix::stream_descriptor reader, writer;
     std::string inbox;
+    std::size_t scanned = 0;  // inbox bytes known to hold no NUL (a long message arrives in many chunks)
     char chunk[64 * 1024];
     std::deque<std::string> outbox;
-    OnMessage on_message;
-    OnClose on_close;
+    Gate gate;
     bool closed = false;
 
     static void read(const std::shared_ptr<State>& s) {
+      if (s->closed) return;
       s->reader.async_read_some(asio::buffer(s->chunk), [s](boost::system::error_code ec, std::size_t n) {
         if (ec) return s->fail(ec == asio::error::eof ? "the browser closed its DevTools pipe" : ec.message());
         s->inbox.append(s->chunk, n);
         std::size_t start = 0;
-        for (std::size_t nul; (nul = s->inbox.find('\0', start)) != std::string::npos; start = nul + 1) {
-          if (s->on_message) s->on_message(s->inbox.substr(start, nul - start));
-          if (s->closed) return;
+        for (std::size_t nul; (nul = s->inbox.find('\0', std::max(start, s->scanned))) != std::string::npos; start = nul + 1) {
+          if (!s->gate.message(s->inbox.substr(start, nul - start))) return;
         }
         s->inbox.erase(0, start);
+        s->scanned = s->inbox.size();
         read(s);
       });
     }
@@ -86,9 +123,8 @@ class PipeTransport final : public Transport {
 
     void fail(const std::string& why) {
       if (closed) return;
-      auto cb = std::move(on_close);
       shut();
-      if (cb) cb(Error{Code::Unavailable, why, nullptr});
+      gate.fail(Error{Code::Unavailable, why, nullptr});
     }
 
     void shut() {
@@ -105,11 +141,28 @@ class PipeTransport final : public Transport {
 class WsTransport final : public Transport {
  public:
   explicit WsTransport(std::unique_ptr<net::WebSocketClient> client) : m_client(std::move(client)) {}
-  void start(OnMessage on_message, OnClose on_close) override { m_client->start(std::move(on_message), std::move(on_close)); }
-  void send(std::string message) override { m_client->send(std::move(message)); }
-  void close() override { m_client->close(); }
+  ~WsTransport() override { close(); }
+  void start(OnMessage on_message, OnClose on_close) override {
+    m_gate->open(std::move(on_message), std::move(on_close));
+    auto gate = m_gate;
+    m_client->start([gate](std::string text) { gate->message(std::move(text)); }, [gate](Error e) { gate->fail(std::move(e)); });
+  }
+  void send(std::string message) override {
+    std::lock_guard lock(m_mutex);
+    if (!m_closed) m_client->send(std::move(message));
+  }
+  void close() override {
+    m_gate->close();
+    std::lock_guard lock(m_mutex);
+    if (m_closed) return;
+    m_closed = true;
+    m_client->close();  // posts the close; the gate already stops what it would still deliver
+  }
 
  private:
+  std::shared_ptr<Gate> m_gate = std::make_shared<Gate>();
+  std::mutex m_mutex;  // send and close may come from any thread
+  bool m_closed = false;
   std::unique_ptr<net::WebSocketClient> m_client;
 };
 

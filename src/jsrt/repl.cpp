@@ -215,9 +215,9 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
         auto e = parse_json(f.payload.empty() ? "{}" : f.payload);
         json info = e && e->is_object() ? *e : json::object();
         // Model code chooses what it throws: any field may hold any type, and any size.
-        r.error_name = clip_text(json_str(info, "name", "Error"), 100);
-        r.error_message = clip_text(json_str(info, "message", "unknown error"), kMaxErrorChars);
-        r.error_stack = clip_text(json_str(info, "stack"), kMaxErrorChars);
+        r.error_name = clip_text(get_str(info, "name", "Error"), 100);
+        r.error_message = clip_text(get_str(info, "message", "unknown error"), kMaxErrorChars);
+        r.error_stack = clip_text(get_str(info, "stack"), kMaxErrorChars);
         if (info.contains("line") && info["line"].is_number()) r.error_line = info["line"].get<int>();
       }
       r.final = std::move(pending_final);

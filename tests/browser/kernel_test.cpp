@@ -8,12 +8,15 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
 namespace ouro::testing {
 namespace {
+
+using namespace std::chrono_literals;
 
 TEST(Kernel, ABrowserKilledMidCommandFailsFastWithTheReason) {
   auto s = session::Session::start(test_options());
@@ -125,6 +128,41 @@ TEST(Kernel, IsolatedSessionsShareTheBrowserButNotTabsOrCookies) {
     if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_TRUE(gone) << "the disposed context's tabs are closed";
+}
+
+TEST(Kernel, ABrowserDestroyedWhileCommandsAndEventsAreInFlightCallsNothingAfterward) {
+  auto io = net::IoThread::start();
+  std::atomic<bool> gone{false};
+  std::atomic<int> late{0}, answered{0}, sent{0}, frames{0};
+  {
+    auto b = browser::Browser::start(*io, test_options().browser);
+    ASSERT_TRUE(b) << b.error().message;
+    auto t = (*b)->open_tab(site().url("/console-flood?mode=many"), 10s);
+    ASSERT_TRUE(t) << t.error().message;
+    (*b)->set_tabs_listener([&] { late += gone.load(); });
+    (*b)->add_notice_listener([&](const browser::PageNotice&) { late += gone.load(); });
+    (*b)->add_request_observer(*t, [&](const std::string&, const browser::RequestRecord&) { late += gone.load(); });
+    ASSERT_TRUE((*b)->start_screencast(*t, [&](const std::string&) {
+      ++frames;
+      late += gone.load();
+    }));
+    // Evaluations that take seconds, and browser commands with callbacks, in flight.
+    for (int i = 0; i < 10; ++i)
+      (*b)->send_async(*t, "Runtime.evaluate", {{"expression", "new Promise(r => setTimeout(r, 5000))"}, {"awaitPromise", true}});
+    for (int i = 0; i < 50; ++i, ++sent)
+      (*b)->cdp().send("Target.getTargets", json::object(), "", 30s, [&](Result<json>) {
+        ++answered;
+        late += gone.load();
+      });
+    // The page floods the console meanwhile.
+    for (int i = 0; i < 100 && (*b)->console_log(*t).size() < 100; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_GE((*b)->console_log(*t).size(), 100u) << "events were arriving";
+    b->reset();
+    gone = true;
+    EXPECT_EQ(answered.load(), sent.load()) << "every command was answered or cancelled by the time the browser is gone";
+  }
+  io.reset();  // whatever the network thread still held runs or is dropped now
+  EXPECT_EQ(late.load(), 0) << "a listener or callback ran after the browser was destroyed";
 }
 
 TEST(Kernel, BadEndpointsAndMissingChromiumSayWhatToDo) {

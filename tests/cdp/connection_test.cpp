@@ -1,8 +1,17 @@
 // The CDP connection with an in-memory transport: ids, replies, events, deadlines, disconnects.
 #include "cdp/connection.h"
+#include "net/http_server.h"
+#include "net/io.h"
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -173,6 +182,211 @@ TEST(CdpConnection, DestroyedWithCommandsPendingCancelsThem) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, Code::Cancelled);
   EXPECT_TRUE(f.s->closed);
+}
+
+TEST(CdpConnection, NothingAHandlerThrowsEscapesAndLaterMessagesStillArrive) {
+  Fixture f;
+  int events = 0;
+  f.conn->set_event_handler([&](const Event& e) {
+    ++events;
+    if (e.method == "Boom.typeError") (void)e.params.at("missing").get<std::string>();
+    if (e.method == "Boom.runtime") throw std::runtime_error(std::string(100000, 'x'));
+  });
+  std::promise<Result<json>> p;
+  f.conn->send("Runtime.evaluate", {}, "", 5s, [&](Result<json>) { throw std::logic_error("callback bug"); });
+  json first = f.last_sent();
+  EXPECT_NO_THROW(f.deliver({{"method", "Boom.typeError"}, {"params", json::object()}}));
+  EXPECT_NO_THROW(f.deliver({{"method", "Boom.runtime"}, {"params", json::object()}}));
+  EXPECT_NO_THROW(f.deliver({{"id", first["id"]}, {"result", json::object()}}));
+  // Messages of the wrong shape are dropped too.
+  EXPECT_NO_THROW(f.deliver({{"method", 42}, {"params", "not an object"}, {"sessionId", json::array()}}));
+  EXPECT_NO_THROW(f.deliver({{"id", "7"}, {"error", {{"code", "x"}, {"message", 5}}}}));
+  f.conn->send("Browser.getVersion", {}, "", 5s, [&](Result<json> r) { p.set_value(r); });
+  f.deliver({{"id", f.last_sent()["id"]}, {"error", {{"code", "x"}, {"message", 5}, {"data", {{"k", 1}}}}}});
+  auto r = p.get_future().get();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("unknown error"), std::string::npos) << r.error().message;
+  EXPECT_EQ(events, 3);
+}
+
+// Plays Chromium on the far side of a real transport: once started, streams events without
+// pause and answers every other command, until the connection goes.
+class FarBrowser {
+ public:
+  virtual ~FarBrowser() = default;
+  virtual std::unique_ptr<Transport> transport(net::IoThread& io) = 0;
+  virtual void start() = 0;
+
+ protected:
+  static std::string event(int i) {
+    return json{{"method", "Runtime.consoleAPICalled"},
+                {"params", {{"type", "log"}, {"args", json::array({{{"type", "string"}, {"value", std::string(i % 7 * 100, 'z')}}})}}},
+                {"sessionId", "S1"}}
+        .dump();
+  }
+  // The reply to a command, or "" for the half left pending.
+  static std::string reply(const std::string& command) {
+    auto cmd = json::parse(command);
+    return cmd["id"].get<int>() % 2 == 0 ? json{{"id", cmd["id"]}, {"result", json::object()}}.dump() : "";
+  }
+};
+
+// Over --remote-debugging-pipe's framing: NUL-terminated messages on two pipes.
+class PipeBrowser final : public FarBrowser {
+ public:
+  PipeBrowser() {
+    signal(SIGPIPE, SIG_IGN);
+    int a[2], b[2];
+    if (pipe(a) != 0 || pipe(b) != 0) throw std::runtime_error("pipe");
+    m_conn_reads = a[0], m_write = a[1], m_read = b[0], m_conn_writes = b[1];
+    fcntl(m_read, F_SETFL, O_NONBLOCK);
+    m_thread = std::thread([this] {
+      if (m_go.get_future().get()) run();
+    });
+  }
+  ~PipeBrowser() override {
+    if (!m_started) m_go.set_value(false);
+    m_thread.join();  // ends when the transport has closed its ends
+    close(m_write);
+    close(m_read);
+  }
+  std::unique_ptr<Transport> transport(net::IoThread& io) override { return make_pipe_transport(io, m_conn_reads, m_conn_writes); }
+  void start() override {
+    m_started = true;
+    m_go.set_value(true);
+  }
+
+ private:
+  bool write_all(const std::string& msg) {
+    std::string m = msg + '\0';
+    for (size_t off = 0; off < m.size();) {
+      ssize_t n = write(m_write, m.data() + off, m.size() - off);
+      if (n <= 0) return false;  // EPIPE: the connection is gone
+      off += static_cast<size_t>(n);
+    }
+    return true;
+  }
+  void run() {
+    std::string inbox, chunk(65536, '\0');
+    for (int i = 0;; ++i) {
+      if (!write_all(event(i))) return;
+      ssize_t n = read(m_read, chunk.data(), chunk.size());
+      if (n == 0) return;
+      if (n > 0) inbox.append(chunk.data(), static_cast<size_t>(n));
+      for (size_t nul; (nul = inbox.find('\0')) != std::string::npos; inbox.erase(0, nul + 1))
+        if (std::string r = reply(inbox.substr(0, nul)); !r.empty() && !write_all(r)) return;
+    }
+  }
+  int m_conn_reads, m_conn_writes, m_write, m_read;
+  bool m_started = false;
+  std::promise<bool> m_go;
+  std::thread m_thread;
+};
+
+// Over a DevTools WebSocket, served by our own HTTP server on its own network thread.
+class WsBrowser final : public FarBrowser {
+ public:
+  WsBrowser() : m_io(net::IoThread::start()) {
+    auto server = net::HttpServer::start(*m_io, net::HttpServer::Options{}, [](const net::HttpRequest&) {
+                                           net::HttpResponse r;
+                                           r.status = 404;
+                                           return r;
+                                         },
+                                         [this](const net::HttpRequest&, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& h) {
+                                           std::weak_ptr<net::WsPeer> weak = peer;
+                                           h.on_message = [weak](std::string text) {
+                                             if (auto p = weak.lock(); p)
+                                               if (std::string r = reply(text); !r.empty()) p->send(r);
+                                           };
+                                           h.on_close = [this] { m_stop = true; };
+                                           std::lock_guard lock(m_mutex);
+                                           m_peer = peer;
+                                           return std::optional<net::HttpResponse>();
+                                         });
+    if (!server) throw std::runtime_error(server.error().message);
+    m_server = std::move(*server);
+  }
+  ~WsBrowser() override {
+    m_stop = true;
+    if (m_thread.joinable()) m_thread.join();
+    {
+      std::lock_guard lock(m_mutex);
+      m_peer.reset();  // before the network thread it belongs to goes
+    }
+    m_server.reset();
+    m_io.reset();
+  }
+  std::unique_ptr<Transport> transport(net::IoThread& io) override {
+    auto t = make_websocket_transport(io, "ws://127.0.0.1:" + std::to_string(m_server->port()) + "/devtools/browser/test");
+    if (!t) throw std::runtime_error(t.error().message);
+    return std::move(*t);
+  }
+  void start() override {
+    m_thread = std::thread([this] {
+      std::shared_ptr<net::WsPeer> peer;
+      {
+        std::lock_guard lock(m_mutex);
+        peer = m_peer;
+      }
+      // Bursts, so the server's outbox stays small while the client keeps up.
+      for (int i = 0; !m_stop; ++i) {
+        peer->send(event(i));
+        if (i % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+  }
+
+ private:
+  std::unique_ptr<net::IoThread> m_io;
+  std::unique_ptr<net::HttpServer> m_server;
+  std::mutex m_mutex;
+  std::shared_ptr<net::WsPeer> m_peer;
+  std::atomic<bool> m_stop{false};
+  std::thread m_thread;
+};
+
+// Destroys a connection while its far end streams events and answers half of 400 commands
+// sent from four threads; the race is narrow, so it is run `rounds` times.
+void destroy_while_streaming(const std::function<std::unique_ptr<FarBrowser>()>& make, int rounds) {
+  for (int round = 0; round < rounds && !::testing::Test::HasFailure(); ++round) {
+    auto io = net::IoThread::start();
+    std::atomic<bool> gone{false};
+    std::atomic<int> events{0}, late{0}, callbacks{0}, sent{0};
+    {
+      auto far = make();
+      auto conn = Connection::create(far->transport(*io));
+      conn->set_event_handler([&](const Event&) {
+        ++events;
+        if (gone) ++late;
+      });
+      far->start();
+      std::vector<std::thread> callers;
+      for (int t = 0; t < 4; ++t)
+        callers.emplace_back([&] {
+          for (int i = 0; i < 100; ++i, ++sent)
+            conn->send("Runtime.evaluate", json::object(), "S1", 30s, [&](Result<json>) { ++callbacks; });
+        });
+      for (auto& c : callers) c.join();
+      // Wait (bounded) until events are really streaming.
+      for (int i = 0; i < 500 && events < 200; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      conn.reset();
+      gone = true;
+      // Every command was answered or cancelled by the time the connection is gone.
+      EXPECT_EQ(callbacks.load(), sent.load());
+    }  // the far end stops
+    io.reset();  // runs or drops whatever the network thread still had
+    EXPECT_GT(events.load(), 0);
+    EXPECT_EQ(late.load(), 0) << "an event was delivered after the connection was destroyed";
+    EXPECT_EQ(callbacks.load(), 400);
+  }
+}
+
+TEST(CdpConnection, DestroyedWhileAPipeStreamsInNothingRunsAfterward) {
+  destroy_while_streaming([] { return std::make_unique<PipeBrowser>(); }, 20);
+}
+
+TEST(CdpConnection, DestroyedWhileAWebSocketStreamsInNothingRunsAfterward) {
+  destroy_while_streaming([] { return std::make_unique<WsBrowser>(); }, 10);
 }
 
 }  // namespace

@@ -190,6 +190,40 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
                                   "<input id=card name=cardnumber autocomplete=cc-number placeholder='Card number'>"
                                   "<button id=apply type=button onclick=\"document.getElementById('total').textContent='$37.80'\">Apply coupon</button>"
                                   "<button id=place>Place order</button></form><p id=result></p>");
+    } else if (p == "/dialog/load") {
+      // alert() while the document parses: the heading exists only once the dialog is answered.
+      res.body = page("Alert on load", "<script>alert('hello from load')</script><h1 id=after>After the alert</h1>");
+    } else if (p == "/dialog/click") {
+      res.body = page("Dialogs",
+                      "<button id=alert onclick=\"alert('clicked alert'); document.getElementById('out').textContent = 'after alert'\">Alert</button>"
+                      "<button id=confirm onclick=\"document.getElementById('out').textContent = confirm('Proceed?') ? 'confirmed' : 'cancelled'\">Confirm</button>"
+                      "<button id=prompt onclick=\"document.getElementById('out').textContent = 'answer: ' + prompt('What is 6*7?', 'no idea')\">Prompt</button>"
+                      "<button id=storm onclick=\"for (let i = 0; i < 100; i++) alert('storm ' + i); document.getElementById('out').textContent = 'storm over'\">Storm</button>"
+                      "<div id=out></div>");
+    } else if (p == "/popup-flood") {
+      // window.open in a loop on every click, and again on a timer (the popup blocker lets through
+      // what it lets through: one per click, or all of them where it is off).
+      res.body = page("Popup flood",
+                      "<button id=flood onclick=\"for (let i = 0; i < 30; i++) window.open('/b?popup=' + i, '_blank')\">Flood</button>"
+                      "<script>setInterval(() => window.open('/b?timer=' + Date.now(), '_blank'), 100);</script>");
+    } else if (p == "/console-flood") {
+      // mode=big: 50 console.log calls of 1 MB each; mode=many: a million small ones; also an
+      // error with a 1 MB message and fetches of 1 MB data: URLs. Starts after the load event.
+      std::string mode = r.query.find("mode=many") != std::string::npos ? "many" : "big";
+      res.body = page("Console flood",
+                      "<div id=done></div><script>addEventListener('load', () => setTimeout(() => {"
+                      "if ('" + mode + "' === 'big') { const s = 'x'.repeat(1 << 20); for (let i = 0; i < 50; i++) console.log(i + ':' + s); }"
+                      "else { for (let i = 0; i < 1e6; i++) console.log('line ' + i); }"
+                      "setTimeout(() => { throw new Error('E'.repeat(1 << 20)); });"
+                      "for (let i = 0; i < 5; i++) fetch('data:text/plain,' + 'd'.repeat(1 << 20)).catch(() => {});"
+                      "document.getElementById('done').textContent = 'flooded';"
+                      "}, 0))</script>");
+    } else if (p == "/reload-loop") {
+      res.body = page("Reload loop", "<p>again</p><script>addEventListener('load', () => location.reload())</script>");
+    } else if (p == "/refresh-loop") {
+      res.body = "<!doctype html><html><head><meta http-equiv=refresh content=0><title>Refresh loop</title></head><body>again</body></html>";
+    } else if (p == "/pushstate-storm") {
+      res.body = page("pushState storm", "<script>let n = 0; setInterval(() => { for (let i = 0; i < 50; i++) history.pushState({}, '', '?s=' + (n++)); }, 0)</script>");
     } else if (p == "/favicon.ico") {
       res.status = 404;
       res.body = "";

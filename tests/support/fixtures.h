@@ -1,6 +1,7 @@
 // The fixture web site the integration tests and benchmarks browse, served on 127.0.0.1 by our
 // own HTTP server: forms with framework-controlled inputs, iframes, popups, big pages, console
-// noise, XHR/fetch traffic, cookies and storage, pages that navigate or cover their buttons.
+// noise, XHR/fetch traffic, cookies and storage, pages that navigate or cover their buttons, and
+// hostile pages: dialogs, popup floods, console floods, pages that reload or navigate forever.
 #pragma once
 
 #include "net/http_server.h"

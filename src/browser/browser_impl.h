@@ -1,0 +1,84 @@
+// The Browser's shared state, for the files that implement it (internal to the browser module).
+// One mutex guards the tracker and everything below it; callbacks into other code (listeners,
+// observers, handlers) run without it.
+#pragma once
+
+#include "browser/browser.h"
+#include "browser/tab_tracker.h"
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+
+namespace ouro::embedded {
+extern const std::string_view helpers_js;
+extern const std::string_view serialize_js;
+}  // namespace ouro::embedded
+
+namespace ouro::browser {
+
+using Clock = std::chrono::steady_clock;
+
+// ms since the epoch, for what pages leave behind.
+double now_ms();
+
+struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
+  static constexpr size_t kNoticesKept = 200;  // per context
+
+  net::IoThread* io = nullptr;
+  std::unique_ptr<ChromiumProcess> process;
+  // Closed by ~Browser but kept while the Impl lives: work that still holds the Impl (a reply
+  // callback, a posted task) may use it, and a closed connection fails at once.
+  std::unique_ptr<cdp::Connection> conn;
+  bool attached = false;  // connected to someone else's browser: never close it
+
+  mutable std::mutex mutex;
+  std::condition_variable changed;  // any tab state changed: waiters re-check
+  TabTracker tracker;
+  std::optional<Error> dead;
+  std::function<void()> listener;
+  std::map<int, std::pair<std::string, RequestObserver>> observers;
+  int next_observer = 1;
+  std::map<std::string, std::deque<PageNotice>> notices;  // by context, the last kNoticesKept
+
+  // Held while notice listeners run, so removing one waits for a call in progress.
+  std::recursive_mutex notice_call_mutex;
+  std::map<int, std::function<void(const PageNotice&)>> notice_listeners;  // guarded by notice_call_mutex
+  int next_notice_listener = 1;
+
+  // Paused requests and live views (fetch_screencast.cpp).
+  std::function<void(const std::string&, const json&)> pause_handler;
+  struct Viewer {
+    std::string tab;
+    std::function<void(const std::string&)> on_frame;
+  };
+  std::map<int, Viewer> viewers;
+  int next_viewer = 1;
+
+  // --- events (events.cpp; network thread, or the deadline thread for timed-out replies) -------
+  void on_event(const cdp::Event& ev);
+  // Does what the tracker decided: commands, configuration, title reads, failed sessions,
+  // notices, then wakes listeners and waiters. Called without the mutex.
+  void carry_out(TrackerActions actions);
+  void configure(const std::string& tab_id, const std::string& session_id);
+  void publish(std::vector<PageNotice> list);
+  // The listener runs before waiters wake, so the REPL has the new state before any reply that a
+  // waiter sends.
+  void notify_tabs();
+  Error on_close(const Error& e);
+
+  // --- fetch_screencast.cpp -----------------------------------------------------------------
+  void on_screencast_frame(const cdp::Event& ev);
+  void on_request_paused(const cdp::Event& ev);
+
+  // --- for public methods (mutex held) ------------------------------------------------------
+  Result<std::shared_ptr<Tab>> find_tab(const std::string& id) const;
+  // Waits on `changed` until pred() or the deadline; pred runs with the mutex held.
+  template <typename Pred>
+  bool wait_until(std::unique_lock<std::mutex>& lock, Clock::time_point deadline, Pred pred) {
+    return changed.wait_until(lock, deadline, [&] { return dead || pred(); });
+  }
+};
+
+}  // namespace ouro::browser

@@ -1,0 +1,150 @@
+// Running JavaScript in a tab: the page helpers in their isolated world (eval_helpers), and
+// model-written code in the page's main world with its result serialised and capped (eval_page).
+#include "browser/browser_impl.h"
+#include "browser/cdp_values.h"
+
+#include <algorithm>
+
+namespace ouro::browser {
+
+Result<json> Browser::eval_helpers(const std::string& tab_id, const std::string& expression, Millis timeout) {
+  auto deadline = Clock::now() + timeout;
+  bool created = false;
+  while (true) {
+    std::string sid, frame;
+    int ctx = 0;
+    {
+      std::unique_lock lock(m_impl->mutex);
+      auto tab = TRY(m_impl->find_tab(tab_id));
+      // The world appears with each new document; give it a moment before creating it ourselves.
+      m_impl->wait_until(lock, std::min(deadline, Clock::now() + 200ms), [&] { return tab->closed || tab->isolated_ctx != 0; });
+      if (tab->closed) return errorf(Code::NotFound, "tab {} was closed", tab_id);
+      sid = tab->session_id;
+      frame = tab->target_id;
+      ctx = tab->isolated_ctx;
+    }
+    if (!ctx && !created) {
+      created = true;
+      auto w = m_impl->conn->call("Page.createIsolatedWorld", {{"frameId", frame}, {"worldName", kHelpersWorld}}, sid, 5s);
+      if (w) {
+        ctx = static_cast<int>(get_int(*w, "executionContextId", 0));
+        (void)m_impl->conn->call("Runtime.evaluate", {{"expression", std::string(embedded::helpers_js)}, {"contextId", ctx}}, sid, 5s);
+        std::lock_guard lock(m_impl->mutex);
+        auto tab = TRY(m_impl->find_tab(tab_id));
+        if (!tab->isolated_ctx) tab->isolated_ctx = ctx;
+      }
+    }
+    if (!ctx) {
+      if (Clock::now() >= deadline)
+        return errorf(Code::DeadlineExceeded, "tab {} has no document to run in (is it still loading?)", tab_id);
+      continue;
+    }
+    auto left = std::max(Millis(100), std::chrono::duration_cast<Millis>(deadline - Clock::now()));
+    auto r = m_impl->conn->call("Runtime.evaluate",
+                                {{"expression", expression}, {"contextId", ctx}, {"returnByValue", true}, {"awaitPromise", true}},
+                                sid, left);
+    if (!r) {
+      const std::string& msg = r.error().message;
+      bool gone = msg.find("Cannot find context") != std::string::npos || msg.find("context was destroyed") != std::string::npos;
+      if (gone && Clock::now() < deadline) {
+        std::lock_guard lock(m_impl->mutex);
+        if (auto tab = m_impl->find_tab(tab_id); tab && (*tab)->isolated_ctx == ctx) (*tab)->isolated_ctx = 0;
+        continue;
+      }
+      return tl::make_unexpected(r.error());
+    }
+    if (r->contains("exceptionDetails")) {
+      std::string text = exception_text(get_field(*r, "exceptionDetails"));
+      if (text.find("Execution context was destroyed") != std::string::npos && Clock::now() < deadline) continue;
+      auto nl = text.find("\n    at ");
+      return make_error(Code::InvalidArgument, text.substr(0, nl));
+    }
+    const json& res = get_field(*r, "result");
+    return res.contains("value") ? res["value"] : json(nullptr);
+  }
+}
+
+Result<json> Browser::eval_page(const std::string& tab_id, const std::string& code, Millis timeout, size_t cap) {
+  std::string sid;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    sid = TRY(m_impl->find_tab(tab_id))->session_id;
+  }
+  auto run = [&](const std::string& expression, bool repl) {
+    json params = {{"expression", expression}, {"awaitPromise", true}, {"returnByValue", false}, {"userGesture", true},
+                   {"timeout", timeout.count()}, {"replMode", repl}, {"objectGroup", "ouro-exec"}};
+    return m_impl->conn->call("Runtime.evaluate", std::move(params), sid, timeout + 500ms);
+  };
+  auto exception_of = [](const json& reply) { return exception_text(get_field(reply, "exceptionDetails")); };
+  // Statements or an expression, completion value returned, top-level await allowed (REPL mode,
+  // inside a block so declarations do not leak into the page); a body with `return` falls back
+  // to an async function.
+  auto started = Clock::now();
+  auto r = run("{\n" + code + "\n}", true);
+  if (r && r->contains("exceptionDetails")) {
+    std::string text = exception_of(*r);
+    if (text.rfind("SyntaxError", 0) == 0) {
+      auto fn = run("(async () => {\n" + code + "\n})()", false);
+      if (fn && (!fn->contains("exceptionDetails") || exception_of(*fn).rfind("SyntaxError", 0) != 0)) r = std::move(fn);
+    }
+  }
+  if (!r) {
+    // Runtime.evaluate's own timeout terminates the script and answers "Internal error".
+    if (r.error().code == Code::DeadlineExceeded || Clock::now() - started >= timeout * 9 / 10)
+      return errorf(Code::DeadlineExceeded, "execInTab on {} was stopped after {} ms (the page's code did not finish)", tab_id, timeout.count());
+    if (r.error().message.find("navigated or closed") != std::string::npos)
+      return errorf(Code::Aborted, "execInTab on {}: the page navigated away while the code was running", tab_id);
+    return tl::make_unexpected(r.error());
+  }
+  if (r->contains("exceptionDetails")) {
+    std::string text = exception_of(*r);
+    std::string msg = text.substr(0, text.find("\n    at "));
+    if (msg.find("Execution was terminated") != std::string::npos || msg.find("terminated") != std::string::npos)
+      return errorf(Code::DeadlineExceeded, "execInTab on {} was stopped after {} ms", tab_id, timeout.count());
+    return make_error(Code::InvalidArgument, msg);
+  }
+  // REPL mode awaits the script's own completion, not a promise that is its value: await that too.
+  for (int hops = 0; hops < 4; ++hops) {
+    const json& result = get_field(*r, "result");
+    if (get_str(result, "subtype") != "promise" || !result.contains("objectId")) break;
+    auto left = std::max(Millis(100), timeout - std::chrono::duration_cast<Millis>(Clock::now() - started));
+    auto awaited = m_impl->conn->call("Runtime.awaitPromise", {{"promiseObjectId", get_field(result, "objectId")}, {"returnByValue", false}}, sid, left);
+    if (!awaited) {
+      if (awaited.error().code == Code::DeadlineExceeded)
+        return errorf(Code::DeadlineExceeded, "execInTab on {}: the promise did not settle within {} ms", tab_id, timeout.count());
+      return tl::make_unexpected(awaited.error());
+    }
+    if (awaited->contains("exceptionDetails")) {
+      std::string text = exception_of(*awaited);
+      return make_error(Code::InvalidArgument, text.substr(0, text.find("\n    at ")));
+    }
+    r = std::move(awaited);
+  }
+  const json& obj = get_field(*r, "result");
+  if (get_str(obj, "type") == "undefined") return json(json::value_t::discarded);
+  if (!obj.contains("objectId")) {
+    if (obj.contains("unserializableValue")) return json(get_field(obj, "unserializableValue"));
+    json v = get_field(obj, "value");
+    if (v.is_string() && v.get_ref<const std::string&>().size() > cap) {
+      const std::string& s = v.get_ref<const std::string&>();
+      return json{{"__truncated", true}, {"originalLength", s.size()}, {"data", s.substr(0, cap)},
+                  {"hint", "Result truncated. Use a more specific selector to narrow results."}};
+    }
+    return v;
+  }
+  std::string object_id = get_str(obj, "objectId");
+  auto ser = m_impl->conn->call("Runtime.callFunctionOn",
+                                {{"functionDeclaration", std::string(embedded::serialize_js)},
+                                 {"objectId", object_id},
+                                 {"arguments", json::array({json{{"value", cap}}})},
+                                 {"returnByValue", true}},
+                                sid, timeout);
+  m_impl->conn->send("Runtime.releaseObjectGroup", {{"objectGroup", "ouro-exec"}}, sid, 5s, [](Result<json>) {});
+  if (!ser) return tl::make_unexpected(ser.error());
+  if (ser->contains("exceptionDetails")) return make_error(Code::Internal, "cannot serialise the result: " + exception_of(*ser));
+  auto parsed = TRY(parse_json(get_str(get_field(*ser, "result"), "value", "null"), "execInTab result"));
+  if (!parsed.is_object() || parsed.contains("undefined")) return json(json::value_t::discarded);
+  return get_field(parsed, "value");
+}
+
+}  // namespace ouro::browser

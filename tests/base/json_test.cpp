@@ -1,0 +1,49 @@
+// Reads of untrusted JSON: defaults instead of exceptions or undefined behaviour.
+#include "base/json.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace ouro {
+namespace {
+
+TEST(JsonAccessors, ReadWhatIsThereAndDefaultEverythingElse) {
+  json p = json::parse(R"({"frameId": "F1", "n": 3, "x": 2.5, "big": 1e300, "neg": -7, "yes": true,
+                           "frame": {"url": "http://a/"}, "list": [1, 2], "nul": null, "num_as_text": "42"})");
+  EXPECT_EQ(get_str(p, "frameId"), "F1");
+  EXPECT_EQ(get_str(p, "n"), "") << "a number is not a string";
+  EXPECT_EQ(get_str(p, "missing", "dflt"), "dflt");
+  EXPECT_EQ(get_int(p, "n"), 3);
+  EXPECT_EQ(get_int(p, "x"), 2);
+  EXPECT_EQ(get_int(p, "big"), INT64_MAX);
+  EXPECT_EQ(get_int(p, "neg"), -7);
+  EXPECT_EQ(get_int(p, "num_as_text", -1), -1);
+  EXPECT_EQ(get_num(p, "x"), 2.5);
+  EXPECT_EQ(get_num(p, "yes", 9), 9);
+  EXPECT_TRUE(get_bool(p, "yes"));
+  EXPECT_FALSE(get_bool(p, "n"));
+  EXPECT_EQ(get_str(get_field(p, "frame"), "url"), "http://a/");
+  EXPECT_EQ(get_str(get_field(p, "nope"), "url", "none"), "none") << "chains through a missing object";
+  EXPECT_TRUE(get_field(p, "nul").is_null());
+  EXPECT_EQ(get_array(p, "list").size(), 2u);
+  EXPECT_TRUE(get_array(p, "frameId").empty()) << "a string is not iterated as a list";
+}
+
+TEST(JsonAccessors, NonObjectsAndHostileNumbersNeverThrow) {
+  for (const json& j : {json(nullptr), json(5), json("text"), json::array({1, 2}), json(true)}) {
+    EXPECT_NO_THROW(get_str(j, "a"));
+    EXPECT_NO_THROW(get_int(j, "a"));
+    EXPECT_NO_THROW(get_bool(j, "a"));
+    EXPECT_NO_THROW(get_field(j, "a"));
+    EXPECT_NO_THROW(get_array(j, "a"));
+    EXPECT_EQ(get_str(j, "a", "d"), "d");
+  }
+  json nan = {{"v", NAN}, {"u", 18446744073709551615ull}, {"m", -1e300}};
+  EXPECT_EQ(get_int(nan, "v", 4), 4);
+  EXPECT_EQ(get_int(nan, "u"), INT64_MAX);
+  EXPECT_EQ(get_int(nan, "m"), INT64_MIN);
+}
+
+}  // namespace
+}  // namespace ouro
