@@ -163,7 +163,7 @@ std::string call_text(const Capability& c) {
     const Param& p = c.params[i];
     s += (i ? ", " : "") + p.name + (p.optional ? "?" : "");
     // Plain names say enough for strings and numbers; structured parameters show their shape.
-    bool plain = p.type == "string" || p.type == "any" || p.type.rfind("number", 0) == 0 || p.type == "function|null";
+    bool plain = p.type == "string" || p.type == "any" || p.type == "array" || p.type.rfind("number", 0) == 0 || p.type == "function|null";
     if (!plain) s += ": " + display_type(p);
   }
   return s + ")";
