@@ -84,7 +84,7 @@ std::vector<Capability> build() {
   r.back().permission = Permission::Ask;
 
   g = "Network Introspection";
-  host(g, "getRecentRequests", {kTab, {"filter", "{ type?: string, url?: string, method?: string, status?: integer, limit?: integer(0..1000) }", true}},
+  host(g, "getRecentRequests", {kTab, {"filter", "{ type?: string, url?: string, method?: string, status?: integer, limit?: integer(0..10000) }", true}},
        "Array<{ requestId: string, url: string, method: string, status: number, type: string, size: number, mimeType: string, timestamp: number, finished: boolean, error?: string }>",
        "Recent requests of the tab (XHR and Fetch unless filter.type is given, 'all' for every type; filter.url is a substring or * glob; limit default 100).",
        Risk::Read, get_recent_requests);
@@ -98,7 +98,7 @@ std::vector<Capability> build() {
   r.back().permission = Permission::Ask;
 
   g = "Console & Errors";
-  host(g, "getConsoleLog", {kTab, {"filter", "{ level?: string, contains?: string, limit?: integer(0..1000) }", true}}, "Array<{ level: string, text: string, timestamp: number, url?: string, line?: number }>",
+  host(g, "getConsoleLog", {kTab, {"filter", "{ level?: string, contains?: string, limit?: integer(0..10000) }", true}}, "Array<{ level: string, text: string, timestamp: number, url?: string, line?: number }>",
        "Console messages of the tab (the last 200 unless filter.limit says otherwise).", Risk::Read, get_console_log);
   host(g, "getErrors", {kTab}, "Array<{ message: string, stack?: string, url?: string, line?: number, column?: number, timestamp: number }>",
        "Uncaught JavaScript errors of the tab.", Risk::Read, get_errors);
