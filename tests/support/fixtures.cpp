@@ -207,15 +207,19 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
                       "<button id=flood onclick=\"for (let i = 0; i < 30; i++) window.open('/b?popup=' + i, '_blank')\">Flood</button>"
                       "<script>setInterval(() => window.open('/b?timer=' + Date.now(), '_blank'), 100);</script>");
     } else if (p == "/console-flood") {
-      // mode=big: 50 console.log calls of 1 MB each; mode=many: a million small ones; also an
-      // error with a 1 MB message and fetches of 1 MB data: URLs. Starts after the load event.
-      std::string mode = r.query.find("mode=many") != std::string::npos ? "many" : "big";
+      // mode=big: `count` console.log calls of `kb` KB each (default 50 of 1 MB); mode=many:
+      // `count` small ones (default a million); also an error with a `kb` KB message and five
+      // fetches of `kb` KB data: URLs. Starts after the load event.
+      bool many = r.query.find("mode=many") != std::string::npos;
+      std::string count = std::to_string(query_int(r.query, "count", many ? 1000000 : 50));
+      std::string bytes = std::to_string(query_int(r.query, "kb", 1024) * 1024);
       res.body = page("Console flood",
                       "<div id=done></div><script>addEventListener('load', () => setTimeout(() => {"
-                      "if ('" + mode + "' === 'big') { const s = 'x'.repeat(1 << 20); for (let i = 0; i < 50; i++) console.log(i + ':' + s); }"
-                      "else { for (let i = 0; i < 1e6; i++) console.log('line ' + i); }"
-                      "setTimeout(() => { throw new Error('E'.repeat(1 << 20)); });"
-                      "for (let i = 0; i < 5; i++) fetch('data:text/plain,' + 'd'.repeat(1 << 20)).catch(() => {});"
+                      "const big = (c) => c.repeat(" + bytes + ");" +
+                      (many ? "for (let i = 0; i < " + count + "; i++) console.log('line ' + i);"
+                            : "const s = big('x'); for (let i = 0; i < " + count + "; i++) console.log(i + ':' + s);") +
+                      "setTimeout(() => { throw new Error(big('E')); });"
+                      "for (let i = 0; i < 5; i++) fetch('data:text/plain,' + big('d')).catch(() => {});"
                       "document.getElementById('done').textContent = 'flooded';"
                       "}, 0))</script>");
     } else if (p == "/reload-loop") {
