@@ -10,7 +10,8 @@ Result<void> SecretStore::add(const std::string& name, std::string value, const 
   if (name.empty() || name.size() > 64 ||
       !std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-'; }))
     return errorf(Code::InvalidArgument, "secret name '{}' must be letters, digits, '_' or '-' (at most 64)", name.substr(0, 64));
-  if (value.empty()) return errorf(Code::InvalidArgument, "secret '{}' has no value", name);
+  // Shorter values could not be told apart from ordinary text when results are scrubbed.
+  if (value.size() < 4) return errorf(Code::InvalidArgument, "secret '{}' must be at least 4 characters long", name);
   if (domains.empty()) return errorf(Code::InvalidArgument, "secret '{}' needs the site(s) it may be typed into, e.g. {}@bank.example.com", name, name);
   Secret s{name, std::move(value), {}};
   for (const auto& d : domains) TRY(s.sites.add(d));
@@ -31,7 +32,6 @@ std::vector<std::string> SecretStore::names() const {
 
 std::string SecretStore::scrub_text(std::string text) const {
   for (const auto& [name, s] : m_secrets) {
-    if (s.value.size() < 3) continue;
     for (size_t at = text.find(s.value); at != std::string::npos; at = text.find(s.value, at)) {
       std::string mark = "[SECRET:" + name + "]";
       text.replace(at, s.value.size(), mark);

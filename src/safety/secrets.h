@@ -26,7 +26,7 @@ class SecretStore {
   std::vector<std::string> names() const;
   bool empty() const { return m_secrets.empty(); }
 
-  // Every secret value (of 3 characters or more) in the strings of v becomes "[SECRET:name]".
+  // Every secret value (all are 4 characters or more) in the strings of v becomes "[SECRET:name]".
   void scrub(json& v) const;
   std::string scrub_text(std::string text) const;
 

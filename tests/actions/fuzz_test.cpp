@@ -217,13 +217,12 @@ TEST(TypedResults, TooManyCallsAtOnceAreRefusedClearly) {
     const p = await openTab('{{/}}');
     const all = await Promise.allSettled([...Array(3000)].map(() => getErrors(p)));
     const bad = all.filter(x => x.status === 'rejected');
-    ({ ok: all.length - bad.length, refused: bad.length, msg: bad.length ? bad[0].reason.message : '' }))"));
+    ({ ok: all.length - bad.length, unclear: bad.filter(x => !x.reason.message.includes('waiting already')).map(x => x.reason.message) }))"));
   ASSERT_TRUE(r) << r.error().message;
   ASSERT_TRUE(r->ok) << r->error_message;
   EXPECT_GT(r->value["ok"].get<int>(), 0);
-  if (r->value["refused"].get<int>() > 0) {
-    EXPECT_NE(r->value["msg"].get<std::string>().find("waiting already"), std::string::npos) << r->value;
-  }
+  // Every call settles; a refused one says why (the bound itself is tested in base_test).
+  EXPECT_EQ(r->value["unclear"], json::array()) << r->value;
 }
 
 // A session ended while host calls it started are still waiting on its tabs: the calls fail as
