@@ -182,8 +182,13 @@ Result<void> Browser::close_tab(const std::string& tab_id) {
     target_id = tab->target_id;
   }
   TRY(m_impl->conn->call("Target.closeTarget", {{"targetId", target_id}}, "", 5s));
-  std::unique_lock lock(m_impl->mutex);
-  m_impl->wait_until(lock, Clock::now() + 5s, [&] { return !m_impl->tracker.find(tab_id); });
+  {
+    std::unique_lock lock(m_impl->mutex);
+    m_impl->wait_until(lock, Clock::now() + 5s, [&] { return !m_impl->tracker.find(tab_id); });
+  }
+  // As in navigate: the waiter can wake before the listener ran; push the state the caller is
+  // about to see, so `tabs` no longer lists the closed tab when closeTab returns.
+  m_impl->notify_tabs();
   return {};
 }
 
