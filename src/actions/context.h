@@ -17,6 +17,8 @@ namespace ouro::store { class Database; }
 
 namespace ouro::actions {
 
+struct GateState;
+
 using namespace std::chrono_literals;
 
 struct Limits {
@@ -36,6 +38,8 @@ struct Context : std::enable_shared_from_this<Context> {
   Limits limits;
   // Named secrets, typed by handle and scrubbed from every result (may be null: none).
   std::shared_ptr<const safety::SecretStore> secrets;
+  // The egress gate over this host's browser context (actions/egress.h), when it has one.
+  std::shared_ptr<GateState> gate;
   // Permission levels that differ from the registry's defaults (settings, the run's options).
   std::map<std::string, int> permission_overrides;  // capability -> actions::Permission
   // The browser context this host acts in ("" = the profile's): tabs of other contexts (other
@@ -49,6 +53,9 @@ struct Context : std::enable_shared_from_this<Context> {
     // answer or the timeout (a deny). Unset: actions are not gated (a person is driving: ouro
     // exec/repl). The request: {action, selector, tab, url, element, reason, target}.
     std::function<bool(const json& request)> confirm;
+    // Hears every decision of the egress gate worth recording (actions/egress.h): a `gate`
+    // event's data. Unset: refusals are logged as warnings.
+    std::function<void(const json& decision)> on_gate;
     // Answers llm_query/llm_batch during an agent run; unset outside runs.
     std::function<Result<json>(const std::string& function, const json& args)> sub_llm;
   };

@@ -17,16 +17,18 @@ namespace {
 constexpr size_t kMaxQueuedCalls = 512;
 }  // namespace
 
-Host::Host(browser::Browser& browser, store::Database* db, Limits limits, size_t threads)
+Host::Host(browser::Browser& browser, store::Database* db, Limits limits, std::string browser_context, size_t threads)
     : m_ctx(std::make_shared<Context>(browser, db, limits)), m_pool(std::make_unique<ThreadPool>(threads, kMaxQueuedCalls)) {
+  m_ctx->browser_context = std::move(browser_context);
   std::weak_ptr<Context> weak = m_ctx;
-  browser.set_pause_handler([weak](const std::string& tab, const json& params) {
+  browser.set_pause_handler(m_ctx->browser_context, [weak](const std::string& tab, const json& params) {
     if (auto ctx = weak.lock()) impl::on_request_paused(*ctx, tab, params);
   });
 }
 
 Host::~Host() {
-  m_ctx->browser.set_pause_handler(nullptr);
+  if (m_ctx->gate) (void)m_ctx->browser.set_egress_gate(m_ctx->browser_context, nullptr);
+  m_ctx->browser.set_pause_handler(m_ctx->browser_context, nullptr);
   m_pool.reset();
 }
 
@@ -54,6 +56,9 @@ Host::Outcome Host::run(const std::string& function, const json& args) {
   }
   // The exception boundary of every capability: a throw (a JSON type mismatch deep in an
   // implementation, a bad_alloc) is this call's error, never the process's end.
+  // What a tab sends while the run acts on it is the action's (the egress gate attributes it).
+  int activity = 0;
+  if (!tab.empty() && m_ctx->gate && (cap->risk == Risk::Act || cap->name == "execInTab")) activity = m_ctx->browser.begin_activity(tab, function);
   Result<json> r = make_error(Code::Internal, "");
   try {
     r = cap->impl(*m_ctx, args);
@@ -62,6 +67,7 @@ Host::Outcome Host::run(const std::string& function, const json& args) {
   } catch (...) {
     r = errorf(Code::Internal, "{}: failed inside ouro", function);
   }
+  if (activity) m_ctx->browser.end_activity(tab, activity);
   if (!tab.empty()) {
     if (!r) {
       const std::string& msg = r.error().message;

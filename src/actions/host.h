@@ -18,7 +18,8 @@ struct Capability;
 
 class Host {
  public:
-  Host(browser::Browser& browser, store::Database* db, Limits limits = {}, size_t threads = 8);
+  // Acts in browser_context ("" = the profile's).
+  Host(browser::Browser& browser, store::Database* db, Limits limits = {}, std::string browser_context = {}, size_t threads = 8);
   ~Host();
 
   // Any thread; reply runs on a pool thread (or inline for argument errors).

@@ -2,6 +2,7 @@
 // domain at the element's visible centre, after the page helper has scrolled it into view and
 // found it attached, visible, enabled and not covered — retried until the action deadline, as
 // Playwright's actionability checks do.
+#include "actions/egress.h"
 #include "actions/impl.h"
 #include "actions/sensitive.h"
 #include "browser/browser.h"
@@ -135,14 +136,23 @@ Result<void> gate(Context& ctx, const std::string& action, const std::string& ta
                   const std::string& element) {
   auto hooks = ctx.hooks();
   if (!hooks || !hooks->confirm) return {};
+  auto mode = gate_mode(ctx);
+  if (mode == safety::GateMode::Autonomous) return {};  // asks nothing; the egress gate still holds the sites
   auto why = sensitive_reason(action, target);
   if (!why) return {};
+  // Under the egress gate a submitted form asks only if it writes (a GET search does not) —
+  // unless its label says what it does (Buy, Pay, Delete, …).
+  if (mode && *why == "it submits a form") {
+    why = sensitive_reason("select", target);
+    if (!why) return {};
+  }
   auto info = ctx.browser.tab_info(tab);
   json request = {{"action", action}, {"selector", selector}, {"tab", tab}, {"url", info ? info->url : ""}, {"element", element},
                   {"reason", *why}, {"target", target}};
   if (!hooks->confirm(request))
     return errorf(Code::PermissionDenied, "{} on {} was denied by the user ({}); do not retry it — find another way or report back with setFinal()",
                   action, element.empty() ? "'" + selector + "'" : element, *why);
+  ctx.browser.approve_activity(tab);
   return {};
 }
 

@@ -186,6 +186,19 @@ Result<Permission> parse_permission(std::string_view text) {
   return errorf(Code::InvalidArgument, "permission '{}' must be auto, ask or deny", text);
 }
 
+Result<std::map<std::string, int>> permission_overrides(const std::map<std::string, std::string>& levels) {
+  std::map<std::string, int> out;
+  for (const auto& [name, level] : levels) {
+    const Capability* c = find(name);
+    if (!c || c->where != Where::Host)
+      return errorf(Code::InvalidArgument, "permissions: '{}' is not a capability with a permission (see `ouro help api`)", name.substr(0, 80));
+    auto p = parse_permission(level);
+    if (!p) return errorf(Code::InvalidArgument, "permissions.{}: {}", name, p.error().message);
+    out[name] = static_cast<int>(*p);
+  }
+  return out;
+}
+
 std::string signature(const Capability& c) { return call_text(c) + " → " + c.returns; }
 
 std::string reference_text() {

@@ -9,6 +9,7 @@
 #include "base/json.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,9 @@ std::vector<std::string> host_function_names();
 
 std::string_view permission_name(Permission p);
 Result<Permission> parse_permission(std::string_view text);
+// {"setCookie": "deny", …} (settings, a run's options) → overrides for Context; InvalidArgument
+// names an unknown capability or level.
+Result<std::map<std::string, int>> permission_overrides(const std::map<std::string, std::string>& levels);
 
 // "click(tabId, selector, options?) → { element: string }"
 std::string signature(const Capability& c);

@@ -183,7 +183,7 @@ std::string next_handler_id() {
   return "i" + std::to_string(next++);
 }
 
-// Fetch.enable with every pattern that has a modifying handler on the tab, or Fetch.disable.
+// The browser pauses requests matching any pattern that has a modifying handler on the tab.
 Result<void> update_fetch_patterns(Context& ctx, const std::string& tab) {
   json patterns = json::array();
   {
@@ -191,9 +191,7 @@ Result<void> update_fetch_patterns(Context& ctx, const std::string& tab) {
     for (const auto& [pattern, handler] : ctx.modifiers[tab])
       patterns.push_back({{"urlPattern", pattern.find('*') == std::string::npos ? "*" + pattern + "*" : pattern}, {"requestStage", "Request"}});
   }
-  if (patterns.empty()) TRY(ctx.browser.send(tab, "Fetch.disable", json::object(), ctx.limits.exec_timeout));
-  else TRY(ctx.browser.send(tab, "Fetch.enable", {{"patterns", patterns}}, ctx.limits.exec_timeout));
-  return {};
+  return ctx.browser.set_intercept_patterns(tab, std::move(patterns), ctx.limits.exec_timeout);
 }
 
 json header_list(const json& headers) {

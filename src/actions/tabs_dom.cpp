@@ -1,4 +1,5 @@
 // Tab management and DOM introspection (seed 000 §3.1, §3.2).
+#include "actions/egress.h"
 #include "actions/impl.h"
 #include "browser/browser.h"
 #include "store/database.h"
@@ -40,6 +41,7 @@ Result<json> read_helper(Context& ctx, const std::string& tab, const std::string
 
 Result<json> open_tab(Context& ctx, const json& args) {
   std::string url = arg_string(args, 0);
+  TRY(check_navigation(ctx, "openTab", url));
   auto id = TRY(ctx.browser.open_tab(url.empty() ? "about:blank" : url, ctx.limits.load_timeout, ctx.browser_context));
   return json(id);
 }
@@ -50,6 +52,7 @@ Result<json> close_tab(Context& ctx, const json& args) {
 }
 
 Result<json> navigate(Context& ctx, const json& args) {
+  TRY(check_navigation(ctx, "navigate", arg_string(args, 1)));
   auto info = TRY(ctx.browser.navigate(arg_string(args, 0), arg_string(args, 1), ctx.limits.load_timeout));
   return info.to_json();
 }

@@ -79,6 +79,21 @@ Run::Run(session::Session& session, llm::Provider& provider, RunOptions options,
     std::shared_lock lock(alive->mutex);
     return alive->run && alive->run->ask_confirmation(request);
   };
+  // Every gate decision is an event; refusals are also told to the model with the page notices,
+  // so it knows why a request of its code failed. Never blocks (the network thread calls it).
+  hooks->on_gate = [alive = m_alive, box = m_notices](const json& decision) {
+    {
+      std::shared_lock lock(alive->mutex);
+      if (alive->run) alive->run->emit("gate", decision);
+    }
+    if (get_str(decision, "decision") != "deny") return;
+    std::lock_guard lock(box->mutex);
+    if (box->notices.size() >= 50) ++box->dropped;
+    else
+      box->notices.push_back({{"kind", "gate"}, {"tab", get_str(decision, "tab")},
+                              {"message", "refused " + get_str(decision, "method") + " " + clip(get_str(decision, "url"), 150) + ": " +
+                                              get_str(decision, "reason") + " (decided by " + get_str(decision, "by") + ")"}});
+  };
   m_session.host().context().set_hooks(std::move(hooks));
   // Never blocks: the listener runs on the network thread.
   m_notice_listener = m_session.browser().add_notice_listener([box = m_notices, context = m_session.context()](const browser::PageNotice& n) {
@@ -115,7 +130,7 @@ std::string Run::take_notices(int iteration) {
     std::string kind = get_str(n, "kind");
     std::string type = kind == "dialog" ? "dialog-opened" : kind;
     n["iteration"] = iteration;
-    emit(type, n);
+    if (kind != "gate") emit(type, n);  // gate decisions were events as they happened
     lines += fmt::format("  {}: {} — {}\n", get_str(n, "tab", "?"), kind, clip(get_str(n, "message"), 200));
   }
   if (dropped) lines += fmt::format("  … and {} more page notices\n", dropped);

@@ -12,10 +12,12 @@
 //
 // The implementation: browser.cpp (start, contexts, tabs), tab_tracker (tab state from CDP
 // events, no I/O), events.cpp (carrying out what the tracker decides), page_log (console, errors,
-// requests), eval.cpp (eval_helpers, eval_page), fetch_screencast.cpp (paused requests, live views).
+// requests), eval.cpp (eval_helpers, eval_page), screencast.cpp (live views, timers),
+// egress.cpp (the egress gate's pauses and the facts it decides on, interceptRequests' pauses).
 #pragma once
 
 #include "base/json.h"
+#include "browser/egress.h"
 #include "browser/launcher.h"
 #include "browser/types.h"
 #include "cdp/connection.h"
@@ -114,9 +116,31 @@ class Browser {
   // Registers an observer; returns its id for remove_request_observer.
   int add_request_observer(const std::string& tab_id, RequestObserver observer);
   void remove_request_observer(int id);
-  // Requests paused by the Fetch domain (request modification, when the user enabled it) go to
-  // this handler, on the network thread; it must answer each with Fetch.continueRequest & co.
-  void set_pause_handler(std::function<void(const std::string& tab_id, const json& params)> handler);
+  // Requests of a context's tabs paused for interceptRequests' modifying handlers go to this
+  // handler, on the network thread; it must answer each with Fetch.continueRequest & co.
+  void set_pause_handler(const std::string& context, std::function<void(const std::string& tab_id, const json& params)> handler);
+  // The Fetch patterns of a tab's interceptRequests handlers (an array; empty for none). With an
+  // egress gate on the tab's context every request pauses anyway and goes through the gate first.
+  Result<void> set_intercept_patterns(const std::string& tab_id, json patterns, Millis timeout = 10s);
+
+  // --- Egress gate (egress.h, egress.cpp) -----------------------------------------------------
+  // From now on every request of the context's tabs, their frames and workers is paused before
+  // it leaves Chromium and handed to `gate` (nullptr: none). Service workers are bypassed in
+  // those tabs, so no request escapes through one. When it returns, the open tabs are covered;
+  // tabs opened later are covered before their first request.
+  // WebSockets, which cannot be paused, are held to `websocket_allow` (URLPattern strings, e.g.
+  // "wss://*.example.com:*/*") in the page and by blocked URLs; the gate is told of each.
+  Result<void> set_egress_gate(const std::string& context, EgressGate gate, const std::vector<std::string>& websocket_allow = {});
+  // Widens the WebSocket allowlist of a gated context (for documents to come; the in-page guard
+  // of a document keeps the list it started with).
+  Result<void> set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns);
+  // A run action working on a tab (click, type, execInTab, …): what the tab sends meanwhile and
+  // for 1.5 s after end_activity counts as the action's (see egress.h). Returns an id.
+  int begin_activity(const std::string& tab_id, const std::string& name);
+  void end_activity(const std::string& tab_id, int id);
+  // The user approved the action in progress on the tab (it asked them first): its writes on the
+  // allowed sites are not asked about again.
+  void approve_activity(const std::string& tab_id);
   // A live view of a tab (CDP Page.startScreencast): JPEG frames, base64, as the page repaints,
   // to `on_frame` on the network thread, until stop_screencast(id). Does not block: any thread.
   Result<int> start_screencast(const std::string& tab_id, std::function<void(const std::string& jpeg_base64)> on_frame);

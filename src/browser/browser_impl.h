@@ -10,10 +10,12 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 
 namespace ouro::embedded {
 extern const std::string_view helpers_js;
 extern const std::string_view serialize_js;
+extern const std::string_view websocket_guard_js;
 }  // namespace ouro::embedded
 
 namespace ouro::browser {
@@ -47,8 +49,35 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::map<int, std::function<void(const PageNotice&)>> notice_listeners;  // guarded by notice_call_mutex
   int next_notice_listener = 1;
 
-  // Paused requests and live views (fetch_screencast.cpp).
-  std::function<void(const std::string&, const json&)> pause_handler;
+  // Paused requests (egress.cpp): egress gates and interceptRequests' handlers by context,
+  // interceptRequests' patterns by tab, what is known about requests, run actions in progress,
+  // the frames the run's code made, and the tabs' frame and worker sessions we follow.
+  std::map<std::string, EgressGate> gates;
+  std::map<std::string, std::function<void(const std::string&, const json&)>> pause_handlers;
+  std::map<std::string, json> intercept_patterns;
+  struct Initiator {
+    json initiator;
+    std::string loader_id, frame_id;
+  };
+  std::map<std::string, Initiator> initiators;  // by Network requestId (= Fetch networkId)
+  std::deque<std::string> initiator_order;      // oldest first, for the cap
+  std::map<std::string, cdp::Event> waiting;    // paused before requestWillBeSent, by networkId
+  struct Activity {
+    std::map<int, std::string> running;  // id -> action name
+    std::string last;                    // the latest action's name
+    bool approved = false;               // the user approved the action in progress (layer 1)
+    std::string loader;                  // the main frame's document when the first one began
+    Clock::time_point until{};           // settling after the last one ended
+  };
+  std::map<std::string, Activity> activity;  // by tab id
+  int next_activity = 1;
+  std::set<std::string> run_frames;
+  std::deque<std::string> run_frame_order;
+  struct Child {
+    std::string tab, type;
+  };
+  std::map<std::string, Child> children;  // child session -> its tab and target type
+  std::map<std::string, json> websocket_patterns;  // by context: Network.setBlockedURLs urlPatterns
   struct Viewer {
     std::string tab;
     std::function<void(const std::string&)> on_frame;
@@ -68,9 +97,22 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   void notify_tabs();
   Error on_close(const Error& e);
 
-  // --- fetch_screencast.cpp -----------------------------------------------------------------
+  // --- screencast.cpp ----------------------------------------------------------------------
   void on_screencast_frame(const cdp::Event& ev);
+
+  // --- egress.cpp (network thread) ------------------------------------------------------------
   void on_request_paused(const cdp::Event& ev);
+  // Events the gate learns from before the tracker sees them; true when fully handled here.
+  bool egress_event(const cdp::Event& ev);
+  void decide_paused(const cdp::Event& ev);
+  // A WebSocket, which cannot be paused (blocked by URL or by the page's guard): the gate hears of it.
+  void tell_websocket(const std::string& session_id, std::string url, bool tagged);
+  void deliver_to_interceptor(const std::string& tab_id, const std::string& context, const cdp::Event& ev);
+  // Commands that put a tab's session under the gate (or take it out), pipelined before it runs.
+  // target_type: "page", "iframe", "worker", … (workers get the WebSocket guard by evaluation).
+  void egress_commands(const std::string& session_id, bool gated, const json& intercept, const json& websockets,
+                       std::function<void(Result<json>)> last, const std::string& target_type = "page");
+  bool gated(const std::string& context) const { return gates.count(context) > 0; }  // mutex held
 
   // --- for public methods (mutex held) ------------------------------------------------------
   Result<std::shared_ptr<Tab>> find_tab(const std::string& id) const;

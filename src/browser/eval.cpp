@@ -4,6 +4,7 @@
 #include "browser/cdp_values.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace ouro::browser {
 
@@ -70,8 +71,12 @@ Result<json> Browser::eval_page(const std::string& tab_id, const std::string& co
     std::lock_guard lock(m_impl->mutex);
     sid = TRY(m_impl->find_tab(tab_id))->session_id;
   }
+  // Tagged, so the egress gate knows the requests this code sends (egress.h); the tag comes last,
+  // after any sourceURL the code names itself.
+  static std::atomic<uint64_t> next_script{1};
+  std::string tag = "\n//# sourceURL=" + std::string(kExecTag) + tab_id + "/" + std::to_string(next_script++);
   auto run = [&](const std::string& expression, bool repl) {
-    json params = {{"expression", expression}, {"awaitPromise", true}, {"returnByValue", false}, {"userGesture", true},
+    json params = {{"expression", expression + tag}, {"awaitPromise", true}, {"returnByValue", false}, {"userGesture", true},
                    {"timeout", timeout.count()}, {"replMode", repl}, {"objectGroup", "ouro-exec"}};
     return m_impl->conn->call("Runtime.evaluate", std::move(params), sid, timeout + 500ms);
   };

@@ -16,6 +16,7 @@ double now_ms() {
 void Browser::Impl::on_event(const cdp::Event& ev) {
   if (ev.method == "Page.screencastFrame") return on_screencast_frame(ev);
   if (ev.method == "Fetch.requestPaused") return on_request_paused(ev);
+  if (egress_event(ev)) return;
   TrackerActions actions;
   std::vector<RequestObserver> observe;
   {
@@ -88,10 +89,24 @@ void Browser::Impl::configure(const std::string& tab_id, const std::string& sid)
                }
                self->carry_out(std::move(next));
              });
-  conn->send("Runtime.runIfWaitingForDebugger", json::object(), sid, 10s, [weak, tab_id](Result<json> r) {
+  // Under an egress gate before its first request.
+  bool gate_it = false;
+  json intercept = json::array(), websockets = json::array();
+  {
+    std::lock_guard lock(mutex);
+    if (auto tab = tracker.find(tab_id); tab && gated(tab->context)) {
+      gate_it = true;
+      websockets = websocket_patterns[tab->context];
+    }
+  }
+  if (gate_it) egress_commands(sid, true, intercept, websockets, ignore);
+  conn->send("Runtime.runIfWaitingForDebugger", json::object(), sid, 10s, [weak, tab_id, gate_it, sid](Result<json> r) {
     auto self = weak.lock();
     if (!self) return;
     if (!r) spdlog::debug("cdp: configuring tab {} failed: {}", tab_id, r.error().message);
+    // Async stack tracking set while the target waited does not hold for the document it then
+    // loads: set it again now that it runs.
+    if (gate_it) self->conn->send("Runtime.setAsyncCallStackDepth", {{"maxDepth", 32}}, sid, 10s, [](Result<json>) {});
     TrackerActions next;
     {
       std::lock_guard lock(self->mutex);

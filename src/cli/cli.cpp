@@ -7,6 +7,7 @@
 #include "server/api.h"
 #include "server/runs.h"
 #include "safety/secrets.h"
+#include "safety/settings.h"
 #include "llm/settings.h"
 #include "base/log.h"
 #include "jsrt/summary.h"
@@ -43,6 +44,9 @@ struct CommonFlags {
   int action_timeout_ms = 5000;
   bool allow_request_modification = false;
   std::vector<std::string> secrets;  // NAME@DOMAIN
+  std::vector<std::string> allow_domains;
+  std::string mode;                  // careful | autonomous ("" = the settings file's, else careful)
+  std::string config_path;           // the settings file ("" = $OURO_CONFIG or the default)
 };
 
 void add_common(CLI::App* cmd, CommonFlags& f) {
@@ -60,14 +64,42 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
                   "the value comes from $OURO_SECRET_NAME (repeatable)");
   cmd->add_flag("--allow-request-modification", f.allow_request_modification,
                 "Let interceptRequests handlers block, rewrite or answer requests (default: observe only)");
+  cmd->add_option("--allow-domain", f.allow_domains,
+                  "A site the run may reach besides those of its URLs: example.com, *.example.com, 127.0.0.1:8080 (repeatable)");
+  cmd->add_option("--mode", f.mode,
+                  "careful (default: asks before any write and before leaving the allowed sites) or autonomous (asks nothing; "
+                  "still refuses to leave them)")
+      ->check(CLI::IsMember({"careful", "autonomous"}));
 }
 
-Result<session::SessionOptions> session_options(const CommonFlags& f, std::function<void(const std::string&)> on_log) {
+// The settings file the safety settings come from.
+std::string config_path_of(const CommonFlags& f) {
+  if (!f.config_path.empty()) return f.config_path;
+  const char* env = std::getenv("OURO_CONFIG");
+  return env && *env ? env : llm::default_config_path();
+}
+
+// Options for a session. With `gated`, its context is under the egress gate: allowed sites from
+// --url, the task's URLs, --allow-domain and the settings file.
+Result<session::SessionOptions> session_options(const CommonFlags& f, std::function<void(const std::string&)> on_log, bool gated = false,
+                                                const std::string& task = {}) {
   session::SessionOptions o;
+  auto settings = TRY(safety::load_safety_settings(config_path_of(f)));
+  std::shared_ptr<safety::SecretStore> store = settings.secrets;
   if (!f.secrets.empty()) {
-    auto store = std::make_shared<safety::SecretStore>();
+    if (!store) store = std::make_shared<safety::SecretStore>();
     for (const auto& s : f.secrets) TRY(safety::add_secret_from_flag(*store, s));
-    o.secrets = store;
+  }
+  o.secrets = store;
+  o.permissions = TRY(actions::permission_overrides(settings.permissions));
+  if (gated) {
+    safety::GateConfig gc;
+    gc.urls = f.urls;
+    gc.allow_domains = settings.allowed_domains;
+    gc.allow_domains.insert(gc.allow_domains.end(), f.allow_domains.begin(), f.allow_domains.end());
+    gc.task = task;
+    gc.mode = f.mode.empty() ? settings.mode.value_or(safety::GateMode::Careful) : TRY(safety::parse_gate_mode(f.mode));
+    o.gate = TRY(safety::make_policy(gc));
   }
   o.browser.launch.headed = f.headed;
   o.browser.launch.user_data_dir = f.profile;
@@ -131,13 +163,74 @@ std::string error_text(const jsrt::EvalResult& r) {
   return s;
 }
 
+// Asks the person at the terminal (on /dev/tty, so stdin and stdout stay free) whether a
+// sensitive action may go ahead. No terminal, no answer in time, or a cancelled run: deny.
+class TerminalConfirmer {
+ public:
+  TerminalConfirmer(std::chrono::seconds timeout, const std::atomic<bool>& cancelled) : m_timeout(timeout), m_cancelled(cancelled) {}
+
+  bool ask(const json& req) {
+    std::lock_guard lock(m_mutex);
+    int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+    std::string question = req.contains("request")
+        ? fmt::format("\n⚠ Safety gate: the agent's {} wants to go out:\n  {}\n  {}. Allow? [y/N] (no answer in {} s = no) ",
+                      req.value("action", "request"), req.value("request", ""), req.value("reason", ""), m_timeout.count())
+        : fmt::format("\n⚠ The agent wants to {} {} on {}\n  because {}. Allow? [y/N] (no answer in {} s = no) ",
+                                       req.value("action", "act on"), req.value("element", req.value("selector", "")).empty()
+                                                                          ? req.value("selector", "")
+                                                                          : req.value("element", req.value("selector", "")),
+                                       req.value("url", ""), req.value("reason", "it looks sensitive"), m_timeout.count());
+    if (fd < 0) {
+      std::cerr << question << "\n  (no terminal to ask: denied)\n";
+      return false;
+    }
+    (void)!write(fd, question.data(), question.size());
+    auto deadline = std::chrono::steady_clock::now() + m_timeout;
+    std::string answer;
+    bool got = false;
+    while (!got && !m_cancelled && std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 200) > 0) {
+        char buf[64];
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0) break;
+        answer.append(buf, static_cast<size_t>(n));
+        got = answer.find('\n') != std::string::npos;
+      }
+    }
+    close(fd);
+    bool yes = got && (answer[0] == 'y' || answer[0] == 'Y');
+    std::cerr << (yes ? "  → allowed\n" : got ? "  → denied\n" : "  → no answer: denied\n");
+    return yes;
+  }
+
+ private:
+  std::chrono::seconds m_timeout;
+  const std::atomic<bool>& m_cancelled;
+  std::mutex m_mutex;
+};
+
 Result<int> cmd_exec(const CommonFlags& flags, std::string code, bool as_json) {
   if (code == "-") code = read_all_stdin();
   if (code.empty()) return make_error(Code::InvalidArgument, "exec needs code: ouro exec 'document.title' or ouro exec - < script.js");
-  auto s = TRY(session::Session::start(TRY(session_options(flags, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }))));
+  // You at the keyboard: no gate unless you ask for one (then it asks you on the terminal).
+  bool gated = !flags.allow_domains.empty() || !flags.mode.empty();
+  // Declared before the session, so they outlive the hooks that use them.
+  std::atomic<bool> interrupted{false};
+  TerminalConfirmer confirmer(std::chrono::seconds(60), interrupted);
+  auto s = TRY(session::Session::start(TRY(session_options(flags, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }, gated, code))));
+  if (gated) {
+    auto hooks = std::make_shared<actions::Context::Hooks>();
+    hooks->confirm = [&confirmer](const json& req) { return confirmer.ask(req); };
+    hooks->on_gate = [](const json& d) {
+      if (get_str(d, "decision") == "deny")
+        std::cerr << "gate: refused " << get_str(d, "method") << " " << get_str(d, "url") << " — " << get_str(d, "reason") << " ("
+                  << get_str(d, "by") << ")\n";
+    };
+    s->host().context().set_hooks(std::move(hooks));
+  }
   TRY(s->open_urls(flags.urls));
   jsrt::Repl* repl = &s->repl();
-  std::atomic<bool> interrupted{false};
   InterruptWatcher watcher([&] {
     interrupted = true;
     repl->interrupt();
@@ -329,50 +422,6 @@ class TerminalView {
   std::string m_kind;
 };
 
-// Asks the person at the terminal (on /dev/tty, so stdin and stdout stay free) whether a
-// sensitive action may go ahead. No terminal, no answer in time, or a cancelled run: deny.
-class TerminalConfirmer {
- public:
-  TerminalConfirmer(std::chrono::seconds timeout, const std::atomic<bool>& cancelled) : m_timeout(timeout), m_cancelled(cancelled) {}
-
-  bool ask(const json& req) {
-    std::lock_guard lock(m_mutex);
-    int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
-    std::string question = fmt::format("\n⚠ The agent wants to {} {} on {}\n  because {}. Allow? [y/N] (no answer in {} s = no) ",
-                                       req.value("action", "act on"), req.value("element", req.value("selector", "")).empty()
-                                                                          ? req.value("selector", "")
-                                                                          : req.value("element", req.value("selector", "")),
-                                       req.value("url", ""), req.value("reason", "it looks sensitive"), m_timeout.count());
-    if (fd < 0) {
-      std::cerr << question << "\n  (no terminal to ask: denied)\n";
-      return false;
-    }
-    (void)!write(fd, question.data(), question.size());
-    auto deadline = std::chrono::steady_clock::now() + m_timeout;
-    std::string answer;
-    bool got = false;
-    while (!got && !m_cancelled && std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fd, POLLIN, 0};
-      if (poll(&p, 1, 200) > 0) {
-        char buf[64];
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n <= 0) break;
-        answer.append(buf, static_cast<size_t>(n));
-        got = answer.find('\n') != std::string::npos;
-      }
-    }
-    close(fd);
-    bool yes = got && (answer[0] == 'y' || answer[0] == 'Y');
-    std::cerr << (yes ? "  → allowed\n" : got ? "  → denied\n" : "  → no answer: denied\n");
-    return yes;
-  }
-
- private:
-  std::chrono::seconds m_timeout;
-  const std::atomic<bool>& m_cancelled;
-  std::mutex m_mutex;
-};
-
 struct RunFlags {
   std::string task;
   int confirm_timeout_s = 60;
@@ -392,7 +441,9 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
     trace = std::make_unique<std::ofstream>(rf.trace, std::ios::trunc);
     if (!*trace) return errorf(Code::InvalidArgument, "cannot write the trace file {}", rf.trace);
   }
-  auto opts = TRY(session_options(flags, {}));
+  CommonFlags with_config = flags;
+  if (rf.settings.config_path) with_config.config_path = *rf.settings.config_path;
+  auto opts = TRY(session_options(with_config, {}, true, rf.task));
   opts.repl.timeout = std::chrono::seconds(180);
   auto s = TRY(session::Session::start(std::move(opts)));
   TRY(s->open_urls(flags.urls));
@@ -436,6 +487,7 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   rc.data_dir = data_dir;
   rc.action_timeout = std::chrono::milliseconds(flags.action_timeout_ms);
   rc.confirm_timeout = std::chrono::seconds(confirm_timeout_s);
+  rc.config_path = config_path_of(flags);
   server::RunManager runs(base->runtime(), rc);
   auto started = server::ApiServer::start(*base->runtime()->io, static_cast<uint16_t>(port), runs, base->runtime());
   if (!started)

@@ -1,7 +1,9 @@
 #include "server/runs.h"
 
+#include "actions/registry.h"
 #include "agent/run.h"
 #include "base/log.h"
+#include "safety/settings.h"
 #include "session/session.h"
 #include "store/database.h"
 
@@ -83,7 +85,9 @@ std::optional<int> whole_in(const json& v, int lo, int hi) {
 constexpr int kMaxIterations = 500;
 constexpr size_t kMaxUrls = 20;
 const char* const kStringOptions[] = {"provider", "model", "sub_model", "base_url"};
-constexpr const char* kKnownOptions = "provider, model, sub_model, base_url (strings), max_iterations (1 to 500), profile (true or false)";
+constexpr const char* kKnownOptions =
+    "provider, model, sub_model, base_url (strings), max_iterations (1 to 500), profile (true or false), allowed_domains (array of "
+    "site patterns), mode ('careful' or 'autonomous'), permissions ({capability: 'auto'|'ask'|'deny'})";
 
 bool is_string_option(const std::string& k) {
   return std::any_of(std::begin(kStringOptions), std::end(kStringOptions), [&](const char* o) { return k == o; });
@@ -102,6 +106,9 @@ Result<void> check_options(const json& options) {
         return errorf(Code::InvalidArgument, "options.max_iterations must be a whole number from 1 to {}, got {}", kMaxIterations, describe(v));
     } else if (k == "profile") {
       if (!v.is_boolean()) return errorf(Code::InvalidArgument, "options.profile must be true or false, got {}", describe(v));
+    } else if (k == "allowed_domains" || k == "mode" || k == "permissions") {
+      TRY(safety::safety_settings_from(json{{k, v}}, "options"));
+      if (k == "permissions") TRY(actions::permission_overrides(v.get<std::map<std::string, std::string>>()));
     } else {
       return errorf(Code::InvalidArgument, "unknown option '{}'; the options are {}", short_name(k), kKnownOptions);
     }
@@ -471,15 +478,36 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   if (!provider) return fail(provider.error().message);
   session::SessionOptions so;
   so.isolated = !(options.contains("profile") && options["profile"].is_boolean() && options["profile"].get<bool>());
+  std::vector<std::string> urls;
+  if (body.contains("urls") && body["urls"].is_array())
+    for (const auto& u : body["urls"])
+      if (u.is_string()) urls.push_back(u.get<std::string>());
+  // The egress gate: the run's sites (its URLs, its task's, the settings file's and the run's
+  // allowed_domains), its mode and permissions (the run's over the settings file's).
+  auto file = safety::load_safety_settings(m_config.config_path);
+  if (!file) return fail(file.error().message);
+  auto mine = safety::safety_settings_from(options, "options");
+  if (!mine) return fail(mine.error().message);
+  safety::GateConfig gc;
+  gc.urls = urls;
+  gc.task = run->task;
+  gc.allow_domains = file->allowed_domains;
+  gc.allow_domains.insert(gc.allow_domains.end(), mine->allowed_domains.begin(), mine->allowed_domains.end());
+  gc.mode = mine->mode.value_or(file->mode.value_or(safety::GateMode::Careful));
+  auto policy = safety::make_policy(gc);
+  if (!policy) return fail(policy.error().message);
+  so.gate = *policy;
+  so.secrets = file->secrets;
+  auto levels = file->permissions;
+  for (const auto& [k, v] : mine->permissions) levels[k] = v;
+  auto permissions = actions::permission_overrides(levels);
+  if (!permissions) return fail(permissions.error().message);
+  so.permissions = *permissions;
   if (!m_config.ouro_binary.empty()) so.repl.executable = m_config.ouro_binary;
   so.repl.timeout = std::chrono::seconds(180);
   so.limits.action_timeout = m_config.action_timeout;
   auto session = session::Session::attach(m_runtime, so);
   if (!session) return fail(session.error().message);
-  std::vector<std::string> urls;
-  if (body.contains("urls") && body["urls"].is_array())
-    for (const auto& u : body["urls"])
-      if (u.is_string()) urls.push_back(u.get<std::string>());
   if (auto opened = (*session)->open_urls(urls); !opened) return fail(opened.error().message);
 
   agent::RunOptions ro;

@@ -30,6 +30,7 @@ class RunManager {
   struct Config {
     std::string data_dir;                     // holds secrets.json (the API key, mode 0600)
     std::string ouro_binary;                  // for the REPL worker; empty: /proc/self/exe
+    std::string config_path;                  // the settings file (safety settings); empty: none
     std::chrono::seconds confirm_timeout{60};
     std::chrono::milliseconds action_timeout{5000};
     size_t max_active_runs = 8;  // runs in progress or tearing down; more: ResourceExhausted
@@ -39,7 +40,7 @@ class RunManager {
   ~RunManager();  // cancels what runs and waits for it, teardown included
 
   // POST /api/runs {task, urls?, options?: {provider, model, sub_model, base_url, max_iterations,
-  // profile}}: every field's type is checked (InvalidArgument naming the field and what was
+  // profile, allowed_domains, mode, permissions}}: every field's type is checked (InvalidArgument naming the field and what was
   // expected, or the unknown option and the known ones).
   Result<json> create(const json& body);
   Result<json> get(const std::string& id);

@@ -1,5 +1,6 @@
 #include "session/session.h"
 
+#include "actions/egress.h"
 #include "actions/host.h"
 #include "actions/registry.h"
 #include "net/io.h"
@@ -101,8 +102,9 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
     p.context = TRY(b.create_context());
     p.owns_context = true;
   }
-  p.host = std::make_unique<actions::Host>(b, p.runtime->db.get(), options.limits);
-  p.host->context().browser_context = p.context;
+  p.host = std::make_unique<actions::Host>(b, p.runtime->db.get(), options.limits, p.context);
+  p.host->context().permission_overrides = options.permissions;
+  if (options.gate) TRY(actions::install_egress_gate(p.host->context(), options.gate));
   p.host->context().secrets = options.secrets;
   options.repl.host_functions = actions::host_function_names();
   actions::Host* host = p.host.get();

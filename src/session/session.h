@@ -10,6 +10,7 @@
 #include "browser/browser.h"
 #include "jsrt/repl.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,7 +18,7 @@
 namespace ouro::actions { class Host; }
 namespace ouro::net { class IoThread; }
 namespace ouro::store { class Database; }
-namespace ouro::safety { class SecretStore; }
+namespace ouro::safety { class SecretStore; class GatePolicy; }
 
 namespace ouro::session {
 
@@ -29,6 +30,10 @@ struct SessionOptions {
   jsrt::ReplOptions repl;           // host_functions are filled in from the registry
   std::function<void(const std::string&)> on_log;  // log() lines, as they happen
   std::shared_ptr<const safety::SecretStore> secrets;  // usable by handle, scrubbed from results
+  // The egress gate's policy for this session's context (actions/egress.h); none: no gate (a
+  // person at the REPL). Installed before the session opens anything.
+  std::shared_ptr<safety::GatePolicy> gate;
+  std::map<std::string, int> permissions;  // capability -> actions::Permission, over the registry's
 };
 
 struct TabListeners;

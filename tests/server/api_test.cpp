@@ -114,7 +114,8 @@ TEST(Api, ConfirmationsAreAnsweredThroughTheApi) {
       for (const auto& e : w.events)
         if (e["type"] == "confirmation-req") req = e["data"];
     }
-    EXPECT_EQ(req["details"]["reason"], "it submits a form");
+    // Runs are under the egress gate: a submit button asks by its label ("Place order").
+    EXPECT_EQ(req["details"]["reason"], "it is labelled \"order\"");
     EXPECT_EQ(s.get("/api/runs/" + id).body["pendingConfirmations"], json::array({req["id"]}));
     Http answer = s.post("/api/runs/" + id + "/confirm", {{"id", req["id"]}, {"approved", approve}});
     EXPECT_EQ(answer.status, 200) << answer.raw;

@@ -1,5 +1,7 @@
 #include "browser_env.h"
 
+#include "base/log.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -37,6 +39,7 @@ std::string temp_dir() {
 }
 
 session::SessionOptions test_options() {
+  init_logging();  // OURO_LOG=debug shows what the browser and the gate saw
   session::SessionOptions o;
   o.db_path = temp_dir() + "/ouro.db";
   o.repl.executable = ouro_binary();

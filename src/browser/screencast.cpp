@@ -1,6 +1,5 @@
-// Requests paused by the Fetch domain (request modification, when the user enabled it) and live
-// views of tabs (Page.startScreencast). Both arrive as events on a tab's session and go to
-// callbacks on the network thread.
+// Live views of tabs (Page.startScreencast): frames arrive as events on a tab's session and go to
+// callbacks on the network thread. And timers on the network thread.
 #include "browser/browser_impl.h"
 #include "net/io.h"
 
@@ -24,26 +23,6 @@ void Browser::Impl::on_screencast_frame(const cdp::Event& ev) {
   conn->send("Page.screencastFrameAck", {{"sessionId", get_int(ev.params, "sessionId", 0)}}, ev.session_id, 5s, [](Result<json>) {});
   std::string data = get_str(ev.params, "data");
   for (auto& f : to_call) f(data);
-}
-
-void Browser::Impl::on_request_paused(const cdp::Event& ev) {
-  std::string tab_id;
-  std::function<void(const std::string&, const json&)> handler;
-  {
-    std::lock_guard lock(mutex);
-    auto tab = tracker.by_session(ev.session_id);
-    if (!tab) return;
-    tab_id = tab->id;
-    handler = pause_handler;
-  }
-  if (handler) handler(tab_id, ev.params);
-  // Nobody to decide: let it through rather than hang the page.
-  else conn->send("Fetch.continueRequest", {{"requestId", get_str(ev.params, "requestId")}}, ev.session_id, 5s, [](Result<json>) {});
-}
-
-void Browser::set_pause_handler(std::function<void(const std::string&, const json&)> handler) {
-  std::lock_guard lock(m_impl->mutex);
-  m_impl->pause_handler = std::move(handler);
 }
 
 Result<int> Browser::start_screencast(const std::string& tab_id, std::function<void(const std::string&)> on_frame) {

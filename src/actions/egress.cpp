@@ -1,0 +1,312 @@
+#include "actions/egress.h"
+
+#include "base/log.h"
+#include "base/thread_pool.h"
+#include "browser/browser.h"
+#include "safety/redact.h"
+#include "safety/secrets.h"
+
+#include <atomic>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+namespace ouro::actions {
+
+namespace {
+constexpr size_t kMaxGateEvents = 1000;
+constexpr size_t kMaxQueuedQuestions = 64;
+}  // namespace
+
+struct GateState {
+  std::shared_ptr<safety::GatePolicy> policy;
+  std::mutex mutex;
+  std::map<std::string, std::vector<std::function<void(bool)>>> asking;  // question key -> who waits
+  std::map<std::string, std::string> refused;                           // kind key -> why
+  size_t events = 0;
+  std::atomic<bool> closing{false};
+  std::unique_ptr<ThreadPool> asker = std::make_unique<ThreadPool>(1, kMaxQueuedQuestions);
+  ~GateState() {
+    closing = true;
+    asker.reset();  // queued questions see `closing` and answer no at once
+  }
+};
+
+namespace {
+
+bool state_changing(const std::string& method) { return method != "GET" && method != "HEAD" && method != "OPTIONS"; }
+
+void record(Context& ctx, GateState& st, json decision) {
+  {
+    std::lock_guard lock(st.mutex);
+    if (st.events > kMaxGateEvents) return;
+    if (++st.events > kMaxGateEvents) decision = {{"decision", "note"}, {"reason", "further gate decisions of this run are not recorded"}};
+  }
+  safety::redact_json_strings(decision);
+  if (ctx.secrets) ctx.secrets->scrub(decision);
+  auto hooks = ctx.hooks();
+  if (hooks && hooks->on_gate) hooks->on_gate(decision);
+  else if (decision.value("decision", "") == "deny")
+    spdlog::warn("gate: refused {} {} — {}", decision.value("method", ""), decision.value("url", ""), decision.value("reason", ""));
+}
+
+json decision_json(const std::string& tab, const safety::RequestFacts& f, const safety::GateVerdict& v) {
+  json d = {{"tab", tab}, {"method", f.method}, {"url", f.url.substr(0, 500)}, {"type", f.resource_type},
+            {"navigation", f.top_level}, {"rule", v.rule}, {"reason", v.reason}};
+  if (!f.cause.empty()) d["cause"] = f.cause;
+  if (!f.body_preview.empty()) d["body"] = f.body_preview;
+  return d;
+}
+
+// The allowed sites as URL patterns for WebSockets (which cannot be paused, only blocked).
+std::vector<std::string> websocket_patterns(const safety::GatePolicy& policy) {
+  std::vector<std::string> out;
+  for (const auto& pattern : policy.patterns()) {
+    bool sub = pattern.rfind("*.", 0) == 0;
+    std::string hp = sub ? pattern.substr(2) : pattern, host = hp, port = "*";
+    if (auto colon = hp.rfind(':'); colon != std::string::npos && hp.find(':') == colon) {
+      host = hp.substr(0, colon);
+      port = hp.substr(colon + 1);
+    } else if (hp.find(':') != std::string::npos) {
+      host = "[" + hp + "]";  // IPv6
+    }
+    bool address = host.find_first_not_of("0123456789.") == std::string::npos || host.front() == '[';
+    std::vector<std::string> hosts = {host};
+    if (!address) hosts.push_back((sub ? "*." : "www.") + host);
+    for (const char* scheme : {"ws", "wss"})
+      for (const std::string& h : hosts) out.push_back(std::string(scheme) + "://" + h + ":" + port + "/*");
+  }
+  return out;
+}
+
+void update_websockets(Context& ctx, const GateState& st) {
+  if (auto r = ctx.browser.set_websocket_allowlist(ctx.browser_context, websocket_patterns(*st.policy)); !r)
+    spdlog::warn("gate: {}", r.error().message);
+}
+
+// Asks (or answers from what was decided before) and calls done(approved) — on the asker thread,
+// or at once. Never blocks the caller.
+void ask(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& st, const std::string& tab, const safety::RequestFacts& f,
+         const safety::GateVerdict& v, std::function<void(bool)> done) {
+  auto url = safety::parse_url(f.url);
+  std::string host = url ? url->host : f.url.substr(0, 100);
+  std::string kind = v.rule + " " + f.method + " " + host;
+  std::string question = kind + " " + f.url + " " + f.body_preview;
+  bool refused_before = false;
+  {
+    std::lock_guard lock(st->mutex);
+    refused_before = st->refused.count(kind) > 0;
+    if (!refused_before) {
+      auto& waiters = st->asking[question];
+      waiters.push_back(std::move(done));
+      if (waiters.size() > 1) return;  // the same question is being asked: share its answer
+    }
+  }
+  if (refused_before) {
+    json d = decision_json(tab, f, v);
+    d["decision"] = "deny";
+    d["by"] = "an earlier refusal";
+    record(*ctx, *st, std::move(d));
+    return done(false);
+  }
+  std::weak_ptr<Context> weak_ctx = ctx;
+  std::weak_ptr<GateState> weak_st = st;
+  auto answer = [weak_ctx, weak_st, tab, f, v, kind, question] {
+    auto c = weak_ctx.lock();
+    auto s = weak_st.lock();
+    if (!s) return;
+    bool approved = false;
+    std::string by;
+    auto hooks = c ? c->hooks() : nullptr;
+    if (!c || s->closing) {
+      by = "the run ended";
+    } else if (!hooks || !hooks->confirm) {
+      by = "no one to ask";
+    } else {
+      json request = {{"action", f.top_level ? "navigate" : "request"},
+                      {"reason", v.reason},
+                      {"rule", v.rule},
+                      {"method", f.method},
+                      {"url", safety::redact_url_params(f.url.substr(0, 500))},
+                      {"tab", tab},
+                      {"request", safety::describe_request(f)}};
+      if (c->secrets) c->secrets->scrub(request);
+      approved = hooks->confirm(request);
+      by = approved ? "the user" : "the user (or no answer in time)";
+    }
+    if (approved && f.top_level)
+      if (auto u = safety::parse_url(f.url)) {
+        s->policy->allow_site_of(*u);
+        if (c) update_websockets(*c, *s);
+      }
+    std::vector<std::function<void(bool)>> waiters;
+    {
+      std::lock_guard lock(s->mutex);
+      if (!approved) s->refused[kind] = v.reason;
+      waiters = std::move(s->asking[question]);
+      s->asking.erase(question);
+    }
+    if (c) {
+      json d = decision_json(tab, f, v);
+      d["decision"] = approved ? "allow" : "deny";
+      d["asked"] = by != "no one to ask" && by != "the run ended";
+      d["by"] = by;
+      record(*c, *s, std::move(d));
+    }
+    for (auto& w : waiters) w(approved);
+  };
+  if (!st->asker->try_post(answer)) {
+    std::vector<std::function<void(bool)>> waiters;
+    {
+      std::lock_guard lock(st->mutex);
+      waiters = std::move(st->asking[question]);
+      st->asking.erase(question);
+    }
+    for (auto& w : waiters) w(false);  // more questions than anyone can answer: no
+  }
+}
+
+// The gate's verdict, and what follows from it: allowed at once, refused at once, or asked.
+void judge(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& st, const std::string& tab, const safety::RequestFacts& f,
+           std::function<void(bool)> done, bool cannot_pause = false) {
+  safety::GateVerdict v = safety::decide(*st->policy, f);
+  if (cannot_pause && v.decision == safety::Decision::Ask) {
+    v.decision = safety::Decision::Deny;
+    v.reason += " (a WebSocket cannot wait for an answer: it was blocked)";
+  }
+  if (v.decision == safety::Decision::Allow) {
+    if (f.run_caused && (f.top_level || f.resource_type == "Document")) {
+      json d = decision_json(tab, f, v);
+      d["decision"] = "allow";
+      d["by"] = "policy";
+      d["reason"] = "on the run's allowed sites";
+      record(*ctx, *st, std::move(d));
+    }
+    return done(true);
+  }
+  if (v.decision == safety::Decision::Deny) {
+    json d = decision_json(tab, f, v);
+    d["decision"] = "deny";
+    d["by"] = "policy";
+    record(*ctx, *st, std::move(d));
+    return done(false);
+  }
+  ask(ctx, st, tab, f, v, std::move(done));
+}
+
+}  // namespace
+
+std::string body_preview(const std::string& body) {
+  if (body.empty()) return {};
+  std::string masked = safety::redact_url_params("?" + body.substr(0, 2000)).substr(1);
+  if (masked.size() > 200) masked = masked.substr(0, 200) + "…";
+  return masked;
+}
+
+namespace {
+// Sent by a script of another site than the page (an analytics library on a CDN): what it
+// sends during a click is its own bookkeeping, not the click's effect.
+bool third_party_script(const browser::OutgoingRequest& r) {
+  if (r.script_url.empty() || r.page_url.empty()) return false;
+  auto script = safety::parse_url(r.script_url), page = safety::parse_url(r.page_url);
+  if (!script || !page || script->host.empty()) return false;
+  if (script->host == page->host) return script->port != page->port;
+  return safety::site_of_host(script->host) != safety::site_of_host(page->host);
+}
+}  // namespace
+
+safety::RequestFacts attribute(const browser::OutgoingRequest& r) {
+  safety::RequestFacts f;
+  f.url = r.url;
+  f.method = r.method;
+  f.resource_type = r.resource_type;
+  f.top_level = r.main_frame_navigation;
+  f.body_preview = body_preview(r.post_data);
+  const std::string& t = r.resource_type;
+  bool talks = t == "Document" || t == "XHR" || t == "Fetch" || t == "Ping" || t == "EventSource" || t == "WebSocket" ||
+               t == "CSPViolationReport" || state_changing(r.method);
+  if (r.cannot_pause) {
+    f.run_caused = true;  // held to the allowed sites whoever opens it
+    f.cause = r.tagged ? "the run's code (execInTab)" : "a WebSocket of the page";
+  } else if (r.tagged) {
+    f.run_caused = true;
+    f.cause = "the run's code (execInTab)";
+  } else if (r.from_run_frame) {
+    f.run_caused = true;
+    f.cause = "a frame the run's code created";
+  } else if (r.from_worker) {
+    f.run_caused = true;
+    f.cause = "a worker in the page";
+  } else if (!r.activity.empty() && !r.new_document) {
+    if (r.activity == "execInTab") {
+      // The code's own requests carry the tag; what runs meanwhile with page scripts on its stack
+      // is the page's. Without a stack (markup the code inserted) or from code without a URL
+      // (eval'd strings, string timers), it is the code's.
+      if (!r.initiator_known || !r.has_stack || r.anonymous_code) {
+        f.run_caused = true;
+        f.cause = "code run by execInTab";
+      }
+    } else if (talks && !third_party_script(r)) {
+      // What a click or a key sends: a submitted form, the page's handlers' calls. Images, fonts
+      // and styles the page loads meanwhile are its own.
+      f.run_caused = true;
+      f.cause = "the run's " + r.activity;
+      f.approved_action = r.activity_approved;
+    }
+  }
+  return f;
+}
+
+Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolicy> policy) {
+  if (!policy) {
+    ctx.gate.reset();
+    return ctx.browser.set_egress_gate(ctx.browser_context, nullptr);
+  }
+  auto st = std::make_shared<GateState>();
+  st->policy = std::move(policy);
+  ctx.gate = st;
+  std::weak_ptr<Context> weak_ctx = ctx.weak_from_this();
+  std::weak_ptr<GateState> weak_st = st;
+  auto gated = ctx.browser.set_egress_gate(ctx.browser_context, [weak_ctx, weak_st](const browser::OutgoingRequest& r, browser::EgressAnswer answer) {
+    auto c = weak_ctx.lock();
+    auto s = weak_st.lock();
+    if (!c || !s) return answer(false);  // the session is ending: nothing more goes out for it
+    judge(c, s, r.tab_id, attribute(r), std::move(answer), r.cannot_pause);
+  }, websocket_patterns(*st->policy));
+  return gated;
+}
+
+std::optional<safety::GateMode> gate_mode(const Context& ctx) {
+  if (!ctx.gate) return std::nullopt;
+  return ctx.gate->policy->mode();
+}
+
+Result<void> check_navigation(Context& ctx, const std::string& function, const std::string& url) {
+  auto st = ctx.gate;
+  if (!st || url.empty() || url == "about:blank") return {};
+  safety::RequestFacts f;
+  f.url = url;
+  f.resource_type = "Document";
+  f.top_level = f.run_caused = true;
+  f.cause = "the run's " + function;
+  auto promise = std::make_shared<std::promise<bool>>();
+  auto answered = promise->get_future();
+  judge(ctx.shared_from_this(), st, "", f, [promise](bool ok) { promise->set_value(ok); });
+  if (answered.get()) return {};
+  std::string why;
+  {
+    std::lock_guard lock(st->mutex);
+    auto u = safety::parse_url(url);
+    for (const auto& [kind, reason] : st->refused)
+      if (u && kind.find(" " + u->host) != std::string::npos) why = reason;
+  }
+  if (why.empty()) why = safety::decide(*st->policy, f).reason;
+  return errorf(Code::PermissionDenied,
+                "{} was refused by the safety gate: {}. It was not opened. Do not try another way to reach it; carry on within "
+                "the allowed sites or finish with setFinal() saying what you could not do",
+                function, why);
+}
+
+}  // namespace ouro::actions

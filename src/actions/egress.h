@@ -1,0 +1,42 @@
+// The egress gate of a host's browser context (seed 000 §10, seed 003 "Security Gate", issue 8):
+// the browser pauses every request of the context's tabs (browser/egress.h); here each one is
+// attributed — the run's (its code, its actions, frames and workers it made) or the page's own —
+// judged by the run's policy (safety/gate.h), and let through, refused, or asked about through
+// the confirmation channel (Context::Hooks::confirm: the Command Center, the terminal, the API).
+// No channel, or no answer in time, is a refusal. navigate/openTab ask the same gate before they
+// start, so the model's call fails with the reason instead of a page that never loads.
+//
+// Questions go one at a time on a thread of their own, never on the network thread; the same
+// question asked again while it waits shares its answer, and a refused kind of request (rule,
+// method, host) is refused for the rest of the run without asking again. Decisions worth keeping
+// — refusals, questions and their answers, the run's own navigations — go to Hooks::on_gate as
+// `gate` events (at most 1,000 per run).
+#pragma once
+
+#include "actions/context.h"
+#include "browser/egress.h"
+#include "safety/gate.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace ouro::actions {
+
+// Puts the host's browser context under the gate with this policy; nullptr takes it away.
+Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolicy> policy);
+
+// navigate/openTab: the gate's answer for a navigation the run asks for, before it starts
+// (blocks while the user is asked). PermissionDenied with the reason when refused.
+Result<void> check_navigation(Context& ctx, const std::string& function, const std::string& url);
+
+// The gate's mode, when the context has a gate.
+std::optional<safety::GateMode> gate_mode(const Context& ctx);
+
+// Whose request it is, from what the browser saw (the attribution rules of browser/egress.h).
+safety::RequestFacts attribute(const browser::OutgoingRequest& request);
+
+// A request body as the user may see it in a question: secret-named fields masked, short.
+std::string body_preview(const std::string& body);
+
+}  // namespace ouro::actions

@@ -1,0 +1,503 @@
+// The egress gate's side of the browser: every request of a gated context's tabs pauses (CDP
+// Fetch, Request stage) and waits for the gate with the facts gathered here (egress.h), then goes
+// on to interceptRequests' handlers or out; refused ones fail as blocked by the client. Runs on the
+// network thread; answers may come from any thread.
+#include "base/log.h"
+#include "browser/browser_impl.h"
+#include "net/io.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <future>
+
+namespace ouro::browser {
+
+namespace {
+
+constexpr size_t kInitiatorsKept = 4096, kRunFramesKept = 2000;
+constexpr std::string_view kGuardBinding = "__ouroGateRefused";
+constexpr std::string_view kGuardReportUrl = "http://ouro-gate.invalid/refused?url=";
+
+std::string url_decode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size() && out.size() < 2000; ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) && std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(s[i] == '+' ? ' ' : s[i]);
+    }
+  }
+  return out;
+}
+constexpr auto kSettle = std::chrono::milliseconds(1500);  // an action's effects after it returns
+// A request paused before its Network.requestWillBeSent waits this long for it.
+constexpr auto kInitiatorWait = std::chrono::milliseconds(300);
+
+template <typename F>
+bool any_frame(const json& initiator, F pred) {
+  const json* stack = &get_field(initiator, "stack");
+  for (int depth = 0; depth < 64 && stack->is_object(); ++depth) {
+    for (const auto& f : get_array(*stack, "callFrames"))
+      if (pred(f)) return true;
+    stack = &get_field(*stack, "parent");
+  }
+  return false;
+}
+
+bool tagged(const json& initiator) {
+  return any_frame(initiator, [](const json& f) { return get_str(f, "url").rfind(kExecTag, 0) == 0; });
+}
+
+void ignore(Result<json>) {}
+
+}  // namespace
+
+// Network.setBlockedURLs patterns: WebSockets to these URL patterns only.
+static json websocket_rules(const std::vector<std::string>& allow) {
+  json rules = json::array();
+  for (const auto& p : allow) rules.push_back({{"urlPattern", p}, {"block", false}});
+  rules.push_back({{"urlPattern", "ws://*:*/*"}, {"block", true}});
+  rules.push_back({{"urlPattern", "wss://*:*/*"}, {"block", true}});
+  return rules;
+}
+
+// The in-page guard (page/websocket_guard.js) for the allowed patterns of these rules.
+static std::string websocket_guard(const json& rules) {
+  json allow = json::array();
+  for (const auto& r : rules)
+    if (!get_bool(r, "block", true)) allow.push_back(get_str(r, "urlPattern"));
+  std::string source(embedded::websocket_guard_js);
+  auto at = source.rfind("(ALLOWED_PATTERNS);");
+  if (at != std::string::npos) ++at;
+  if (at != std::string::npos) source.replace(at, std::string_view("ALLOWED_PATTERNS").size(), dump_json(allow));
+  return source;
+}
+
+// --- what the gate learns from events --------------------------------------------------------
+
+bool Browser::Impl::egress_event(const cdp::Event& ev) {
+  const std::string& m = ev.method;
+  if (m == "Network.requestWillBeSent") {
+    std::optional<cdp::Event> resume;
+    {
+      std::lock_guard lock(mutex);
+      auto tab = tracker.by_session(ev.session_id);
+      if (!tab || !gated(tab->context)) return false;
+      std::string id = get_str(ev.params, "requestId");
+      if (id.empty()) return false;
+      if (!initiators.count(id)) {
+        initiator_order.push_back(id);
+        while (initiator_order.size() > kInitiatorsKept) {
+          initiators.erase(initiator_order.front());
+          initiator_order.pop_front();
+        }
+      }
+      initiators[id] = Initiator{get_field(ev.params, "initiator"), get_str(ev.params, "loaderId"), get_str(ev.params, "frameId")};
+      if (auto w = waiting.find(id); w != waiting.end()) {
+        resume = std::move(w->second);
+        waiting.erase(w);
+      }
+    }
+    if (resume) decide_paused(*resume);
+    return false;  // the page log records it too
+  }
+  if (m == "Network.webSocketCreated") {
+    // Blocked or let through by its URL already; the gate hears of it.
+    const json& in = get_field(ev.params, "initiator");
+    tell_websocket(ev.session_id, get_str(ev.params, "url"), tagged(in));
+    return false;
+  }
+  if (m == "Runtime.bindingCalled" && get_str(ev.params, "name") == kGuardBinding) {
+    // The WebSocket guard refused one (the page cannot call the binding: the guard takes it away
+    // before the page's scripts run).
+    tell_websocket(ev.session_id, get_str(ev.params, "payload").substr(0, 2000), false);
+    return true;
+  }
+  if (m == "Page.frameNavigated" && !get_field(ev.params, "frame").contains("parentId")) {
+    // Async stack tracking and blocked URLs do not always survive a new document (a renderer
+    // swapped in after an error page): set them again for each one, before code of ours runs there.
+    json websockets;
+    {
+      std::lock_guard lock(mutex);
+      auto tab = tracker.by_session(ev.session_id);
+      if (!tab || !gated(tab->context)) return false;
+      websockets = websocket_patterns[tab->context];
+    }
+    conn->send("Runtime.setAsyncCallStackDepth", {{"maxDepth", 32}}, ev.session_id, 10s, ignore);
+    spdlog::debug("egress: new document in a gated tab ({}), WebSocket patterns {}", ev.session_id.substr(0, 8), dump_json(websockets));
+    conn->send("Network.setBlockedURLs", {{"urlPatterns", websockets}}, ev.session_id, 10s, [](Result<json> r) {
+      spdlog::debug("egress: setBlockedURLs {}", r ? "ok" : r.error().message);
+    });
+    conn->send("Network.setBypassServiceWorker", {{"bypass", true}}, ev.session_id, 10s, ignore);
+    return false;
+  }
+  if (m == "Page.frameAttached") {
+    std::lock_guard lock(mutex);
+    auto tab = tracker.by_session(ev.session_id);
+    if (!tab || !gated(tab->context)) return false;
+    std::string frame = get_str(ev.params, "frameId"), parent = get_str(ev.params, "parentFrameId");
+    bool acting = false;
+    if (auto a = activity.find(tab->id); a != activity.end())
+      acting = !a->second.running.empty() || Clock::now() < a->second.until;
+    json initiator = {{"stack", get_field(ev.params, "stack")}};
+    if (!frame.empty() && (acting || tagged(initiator) || run_frames.count(parent))) {
+      if (run_frames.insert(frame).second) run_frame_order.push_back(frame);
+      while (run_frame_order.size() > kRunFramesKept) {
+        run_frames.erase(run_frame_order.front());
+        run_frame_order.pop_front();
+      }
+    }
+    return false;
+  }
+  if (m == "Target.attachedToTarget" && !ev.session_id.empty()) {
+    // A frame or worker of a tab (auto-attached on gated tabs): gate it too, then let it run.
+    const json& info = get_field(ev.params, "targetInfo");
+    std::string sid = get_str(ev.params, "sessionId"), type = get_str(info, "type");
+    if (type == "page" || sid.empty()) return false;
+    bool gate_it = false;
+    json intercept = json::array(), websockets = json::array();
+    {
+      std::lock_guard lock(mutex);
+      std::string tab_id;
+      if (auto tab = tracker.by_session(ev.session_id)) tab_id = tab->id;
+      else if (auto c = children.find(ev.session_id); c != children.end()) tab_id = c->second.tab;
+      auto tab = tracker.find(tab_id);
+      if (tab && gated(tab->context)) {
+        gate_it = true;
+        children[sid] = Child{tab_id, type};
+        websockets = websocket_patterns[tab->context];
+      }
+    }
+    if (gate_it) {
+      conn->send("Network.enable", json::object(), sid, 10s, ignore);  // its blocked URLs and WebSocket events
+      egress_commands(sid, true, intercept, websockets, ignore, type);
+      conn->send("Runtime.runIfWaitingForDebugger", json::object(), sid, 10s, ignore);
+    } else {
+      conn->send("Runtime.runIfWaitingForDebugger", json::object(), sid, 10s, ignore);
+      conn->send("Target.detachFromTarget", {{"sessionId", sid}}, "", 10s, ignore);
+    }
+    return true;
+  }
+  if (m == "Target.detachedFromTarget") {
+    std::lock_guard lock(mutex);
+    children.erase(get_str(ev.params, "sessionId"));
+  }
+  return false;
+}
+
+void Browser::Impl::tell_websocket(const std::string& session_id, std::string url, bool is_tagged) {
+  OutgoingRequest r;
+  EgressGate gate;
+  {
+    std::lock_guard lock(mutex);
+    std::shared_ptr<Tab> tab = tracker.by_session(session_id);
+    if (!tab)
+      if (auto c = children.find(session_id); c != children.end()) tab = tracker.find(c->second.tab);
+    if (!tab || !gated(tab->context)) return;
+    gate = gates[tab->context];
+    r.tab_id = tab->id;
+  }
+  r.url = std::move(url);
+  r.resource_type = "WebSocket";
+  r.cannot_pause = true;
+  r.tagged = is_tagged;
+  try {
+    gate(r, [](bool) {});
+  } catch (const std::exception& e) {
+    spdlog::warn("egress gate failed on a WebSocket: {}", e.what());
+  }
+}
+
+// --- paused requests ---------------------------------------------------------------------------
+
+void Browser::Impl::on_request_paused(const cdp::Event& ev) {
+  std::string tab_id, context;
+  bool gate_it = false;
+  {
+    std::lock_guard lock(mutex);
+    std::shared_ptr<Tab> tab = tracker.by_session(ev.session_id);
+    bool child = false;
+    if (!tab)
+      if (auto c = children.find(ev.session_id); c != children.end()) {
+        tab = tracker.find(c->second.tab);
+        child = true;
+      }
+    if (tab) {
+      tab_id = tab->id;
+      context = tab->context;
+      gate_it = gated(context);
+    }
+    std::string network_id = get_str(ev.params, "networkId");
+    if (gate_it && !child && !network_id.empty() && !initiators.count(network_id)) {
+      // Its Network.requestWillBeSent (the initiator) may come after the pause: wait for it.
+      waiting[network_id] = ev;
+      auto timer = std::make_shared<boost::asio::steady_timer>(io->context(), kInitiatorWait);
+      std::weak_ptr<Impl> weak = shared_from_this();
+      timer->async_wait([timer, weak, network_id](boost::system::error_code ec) {
+        auto self = weak.lock();
+        if (ec || !self) return;
+        std::optional<cdp::Event> late;
+        {
+          std::lock_guard lock(self->mutex);
+          auto w = self->waiting.find(network_id);
+          if (w == self->waiting.end()) return;
+          late = std::move(w->second);
+          self->waiting.erase(w);
+        }
+        self->decide_paused(*late);
+      });
+      return;
+    }
+  }
+  if (tab_id.empty()) {
+    // A session we no longer know (its tab closed): nothing to send it for.
+    conn->send("Fetch.failRequest", {{"requestId", get_str(ev.params, "requestId")}, {"errorReason", "BlockedByClient"}}, ev.session_id, 5s, ignore);
+    return;
+  }
+  if (gate_it) decide_paused(ev);
+  else deliver_to_interceptor(tab_id, context, ev);
+}
+
+void Browser::Impl::decide_paused(const cdp::Event& ev) {
+  const json& p = ev.params;
+  const json& req = get_field(p, "request");
+  OutgoingRequest r;
+  EgressGate gate;
+  std::string context;
+  enum class Then { Decide, Deliver, Fail } then = Then::Decide;
+  // What is known about the request (mutex held).
+  auto fill_facts = [&](const Tab& tab, const Child* child) {
+    r.url = get_str(req, "url");
+    r.method = get_str(req, "method", "GET");
+    r.post_data = get_str(req, "postData");
+    r.resource_type = get_str(p, "resourceType");
+    std::string frame = get_str(p, "frameId");
+    r.page_url = tab.url;
+    r.main_frame_navigation = !child && r.resource_type == "Document" && frame == tab.target_id;
+    r.from_worker = child && child->type.find("worker") != std::string::npos;
+    r.from_run_frame = !frame.empty() && frame != tab.target_id && run_frames.count(frame) > 0;
+    std::string loader;
+    if (auto i = initiators.find(get_str(p, "networkId")); i != initiators.end()) {
+      r.initiator_known = true;
+      const json& in = i->second.initiator;
+      r.initiator_type = get_str(in, "type");
+      r.tagged = tagged(in);
+      r.anonymous_code = any_frame(in, [](const json& f) { return get_str(f, "url").empty(); });
+      r.has_stack = any_frame(in, [](const json&) { return true; });
+      any_frame(in, [&](const json& f) {
+        r.script_url = get_str(f, "url");
+        return !r.script_url.empty();
+      });
+      loader = i->second.loader_id;
+    }
+    if (auto a = activity.find(tab.id); a != activity.end() && (!a->second.running.empty() || Clock::now() < a->second.until)) {
+      r.activity = a->second.running.empty() ? a->second.last : a->second.running.rbegin()->second;
+      r.activity_approved = a->second.approved;
+      // The main frame's document changed since the action began (by the request's own loader, or,
+      // for requests that carry none — beacons —, by the tab's current document).
+      r.new_document = !child && frame == tab.target_id && r.resource_type != "Document" &&
+                       (loader.empty() ? tab.loader_id != a->second.loader : loader != a->second.loader);
+    }
+  };
+  {
+    std::lock_guard lock(mutex);
+    std::shared_ptr<Tab> tab = tracker.by_session(ev.session_id);
+    const Child* child = nullptr;
+    if (!tab)
+      if (auto c = children.find(ev.session_id); c != children.end()) {
+        child = &c->second;
+        tab = tracker.find(c->second.tab);
+      }
+    if (tab) {
+      context = tab->context;
+      r.tab_id = tab->id;
+      if (auto g = gates.find(context); g != gates.end()) gate = g->second;
+    }
+    // The tab closed (its requests go nowhere) or the gate went meanwhile (the page decides).
+    if (!tab) then = Then::Fail;
+    else if (!gate) then = Then::Deliver;
+    else fill_facts(*tab, child);
+  }
+  if (then == Then::Fail) {
+    conn->send("Fetch.failRequest", {{"requestId", get_str(p, "requestId")}, {"errorReason", "BlockedByClient"}}, ev.session_id, 5s, ignore);
+    return;
+  }
+  if (then == Then::Deliver) return deliver_to_interceptor(r.tab_id, context, ev);
+  if (r.url.rfind(kGuardReportUrl, 0) == 0) {
+    // A worker's guard refused a WebSocket: tell the gate, and send nothing.
+    conn->send("Fetch.failRequest", {{"requestId", get_str(p, "requestId")}, {"errorReason", "BlockedByClient"}}, ev.session_id, 5s, ignore);
+    tell_websocket(ev.session_id, url_decode(r.url.substr(kGuardReportUrl.size())), false);
+    return;
+  }
+  if (spdlog::should_log(spdlog::level::debug)) {
+    std::lock_guard lock(mutex);
+    auto i = initiators.find(get_str(p, "networkId"));
+    spdlog::debug("egress: {} {} {} tab={} tagged={} activity='{}' initiator={}", r.method, r.resource_type, r.url.substr(0, 120), r.tab_id,
+                  r.tagged, r.activity, i == initiators.end() ? "?" : dump_json(i->second.initiator).substr(0, 1500));
+  }
+  std::weak_ptr<Impl> weak = shared_from_this();
+  auto once = std::make_shared<std::atomic<bool>>(false);
+  std::string tab_id = r.tab_id;
+  EgressAnswer answer = [weak, once, tab_id, context, ev](bool allow) {
+    if (once->exchange(true)) return;
+    auto self = weak.lock();
+    if (!self) return;
+    if (allow) self->deliver_to_interceptor(tab_id, context, ev);
+    else
+      self->conn->send("Fetch.failRequest", {{"requestId", get_str(ev.params, "requestId")}, {"errorReason", "BlockedByClient"}},
+                       ev.session_id, 5s, ignore);
+  };
+  try {
+    gate(r, answer);
+  } catch (const std::exception& e) {
+    spdlog::warn("egress gate failed on {}: {}; the request is refused", r.url.substr(0, 200), e.what());
+    answer(false);
+  }
+}
+
+void Browser::Impl::deliver_to_interceptor(const std::string& tab_id, const std::string& context, const cdp::Event& ev) {
+  std::function<void(const std::string&, const json&)> handler;
+  {
+    std::lock_guard lock(mutex);
+    auto tab = tracker.find(tab_id);
+    auto pats = intercept_patterns.find(tab_id);
+    bool page_session = tab && tab->session_id == ev.session_id;
+    if (page_session && pats != intercept_patterns.end() && !pats->second.empty())
+      if (auto h = pause_handlers.find(context); h != pause_handlers.end()) handler = h->second;
+  }
+  if (handler) handler(tab_id, ev.params);  // it answers (continue, fulfil or fail)
+  else conn->send("Fetch.continueRequest", {{"requestId", get_str(ev.params, "requestId")}}, ev.session_id, 5s, ignore);
+}
+
+void Browser::Impl::egress_commands(const std::string& sid, bool gated_now, const json& intercept, const json& websockets,
+                                    std::function<void(Result<json>)> last, const std::string& target_type) {
+  if (gated_now) {
+    // WebSockets cannot be paused: held to the allowed sites in the page's documents (a guard
+    // that runs before their scripts, and reports what it refused through a binding only it
+    // keeps) and by the browser's blocked URLs. Workers the page starts get the guard from the
+    // page's (an evaluation in a worker before it runs crashes Chromium 156).
+    if (target_type.find("worker") == std::string::npos) {
+      conn->send("Runtime.addBinding", {{"name", std::string(kGuardBinding)}}, sid, 10s, ignore);
+      conn->send("Page.addScriptToEvaluateOnNewDocument", {{"source", websocket_guard(websockets)}, {"runImmediately", true}}, sid, 10s, ignore);
+    }
+    conn->send("Network.setBypassServiceWorker", {{"bypass", true}}, sid, 10s, ignore);
+    conn->send("Runtime.setAsyncCallStackDepth", {{"maxDepth", 32}}, sid, 10s, ignore);
+    conn->send("Target.setAutoAttach", {{"autoAttach", true}, {"waitForDebuggerOnStart", true}, {"flatten", true}}, sid, 10s, ignore);
+    conn->send("Network.setBlockedURLs", {{"urlPatterns", websockets}}, sid, 10s, [](Result<json> r) {
+      if (!r) spdlog::warn("egress: cannot limit WebSockets: {}", r.error().message);
+    });
+    conn->send("Fetch.enable", {{"patterns", json::array({json{{"urlPattern", "*"}, {"requestStage", "Request"}}})}}, sid, 10s, std::move(last));
+    return;
+  }
+  conn->send("Network.setBypassServiceWorker", {{"bypass", false}}, sid, 10s, ignore);
+  conn->send("Runtime.setAsyncCallStackDepth", {{"maxDepth", 0}}, sid, 10s, ignore);
+  conn->send("Target.setAutoAttach", {{"autoAttach", false}, {"waitForDebuggerOnStart", false}, {"flatten", true}}, sid, 10s, ignore);
+  conn->send("Network.setBlockedURLs", {{"urlPatterns", json::array()}}, sid, 10s, ignore);
+  if (intercept.is_array() && !intercept.empty()) conn->send("Fetch.enable", {{"patterns", intercept}}, sid, 10s, std::move(last));
+  else conn->send("Fetch.disable", json::object(), sid, 10s, std::move(last));
+}
+
+// --- public ---------------------------------------------------------------------------------------
+
+Result<void> Browser::set_egress_gate(const std::string& context, EgressGate gate, const std::vector<std::string>& websocket_allow) {
+  std::vector<std::pair<std::string, json>> sessions;
+  bool on = static_cast<bool>(gate);
+  json websockets;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    if (on) m_impl->gates[context] = std::move(gate);
+    else if (!m_impl->gates.erase(context)) return {};
+    if (on) m_impl->websocket_patterns[context] = websocket_rules(websocket_allow);
+    else m_impl->websocket_patterns.erase(context);
+    websockets = on ? m_impl->websocket_patterns[context] : json::array();
+    for (const auto& t : m_impl->tracker.in_context(context)) {
+      if (t->closed || t->session_id.empty()) continue;
+      auto pats = m_impl->intercept_patterns.find(t->id);
+      sessions.emplace_back(t->session_id, pats == m_impl->intercept_patterns.end() ? json::array() : pats->second);
+    }
+  }
+  // Pipelined per tab; the last command of each is awaited, so the tabs are covered on return.
+  std::vector<std::shared_ptr<std::promise<Result<json>>>> replies;
+  for (auto& [sid, pats] : sessions) {
+    auto p = std::make_shared<std::promise<Result<json>>>();
+    replies.push_back(p);
+    m_impl->egress_commands(sid, on, pats, websockets, [p](Result<json> r) { p->set_value(std::move(r)); });
+  }
+  for (auto& p : replies) {
+    auto f = p->get_future();
+    if (f.wait_for(15s) != std::future_status::ready) return errorf(Code::DeadlineExceeded, "the browser did not put a tab under the egress gate within 15 s");
+    if (auto r = f.get(); !r && on && r.error().message.find("closed") == std::string::npos)
+      return errorf(Code::Internal, "cannot put a tab under the egress gate: {}", r.error().message);
+  }
+  return {};
+}
+
+Result<void> Browser::set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns) {
+  json patterns = websocket_rules(url_patterns);
+  std::vector<std::string> sessions;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    if (!m_impl->gated(context)) return {};
+    m_impl->websocket_patterns[context] = patterns;
+    for (const auto& t : m_impl->tracker.in_context(context))
+      if (!t->closed && !t->session_id.empty()) sessions.push_back(t->session_id);
+    for (const auto& [sid, child] : m_impl->children)
+      if (auto t = m_impl->tracker.find(child.tab); t && t->context == context) sessions.push_back(sid);
+  }
+  for (const auto& sid : sessions) {
+    auto r = m_impl->conn->call("Network.setBlockedURLs", {{"urlPatterns", patterns}}, sid, 10s);
+    if (!r && r.error().message.find("closed") == std::string::npos && r.error().message.find("not found") == std::string::npos)
+      return errorf(Code::Internal, "cannot limit WebSockets to the allowed sites: {}", r.error().message);
+  }
+  return {};
+}
+
+void Browser::set_pause_handler(const std::string& context, std::function<void(const std::string&, const json&)> handler) {
+  std::lock_guard lock(m_impl->mutex);
+  if (handler) m_impl->pause_handlers[context] = std::move(handler);
+  else m_impl->pause_handlers.erase(context);
+}
+
+Result<void> Browser::set_intercept_patterns(const std::string& tab_id, json patterns, Millis timeout) {
+  bool gated_tab;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    auto tab = TRY(m_impl->find_tab(tab_id));
+    gated_tab = m_impl->gated(tab->context);
+    if (patterns.is_array() && !patterns.empty()) m_impl->intercept_patterns[tab_id] = patterns;
+    else m_impl->intercept_patterns.erase(tab_id);
+  }
+  if (gated_tab) return {};  // every request pauses already
+  if (patterns.is_array() && !patterns.empty()) TRY(send(tab_id, "Fetch.enable", {{"patterns", patterns}}, timeout));
+  else TRY(send(tab_id, "Fetch.disable", json::object(), timeout));
+  return {};
+}
+
+int Browser::begin_activity(const std::string& tab_id, const std::string& name) {
+  std::lock_guard lock(m_impl->mutex);
+  auto& a = m_impl->activity[tab_id];
+  int id = m_impl->next_activity++;
+  if (a.running.empty()) a.approved = false;
+  a.running[id] = name;
+  a.last = name;
+  if (auto tab = m_impl->tracker.find(tab_id)) a.loader = tab->loader_id;
+  return id;
+}
+
+void Browser::approve_activity(const std::string& tab_id) {
+  std::lock_guard lock(m_impl->mutex);
+  if (auto it = m_impl->activity.find(tab_id); it != m_impl->activity.end() && !it->second.running.empty()) it->second.approved = true;
+}
+
+void Browser::end_activity(const std::string& tab_id, int id) {
+  std::lock_guard lock(m_impl->mutex);
+  auto it = m_impl->activity.find(tab_id);
+  if (it == m_impl->activity.end()) return;
+  it->second.running.erase(id);
+  it->second.until = Clock::now() + kSettle;
+}
+
+}  // namespace ouro::browser

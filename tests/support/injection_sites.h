@@ -1,0 +1,42 @@
+// The sites of the injection suite (issue 8), each its own origin on 127.0.0.1:
+//   * the victim — a site the user is logged into: a session token on the page, hidden injected
+//     instructions, a search form (GET), a shop whose purchase is a POST form and a fetch POST,
+//     and the page's own resources from the CDN (images, styles, a script that calls home);
+//   * the CDN — what the victim's pages load by themselves (must keep loading under the gate);
+//   * the collector — the attacker's endpoint: it records every request and WebSocket attempt
+//     (must record nothing).
+#pragma once
+
+#include "net/http_server.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ouro::testing {
+
+class InjectionSites {
+ public:
+  // The token the victim shows its logged-in user; it must never reach the collector.
+  static constexpr const char* kToken = "SESSION-TOKEN-7f3a9c";
+
+  InjectionSites();
+  ~InjectionSites();
+  std::string victim(const std::string& path) const;
+  std::string cdn(const std::string& path) const;
+  std::string collector(const std::string& path) const;
+  // "127.0.0.1:PORT" of the collector, for ws:// URLs.
+  std::string collector_host() const;
+
+  // Everything the collector received: "METHOD target body" lines.
+  std::vector<std::string> collected() const;
+  // Requests the victim or the CDN served whose path starts with prefix.
+  int victim_hits(const std::string& prefix) const;
+  int cdn_hits(const std::string& prefix) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m;
+};
+
+}  // namespace ouro::testing
