@@ -4,6 +4,8 @@
 //
 // Usage: ouro_bench [--repeats N] [--no-peer]
 #include "fixtures.h"
+#include "injection_sites.h"
+#include "safety/gate.h"
 #include "session/session.h"
 
 #include <algorithm>
@@ -90,6 +92,28 @@ int main(int argc, char** argv) {
   ours["get_text_1mb"] = samples(S, loop(n, "const t = await openTab(" + B + "/big?kb=1024')", "await getText(t)"));
   ours["text_length_1mb"] = samples(S, loop(n, "const t = await openTab(" + B + "/big?kb=1024')", "await execInTab(t, 'document.body.innerText.length')"));
   ours["screenshot"] = samples(S, loop(n, "const t = await openTab(" + B + "/')", "await screenshot(t)"));
+
+  // The egress gate's cost on page loads: a page with 100 subresources from another origin (its
+  // CDN), loaded in a context under the gate and in one without, on the same browser.
+  std::map<std::string, std::vector<double>> gate;
+  {
+    testing::InjectionSites sites;
+    std::string many = sites.victim("/many?n=100");
+    for (bool on : {false, true}) {
+      auto o = options(data);
+      o.isolated = true;
+      if (on) {
+        safety::GateConfig gc;
+        gc.urls = {many};
+        o.gate = *safety::make_policy(gc);
+      }
+      auto g = session::Session::attach(S.runtime(), o);
+      if (!g) return 1;
+      gate[on ? "on" : "off"] = samples(**g, loop(n, "const t = await openTab('about:blank')",
+                                                  "await navigate(t, '" + many + "&i=' + i); "
+                                                  "if ((await execInTab(t, 'document.images.length')) !== 100) throw new Error('images missing')"));
+    }
+  }
   s->reset();
   std::filesystem::remove_all(data);
 
@@ -124,6 +148,9 @@ int main(int argc, char** argv) {
     if (b > 0) std::printf("%-32s %12.2f %14.2f %8.2f\n", r.label, a, b, a / b);
     else std::printf("%-32s %12.2f %14s %8s\n", r.label, a, "-", "-");
   }
+  double off = median(gate["off"]), on = median(gate["on"]);
+  std::printf("\n%-32s %12s %14s %8s\n", "egress gate (median of runs)", "gate on ms", "gate off ms", "ratio");
+  std::printf("%-32s %12.2f %14.2f %8.2f\n", "load a page of 100 subresources", on, off, off > 0 ? on / off : 0);
   std::printf("\nRuns: %d (launch: 5, execInTab: %d, click: %d, type: 10). getText returns the first 100,000 characters with "
               "truncation metadata by design; Playwright's innerText returns all of it.\n", n, n * 5, n * 2);
   return 0;

@@ -27,6 +27,7 @@ struct Limits {
   std::chrono::milliseconds load_timeout = 10s;    // openTab/navigate/waitForLoad default
   size_t result_cap = 100000;                      // characters, for execInTab and page reads
   bool allow_request_modification = false;         // interceptRequests handlers may block/alter requests
+  bool reveal_http_only_cookies = false;           // getCookies shows HttpOnly values (default: redacted)
   std::chrono::milliseconds intercept_decision = 3s;  // a paused request goes on unmodified after this
 };
 

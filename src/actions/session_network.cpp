@@ -13,8 +13,11 @@ namespace {
 
 bool is_tab_id(const json& v) { return v.is_string() && v.get<std::string>().size() > 1 && v.get<std::string>()[0] == 't'; }
 
-json cookie_json(const json& c) {
-  return {{"name", c.value("name", "")},       {"value", c.value("value", "")},       {"domain", c.value("domain", "")},
+// HttpOnly cookies are the session's keys, which pages themselves cannot read: their values stay
+// out of the model's reach unless the user says otherwise (--reveal-httponly-cookies).
+json cookie_json(const json& c, bool reveal_http_only) {
+  bool hidden = c.value("httpOnly", false) && !reveal_http_only;
+  return {{"name", c.value("name", "")},       {"value", hidden ? json("[REDACTED: HttpOnly]") : json(c.value("value", ""))},       {"domain", c.value("domain", "")},
           {"path", c.value("path", "/")},      {"expires", c.value("expires", -1.0)}, {"httpOnly", c.value("httpOnly", false)},
           {"secure", c.value("secure", false)}, {"sameSite", c.value("sameSite", "")}, {"session", c.value("session", false)}};
 }
@@ -74,7 +77,7 @@ Result<json> get_cookies(Context& ctx, const json& args) {
       if (filter.contains("domain") && filter["domain"].is_string() && !domain_matches(c.value("domain", ""), filter["domain"])) continue;
       if (filter.contains("path") && filter["path"] != c.value("path", "")) continue;
     }
-    out.push_back(cookie_json(c));
+    out.push_back(cookie_json(c, ctx.limits.reveal_http_only_cookies));
   }
   return out;
 }

@@ -43,6 +43,7 @@ struct CommonFlags {
   size_t memory_mb = 128;
   int action_timeout_ms = 5000;
   bool allow_request_modification = false;
+  bool reveal_http_only = false;
   std::vector<std::string> secrets;  // NAME@DOMAIN
   std::vector<std::string> allow_domains;
   std::string mode;                  // careful | autonomous ("" = the settings file's, else careful)
@@ -64,6 +65,8 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
                   "the value comes from $OURO_SECRET_NAME (repeatable)");
   cmd->add_flag("--allow-request-modification", f.allow_request_modification,
                 "Let interceptRequests handlers block, rewrite or answer requests (default: observe only)");
+  cmd->add_flag("--reveal-httponly-cookies", f.reveal_http_only,
+                "Let getCookies show the values of HttpOnly cookies (default: redacted; they are the session's keys)");
   cmd->add_option("--allow-domain", f.allow_domains,
                   "A site the run may reach besides those of its URLs: example.com, *.example.com, 127.0.0.1:8080 (repeatable)");
   cmd->add_option("--mode", f.mode,
@@ -109,6 +112,7 @@ Result<session::SessionOptions> session_options(const CommonFlags& f, std::funct
   o.repl.memory_mb = f.memory_mb;
   o.limits.action_timeout = std::chrono::milliseconds(f.action_timeout_ms);
   o.limits.allow_request_modification = f.allow_request_modification;
+  o.limits.reveal_http_only_cookies = f.reveal_http_only;
   o.on_log = std::move(on_log);
   return o;
 }

@@ -187,6 +187,10 @@
       case 'error': current.lastIterCard().body.append(el('div', 'line err', 'error: ' + d.error)); break;
       case 'iteration-end': { const it = iterationCard(n); flushIter(it); const u = d.usage || {}; it.meta.textContent = `${(d.ms / 1000).toFixed(1)} s · model ${(d.modelMs / 1000).toFixed(1)} s · ${u.input_tokens} in / ${u.output_tokens} out${fmtCost(d.cost)}`; break; }
       case 'confirmation-req': if (current.live) askConfirmation(e.run, d); break;
+      case 'gate': current.lastIterCard().body.append(el('div', 'line ' + (d.decision === 'deny' ? 'warn' : 'sub'),
+        `🛡 gate ${d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : 'noted'} ${d.method || ''} ${d.url || ''} — ${d.reason || ''}${d.by ? ` (${d.by})` : ''}`)); break;
+      case 'injection-flag': current.lastIterCard().body.append(el('div', 'line warn',
+        '⚠ possible prompt injection in page text: ' + (d.flags || []).map(f => `${f.kind}: “${f.excerpt}”`).join('; '))); break;
       case 'confirmation-res': if ($('confirm-dialog').dataset.id === d.id && $('confirm-dialog').open) $('confirm-dialog').close(); current.lastIterCard().body.append(el('div', 'line ' + (d.approved ? '' : 'warn'), d.approved ? '✓ sensitive action allowed' : '✗ sensitive action denied')); break;
       case 'complete': finish(d); break;
     }
@@ -267,8 +271,14 @@
     const dlg = $('confirm-dialog');
     dlg.dataset.id = d.id;
     dlg.dataset.run = runId;
-    $('confirm-text').textContent = `The agent wants to ${det.action} ${det.element || det.selector} on ${det.url} — ${det.reason}.`;
-    $('confirm-details').textContent = JSON.stringify(det.target || {}, null, 2);
+    if (det.request) {
+      // The egress gate: a request or navigation held before it leaves the browser.
+      $('confirm-text').textContent = `Safety gate — the agent's ${det.action} wants to go out: ${det.request}. ${det.reason}.`;
+      $('confirm-details').textContent = JSON.stringify({ rule: det.rule, method: det.method, url: det.url, tab: det.tab }, null, 2);
+    } else {
+      $('confirm-text').textContent = `The agent wants to ${det.action} ${det.element || det.selector} on ${det.url} — ${det.reason}.`;
+      $('confirm-details').textContent = JSON.stringify(det.target || {}, null, 2);
+    }
     if (!dlg.open) dlg.showModal();
     $('deny-btn').focus();
   }
