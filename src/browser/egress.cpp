@@ -247,6 +247,7 @@ void Browser::Impl::on_request_paused(const cdp::Event& ev) {
           late = std::move(w->second);
           self->waiting.erase(w);
         }
+        spdlog::debug("egress: no initiator for {} after {} ms", network_id, kInitiatorWait.count());
         self->decide_paused(*late);
       });
       return;
