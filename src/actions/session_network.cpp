@@ -316,13 +316,17 @@ Result<json> get_console_log(Context& ctx, const json& args) {
   TRY(ctx.browser.tab_info(tab));
   json f = args.size() > 1 && args[1].is_object() ? args[1] : json::object();
   size_t limit = f.contains("limit") && f["limit"].is_number() ? f["limit"].get<size_t>() : 200;
-  json out = json::array();
-  for (const auto& e : ctx.browser.console_log(tab)) {
-    if (f.contains("level") && f["level"].is_string() && f["level"] != e.level) continue;
-    if (f.contains("contains") && f["contains"].is_string() && e.text.find(f["contains"].get<std::string>()) == std::string::npos) continue;
-    out.push_back(e.to_json());
+  // The newest `limit` matches, oldest first; only those are converted (a flooded log holds a
+  // thousand entries, and a caller polling with a small limit should not pay for them all).
+  auto entries = ctx.browser.console_log(tab);
+  std::vector<const browser::ConsoleEntry*> picked;
+  for (auto it = entries.rbegin(); it != entries.rend() && picked.size() < limit; ++it) {
+    if (f.contains("level") && f["level"].is_string() && f["level"] != it->level) continue;
+    if (f.contains("contains") && f["contains"].is_string() && it->text.find(f["contains"].get<std::string>()) == std::string::npos) continue;
+    picked.push_back(&*it);
   }
-  if (out.size() > limit) out.erase(out.begin(), out.begin() + static_cast<long>(out.size() - limit));
+  json out = json::array();
+  for (auto it = picked.rbegin(); it != picked.rend(); ++it) out.push_back((*it)->to_json());
   return out;
 }
 

@@ -42,8 +42,20 @@ struct Error {
   std::string to_string() const;
 };
 
+// A tl::expected that must not be dropped: ignoring a Result is a compile error in our targets
+// (-Wall -Werror). Where a failure really may be ignored (best-effort cleanup), write `(void)` and say why.
+// It converts both ways with tl::expected<T, Error>, so `.map(...)` results can be returned as a Result;
+// callables given to `.and_then(...)` must return a plain tl::expected (tl's is_expected does not see this class).
 template <typename T>
-using Result = tl::expected<T, Error>;
+class [[nodiscard]] Result : public tl::expected<T, Error> {
+ public:
+  using base = tl::expected<T, Error>;
+  using base::base;
+
+  Result() = default;
+  Result(const base& other) : base(other) {}
+  Result(base&& other) : base(std::move(other)) {}
+};
 
 inline tl::unexpected<Error> make_error(Code code, std::string message, nlohmann::ordered_json details = nullptr) {
   return tl::unexpected<Error>(Error{code, std::move(message), std::move(details)});

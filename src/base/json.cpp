@@ -6,23 +6,37 @@
 
 namespace ouro {
 
-namespace {
-struct TooDeep {};
-}  // namespace
+bool nested_deeper_than(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
 
 Result<json> parse_json(std::string_view text, std::string_view what) {
   // Nesting is bounded: printing or walking a value a million levels deep would overflow the
-  // stack, and no value we exchange needs more than a few dozen levels.
-  json::parser_callback_t limit = [](int depth, json::parse_event_t, json&) {
-    if (depth > kMaxJsonDepth) throw TooDeep{};
-    return true;
-  };
+  // stack, and no value we exchange needs more than a few dozen levels. It is checked by a scan
+  // first rather than by a parser callback: with a callback, nlohmann (3.11) searches the
+  // enclosing array at the end of every object for discarded values, quadratic in the length
+  // of an array of objects (a large accessibility tree held the network thread for seconds).
+  if (nested_deeper_than(text, kMaxJsonDepth))
+    return errorf(Code::InvalidArgument, "{} is nested more than {} levels deep", what, kMaxJsonDepth);
   try {
-    return json::parse(text.begin(), text.end(), limit);
+    return json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     return errorf(Code::InvalidArgument, "malformed {} at byte {}: {}", what, e.byte, e.what());
-  } catch (const TooDeep&) {
-    return errorf(Code::InvalidArgument, "{} is nested more than {} levels deep", what, kMaxJsonDepth);
   } catch (const std::exception& e) {
     return errorf(Code::InvalidArgument, "cannot read {}: {}", what, e.what());
   }

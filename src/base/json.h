@@ -15,6 +15,10 @@ constexpr int kMaxJsonDepth = 512;
 // Parses text; on failure the error names the byte offset. `what` says what was being parsed.
 Result<json> parse_json(std::string_view text, std::string_view what = "JSON");
 
+// True when text opens more than `limit` arrays or objects inside one another (brackets inside
+// strings do not count). One pass, no allocation; for malformed text the answer is a guess.
+bool nested_deeper_than(std::string_view text, int limit);
+
 // Serialises without throwing: invalid UTF-8 is replaced rather than rejected.
 std::string dump_json(const json& value, int indent = -1);
 

@@ -21,6 +21,12 @@ void init_logging() {
 
 namespace {
 
+// spdlog's registry (which holds the default logger) is a function-local static made at the first
+// log call. Made here, before main, it outlives every object with static storage that is made
+// later (statics die in reverse order), such as a test's shared session whose network thread logs
+// while the session shuts down; made by that thread's first message, it would die before it.
+[[maybe_unused]] const bool g_registry_first = (spdlog::default_logger_raw(), true);
+
 bool token_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._~+/=-", c); }
 
 bool starts_with_ci(std::string_view s, size_t at, std::string_view word) {

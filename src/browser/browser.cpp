@@ -128,7 +128,9 @@ Result<std::string> Browser::create_context() {
 
 void Browser::dispose_context(const std::string& context) {
   if (context.empty()) return;
-  (void)m_impl->conn->call("Target.disposeBrowserContext", {{"browserContextId", context}}, "", 10s);
+  // Best effort: a context that cannot be disposed (the browser is gone) holds nothing of ours.
+  if (auto r = m_impl->conn->call("Target.disposeBrowserContext", {{"browserContextId", context}}, "", 10s); !r)
+    spdlog::debug("cdp: disposing browser context {} failed: {}", context, r.error().message);
   std::lock_guard lock(m_impl->mutex);
   m_impl->notices.erase(context);
 }

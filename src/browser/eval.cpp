@@ -2,6 +2,7 @@
 // model-written code in the page's main world with its result serialised and capped (eval_page).
 #include "browser/browser_impl.h"
 #include "browser/cdp_values.h"
+#include "base/log.h"
 
 #include <algorithm>
 #include <atomic>
@@ -29,7 +30,9 @@ Result<json> Browser::eval_helpers(const std::string& tab_id, const std::string&
       auto w = m_impl->conn->call("Page.createIsolatedWorld", {{"frameId", frame}, {"worldName", kHelpersWorld}}, sid, 5s);
       if (w) {
         ctx = static_cast<int>(get_int(*w, "executionContextId", 0));
-        (void)m_impl->conn->call("Runtime.evaluate", {{"expression", std::string(embedded::helpers_js)}, {"contextId", ctx}}, sid, 5s);
+        auto installed = m_impl->conn->call("Runtime.evaluate", {{"expression", std::string(embedded::helpers_js)}, {"contextId", ctx}}, sid, 5s);
+        // The world is kept either way: a helper call into it then fails with the page's own error.
+        if (!installed) spdlog::debug("cdp: installing the page helpers in tab {} failed: {}", tab_id, installed.error().message);
         std::lock_guard lock(m_impl->mutex);
         auto tab = TRY(m_impl->find_tab(tab_id));
         if (!tab->isolated_ctx) tab->isolated_ctx = ctx;

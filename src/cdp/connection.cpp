@@ -3,6 +3,7 @@
 #include "base/log.h"
 
 #include <condition_variable>
+#include <deque>
 #include <future>
 #include <map>
 #include <mutex>
@@ -44,6 +45,11 @@ struct Connection::Impl {
   std::map<uint64_t, Pending> pending;
   uint64_t next_id = 1;
   std::optional<Error> closed;
+  // Sessions failed by fail_session, the most recent kEndedKept: a command that was racing the
+  // end of its session is sent within moments of it, so older ones need not be remembered.
+  static constexpr size_t kEndedKept = 1024;
+  std::map<std::string, Error> ended;
+  std::deque<std::string> ended_order;
   bool stopping = false;
   Clock::time_point sleep_until = Clock::time_point::max();  // when the deadline thread next wakes
   std::function<void(const Event&)> on_event;
@@ -196,8 +202,12 @@ void Connection::send(std::string_view method, json params, std::string_view ses
   uint64_t id;
   {
     std::unique_lock lock(m_impl->mutex);
-    if (m_impl->closed) {
-      Error e{Code::Unavailable, std::string(method) + " failed: " + m_impl->closed->message, nullptr};
+    std::optional<Error> failed;
+    if (m_impl->closed) failed = Error{Code::Unavailable, std::string(method) + " failed: " + m_impl->closed->message, nullptr};
+    else if (auto it = session_id.empty() ? m_impl->ended.end() : m_impl->ended.find(std::string(session_id)); it != m_impl->ended.end())
+      failed = Error{it->second.code, std::string(method) + ": " + it->second.message, nullptr};
+    if (failed) {
+      Error e = std::move(*failed);
       lock.unlock();
       // Never inline: callers may hold locks that the callback takes.
       std::thread([done = std::move(done), e] { guarded("the failure of " + e.message.substr(0, 60), [&] { done(tl::make_unexpected(e)); }); }).detach();
@@ -227,6 +237,13 @@ void Connection::fail_session(const std::string& session_id, const Error& error)
   std::vector<Impl::Pending> failed;
   {
     std::lock_guard lock(m_impl->mutex);
+    if (!session_id.empty() && m_impl->ended.emplace(session_id, error).second) {
+      m_impl->ended_order.push_back(session_id);
+      if (m_impl->ended_order.size() > Impl::kEndedKept) {
+        m_impl->ended.erase(m_impl->ended_order.front());
+        m_impl->ended_order.pop_front();
+      }
+    }
     for (auto it = m_impl->pending.begin(); it != m_impl->pending.end();) {
       if (it->second.session_id == session_id) {
         failed.push_back(std::move(it->second));

@@ -50,7 +50,8 @@ class Connection {
   Result<json> call(std::string_view method, json params = json::object(), std::string_view session_id = {},
                     std::chrono::milliseconds timeout = 30s);
 
-  // Fails every command pending on session_id with `error` (the tab closed or crashed).
+  // Fails every command pending on session_id with `error` (the tab closed or crashed), and the
+  // commands sent on it later, at once: a caller may have taken the session id just before.
   void fail_session(const std::string& session_id, const Error& error);
 
   // Stops the connection: once it returns, no handler or callback runs on the transport's thread

@@ -503,7 +503,9 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
             << std::flush;
   if (open_page) {
     auto tabs = base->tabs();
-    if (!tabs.empty()) (void)base->browser().navigate(tabs[0].id, api->url());
+    if (!tabs.empty())
+      if (auto r = base->browser().navigate(tabs[0].id, api->url()); !r)
+        spdlog::warn("cannot open the Command Center in the browser ({}); open the address above", r.error().message);
   }
   std::mutex m;
   std::condition_variable cv;

@@ -134,8 +134,8 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
       return make_error(Code::DeadlineExceeded, "the REPL worker did not start within 10 s");
     if (!fatal.empty()) return make_error(Code::Internal, "the REPL worker failed to start: " + fatal);
     if (worker != w) return make_error(Code::Internal, "the REPL worker exited during start-up");
-    w->chan->write(encode_frame({{"t", "restore"}}, checkpoint));
-    w->chan->write(encode_frame({{"t", "state"}}, state_text));
+    TRY(w->chan->write(encode_frame({{"t", "restore"}}, checkpoint)));
+    TRY(w->chan->write(encode_frame({{"t", "state"}}, state_text)));
     return {};
   }
 
@@ -161,18 +161,27 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
       uint64_t id = f.header.value("id", uint64_t(0));
       HostReply reply = [w, id](Result<json> r) {
         json h = {{"t", "reply"}, {"id", id}, {"ok", r.has_value()}};
+        std::string frame;
         if (!r) {
           json err = {{"message", r.error().message}};
           // A host error may name its JavaScript class (argument checks raise TypeError).
           if (r.error().details.is_object() && r.error().details.contains("name") && r.error().details["name"].is_string())
             err["name"] = r.error().details["name"];
-          w->chan->write(encode_frame(h, dump_json(err)));
+          frame = encode_frame(h, dump_json(err));
         } else if (r->is_discarded()) {
           h["undefined"] = true;
-          w->chan->write(encode_frame(h));
+          frame = encode_frame(h);
         } else {
-          w->chan->write(encode_frame(h, dump_json(*r)));
+          frame = encode_frame(h, dump_json(*r));
         }
+        Result<void> sent = w->chan->write(frame);
+        if (!sent && sent.error().code == Code::ResourceExhausted) {
+          // Too large for the pipe: the call fails rather than never settling.
+          json err = {{"message", "the result is too large for the REPL: " + sent.error().message}};
+          sent = w->chan->write(encode_frame({{"t", "reply"}, {"id", id}, {"ok", false}}, dump_json(err)));
+        }
+        // Otherwise the worker is gone, and its reader thread reports that.
+        if (!sent) spdlog::debug("repl: the reply to host call {} was not delivered: {}", id, sent.error().message);
       };
       if (!args) return reply(tl::make_unexpected(args.error()));
       host(f.header.value("fn", ""), std::move(*args), std::move(reply));
@@ -323,7 +332,9 @@ void Repl::interrupt() {
     w = m_impl->worker;
     if (!m_impl->interrupted_at) m_impl->interrupted_at = Clock::now();
   }
-  if (w) w->chan->write(encode_frame({{"t", "interrupt"}}));
+  if (!w) return;
+  // A worker that cannot be written to is gone; the reader thread reports its exit.
+  if (auto r = w->chan->write(encode_frame({{"t", "interrupt"}})); !r) spdlog::debug("repl: interrupt not delivered: {}", r.error().message);
 }
 
 void Repl::set_state(const json& state) {
@@ -334,7 +345,9 @@ void Repl::set_state(const json& state) {
     m_impl->state_text = text;
     w = m_impl->worker;
   }
-  if (w) w->chan->write(encode_frame({{"t", "state"}}, text));
+  if (!w) return;
+  // A failed write means the worker is gone; its successor gets state_text when it starts.
+  if (auto r = w->chan->write(encode_frame({{"t", "state"}}, text)); !r) spdlog::debug("repl: state not delivered: {}", r.error().message);
 }
 
 void Repl::send_event(const std::string& handler, const json& data) {
@@ -343,7 +356,9 @@ void Repl::send_event(const std::string& handler, const json& data) {
     std::lock_guard lock(m_impl->mutex);
     w = m_impl->worker;
   }
-  if (w) w->chan->write(encode_frame({{"t", "event"}, {"handler", handler}}, dump_json(data)));
+  if (!w) return;
+  if (auto r = w->chan->write(encode_frame({{"t", "event"}, {"handler", handler}}, dump_json(data))); !r)
+    spdlog::debug("repl: event for {} not delivered: {}", handler, r.error().message);
 }
 
 std::string Repl::env_checkpoint() const {

@@ -160,6 +160,8 @@ class Worker {
     return f;
   }
 
+  // Nothing to do on failure: either the parent is gone (the reader thread then sees the end of the
+  // pipe and exits) or the message is over the pipe's 512 MiB, which the memory limits rule out.
   void send(const json& header, std::string_view payload = {}) { (void)m_chan.write(encode_frame(header, payload)); }
 
   size_t rss() const {

@@ -119,25 +119,6 @@ std::vector<std::string> split_path(const std::string& path) {
 // level, and no request of ours nests past a few.
 constexpr int kMaxJsonDepth = 64;
 
-bool nested_deeper_than(std::string_view text, int limit) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > limit) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
-}
-
 bool is_page(const std::string& path) { return path == "/" || path == "/index.html"; }
 bool is_stream(const std::string& path) { return path == "/api/events" || path == "/api/screencast"; }
 

@@ -182,7 +182,8 @@ struct RunManager::Active {
 RunManager::RunManager(std::shared_ptr<session::Runtime> runtime, Config config)
     : m_runtime(std::move(runtime)), m_db(*m_runtime->db), m_config(std::move(config)) {
   // Runs that were in progress when ouro last stopped are shown as interrupted, not lost.
-  (void)m_db.mark_interrupted();
+  if (auto marked = m_db.mark_interrupted(); !marked)
+    spdlog::warn("cannot mark the runs of the last session interrupted: {}", redact(marked.error().message));
   m_reaper = std::thread([this] { reaper(); });
 }
 
@@ -422,7 +423,8 @@ Result<json> RunManager::create(const json& body) {
       m_runs.erase(run->id);
       run->row.state = "failed";
       run->row.error = std::string("cannot start a thread for the run: ") + e.what();
-      (void)m_db.update_run(run->row);
+      if (auto updated = m_db.update_run(run->row); !updated)
+        spdlog::error("run {}: cannot record its failure to start: {}", run->id, redact(updated.error().message));
       return errorf(Code::ResourceExhausted, "cannot start the run: {}", e.what());
     }
   }
@@ -463,7 +465,8 @@ void RunManager::record_failure(Active& run, const std::string& why, const std::
   json final = {{"partial", true}, {"message", message}};
   run.row.final_json = dump_json(final);
   run.row.partial = true;
-  (void)m_db.update_run(run.row);
+  if (auto updated = m_db.update_run(run.row); !updated)
+    spdlog::error("run {}: cannot record its failure: {}", run.id, redact(updated.error().message));
   publish(run, "complete", {{"final", final}, {"iterations", run.row.iterations}, {"partial", true}, {"error", why}}, now_ms());
   std::lock_guard lock(run.mutex);
   run.finished = true;
@@ -534,7 +537,8 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   };
   run->row.state = "running";
   run->row.updated_at = now_ms();
-  (void)m_db.update_run(run->row);
+  if (auto updated = m_db.update_run(run->row); !updated)
+    spdlog::warn("run {}: cannot record that it is running: {}", run->id, redact(updated.error().message));
   agent::Run agent_run(**session, **provider, ro, [this, run](const agent::Event& e) { publish(*run, e.type, e.data, e.ts); });
   {
     std::lock_guard lock(run->mutex);

@@ -45,5 +45,30 @@ TEST(JsonAccessors, NonObjectsAndHostileNumbersNeverThrow) {
   EXPECT_EQ(get_int(nan, "m"), INT64_MIN);
 }
 
+TEST(ParseJson, RefusesDeepNestingButNotBracketsInStrings) {
+  std::string ok = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_TRUE(parse_json(ok));
+  auto deep = parse_json("[" + ok + "]", "reply");
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().message, "reply is nested more than 512 levels deep");
+  auto quoted = parse_json(R"({"s": ")" + std::string(2000, '[') + R"(\"{"})");
+  ASSERT_TRUE(quoted) << quoted.error().message;
+  EXPECT_EQ((*quoted)["s"].get<std::string>().size(), 2002u);
+  auto bad = parse_json(R"({"a": [1, 2,]})", "event");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("malformed event at byte 13"), std::string::npos) << bad.error().message;
+}
+
+TEST(ParseJson, LongArraysOfObjectsKeepEveryItem) {
+  // Shaped like a large CDP reply (Accessibility.getFullAXTree): one array of many small objects.
+  std::string text = R"({"nodes": [)";
+  for (int i = 0; i < 20000; ++i) text += (i ? "," : "") + std::string(R"({"nodeId": ")") + std::to_string(i) + R"(", "role": {"value": "link"}})";
+  text += "]}";
+  auto r = parse_json(text);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ((*r)["nodes"].size(), 20000u);
+  EXPECT_EQ((*r)["nodes"][19999]["nodeId"], "19999");
+}
+
 }  // namespace
 }  // namespace ouro

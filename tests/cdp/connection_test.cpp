@@ -170,6 +170,14 @@ TEST(CdpConnection, FailSessionOnlyFailsThatSession) {
   EXPECT_EQ(f.conn->pending_count(), 1u);
   f.deliver({{"id", f.last_sent()["id"]}, {"result", json::object()}});
   EXPECT_TRUE(other.get_future().get());
+  // A command sent on the session afterwards (its id taken just before the tab went) fails the
+  // same way, without reaching the browser.
+  size_t sent = f.sent_count();
+  auto late = f.conn->call("Runtime.evaluate", {}, "S1", 30s);
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().code, Code::NotFound);
+  EXPECT_EQ(late.error().message, "Runtime.evaluate: tab t3 was closed");
+  EXPECT_EQ(f.sent_count(), sent);
 }
 
 TEST(CdpConnection, DestroyedWithCommandsPendingCancelsThem) {

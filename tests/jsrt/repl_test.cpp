@@ -176,7 +176,8 @@ TEST(Repl, TheWorkerCannotOpenFilesSocketsOrProcesses) {
   std::string out;
   char buf[512];
   while (fgets(buf, sizeof buf, p)) out += buf;
-  pclose(p);
+  int status = pclose(p);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the probe ended with status " << status << "\n" << out;
   for (const char* what : {"open /etc/hostname: denied", "create /tmp/ouro-sandbox-probe: denied", "socket AF_INET: denied",
                            "socket AF_UNIX: denied", "fork: denied", "execve /bin/true: denied"})
     EXPECT_NE(out.find(what), std::string::npos) << what << "\n" << out;

@@ -42,7 +42,10 @@ struct CommandCenter {
   }
 
   json js(const std::string& code) { return ok("const t = '" + tab + "';\n" + code, driver.get()); }
-  void use_script(const std::string& path) { (void)runs->update_settings({{"provider", "script:" + path}}); }
+  void use_script(const std::string& path) {
+    auto r = runs->update_settings({{"provider", "script:" + path}});
+    ASSERT_TRUE(r) << r.error().message;
+  }
   void submit(const std::string& task, const std::string& url) {
     js("await type(t, '#task', " + json(task).dump() + ");\nawait fill(t, { '#urls': " + json(url).dump() + " });\nawait click(t, '#run-btn')");
   }
