@@ -38,7 +38,9 @@ struct Context : std::enable_shared_from_this<Context> {
   store::Database* db = nullptr;  // store/retrieve fail clearly without one
   Limits limits;
   // Named secrets, typed by handle and scrubbed from every result (may be null: none).
-  std::shared_ptr<const safety::SecretStore> secrets;
+  std::shared_ptr<safety::SecretStore> secrets;  // the session's own (askUser adds to it)
+  // The tab the session works on now (its activeTab), for what belongs to "the current site".
+  std::function<std::string()> active_tab;
   // The egress gate over this host's browser context (actions/egress.h), when it has one.
   std::shared_ptr<GateState> gate;
   // Permission levels that differ from the registry's defaults (settings, the run's options).
@@ -46,6 +48,15 @@ struct Context : std::enable_shared_from_this<Context> {
   // The browser context this host acts in ("" = the profile's): tabs of other contexts (other
   // runs) do not exist for it.
   std::string browser_context;
+  // Who this host is, to the browser and in messages ("run r1a2b…", "session 3"): the key of its
+  // interceptRequests pauses and of the tabs it holds.
+  std::string owner;
+  // The context is shared with the user (My browser): acting on a tab needs it held
+  // (actions/claims.h), and the egress gate covers held tabs only.
+  bool shared_tabs = false;
+  // A person's own session (the one driving the Command Center in tests): the hidden tabs (the
+  // Command Center's pages) are theirs to see and use. Never for a run.
+  bool sees_hidden_tabs = false;
   // What an agent run lends the host while it runs. Installed and removed as a whole, under a
   // lock, so a pool thread never reads a half-replaced std::function; a call that started before
   // removal keeps the hooks it took alive until it returns.
@@ -57,6 +68,10 @@ struct Context : std::enable_shared_from_this<Context> {
     // Hears every decision of the egress gate worth recording (actions/egress.h): a `gate`
     // event's data. Unset: refusals are logged as warnings.
     std::function<void(const json& decision)> on_gate;
+    // Asks the user a question of the model's ({id?, question, choices, secret}) and waits for the
+    // answer (the Command Center, the terminal, the API); an error when no one answers in time or
+    // there is no one to ask. Unset: askUser fails with "no one to ask".
+    std::function<Result<std::string>(const json& question)> ask_user;
     // Answers llm_query/llm_batch during an agent run; unset outside runs.
     std::function<Result<json>(const std::string& function, const json& args)> sub_llm;
   };

@@ -27,6 +27,7 @@ struct GateState {
   std::map<std::string, std::string> refused;                           // kind key -> why
   size_t events = 0;
   std::atomic<bool> closing{false};
+  browser::EgressGate judge_request;  // what the browser calls for each paused request
   std::unique_ptr<ThreadPool> asker = std::make_unique<ThreadPool>(1, kMaxQueuedQuestions);
   ~GateState() {
     closing = true;
@@ -82,7 +83,7 @@ std::vector<std::string> websocket_patterns(const safety::GatePolicy& policy) {
 }
 
 void update_websockets(Context& ctx, const GateState& st) {
-  if (auto r = ctx.browser.set_websocket_allowlist(ctx.browser_context, websocket_patterns(*st.policy)); !r)
+  if (auto r = ctx.browser.set_websocket_allowlist(ctx.browser_context, websocket_patterns(*st.policy), ctx.shared_tabs ? ctx.owner : ""); !r)
     spdlog::warn("gate: {}", r.error().message);
 }
 
@@ -269,13 +270,28 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
   ctx.gate = st;
   std::weak_ptr<Context> weak_ctx = ctx.weak_from_this();
   std::weak_ptr<GateState> weak_st = st;
-  auto gated = ctx.browser.set_egress_gate(ctx.browser_context, [weak_ctx, weak_st](const browser::OutgoingRequest& r, browser::EgressAnswer answer) {
+  st->judge_request = [weak_ctx, weak_st](const browser::OutgoingRequest& r, browser::EgressAnswer answer) {
     auto c = weak_ctx.lock();
     auto s = weak_st.lock();
     if (!c || !s) return answer(false);  // the session is ending: nothing more goes out for it
     judge(c, s, r.tab_id, attribute(r), std::move(answer), r.cannot_pause);
-  }, websocket_patterns(*st->policy));
-  return gated;
+  };
+  // In a context shared with the user, only the tabs the run holds are gated (claims.h).
+  if (ctx.shared_tabs) return {};
+  return ctx.browser.set_egress_gate(ctx.browser_context, st->judge_request, websocket_patterns(*st->policy));
+}
+
+Result<void> claim_under_gate(Context& ctx, const std::string& tab_id) {
+  auto st = ctx.gate;
+  if (!st) return ctx.browser.claim_tab(tab_id, ctx.owner);
+  return ctx.browser.claim_tab(tab_id, ctx.owner, st->judge_request, websocket_patterns(*st->policy));
+}
+
+void allow_site(Context& ctx, const safety::Url& url) {
+  auto st = ctx.gate;
+  if (!st || (url.scheme != "http" && url.scheme != "https")) return;
+  st->policy->name_site_of(url);
+  update_websockets(ctx, *st);
 }
 
 std::optional<safety::GateMode> gate_mode(const Context& ctx) {

@@ -30,6 +30,14 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
 // (blocks while the user is asked). PermissionDenied with the reason when refused.
 Result<void> check_navigation(Context& ctx, const std::string& function, const std::string& url);
 
+// Holds a tab of a shared context for this host (actions/claims.h), under its gate when it has
+// one; FailedPrecondition when another host holds it.
+Result<void> claim_under_gate(Context& ctx, const std::string& tab_id);
+
+// Adds a site to the run's allowed and named sites (the user handed over a tab there, or let the
+// run use one).
+void allow_site(Context& ctx, const safety::Url& url);
+
 // The gate's mode, when the context has a gate.
 std::optional<safety::GateMode> gate_mode(const Context& ctx);
 

@@ -1,5 +1,6 @@
 #include "actions/host.h"
 
+#include "actions/claims.h"
 #include "actions/fit.h"
 #include "actions/impl.h"
 #include "actions/registry.h"
@@ -8,6 +9,7 @@
 #include "browser/browser.h"
 #include "safety/secrets.h"
 
+#include <atomic>
 #include <future>
 
 namespace ouro::actions {
@@ -17,18 +19,24 @@ namespace {
 constexpr size_t kMaxQueuedCalls = 512;
 }  // namespace
 
-Host::Host(browser::Browser& browser, store::Database* db, Limits limits, std::string browser_context, size_t threads)
+Host::Host(browser::Browser& browser, store::Database* db, Limits limits, std::string browser_context, std::string owner, bool shared_tabs,
+           size_t threads)
     : m_ctx(std::make_shared<Context>(browser, db, limits)), m_pool(std::make_unique<ThreadPool>(threads, kMaxQueuedCalls)) {
+  static std::atomic<int> hosts{0};
   m_ctx->browser_context = std::move(browser_context);
+  m_ctx->owner = owner.empty() ? "session " + std::to_string(++hosts) : std::move(owner);
+  m_ctx->shared_tabs = shared_tabs;
   std::weak_ptr<Context> weak = m_ctx;
-  browser.set_pause_handler(m_ctx->browser_context, [weak](const std::string& tab, const json& params) {
+  browser.set_pause_handler(m_ctx->owner, [weak](const std::string& tab, const json& params) {
     if (auto ctx = weak.lock()) impl::on_request_paused(*ctx, tab, params);
   });
 }
 
 Host::~Host() {
-  if (m_ctx->gate) (void)m_ctx->browser.set_egress_gate(m_ctx->browser_context, nullptr);
-  m_ctx->browser.set_pause_handler(m_ctx->browser_context, nullptr);
+  if (m_ctx->gate && !m_ctx->shared_tabs) (void)m_ctx->browser.set_egress_gate(m_ctx->browser_context, nullptr);
+  // The user's tabs it held (and those it opened) stay open, out of its gate.
+  if (m_ctx->shared_tabs) m_ctx->browser.release_tabs(m_ctx->owner);
+  m_ctx->browser.set_pause_handler(m_ctx->owner, nullptr);
   m_pool.reset();
 }
 
@@ -48,12 +56,15 @@ Host::Outcome Host::run(const std::string& function, const json& args) {
   if (!cap->params.empty() && cap->params[0].name == "tabId" && !args.empty() && args[0].is_string()) tab = args[0].get<std::string>();
   if (!tab.empty()) {
     auto where = m_ctx->browser.tab_context(tab);
-    if (where && *where != m_ctx->browser_context) {
+    if ((where && *where != m_ctx->browser_context) || (!m_ctx->sees_hidden_tabs && m_ctx->browser.hidden(tab))) {
       std::string mine;
       for (const auto& t : m_ctx->browser.tabs(m_ctx->browser_context)) mine += (mine.empty() ? "" : ", ") + t.id;
       return {errorf(Code::NotFound, "{}: no tab '{}' (open tabs: {})", function, tab, mine.empty() ? "none" : mine), {}};
     }
   }
+  // In the user's own browser a run acts only on the tabs it holds (claims.h).
+  if (!tab.empty() && m_ctx->shared_tabs && acts_on_tab(*cap))
+    if (auto held = hold_tab(*m_ctx, tab, function); !held) return {tl::make_unexpected(held.error()), {}};
   // The exception boundary of every capability: a throw (a JSON type mismatch deep in an
   // implementation, a bad_alloc) is this call's error, never the process's end.
   // What a tab sends while the run acts on it is the action's (the egress gate attributes it).

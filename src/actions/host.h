@@ -18,8 +18,10 @@ struct Capability;
 
 class Host {
  public:
-  // Acts in browser_context ("" = the profile's).
-  Host(browser::Browser& browser, store::Database* db, Limits limits = {}, std::string browser_context = {}, size_t threads = 8);
+  // Acts in browser_context ("" = the profile's) as `owner` (a run's name; "" = "session N").
+  // With shared_tabs the context is the user's: acting on a tab needs it held (claims.h).
+  Host(browser::Browser& browser, store::Database* db, Limits limits = {}, std::string browser_context = {}, std::string owner = {},
+       bool shared_tabs = false, size_t threads = 8);
   ~Host();
 
   // Any thread; reply runs on a pool thread (or inline for argument errors).

@@ -22,6 +22,8 @@ OURO_CAP(get_recent_requests); OURO_CAP(get_response_body); OURO_CAP(intercept_r
 OURO_CAP(get_console_log); OURO_CAP(get_errors);
 // Utilities
 OURO_CAP(store); OURO_CAP(retrieve);
+// Asking the user, answered by the run's channel (actions/ask.cpp)
+OURO_CAP(ask_user);
 // Recursive model calls, answered by the agent running the REPL
 OURO_CAP(llm_query); OURO_CAP(llm_batch);
 // Internal: the REPL's answer for a request paused for an interceptRequests handler.

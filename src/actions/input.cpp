@@ -178,7 +178,7 @@ Result<std::string> text_to_type(Context& ctx, const std::string& tab, const jso
   if (v.is_string()) return v.get<std::string>();
   if (!is_secret_handle(v)) return dump_json(v);
   std::string name = v["__ouroSecret"].get<std::string>();
-  const safety::Secret* s = ctx.secrets ? ctx.secrets->find(name) : nullptr;
+  std::optional<safety::Secret> s = ctx.secrets ? ctx.secrets->find(name) : std::nullopt;
   if (!s) {
     std::string known;
     if (ctx.secrets)

@@ -120,6 +120,14 @@ std::vector<Capability> build() {
   local(g, "secret", {{"name", "string"}}, "Secret (a handle)",
         "A handle to a secret the user configured (a password, a card number): type() and fill() use it on the sites the user allowed; you never see its value, and it shows as [SECRET:name] in what pages return.");
   local(g, "sleep", {{"ms", "number"}}, "Promise<void>", "Waits; capped at 10 s. Prefer waitForLoad(tabId).");
+  host(g, "askUser", {{"question", "string"}, {"options", "{ choices?: string[], secret?: boolean, tabId?: string }", true}},
+       "Promise<string | Secret>",
+       "Asks the user and waits for the answer (the run shows as awaiting the user). choices: the answers to pick from. secret: true for "
+       "a one-time code or password: you get a handle that type()/fill() use on the site of tabId (default: activeTab), never the value. "
+       "To hand the browser over (log in, solve a CAPTCHA, confirm 2FA: always the user's to do, never yours): "
+       "await askUser('Please log in to example.com in the browser window, then press Continue', { choices: ['Continue'] }). "
+       "No answer in time is an error.",
+       Risk::Local, impl::ask_user);
   host(g, "store", {{"key", "string"}, {"value", "any"}}, "true", "Saves a JSON value under key, persistent across runs.", Risk::Local, impl::store);
   host(g, "retrieve", {{"key", "string"}}, "any | null", "Reads a value saved with store().", Risk::Local, retrieve);
   host(g, "__resolveIntercept", {{"pauseId", "string"}, {"decision", "any"}}, "true",

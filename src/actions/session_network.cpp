@@ -194,7 +194,7 @@ Result<void> update_fetch_patterns(Context& ctx, const std::string& tab) {
     for (const auto& [pattern, handler] : ctx.modifiers[tab])
       patterns.push_back({{"urlPattern", pattern.find('*') == std::string::npos ? "*" + pattern + "*" : pattern}, {"requestStage", "Request"}});
   }
-  return ctx.browser.set_intercept_patterns(tab, std::move(patterns), ctx.limits.exec_timeout);
+  return ctx.browser.set_intercept_patterns(tab, std::move(patterns), ctx.owner, ctx.limits.exec_timeout);
 }
 
 json header_list(const json& headers) {

@@ -1,4 +1,5 @@
 // Tab management and DOM introspection (seed 000 §3.1, §3.2).
+#include "actions/claims.h"
 #include "actions/egress.h"
 #include "actions/impl.h"
 #include "browser/browser.h"
@@ -42,6 +43,7 @@ Result<json> read_helper(Context& ctx, const std::string& tab, const std::string
 Result<json> open_tab(Context& ctx, const json& args) {
   std::string url = arg_string(args, 0);
   TRY(check_navigation(ctx, "openTab", url));
+  if (ctx.shared_tabs) return json(TRY(open_held_tab(ctx, url)));  // held (and gated) from its first request
   auto id = TRY(ctx.browser.open_tab(url.empty() ? "about:blank" : url, ctx.limits.load_timeout, ctx.browser_context));
   return json(id);
 }

@@ -61,6 +61,7 @@ json RunResult::to_json() const {
             {"cost", cost_known ? json(cost_usd) : json(nullptr)}};
   if (cancelled) j["cancelled"] = true;
   if (!error.empty()) j["error"] = error;
+  if (tabs.is_array()) j["tabs"] = tabs;
   return j;
 }
 
@@ -78,6 +79,11 @@ Run::Run(session::Session& session, llm::Provider& provider, RunOptions options,
   hooks->confirm = [alive = m_alive](const json& request) {
     std::shared_lock lock(alive->mutex);
     return alive->run && alive->run->ask_confirmation(request);
+  };
+  hooks->ask_user = [alive = m_alive](const json& question) -> Result<std::string> {
+    std::shared_lock lock(alive->mutex);
+    if (!alive->run) return make_error(Code::Cancelled, "askUser: the run has ended");
+    return alive->run->ask_user(question);
   };
   // Every gate decision is an event; refusals are also told to the model with the page notices,
   // so it knows why a request of its code failed. Never blocks (the network thread calls it).
@@ -144,6 +150,26 @@ bool Run::ask_confirmation(const json& request) {
   bool approved = !m_cancel.cancelled() && m_options.confirm && m_options.confirm(req);
   emit("confirmation-res", {{"id", req["id"]}, {"approved", approved}});
   return approved;
+}
+
+Result<std::string> Run::ask_user(const json& question) {
+  json q = question;
+  q["id"] = "q" + std::to_string(++m_questions);
+  emit("user-question", q);
+  std::optional<std::string> answer;
+  if (!m_cancel.cancelled() && m_options.ask_user) answer = m_options.ask_user(q);
+  bool secret = get_bool(q, "secret", false);
+  // A secret answer stays with ouro: the event (and the model) never has it.
+  json shown = {{"id", q["id"]}, {"answered", answer.has_value()}};
+  if (answer) shown["answer"] = secret ? json("[secret]") : json(clip(*answer, 500));
+  emit("user-answer", shown);
+  if (m_cancel.cancelled()) return make_error(Code::Cancelled, "askUser: the run was cancelled");
+  if (!m_options.ask_user)
+    return make_error(Code::FailedPrecondition, "askUser: there is no one to ask in this run; decide with what you have, or report back with setFinal()");
+  if (!answer)
+    return make_error(Code::DeadlineExceeded,
+                      "askUser: the user did not answer in time; carry on without it if you can, or report back with setFinal() saying what you need");
+  return *answer;
 }
 
 void Run::emit(const std::string& type, json data) {
@@ -406,6 +432,11 @@ RunResult Run::execute() {
                       : !result.error.empty() ? "The run stopped: " + result.error + "."
                                               : fmt::format("Stopped after {} iterations without setFinal().", result.iterations);
     result.final = {{"partial", true}, {"message", why + " Partial results may be available in env."}, {"env", env}};
+  }
+  // In the user's own browser the tabs the run held stay open: say which they are.
+  if (m_session.host().context().shared_tabs) {
+    result.tabs = json::array();
+    for (const auto& t : m_session.held_tabs()) result.tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", t.title}});
   }
   emit("complete", result.to_json());
   return result;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 
@@ -36,6 +37,10 @@ struct RunOptions {
   // are denied.
   std::function<bool(const json& request)> confirm;
   std::chrono::milliseconds confirm_timeout = 60s;
+  // Asks the user the model's question ({id, question, choices, secret, site}) and returns the
+  // answer; nullopt when no one answered in time (it must give up by then) or there is no one.
+  // Without one, askUser fails with "no one to ask".
+  std::function<std::optional<std::string>(const json& question)> ask_user;
 };
 
 struct RunResult {
@@ -48,6 +53,7 @@ struct RunResult {
   bool cost_known = true;
   std::string error;          // why the run stopped early, if it did
   size_t max_prompt_tokens = 0;
+  json tabs;                  // in the user's browser: the tabs it held, left open ({id, url, title})
   json to_json() const;       // {final, iterations, partial, usage, cost, …}
 };
 
@@ -68,6 +74,7 @@ class Run {
   std::string sub_query(const std::string& prompt, const json& data, int index);
   std::string progress_text();
   bool ask_confirmation(const json& request);
+  Result<std::string> ask_user(const json& question);
   void add_usage(const llm::Response& response);
 
   session::Session& m_session;
@@ -83,6 +90,7 @@ class Run {
   bool m_cost_known = true;
   std::atomic<int> m_sub_calls{0};
   std::atomic<int> m_confirmations{0};
+  std::atomic<int> m_questions{0};
   std::mutex m_history_mutex;
   std::vector<IterationRecord> m_history;
   struct Alive {

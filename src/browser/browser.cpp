@@ -108,17 +108,19 @@ Browser::~Browser() {
 
 cdp::Connection& Browser::cdp() { return *m_impl->conn; }
 
-std::vector<TabInfo> Browser::tabs(const std::string& context) const {
+std::vector<TabInfo> Browser::tabs(const std::string& context, bool with_hidden) const {
   std::lock_guard lock(m_impl->mutex);
   std::vector<TabInfo> result;
   for (const auto& t : m_impl->tracker.in_context(context))
-    if (t->ready) result.push_back(t->info());
+    if (t->ready && (with_hidden || !m_impl->is_hidden(*t))) result.push_back(t->info());
   return result;
 }
 
 std::string Browser::active_tab(const std::string& context) const {
   std::lock_guard lock(m_impl->mutex);
-  return m_impl->tracker.active(context);
+  std::string id = m_impl->tracker.active(context);
+  auto tab = m_impl->tracker.find(id);
+  return tab && m_impl->is_hidden(*tab) ? "" : id;
 }
 
 Result<std::string> Browser::create_context() {

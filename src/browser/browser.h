@@ -13,7 +13,8 @@
 // The implementation: browser.cpp (start, contexts, tabs), tab_tracker (tab state from CDP
 // events, no I/O), events.cpp (carrying out what the tracker decides), page_log (console, errors,
 // requests), eval.cpp (eval_helpers, eval_page), screencast.cpp (live views, timers),
-// egress.cpp (the egress gate's pauses and the facts it decides on, interceptRequests' pauses).
+// egress.cpp (the egress gate's pauses and the facts it decides on, interceptRequests' pauses),
+// ownership.cpp (who holds a tab of a shared context; hidden tabs).
 #pragma once
 
 #include "base/json.h"
@@ -64,8 +65,8 @@ class Browser {
   Result<std::string> tab_context(const std::string& tab_id) const;
 
   // --- Tabs ---------------------------------------------------------------------------------
-  // The tabs of one context, in the order they were opened.
-  std::vector<TabInfo> tabs(const std::string& context = {}) const;
+  // The tabs of one context, in the order they were opened (hidden ones only when asked for).
+  std::vector<TabInfo> tabs(const std::string& context = {}, bool with_hidden = false) const;
   std::string active_tab(const std::string& context = {}) const;
   Result<TabInfo> tab_info(const std::string& tab_id) const;
   // Opens a tab at url in a context and waits for its load event (up to timeout; then it
@@ -116,12 +117,13 @@ class Browser {
   // Registers an observer; returns its id for remove_request_observer.
   int add_request_observer(const std::string& tab_id, RequestObserver observer);
   void remove_request_observer(int id);
-  // Requests of a context's tabs paused for interceptRequests' modifying handlers go to this
+  // Requests paused for the interceptRequests handlers an owner (a host) registered go to this
   // handler, on the network thread; it must answer each with Fetch.continueRequest & co.
-  void set_pause_handler(const std::string& context, std::function<void(const std::string& tab_id, const json& params)> handler);
-  // The Fetch patterns of a tab's interceptRequests handlers (an array; empty for none). With an
-  // egress gate on the tab's context every request pauses anyway and goes through the gate first.
-  Result<void> set_intercept_patterns(const std::string& tab_id, json patterns, Millis timeout = 10s);
+  void set_pause_handler(const std::string& owner, std::function<void(const std::string& tab_id, const json& params)> handler);
+  // The Fetch patterns of a tab's interceptRequests handlers (an array; empty for none), whose
+  // pauses go to `owner`'s pause handler. With an egress gate on the tab every request pauses
+  // anyway and goes through the gate first.
+  Result<void> set_intercept_patterns(const std::string& tab_id, json patterns, const std::string& owner, Millis timeout = 10s);
 
   // --- Egress gate (egress.h, egress.cpp) -----------------------------------------------------
   // From now on every request of the context's tabs, their frames and workers is paused before
@@ -131,9 +133,26 @@ class Browser {
   // WebSockets, which cannot be paused, are held to `websocket_allow` (URLPattern strings, e.g.
   // "wss://*.example.com:*/*") in the page and by blocked URLs; the gate is told of each.
   Result<void> set_egress_gate(const std::string& context, EgressGate gate, const std::vector<std::string>& websocket_allow = {});
-  // Widens the WebSocket allowlist of a gated context (for documents to come; the in-page guard
-  // of a document keeps the list it started with).
-  Result<void> set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns);
+  // Widens the WebSocket allowlist of a gated context, or (with `owner`) of the tabs that owner
+  // claimed (for documents to come; the in-page guard of a document keeps the list it started with).
+  Result<void> set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns, const std::string& owner = {});
+
+  // --- Shared contexts (ownership.cpp) -------------------------------------------------------
+  // In a context shared with the user (the profile's: "My browser"), a run acts only on tabs it
+  // holds, one owner per tab. Claiming puts the tab under the owner's egress gate (when given;
+  // its requests pause from the moment this returns), and a popup a claimed tab opens belongs to
+  // the same owner before its first request. FailedPrecondition naming the holder when another
+  // owner has the tab; NotFound when it is gone or hidden.
+  Result<void> claim_tab(const std::string& tab_id, const std::string& owner, EgressGate gate = nullptr,
+                         const std::vector<std::string>& websocket_allow = {});
+  std::string tab_owner(const std::string& tab_id) const;  // "" when nobody holds it
+  std::vector<std::string> owned_tabs(const std::string& owner) const;  // open ones, in order
+  // Lets go of the owner's tabs: out of its gate, left open for the user.
+  void release_tabs(const std::string& owner);
+  // Tabs whose URL starts with one of these (the Command Center's own pages, which carry its
+  // token) are hidden from everyone: not in tabs(), never active, not claimable.
+  void set_hidden_prefixes(std::vector<std::string> prefixes);
+  bool hidden(const std::string& tab_id) const;
   // A run action working on a tab (click, type, execInTab, …): what the tab sends meanwhile and
   // for 1.5 s after end_activity counts as the action's (see egress.h). Returns an id.
   int begin_activity(const std::string& tab_id, const std::string& name);

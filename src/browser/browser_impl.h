@@ -24,6 +24,8 @@ using Clock = std::chrono::steady_clock;
 
 // ms since the epoch, for what pages leave behind.
 double now_ms();
+// Network.setBlockedURLs rules that let WebSockets reach these URL patterns only (egress.cpp).
+json websocket_rules(const std::vector<std::string>& allow);
 
 struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   static constexpr size_t kNoticesKept = 200;  // per context
@@ -49,12 +51,13 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::map<int, std::function<void(const PageNotice&)>> notice_listeners;  // guarded by notice_call_mutex
   int next_notice_listener = 1;
 
-  // Paused requests (egress.cpp): egress gates and interceptRequests' handlers by context,
+  // Paused requests (egress.cpp): egress gates by context, interceptRequests' handlers by owner,
   // interceptRequests' patterns by tab, what is known about requests, run actions in progress,
   // the frames the run's code made, and the tabs' frame and worker sessions we follow.
   std::map<std::string, EgressGate> gates;
-  std::map<std::string, std::function<void(const std::string&, const json&)>> pause_handlers;
+  std::map<std::string, std::function<void(const std::string&, const json&)>> pause_handlers;  // by owner key
   std::map<std::string, json> intercept_patterns;
+  std::map<std::string, std::string> intercept_owner;  // tab -> the pause handler's owner key
   struct Initiator {
     json initiator;
     std::string loader_id, frame_id;
@@ -107,12 +110,33 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   void decide_paused(const cdp::Event& ev);
   // A WebSocket, which cannot be paused (blocked by URL or by the page's guard): the gate hears of it.
   void tell_websocket(const std::string& session_id, std::string url, bool tagged);
-  void deliver_to_interceptor(const std::string& tab_id, const std::string& context, const cdp::Event& ev);
+  void deliver_to_interceptor(const std::string& tab_id, const cdp::Event& ev);
   // Commands that put a tab's session under the gate (or take it out), pipelined before it runs.
   // target_type: "page", "iframe", "worker", … (workers get the WebSocket guard by evaluation).
   void egress_commands(const std::string& session_id, bool gated, const json& intercept, const json& websockets,
                        std::function<void(Result<json>)> last, const std::string& target_type = "page");
   bool gated(const std::string& context) const { return gates.count(context) > 0; }  // mutex held
+  // Puts tab sessions (with their interceptRequests patterns) under the gate or out of it, and
+  // waits until they are. Without the mutex.
+  Result<void> gate_sessions(const std::vector<std::pair<std::string, json>>& sessions, bool on, const json& websockets);
+  // The gate a tab is under: its owner's (a shared context's claimed tab), else its context's;
+  // nullptr when none. With its WebSocket rules. Mutex held.
+  const EgressGate* gate_of(const Tab& tab) const;
+  json websockets_of(const Tab& tab) const;
+  bool gated(const Tab& tab) const { return gate_of(tab) != nullptr; }
+
+  // --- ownership.cpp (mutex held) -------------------------------------------------------------
+  // Tabs of shared contexts claimed by an owner (a run), with the owner's gate.
+  struct Owned {
+    std::string owner;
+    EgressGate gate;
+    json websockets = json::array();  // Network.setBlockedURLs rules
+  };
+  std::map<std::string, Owned> owned;  // by tab id
+  std::vector<std::string> hidden_prefixes;
+  bool is_hidden(const Tab& tab) const;
+  // A popup of a claimed tab belongs to the opener's owner (called before it first runs).
+  void inherit_owner(const Tab& tab);
 
   // --- for public methods (mutex held) ------------------------------------------------------
   Result<std::shared_ptr<Tab>> find_tab(const std::string& id) const;

@@ -56,7 +56,7 @@ void ignore(Result<json>) {}
 }  // namespace
 
 // Network.setBlockedURLs patterns: WebSockets to these URL patterns only.
-static json websocket_rules(const std::vector<std::string>& allow) {
+json websocket_rules(const std::vector<std::string>& allow) {
   json rules = json::array();
   for (const auto& p : allow) rules.push_back({{"urlPattern", p}, {"block", false}});
   rules.push_back({{"urlPattern", "ws://*:*/*"}, {"block", true}});
@@ -85,7 +85,7 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
     {
       std::lock_guard lock(mutex);
       auto tab = tracker.by_session(ev.session_id);
-      if (!tab || !gated(tab->context)) return false;
+      if (!tab || !gated(*tab)) return false;
       std::string id = get_str(ev.params, "requestId");
       if (id.empty()) return false;
       if (!initiators.count(id)) {
@@ -123,8 +123,8 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
     {
       std::lock_guard lock(mutex);
       auto tab = tracker.by_session(ev.session_id);
-      if (!tab || !gated(tab->context)) return false;
-      websockets = websocket_patterns[tab->context];
+      if (!tab || !gated(*tab)) return false;
+      websockets = websockets_of(*tab);
     }
     conn->send("Runtime.setAsyncCallStackDepth", {{"maxDepth", 32}}, ev.session_id, 10s, ignore);
     spdlog::debug("egress: new document in a gated tab ({}), WebSocket patterns {}", ev.session_id.substr(0, 8), dump_json(websockets));
@@ -137,7 +137,7 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
   if (m == "Page.frameAttached") {
     std::lock_guard lock(mutex);
     auto tab = tracker.by_session(ev.session_id);
-    if (!tab || !gated(tab->context)) return false;
+    if (!tab || !gated(*tab)) return false;
     std::string frame = get_str(ev.params, "frameId"), parent = get_str(ev.params, "parentFrameId");
     bool acting = false;
     if (auto a = activity.find(tab->id); a != activity.end())
@@ -165,10 +165,10 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
       if (auto tab = tracker.by_session(ev.session_id)) tab_id = tab->id;
       else if (auto c = children.find(ev.session_id); c != children.end()) tab_id = c->second.tab;
       auto tab = tracker.find(tab_id);
-      if (tab && gated(tab->context)) {
+      if (tab && gated(*tab)) {
         gate_it = true;
         children[sid] = Child{tab_id, type};
-        websockets = websocket_patterns[tab->context];
+        websockets = websockets_of(*tab);
       }
     }
     if (gate_it) {
@@ -196,8 +196,8 @@ void Browser::Impl::tell_websocket(const std::string& session_id, std::string ur
     std::shared_ptr<Tab> tab = tracker.by_session(session_id);
     if (!tab)
       if (auto c = children.find(session_id); c != children.end()) tab = tracker.find(c->second.tab);
-    if (!tab || !gated(tab->context)) return;
-    gate = gates[tab->context];
+    if (!tab || !gated(*tab)) return;
+    gate = *gate_of(*tab);
     r.tab_id = tab->id;
   }
   r.url = std::move(url);
@@ -214,7 +214,7 @@ void Browser::Impl::tell_websocket(const std::string& session_id, std::string ur
 // --- paused requests ---------------------------------------------------------------------------
 
 void Browser::Impl::on_request_paused(const cdp::Event& ev) {
-  std::string tab_id, context;
+  std::string tab_id;
   bool gate_it = false;
   {
     std::lock_guard lock(mutex);
@@ -227,8 +227,7 @@ void Browser::Impl::on_request_paused(const cdp::Event& ev) {
       }
     if (tab) {
       tab_id = tab->id;
-      context = tab->context;
-      gate_it = gated(context);
+      gate_it = gated(*tab);
     }
     std::string network_id = get_str(ev.params, "networkId");
     if (gate_it && !child && !network_id.empty() && !initiators.count(network_id)) {
@@ -259,7 +258,7 @@ void Browser::Impl::on_request_paused(const cdp::Event& ev) {
     return;
   }
   if (gate_it) decide_paused(ev);
-  else deliver_to_interceptor(tab_id, context, ev);
+  else deliver_to_interceptor(tab_id, ev);
 }
 
 void Browser::Impl::decide_paused(const cdp::Event& ev) {
@@ -267,7 +266,6 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
   const json& req = get_field(p, "request");
   OutgoingRequest r;
   EgressGate gate;
-  std::string context;
   enum class Then { Decide, Deliver, Fail } then = Then::Decide;
   // What is known about the request (mutex held).
   auto fill_facts = [&](const Tab& tab, const Child* child) {
@@ -313,9 +311,8 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
         tab = tracker.find(c->second.tab);
       }
     if (tab) {
-      context = tab->context;
       r.tab_id = tab->id;
-      if (auto g = gates.find(context); g != gates.end()) gate = g->second;
+      if (auto g = gate_of(*tab)) gate = *g;
     }
     // The tab closed (its requests go nowhere) or the gate went meanwhile (the page decides).
     if (!tab) then = Then::Fail;
@@ -326,7 +323,7 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
     conn->send("Fetch.failRequest", {{"requestId", get_str(p, "requestId")}, {"errorReason", "BlockedByClient"}}, ev.session_id, 5s, ignore);
     return;
   }
-  if (then == Then::Deliver) return deliver_to_interceptor(r.tab_id, context, ev);
+  if (then == Then::Deliver) return deliver_to_interceptor(r.tab_id, ev);
   if (r.url.rfind(kGuardReportUrl, 0) == 0) {
     // A worker's guard refused a WebSocket: tell the gate, and send nothing.
     conn->send("Fetch.failRequest", {{"requestId", get_str(p, "requestId")}, {"errorReason", "BlockedByClient"}}, ev.session_id, 5s, ignore);
@@ -342,11 +339,11 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
   std::weak_ptr<Impl> weak = shared_from_this();
   auto once = std::make_shared<std::atomic<bool>>(false);
   std::string tab_id = r.tab_id;
-  EgressAnswer answer = [weak, once, tab_id, context, ev](bool allow) {
+  EgressAnswer answer = [weak, once, tab_id, ev](bool allow) {
     if (once->exchange(true)) return;
     auto self = weak.lock();
     if (!self) return;
-    if (allow) self->deliver_to_interceptor(tab_id, context, ev);
+    if (allow) self->deliver_to_interceptor(tab_id, ev);
     else
       self->conn->send("Fetch.failRequest", {{"requestId", get_str(ev.params, "requestId")}, {"errorReason", "BlockedByClient"}},
                        ev.session_id, 5s, ignore);
@@ -359,7 +356,7 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
   }
 }
 
-void Browser::Impl::deliver_to_interceptor(const std::string& tab_id, const std::string& context, const cdp::Event& ev) {
+void Browser::Impl::deliver_to_interceptor(const std::string& tab_id, const cdp::Event& ev) {
   std::function<void(const std::string&, const json&)> handler;
   {
     std::lock_guard lock(mutex);
@@ -367,7 +364,8 @@ void Browser::Impl::deliver_to_interceptor(const std::string& tab_id, const std:
     auto pats = intercept_patterns.find(tab_id);
     bool page_session = tab && tab->session_id == ev.session_id;
     if (page_session && pats != intercept_patterns.end() && !pats->second.empty())
-      if (auto h = pause_handlers.find(context); h != pause_handlers.end()) handler = h->second;
+      if (auto o = intercept_owner.find(tab_id); o != intercept_owner.end())
+        if (auto h = pause_handlers.find(o->second); h != pause_handlers.end()) handler = h->second;
   }
   if (handler) handler(tab_id, ev.params);  // it answers (continue, fulfil or fail)
   else conn->send("Fetch.continueRequest", {{"requestId", get_str(ev.params, "requestId")}}, ev.session_id, 5s, ignore);
@@ -420,12 +418,16 @@ Result<void> Browser::set_egress_gate(const std::string& context, EgressGate gat
       sessions.emplace_back(t->session_id, pats == m_impl->intercept_patterns.end() ? json::array() : pats->second);
     }
   }
+  return m_impl->gate_sessions(sessions, on, websockets);
+}
+
+Result<void> Browser::Impl::gate_sessions(const std::vector<std::pair<std::string, json>>& sessions, bool on, const json& websockets) {
   // Pipelined per tab; the last command of each is awaited, so the tabs are covered on return.
   std::vector<std::shared_ptr<std::promise<Result<json>>>> replies;
   for (auto& [sid, pats] : sessions) {
     auto p = std::make_shared<std::promise<Result<json>>>();
     replies.push_back(p);
-    m_impl->egress_commands(sid, on, pats, websockets, [p](Result<json> r) { p->set_value(std::move(r)); });
+    egress_commands(sid, on, pats, websockets, [p](Result<json> r) { p->set_value(std::move(r)); });
   }
   for (auto& p : replies) {
     auto f = p->get_future();
@@ -436,17 +438,27 @@ Result<void> Browser::set_egress_gate(const std::string& context, EgressGate gat
   return {};
 }
 
-Result<void> Browser::set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns) {
+Result<void> Browser::set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns, const std::string& owner) {
   json patterns = websocket_rules(url_patterns);
   std::vector<std::string> sessions;
   {
     std::lock_guard lock(m_impl->mutex);
-    if (!m_impl->gated(context)) return {};
-    m_impl->websocket_patterns[context] = patterns;
-    for (const auto& t : m_impl->tracker.in_context(context))
-      if (!t->closed && !t->session_id.empty()) sessions.push_back(t->session_id);
+    std::set<std::string> tabs;
+    if (owner.empty()) {
+      if (!m_impl->gated(context)) return {};
+      m_impl->websocket_patterns[context] = patterns;
+      for (const auto& t : m_impl->tracker.in_context(context)) tabs.insert(t->id);
+    } else {
+      for (auto& [tab, o] : m_impl->owned)
+        if (o.owner == owner && o.gate) {
+          o.websockets = patterns;
+          tabs.insert(tab);
+        }
+    }
+    for (const auto& id : tabs)
+      if (auto t = m_impl->tracker.find(id); t && !t->closed && !t->session_id.empty()) sessions.push_back(t->session_id);
     for (const auto& [sid, child] : m_impl->children)
-      if (auto t = m_impl->tracker.find(child.tab); t && t->context == context) sessions.push_back(sid);
+      if (tabs.count(child.tab)) sessions.push_back(sid);
   }
   for (const auto& sid : sessions) {
     auto r = m_impl->conn->call("Network.setBlockedURLs", {{"urlPatterns", patterns}}, sid, 10s);
@@ -456,20 +468,25 @@ Result<void> Browser::set_websocket_allowlist(const std::string& context, std::v
   return {};
 }
 
-void Browser::set_pause_handler(const std::string& context, std::function<void(const std::string&, const json&)> handler) {
+void Browser::set_pause_handler(const std::string& owner, std::function<void(const std::string&, const json&)> handler) {
   std::lock_guard lock(m_impl->mutex);
-  if (handler) m_impl->pause_handlers[context] = std::move(handler);
-  else m_impl->pause_handlers.erase(context);
+  if (handler) m_impl->pause_handlers[owner] = std::move(handler);
+  else m_impl->pause_handlers.erase(owner);
 }
 
-Result<void> Browser::set_intercept_patterns(const std::string& tab_id, json patterns, Millis timeout) {
+Result<void> Browser::set_intercept_patterns(const std::string& tab_id, json patterns, const std::string& owner, Millis timeout) {
   bool gated_tab;
   {
     std::lock_guard lock(m_impl->mutex);
     auto tab = TRY(m_impl->find_tab(tab_id));
-    gated_tab = m_impl->gated(tab->context);
-    if (patterns.is_array() && !patterns.empty()) m_impl->intercept_patterns[tab_id] = patterns;
-    else m_impl->intercept_patterns.erase(tab_id);
+    gated_tab = m_impl->gated(*tab);
+    if (patterns.is_array() && !patterns.empty()) {
+      m_impl->intercept_patterns[tab_id] = patterns;
+      m_impl->intercept_owner[tab_id] = owner;
+    } else {
+      m_impl->intercept_patterns.erase(tab_id);
+      m_impl->intercept_owner.erase(tab_id);
+    }
   }
   if (gated_tab) return {};  // every request pauses already
   if (patterns.is_array() && !patterns.empty()) TRY(send(tab_id, "Fetch.enable", {{"patterns", patterns}}, timeout));

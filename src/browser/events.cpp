@@ -94,9 +94,12 @@ void Browser::Impl::configure(const std::string& tab_id, const std::string& sid)
   json intercept = json::array(), websockets = json::array();
   {
     std::lock_guard lock(mutex);
-    if (auto tab = tracker.find(tab_id); tab && gated(tab->context)) {
-      gate_it = true;
-      websockets = websocket_patterns[tab->context];
+    if (auto tab = tracker.find(tab_id)) {
+      inherit_owner(*tab);
+      if (gated(*tab)) {
+        gate_it = true;
+        websockets = websockets_of(*tab);
+      }
     }
   }
   if (gate_it) egress_commands(sid, true, intercept, websockets, ignore);

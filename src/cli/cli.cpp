@@ -18,6 +18,7 @@
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <poll.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -176,7 +177,11 @@ class TerminalConfirmer {
   bool ask(const json& req) {
     std::lock_guard lock(m_mutex);
     int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
-    std::string question = req.contains("request")
+    std::string question =
+        req.value("action", "") == "use-tab"
+        ? fmt::format("\n⚠ The agent wants to act ({}) on your tab {} “{}”\n  {}\n  It did not open this tab and was not given it. Allow? [y/N] (no answer in {} s = no) ",
+                      req.value("function", ""), req.value("tab", ""), req.value("title", ""), req.value("url", ""), m_timeout.count())
+        : req.contains("request")
         ? fmt::format("\n⚠ Safety gate: the agent's {} wants to go out:\n  {}\n  {}. Allow? [y/N] (no answer in {} s = no) ",
                       req.value("action", "request"), req.value("request", ""), req.value("reason", ""), m_timeout.count())
         : fmt::format("\n⚠ The agent wants to {} {} on {}\n  because {}. Allow? [y/N] (no answer in {} s = no) ",
@@ -189,26 +194,71 @@ class TerminalConfirmer {
       return false;
     }
     (void)!write(fd, question.data(), question.size());
-    auto deadline = std::chrono::steady_clock::now() + m_timeout;
-    std::string answer;
-    bool got = false;
-    while (!got && !m_cancelled && std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fd, POLLIN, 0};
-      if (poll(&p, 1, 200) > 0) {
-        char buf[64];
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n <= 0) break;
-        answer.append(buf, static_cast<size_t>(n));
-        got = answer.find('\n') != std::string::npos;
-      }
-    }
+    auto answer = read_line(fd, m_timeout, false);
     close(fd);
-    bool yes = got && (answer[0] == 'y' || answer[0] == 'Y');
-    std::cerr << (yes ? "  → allowed\n" : got ? "  → denied\n" : "  → no answer: denied\n");
+    bool yes = answer && !answer->empty() && ((*answer)[0] == 'y' || (*answer)[0] == 'Y');
+    std::cerr << (yes ? "  → allowed\n" : answer ? "  → denied\n" : "  → no answer: denied\n");
     return yes;
   }
 
+  // askUser: the model's question, answered on /dev/tty (without echo for a secret). nullopt: no
+  // terminal, no answer in time, or the run was cancelled.
+  std::optional<std::string> ask_text(const json& q, std::chrono::seconds timeout) {
+    std::lock_guard lock(m_mutex);
+    int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+    std::string text = "\n? The agent asks: " + get_str(q, "question") + "\n";
+    std::vector<std::string> choices;
+    for (const auto& c : get_array(q, "choices"))
+      if (c.is_string()) choices.push_back(c.get<std::string>());
+    for (size_t i = 0; i < choices.size(); ++i) text += fmt::format("  {}) {}\n", i + 1, choices[i]);
+    bool secret = get_bool(q, "secret");
+    text += secret ? fmt::format("  (typed without echo; the agent gets a handle for {}, never the value)\n", get_str(q, "site")) : "";
+    text += fmt::format("  Answer{} (no answer in {} s = none): ", choices.empty() ? "" : " with a number or the text", timeout.count());
+    if (fd < 0) {
+      std::cerr << text << "\n  (no terminal to ask: no answer)\n";
+      return std::nullopt;
+    }
+    (void)!write(fd, text.data(), text.size());
+    termios saved{};
+    bool hide = secret && tcgetattr(fd, &saved) == 0;
+    if (hide) {
+      termios quiet = saved;
+      quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+      tcsetattr(fd, TCSANOW, &quiet);
+    }
+    auto answer = read_line(fd, timeout, true);
+    if (hide) {
+      tcsetattr(fd, TCSANOW, &saved);
+      (void)!write(fd, "\n", 1);
+    }
+    close(fd);
+    if (answer && !choices.empty()) {
+      char* end = nullptr;
+      long n = std::strtol(answer->c_str(), &end, 10);
+      if (end && *end == '\0' && n >= 1 && static_cast<size_t>(n) <= choices.size()) *answer = choices[static_cast<size_t>(n - 1)];
+    }
+    std::cerr << (answer ? "  → answered\n" : "  → no answer\n");
+    return answer;
+  }
+
  private:
+  // One line from the terminal (without its newline), polling so a cancelled run stops waiting.
+  std::optional<std::string> read_line(int fd, std::chrono::seconds timeout, bool long_line) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::string answer;
+    while (!m_cancelled && std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 200) <= 0) continue;
+      char buf[256];
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n <= 0) return std::nullopt;
+      answer.append(buf, static_cast<size_t>(n));
+      if (auto nl = answer.find('\n'); nl != std::string::npos) return answer.substr(0, nl);
+      if (answer.size() > (long_line ? 10000u : 64u)) return answer;
+    }
+    return std::nullopt;
+  }
+
   std::chrono::seconds m_timeout;
   const std::atomic<bool>& m_cancelled;
   std::mutex m_mutex;
@@ -433,6 +483,8 @@ struct RunFlags {
   int max_iterations = 25;
   bool as_json = false;
   std::string trace;
+  std::string context;  // mine | clean | "" (mine with a kept profile or an attached browser)
+  int ask_timeout_s = 300;
 };
 
 Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
@@ -449,6 +501,9 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   if (rf.settings.config_path) with_config.config_path = *rf.settings.config_path;
   auto opts = TRY(session_options(with_config, {}, true, rf.task));
   opts.repl.timeout = std::chrono::seconds(180);
+  std::string context = !rf.context.empty() ? rf.context : (!flags.profile.empty() || !flags.browser_ws.empty()) ? "mine" : "";
+  opts.isolated = context == "clean";
+  opts.shared = context == "mine";
   auto s = TRY(session::Session::start(std::move(opts)));
   TRY(s->open_urls(flags.urls));
   std::atomic<bool> cancelled{false};
@@ -456,6 +511,7 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   agent::RunOptions ro;
   ro.task = rf.task;
   ro.confirm = [&](const json& req) { return confirmer.ask(req); };
+  ro.ask_user = [&](const json& q) { return confirmer.ask_text(q, std::chrono::seconds(rf.ask_timeout_s)); };
   ro.confirm_timeout = std::chrono::seconds(rf.confirm_timeout_s);
   ro.model = settings.model;
   ro.sub_model = settings.sub_model;
@@ -492,6 +548,9 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   rc.action_timeout = std::chrono::milliseconds(flags.action_timeout_ms);
   rc.confirm_timeout = std::chrono::seconds(confirm_timeout_s);
   rc.config_path = config_path_of(flags);
+  // A profile that is kept (plain `ouro`, --profile) or a browser we attached to is the user's:
+  // runs work in it unless they ask for a clean session.
+  rc.mine_by_default = !flags.profile.empty() || !flags.browser_ws.empty();
   server::RunManager runs(base->runtime(), rc);
   auto started = server::ApiServer::start(*base->runtime()->io, static_cast<uint16_t>(port), runs, base->runtime());
   if (!started)
@@ -571,6 +630,12 @@ Result<int> run(int argc, char** argv) {
   runc->add_option("--max-iterations", rf.max_iterations, "Iteration cap; partial results are delivered when it is hit (default 25)")->check(CLI::Range(1, 500));
   runc->add_flag("--json", rf.as_json, "Print {final, iterations, partial, usage, cost} as JSON");
   runc->add_option("--trace", rf.trace, "Write every event as a JSON line to this file");
+  runc->add_option("--ask-timeout", rf.ask_timeout_s, "Seconds askUser waits for your answer on the terminal (default 300)")
+      ->check(CLI::Range(1, 86400));
+  runc->add_option("--context", rf.context,
+                   "mine: work in the browser's own tabs and logins (the tab you are on is handed over; other tabs of yours are asked "
+                   "about), default with --profile or --browser; clean: an isolated session without them")
+      ->check(CLI::IsMember({"mine", "clean"}));
   runc->add_option("--confirm-timeout", rf.confirm_timeout_s, "Seconds to wait for your answer about a sensitive action before denying it (default 60)")
       ->check(CLI::Range(1, 3600));
   runc->footer("Example: ouro run \"List the five cheapest items\" --url http://127.0.0.1:8000/shop");

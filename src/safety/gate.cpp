@@ -29,7 +29,16 @@ bool GatePolicy::allowed(const Url& url) const {
   return m_allowed.matches(url);
 }
 
-Verdict GatePolicy::scheme_and_address(const Url& url) const { return check_scheme_and_address(url, m_named); }
+Verdict GatePolicy::scheme_and_address(const Url& url) const {
+  std::lock_guard lock(m_mutex);
+  return check_scheme_and_address(url, m_named);
+}
+
+void GatePolicy::name_site_of(const Url& url) {
+  std::lock_guard lock(m_mutex);
+  if (!m_allowed.matches(url)) m_allowed.add_site_of(url);
+  if (!m_named.matches(url)) m_named.add_site_of(url);
+}
 
 void GatePolicy::allow_site_of(const Url& url) {
   std::lock_guard lock(m_mutex);

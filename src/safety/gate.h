@@ -38,12 +38,15 @@ class GatePolicy {
   Verdict scheme_and_address(const Url& url) const;
   // After the user approved a navigation to it.
   void allow_site_of(const Url& url);
+  // A site the user named by what they did (the tab they handed over, one they let the run
+  // use): allowed, and named for the scheme and address rules (a fixture on 127.0.0.1 works).
+  void name_site_of(const Url& url);
   std::vector<std::string> patterns() const;
 
  private:
   mutable std::mutex m_mutex;
   SiteList m_allowed;
-  const SiteList m_named;
+  SiteList m_named;
   const GateMode m_mode;
 };
 

@@ -244,6 +244,10 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       return from(runs->get(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "cancel" && m == "POST") {
       return from(runs->cancel(parts[2]));
+    } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "answer" && m == "POST") {
+      if (!body.is_object() || !body.contains("id") || !body["id"].is_string() || !body.contains("answer") || !body["answer"].is_string())
+        return error_response(Error{Code::InvalidArgument, "an answer is {\"id\": \"q1\", \"answer\": \"text\"}", nullptr});
+      return from(runs->answer(parts[2], body["id"].get<std::string>(), body["answer"].get<std::string>()));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "confirm" && m == "POST") {
       if (!body.is_object() || !body.contains("id") || !body["id"].is_string() || !body.contains("approved") || !body["approved"].is_boolean())
         return error_response(Error{Code::InvalidArgument, "a confirmation answer is {\"id\": \"c1\", \"approved\": true|false}", nullptr});
@@ -411,6 +415,11 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
         return net::json_error(503, "Unavailable", "ouro is shutting down");
       }));
   s->m->port = s->m->http->port();
+  // Its own pages carry the token: no run may see or touch the tabs that show them.
+  if (s->m->runtime && s->m->runtime->browser) {
+    std::string port = std::to_string(s->m->port);
+    s->m->runtime->browser->set_hidden_prefixes({"http://127.0.0.1:" + port + "/", "http://localhost:" + port + "/"});
+  }
   return s;
 }
 

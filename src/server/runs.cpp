@@ -86,7 +86,8 @@ constexpr int kMaxIterations = 500;
 constexpr size_t kMaxUrls = 20;
 const char* const kStringOptions[] = {"provider", "model", "sub_model", "base_url"};
 constexpr const char* kKnownOptions =
-    "provider, model, sub_model, base_url (strings), max_iterations (1 to 500), profile (true or false), allowed_domains (array of "
+    "provider, model, sub_model, base_url (strings), max_iterations (1 to 500), context ('mine' or 'clean'), profile (true or false: "
+    "the same as context 'mine' or 'clean'), allowed_domains (array of "
     "site patterns), mode ('careful' or 'autonomous'), permissions ({capability: 'auto'|'ask'|'deny'})";
 
 bool is_string_option(const std::string& k) {
@@ -106,6 +107,11 @@ Result<void> check_options(const json& options) {
         return errorf(Code::InvalidArgument, "options.max_iterations must be a whole number from 1 to {}, got {}", kMaxIterations, describe(v));
     } else if (k == "profile") {
       if (!v.is_boolean()) return errorf(Code::InvalidArgument, "options.profile must be true or false, got {}", describe(v));
+    } else if (k == "context") {
+      if (!v.is_string() || (v != "mine" && v != "clean"))
+        return errorf(Code::InvalidArgument,
+                      "options.context must be 'mine' (the browser's own tabs and logins) or 'clean' (an isolated session), got {}",
+                      describe(v));
     } else if (k == "allowed_domains" || k == "mode" || k == "permissions") {
       TRY(safety::safety_settings_from(json{{k, v}}, "options"));
       if (k == "permissions") TRY(actions::permission_overrides(v.get<std::map<std::string, std::string>>()));
@@ -169,6 +175,12 @@ struct RunManager::Active {
   std::condition_variable answered;
   std::map<std::string, std::optional<bool>> confirmations;  // pending ids -> answer
   std::set<std::string> closed_confirmations;                 // answered or timed out
+  struct Question {
+    json choices = json::array();
+    std::optional<std::string> answer;
+  };
+  std::map<std::string, Question> questions;  // askUser: pending ids -> their answer, once given
+  std::set<std::string> closed_questions;
   agent::Run* run = nullptr;  // while it executes
   session::Session* session = nullptr;  // while it executes
   bool cancel_requested = false;
@@ -339,6 +351,7 @@ Result<json> RunManager::settings() {
   for (const char* k : kStringOptions)
     if (!s.contains(k)) s[k] = nullptr;
   if (!s.contains("max_iterations")) s["max_iterations"] = 25;
+  s["default_context"] = m_config.mine_by_default ? "mine" : "clean";
   return s;
 }
 
@@ -385,6 +398,12 @@ Result<llm::Settings> RunManager::resolve(const json& options) {
   f.base_url = pick("base_url");
   if (std::string key = stored_api_key(); !key.empty()) f.api_key = key;
   return llm::resolve_settings(f);
+}
+
+std::string RunManager::context_of(const json& options) const {
+  if (auto c = options.find("context"); c != options.end() && c->is_string()) return c->get<std::string>();
+  if (auto p = options.find("profile"); p != options.end() && p->is_boolean()) return p->get<bool>() ? "mine" : "clean";
+  return m_config.mine_by_default ? "mine" : "clean";
 }
 
 Result<json> RunManager::create(const json& body) {
@@ -480,7 +499,9 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   auto provider = llm::make_provider(settings->spec);
   if (!provider) return fail(provider.error().message);
   session::SessionOptions so;
-  so.isolated = !(options.contains("profile") && options["profile"].is_boolean() && options["profile"].get<bool>());
+  so.isolated = context_of(options) == "clean";
+  so.shared = !so.isolated;  // My browser: the user's tabs, held one run at a time, left open
+  so.owner = "run " + run->id;
   std::vector<std::string> urls;
   if (body.contains("urls") && body["urls"].is_array())
     for (const auto& u : body["urls"])
@@ -534,6 +555,29 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     run->confirmations.erase(id);
     run->closed_confirmations.insert(id);
     return approved;  // no answer in time counts as deny
+  };
+  ro.ask_user = [this, run](const json& q) -> std::optional<std::string> {
+    std::string id = get_str(q, "id");
+    auto set_state = [&](const char* state) {
+      std::lock_guard lock(m_mutex);  // the run thread leaves its row alone while the run executes
+      run->row.state = state;
+      run->row.updated_at = now_ms();
+      if (auto updated = m_db.update_run(run->row); !updated)
+        spdlog::warn("run {}: cannot record its state: {}", run->id, redact(updated.error().message));
+    };
+    set_state("awaiting_user");
+    std::optional<std::string> answer;
+    {
+      std::unique_lock lock(run->mutex);
+      auto& question = run->questions[id];
+      question.choices = q.contains("choices") ? q["choices"] : json::array();
+      run->answered.wait_for(lock, m_config.ask_timeout, [&] { return run->cancel_requested || run->questions[id].answer.has_value(); });
+      answer = run->questions[id].answer;
+      run->questions.erase(id);
+      run->closed_questions.insert(id);
+    }
+    set_state("running");
+    return answer;
   };
   run->row.state = "running";
   run->row.updated_at = now_ms();
@@ -589,6 +633,10 @@ Result<json> RunManager::get(const std::string& id) {
     for (const auto& [cid, answer] : active->confirmations)
       if (!answer) pending.push_back(cid);
     j["pendingConfirmations"] = pending;
+    json questions = json::array();
+    for (const auto& [qid, q] : active->questions)
+      if (!q.answer) questions.push_back(qid);
+    j["pendingQuestions"] = questions;
   }
   return j;
 }
@@ -637,6 +685,29 @@ Result<json> RunManager::cancel(const std::string& id) {
   }
   run->answered.notify_all();
   return json{{"id", id}, {"cancelling", true}};
+}
+
+Result<json> RunManager::answer(const std::string& run_id, const std::string& question_id, const std::string& text) {
+  std::shared_ptr<Active> run;
+  {
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_runs.find(run_id); it != m_runs.end()) run = it->second;
+  }
+  if (!run) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
+  if (text.size() > 10000) return errorf(Code::InvalidArgument, "an answer is at most 10,000 characters, got {}", text.size());
+  {
+    std::lock_guard lock(run->mutex);
+    auto q = run->questions.find(question_id);
+    if (run->finished || q == run->questions.end() || q->second.answer)
+      return errorf(Code::NotFound, "run {} is not waiting for an answer to '{}' (answered already, timed out, or never asked)", run_id,
+                    short_name(question_id));
+    const json& choices = q->second.choices;
+    if (!choices.empty() && std::find(choices.begin(), choices.end(), json(text)) == choices.end())
+      return errorf(Code::InvalidArgument, "the answer must be one of {}", dump_json(choices));
+    q->second.answer = text;
+  }
+  run->answered.notify_all();
+  return json{{"id", question_id}, {"answered", true}};
 }
 
 Result<json> RunManager::confirm(const std::string& run_id, const std::string& confirmation_id, bool approved) {

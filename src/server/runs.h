@@ -32,15 +32,19 @@ class RunManager {
     std::string ouro_binary;                  // for the REPL worker; empty: /proc/self/exe
     std::string config_path;                  // the settings file (safety settings); empty: none
     std::chrono::seconds confirm_timeout{60};
+    std::chrono::seconds ask_timeout{300};  // how long askUser waits for an answer
     std::chrono::milliseconds action_timeout{5000};
     size_t max_active_runs = 8;  // runs in progress or tearing down; more: ResourceExhausted
+    // Runs work in the user's own browser context ("mine") unless they ask for a clean one: the
+    // profile is the user's (plain `ouro`, --profile, an attached --browser).
+    bool mine_by_default = false;
   };
 
   RunManager(std::shared_ptr<session::Runtime> runtime, Config config);
   ~RunManager();  // cancels what runs and waits for it, teardown included
 
   // POST /api/runs {task, urls?, options?: {provider, model, sub_model, base_url, max_iterations,
-  // profile, allowed_domains, mode, permissions}}: every field's type is checked (InvalidArgument naming the field and what was
+  // context, profile, allowed_domains, mode, permissions}}: every field's type is checked (InvalidArgument naming the field and what was
   // expected, or the unknown option and the known ones).
   Result<json> create(const json& body);
   Result<json> get(const std::string& id);
@@ -48,6 +52,9 @@ class RunManager {
   Result<json> cancel(const std::string& id);
   // The user's answer to a confirmation-req.
   Result<json> confirm(const std::string& run_id, const std::string& confirmation_id, bool approved);
+
+  // The user's answer to a user-question (askUser): text, one of its choices when it has some.
+  Result<json> answer(const std::string& run_id, const std::string& question_id, const std::string& text);
 
   // The tabs of a run in progress ({tabs, activeTab}), for the live view.
   Result<json> tabs_of(const std::string& run_id);
@@ -78,6 +85,7 @@ class RunManager {
   void reaper();
   void publish(Active& run, const std::string& type, const json& data, double ts);
   Result<llm::Settings> resolve(const json& options);
+  std::string context_of(const json& options) const;  // "mine" | "clean"
   Result<json> stored_llm_settings();  // always an object
   std::string stored_api_key();        // "" when none is stored
 

@@ -1,12 +1,16 @@
 #include "session/session.h"
 
+#include "actions/claims.h"
 #include "actions/egress.h"
 #include "actions/host.h"
 #include "actions/registry.h"
+#include "base/log.h"
 #include "net/io.h"
+#include "safety/sites.h"
 #include "safety/secrets.h"
 #include "store/database.h"
 
+#include <algorithm>
 #include <mutex>
 
 namespace ouro::session {
@@ -20,14 +24,44 @@ struct StateSink {
   jsrt::Repl* repl = nullptr;
   browser::Browser* browser = nullptr;
   std::string context;
+  bool shared = false, person = false;
+  std::string owner, active;  // shared: the tab the session works on, one it holds
+  // The session's active tab. In a shared context the browser's active tab may be the user's or
+  // another run's: the session keeps to the last tab of its own that was active (mutex held).
+  std::string active_tab() {
+    std::string now = browser->active_tab(context);
+    if (!shared) return now;
+    auto held = browser->owned_tabs(owner);
+    auto holds = [&](const std::string& t) { return std::find(held.begin(), held.end(), t) != held.end(); };
+    if (!now.empty() && holds(now)) active = now;
+    if (!active.empty() && !holds(active)) active = held.empty() ? "" : held.back();
+    return active;
+  }
   void push() {
     std::lock_guard lock(mutex);
     if (!repl || !browser) return;
     json tabs = json::array();
-    for (const auto& t : browser->tabs(context)) tabs.push_back(t.to_json());
-    repl->set_state({{"tabs", tabs}, {"activeTab", browser->active_tab(context)}});
+    for (const auto& t : browser->tabs(context, person)) tabs.push_back(t.to_json());
+    repl->set_state({{"tabs", tabs}, {"activeTab", active_tab()}});
   }
 };
+
+// The tab the user was working in, to hand to a session in their browser: a web page they can
+// see (the active one of its window), the browser's active tab first, else the latest opened.
+std::string user_tab(browser::Browser& b, const std::string& context) {
+  std::vector<std::string> pages, visible;
+  for (const auto& t : b.tabs(context))
+    if (t.url.rfind("http://", 0) == 0 || t.url.rfind("https://", 0) == 0) pages.push_back(t.id);
+  for (const auto& id : pages)
+    if (auto v = b.eval_helpers(id, "document.visibilityState", std::chrono::seconds(2)); v && v->is_string() && *v == "visible")
+      visible.push_back(id);
+  std::string active = b.active_tab(context);
+  for (const auto* list : {&visible, &pages}) {
+    if (std::find(list->begin(), list->end(), active) != list->end()) return active;
+    if (!list->empty()) return list->back();
+  }
+  return "";
+}
 
 struct LogSink {
   std::mutex mutex;
@@ -72,6 +106,7 @@ struct Session::Parts {
   std::shared_ptr<Runtime> runtime;
   std::string context;
   bool owns_context = false;
+  std::string handed;  // shared: the user's tab the session was handed
   std::shared_ptr<StateSink> sink = std::make_shared<StateSink>();
   std::shared_ptr<LogSink> logs = std::make_shared<LogSink>();
 
@@ -102,10 +137,27 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
     p.context = TRY(b.create_context());
     p.owns_context = true;
   }
-  p.host = std::make_unique<actions::Host>(b, p.runtime->db.get(), options.limits, p.context);
+  bool shared = options.shared && !options.isolated;
+  p.host = std::make_unique<actions::Host>(b, p.runtime->db.get(), options.limits, p.context, options.owner, shared);
   p.host->context().permission_overrides = options.permissions;
+  p.host->context().sees_hidden_tabs = options.person;
   if (options.gate) TRY(actions::install_egress_gate(p.host->context(), options.gate));
-  p.host->context().secrets = options.secrets;
+  if (shared) {
+    // Handed the tab the user was on: held (so no other run acts there meanwhile), under the
+    // gate, and its site one the run may work on.
+    p.handed = user_tab(b, p.context);
+    if (!p.handed.empty()) {
+      if (auto held = actions::take_tab(p.host->context(), p.handed); !held) {
+        spdlog::info("session: the user's tab {} is not handed over: {}", p.handed, held.error().message);
+        p.handed.clear();
+      } else if (auto info = b.tab_info(p.handed)) {
+        if (auto u = safety::parse_url(info->url)) actions::allow_site(p.host->context(), *u);
+      }
+    }
+  }
+  // The session's own store: the configured secrets, and those the user answers during a run.
+  auto secrets = options.secrets ? std::make_shared<safety::SecretStore>(*options.secrets) : std::make_shared<safety::SecretStore>();
+  p.host->context().secrets = secrets;
   options.repl.host_functions = actions::host_function_names();
   actions::Host* host = p.host.get();
   p.logs->handler = std::move(options.on_log);
@@ -121,12 +173,22 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   p.sink->repl = p.repl.get();
   p.sink->browser = &b;
   p.sink->context = p.context;
+  p.sink->shared = shared;
+  p.sink->person = options.person;
+  p.sink->owner = p.host->context().owner;
+  p.sink->active = p.handed;
   std::weak_ptr<StateSink> weak = p.sink;
-  p.host->context().emit_event = [weak, secrets = options.secrets](const std::string& handler, const json& data) {
+  p.host->context().active_tab = [weak] {
+    auto sink = weak.lock();
+    if (!sink) return std::string();
+    std::lock_guard lock(sink->mutex);
+    return sink->browser ? sink->active_tab() : std::string();
+  };
+  p.host->context().emit_event = [weak, secrets](const std::string& handler, const json& data) {
     if (auto sink = weak.lock()) {
       json shown = data;
       // A request body may carry a secret that was typed into a form.
-      if (secrets) secrets->scrub(shown);
+      secrets->scrub(shown);
       std::lock_guard lock(sink->mutex);
       if (sink->repl) sink->repl->send_event(handler, shown);
     }
@@ -159,7 +221,19 @@ store::Database& Session::db() { return *m->runtime->db; }
 std::shared_ptr<Runtime> Session::runtime() { return m->runtime; }
 const std::string& Session::context() const { return m->context; }
 std::vector<browser::TabInfo> Session::tabs() const { return m->runtime->browser->tabs(m->context); }
-std::string Session::active_tab() const { return m->runtime->browser->active_tab(m->context); }
+std::string Session::active_tab() const {
+  std::lock_guard lock(m->sink->mutex);
+  return m->sink->active_tab();
+}
+
+std::vector<browser::TabInfo> Session::held_tabs() const {
+  std::vector<browser::TabInfo> out;
+  for (const auto& id : m->runtime->browser->owned_tabs(m->host->context().owner))
+    if (auto info = m->runtime->browser->tab_info(id)) out.push_back(*info);
+  return out;
+}
+
+const std::string& Session::handed_tab() const { return m->handed; }
 
 void Session::set_log_handler(std::function<void(const std::string&)> handler) {
   std::lock_guard lock(m->logs->mutex);
@@ -169,6 +243,20 @@ void Session::set_log_handler(std::function<void(const std::string&)> handler) {
 Result<void> Session::open_urls(const std::vector<std::string>& urls) {
   if (urls.empty()) return {};
   browser::Browser& b = browser();
+  if (m->host->context().shared_tabs) {
+    // In the user's browser: tabs of the run's own, the user's left as they are.
+    std::string first;
+    for (const auto& url : urls) {
+      auto id = TRY(actions::open_held_tab(m->host->context(), url));
+      if (first.empty()) first = id;
+    }
+    {
+      std::lock_guard lock(m->sink->mutex);
+      m->sink->active = first;
+    }
+    TRY(b.switch_tab(first));
+    return {};
+  }
   auto timeout = m->host->context().limits.load_timeout;
   auto tabs = b.tabs(m->context);
   // In a browser we attached to, the first tab is the user's own: leave it be.

@@ -26,6 +26,14 @@ struct SessionOptions {
   browser::BrowserOptions browser;  // used when a new Runtime is started
   std::string db_path;              // empty: <data dir>/ouro.db
   bool isolated = false;            // a browser context of its own instead of the profile's
+  // The profile's context is the user's own ("My browser"): the session acts only on tabs it
+  // holds (actions/claims.h) — it is handed the tab the user was on, opens its own, asks for
+  // others — and leaves them open when it ends. Its Browser State still lists every tab.
+  bool shared = false;
+  std::string owner;                // who acts, in messages and to the browser ("run r…"); "" = "session N"
+  // A person's own session: it sees and may use the hidden tabs (the Command Center's pages,
+  // which carry its token). Never for a run.
+  bool person = false;
   actions::Limits limits;
   jsrt::ReplOptions repl;           // host_functions are filled in from the registry
   std::function<void(const std::string&)> on_log;  // log() lines, as they happen
@@ -64,6 +72,11 @@ class Session {
   const std::string& context() const;
   std::vector<browser::TabInfo> tabs() const;
   std::string active_tab() const;
+  // In the user's own browser: the tabs this session holds (those it opened, the one it was
+  // handed), open ones in order.
+  std::vector<browser::TabInfo> held_tabs() const;
+  // The tab the session was handed when it started ("" when none).
+  const std::string& handed_tab() const;
 
   // Where log() lines go from now on (replaces SessionOptions::on_log); any thread.
   void set_log_handler(std::function<void(const std::string&)> handler);

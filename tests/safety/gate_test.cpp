@@ -94,7 +94,7 @@ TEST(GateRules, BadPatternsAndModesAreClearErrors) {
   ASSERT_TRUE(ok) << ok.error().message;
   EXPECT_EQ(ok->mode, GateMode::Autonomous);
   ASSERT_TRUE(ok->secrets);
-  EXPECT_NE(ok->secrets->find("pw"), nullptr);
+  EXPECT_TRUE(ok->secrets->find("pw").has_value());
 }
 
 TEST(GateRules, BodyPreviewsMaskSecretFields) {

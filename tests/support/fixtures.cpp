@@ -134,6 +134,12 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
       res.headers.push_back({"Set-Cookie", "theme=dark; Path=/"});
       res.body = page("Storage", "<script>localStorage.setItem('cart', JSON.stringify([1,2])); localStorage.setItem('user', 'ada');"
                                  "sessionStorage.setItem('step', '3');</script><p>stored</p>");
+    } else if (p == "/account") {
+      // "My account": what a signed-in user sees (the session cookie of /cookies), else a sign-in page.
+      bool signed_in = r.header("cookie").find("session=abc123") != std::string::npos;
+      res.body = signed_in ? page("My account", "<h1>Signed in as Ada Lovelace</h1><p id=balance>Balance: 1,234.56</p>"
+                                                "<form method=post action='/api/echo'><button id=pay>Pay</button></form>")
+                           : page("Sign in", "<h1>Please sign in</h1><form><input name=user><input type=password name=pw></form>");
     } else if (p == "/frames") {
       res.body = page("Frames", "<h1>Outer</h1><iframe id=inner src='/frame-inner' style='width:400px;height:200px;margin-top:300px'></iframe>");
     } else if (p == "/frame-inner") {

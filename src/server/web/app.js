@@ -187,6 +187,8 @@
       case 'error': current.lastIterCard().body.append(el('div', 'line err', 'error: ' + d.error)); break;
       case 'iteration-end': { const it = iterationCard(n); flushIter(it); const u = d.usage || {}; it.meta.textContent = `${(d.ms / 1000).toFixed(1)} s · model ${(d.modelMs / 1000).toFixed(1)} s · ${u.input_tokens} in / ${u.output_tokens} out${fmtCost(d.cost)}`; break; }
       case 'confirmation-req': if (current.live) askConfirmation(e.run, d); break;
+      case 'user-question': showQuestion(e.run, d, current.live); break;
+      case 'user-answer': closeQuestion(d); break;
       case 'gate': current.lastIterCard().body.append(el('div', 'line ' + (d.decision === 'deny' ? 'warn' : 'sub'),
         `🛡 gate ${d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : 'noted'} ${d.method || ''} ${d.url || ''} — ${d.reason || ''}${d.by ? ` (${d.by})` : ''}`)); break;
       case 'injection-flag': current.lastIterCard().body.append(el('div', 'line warn',
@@ -229,6 +231,13 @@
       box.append(renderFinal(d.final));
     }
     addMessage(d.partial ? 'partial' : 'final', box);
+    if (Array.isArray(d.tabs) && d.tabs.length) {
+      const list = el('ul');
+      for (const t of d.tabs) list.append(el('li', null, `${t.id} · ${t.title || ''} · ${t.url}`));
+      const note = el('div');
+      note.append(el('p', null, 'Tabs left open in your browser:'), list);
+      addMessage('tabs-left', note);
+    }
     setRunning(false);
     stopLive();
     if (current && current.socket && current.live) current.socket.close();
@@ -266,12 +275,66 @@
   }
 
   // --- confirmation ------------------------------------------------------------------------------
+  // askUser: the model's question in the conversation, with its choices as buttons or a text box
+  // (a password box for a secret, whose value goes to ouro only, never to the model).
+  const questions = new Map();
+  function showQuestion(runId, d, live) {
+    const box = el('form', 'question');
+    box.dataset.id = d.id;
+    box.append(el('p', null, d.question));
+    const send = async text => {
+      for (const c of box.querySelectorAll('button, input')) c.disabled = true;
+      try { await api('POST', `/api/runs/${runId}/answer`, { id: d.id, answer: text }); }
+      catch (err) { box.append(el('p', 'err', 'Could not answer: ' + err.message)); for (const c of box.querySelectorAll('button, input')) c.disabled = false; }
+    };
+    if (Array.isArray(d.choices) && d.choices.length) {
+      const row = el('div', 'row choices');
+      for (const c of d.choices) {
+        const b = el('button', null, c);
+        b.type = 'button';
+        b.onclick = () => send(c);
+        row.append(b);
+      }
+      box.append(row);
+    } else {
+      const input = el('input');
+      input.type = d.secret ? 'password' : 'text';
+      input.name = 'answer';
+      input.autocomplete = d.secret ? 'one-time-code' : 'off';
+      input.placeholder = d.secret ? `Typed into ${d.site || 'the page'} by ouro; the agent never sees it` : 'Your answer';
+      input.setAttribute('aria-label', 'Your answer');
+      const b = el('button', null, 'Send');
+      b.type = 'submit';
+      box.append(input, b);
+      box.addEventListener('submit', ev => { ev.preventDefault(); if (input.value) send(input.value); });
+    }
+    if (!live) for (const c of box.querySelectorAll('button, input')) c.disabled = true;
+    questions.set(d.id, box);
+    addMessage('ask', box);
+    if (live) {
+      $('status').textContent = 'waiting for you';
+      const first = box.querySelector('input, button');
+      if (first) first.focus();
+    }
+  }
+  function closeQuestion(d) {
+    const box = questions.get(d.id);
+    if (!box) return;
+    for (const c of box.querySelectorAll('button, input')) c.disabled = true;
+    box.append(el('p', 'answered', d.answered ? `Answered: ${d.answer}` : 'No answer in time.'));
+    if ($('status').textContent === 'waiting for you') $('status').textContent = 'running…';
+  }
+
   function askConfirmation(runId, d) {
     const det = d.details || {};
     const dlg = $('confirm-dialog');
     dlg.dataset.id = d.id;
     dlg.dataset.run = runId;
-    if (det.request) {
+    if (det.action === 'use-tab') {
+      // My browser: one of the user's tabs the run neither opened nor was handed.
+      $('confirm-text').textContent = `The agent wants to act (${det.function}) on your tab “${det.title || det.tab}” — ${det.url}. It did not open this tab and was not given it.`;
+      $('confirm-details').textContent = JSON.stringify({ tab: det.tab, url: det.url }, null, 2);
+    } else if (det.request) {
       // The egress gate: a request or navigation held before it leaves the browser.
       $('confirm-text').textContent = `Safety gate — the agent's ${det.action} wants to go out: ${det.request}. ${det.reason}.`;
       $('confirm-details').textContent = JSON.stringify({ rule: det.rule, method: det.method, url: det.url, tab: det.tab }, null, 2);
@@ -301,7 +364,8 @@
     addMessage('user', task);
     setRunning(true);
     try {
-      const run = await api('POST', '/api/runs', { task, urls });
+      await contextReady;
+      const run = await api('POST', '/api/runs', { task, urls, options: { context: $('context').value } });
       $('task').value = '';
       open(run.id, true);
     } catch (err) {
@@ -309,6 +373,16 @@
       setRunning(false);
     }
   });
+  // My browser or a clean session: the server's default (My browser when the profile is the
+  // user's), until the user picks one; the pick is remembered.
+  const CONTEXT_KEY = 'ouro.context';
+  $('context').addEventListener('change', () => localStorage.setItem(CONTEXT_KEY, $('context').value));
+  const contextReady = (async () => {
+    const saved = localStorage.getItem(CONTEXT_KEY);
+    if (saved === 'mine' || saved === 'clean') $('context').value = saved;
+    else try { const s = await api('GET', '/api/settings'); if (s.default_context) $('context').value = s.default_context; } catch (err) { /* keep the first */ }
+    $('context').dataset.ready = '1';
+  })();
   $('task').addEventListener('keydown', ev => { if (ev.key === 'Enter' && !ev.shiftKey) { ev.preventDefault(); $('task-form').requestSubmit(); } });
   $('cancel-btn').onclick = async () => { if (current) { try { await api('POST', `/api/runs/${current.id}/cancel`); } catch (err) { addMessage('partial', err.message); } } };
 

@@ -1,0 +1,62 @@
+#include "actions/claims.h"
+
+#include "actions/egress.h"
+#include "actions/registry.h"
+#include "browser/browser.h"
+#include "safety/sites.h"
+
+namespace ouro::actions {
+
+bool acts_on_tab(const Capability& cap) {
+  if (cap.name == "switchTab") return false;  // bringing a tab to the front changes nothing in it
+  if (cap.name == "interceptRequests") return true;
+  return cap.risk == Risk::Act || cap.risk == Risk::Navigate || cap.risk == Risk::Storage;
+}
+
+Result<void> take_tab(Context& ctx, const std::string& tab_id) { return claim_under_gate(ctx, tab_id); }
+
+Result<void> hold_tab(Context& ctx, const std::string& tab_id, const std::string& function) {
+  std::string holder = ctx.browser.tab_owner(tab_id);
+  if (holder == ctx.owner) return {};
+  if (!holder.empty())
+    return errorf(Code::FailedPrecondition,
+                  "{}: tab {} is in use by {} (a tab works for one run at a time); open a tab of your own with openTab(url), or "
+                  "read this one without acting on it",
+                  function, tab_id, holder);
+  // One of the user's own tabs that the run neither opened nor was handed.
+  auto info = TRY(ctx.browser.tab_info(tab_id));
+  auto mode = gate_mode(ctx);
+  auto hooks = ctx.hooks();
+  bool asked = false;
+  if (mode == safety::GateMode::Careful && hooks && hooks->confirm) {
+    json request = {{"action", "use-tab"},
+                    {"tab", tab_id},
+                    {"url", info.url.substr(0, 500)},
+                    {"title", info.title.substr(0, 200)},
+                    {"function", function},
+                    {"reason", "the run wants to act (" + function + ") on your tab " + tab_id + ", which it did not open and was not given"}};
+    if (!hooks->confirm(request))
+      return errorf(Code::PermissionDenied,
+                    "{}: the user did not let this run act on their tab {} ({}); do not retry — read it, open a tab of your own with "
+                    "openTab(url), or report back with setFinal()",
+                    function, tab_id, info.url.substr(0, 200));
+    asked = true;
+  }
+  TRY(claim_under_gate(ctx, tab_id));
+  // The user said yes to this tab: its site is one the run may work on.
+  if (asked)
+    if (auto u = safety::parse_url(info.url)) allow_site(ctx, *u);
+  return {};
+}
+
+Result<std::string> open_held_tab(Context& ctx, const std::string& url) {
+  auto id = TRY(ctx.browser.open_tab("about:blank", ctx.limits.load_timeout, ctx.browser_context));
+  if (auto held = take_tab(ctx, id); !held) {
+    (void)ctx.browser.close_tab(id);
+    return tl::make_unexpected(held.error());
+  }
+  if (!url.empty() && url != "about:blank") TRY(ctx.browser.navigate(id, url, ctx.limits.load_timeout));
+  return id;
+}
+
+}  // namespace ouro::actions

@@ -1,0 +1,114 @@
+// Tabs of a shared context (the profile's, where the user browses too): who holds which tab, the
+// gate a held tab is under, popups that follow their opener, and the hidden tabs (the Command
+// Center's own pages) that no one may see or touch.
+#include "base/log.h"
+#include "browser/browser_impl.h"
+
+#include <algorithm>
+
+namespace ouro::browser {
+
+bool Browser::Impl::is_hidden(const Tab& tab) const {
+  for (const auto& prefix : hidden_prefixes)
+    if (!prefix.empty() && tab.url.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+const EgressGate* Browser::Impl::gate_of(const Tab& tab) const {
+  if (auto o = owned.find(tab.id); o != owned.end() && o->second.gate) return &o->second.gate;
+  if (auto g = gates.find(tab.context); g != gates.end()) return &g->second;
+  return nullptr;
+}
+
+json Browser::Impl::websockets_of(const Tab& tab) const {
+  if (auto o = owned.find(tab.id); o != owned.end() && o->second.gate) return o->second.websockets;
+  if (auto w = websocket_patterns.find(tab.context); w != websocket_patterns.end()) return w->second;
+  return json::array();
+}
+
+void Browser::Impl::inherit_owner(const Tab& tab) {
+  if (tab.opener.empty() || owned.count(tab.id)) return;
+  auto opener = tracker.by_target(tab.opener);
+  if (!opener) return;
+  if (auto o = owned.find(opener->id); o != owned.end()) owned[tab.id] = o->second;
+}
+
+Result<void> Browser::claim_tab(const std::string& tab_id, const std::string& owner, EgressGate gate,
+                                const std::vector<std::string>& websocket_allow) {
+  std::vector<std::pair<std::string, json>> sessions;
+  json websockets = websocket_rules(websocket_allow);
+  {
+    std::lock_guard lock(m_impl->mutex);
+    auto tab = TRY(m_impl->find_tab(tab_id));
+    if (tab->closed || m_impl->is_hidden(*tab)) return errorf(Code::NotFound, "no tab '{}'", tab_id);
+    if (auto o = m_impl->owned.find(tab_id); o != m_impl->owned.end()) {
+      if (o->second.owner != owner)
+        return errorf(Code::FailedPrecondition, "tab {} is in use by {}; a tab works for one run at a time", tab_id, o->second.owner);
+      if (static_cast<bool>(o->second.gate) == static_cast<bool>(gate)) return {};  // held already
+    }
+    bool was_gated = m_impl->gated(*tab);
+    bool gate_now = static_cast<bool>(gate);
+    m_impl->owned[tab_id] = Impl::Owned{owner, std::move(gate), websockets};
+    if (gate_now && !was_gated && !tab->session_id.empty()) {
+      auto pats = m_impl->intercept_patterns.find(tab_id);
+      sessions.emplace_back(tab->session_id, pats == m_impl->intercept_patterns.end() ? json::array() : pats->second);
+    }
+  }
+  if (sessions.empty()) return {};
+  return m_impl->gate_sessions(sessions, true, websockets);
+}
+
+std::string Browser::tab_owner(const std::string& tab_id) const {
+  std::lock_guard lock(m_impl->mutex);
+  auto o = m_impl->owned.find(tab_id);
+  return o == m_impl->owned.end() ? "" : o->second.owner;
+}
+
+std::vector<std::string> Browser::owned_tabs(const std::string& owner) const {
+  std::lock_guard lock(m_impl->mutex);
+  std::vector<std::string> out;
+  for (const auto& [id, t] : m_impl->tracker.all())
+    if (auto o = m_impl->owned.find(id); o != m_impl->owned.end() && o->second.owner == owner && !t->closed) out.push_back(id);
+  // t2 before t10: the order they were opened in.
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; });
+  return out;
+}
+
+void Browser::release_tabs(const std::string& owner) {
+  std::vector<std::pair<std::string, json>> sessions;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    for (auto it = m_impl->owned.begin(); it != m_impl->owned.end();) {
+      if (it->second.owner != owner) {
+        ++it;
+        continue;
+      }
+      bool had_gate = static_cast<bool>(it->second.gate);
+      std::string tab_id = it->first;
+      it = m_impl->owned.erase(it);
+      auto tab = m_impl->tracker.find(tab_id);
+      if (!had_gate || !tab || tab->closed || tab->session_id.empty() || m_impl->gated(*tab)) continue;
+      auto pats = m_impl->intercept_patterns.find(tab_id);
+      sessions.emplace_back(tab->session_id, pats == m_impl->intercept_patterns.end() ? json::array() : pats->second);
+    }
+  }
+  if (sessions.empty() || dead()) return;
+  // Out of the gate, so the user's own browsing there is not paused any longer.
+  if (auto r = m_impl->gate_sessions(sessions, false, json::array()); !r) spdlog::debug("releasing tabs: {}", r.error().message);
+}
+
+void Browser::set_hidden_prefixes(std::vector<std::string> prefixes) {
+  {
+    std::lock_guard lock(m_impl->mutex);
+    m_impl->hidden_prefixes = std::move(prefixes);
+  }
+  m_impl->notify_tabs();
+}
+
+bool Browser::hidden(const std::string& tab_id) const {
+  std::lock_guard lock(m_impl->mutex);
+  auto tab = m_impl->tracker.find(tab_id);
+  return tab && m_impl->is_hidden(*tab);
+}
+
+}  // namespace ouro::browser

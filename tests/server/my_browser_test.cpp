@@ -1,0 +1,161 @@
+// Runs in the user's own browser ("My browser", issue 14): the profile's context with the user's
+// logins and tabs, the tab they were on handed over, other tabs asked about, one run per tab, the
+// Command Center's tab invisible, and the tabs a run worked in left open. Through the runs API
+// of a real server, with a scripted model.
+#include "api_env.h"
+
+#include "browser/browser.h"
+#include "injection_sites.h"
+
+#include <gtest/gtest.h>
+
+namespace ouro::testing {
+namespace {
+
+// The person at the browser: signs in to the fixture site and opens their account page, with
+// the Command Center open in another tab (as plain `ouro` shows it).
+struct UserBrowser {
+  Server s;
+  std::string account, command_center;
+  UserBrowser() {
+    browser::Browser& b = s.base->browser();
+    command_center = b.open_tab(s.api->url()).value();
+    auto signed_in = b.open_tab(site().url("/cookies"));  // the site's session cookie
+    EXPECT_TRUE(signed_in) << signed_in.error().message;
+    account = b.open_tab(site().url("/account")).value();
+    EXPECT_TRUE(b.switch_tab(account));
+  }
+  std::string start(const std::string& code, json options = json::object(), const std::string& task = "What does my account say?") {
+    options["provider"] = "script:" + script_file({{{"text", repl_reply(code)}}});
+    if (!options.contains("context")) options["context"] = "mine";
+    Http created = s.post("/api/runs", {{"task", task}, {"options", options}});
+    EXPECT_EQ(created.status, 201) << created.raw;
+    return created.body.value("id", "");
+  }
+  json complete_event(const std::string& id) {
+    for (const auto& e : s.get("/api/runs/" + id + "/events").body)
+      if (e["type"] == "complete") return e["data"];
+    return nullptr;
+  }
+};
+
+TEST(MyBrowser, ARunAnswersFromTheSignedInTabWithoutSigningInAgain) {
+  UserBrowser u;
+  std::string id = u.start("setFinal({ active: activeTab, heading: await getText(activeTab, 'h1'), urls: tabs.map(t => t.url) })");
+  json run = u.s.wait_done(id);
+  ASSERT_EQ(run["state"], "done") << run.dump();
+  EXPECT_EQ(run["final"]["heading"], "Signed in as Ada Lovelace");
+  EXPECT_EQ(run["final"]["active"], u.account) << "the tab the user was on is the run's activeTab";
+  std::string urls = run["final"]["urls"].dump();
+  EXPECT_NE(urls.find("/account"), std::string::npos) << urls;
+  EXPECT_EQ(urls.find(std::to_string(u.s.api->port())), std::string::npos) << "the Command Center's tab is not among the run's tabs: " << urls;
+  // Its token is in no event the run left (prompts, results, the Browser State).
+  std::string events = u.s.get("/api/runs/" + id + "/events").raw;
+  EXPECT_EQ(events.find(u.s.api->token()), std::string::npos);
+  EXPECT_EQ(events.find(std::to_string(u.s.api->port()) + "/"), std::string::npos);
+  // The tab it worked in stays open, listed with the result.
+  json done = u.complete_event(id);
+  ASSERT_TRUE(done["tabs"].is_array()) << done.dump();
+  EXPECT_EQ(done["tabs"][0]["id"], u.account);
+  EXPECT_TRUE(u.s.base->browser().tab_info(u.account));
+}
+
+TEST(MyBrowser, TheCommandCenterTabCannotBeTouched) {
+  UserBrowser u;
+  std::string id = u.start("try { await getText('" + u.command_center + "', 'body'); setFinal('read it') } catch (e) { setFinal(e.message) }");
+  json run = u.s.wait_done(id);
+  EXPECT_NE(run["final"].get<std::string>().find("no tab '" + u.command_center + "'"), std::string::npos) << run["final"];
+}
+
+TEST(MyBrowser, ACleanSessionHasNoneOfTheUsersTabsOrLogins) {
+  UserBrowser u;
+  std::string id = u.start("const t = await openTab('" + site().url("/account") + "');\nsetFinal({ heading: await getText(t, 'h1'), n: tabs.length })",
+                           {{"context", "clean"}}, "What does my account at " + site().url("/account") + " say?");
+  json run = u.s.wait_done(id);
+  EXPECT_EQ(run["final"]["heading"], "Please sign in");
+  EXPECT_EQ(run["final"]["n"], 2) << "its own blank tab and the one it opened";
+}
+
+TEST(MyBrowser, ATabWorksForOneRunAtATime) {
+  UserBrowser u;
+  // Run A is handed the account tab and works there for a while.
+  std::string a = u.start("await click(activeTab, 'h1');\nawait sleep(4000);\nsetFinal('a done')");
+  auto io = net::IoThread::start();
+  Watcher w(*io, u.s.ws("run=" + a));
+  ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "code-generated"); }));
+  // Run B wants to act on the same tab meanwhile: it is told at once who has it.
+  std::string b = u.start("try { await click('" + u.account + "', 'h1'); setFinal('clicked') } catch (e) { setFinal(e.message) }");
+  json rb = u.s.wait_done(b);
+  EXPECT_NE(rb["final"].get<std::string>().find("tab " + u.account + " is in use by run " + a), std::string::npos) << rb["final"];
+  EXPECT_EQ(u.s.wait_done(a)["final"], "a done");
+  // A has finished: the tab is free again.
+  std::string c = u.start("await click('" + u.account + "', 'h1');\nsetFinal('clicked')", {{"mode", "autonomous"}});
+  EXPECT_EQ(u.s.wait_done(c)["final"], "clicked");
+}
+
+TEST(MyBrowser, ActingOnAnotherOfTheUsersTabsIsAskedAbout) {
+  UserBrowser u;
+  std::string other = u.s.base->browser().open_tab(site().url("/list")).value();
+  ASSERT_TRUE(u.s.base->browser().switch_tab(u.account));
+  std::string id = u.start("const mine = await openTab('" + site().url("/b") + "');\n"
+                           "try { await click('" + other + "', 'li'); setFinal('clicked') } catch (e) { setFinal(e.message) }");
+  auto io = net::IoThread::start();
+  Watcher w(*io, u.s.ws("run=" + id));
+  ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "confirmation-req"); }));
+  json req;
+  {
+    std::lock_guard lock(w.mutex);
+    for (const auto& e : w.events)
+      if (e["type"] == "confirmation-req") req = e["data"];
+  }
+  EXPECT_EQ(req["details"]["action"], "use-tab") << req.dump();
+  EXPECT_EQ(req["details"]["tab"], other);
+  EXPECT_EQ(u.s.post("/api/runs/" + id + "/confirm", {{"id", req["id"]}, {"approved", false}}).status, 200);
+  json run = u.s.wait_done(id);
+  EXPECT_NE(run["final"].get<std::string>().find("did not let this run act on their tab " + other), std::string::npos) << run["final"];
+  // The tab it opened stays open, listed with its result next to the one it was handed.
+  json tabs = u.complete_event(id)["tabs"];
+  ASSERT_EQ(tabs.size(), 2u) << tabs.dump();
+  EXPECT_EQ(tabs[0]["id"], u.account);
+  EXPECT_NE(tabs[1]["url"].get<std::string>().find("/b"), std::string::npos);
+  EXPECT_TRUE(u.s.base->browser().tab_info(tabs[1]["id"].get<std::string>()));
+}
+
+TEST(MyBrowser, TheTabsARunHoldsAreUnderItsGateAndTheUsersOthersAreNot) {
+  Server s;
+  InjectionSites sites;
+  browser::Browser& b = s.base->browser();
+  std::string own = b.open_tab(sites.victim("/")).value();  // the user's, left alone by the run
+  std::string handed = b.open_tab(sites.victim("/")).value();
+  ASSERT_TRUE(b.switch_tab(handed));
+  std::string code = "const out = [];\n"
+                     "out.push(await execInTab(activeTab, \"fetch('" + sites.collector("/by-fetch") + "').then(() => 'sent', e => 'blocked')\"));\n"
+                     "try { await navigate(activeTab, '" + sites.collector("/by-navigate") + "'); out.push('went') } catch (e) { out.push('refused') }\n"
+                     "setFinal(out)";
+  Http created = s.post("/api/runs", {{"task", "Summarise this page"},
+                                      {"options", {{"context", "mine"}, {"mode", "autonomous"},
+                                                   {"provider", "script:" + script_file({{{"text", repl_reply(code)}}})}}}});
+  json run = s.wait_done(created.body.value("id", ""));
+  EXPECT_EQ(run["final"], json::array({"blocked", "refused"})) << run.dump();
+  // The user's own browsing in a tab the run does not hold is not the run's: it goes out.
+  auto mine = b.eval_page(own, "fetch('" + sites.collector("/by-the-user") + "').then(() => 'sent', e => 'blocked')");
+  ASSERT_TRUE(mine) << mine.error().message;
+  EXPECT_EQ(*mine, "sent");
+  auto got = sites.collected();
+  ASSERT_EQ(got.size(), 1u) << ::testing::PrintToString(got);
+  EXPECT_NE(got[0].find("/by-the-user"), std::string::npos);
+  // Released when the run ended: the user's browsing there is theirs again.
+  auto after = b.eval_page(handed, "fetch('" + sites.collector("/after-the-run") + "').then(() => 'sent', e => 'blocked')");
+  EXPECT_EQ(after.value_or(json()), "sent");
+}
+
+TEST(MyBrowser, TheContextOptionIsChecked) {
+  Server s;
+  Http bad = s.post("/api/runs", {{"task", "x"}, {"options", {{"context", "theirs"}}}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.raw.find("options.context must be 'mine'"), std::string::npos) << bad.raw;
+  EXPECT_EQ(s.get("/api/settings").body["default_context"], "clean") << "a throwaway profile is not the user's";
+}
+
+}  // namespace
+}  // namespace ouro::testing
