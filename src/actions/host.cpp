@@ -131,7 +131,7 @@ std::vector<std::string> Host::take_notes() {
 
 void Host::call(const std::string& function, json args, std::function<void(Result<json>)> reply) {
   auto shared_reply = std::make_shared<std::function<void(Result<json>)>>(std::move(reply));
-  bool queued = m_pool->try_post([this, function, args = std::move(args), shared_reply] {
+  auto job = [this, function, args, shared_reply] {
     Outcome o = run(function, args);
     // For the REPL: a cut value travels in an envelope the prelude opens, attaching the
     // truncation as a non-enumerable `.truncated`; a value that happens to hold the envelope's
@@ -139,10 +139,48 @@ void Host::call(const std::string& function, json args, std::function<void(Resul
     if (o.result && (o.truncated || (o.result->is_object() && o.result->contains("$ouroCapped"))))
       o.result = json{{"$ouroCapped", o.truncated ? *o.truncated : json(nullptr)}, {"value", std::move(*o.result)}};
     (*shared_reply)(std::move(o.result));
-  });
-  if (!queued)
+  };
+  auto too_many = [&] {
     (*shared_reply)(errorf(Code::ResourceExhausted, "{}: more than {} calls are waiting already; await some before starting more", function,
                            kMaxQueuedCalls));
+  };
+  // Actions on one tab run one after another in the order they were called (Promise.all of
+  // clicks on a tab: seed 002 §7); on different tabs, and reads, they run at once. Closing a
+  // tab does not wait its turn: it ends what waits there.
+  const Capability* cap = find(function);
+  if (cap && acts_on_tab(*cap) && cap->name != "closeTab" && !cap->params.empty() && cap->params[0].name == "tabId" && !args.empty() && args[0].is_string()) {
+    std::string tab = args[0].get<std::string>();
+    std::lock_guard lock(m_order_mutex);
+    auto& q = m_order[tab];
+    if (q.jobs.size() >= kMaxQueuedCalls) return too_many();
+    q.jobs.push_back(std::move(job));
+    if (q.running) return;
+    q.running = true;
+    if (!m_pool->try_post([this, tab] { drain(tab); })) {
+      q.running = false;
+      q.jobs.pop_back();
+      return too_many();
+    }
+    return;
+  }
+  if (!m_pool->try_post(std::move(job))) too_many();
+}
+
+void Host::drain(const std::string& tab) {
+  while (true) {
+    std::function<void()> next;
+    {
+      std::lock_guard lock(m_order_mutex);
+      auto it = m_order.find(tab);
+      if (it == m_order.end() || it->second.jobs.empty()) {
+        if (it != m_order.end()) m_order.erase(it);
+        return;
+      }
+      next = std::move(it->second.jobs.front());
+      it->second.jobs.pop_front();
+    }
+    next();
+  }
 }
 
 Result<json> Host::call_sync(const std::string& function, json args) {

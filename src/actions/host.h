@@ -6,7 +6,9 @@
 #include "actions/context.h"
 #include "base/thread_pool.h"
 
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -39,10 +41,18 @@ class Host {
     std::optional<json> truncated;  // see actions/fit.h
   };
   Outcome run(const std::string& function, const json& args);
+  // Runs a tab's queued actions in order, on one pool thread at a time.
+  void drain(const std::string& tab);
   Result<void> check_permission(const Capability& cap, const json& args);
   // Shared so that timers and browser callbacks can hold it weakly and find it gone.
   std::shared_ptr<Context> m_ctx;
   std::unique_ptr<ThreadPool> m_pool;
+  struct TabQueue {
+    std::deque<std::function<void()>> jobs;
+    bool running = false;
+  };
+  std::mutex m_order_mutex;
+  std::map<std::string, TabQueue> m_order;  // acting calls waiting, by tab
   std::mutex m_notes_mutex;
   std::vector<std::string> m_notes;
 };

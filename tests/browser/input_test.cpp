@@ -49,6 +49,37 @@ TEST(Click, AMissingElementNamesSelectorTabAndUrl) {
   EXPECT_TRUE(std::regex_search(err, std::regex("on tab t[0-9]+ \\(" + site().url("/") + "\\)"))) << err;
 }
 
+TEST(Click, ActionsOnOneTabRunInTheOrderTheyWereCalled) {
+  // Started together (Promise.all): one after another on a tab, as a person would click.
+  json r = ok(R"(
+    const t = await openTab('{{/}}');
+    await execInTab(t, `window.order = []; for (const id of ['a', 'b', 'c', 'd', 'e']) {
+      const b = document.createElement('button'); b.id = id; b.textContent = id;
+      b.onclick = () => window.order.push(id); document.body.append(b); }`);
+    await Promise.all(['a', 'b', 'c', 'd', 'e'].map(id => click(t, '#' + id)));
+    await execInTab(t, 'window.order.join("")'))");
+  EXPECT_EQ(r, "abcde");
+}
+
+TEST(Click, AFailingCallThatWasNotAwaitedIsTheBlocksError) {
+  // Seed 000 §8's safety net: a missing `await` does not lose the failure.
+  std::string e = fails(R"(
+    const t = await openTab('{{/}}');
+    click(t, '#no-such-button', { timeout: 200 });
+    'done')");
+  EXPECT_NE(e.find("click() was not awaited and failed: click: no element matches selector '#no-such-button'"), std::string::npos) << e;
+  EXPECT_NE(e.find("Put await before every API call"), std::string::npos) << e;
+  // Caught or awaited, it is the code's to handle.
+  EXPECT_EQ(ok(R"(
+    const t = await openTab('{{/}}');
+    const p = click(t, '#no-such-button', { timeout: 200 }).catch(e => 'caught');
+    await p)"), "caught");
+  EXPECT_EQ(ok(R"(
+    const t = await openTab('{{/}}');
+    const r = await Promise.allSettled([click(t, '#nope', { timeout: 200 }), getText(t, 'h1')]);
+    r.map(x => x.status).join())"), "rejected,fulfilled");
+}
+
 TEST(Click, ScrollsFarElementsIntoView) {
   json r = ok(R"(
     const t = await openTab('{{/scroll}}');

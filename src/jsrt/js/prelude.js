@@ -72,20 +72,60 @@
       }
     });
 
+  // The API calls a block started (seed 000 §8, the safety net for a missing `await`): the block
+  // ends once they have all settled, and one that failed with nobody awaiting or catching it is
+  // the block's error instead of being lost. A call's promise is a HostPromise: awaiting it,
+  // .then/.catch and Promise.all all go through its then(), which marks it handled.
+  let calls = null;  // the running block's: [{ settled: Promise, failed, error, handled, name }]
+  class HostPromise extends Promise {
+    static get [Symbol.species]() { return Promise; }
+    then(onFulfilled, onRejected) {
+      const t = trackOf.get(this);
+      if (t) t.handled = true;
+      return super.then(onFulfilled, onRejected);
+    }
+  }
+  const trackOf = new WeakMap();
+  const tracked = (name, inner) => {
+    const t = { name, handled: false, failed: false, error: undefined };
+    t.settled = inner.then(() => {}, e => { t.failed = true; t.error = e; });
+    const p = new HostPromise((resolve, reject) => { inner.then(resolve, reject); });
+    trackOf.set(p, t);
+    if (calls) calls.push(t);
+    return p;
+  };
+  const lostCalls = (list) => {
+    const lost = list.filter(t => t.failed && !t.handled);
+    if (!lost.length) return null;
+    const first = lost[0].error;
+    const why = first && first.message !== undefined ? first.message : String(first);
+    // Plain error info: no line of the prelude's own.
+    return { name: first && first.name ? String(first.name) : 'Error',
+             message: `${lost[0].name}() was not awaited and failed: ${why}` +
+                      (lost.length > 1 ? ` (and ${lost.length - 1} more call${lost.length > 2 ? 's' : ''} that were not awaited failed)` : '') +
+                      '. Put await before every API call.' };
+  };
+
   // Runs one evaluation; the worker calls this with the user's code compiled as an async function.
   const run = (fn) => {
     finalValue = undefined;
+    const mine = calls = [];
     let p;
-    try { p = fn(); } catch (e) { host.done(false, JSON.stringify(errorInfo(e))); return; }
-    Promise.resolve(p).then(
-      v => {
+    try { p = fn(); } catch (e) { calls = null; host.done(false, JSON.stringify(errorInfo(e))); return; }
+    const end = (ok, v) => {
+      calls = null;
+      Promise.all(mine.map(t => t.settled)).then(() => {
+        const lost = lostCalls(mine);
+        if (ok && lost) { host.done(false, JSON.stringify(lost), finalValue); return; }
+        if (!ok) { host.done(false, JSON.stringify(errorInfo(v)), finalValue); return; }
         let text;
         try { text = toJSON(v); } catch (e) { text = JSON.stringify(String(v)); }
         let envText;
         try { envText = toJSON(globalThis.env); } catch (e) { envText = undefined; }
         host.done(true, text, finalValue, envText);
-      },
-      e => host.done(false, JSON.stringify(errorInfo(e)), finalValue));
+      });
+    };
+    Promise.resolve(p).then(v => end(true, v), e => end(false, e));
   };
   Object.defineProperty(globalThis, '__ouroRun', { value: run });
 
@@ -103,7 +143,7 @@
     let text;
     try { text = JSON.stringify(args.map(a => a === undefined ? null : JSON.parse(toJSON(a) ?? 'null'))); }
     catch (e) { return Promise.reject(new TypeError(`${name}: arguments must be JSON values (${e.message})`)); }
-    return host.call(name, text).then(open);
+    return tracked(name, host.call(name, text).then(open));
   };
 
   const define = (name, value) => Object.defineProperty(globalThis, name, { value, enumerable: false, writable: false, configurable: false });
