@@ -145,6 +145,23 @@ std::string IterationRecord::condensed() const {
   return fmt::format("Iter {}: {} {}", number, one_line(intent, 100), result);
 }
 
+std::string conversation_so_far(const std::vector<Turn>& turns, size_t token_budget) {
+  if (turns.empty()) return "";
+  auto whole = [](size_t n, const Turn& t) {
+    return fmt::format("Turn {} — the user: \"{}\"\n  your answer: {}\n", n, one_line(t.task, 1000), one_line(t.result, 1500));
+  };
+  auto brief = [](size_t n, const Turn& t) { return fmt::format("Turn {} — \"{}\" → {}\n", n, one_line(t.task, 100), one_line(t.result, 100)); };
+  std::string full;
+  for (size_t i = 0; i < turns.size(); ++i) full += whole(i + 1, turns[i]);
+  std::string body = full;
+  if (estimate_tokens(full) > token_budget) {
+    body.clear();
+    size_t keep = std::min<size_t>(3, turns.size());
+    for (size_t i = 0; i < turns.size(); ++i) body += i + keep >= turns.size() ? whole(i + 1, turns[i]) : brief(i + 1, turns[i]);
+  }
+  return "## Conversation So Far\nThis is a follow-up: env, your tabs and the store are as the last turn left them.\n" + body;
+}
+
 std::string task_reinforcement(const std::string& task, int iteration, int cap, const std::vector<IterationRecord>& history) {
   std::string out = "## Current Task\nUser's request: \"" + task + "\"\n" + fmt::format("Iteration: {} of {}\n", iteration, cap);
   if (history.empty()) return out + "Progress so far: nothing yet — start by inspecting the open tabs.\n";
@@ -227,12 +244,12 @@ std::string TabDiffer::changes(browser::Browser& b, const std::string& context) 
   return out;
 }
 
-std::string browser_state(browser::Browser& b, const std::string& context) {
+std::string browser_state(browser::Browser& b, const std::string& context, const std::string& active) {
   auto tabs = b.tabs(context);
   std::string out = fmt::format("## Browser State\nOpen tabs ({}):\n", tabs.size());
   for (size_t i = 0; i < tabs.size(); ++i)
     out += fmt::format("  [{}] id:{} | {} | \"{}\" | {}\n", i, tabs[i].id, clip(tabs[i].url, 200), one_line(tabs[i].title, 100), tabs[i].status);
-  out += "Active: " + b.active_tab(context) + "\n";
+  out += "Active: " + active + "\n";
   return out;
 }
 

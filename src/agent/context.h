@@ -38,6 +38,16 @@ std::string system_prompt();
 // "getText ×2, click" — which API calls a block makes; else its first line, shortened.
 std::string summarize_code_intent(const std::string& code);
 
+// One earlier turn of a conversation: what the user asked and what the run answered.
+struct Turn {
+  std::string task;
+  std::string result;  // the final answer, as text (or why it stopped)
+};
+
+// "## Conversation So Far": the earlier turns, oldest first; past the token budget the older
+// ones shrink to one line each (the latest three stay whole), so the section stays bounded.
+std::string conversation_so_far(const std::vector<Turn>& turns, size_t token_budget);
+
 // "## Current Task" with the request, iteration N of cap and progress from the records.
 std::string task_reinforcement(const std::string& task, int iteration, int cap, const std::vector<IterationRecord>& history);
 
@@ -64,7 +74,8 @@ class TabDiffer {
 };
 
 // "## Browser State" of one browser context (the run's own): tabs with index, id, URL, title (bounded), status; the active tab.
-std::string browser_state(browser::Browser& b, const std::string& context);
+// `active` is the run's own active tab (in the user's browser, not the browser's).
+std::string browser_state(browser::Browser& b, const std::string& context, const std::string& active);
 
 size_t estimate_tokens(const std::string& text);
 

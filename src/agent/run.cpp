@@ -189,6 +189,13 @@ void Run::add_usage(const llm::Response& r) {
   m_cost_known = m_cost_known && r.cost_known;
 }
 
+bool Run::add_guidance(const std::string& text) {
+  std::lock_guard lock(m_guidance_mutex);
+  if (m_guidance.size() >= 20) return false;
+  m_guidance.push_back(text.size() > 4000 ? text.substr(0, 4000) + "…" : text);
+  return true;
+}
+
 void Run::cancel() {
   m_cancel.cancel();
   m_session.repl().interrupt();
@@ -282,9 +289,12 @@ RunResult Run::execute() {
   json final;
   bool have_final = false;
 
-  for (int it = 1; it <= m_options.max_iterations; ++it) {
+  // Iterations count on across the turns of a conversation; the cap is per turn.
+  const int first = std::max(1, m_options.first_iteration);
+  const std::string conversation = conversation_so_far(m_options.earlier, m_options.conversation_budget_tokens);
+  for (int it = first; it < first + m_options.max_iterations; ++it) {
     if (m_cancel.cancelled()) break;
-    result.iterations = it;
+    result.iterations = it - first + 1;
     auto t_iter = Clock::now();
 
     // 1. Context: task, progress, page changes, browser state, variables, store keys, history.
@@ -300,8 +310,18 @@ RunResult Run::execute() {
       std::lock_guard lock(m_history_mutex);
       history = compact_history(m_history, m_options.history_budget_tokens);
     }
-    std::string user = task_reinforcement(m_options.task, it, m_options.max_iterations, m_history) + "\n" + (changes.empty() ? "" : changes + "\n") +
-                       browser_state(browser, m_session.context()) + "\n" + vars + "\n" + keys + "\n" + history + "\n" + instruction;
+    std::string guidance;
+    {
+      std::lock_guard lock(m_guidance_mutex);
+      for (const auto& g : m_guidance) guidance += "\"" + g + "\"\n";
+      for (const auto& g : m_guidance) emit("user-message", {{"text", g}, {"iteration", it}, {"guidance", true}});
+      m_guidance.clear();
+    }
+    if (!guidance.empty()) guidance = "## Message From The User (sent while you worked)\n" + guidance + "Take it into account from now on.\n\n";
+    std::string user = (conversation.empty() ? "" : conversation + "\n") +
+                       task_reinforcement(m_options.task, it - first + 1, m_options.max_iterations, m_history) + "\n" + guidance +
+                       (changes.empty() ? "" : changes + "\n") + browser_state(browser, m_session.context(), m_session.active_tab()) + "\n" +
+                       vars + "\n" + keys + "\n" + history + "\n" + instruction;
     double context_ms = ms_since(t_ctx);
     size_t prompt_tokens = estimate_tokens(system) + estimate_tokens(user);
     result.max_prompt_tokens = std::max(result.max_prompt_tokens, prompt_tokens);
@@ -334,7 +354,7 @@ RunResult Run::execute() {
     double exec_ms = 0, summarise_ms = 0;
     if (code.blocks.empty()) {
       record.note = response->text;
-      instruction = it == 1 ? kContinueFirst : kContinue;
+      instruction = it == first ? kContinueFirst : kContinue;
     } else {
       instruction = kNext;
       for (size_t b = 0; b < code.blocks.size(); ++b) {
@@ -432,6 +452,10 @@ RunResult Run::execute() {
                       : !result.error.empty() ? "The run stopped: " + result.error + "."
                                               : fmt::format("Stopped after {} iterations without setFinal().", result.iterations);
     result.final = {{"partial", true}, {"message", why + " Partial results may be available in env."}, {"env", env}};
+  }
+  {
+    std::lock_guard lock(m_guidance_mutex);
+    result.unread_guidance = std::exchange(m_guidance, {});
   }
   // In the user's own browser the tabs the run held stay open: say which they are.
   if (m_session.host().context().shared_tabs) {

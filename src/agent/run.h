@@ -41,6 +41,11 @@ struct RunOptions {
   // answer; nullopt when no one answered in time (it must give up by then) or there is no one.
   // Without one, askUser fails with "no one to ask".
   std::function<std::optional<std::string>(const json& question)> ask_user;
+  // A follow-up turn of a conversation: the earlier turns (in the prompt, compacted past the
+  // budget) and the number its first iteration carries (they count on across turns).
+  std::vector<Turn> earlier;
+  int first_iteration = 1;
+  size_t conversation_budget_tokens = 2000;
 };
 
 struct RunResult {
@@ -54,6 +59,7 @@ struct RunResult {
   std::string error;          // why the run stopped early, if it did
   size_t max_prompt_tokens = 0;
   json tabs;                  // in the user's browser: the tabs it held, left open ({id, url, title})
+  std::vector<std::string> unread_guidance;  // messages that came too late for an iteration
   json to_json() const;       // {final, iterations, partial, usage, cost, …}
 };
 
@@ -66,6 +72,9 @@ class Run {
   RunResult execute();
   // Stops the run soon (the model stream, a waiting page call and pending sub-calls); any thread.
   void cancel();
+  // A message of the user's while the run works: shown to the model at its next iteration (at
+  // most 20 wait; each cut at 4,000 characters). Any thread. False when too many wait.
+  bool add_guidance(const std::string& text);
   bool cancelled() const { return m_cancel.cancelled(); }
 
  private:
@@ -91,6 +100,8 @@ class Run {
   std::atomic<int> m_sub_calls{0};
   std::atomic<int> m_confirmations{0};
   std::atomic<int> m_questions{0};
+  std::mutex m_guidance_mutex;
+  std::vector<std::string> m_guidance;
   std::mutex m_history_mutex;
   std::vector<IterationRecord> m_history;
   struct Alive {

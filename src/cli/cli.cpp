@@ -5,6 +5,7 @@
 #include "agent/run.h"
 #include "net/io.h"
 #include "server/api.h"
+#include "server/conversation.h"
 #include "server/runs.h"
 #include "safety/secrets.h"
 #include "safety/settings.h"
@@ -485,6 +486,7 @@ struct RunFlags {
   std::string trace;
   std::string context;  // mine | clean | "" (mine with a kept profile or an attached browser)
   int ask_timeout_s = 300;
+  std::string continue_id;  // --continue: a run to carry on as its next turn
 };
 
 Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
@@ -501,11 +503,34 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   if (rf.settings.config_path) with_config.config_path = *rf.settings.config_path;
   auto opts = TRY(session_options(with_config, {}, true, rf.task));
   opts.repl.timeout = std::chrono::seconds(180);
+  // --continue: the conversation as the database keeps it (a run of the Command Center's, or
+  // an earlier `ouro run`): its env, and its turns for the prompt.
+  std::optional<server::StoredConversation> prior;
+  if (!rf.continue_id.empty()) {
+    auto db = TRY(store::Database::open(opts.db_path.empty() ? store::default_data_dir() + "/ouro.db" : opts.db_path));
+    prior = TRY(server::load_conversation(*db, rf.continue_id));
+    opts.repl.initial_env = prior->env;
+  }
   std::string context = !rf.context.empty() ? rf.context : (!flags.profile.empty() || !flags.browser_ws.empty()) ? "mine" : "";
   opts.isolated = context == "clean";
   opts.shared = context == "mine";
   auto s = TRY(session::Session::start(std::move(opts)));
   TRY(s->open_urls(flags.urls));
+  // The run is kept like the Command Center's: its row, events and env, to be continued.
+  store::Database& db = s->db();
+  store::Database::RunRow row;
+  if (prior) {
+    row = prior->row;
+  } else {
+    row.id = server::new_run_id();
+    row.task = rf.task;
+    row.options = context.empty() ? "{}" : dump_json(json{{"context", context}});
+    row.created_at = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+  row.state = "running";
+  if (auto kept = prior ? db.update_run(row) : db.insert_run(row); !kept) spdlog::warn("the run is not kept: {}", kept.error().message);
+  int64_t seq = prior ? prior->last_seq : 0;
+  bool storing = true;
   std::atomic<bool> cancelled{false};
   TerminalConfirmer confirmer(std::chrono::seconds(rf.confirm_timeout_s), cancelled);
   agent::RunOptions ro;
@@ -516,14 +541,25 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   ro.model = settings.model;
   ro.sub_model = settings.sub_model;
   ro.max_iterations = rf.max_iterations;
+  if (prior) {
+    ro.earlier = prior->turns;
+    ro.first_iteration = prior->row.iterations + 1;
+  }
   TerminalView view(isatty(2));
   std::mutex trace_mutex;
+  auto keep = [&](const std::string& type, const json& data, double ts) {
+    if (!storing) return;
+    if (auto r = db.append_event(row.id, ++seq, type, dump_json(data), ts); !r) {
+      spdlog::warn("the run's events are not kept from here on: {}", r.error().message);
+      storing = false;
+    }
+  };
+  if (prior) keep("user-message", {{"text", rf.task}, {"turn", prior->turns.size() + 1}}, row.created_at);
   agent::Run run(*s, *provider, ro, [&](const agent::Event& e) {
     view.on_event(e);
-    if (trace) {
-      std::lock_guard lock(trace_mutex);
-      *trace << redact(dump_json(e.to_json())) << "\n" << std::flush;
-    }
+    std::lock_guard lock(trace_mutex);
+    keep(e.type, e.data, e.ts);
+    if (trace) *trace << redact(dump_json(e.to_json())) << "\n" << std::flush;
   });
   std::cerr << fmt::format("ouro run · {} · model {} · sub-model {} · up to {} iterations\n", settings.provider, settings.model,
                            settings.sub_model, rf.max_iterations);
@@ -533,6 +569,17 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
     run.cancel();
   });
   agent::RunResult r = run.execute();
+  row.state = r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
+  row.iterations += r.iterations;
+  row.final_json = dump_json(r.final);
+  row.partial = r.partial;
+  row.error = r.error;
+  row.usage_json = dump_json(r.usage.to_json());
+  row.cost = r.cost_known ? std::optional<double>(r.cost_usd + (prior ? prior->row.cost.value_or(0) : 0)) : std::nullopt;
+  row.updated_at = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (auto kept = db.update_run(row); !kept) spdlog::warn("the run's result is not kept: {}", kept.error().message);
+  if (auto kept = db.set_checkpoint(row.id, s->repl().env_checkpoint()); !kept) spdlog::warn("the run's env is not kept: {}", kept.error().message);
+  std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);
   if (rf.as_json) std::cout << dump_json(r.to_json()) << "\n";
   else print_value(r.final, false);
   if (r.cancelled) return 130;
@@ -630,6 +677,9 @@ Result<int> run(int argc, char** argv) {
   runc->add_option("--max-iterations", rf.max_iterations, "Iteration cap; partial results are delivered when it is hit (default 25)")->check(CLI::Range(1, 500));
   runc->add_flag("--json", rf.as_json, "Print {final, iterations, partial, usage, cost} as JSON");
   runc->add_option("--trace", rf.trace, "Write every event as a JSON line to this file");
+  runc->add_option("--continue", rf.continue_id,
+                   "Carry on the conversation of run ID (from the Command Center or an earlier ouro run): its env, and its earlier "
+                   "tasks and answers in the prompt; the task is the follow-up");
   runc->add_option("--ask-timeout", rf.ask_timeout_s, "Seconds askUser waits for your answer on the terminal (default 300)")
       ->check(CLI::Range(1, 86400));
   runc->add_option("--context", rf.context,

@@ -244,6 +244,8 @@ Result<std::unique_ptr<Repl>> Repl::start(ReplOptions options, HostCall host, st
   repl->m_impl->options = std::move(options);
   repl->m_impl->host = std::move(host);
   repl->m_impl->on_log = std::move(on_log);
+  // A conversation continued from storage starts with the env its last turn left.
+  if (!repl->m_impl->options.initial_env.empty()) repl->m_impl->checkpoint = repl->m_impl->options.initial_env;
   TRY(repl->m_impl->spawn());
   return repl;
 }

@@ -33,6 +33,7 @@ struct ReplOptions {
   size_t memory_mb = 128;                   // per evaluation, soft (the worker stops the script)
   size_t hard_margin_mb = 384;              // over memory_mb: the parent kills the worker
   std::string executable;                   // the ouro binary; default /proc/self/exe
+  std::string initial_env;                  // env to start with (JSON object text); "" = {}
 };
 
 struct EvalResult {

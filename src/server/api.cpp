@@ -244,6 +244,10 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       return from(runs->get(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "cancel" && m == "POST") {
       return from(runs->cancel(parts[2]));
+    } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "messages" && m == "POST") {
+      if (!body.is_object() || !body.contains("text") || !body["text"].is_string())
+        return error_response(Error{Code::InvalidArgument, "a message is {\"text\": \"what to do next\"}", nullptr});
+      return from(runs->message(parts[2], body["text"].get<std::string>()), 202);
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "answer" && m == "POST") {
       if (!body.is_object() || !body.contains("id") || !body["id"].is_string() || !body.contains("answer") || !body["answer"].is_string())
         return error_response(Error{Code::InvalidArgument, "an answer is {\"id\": \"q1\", \"answer\": \"text\"}", nullptr});

@@ -1,5 +1,7 @@
 #include "server/runs.h"
 
+#include "server/conversation.h"
+
 #include "actions/registry.h"
 #include "agent/run.h"
 #include "base/log.h"
@@ -13,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <deque>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -39,7 +42,6 @@ std::string random_suffix(int length) {
   return out;
 }
 
-std::string new_run_id() { return "r" + random_suffix(10); }
 
 json row_json(const store::Database::RunRow& r) {
   json j = {{"id", r.id}, {"task", r.task}, {"state", r.state}, {"iterations", r.iterations}, {"partial", r.partial},
@@ -181,6 +183,14 @@ struct RunManager::Active {
   };
   std::map<std::string, Question> questions;  // askUser: pending ids -> their answer, once given
   std::set<std::string> closed_questions;
+  // The conversation: earlier turns, messages for the next one, and whether the session waits
+  // between turns (idle) or should let go (expire). Under `mutex`.
+  std::vector<agent::Turn> turns;
+  std::deque<std::string> inbox;
+  bool idle = false, expire = false;
+  Clock::time_point idle_since{};
+  bool restored = false;    // continued from storage after its session had gone
+  std::string restore_env;  // then: the env its last turn left
   agent::Run* run = nullptr;  // while it executes
   session::Session* session = nullptr;  // while it executes
   bool cancel_requested = false;
@@ -258,6 +268,14 @@ void RunManager::publish(Active& run, const std::string& type, const json& data,
     return;
   }
   run.seq = seq;
+  // A question is pending from the moment anyone can see it (GET /api/runs/:id lists it, and
+  // an answer may come before the run starts to wait).
+  if (type == "confirmation-req" || type == "user-question") {
+    std::lock_guard run_lock(run.mutex);
+    std::string qid = get_str(data, "id");
+    if (type == "confirmation-req") run.confirmations.try_emplace(qid, std::nullopt);
+    else run.questions[qid].choices = data.contains("choices") ? data["choices"] : json::array();
+  }
   json event = {{"id", *gid}, {"run", run.id}, {"seq", seq}, {"type", type}, {"ts", ts}, {"data", data}};
   for (auto it = m_subscribers.begin(); it != m_subscribers.end();) {
     Subscriber& sub = it->second;
@@ -431,8 +449,9 @@ Result<json> RunManager::create(const json& body) {
   {
     std::lock_guard lock(m_mutex);
     if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
-    if (m_runs.size() >= m_config.max_active_runs)
-      return errorf(Code::ResourceExhausted, "{} runs are in progress, the limit: wait for one to finish, or cancel one", m_runs.size());
+    if (size_t busy = busy_runs(); busy >= m_config.max_active_runs)
+      return errorf(Code::ResourceExhausted, "{} runs are in progress, the limit: wait for one to finish, or cancel one", busy);
+    expire_idle(m_config.max_idle_runs);
     TRY(m_db.insert_run(run->row));
     m_runs[run->id] = run;
     // Started under the lock: the thread cannot hand itself to the reaper before `thread` is set.
@@ -491,6 +510,29 @@ void RunManager::record_failure(Active& run, const std::string& why, const std::
   run.finished = true;
 }
 
+// A turn's outcome in the run's row: its state and final, the iterations, tokens and cost of
+// every turn so far.
+void RunManager::record_turn(Active& run, const agent::RunResult& r, const std::string& store_error) {
+  run.row.state = !store_error.empty() ? "failed" : r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
+  run.row.iterations += r.iterations;
+  run.row.final_json = dump_json(r.final);
+  run.row.partial = r.partial || !store_error.empty();
+  json usage = parse_json(run.row.usage_json.empty() ? "{}" : run.row.usage_json).value_or(json::object());
+  json now = r.usage.to_json();
+  if (usage.is_object() && now.is_object()) {
+    for (const auto& [k, v] : now.items()) {
+      if (v.is_number_integer() && (!usage.contains(k) || usage[k].is_number_integer())) usage[k] = usage.value(k, int64_t{0}) + v.get<int64_t>();
+      else if (!usage.contains(k)) usage[k] = v;
+    }
+  }
+  run.row.usage_json = dump_json(usage.is_object() && !usage.empty() ? usage : now);
+  if (!r.cost_known) run.row.cost = std::nullopt;
+  else run.row.cost = run.row.cost.value_or(0) + r.cost_usd;
+  run.row.error = !store_error.empty() ? "the run's events could not be stored: " + store_error : r.error;
+  run.row.updated_at = now_ms();
+  if (auto updated = m_db.update_run(run.row); !updated) spdlog::error("run {}: cannot record its result: {}", run.id, redact(updated.error().message));
+}
+
 void RunManager::execute(std::shared_ptr<Active> run, json body) {
   const json options = body.contains("options") ? body["options"] : json::object();
   auto fail = [&](const std::string& why) { record_failure(*run, why, "The run could not start: " + why); };
@@ -530,9 +572,11 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   if (!m_config.ouro_binary.empty()) so.repl.executable = m_config.ouro_binary;
   so.repl.timeout = std::chrono::seconds(180);
   so.limits.action_timeout = m_config.action_timeout;
+  so.repl.initial_env = run->restore_env;
   auto session = session::Session::attach(m_runtime, so);
   if (!session) return fail(session.error().message);
-  if (auto opened = (*session)->open_urls(urls); !opened) return fail(opened.error().message);
+  if (!run->restored)
+    if (auto opened = (*session)->open_urls(urls); !opened) return fail(opened.error().message);
 
   agent::RunOptions ro;
   ro.task = run->task;
@@ -569,8 +613,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     std::optional<std::string> answer;
     {
       std::unique_lock lock(run->mutex);
-      auto& question = run->questions[id];
-      question.choices = q.contains("choices") ? q["choices"] : json::array();
+      run->questions.try_emplace(id);  // registered when its event was published
       run->answered.wait_for(lock, m_config.ask_timeout, [&] { return run->cancel_requested || run->questions[id].answer.has_value(); });
       answer = run->questions[id].answer;
       run->questions.erase(id);
@@ -579,40 +622,64 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     set_state("running");
     return answer;
   };
-  run->row.state = "running";
-  run->row.updated_at = now_ms();
-  if (auto updated = m_db.update_run(run->row); !updated)
-    spdlog::warn("run {}: cannot record that it is running: {}", run->id, redact(updated.error().message));
-  agent::Run agent_run(**session, **provider, ro, [this, run](const agent::Event& e) { publish(*run, e.type, e.data, e.ts); });
-  {
-    std::lock_guard lock(run->mutex);
-    run->run = &agent_run;
-    run->session = session->get();
-    if (run->cancel_requested) agent_run.cancel();
-  }
-  agent::RunResult r = agent_run.execute();
-  {
-    std::lock_guard lock(run->mutex);
-    run->run = nullptr;
-    run->session = nullptr;
-  }
-  std::string store_error;
-  {
-    std::lock_guard lock(m_mutex);
-    store_error = run->store_error;
-  }
-  run->row.state = !store_error.empty() ? "failed" : r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
-  run->row.iterations = r.iterations;
-  run->row.final_json = dump_json(r.final);
-  run->row.partial = r.partial || !store_error.empty();
-  run->row.usage_json = dump_json(r.usage.to_json());
-  run->row.cost = r.cost_known ? std::optional<double>(r.cost_usd) : std::nullopt;
-  run->row.error = !store_error.empty() ? "the run's events could not be stored: " + store_error : r.error;
-  run->row.updated_at = now_ms();
-  if (auto updated = m_db.update_run(run->row); !updated) spdlog::error("run {}: cannot record its result: {}", run->id, redact(updated.error().message));
-  {
-    std::lock_guard lock(run->mutex);
+  // A conversation: each message after a turn is a new turn in the same session (env, tabs,
+  // store), with the earlier turns in the prompt; the session waits for one up to keep_idle.
+  std::string task = body.value("task", run->task);
+  if (run->restored) publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, now_ms());
+  session::Session::Held held;  // in the user's browser: the tabs let go between turns
+  while (true) {
+    (*session)->take_back(held);
+    ro.task = task;
+    ro.earlier = run->turns;
+    ro.first_iteration = run->row.iterations + 1;
+    run->row.state = "running";
+    run->row.updated_at = now_ms();
+    if (auto updated = m_db.update_run(run->row); !updated)
+      spdlog::warn("run {}: cannot record that it is running: {}", run->id, redact(updated.error().message));
+    agent::RunResult r;
+    {
+      agent::Run agent_run(**session, **provider, ro, [this, run](const agent::Event& e) { publish(*run, e.type, e.data, e.ts); });
+      {
+        std::lock_guard lock(run->mutex);
+        run->run = &agent_run;
+        run->session = session->get();
+        run->finished = false;
+        if (run->cancel_requested) agent_run.cancel();
+      }
+      r = agent_run.execute();
+      std::lock_guard lock(run->mutex);
+      run->run = nullptr;
+    }
+    std::string store_error;
+    {
+      std::lock_guard lock(m_mutex);
+      store_error = run->store_error;
+    }
+    record_turn(*run, r, store_error);
+    // The env as this turn left it, for a conversation continued after this session is gone.
+    if (auto saved = m_db.set_checkpoint(run->id, (*session)->repl().env_checkpoint()); !saved)
+      spdlog::warn("run {}: cannot keep its env for a follow-up: {}", run->id, redact(saved.error().message));
+    run->turns.push_back({task, final_text(r.final)});
+    held = (*session)->let_go();
+    std::unique_lock lock(run->mutex);
+    // Messages that came too late for an iteration open the next turn.
+    for (auto g = r.unread_guidance.rbegin(); g != r.unread_guidance.rend(); ++g) run->inbox.push_front(*g);
     run->finished = true;
+    if (!store_error.empty() || r.cancelled || run->cancel_requested) break;
+    run->idle = true;
+    run->idle_since = Clock::now();
+    run->answered.wait_for(lock, m_config.keep_idle, [&] { return !run->inbox.empty() || run->expire || run->cancel_requested; });
+    run->idle = false;
+    if (run->inbox.empty() || run->expire || run->cancel_requested) break;
+    task = run->inbox.front();
+    run->inbox.pop_front();
+    lock.unlock();
+    publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, now_ms());
+  }
+  {
+    std::lock_guard lock(run->mutex);
+    run->session = nullptr;
+    run->idle = false;
   }
   // Teardown follows on this thread: agent_run goes before the session it uses (locals die in
   // reverse order), and the session closes its browser context, waiting for Chromium.
@@ -685,6 +752,93 @@ Result<json> RunManager::cancel(const std::string& id) {
   }
   run->answered.notify_all();
   return json{{"id", id}, {"cancelling", true}};
+}
+
+size_t RunManager::busy_runs() {
+  size_t n = 0;
+  for (auto& [id, r] : m_runs) {
+    std::lock_guard lock(r->mutex);
+    if (!r->idle) ++n;
+  }
+  return n;
+}
+
+void RunManager::expire_idle(size_t keep) {
+  std::vector<std::pair<Clock::time_point, std::shared_ptr<Active>>> idle;
+  for (auto& [id, r] : m_runs) {
+    std::lock_guard lock(r->mutex);
+    if (r->idle && !r->expire) idle.emplace_back(r->idle_since, r);
+  }
+  if (idle.size() <= keep) return;
+  std::sort(idle.begin(), idle.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i + keep < idle.size(); ++i) {
+    auto& r = idle[i].second;
+    {
+      std::lock_guard lock(r->mutex);
+      r->expire = true;
+    }
+    r->answered.notify_all();
+  }
+}
+
+Result<json> RunManager::message(const std::string& run_id, const std::string& text) {
+  if (text.find_first_not_of(" \t\n") == std::string::npos) return make_error(Code::InvalidArgument, "a message needs {\"text\": \"what to do next\"}");
+  if (text.size() > 20000) return errorf(Code::InvalidArgument, "a message is at most 20,000 characters, got {}", text.size());
+  std::shared_ptr<Active> run;
+  {
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_runs.find(run_id); it != m_runs.end()) run = it->second;
+  }
+  if (run) {
+    {
+      std::lock_guard lock(run->mutex);
+      if (run->run) {
+        // A turn is working: guidance for its next iteration.
+        if (!run->run->add_guidance(text))
+          return errorf(Code::ResourceExhausted, "run {} has 20 messages waiting already; wait for it to read them", run_id);
+        return json{{"id", run_id}, {"delivered", "guidance"}};
+      }
+      if (run->idle && !run->expire && !run->cancel_requested) {
+        if (run->inbox.size() >= 20) return errorf(Code::ResourceExhausted, "run {} has 20 messages waiting already", run_id);
+        run->inbox.push_back(text);
+        run->answered.notify_all();
+        return json{{"id", run_id}, {"delivered", "turn"}, {"turn", run->turns.size() + 1}};
+      }
+      if (!run->finished)
+        return errorf(Code::Unavailable, "run {} is starting; send the message again in a moment", run_id);
+    }
+    return errorf(Code::Unavailable, "run {} is closing its session; send the message again in a moment", run_id);
+  }
+  // Its session has gone (kept too long idle, or ouro restarted): continue from storage.
+  auto stored = TRY(load_conversation(m_db, run_id));
+  auto restored = std::make_shared<Active>();
+  restored->id = run_id;
+  restored->task = stored.row.task;
+  restored->row = stored.row;
+  restored->restored = true;
+  restored->restore_env = stored.env;
+  restored->turns = stored.turns;
+  const auto* row = &stored.row;
+  json options = parse_json(row->options).value_or(json::object());
+  json body = {{"task", text}, {"options", options.is_object() ? options : json::object()}};
+  size_t turn = restored->turns.size() + 1;
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
+    if (m_runs.count(run_id)) return errorf(Code::Unavailable, "run {} is being continued already", run_id);
+    if (size_t busy = busy_runs(); busy >= m_config.max_active_runs)
+      return errorf(Code::ResourceExhausted, "{} runs are in progress, the limit: wait for one to finish, or cancel one", busy);
+    expire_idle(m_config.max_idle_runs);
+    restored->seq = stored.last_seq;
+    m_runs[run_id] = restored;
+    try {
+      restored->thread = std::thread([this, restored, body] { run_thread(restored, body); });
+    } catch (const std::system_error& e) {
+      m_runs.erase(run_id);
+      return errorf(Code::ResourceExhausted, "cannot continue the run: {}", e.what());
+    }
+  }
+  return json{{"id", run_id}, {"delivered", "turn"}, {"turn", turn}, {"restored", true}};
 }
 
 Result<json> RunManager::answer(const std::string& run_id, const std::string& question_id, const std::string& text) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 namespace ouro::session { struct Runtime; struct SessionOptions; }
+namespace ouro::agent { struct RunResult; }
 namespace ouro::store { class Database; }
 
 namespace ouro::server {
@@ -33,6 +34,10 @@ class RunManager {
     std::string config_path;                  // the settings file (safety settings); empty: none
     std::chrono::seconds confirm_timeout{60};
     std::chrono::seconds ask_timeout{300};  // how long askUser waits for an answer
+    // A finished run keeps its session (env, tabs) this long for a follow-up message; after
+    // that, a message continues it from its stored env in a new session.
+    std::chrono::seconds keep_idle{900};
+    size_t max_idle_runs = 8;  // sessions kept waiting for a follow-up; the oldest goes first
     std::chrono::milliseconds action_timeout{5000};
     size_t max_active_runs = 8;  // runs in progress or tearing down; more: ResourceExhausted
     // Runs work in the user's own browser context ("mine") unless they ask for a clean one: the
@@ -52,6 +57,11 @@ class RunManager {
   Result<json> cancel(const std::string& id);
   // The user's answer to a confirmation-req.
   Result<json> confirm(const std::string& run_id, const std::string& confirmation_id, bool approved);
+
+  // POST /api/runs/{id}/messages {text}: while a turn works, guidance shown to the model at its
+  // next iteration; after it, a new turn of the conversation (same env, tabs and store, the
+  // earlier turns in its prompt), continued from storage when its session has gone.
+  Result<json> message(const std::string& run_id, const std::string& text);
 
   // The user's answer to a user-question (askUser): text, one of its choices when it has some.
   Result<json> answer(const std::string& run_id, const std::string& question_id, const std::string& text);
@@ -82,6 +92,11 @@ class RunManager {
   void execute(std::shared_ptr<Active> run, json body);
   void run_thread(std::shared_ptr<Active> run, json body);
   void record_failure(Active& run, const std::string& why, const std::string& message);
+  void record_turn(Active& run, const agent::RunResult& r, const std::string& store_error);
+  // Runs in progress (not idle between turns); and lets the oldest idle ones go past the cap.
+  // m_mutex held.
+  size_t busy_runs();
+  void expire_idle(size_t keep);
   void reaper();
   void publish(Active& run, const std::string& type, const json& data, double ts);
   Result<llm::Settings> resolve(const json& options);

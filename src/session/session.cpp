@@ -235,6 +235,26 @@ std::vector<browser::TabInfo> Session::held_tabs() const {
 
 const std::string& Session::handed_tab() const { return m->handed; }
 
+Session::Held Session::let_go() {
+  Held h;
+  if (!m->host->context().shared_tabs) return h;
+  h.active = active_tab();
+  h.tabs = m->runtime->browser->owned_tabs(m->host->context().owner);
+  m->runtime->browser->release_tabs(m->host->context().owner);
+  return h;
+}
+
+void Session::take_back(const Held& held) {
+  if (!m->host->context().shared_tabs) return;
+  for (const auto& t : held.tabs)
+    if (auto r = actions::take_tab(m->host->context(), t); !r) spdlog::info("session: tab {} is not taken back: {}", t, r.error().message);
+  {
+    std::lock_guard lock(m->sink->mutex);
+    m->sink->active = held.active;
+  }
+  m->sink->push();
+}
+
 void Session::set_log_handler(std::function<void(const std::string&)> handler) {
   std::lock_guard lock(m->logs->mutex);
   m->logs->handler = std::move(handler);

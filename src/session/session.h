@@ -77,6 +77,15 @@ class Session {
   std::vector<browser::TabInfo> held_tabs() const;
   // The tab the session was handed when it started ("" when none).
   const std::string& handed_tab() const;
+  // Between the turns of a conversation in the user's browser the session lets go of its tabs
+  // (another run, or the user, may use them meanwhile) and takes them back for the next turn —
+  // those still open and free; the active one stays active.
+  struct Held {
+    std::vector<std::string> tabs;
+    std::string active;
+  };
+  Held let_go();
+  void take_back(const Held& held);
 
   // Where log() lines go from now on (replaces SessionOptions::on_log); any thread.
   void set_log_handler(std::function<void(const std::string&)> handler);

@@ -85,7 +85,8 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path) {
       "CREATE TABLE IF NOT EXISTS events ("
       "  id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL,"
       "  data TEXT NOT NULL, ts REAL NOT NULL, UNIQUE (run_id, seq));"
-      "CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);"));
+      "CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS checkpoints (run_id TEXT PRIMARY KEY, env TEXT NOT NULL);"));
   return db;
 }
 
@@ -254,23 +255,45 @@ Result<std::vector<Database::EventRow>> Database::events(const std::string& run_
   return out;
 }
 
+namespace {
+// One text value by key: a keyed upsert and a keyed read (settings, checkpoints). Lock held.
+Result<void> put_text(sqlite3* db, const char* sql, const std::string& key, const std::string& value, const std::string& what) {
+  Stmt st = TRY(prepare(db, sql));
+  bind(st.s, 1, key);
+  bind(st.s, 2, value);
+  if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot save {}: {}", what, sqlite3_errmsg(db));
+  return {};
+}
+Result<std::optional<std::string>> get_text(sqlite3* db, const char* sql, const std::string& key, const std::string& what) {
+  Stmt st = TRY(prepare(db, sql));
+  bind(st.s, 1, key);
+  int rc = sqlite3_step(st.s);
+  if (rc == SQLITE_ROW) return std::optional<std::string>(text(st.s, 0));
+  TRY(finished_reading(db, rc, what));
+  return std::optional<std::string>();
+}
+}  // namespace
+
 Result<void> Database::set_setting(const std::string& key, const std::string& value_json) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st = TRY(prepare(m_db, "INSERT INTO settings(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
-  bind(st.s, 1, key);
-  bind(st.s, 2, value_json);
-  if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot save setting {}: {}", key, sqlite3_errmsg(m_db));
-  return {};
+  return put_text(m_db, "INSERT INTO settings(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value_json,
+                  "setting " + key);
 }
 
 Result<std::optional<std::string>> Database::get_setting(const std::string& key) {
   std::lock_guard lock(m_lock->mutex);
-  Stmt st = TRY(prepare(m_db, "SELECT value FROM settings WHERE key = ?1"));
-  bind(st.s, 1, key);
-  int rc = sqlite3_step(st.s);
-  if (rc == SQLITE_ROW) return std::optional<std::string>(text(st.s, 0));
-  TRY(finished_reading(m_db, rc, "setting " + key));
-  return std::optional<std::string>();
+  return get_text(m_db, "SELECT value FROM settings WHERE key = ?1", key, "setting " + key);
+}
+
+Result<void> Database::set_checkpoint(const std::string& run_id, const std::string& env_json) {
+  std::lock_guard lock(m_lock->mutex);
+  return put_text(m_db, "INSERT INTO checkpoints (run_id, env) VALUES (?1, ?2) ON CONFLICT(run_id) DO UPDATE SET env = excluded.env", run_id,
+                  env_json, "the checkpoint of " + run_id);
+}
+
+Result<std::optional<std::string>> Database::checkpoint(const std::string& run_id) {
+  std::lock_guard lock(m_lock->mutex);
+  return get_text(m_db, "SELECT env FROM checkpoints WHERE run_id = ?1", run_id, "checkpoint of " + run_id);
 }
 
 }  // namespace ouro::store

@@ -60,6 +60,10 @@ class Database {
   // A run's events with seq > after_seq, or all runs' with id > after_id (run_id empty).
   Result<std::vector<EventRow>> events(const std::string& run_id, int64_t after, int limit = 100000);
 
+  // --- Checkpoints: a run's env after its latest turn, to continue the conversation later ------
+  Result<void> set_checkpoint(const std::string& run_id, const std::string& env_json);
+  Result<std::optional<std::string>> checkpoint(const std::string& run_id);
+
   // --- Settings (JSON values) ------------------------------------------------------------------
   Result<void> set_setting(const std::string& key, const std::string& value_json);
   Result<std::optional<std::string>> get_setting(const std::string& key);

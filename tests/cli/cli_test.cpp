@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <regex>
 
 namespace ouro::testing {
 namespace {
@@ -126,6 +127,21 @@ TEST(CliRun, ScriptedRunPrintsTheFinalValueAndStreamsTheWork) {
   EXPECT_NE(r.err.find("💭 Look at the list."), std::string::npos) << "reasoning is shown apart";
   EXPECT_NE(r.err.find("✓ Result: number = 50"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("■ done after 2 iterations"), std::string::npos) << r.err;
+}
+
+TEST(CliRun, ContinuesARunAsItsNextTurn) {
+  Outcome first = ouro("run 'Note the total' --provider script:" + script_file({{{"text", repl_reply("env.total = 41;\nsetFinal('noted')")}}}));
+  EXPECT_EQ(first.code, 0) << first.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(first.err, m, std::regex("run (r[0-9a-z]{10}) · follow up with: ouro run --continue"))) << first.err;
+  std::string id = m[1];
+  Outcome second = ouro("run 'Add one to it' --continue " + id + " --provider script:" + script_file({{{"text", repl_reply("setFinal(env.total + 1)")}}}));
+  EXPECT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(second.out, "42\n") << "env.total came back from the first turn";
+  EXPECT_NE(second.err.find("▶ Iteration 2"), std::string::npos) << "iterations count on: " << second.err;
+  Outcome none = ouro("run 'x' --continue rnope --provider script:" + script_file({{{"text", repl_reply("setFinal(1)")}}}));
+  EXPECT_NE(none.code, 0);
+  EXPECT_NE(none.err.find("no run 'rnope'"), std::string::npos) << none.err;
 }
 
 TEST(CliRun, JsonOutputAndTheCapExitCode) {

@@ -47,8 +47,9 @@ struct CommandCenter {
     auto r = runs->update_settings({{"provider", "script:" + path}});
     ASSERT_TRUE(r) << r.error().message;
   }
+  // A new run: after one, the box would send a follow-up, so New conversation first.
   void submit(const std::string& task, const std::string& url) {
-    js("await type(t, '#task', " + json(task).dump() + ");\nawait fill(t, { '#urls': " + json(url).dump() + " });\nawait click(t, '#run-btn')");
+    js("if ((await getText(t, '#run-btn')).startsWith('Follow up')) await click(t, '#new-btn');\nawait type(t, '#task', " + json(task).dump() + ");\nawait fill(t, { '#urls': " + json(url).dump() + " });\nawait click(t, '#run-btn')");
   }
   // Waits (in the page) until the expression is truthy.
   json until(const std::string& expr, int ms = 15000) {
@@ -123,6 +124,26 @@ TEST(CommandCenter, AQuestionOfTheAgentIsAnsweredInTheConversation) {
   EXPECT_NE(cc.js("await getText(t, '.msg.ask')").get<std::string>().find("Answered: blue"), std::string::npos);
 }
 
+TEST(CommandCenter, AFollowUpContinuesTheConversationUntilANewOne) {
+  CommandCenter cc;
+  cc.use_script(script_file({{{"text", repl_reply("env.total = 41;\nsetFinal('noted')")}}, {{"text", repl_reply("setFinal(String(env.total + 1))")}},
+                             {{"text", repl_reply("setFinal(typeof env.total)")}}}));
+  cc.submit("Note the total", site().url("/"));
+  EXPECT_EQ(cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')"), "noted");
+  EXPECT_EQ(cc.until("document.getElementById('run-btn').textContent"), "Follow up ⏎");
+  cc.js("await type(t, '#task', 'Add one to it');\nawait click(t, '#run-btn')");
+  EXPECT_EQ(cc.until("document.querySelectorAll('.msg.final').length === 2 && [...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')"),
+            "noted|42");
+  EXPECT_EQ(cc.until("[...document.querySelectorAll('.msg.user')].map(m => m.textContent).join('|')"), "Note the total|Add one to it");
+  cc.shot("command-center-conversation.png");
+  // New conversation: a fresh run, a fresh env.
+  cc.js("await click(t, '#new-btn')");
+  EXPECT_EQ(cc.until("document.querySelectorAll('.msg').length === 0 && document.getElementById('run-btn').textContent"), "Run ⏎");
+  cc.use_script(script_file({{{"text", repl_reply("setFinal(typeof env.total)")}}}));
+  cc.submit("What is the total?", site().url("/"));
+  EXPECT_EQ(cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')"), "undefined");
+}
+
 TEST(CommandCenter, ApproveAndDenyAConfirmation) {
   CommandCenter cc;
   std::string buy = script_file({{{"text", repl_reply("await click(activeTab, '#place');\nsetFinal(await getText(activeTab, '#result'))")}},
@@ -139,7 +160,8 @@ TEST(CommandCenter, ApproveAndDenyAConfirmation) {
   cc.submit("Place the order", site().url("/checkout"));
   cc.until("document.getElementById('confirm-dialog').open");
   cc.js("await keyPress(t, 'Escape')");  // Escape is a no, by keyboard
-  EXPECT_EQ(cc.until("document.querySelectorAll('.msg.final').length === 2 && document.querySelectorAll('.msg.final')[1].textContent"),
+  // A new conversation: its chat starts empty.
+  EXPECT_EQ(cc.until("document.querySelectorAll('.msg.final').length === 1 && document.querySelectorAll('.msg.final')[0].textContent"),
             "The order was not placed: the user said no.");
 }
 

@@ -60,6 +60,23 @@ TEST(MyBrowser, ARunAnswersFromTheSignedInTabWithoutSigningInAgain) {
   EXPECT_TRUE(u.s.base->browser().tab_info(u.account));
 }
 
+TEST(MyBrowser, AFollowUpWorksInTheSameTabAgain) {
+  UserBrowser u;
+  json options = {{"context", "mine"}, {"mode", "autonomous"},
+                  {"provider", "script:" + script_file({{{"text", repl_reply("env.who = await getText(activeTab, 'h1');\nsetFinal(env.who)")}},
+                                                        {{"text", repl_reply("await click(activeTab, '#balance');\n"
+                                                                             "setFinal(env.who + ' / ' + await getText(activeTab, '#balance'))")}}})}};
+  std::string id = u.s.post("/api/runs", {{"task", "Who am I signed in as?"}, {"options", options}}).body.value("id", "");
+  EXPECT_EQ(u.s.wait_done(id)["final"], "Signed in as Ada Lovelace");
+  // Between turns the tab is the user's again: they (or another run) may use it.
+  EXPECT_EQ(u.s.base->browser().tab_owner(u.account), "");
+  EXPECT_EQ(u.s.post("/api/runs/" + id + "/messages", {{"text", "And my balance?"}}).status, 202);
+  json run;
+  for (int i = 0; i < 200 && (run = u.s.get("/api/runs/" + id).body)["iterations"] != 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  run = u.s.wait_done(id);
+  EXPECT_EQ(run["final"], "Signed in as Ada Lovelace / Balance: 1,234.56") << run.dump();
+}
+
 TEST(MyBrowser, TheCommandCenterTabCannotBeTouched) {
   UserBrowser u;
   std::string id = u.start("try { await getText('" + u.command_center + "', 'body'); setFinal('read it') } catch (e) { setFinal(e.message) }");

@@ -188,6 +188,13 @@
       case 'iteration-end': { const it = iterationCard(n); flushIter(it); const u = d.usage || {}; it.meta.textContent = `${(d.ms / 1000).toFixed(1)} s · model ${(d.modelMs / 1000).toFixed(1)} s · ${u.input_tokens} in / ${u.output_tokens} out${fmtCost(d.cost)}`; break; }
       case 'confirmation-req': if (current.live) askConfirmation(e.run, d); break;
       case 'user-question': showQuestion(e.run, d, current.live); break;
+      case 'user-message': {
+        // Shown already if this page sent it; from a replay or another client, shown now.
+        const i = current.sent.indexOf(d.text);
+        if (i >= 0) current.sent.splice(i, 1);
+        else addMessage('user' + (d.guidance ? ' guidance' : ''), d.text);
+        break;
+      }
       case 'user-answer': closeQuestion(d); break;
       case 'gate': current.lastIterCard().body.append(el('div', 'line ' + (d.decision === 'deny' ? 'warn' : 'sub'),
         `🛡 gate ${d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : 'noted'} ${d.method || ''} ${d.url || ''} — ${d.reason || ''}${d.by ? ` (${d.by})` : ''}`)); break;
@@ -244,18 +251,22 @@
     refreshHistory();
   }
 
+  // While a run works the box sends guidance it reads at its next iteration; after it, a
+  // follow-up turn of the same conversation (same env and tabs), until New conversation.
   function setRunning(on) {
     $('status').textContent = on ? 'running…' : 'idle';
     $('status').className = 'status' + (on ? ' running' : '');
     $('cancel-btn').disabled = !on;
-    $('run-btn').disabled = on;
+    $('run-btn').textContent = on ? 'Send ⏎' : current ? 'Follow up ⏎' : 'Run ⏎';
+    $('run-btn').title = on ? 'Tell the agent something while it works' : current ? 'A follow-up in this conversation' : 'Start a run';
+    $('context').disabled = !!current;
   }
 
   function open(runId, live) {
     if (current && current.socket) current.socket.close();
     $('iterations').textContent = '';
     $('totals').textContent = '';
-    current = { id: runId, lastSeq: 0, iters: new Map(), live, socket: null,
+    current = { id: runId, lastSeq: 0, iters: new Map(), live, socket: null, sent: [],
                 lastIterCard() { const all = [...this.iters.values()]; return all.length ? all[all.length - 1] : iterationCard(1); } };
     connect(current);
   }
@@ -361,6 +372,18 @@
     const task = $('task').value.trim();
     if (!task) return;
     const urls = $('urls').value.split(/\s+/).filter(Boolean);
+    if (current) {
+      // The conversation goes on: guidance while it works, else its next turn.
+      const working = $('status').classList.contains('running');
+      addMessage('user' + (working ? ' guidance' : ''), task);
+      current.sent.push(task);
+      try {
+        const r = await api('POST', `/api/runs/${current.id}/messages`, { text: task });
+        $('task').value = '';
+        if (r.delivered === 'turn') { current.live = true; setRunning(true); connect(current); }
+      } catch (err) { addMessage('partial', err.message); }
+      return;
+    }
     addMessage('user', task);
     setRunning(true);
     try {
@@ -403,6 +426,16 @@
       }
     } catch (err) { /* the list shows what it can */ }
   }
+  $('new-btn').onclick = () => {
+    if (current && current.socket) current.socket.close();
+    current = null;
+    stopLive();
+    $('messages').textContent = '';
+    $('iterations').textContent = '';
+    $('totals').textContent = '';
+    setRunning(false);
+    $('task').focus();
+  };
   $('history-btn').onclick = () => {
     const h = $('history');
     h.hidden = !h.hidden;

@@ -1,0 +1,52 @@
+#include "server/conversation.h"
+
+#include <mutex>
+#include <random>
+
+namespace ouro::server {
+
+std::string final_text(const json& final) {
+  if (final.is_string()) return final.get<std::string>();
+  if (final.is_object() && final.contains("message") && final.value("partial", false)) return "(stopped) " + get_str(final, "message");
+  std::string text = dump_json(final);
+  return text.size() > 2000 ? text.substr(0, 2000) + "…" : text;
+}
+
+std::string new_run_id() {
+  static std::mutex mutex;
+  static std::mt19937_64 rng{std::random_device{}()};
+  static const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
+  std::lock_guard lock(mutex);
+  std::string out = "r";
+  for (int i = 0; i < 10; ++i) out += digits[rng() % 36];
+  return out;
+}
+
+Result<StoredConversation> load_conversation(store::Database& db, const std::string& run_id) {
+  auto row = TRY(db.get_run(run_id));
+  if (!row) return errorf(Code::NotFound, "no run '{}'", run_id.substr(0, 60));
+  StoredConversation c;
+  c.row = *row;
+  if (auto env = TRY(db.checkpoint(run_id))) {
+    json parsed = parse_json(*env).value_or(json::object());
+    if (parsed.is_object()) c.env = dump_json(parsed);
+  }
+  std::vector<std::string> tasks = {row->task}, finals;
+  constexpr int kPage = 2000;
+  for (int64_t after = 0;;) {
+    auto page = TRY(db.events(run_id, after, kPage));
+    for (const auto& e : page) {
+      after = e.seq;
+      c.last_seq = e.seq;
+      if (e.type != "user-message" && e.type != "complete") continue;
+      json d = parse_json(e.data).value_or(json::object());
+      if (e.type == "user-message" && !get_bool(d, "guidance")) tasks.push_back(get_str(d, "text"));
+      if (e.type == "complete") finals.push_back(final_text(d.contains("final") ? d["final"] : json()));
+    }
+    if (page.size() < static_cast<size_t>(kPage)) break;
+  }
+  for (size_t i = 0; i < tasks.size() && i < finals.size(); ++i) c.turns.push_back({tasks[i], finals[i]});
+  return c;
+}
+
+}  // namespace ouro::server

@@ -1,0 +1,96 @@
+// Conversations (issue 14): a message after a run has finished is a new turn of it — same env,
+// tabs and store, the earlier turns in the prompt — and a message while it works is guidance for
+// its next iteration. Continued from storage when the session has gone (here: after a restart).
+#include "api_env.h"
+
+#include <gtest/gtest.h>
+
+namespace ouro::testing {
+namespace {
+
+std::vector<json> events_of(Server& s, const std::string& id, const std::string& type) {
+  std::vector<json> out;
+  for (const auto& e : s.get("/api/runs/" + id + "/events").body)
+    if (e["type"] == type) out.push_back(e["data"]);
+  return out;
+}
+
+// Waits until the run has finished its turn `n` (its n-th complete event).
+json wait_turn(Server& s, const std::string& id, size_t n) {
+  for (int i = 0; i < 600; ++i) {
+    auto done = events_of(s, id, "complete");
+    if (done.size() >= n) return done[n - 1];
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return nullptr;
+}
+
+TEST(Conversation, AFollowUpReusesAVariableOfThePreviousTurn) {
+  Server s;
+  std::string path = script_file({{{"text", repl_reply("env.total = 41;\nsetFinal('I noted the total.')")}},
+                                  {{"text", repl_reply("setFinal(env.total + 1)")}}});
+  std::string id = s.post("/api/runs", {{"task", "Note the total"}, {"options", {{"provider", "script:" + path}}}}).body.value("id", "");
+  EXPECT_EQ(wait_turn(s, id, 1)["final"], "I noted the total.");
+  Http sent = s.post("/api/runs/" + id + "/messages", {{"text", "Now add one to it"}});
+  ASSERT_EQ(sent.status, 202) << sent.raw;
+  EXPECT_EQ(sent.body["delivered"], "turn");
+  EXPECT_EQ(sent.body["turn"], 2);
+  EXPECT_EQ(wait_turn(s, id, 2)["final"], 42) << "env.total of turn 1 is there in turn 2";
+  // Turn 2's prompt carries the conversation; its iterations count on from turn 1's.
+  auto starts = events_of(s, id, "iteration-start");
+  ASSERT_EQ(starts.size(), 2u);
+  EXPECT_EQ(starts[1]["iteration"], 2);
+  std::string prompt = starts[1]["prompt"];
+  EXPECT_NE(prompt.find("## Conversation So Far"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("Note the total"), std::string::npos);
+  EXPECT_NE(prompt.find("I noted the total."), std::string::npos);
+  EXPECT_NE(prompt.find("User's request: \"Now add one to it\""), std::string::npos);
+  json run = s.get("/api/runs/" + id).body;
+  EXPECT_EQ(run["final"], 42);
+  EXPECT_EQ(run["iterations"], 2);
+  EXPECT_EQ(s.post("/api/runs/" + id + "/messages", {{"text", "  "}}).status, 400);
+  EXPECT_EQ(s.post("/api/runs/rnope/messages", {{"text", "hi"}}).status, 404);
+}
+
+TEST(Conversation, AMessageWhileARunWorksIsGuidanceForItsNextIteration) {
+  Server s;
+  std::string path = script_file({{{"text", repl_reply("await sleep(1500);\n'looked around'")}},
+                                  {{"text", repl_reply("setFinal('done')")}}});
+  std::string id = s.post("/api/runs", {{"task", "Find the cheapest flight"}, {"options", {{"provider", "script:" + path}}}}).body.value("id", "");
+  auto io = net::IoThread::start();
+  Watcher w(*io, s.ws("run=" + id));
+  ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "code-generated"); }));
+  Http sent = s.post("/api/runs/" + id + "/messages", {{"text", "Only direct flights, please"}});
+  ASSERT_EQ(sent.status, 202) << sent.raw;
+  EXPECT_EQ(sent.body["delivered"], "guidance");
+  EXPECT_EQ(wait_turn(s, id, 1)["final"], "done");
+  auto starts = events_of(s, id, "iteration-start");
+  ASSERT_EQ(starts.size(), 2u);
+  std::string prompt = starts[1]["prompt"];
+  EXPECT_NE(prompt.find("## Message From The User (sent while you worked)\n\"Only direct flights, please\""), std::string::npos) << prompt;
+  auto said = events_of(s, id, "user-message");
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0]["guidance"], true);
+}
+
+TEST(Conversation, ContinuedFromStorageAfterARestart) {
+  std::string dir = temp_dir();
+  // One scripted line serves both turns (the restarted server's model starts the script anew).
+  std::string path = script_file({{{"text", repl_reply("if (env.total === undefined) { env.total = 41; setFinal('noted') } else setFinal(env.total + 1)")}}});
+  std::string id;
+  {
+    Server s(dir);
+    id = s.post("/api/runs", {{"task", "Note the total"}, {"options", {{"provider", "script:" + path}}}}).body.value("id", "");
+    EXPECT_EQ(wait_turn(s, id, 1)["final"], "noted");
+  }
+  Server again(dir);
+  Http sent = again.post("/api/runs/" + id + "/messages", {{"text", "Add one"}});
+  ASSERT_EQ(sent.status, 202) << sent.raw;
+  EXPECT_EQ(sent.body["restored"], true);
+  EXPECT_EQ(wait_turn(again, id, 2)["final"], 42) << "env came back from the stored checkpoint";
+  std::string prompt = events_of(again, id, "iteration-start").back()["prompt"];
+  EXPECT_NE(prompt.find("Turn 1 — the user: \"Note the total\""), std::string::npos) << prompt;
+}
+
+}  // namespace
+}  // namespace ouro::testing
