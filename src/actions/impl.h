@@ -14,7 +14,7 @@ OURO_CAP(exec_in_tab); OURO_CAP(get_dom); OURO_CAP(get_text); OURO_CAP(get_links
 OURO_CAP(query_selector); OURO_CAP(query_selector_all); OURO_CAP(get_accessibility_tree); OURO_CAP(screenshot);
 // Actions
 OURO_CAP(click); OURO_CAP(type); OURO_CAP(fill); OURO_CAP(scroll); OURO_CAP(key_press); OURO_CAP(hover); OURO_CAP(select);
-OURO_CAP(handle_dialog);
+OURO_CAP(handle_dialog); OURO_CAP(dismiss_overlays);
 // Session and storage
 OURO_CAP(get_cookies); OURO_CAP(set_cookie); OURO_CAP(get_local_storage); OURO_CAP(get_session_storage); OURO_CAP(clear_storage);
 // Network, console

@@ -27,13 +27,16 @@ std::chrono::milliseconds action_timeout(Context& ctx, const json& options) {
 }
 
 // Waits until the element is actionable; returns the helper's {x, y, element, target}.
+Result<json> dismiss_overlays_on(Context& ctx, const std::string& tab);
+
 Result<json> actionable(Context& ctx, const std::string& tab, const std::string& selector, Needs needs, const char* what,
-                        std::chrono::milliseconds timeout) {
+                        std::chrono::milliseconds timeout, bool may_dismiss = true) {
   if (selector.empty()) return errorf(Code::InvalidArgument, "{}: the selector is empty", what);
   auto deadline = Clock::now() + timeout;
   std::string expr = "__ouro.actionable(" + js_string(selector) + ", " +
                      json{{"enabled", needs.enabled}, {"editable", needs.editable}, {"hit", needs.hit}}.dump() + ")";
   json last;
+  Clock::time_point covered_since{};  // epoch: not covered now
   while (true) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     auto r = ctx.browser.eval_helpers(tab, expr, std::max(left, std::chrono::milliseconds(1000)));
@@ -44,7 +47,23 @@ Result<json> actionable(Context& ctx, const std::string& tab, const std::string&
     if (r->value("ok", false)) return *r;
     last = *r;
     if (Clock::now() >= deadline) break;
+    // Covered for a second (not a transition that ends by itself): see to the overlay now.
+    bool covered = last.value("reason", "").find(" is covered by ") != std::string::npos;
+    if (!covered) covered_since = {};
+    else if (covered_since == Clock::time_point{}) covered_since = Clock::now();
+    else if (may_dismiss && Clock::now() - covered_since >= std::chrono::seconds(1)) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(last.value("missing", false) ? 100 : 50));
+  }
+  // Covered: a consent banner or a modal in the way is dismissed once, and the target tried again.
+  if (may_dismiss && last.value("reason", "").find(" is covered by ") != std::string::npos) {
+    auto dismissed = dismiss_overlays_on(ctx, tab);
+    if (dismissed && !(*dismissed)["dismissed"].empty()) {
+      auto rest = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      auto again = actionable(ctx, tab, selector, needs, what, std::max(rest, std::chrono::milliseconds(1500)), false);
+      if (again) (*again)["dismissed"] = (*dismissed)["dismissed"];
+      else again.error().message += fmt::format(" (after dismissing {})", dump_json((*dismissed)["dismissed"]));
+      return again;
+    }
   }
   auto info = ctx.browser.tab_info(tab);
   std::string url = info ? info->url : "?";
@@ -165,7 +184,33 @@ Result<json> click_at(Context& ctx, const std::string& tab, const json& at, int 
     events.emplace_back("Input.dispatchMouseEvent", mouse("mouseReleased", x, y, 0, i));
   }
   TRY(dispatch(ctx, tab, std::move(events)));
-  return json{{"element", at.value("element", "")}};
+  json out = {{"element", at.value("element", "")}};
+  if (at.contains("dismissed")) out["dismissed"] = at["dismissed"];
+  return out;
+}
+
+// Presses each overlay's button, one per round (the page changes), for at most three rounds;
+// then says what is left.
+Result<json> dismiss_overlays_on(Context& ctx, const std::string& tab) {
+  json dismissed = json::array(), remaining = json::array();
+  for (int round = 0; round < 4; ++round) {
+    json found = TRY(ctx.browser.eval_helpers(tab, "__ouro.overlays()", ctx.limits.exec_timeout));
+    if (!found.is_array()) found = json::array();
+    remaining = json::array();
+    const json* press = nullptr;
+    for (const auto& o : found) {
+      if (!press && round < 3 && o.contains("button") && o["button"].is_object()) press = &o;
+      else remaining.push_back({{"kind", o.value("kind", "")}, {"element", o.value("element", "")},
+                                {"why", o.contains("button") && o["button"].is_object() ? "still there" : "no button to close it"}});
+    }
+    if (!press) break;
+    const json& b = (*press)["button"];
+    TRY(click_at(ctx, tab, json{{"x", b.value("x", 0.0)}, {"y", b.value("y", 0.0)}}));
+    dismissed.push_back({{"kind", press->value("kind", "")}, {"element", press->value("element", "")}, {"pressed", b.value("label", "")},
+                         {"choice", b.value("choice", "")}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  return json{{"dismissed", dismissed}, {"remaining", remaining}};
 }
 
 }  // namespace
@@ -205,6 +250,8 @@ Result<json> click(Context& ctx, const json& args) {
   int count = options.is_object() && options.value("double", false) ? 2 : 1;
   return click_at(ctx, tab, at, count);
 }
+
+Result<json> dismiss_overlays(Context& ctx, const json& args) { return dismiss_overlays_on(ctx, arg_string(args, 0)); }
 
 Result<json> hover(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);

@@ -66,6 +66,11 @@ std::vector<Capability> build() {
   host(g, "hover", {kTab, {"selector", "string"}}, "{ element: string }", "Moves the mouse over the element.", Risk::Read, hover);
   host(g, "select", {kTab, {"selector", "string"}, {"value", "string|string[]"}}, "{ selected: string[] }",
        "Chooses option(s) of a <select> by value or visible label.", Risk::Act, select);
+  host(g, "dismissOverlays", {kTab}, "{ dismissed: Array<{ kind: string, element: string, pressed: string, choice: string }>, remaining: Array<{ kind: string, element: string, why: string }> }",
+       "Gets cookie-consent banners, modals and overlays out of the way by pressing the button a person would: for consent the most "
+       "private choice (reject / only necessary), else close; accept only when there is nothing else. Tried once by itself when a "
+       "click or type finds its target covered (the result then lists what was dismissed).",
+       Risk::Act, dismiss_overlays);
   host(g, "handleDialog", {kTab, {"options", "{ accept?: boolean, promptText?: string, once?: boolean }", true}}, "true",
        "Sets how the tab answers its next JavaScript dialog (alert, confirm, prompt, beforeunload): accept (default true) or not, "
        "promptText for a prompt; once: false keeps it for every later dialog. Call it before the action that opens the dialog. "

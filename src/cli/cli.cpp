@@ -4,6 +4,7 @@
 #include "actions/registry.h"
 #include "agent/run.h"
 #include "net/io.h"
+#include "browser/discovery.h"
 #include "server/api.h"
 #include "server/conversation.h"
 #include "server/runs.h"
@@ -39,6 +40,7 @@ struct CommonFlags {
   std::vector<std::string> urls;
   bool headed = false;
   std::string browser_ws;
+  std::string browser_dir;  // --browser auto: where its DevToolsActivePort is
   std::string data_dir;
   std::string profile;
   double timeout_s = 30;
@@ -55,7 +57,10 @@ struct CommonFlags {
 void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_option("--url", f.urls, "Open URL in a tab before running (repeat for more tabs)");
   cmd->add_flag("--headed", f.headed, "Show the browser window (default: headless)");
-  cmd->add_option("--browser", f.browser_ws, "Attach to a running browser at ws://host:port/devtools/browser/… instead of launching one");
+  cmd->add_option("--browser", f.browser_ws,
+                  "Attach to a running browser instead of launching one: ws://host:port/devtools/browser/…, or auto (the "
+                  "DevToolsActivePort of a Chrome/Chromium started with --remote-debugging-port, in --browser-dir or the usual places)");
+  cmd->add_option("--browser-dir", f.browser_dir, "With --browser auto: the user-data-dir of the browser to attach to");
   cmd->add_option("--data-dir", f.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
   cmd->add_option("--profile", f.profile,
                   "Chromium profile directory to use and keep (logins persist); default: a fresh temporary one (plain `ouro`: <data dir>/profile)");
@@ -109,6 +114,10 @@ Result<session::SessionOptions> session_options(const CommonFlags& f, std::funct
   o.browser.launch.headed = f.headed;
   o.browser.launch.user_data_dir = f.profile;
   o.browser.connect_url = f.browser_ws;
+  if (f.browser_ws == "auto")
+    o.browser.connect_url = TRY(browser::find_devtools_url(f.browser_dir.empty() ? browser::usual_browser_dirs() : std::vector{f.browser_dir}));
+  else if (!f.browser_dir.empty())
+    return make_error(Code::InvalidArgument, "--browser-dir goes with --browser auto");
   if (!f.data_dir.empty()) o.db_path = f.data_dir + "/ouro.db";
   o.repl.timeout = std::chrono::milliseconds(static_cast<int64_t>(f.timeout_s * 1000));
   o.repl.memory_mb = f.memory_mb;

@@ -276,6 +276,13 @@ void RunManager::publish(Active& run, const std::string& type, const json& data,
     if (type == "confirmation-req") run.confirmations.try_emplace(qid, std::nullopt);
     else run.questions[qid].choices = data.contains("choices") ? data["choices"] : json::array();
   }
+  // The run waits for the user from the moment the question can be seen.
+  if (type == "user-question") {
+    run.row.state = "awaiting_user";
+    run.row.updated_at = now_ms();
+    if (auto updated = m_db.update_run(run.row); !updated)
+      spdlog::warn("run {}: cannot record its state: {}", run.id, redact(updated.error().message));
+  }
   json event = {{"id", *gid}, {"run", run.id}, {"seq", seq}, {"type", type}, {"ts", ts}, {"data", data}};
   for (auto it = m_subscribers.begin(); it != m_subscribers.end();) {
     Subscriber& sub = it->second;
@@ -609,8 +616,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
       if (auto updated = m_db.update_run(run->row); !updated)
         spdlog::warn("run {}: cannot record its state: {}", run->id, redact(updated.error().message));
     };
-    set_state("awaiting_user");
-    std::optional<std::string> answer;
+    std::optional<std::string> answer;  // the state is awaiting_user since the question was published
     {
       std::unique_lock lock(run->mutex);
       run->questions.try_emplace(id);  // registered when its event was published

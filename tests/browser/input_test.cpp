@@ -80,6 +80,30 @@ TEST(Click, AFailingCallThatWasNotAwaitedIsTheBlocksError) {
     r.map(x => x.status).join())"), "rejected,fulfilled");
 }
 
+TEST(Click, ACookieBannerOverTheTargetIsDismissedOnceAndReported) {
+  json r = ok(R"(
+    const t = await openTab('{{/consent}}');
+    const res = await click(t, '#buy');
+    ({ res, title: await execInTab(t, 'document.title'), consent: await execInTab(t, 'document.body.dataset.consent') }))");
+  EXPECT_EQ(r["title"], "bought");
+  EXPECT_EQ(r["consent"], "rejected") << "the private choice first";
+  ASSERT_EQ(r["res"]["dismissed"].size(), 1u) << r.dump();
+  EXPECT_EQ(r["res"]["dismissed"][0]["kind"], "cookie-consent");
+  EXPECT_EQ(r["res"]["dismissed"][0]["pressed"], "Reject all");
+}
+
+TEST(DismissOverlays, ClosesAModalWithoutSubscribingThenTheBanner) {
+  json r = ok(R"(
+    const t = await openTab('{{/consent?modal}}');
+    const d = await dismissOverlays(t);
+    ({ d, left: await execInTab(t, 'document.querySelectorAll("[role=dialog], #cookie-banner").length') }))");
+  EXPECT_EQ(r["left"], 0) << r.dump();
+  std::vector<std::string> pressed;
+  for (const auto& d : r["d"]["dismissed"]) pressed.push_back(d["pressed"]);
+  EXPECT_EQ(pressed, (std::vector<std::string>{"Close", "Reject all"})) << r.dump() << " (a modal is closed, never subscribed to)";
+  EXPECT_EQ(r["d"]["remaining"], json::array());
+}
+
 TEST(Click, ScrollsFarElementsIntoView) {
   json r = ok(R"(
     const t = await openTab('{{/scroll}}');

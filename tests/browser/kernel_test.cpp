@@ -2,6 +2,8 @@
 // a missing Chromium. Each test has its own browser.
 #include "browser_env.h"
 
+#include "browser/discovery.h"
+
 #include "net/io.h"
 
 #include <fcntl.h>
@@ -78,8 +80,19 @@ TEST(Kernel, AttachesToARunningBrowserByWebSocketUrl) {
     if (path.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_FALSE(path.empty()) << "Chromium did not write DevToolsActivePort";
+  // --browser auto: the first directory with a well-formed DevToolsActivePort (a garbled one and
+  // one without are passed over).
+  std::string garbled = temp_dir(), empty = temp_dir();
+  std::ofstream(garbled + "/DevToolsActivePort") << "9222; rm -rf /\n/devtools/browser/x?y\n";
+  auto found = browser::find_devtools_url({empty, garbled, profile});
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_EQ(*found, "ws://127.0.0.1:" + port + path);
+  auto none = browser::find_devtools_url({empty, garbled});
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("--remote-debugging-port"), std::string::npos) << none.error().message;
+  EXPECT_NE(none.error().message.find("Chrome 136"), std::string::npos);
   auto opts = test_options();
-  opts.browser.connect_url = "ws://127.0.0.1:" + port + path;
+  opts.browser.connect_url = *found;
   {
     auto s = session::Session::start(opts);
     ASSERT_TRUE(s) << s.error().message;

@@ -94,7 +94,7 @@ json Server::wait_done(const std::string& id, std::chrono::seconds t) {
   while (std::chrono::steady_clock::now() < until) {
     Http r = get("/api/runs/" + id);
     std::string st = r.body.value("state", "");
-    if (st != "queued" && st != "running") return r.body;
+    if (st != "queued" && st != "running" && st != "awaiting_user") return r.body;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return json();

@@ -140,6 +140,19 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
       res.body = signed_in ? page("My account", "<h1>Signed in as Ada Lovelace</h1><p id=balance>Balance: 1,234.56</p>"
                                                 "<form method=post action='/api/echo'><button id=pay>Pay</button></form>")
                            : page("Sign in", "<h1>Please sign in</h1><form><input name=user><input type=password name=pw></form>");
+    } else if (p == "/consent") {
+      // A cookie banner over the page's button, and (with ?modal) a newsletter modal with a close button.
+      bool modal = r.query.find("modal") != std::string::npos;
+      res.body = page("Shop",
+                      "<button id=buy style='position:fixed;bottom:30px;left:40px' onclick=\"document.title='bought'\">Buy</button>"
+                      "<div id=cookie-banner style='position:fixed;bottom:0;left:0;right:0;height:120px;background:#eee;z-index:10'>"
+                      "We use cookies to improve your experience. <a href='#' onclick=\"event.preventDefault()\">Settings</a>"
+                      "<button onclick=\"document.body.dataset.consent='accepted';this.parentNode.remove()\">Accept all</button>"
+                      "<button onclick=\"document.body.dataset.consent='rejected';this.parentNode.remove()\">Reject all</button></div>" +
+                          std::string(modal ? "<div role=dialog aria-modal=true style='position:fixed;inset:20%;background:#fff;z-index:20'>"
+                                              "<h2>Join our newsletter</h2><input placeholder=Email><button>Subscribe</button>"
+                                              "<button aria-label=Close onclick=\"this.parentNode.remove()\">×</button></div>"
+                                            : ""));
     } else if (p == "/frames") {
       res.body = page("Frames", "<h1>Outer</h1><iframe id=inner src='/frame-inner' style='width:400px;height:200px;margin-top:300px'></iframe>");
     } else if (p == "/frame-inner") {

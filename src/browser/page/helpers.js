@@ -262,6 +262,53 @@
              atTop: scrollY <= 0, atBottom: Math.ceil(scrollY + innerHeight) >= se.scrollHeight };
   }
 
+  // Overlays that get in the way: cookie-consent banners, modals, fixed layers over the page.
+  // Each comes with the button a person would press to get rid of it — for consent, the most
+  // private choice first (reject / only necessary), then close, then accept; for anything else,
+  // close only (accepting a newsletter or terms is not ours to do). Top document only.
+  const CONSENT = /cookie|consent|gdpr|privacy|datenschutz|tracking/i;
+  const REJECT = /\b(reject|decline|deny|refuse)\b|only (necessary|essential|required)|(necessary|essential) only|ablehnen|refuser/i;
+  const CLOSE = /^(×|✕|✖|x|close|dismiss|no,? thanks|not now|skip|maybe later|later|schließen|fermer)$/i;
+  const ACCEPT = /\b(accept|agree|allow|got it|i understand|okay|ok)\b|akzeptieren|accepter/i;
+  function overlays() {
+    const vw = innerWidth, vh = innerHeight, area = vw * vh;
+    const found = [];
+    const consider = (el) => {
+      if (!(el instanceof Element) || !isVisible(el) || found.some(f => f.el.contains(el))) return;
+      const r = el.getBoundingClientRect();
+      const w = Math.max(0, Math.min(r.right, vw) - Math.max(r.left, 0)), h = Math.max(0, Math.min(r.bottom, vh) - Math.max(r.top, 0));
+      const words = `${el.id} ${typeof el.className === 'string' ? el.className : ''} ${el.getAttribute('aria-label') || ''} ${(el.innerText || '').slice(0, 600)}`;
+      const consent = CONSENT.test(words);
+      const modal = el.getAttribute('aria-modal') === 'true' || el.getAttribute('role') === 'dialog' || el.getAttribute('role') === 'alertdialog' ||
+                    (el.tagName === 'DIALOG' && el.open) || w * h >= area * 0.5;
+      if (!consent && !modal && w * h < area * 0.15) return;
+      for (let i = found.length - 1; i >= 0; --i) if (el.contains(found[i].el)) found.splice(i, 1);
+      found.push({ el, kind: consent ? 'cookie-consent' : modal ? 'modal' : 'overlay' });
+    };
+    const all = document.body ? document.body.getElementsByTagName('*') : [];
+    for (let i = 0; i < all.length && i < 5000; ++i) {
+      const el = all[i];
+      if (el.matches('[role=dialog], [role=alertdialog], [aria-modal=true], dialog[open]')) { consider(el); continue; }
+      const pos = getComputedStyle(el).position;
+      if (pos === 'fixed' || pos === 'sticky') consider(el);
+    }
+    // A modal sits on top of the rest: it goes first.
+    const rank = { modal: 0, 'cookie-consent': 1, overlay: 2 };
+    found.sort((a, b) => rank[a.kind] - rank[b.kind]);
+    return found.slice(0, 5).map(({ el, kind }) => {
+      const buttons = [...el.querySelectorAll('button, a, [role=button], input[type=button], input[type=submit]')].filter(isVisible);
+      const label = b => (b.getAttribute('aria-label') || b.innerText || b.value || b.title || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+      const pick = (re, exact) => buttons.find(b => exact ? re.test(label(b)) : re.test(label(b)));
+      const order = kind === 'cookie-consent' ? [['reject', REJECT], ['close', CLOSE], ['accept', ACCEPT]] : [['close', CLOSE]];
+      let button = null;
+      for (const [choice, re] of order) {
+        const b = pick(re);
+        if (b) { const r = b.getBoundingClientRect(); button = { choice, label: label(b), x: r.left + r.width / 2, y: r.top + r.height / 2 }; break; }
+      }
+      return { kind, element: describe(el), button };
+    });
+  }
+
   function favicon() {
     const l = document.querySelector('link[rel~="icon"]');
     if (l && l.href) return l.href;
@@ -288,7 +335,7 @@
 
   Object.defineProperty(globalThis, '__ouro', {
     value: Object.freeze({ cap, actionable, targetInfo, prepareEdit, selectOption, text, dom, links, inputs, query, queryAll,
-                           storage, clear, scrollState, favicon, describe }),
+                           storage, clear, scrollState, favicon, describe, overlays }),
     enumerable: false,
   });
 })();
