@@ -7,6 +7,11 @@
 
 namespace ouro::actions {
 
+std::string site_key(const safety::Url& url) {
+  bool default_port = (url.scheme == "http" && url.port == 80) || (url.scheme == "https" && url.port == 443) || url.port == 0;
+  return default_port ? url.host : url.host + ":" + std::to_string(url.port);
+}
+
 bool acts_on_tab(const Capability& cap) {
   if (cap.name == "switchTab") return false;  // bringing a tab to the front changes nothing in it
   if (cap.name == "interceptRequests") return true;
@@ -28,12 +33,20 @@ Result<void> hold_tab(Context& ctx, const std::string& tab_id, const std::string
   auto mode = gate_mode(ctx);
   auto hooks = ctx.hooks();
   bool asked = false;
-  if (mode == safety::GateMode::Careful && hooks && hooks->confirm) {
+  // A site the user allowed "always" is not asked about again.
+  bool trusted = false;
+  if (auto u = safety::parse_url(info.url); u && !ctx.trusted_sites.empty()) {
+    safety::SiteList sites;
+    for (const auto& p : ctx.trusted_sites) (void)sites.add(p);  // checked when they were stored
+    trusted = sites.matches(*u);
+  }
+  if (!trusted && mode == safety::GateMode::Careful && hooks && hooks->confirm) {
     json request = {{"action", "use-tab"},
                     {"tab", tab_id},
                     {"url", info.url.substr(0, 500)},
                     {"title", info.title.substr(0, 200)},
                     {"function", function},
+                    {"site", safety::parse_url(info.url).map([](const safety::Url& u) { return site_key(u); }).value_or("")},
                     {"reason", "the run wants to act (" + function + ") on your tab " + tab_id + ", which it did not open and was not given"}};
     if (!hooks->confirm(request))
       return errorf(Code::PermissionDenied,

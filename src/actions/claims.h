@@ -11,9 +11,14 @@
 
 #include <string>
 
+namespace ouro::safety { struct Url; }
+
 namespace ouro::actions {
 
 struct Capability;
+
+// "example.com", "127.0.0.1:8080": the site a permission is remembered for.
+std::string site_key(const safety::Url& url);
 
 // Whether calling this capability on a tab acts on it (and so needs the tab held).
 bool acts_on_tab(const Capability& cap);

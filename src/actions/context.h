@@ -57,6 +57,9 @@ struct Context : std::enable_shared_from_this<Context> {
   // A person's own session (the one driving the Command Center in tests): the hidden tabs (the
   // Command Center's pages) are theirs to see and use. Never for a run.
   bool sees_hidden_tabs = false;
+  // Sites the user said "always" to (remembered per profile): acting on their tabs of these
+  // sites is not asked about again. Patterns as in safety::SiteList.
+  std::vector<std::string> trusted_sites;
   // What an agent run lends the host while it runs. Installed and removed as a whole, under a
   // lock, so a pool thread never reads a half-replaced std::function; a call that started before
   // removal keeps the hooks it took alive until it returns.

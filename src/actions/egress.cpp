@@ -1,5 +1,7 @@
 #include "actions/egress.h"
 
+#include "actions/claims.h"
+
 #include "base/log.h"
 #include "base/thread_pool.h"
 #include "browser/browser.h"
@@ -131,6 +133,7 @@ void ask(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& 
                       {"rule", v.rule},
                       {"method", f.method},
                       {"url", safety::redact_url_params(f.url.substr(0, 500))},
+                      {"site", safety::parse_url(f.url).map([](const safety::Url& u) { return site_key(u); }).value_or("")},
                       {"tab", tab},
                       {"request", safety::describe_request(f)}};
       if (c->secrets) c->secrets->scrub(request);

@@ -96,8 +96,9 @@ GateVerdict decide(const GatePolicy& policy, const RequestFacts& r) {
   if (Verdict v = policy.scheme_and_address(*url); !v.allowed) return {Decision::Deny, "internal address", v.reason};
   std::string what = r.top_level ? "navigation" : "request";
   if (!policy.allowed(*url)) {
-    std::string reason = fmt::format("{} to {} leaves this run's allowed sites ({}){}", what, url->host, sites_text(policy),
-                                     r.cause.empty() ? "" : "; caused by " + r.cause);
+    std::string reason = fmt::format("{} to {} leaves this run's allowed sites ({}){}; the user can allow it with --allow-domain {} "
+                                     "(or allowed_domains in the run's options or the settings file)",
+                                     what, url->host, sites_text(policy), r.cause.empty() ? "" : "; caused by " + r.cause, url->host);
     return {policy.mode() == GateMode::Careful ? Decision::Ask : Decision::Deny, "outside allowed sites", reason};
   }
   if (r.run_caused && state_changing(r.method) && policy.mode() == GateMode::Careful && !r.approved_action)

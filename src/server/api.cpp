@@ -255,7 +255,8 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "confirm" && m == "POST") {
       if (!body.is_object() || !body.contains("id") || !body["id"].is_string() || !body.contains("approved") || !body["approved"].is_boolean())
         return error_response(Error{Code::InvalidArgument, "a confirmation answer is {\"id\": \"c1\", \"approved\": true|false}", nullptr});
-      return from(runs->confirm(parts[2], body["id"].get<std::string>(), body["approved"].get<bool>()));
+      bool remember = body.contains("remember") && body["remember"].is_boolean() && body["remember"].get<bool>();
+      return from(runs->confirm(parts[2], body["id"].get<std::string>(), body["approved"].get<bool>(), remember));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "tabs" && m == "GET") {
       return from(runs->tabs_of(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "events" && m == "GET") {

@@ -6,6 +6,7 @@
 #include "agent/run.h"
 #include "base/log.h"
 #include "safety/settings.h"
+#include "safety/sites.h"
 #include "session/session.h"
 #include "store/database.h"
 
@@ -177,6 +178,7 @@ struct RunManager::Active {
   std::condition_variable answered;
   std::map<std::string, std::optional<bool>> confirmations;  // pending ids -> answer
   std::set<std::string> closed_confirmations;                 // answered or timed out
+  std::set<std::string> remember;                             // confirmations answered "always"
   struct Question {
     json choices = json::array();
     std::optional<std::string> answer;
@@ -369,6 +371,25 @@ std::string RunManager::stored_api_key() {
   return secrets["api_key"].get<std::string>();
 }
 
+std::vector<std::string> RunManager::remembered_sites() {
+  std::vector<std::string> out;
+  auto stored = m_db.get_setting("allowed_sites");
+  json list = stored && *stored ? parse_json(**stored).value_or(json::array()) : json::array();
+  safety::SiteList check;
+  for (const auto& s : list)
+    if (s.is_string() && check.add(s.get<std::string>())) out.push_back(s.get<std::string>());
+  return out;
+}
+
+void RunManager::remember_site(const std::string& site) {
+  std::lock_guard lock(m_sites_mutex);
+  auto sites = remembered_sites();
+  if (std::find(sites.begin(), sites.end(), site) != sites.end() || sites.size() >= 500) return;
+  sites.push_back(site);
+  if (auto saved = m_db.set_setting("allowed_sites", dump_json(json(sites))); !saved)
+    spdlog::warn("cannot remember the site {}: {}", site, redact(saved.error().message));
+}
+
 Result<json> RunManager::settings() {
   json s = TRY(stored_llm_settings());
   std::string key = stored_api_key();
@@ -377,6 +398,7 @@ Result<json> RunManager::settings() {
     if (!s.contains(k)) s[k] = nullptr;
   if (!s.contains("max_iterations")) s["max_iterations"] = 25;
   s["default_context"] = m_config.mine_by_default ? "mine" : "clean";
+  s["allowed_sites"] = remembered_sites();
   return s;
 }
 
@@ -388,10 +410,22 @@ Result<json> RunManager::update_settings(const json& body) {
     } else if (k == "max_iterations") {
       if (!whole_in(v, 1, kMaxIterations))
         return errorf(Code::InvalidArgument, "max_iterations must be a whole number from 1 to {}, got {}", kMaxIterations, describe(v));
+    } else if (k == "allowed_sites") {
+      // The sites allowed "always": the Command Center lists them and takes them back.
+      if (!v.is_array() || v.size() > 500) return errorf(Code::InvalidArgument, "allowed_sites must be a list of at most 500 sites, got {}", describe(v));
+      safety::SiteList check;
+      for (const auto& x : v)
+        if (!x.is_string() || !check.add(x.get<std::string>()))
+          return errorf(Code::InvalidArgument, "allowed_sites: {} is not a site (example.com, *.example.com, 127.0.0.1:8080)", describe(x));
     } else {
-      return errorf(Code::InvalidArgument, "unknown setting '{}'; the settings are provider, model, sub_model, base_url, max_iterations, api_key",
+      return errorf(Code::InvalidArgument,
+                    "unknown setting '{}'; the settings are provider, model, sub_model, base_url, max_iterations, api_key, allowed_sites",
                     short_name(k));
     }
+  }
+  if (body.contains("allowed_sites")) {
+    std::lock_guard lock(m_sites_mutex);
+    TRY(m_db.set_setting("allowed_sites", dump_json(body["allowed_sites"])));
   }
   json s = TRY(stored_llm_settings());
   for (const char* k : kStringOptions)
@@ -565,6 +599,9 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   gc.urls = urls;
   gc.task = run->task;
   gc.allow_domains = file->allowed_domains;
+  auto always = remembered_sites();
+  gc.allow_domains.insert(gc.allow_domains.end(), always.begin(), always.end());
+  so.trusted_sites = always;
   gc.allow_domains.insert(gc.allow_domains.end(), mine->allowed_domains.begin(), mine->allowed_domains.end());
   gc.mode = mine->mode.value_or(file->mode.value_or(safety::GateMode::Careful));
   auto policy = safety::make_policy(gc);
@@ -603,8 +640,13 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     run->confirmations.try_emplace(id, std::nullopt);
     bool answered = run->answered.wait_for(lock, m_config.confirm_timeout, [&] { return run->cancel_requested || run->confirmations[id].has_value(); });
     bool approved = answered && run->confirmations[id].value_or(false);
+    bool always = approved && run->remember.erase(id) > 0;
     run->confirmations.erase(id);
     run->closed_confirmations.insert(id);
+    lock.unlock();
+    // "Always": a site question (leaving the allowed sites, one of the user's tabs) is not asked again.
+    std::string action = get_str(req, "action"), site = get_str(req, "site");
+    if (always && !site.empty() && (action == "use-tab" || get_str(req, "rule") == "outside allowed sites")) remember_site(site);
     return approved;  // no answer in time counts as deny
   };
   ro.ask_user = [this, run](const json& q) -> std::optional<std::string> {
@@ -870,7 +912,7 @@ Result<json> RunManager::answer(const std::string& run_id, const std::string& qu
   return json{{"id", question_id}, {"answered", true}};
 }
 
-Result<json> RunManager::confirm(const std::string& run_id, const std::string& confirmation_id, bool approved) {
+Result<json> RunManager::confirm(const std::string& run_id, const std::string& confirmation_id, bool approved, bool remember) {
   std::shared_ptr<Active> run;
   {
     std::lock_guard lock(m_mutex);
@@ -884,6 +926,7 @@ Result<json> RunManager::confirm(const std::string& run_id, const std::string& c
       return errorf(Code::NotFound, "run {} is not waiting for confirmation '{}' (answered already, or timed out)", run_id, confirmation_id);
     // An answer can arrive between the confirmation-req event and the run starting to wait.
     run->confirmations[confirmation_id] = approved;
+    if (approved && remember) run->remember.insert(confirmation_id);
   }
   run->answered.notify_all();
   return json{{"id", confirmation_id}, {"approved", approved}};

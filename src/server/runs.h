@@ -56,7 +56,9 @@ class RunManager {
   Result<json> list();
   Result<json> cancel(const std::string& id);
   // The user's answer to a confirmation-req.
-  Result<json> confirm(const std::string& run_id, const std::string& confirmation_id, bool approved);
+  // remember: "always" — the question's site (a navigation off the allowed sites, one of the
+  // user's tabs) is allowed for every run from now on (settings `allowed_sites`).
+  Result<json> confirm(const std::string& run_id, const std::string& confirmation_id, bool approved, bool remember = false);
 
   // POST /api/runs/{id}/messages {text}: while a turn works, guidance shown to the model at its
   // next iteration; after it, a new turn of the conversation (same env, tabs and store, the
@@ -103,11 +105,14 @@ class RunManager {
   std::string context_of(const json& options) const;  // "mine" | "clean"
   Result<json> stored_llm_settings();  // always an object
   std::string stored_api_key();        // "" when none is stored
+  std::vector<std::string> remembered_sites();  // the sites the user allowed "always"
+  void remember_site(const std::string& site);
 
   std::shared_ptr<session::Runtime> m_runtime;
   store::Database& m_db;
   Config m_config;
   std::mutex m_mutex;  // runs, subscribers and the reaper's list; also orders append + broadcast
+  std::mutex m_sites_mutex;  // the remembered sites' read-modify-write
   std::map<std::string, std::shared_ptr<Active>> m_runs;  // until the reaper has joined them
   struct Subscriber {
     std::string run_id;

@@ -141,6 +141,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   p.host = std::make_unique<actions::Host>(b, p.runtime->db.get(), options.limits, p.context, options.owner, shared);
   p.host->context().permission_overrides = options.permissions;
   p.host->context().sees_hidden_tabs = options.person;
+  p.host->context().trusted_sites = options.trusted_sites;
   if (options.gate) TRY(actions::install_egress_gate(p.host->context(), options.gate));
   if (shared) {
     // Handed the tab the user was on: held (so no other run acts there meanwhile), under the

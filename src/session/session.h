@@ -34,6 +34,7 @@ struct SessionOptions {
   // A person's own session: it sees and may use the hidden tabs (the Command Center's pages,
   // which carry its token). Never for a run.
   bool person = false;
+  std::vector<std::string> trusted_sites;  // "always" sites: their tabs are acted on without asking
   actions::Limits limits;
   jsrt::ReplOptions repl;           // host_functions are filled in from the registry
   std::function<void(const std::string&)> on_log;  // log() lines, as they happen

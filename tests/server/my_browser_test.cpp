@@ -166,6 +166,38 @@ TEST(MyBrowser, TheTabsARunHoldsAreUnderItsGateAndTheUsersOthersAreNot) {
   EXPECT_EQ(after.value_or(json()), "sent");
 }
 
+TEST(MyBrowser, AlwaysForASiteIsRememberedListedAndRevocable) {
+  UserBrowser u;
+  browser::Browser& b = u.s.base->browser();
+  std::string list = b.open_tab(site().url("/list")).value(), other = b.open_tab(site().url("/b")).value();
+  ASSERT_TRUE(b.switch_tab(u.account));
+  std::string id = u.start("await click('" + list + "', 'li');\nsetFinal('clicked')");
+  auto io = net::IoThread::start();
+  Watcher w(*io, u.s.ws("run=" + id));
+  ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "confirmation-req"); }));
+  json req;
+  {
+    std::lock_guard lock(w.mutex);
+    for (const auto& e : w.events)
+      if (e["type"] == "confirmation-req") req = e["data"];
+  }
+  std::string origin = site().url("/");
+  std::string site_key = origin.substr(7, origin.size() - 8);  // 127.0.0.1:PORT
+  EXPECT_EQ(req["details"]["site"], site_key);
+  EXPECT_EQ(u.s.post("/api/runs/" + id + "/confirm", {{"id", req["id"]}, {"approved", true}, {"remember", true}}).status, 200);
+  EXPECT_EQ(u.s.wait_done(id)["final"], "clicked");
+  EXPECT_EQ(u.s.get("/api/settings").body["allowed_sites"], json::array({site_key}));
+  // Another run, another of the user's tabs on that site: not asked again.
+  std::string again = u.start("await click('" + other + "', 'h1');\nsetFinal('clicked too')");
+  EXPECT_EQ(u.s.wait_done(again)["final"], "clicked too");
+  for (const auto& e : u.s.get("/api/runs/" + again + "/events").body) EXPECT_NE(e["type"], "confirmation-req") << e.dump();
+  // Revoked in Settings: gone from the list (the next run asks again).
+  Http revoked = request("PUT", u.s.url("/api/settings"), u.s.api->token(), json{{"allowed_sites", json::array()}}.dump());
+  EXPECT_EQ(revoked.status, 200) << revoked.raw;
+  EXPECT_EQ(u.s.get("/api/settings").body["allowed_sites"], json::array());
+  EXPECT_EQ(request("PUT", u.s.url("/api/settings"), u.s.api->token(), json{{"allowed_sites", {"not a site!"}}}.dump()).status, 400);
+}
+
 TEST(MyBrowser, TheContextOptionIsChecked) {
   Server s;
   Http bad = s.post("/api/runs", {{"task", "x"}, {"options", {{"context", "theirs"}}}});

@@ -353,16 +353,20 @@
       $('confirm-text').textContent = `The agent wants to ${det.action} ${det.element || det.selector} on ${det.url} — ${det.reason}.`;
       $('confirm-details').textContent = JSON.stringify(det.target || {}, null, 2);
     }
+    // A site question (one of your tabs, leaving the allowed sites) can be answered for good.
+    $('always-btn').hidden = !(det.site && (det.action === 'use-tab' || det.rule === 'outside allowed sites'));
+    $('always-btn').textContent = det.site ? `Always allow ${det.site}` : 'Always allow this site';
     if (!dlg.open) dlg.showModal();
     $('deny-btn').focus();
   }
-  async function answer(approved) {
+  async function answer(approved, remember = false) {
     const dlg = $('confirm-dialog');
     dlg.close();
-    try { await api('POST', `/api/runs/${dlg.dataset.run}/confirm`, { id: dlg.dataset.id, approved }); }
+    try { await api('POST', `/api/runs/${dlg.dataset.run}/confirm`, { id: dlg.dataset.id, approved, remember }); }
     catch (err) { addMessage('partial', 'Could not answer: ' + err.message); }
   }
   $('approve-btn').onclick = () => answer(true);
+  $('always-btn').onclick = () => answer(true, true);
   $('deny-btn').onclick = () => answer(false);
   $('confirm-dialog').addEventListener('cancel', ev => { ev.preventDefault(); answer(false); });
 
@@ -449,8 +453,27 @@
     for (const k of ['provider', 'model', 'sub_model', 'base_url', 'max_iterations']) f.elements[k].value = s[k] ?? '';
     f.elements.api_key.value = '';
     $('key-hint').textContent = s.api_key ? `A key is stored (${s.api_key}). Leave empty to keep it.` : 'No key stored: the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, OURO_API_KEY) is used.';
+    showSites(s.allowed_sites || []);
     $('settings-dialog').showModal();
   };
+  // The sites allowed "always", each revocable at once.
+  function showSites(sites) {
+    const ul = $('allowed-sites');
+    ul.textContent = '';
+    $('sites-hint').hidden = sites.length > 0;
+    for (const site of sites) {
+      const li = el('li', null, site + ' ');
+      const b = el('button', 'danger', 'Revoke');
+      b.type = 'button';
+      b.setAttribute('aria-label', `Revoke ${site}`);
+      b.onclick = async () => {
+        try { const s = await api('PUT', '/api/settings', { allowed_sites: sites.filter(x => x !== site) }); showSites(s.allowed_sites || []); }
+        catch (err) { $('sites-hint').hidden = false; $('sites-hint').textContent = err.message; }
+      };
+      li.append(b);
+      ul.append(li);
+    }
+  }
   $('settings-cancel').onclick = () => $('settings-dialog').close();
   $('settings-form').addEventListener('submit', async ev => {
     ev.preventDefault();
