@@ -8,13 +8,6 @@
 namespace ouro::testing {
 namespace {
 
-json question_of(Watcher& w) {
-  std::lock_guard lock(w.mutex);
-  for (const auto& e : w.events)
-    if (e["type"] == "user-question") return e["data"];
-  return nullptr;
-}
-
 TEST(AskUser, ARoundTripThroughTheApi) {
   Server s;
   std::string path = script_file({{{"text", repl_reply("const a = await askUser('Which colour?', { choices: ['red', 'blue'] });\nsetFinal('picked ' + a)")}}});
@@ -23,7 +16,7 @@ TEST(AskUser, ARoundTripThroughTheApi) {
   auto io = net::IoThread::start();
   Watcher w(*io, s.ws("run=" + id));
   ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "user-question"); }));
-  json q = question_of(w);
+  json q = w.last("user-question");
   EXPECT_EQ(q["question"], "Which colour?");
   EXPECT_EQ(q["choices"], json::array({"red", "blue"}));
   json run = s.get("/api/runs/" + id).body;
@@ -51,7 +44,7 @@ TEST(AskUser, ASecretAnswerIsTypedButNeverSeen) {
   auto io = net::IoThread::start();
   Watcher w(*io, s.ws("run=" + id));
   ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "user-question"); }));
-  json q = question_of(w);
+  json q = w.last("user-question");
   EXPECT_EQ(q["secret"], true);
   EXPECT_EQ(q["site"], "127.0.0.1");
   EXPECT_EQ(s.post("/api/runs/" + id + "/answer", {{"id", q["id"]}, {"answer", code}}).status, 200);

@@ -119,12 +119,7 @@ TEST(MyBrowser, ActingOnAnotherOfTheUsersTabsIsAskedAbout) {
   auto io = net::IoThread::start();
   Watcher w(*io, u.s.ws("run=" + id));
   ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "confirmation-req"); }));
-  json req;
-  {
-    std::lock_guard lock(w.mutex);
-    for (const auto& e : w.events)
-      if (e["type"] == "confirmation-req") req = e["data"];
-  }
+  json req = w.last("confirmation-req");
   EXPECT_EQ(req["details"]["action"], "use-tab") << req.dump();
   EXPECT_EQ(req["details"]["tab"], other);
   EXPECT_EQ(u.s.post("/api/runs/" + id + "/confirm", {{"id", req["id"]}, {"approved", false}}).status, 200);
@@ -175,12 +170,7 @@ TEST(MyBrowser, AlwaysForASiteIsRememberedListedAndRevocable) {
   auto io = net::IoThread::start();
   Watcher w(*io, u.s.ws("run=" + id));
   ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "confirmation-req"); }));
-  json req;
-  {
-    std::lock_guard lock(w.mutex);
-    for (const auto& e : w.events)
-      if (e["type"] == "confirmation-req") req = e["data"];
-  }
+  json req = w.last("confirmation-req");
   std::string origin = site().url("/");
   std::string site_key = origin.substr(7, origin.size() - 8);  // 127.0.0.1:PORT
   EXPECT_EQ(req["details"]["site"], site_key);

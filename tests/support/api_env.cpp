@@ -89,6 +89,14 @@ Http Server::get(const std::string& path) { return request("GET", url(path), api
 
 Http Server::post(const std::string& path, const json& body) { return request("POST", url(path), api->token(), body.dump()); }
 
+json Watcher::last(const std::string& type) {
+  std::lock_guard lock(mutex);
+  json out;
+  for (const auto& e : events)
+    if (e["type"] == type) out = e["data"];
+  return out;
+}
+
 json Server::wait_done(const std::string& id, std::chrono::seconds t) {
   auto until = std::chrono::steady_clock::now() + t;
   while (std::chrono::steady_clock::now() < until) {

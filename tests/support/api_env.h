@@ -38,6 +38,8 @@ struct Watcher {
   Watcher(net::IoThread& io, const std::string& url);
   bool wait_for(const std::function<bool(const std::vector<json>&)>& pred, std::chrono::milliseconds t = std::chrono::seconds(20));
   static bool has(const std::vector<json>& ev, const std::string& type);
+  // The data of the last event of this type seen so far (null if none).
+  json last(const std::string& type);
 };
 
 struct Server {
