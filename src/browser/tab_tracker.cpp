@@ -20,7 +20,7 @@ json PageNotice::to_json() const {
   return {{"context", context}, {"tab", tab}, {"kind", kind}, {"message", message}, {"url", url}, {"timestamp", timestamp}};
 }
 
-TabInfo Tab::info() const { return TabInfo{id, url, title.empty() ? url : title, status, favicon}; }
+TabInfo Tab::info() const { return TabInfo{id, url, title.empty() ? url : title, status, favicon, seen_at}; }
 
 int tab_number(const std::string& tab_id) {
   if (tab_id.size() < 2 || tab_id[0] != 't' || tab_id.size() > 10) return 0;
@@ -235,6 +235,7 @@ TrackerActions TabTracker::session_event(Tab& tab, const cdp::Event& ev, double 
     std::string title = cap_text(get_str(*payload, "title", tab.title), kTitleCap);
     std::string icon = cap_text(get_str(*payload, "favicon", tab.favicon), kUrlCap);
     tab.titled_loader = tab.loader_id;
+    if (get_bool(*payload, "visible")) tab.seen_at = now_ms;
     if (title == tab.title && icon == tab.favicon) return out;
     tab.title = std::move(title);
     tab.favicon = std::move(icon);

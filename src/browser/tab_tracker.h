@@ -36,6 +36,7 @@ struct Tab {
   std::string titled_loader;  // the document whose page helpers reported its title
   bool ready = false, closed = false, crashed = false;
   std::string last_interaction_url;
+  double seen_at = 0;  // when its page last reported being visible (ms since the epoch), 0 if never
   std::string last_window_open;  // the URL its last window.open asked for (a popup attaches without one)
   std::optional<DialogPolicy> dialog_policy;
   PageLog log;

@@ -17,6 +17,7 @@ struct TabInfo {
   std::string title;
   std::string status;   // "loading" | "loaded" | "crashed"
   std::string favicon;  // URL, may be empty
+  double seen_at = 0;   // when the user last had it in view (not shown to the model)
   json to_json() const;
 };
 

@@ -47,15 +47,22 @@ struct StateSink {
 };
 
 // The tab the user was working in, to hand to a session in their browser: a web page they can
-// see (the active one of its window), the browser's active tab first, else the latest opened.
+// see (the active one of its window), the browser's active tab first; when none is in view (the
+// Command Center is in front), the one they looked at last; else the latest opened.
 std::string user_tab(browser::Browser& b, const std::string& context) {
   std::vector<std::string> pages, visible;
+  std::string seen;
+  double seen_at = 0;
   for (const auto& t : b.tabs(context))
-    if (t.url.rfind("http://", 0) == 0 || t.url.rfind("https://", 0) == 0) pages.push_back(t.id);
+    if (t.url.rfind("http://", 0) == 0 || t.url.rfind("https://", 0) == 0) {
+      pages.push_back(t.id);
+      if (t.seen_at > seen_at) seen_at = t.seen_at, seen = t.id;
+    }
   for (const auto& id : pages)
     if (auto v = b.eval_helpers(id, "document.visibilityState", std::chrono::seconds(2)); v && v->is_string() && *v == "visible")
       visible.push_back(id);
   std::string active = b.active_tab(context);
+  if (visible.empty() && !seen.empty()) return seen;
   for (const auto* list : {&visible, &pages}) {
     if (std::find(list->begin(), list->end(), active) != list->end()) return active;
     if (!list->empty()) return list->back();

@@ -103,6 +103,12 @@ TEST(TabTracker, AttachesConfiguresAndFollowsANavigationWithADialog) {
   EXPECT_EQ(tab->loaded_loader_id, "498049CF972DB93F6F3D23C7DEE8D5DC");
   EXPECT_EQ(tab->info().title, "Alert on load");
   EXPECT_EQ(tab->favicon, "http://127.0.0.1:37335/favicon.ico");
+  EXPECT_EQ(tab->info().seen_at, 0) << "it did not say it was in view";
+  // The user turns to the tab: its page says so, and the time is kept (the tab a run in the
+  // user's browser is handed is the one they looked at last).
+  feed(t, {R"({"method":"Runtime.bindingCalled","params":{"name":"__ouroNotify","payload":"{\"title\":\"Alert on load\",\"visible\":true}","executionContextId":4},"sessionId":"902FCE1EF29E7F20A75985CE9923CA03"})"},
+       1.8e12);
+  EXPECT_EQ(tab->info().seen_at, 1.8e12);
 }
 
 // /popup: its button opens /b with window.open; the popup attaches with the opener's target id.

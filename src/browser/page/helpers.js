@@ -321,7 +321,7 @@
   if (typeof notify === 'function') {
     let last = '';
     const report = () => {
-      const now = JSON.stringify({ title: document.title, favicon: favicon() });
+      const now = JSON.stringify({ title: document.title, favicon: favicon(), visible: document.visibilityState === 'visible' });
       if (now !== last) { last = now; notify(now); }
     };
     const watch = () => {
@@ -331,6 +331,9 @@
     if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watch, { once: true });
     else watch();
     addEventListener('load', report, { once: true });
+    // When the user looks at this tab (the one they were on before turning to the Command Center
+    // is the one a run in their browser is handed).
+    document.addEventListener('visibilitychange', report);
   }
 
   Object.defineProperty(globalThis, '__ouro', {
