@@ -34,7 +34,7 @@ struct StateSink {
     auto held = browser->owned_tabs(owner);
     auto holds = [&](const std::string& t) { return std::find(held.begin(), held.end(), t) != held.end(); };
     if (!now.empty() && holds(now)) active = now;
-    if (!active.empty() && !holds(active)) active = held.empty() ? "" : held.back();
+    if ((!active.empty() && !holds(active)) || active.empty()) active = held.empty() ? "" : held.back();
     return active;
   }
   void push() {
@@ -253,7 +253,7 @@ Session::Held Session::let_go() {
 }
 
 void Session::take_back(const Held& held) {
-  if (!m->host->context().shared_tabs) return;
+  if (!m->host->context().shared_tabs || held.tabs.empty()) return;  // nothing was let go
   for (const auto& t : held.tabs)
     if (auto r = actions::take_tab(m->host->context(), t); !r) spdlog::info("session: tab {} is not taken back: {}", t, r.error().message);
   {

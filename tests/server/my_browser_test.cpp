@@ -77,6 +77,15 @@ TEST(MyBrowser, AFollowUpWorksInTheSameTabAgain) {
   EXPECT_EQ(run["final"], "Signed in as Ada Lovelace / Balance: 1,234.56") << run.dump();
 }
 
+TEST(MyBrowser, WithTheCommandCenterInFrontTheUsersPageIsHanded) {
+  UserBrowser u;
+  ASSERT_TRUE(u.s.base->browser().switch_tab(u.command_center));  // the user types the task there
+  std::string id = u.start("setFinal({ active: activeTab, heading: await getText(activeTab, 'h1') })");
+  json run = u.s.wait_done(id);
+  EXPECT_EQ(run["final"]["active"], u.account) << run.dump();
+  EXPECT_EQ(run["final"]["heading"], "Signed in as Ada Lovelace");
+}
+
 TEST(MyBrowser, TheCommandCenterTabCannotBeTouched) {
   UserBrowser u;
   std::string id = u.start("try { await getText('" + u.command_center + "', 'body'); setFinal('read it') } catch (e) { setFinal(e.message) }");
