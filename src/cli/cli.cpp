@@ -7,6 +7,7 @@
 #include "browser/discovery.h"
 #include "server/api.h"
 #include "server/conversation.h"
+#include "server/sites.h"
 #include "server/runs.h"
 #include "safety/secrets.h"
 #include "safety/settings.h"
@@ -183,6 +184,8 @@ std::string error_text(const jsrt::EvalResult& r) {
 class TerminalConfirmer {
  public:
   TerminalConfirmer(std::chrono::seconds timeout, const std::atomic<bool>& cancelled) : m_timeout(timeout), m_cancelled(cancelled) {}
+  // Where "always" for a site question goes (the profile's database); unset: yes/no only.
+  std::function<void(const std::string& site)> remember;
 
   bool ask(const json& req) {
     std::lock_guard lock(m_mutex);
@@ -203,11 +206,17 @@ class TerminalConfirmer {
       std::cerr << question << "\n  (no terminal to ask: denied)\n";
       return false;
     }
+    // A site question can be answered for good: "a" allows the site from now on.
+    std::string site = remember ? server::site_question(req) : "";
+    if (!site.empty()) question.replace(question.find("[y/N]"), 5, "[y/N/a = always for " + site + "]");
     (void)!write(fd, question.data(), question.size());
     auto answer = read_line(fd, m_timeout, false);
     close(fd);
-    bool yes = answer && !answer->empty() && ((*answer)[0] == 'y' || (*answer)[0] == 'Y');
-    std::cerr << (yes ? "  → allowed\n" : answer ? "  → denied\n" : "  → no answer: denied\n");
+    char first = answer && !answer->empty() ? (*answer)[0] : 'n';
+    bool always = !site.empty() && (first == 'a' || first == 'A');
+    bool yes = always || first == 'y' || first == 'Y';
+    if (always) remember(site);
+    std::cerr << (always ? "  → allowed, always for " + site + "\n" : yes ? "  → allowed\n" : answer ? "  → denied\n" : "  → no answer: denied\n");
     return yes;
   }
 
@@ -523,10 +532,16 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   std::string context = !rf.context.empty() ? rf.context : (!flags.profile.empty() || !flags.browser_ws.empty()) ? "mine" : "";
   opts.isolated = context == "clean";
   opts.shared = context == "mine";
+  auto policy = opts.gate;
   auto s = TRY(session::Session::start(std::move(opts)));
+  store::Database& db = s->db();
+  // The sites the user allowed "always" (here or in the Command Center) are this run's too.
+  auto always = server::remembered_sites(db);
+  s->host().context().trusted_sites = always;
+  for (const auto& site : always)
+    if (policy) (void)policy->name_pattern(site);  // checked when it was stored
   TRY(s->open_urls(flags.urls));
   // The run is kept like the Command Center's: its row, events and env, to be continued.
-  store::Database& db = s->db();
   store::Database::RunRow row;
   if (prior) {
     row = prior->row;
@@ -542,6 +557,7 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   bool storing = true;
   std::atomic<bool> cancelled{false};
   TerminalConfirmer confirmer(std::chrono::seconds(rf.confirm_timeout_s), cancelled);
+  confirmer.remember = [&db](const std::string& site) { server::remember_site(db, site); };
   agent::RunOptions ro;
   ro.task = rf.task;
   ro.confirm = [&](const json& req) { return confirmer.ask(req); };

@@ -34,6 +34,12 @@ Verdict GatePolicy::scheme_and_address(const Url& url) const {
   return check_scheme_and_address(url, m_named);
 }
 
+Result<void> GatePolicy::name_pattern(std::string_view pattern) {
+  std::lock_guard lock(m_mutex);
+  TRY(m_allowed.add(pattern));
+  return m_named.add(pattern);
+}
+
 void GatePolicy::name_site_of(const Url& url) {
   std::lock_guard lock(m_mutex);
   if (!m_allowed.matches(url)) m_allowed.add_site_of(url);

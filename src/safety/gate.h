@@ -41,6 +41,8 @@ class GatePolicy {
   // A site the user named by what they did (the tab they handed over, one they let the run
   // use): allowed, and named for the scheme and address rules (a fixture on 127.0.0.1 works).
   void name_site_of(const Url& url);
+  // The same for a site pattern the user allowed "always" ("example.com", "127.0.0.1:8080").
+  Result<void> name_pattern(std::string_view pattern);
   std::vector<std::string> patterns() const;
 
  private:

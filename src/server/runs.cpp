@@ -1,6 +1,7 @@
 #include "server/runs.h"
 
 #include "server/conversation.h"
+#include "server/sites.h"
 
 #include "actions/registry.h"
 #include "agent/run.h"
@@ -371,25 +372,6 @@ std::string RunManager::stored_api_key() {
   return secrets["api_key"].get<std::string>();
 }
 
-std::vector<std::string> RunManager::remembered_sites() {
-  std::vector<std::string> out;
-  auto stored = m_db.get_setting("allowed_sites");
-  json list = stored && *stored ? parse_json(**stored).value_or(json::array()) : json::array();
-  safety::SiteList check;
-  for (const auto& s : list)
-    if (s.is_string() && check.add(s.get<std::string>())) out.push_back(s.get<std::string>());
-  return out;
-}
-
-void RunManager::remember_site(const std::string& site) {
-  std::lock_guard lock(m_sites_mutex);
-  auto sites = remembered_sites();
-  if (std::find(sites.begin(), sites.end(), site) != sites.end() || sites.size() >= 500) return;
-  sites.push_back(site);
-  if (auto saved = m_db.set_setting("allowed_sites", dump_json(json(sites))); !saved)
-    spdlog::warn("cannot remember the site {}: {}", site, redact(saved.error().message));
-}
-
 Result<json> RunManager::settings() {
   json s = TRY(stored_llm_settings());
   std::string key = stored_api_key();
@@ -398,7 +380,7 @@ Result<json> RunManager::settings() {
     if (!s.contains(k)) s[k] = nullptr;
   if (!s.contains("max_iterations")) s["max_iterations"] = 25;
   s["default_context"] = m_config.mine_by_default ? "mine" : "clean";
-  s["allowed_sites"] = remembered_sites();
+  s["allowed_sites"] = remembered_sites(m_db);
   return s;
 }
 
@@ -411,22 +393,15 @@ Result<json> RunManager::update_settings(const json& body) {
       if (!whole_in(v, 1, kMaxIterations))
         return errorf(Code::InvalidArgument, "max_iterations must be a whole number from 1 to {}, got {}", kMaxIterations, describe(v));
     } else if (k == "allowed_sites") {
-      // The sites allowed "always": the Command Center lists them and takes them back.
-      if (!v.is_array() || v.size() > 500) return errorf(Code::InvalidArgument, "allowed_sites must be a list of at most 500 sites, got {}", describe(v));
-      safety::SiteList check;
-      for (const auto& x : v)
-        if (!x.is_string() || !check.add(x.get<std::string>()))
-          return errorf(Code::InvalidArgument, "allowed_sites: {} is not a site (example.com, *.example.com, 127.0.0.1:8080)", describe(x));
+      // The sites allowed "always": the Command Center lists them and takes them back (below).
+      if (!v.is_array()) return errorf(Code::InvalidArgument, "allowed_sites must be a list of sites, got {}", describe(v));
     } else {
       return errorf(Code::InvalidArgument,
                     "unknown setting '{}'; the settings are provider, model, sub_model, base_url, max_iterations, api_key, allowed_sites",
                     short_name(k));
     }
   }
-  if (body.contains("allowed_sites")) {
-    std::lock_guard lock(m_sites_mutex);
-    TRY(m_db.set_setting("allowed_sites", dump_json(body["allowed_sites"])));
-  }
+  if (body.contains("allowed_sites")) TRY(set_remembered_sites(m_db, body["allowed_sites"]));
   json s = TRY(stored_llm_settings());
   for (const char* k : kStringOptions)
     if (body.contains(k)) s[k] = body[k];
@@ -599,7 +574,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   gc.urls = urls;
   gc.task = run->task;
   gc.allow_domains = file->allowed_domains;
-  auto always = remembered_sites();
+  auto always = remembered_sites(m_db);
   gc.allow_domains.insert(gc.allow_domains.end(), always.begin(), always.end());
   so.trusted_sites = always;
   gc.allow_domains.insert(gc.allow_domains.end(), mine->allowed_domains.begin(), mine->allowed_domains.end());
@@ -645,8 +620,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     run->closed_confirmations.insert(id);
     lock.unlock();
     // "Always": a site question (leaving the allowed sites, one of the user's tabs) is not asked again.
-    std::string action = get_str(req, "action"), site = get_str(req, "site");
-    if (always && !site.empty() && (action == "use-tab" || get_str(req, "rule") == "outside allowed sites")) remember_site(site);
+    if (std::string site = site_question(req); always && !site.empty()) remember_site(m_db, site);
     return approved;  // no answer in time counts as deny
   };
   ro.ask_user = [this, run](const json& q) -> std::optional<std::string> {

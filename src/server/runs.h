@@ -105,14 +105,11 @@ class RunManager {
   std::string context_of(const json& options) const;  // "mine" | "clean"
   Result<json> stored_llm_settings();  // always an object
   std::string stored_api_key();        // "" when none is stored
-  std::vector<std::string> remembered_sites();  // the sites the user allowed "always"
-  void remember_site(const std::string& site);
 
   std::shared_ptr<session::Runtime> m_runtime;
   store::Database& m_db;
   Config m_config;
   std::mutex m_mutex;  // runs, subscribers and the reaper's list; also orders append + broadcast
-  std::mutex m_sites_mutex;  // the remembered sites' read-modify-write
   std::map<std::string, std::shared_ptr<Active>> m_runs;  // until the reaper has joined them
   struct Subscriber {
     std::string run_id;
