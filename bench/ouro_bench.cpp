@@ -2,9 +2,14 @@
 // (measured inside the REPL, where model-written code pays them) and through Playwright driving
 // the same Chromium (bench/playwright.mjs), in one run. Prints medians and ours/Playwright.
 //
-// Usage: ouro_bench [--repeats N] [--no-peer]
+// Usage: ouro_bench [--repeats N] [--no-peer] [--gate-only]
 #include "fixtures.h"
 #include "injection_sites.h"
+#include "actions/egress.h"
+#include "actions/host.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "net/http_server.h"
 #include "safety/gate.h"
 #include "session/session.h"
 
@@ -12,6 +17,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -26,11 +33,16 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+uint16_t g_web_port = 0;  // the stand-in for the rest of the web (see main)
+
 session::SessionOptions options(const std::string& data_dir) {
   session::SessionOptions o;
   o.db_path = data_dir + "/ouro.db";
   o.repl.executable = OURO_BINARY;
   o.repl.timeout = std::chrono::seconds(120);
+  // The saved real pages name hosts this machine cannot reach: every host but 127.0.0.1 (where
+  // the fixtures are) goes to the stand-in for the rest of the web, so their requests happen.
+  if (g_web_port) o.browser.launch.extra_args.push_back(fmt::format("--host-resolver-rules=MAP * 127.0.0.1:{}, EXCLUDE 127.0.0.1", g_web_port));
   return o;
 }
 
@@ -49,15 +61,98 @@ std::string loop(int n, const std::string& setup, const std::string& op) {
          "; i++) { const t0 = performance.now(); " + op + "; ms.push(performance.now() - t0); }\nms";
 }
 
+// Real saved pages (news, an encyclopedia article, blogs: bench/real_pages.mjs lists them from
+// the npm packages that ship them), served by our own server on 127.0.0.1. Each is opened in a
+// gated session with no one to ask; the run reads it, scrolls it, and its code tries two ways
+// out (a fetch and an image to the collector). How many of the page's own requests did the gate
+// count as the run's, how many were refused, and did anything reach the collector?
+std::string real_page_attribution(session::Session& base, const std::string& data, testing::InjectionSites& sites) {
+  std::string dir = std::filesystem::path(__FILE__).parent_path().string();
+  FILE* p = popen(("cd '" + dir + "' && node real_pages.mjs --list 2>/dev/null").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t k;
+  while (p && (k = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, k);
+  if (!p || pclose(p) != 0) return "(real pages: not installed; `make bench` installs them into bench/node_modules)\n";
+  auto pages = parse_json(out, "real pages");
+  if (!pages || !pages->is_array()) return "(real pages: cannot read the list)\n";
+  std::map<std::string, std::string> files;
+  for (const auto& pg : *pages) {
+    std::ifstream in(get_str(pg, "file"), std::ios::binary);
+    files[get_str(pg, "path")] = std::string(std::istreambuf_iterator<char>(in), {});
+    if (files[get_str(pg, "path")].empty()) return "(real pages: cannot read " + get_str(pg, "file") + ")\n";
+  }
+  auto io = net::IoThread::start();
+  auto server = net::HttpServer::start(*io, {}, [&files](const net::HttpRequest& r) {
+    net::HttpResponse res;
+    if (auto f = files.find(r.path); f != files.end()) res.body = f->second;
+    else res.status = 404;
+    return res;
+  });
+  if (!server) return "(real pages: cannot serve them: " + server.error().message + ")\n";
+  std::string origin = "http://127.0.0.1:" + std::to_string((*server)->port());
+  // Per page: requests judged; of the page's own, how many were counted as the run's, how many of
+  // those would have been a question (careful mode, someone to ask) and how many were refused
+  // (no one asks here); the run's two attempts, and what reached the collector.
+  std::string report = fmt::format("{:<18} {:>9} {:>14} {:>10} {:>9} {:>9} {:>7}\n", "gate, real page", "requests", "own as run's",
+                                   "questions", "refused", "attempts", "leaked");
+  size_t total = 0, misattributed = 0, questions = 0, refused_own = 0, leaked_all = 0, attempts = 0;
+  for (const auto& pg : *pages) {
+    std::string url = origin + get_str(pg, "path");
+    auto o = options(data);
+    o.isolated = true;
+    safety::GateConfig gc;
+    gc.urls = {url};
+    o.gate = *safety::make_policy(gc);
+    auto g = session::Session::attach(base.runtime(), o);
+    if (!g) return "(real pages: " + g.error().message + ")\n";
+    size_t before = sites.collected().size();
+    auto r = (*g)->repl().eval("const t = await openTab('" + url + "'); await execInTab(t, 'document.body.innerText.length'); "
+                               "await execInTab(t, 'window.scrollTo(0, document.body.scrollHeight); 1'); "
+                               "await execInTab(t, \"fetch('" + sites.collector("/leak-fetch") + "').catch(() => 0); new Image().src = '" +
+                               sites.collector("/leak-img") + "'; 1\"); await new Promise(r => setTimeout(r, 1600)); 1",
+                               std::chrono::seconds(60));
+    if (!r || !r->ok) return "(real pages: " + get_str(pg, "name") + ": " + (r ? r->error_message : r.error().message) + ")\n";
+    auto st = actions::gate_stats((*g)->host().context());
+    constexpr size_t kAttempts = 2;  // each is the run's, and a question in careful mode
+    size_t leaked = sites.collected().size() - before;
+    auto beyond = [](size_t n) { return n >= kAttempts ? n - kAttempts : 0; };
+    report += fmt::format("{:<18} {:>9} {:>14} {:>10} {:>9} {:>9} {:>7}\n", get_str(pg, "name"), st.requests, beyond(st.run_caused),
+                          beyond(st.asked), beyond(st.refused), kAttempts, leaked);
+    total += st.requests;
+    misattributed += beyond(st.run_caused);
+    questions += beyond(st.asked);
+    refused_own += beyond(st.refused);
+    leaked_all += leaked;
+    attempts += kAttempts;
+  }
+  report += fmt::format("{} pages, {} requests judged: {} of the page's own counted as the run's ({} would have been a question, "
+                        "{} refused); the run's attempts {}, blocked {}, leaked {}\n",
+                        pages->size(), total, misattributed, questions, refused_own, attempts, attempts - leaked_all, leaked_all);
+  return report;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int n = 30;
-  bool peer = true;
+  bool peer = true, gate_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) n = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--no-peer")) peer = false;
+    if (!std::strcmp(argv[i], "--gate-only")) gate_only = peer = false;
   }
+  init_logging();  // OURO_LOG=debug shows the gate's decisions
+  // The rest of the web, for the real pages' CDNs, fonts and analytics: an empty answer of the
+  // right type to every plain-HTTP request (HTTPS ones are paused and judged, then fail).
+  auto web_io = net::IoThread::start();
+  auto web = net::HttpServer::start(*web_io, {}, [](const net::HttpRequest& r) {
+    net::HttpResponse res;
+    auto ends = [&](const char* ext) { return r.path.size() >= std::strlen(ext) && r.path.compare(r.path.size() - std::strlen(ext), std::string::npos, ext) == 0; };
+    res.content_type = ends(".js") ? "text/javascript" : ends(".css") ? "text/css" : ends(".png") || ends(".gif") || ends(".jpg") ? "image/gif" : "text/html";
+    return res;
+  });
+  if (web) g_web_port = (*web)->port();
   testing::FixtureSite site;
   std::string base = site.url("/");
   base.pop_back();  // no trailing slash
@@ -66,7 +161,7 @@ int main(int argc, char** argv) {
 
   std::map<std::string, std::vector<double>> ours;
   // Launch to first load: browser, REPL worker and the first page, as `ouro exec --url` does.
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < (gate_only ? 0 : 5); ++i) {
     auto t0 = std::chrono::steady_clock::now();
     auto s = session::Session::start(options(data));
     if (!s || !(*s)->open_urls({base + "/"})) {
@@ -79,6 +174,7 @@ int main(int argc, char** argv) {
   if (!s) return 1;
   session::Session& S = **s;
   std::string B = "'" + base;
+  if (!gate_only) {
   ours["navigate_load"] = samples(S, loop(n, "const t = await openTab(" + B + "/')", "await navigate(t, i % 2 ? " + B + "/' : " + B + "/b')"));
   ours["exec_round_trip"] = samples(S, loop(n * 5, "const t = await openTab(" + B + "/')", "await execInTab(t, 'document.title')"));
   ours["click"] = samples(S, loop(n * 2, "const t = await openTab(" + B + "/')", "await click(t, '#go')"));
@@ -92,13 +188,14 @@ int main(int argc, char** argv) {
   ours["get_text_1mb"] = samples(S, loop(n, "const t = await openTab(" + B + "/big?kb=1024')", "await getText(t)"));
   ours["text_length_1mb"] = samples(S, loop(n, "const t = await openTab(" + B + "/big?kb=1024')", "await execInTab(t, 'document.body.innerText.length')"));
   ours["screenshot"] = samples(S, loop(n, "const t = await openTab(" + B + "/')", "await screenshot(t)"));
+  }
 
   // The egress gate's cost on page loads: a page with 100 subresources from another origin (its
   // CDN), loaded in a context under the gate and in one without, on the same browser.
   std::map<std::string, std::vector<double>> gate;
+  testing::InjectionSites sites;
+  std::string many = sites.victim("/many?n=100");
   {
-    testing::InjectionSites sites;
-    std::string many = sites.victim("/many?n=100");
     for (bool on : {false, true}) {
       auto o = options(data);
       o.isolated = true;
@@ -114,13 +211,14 @@ int main(int argc, char** argv) {
                                                   "if ((await execInTab(t, 'document.images.length')) !== 100) throw new Error('images missing')"));
     }
   }
+  std::string real = real_page_attribution(S, data, sites);
   s->reset();
   std::filesystem::remove_all(data);
 
   json theirs = json::object();
   if (peer) {
     std::string dir = std::filesystem::path(__FILE__).parent_path().string();
-    std::string cmd = "cd '" + dir + "' && node playwright.mjs '" + base + "' " + std::to_string(n);
+    std::string cmd = "cd '" + dir + "' && node playwright.mjs '" + base + "' " + std::to_string(n) + " '" + many + "'";
     FILE* p = popen(cmd.c_str(), "r");
     std::string out;
     char buf[4096];
@@ -143,6 +241,7 @@ int main(int argc, char** argv) {
                       {"text_length_1mb", "innerText.length, 1 MB page"},   {"screenshot", "screenshot (viewport PNG)"}};
   std::printf("%-32s %12s %14s %8s\n", "operation (median of runs)", "ouro ms", "playwright ms", "ratio");
   for (const auto& r : rows) {
+    if (ours[r.key].empty()) continue;
     double a = median(ours[r.key]);
     double b = theirs.contains(r.key) ? median(theirs[r.key].get<std::vector<double>>()) : 0;
     if (b > 0) std::printf("%-32s %12.2f %14.2f %8.2f\n", r.label, a, b, a / b);
@@ -151,6 +250,11 @@ int main(int argc, char** argv) {
   double off = median(gate["off"]), on = median(gate["on"]);
   std::printf("\n%-32s %12s %14s %8s\n", "egress gate (median of runs)", "gate on ms", "gate off ms", "ratio");
   std::printf("%-32s %12.2f %14.2f %8.2f\n", "load a page of 100 subresources", on, off, off > 0 ? on / off : 0);
+  if (theirs.contains("many_routed") && theirs.contains("many_plain")) {
+    double r = median(theirs["many_routed"].get<std::vector<double>>()), p = median(theirs["many_plain"].get<std::vector<double>>());
+    std::printf("%-32s %12.2f %14.2f %8.2f\n", "  Playwright, page.route('**')", r, p, p > 0 ? r / p : 0);
+  }
+  std::printf("\n%s", real.c_str());
   std::printf("\nRuns: %d (launch: 5, execInTab: %d, click: %d, type: 10). getText returns the first 100,000 characters with "
               "truncation metadata by design; Playwright's innerText returns all of it.\n", n, n * 5, n * 2);
   return 0;

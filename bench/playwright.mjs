@@ -1,8 +1,10 @@
 // The same operations as bench/ouro_bench.cpp, through Playwright driving the same Chromium.
-// Usage: node playwright.mjs BASE_URL REPEATS  -> prints {"op": [ms, …], …} on stdout.
+// Usage: node playwright.mjs BASE_URL REPEATS [MANY_URL]  -> prints {"op": [ms, …], …} on stdout.
+// MANY_URL (a page of 100 subresources from another origin) is loaded plain and under
+// page.route('**') (Playwright's request interception, the peer of ouro's egress gate).
 import { chromium } from 'playwright-core';
 
-const [base, repeatsArg] = process.argv.slice(2);
+const [base, repeatsArg, many] = process.argv.slice(2);
 const N = Number(repeatsArg || 30);
 const launchOptions = {
   executablePath: process.env.OURO_CHROMIUM || '/usr/bin/chromium',
@@ -48,5 +50,17 @@ await time('get_text_1mb', () => page.innerText('body'));
 await time('text_length_1mb', () => page.evaluate(() => document.body.innerText.length));
 await page.goto(base + '/', { waitUntil: 'load' });
 await time('screenshot', () => page.screenshot());
+if (many) {
+  for (const routed of [false, true]) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const p = await context.newPage();
+    if (routed) await p.route('**', (route) => route.continue());
+    await time(routed ? 'many_routed' : 'many_plain', async (i) => {
+      await p.goto(many + '&pw=' + i, { waitUntil: 'load' });
+      if ((await p.evaluate(() => document.images.length)) !== 100) throw new Error('images missing');
+    });
+    await context.close();
+  }
+}
 await browser.close();
 console.log(JSON.stringify(out));

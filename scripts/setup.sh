@@ -30,7 +30,13 @@ fi
 # The benchmark compares against Playwright; it is installed only when asked for.
 if [[ "${1:-}" == "--bench" ]]; then
   here=$(cd "$(dirname "$0")/.." && pwd)
-  if [[ ! -d "$here/bench/node_modules/playwright-core" ]]; then
+  # Every dependency of bench/package.json (Playwright, Playwright MCP, the npm packages that ship
+  # the saved real pages); a checkout that had only the earlier ones gets the rest.
+  missing=0
+  for pkg in $(sed -n '/"dependencies"/,/}/p' "$here/bench/package.json" | grep -o '"[^"]*":' | tr -d '":' | grep -v dependencies); do
+    [[ -f "$here/bench/node_modules/$pkg/package.json" ]] || missing=1
+  done
+  if [[ $missing == 1 ]]; then
     command -v npm >/dev/null || { $sudo apt-get install -y -qq --no-install-recommends nodejs npm; }
     (cd "$here/bench" && npm install --no-audit --no-fund --silent)
   fi

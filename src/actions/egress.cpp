@@ -29,6 +29,7 @@ struct GateState {
   std::map<std::string, std::string> refused;                           // kind key -> why
   size_t events = 0;
   std::atomic<bool> closing{false};
+  std::atomic<size_t> requests{0}, run_caused{0}, allowed{0}, asked{0}, denied{0};  // counts (GateStats)
   browser::EgressGate judge_request;  // what the browser calls for each paused request
   std::unique_ptr<ThreadPool> asker = std::make_unique<ThreadPool>(1, kMaxQueuedQuestions);
   ~GateState() {
@@ -176,6 +177,11 @@ void ask(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& 
 void judge(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& st, const std::string& tab, const safety::RequestFacts& f,
            std::function<void(bool)> done, bool cannot_pause = false) {
   safety::GateVerdict v = safety::decide(*st->policy, f);
+  if (v.decision == safety::Decision::Ask) ++st->asked;
+  done = [st, done = std::move(done)](bool ok) {
+    ++(ok ? st->allowed : st->denied);
+    done(ok);
+  };
   if (cannot_pause && v.decision == safety::Decision::Ask) {
     v.decision = safety::Decision::Deny;
     v.reason += " (a WebSocket cannot wait for an answer: it was blocked)";
@@ -251,6 +257,13 @@ safety::RequestFacts attribute(const browser::OutgoingRequest& r) {
       if (!r.initiator_known || !r.has_stack || r.anonymous_code) {
         f.run_caused = true;
         f.cause = "code run by execInTab";
+        // The browser starts some requests itself (the page's favicon after load, preloads):
+        // initiator "other", no stack. Markup the code inserted looks the same, so such a GET is
+        // held to the allowed sites but never becomes a question in a benign run.
+        if (r.initiator_known && r.initiator_type == "other" && !state_changing(r.method) && r.resource_type != "Document") {
+          f.uncertain = true;
+          f.cause = "a request with no initiator while execInTab's code ran";
+        }
       }
     } else if (talks && !third_party_script(r)) {
       // What a click or a key sends: a submitted form, the page's handlers' calls. Images, fonts
@@ -277,7 +290,10 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
     auto c = weak_ctx.lock();
     auto s = weak_st.lock();
     if (!c || !s) return answer(false);  // the session is ending: nothing more goes out for it
-    judge(c, s, r.tab_id, attribute(r), std::move(answer), r.cannot_pause);
+    safety::RequestFacts facts = attribute(r);
+    ++s->requests;
+    if (facts.run_caused) ++s->run_caused;
+    judge(c, s, r.tab_id, facts, std::move(answer), r.cannot_pause);
   };
   // In a context shared with the user, only the tabs the run holds are gated (claims.h).
   if (ctx.shared_tabs) return {};
@@ -295,6 +311,18 @@ void allow_site(Context& ctx, const safety::Url& url) {
   if (!st || (url.scheme != "http" && url.scheme != "https")) return;
   st->policy->name_site_of(url);
   update_websockets(ctx, *st);
+}
+
+GateStats gate_stats(const Context& ctx) {
+  GateStats out;
+  if (auto st = ctx.gate) {
+    out.requests = st->requests;
+    out.run_caused = st->run_caused;
+    out.allowed = st->allowed;
+    out.asked = st->asked;
+    out.refused = st->denied;
+  }
+  return out;
 }
 
 std::optional<safety::GateMode> gate_mode(const Context& ctx) {

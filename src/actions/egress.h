@@ -41,6 +41,15 @@ void allow_site(Context& ctx, const safety::Url& url);
 // The gate's mode, when the context has a gate.
 std::optional<safety::GateMode> gate_mode(const Context& ctx);
 
+// What the gate has judged so far in this context (paused requests; a navigation asked about
+// before it starts counts once more when it leaves).
+struct GateStats {
+  size_t requests = 0;    // judged
+  size_t run_caused = 0;  // attributed to the run (its code, actions, frames, workers)
+  size_t allowed = 0, asked = 0, refused = 0;
+};
+GateStats gate_stats(const Context& ctx);
+
 // Whose request it is, from what the browser saw (the attribution rules of browser/egress.h).
 safety::RequestFacts attribute(const browser::OutgoingRequest& request);
 

@@ -105,6 +105,9 @@ GateVerdict decide(const GatePolicy& policy, const RequestFacts& r) {
     std::string reason = fmt::format("{} to {} leaves this run's allowed sites ({}){}; the user can allow it with --allow-domain {} "
                                      "(or allowed_domains in the run's options or the settings file)",
                                      what, url->host, sites_text(policy), r.cause.empty() ? "" : "; caused by " + r.cause, url->host);
+    if (r.uncertain)
+      return {Decision::Deny, "outside allowed sites",
+              reason + "; refused without asking: it had no initiator to tell it from the browser's own requests"};
     return {policy.mode() == GateMode::Careful ? Decision::Ask : Decision::Deny, "outside allowed sites", reason};
   }
   if (r.run_caused && state_changing(r.method) && policy.mode() == GateMode::Careful && !r.approved_action)

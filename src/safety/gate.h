@@ -71,6 +71,9 @@ struct RequestFacts {
   bool run_caused = false;       // the run's code or actions sent it (see `cause`)
   std::string cause;             // how that was decided: "ouro script on the stack", "during click", …
   bool approved_action = false;  // caused by an action the user approved just before (no second question)
+  // Possibly the run's, possibly the browser's own (a favicon or a preload with no initiator while
+  // the run's code ran): held to the allowed sites like the run's, but refused, never asked about.
+  bool uncertain = false;
   std::string body_preview;      // redacted, short
 };
 

@@ -139,5 +139,30 @@ TEST(Attribution, ActionWindowsCountWhatTalksNotThePagesNewDocument) {
   EXPECT_TRUE(actions::attribute(r).run_caused);
 }
 
+TEST(Attribution, TheBrowsersOwnRequestsDuringCodeAreRefusedNeverAsked) {
+  // A saved news page asks for its favicon on another host right after load, while the run's
+  // first execInTab runs: no stack, initiator "other". Held to the sites, but no question.
+  browser::OutgoingRequest r;
+  r.url = "https://static.news-cdn.example/favicon.ico";
+  r.resource_type = "Other";
+  r.activity = "execInTab";
+  r.initiator_known = true;
+  r.initiator_type = "other";
+  auto f = actions::attribute(r);
+  EXPECT_TRUE(f.run_caused);
+  EXPECT_TRUE(f.uncertain);
+  auto v = decide(*policy(), f);
+  EXPECT_EQ(v.decision, Decision::Deny);
+  EXPECT_NE(v.reason.find("without asking"), std::string::npos);
+  // On an allowed site it simply goes.
+  r.url = "https://shop.example.com/favicon.ico";
+  EXPECT_EQ(decide(*policy(), actions::attribute(r)).decision, Decision::Allow);
+  // A write with no initiator is still the code's, and asked about.
+  r.url = "https://evil.example.net/steal";
+  r.method = "POST";
+  EXPECT_FALSE(actions::attribute(r).uncertain);
+  EXPECT_EQ(decide(*policy(), actions::attribute(r)).decision, Decision::Ask);
+}
+
 }  // namespace
 }  // namespace ouro::safety
