@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,13 @@ struct Context : std::enable_shared_from_this<Context> {
   std::function<std::string()> active_tab;
   // The egress gate over this host's browser context (actions/egress.h), when it has one.
   std::shared_ptr<GateState> gate;
+  // Files (actions/files.cpp): the folder this session's downloads land in ("" when the browser
+  // keeps its own), the downloads waitForDownload already returned, and the folders upload()
+  // may take files from (the downloads folder is one).
+  std::string downloads_dir;
+  std::vector<std::string> upload_dirs;
+  std::mutex files_mutex;
+  std::set<std::string> downloads_returned;
   // Permission levels that differ from the registry's defaults (settings, the run's options).
   std::map<std::string, int> permission_overrides;  // capability -> actions::Permission
   // The browser context this host acts in ("" = the profile's): tabs of other contexts (other

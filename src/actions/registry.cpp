@@ -77,6 +77,16 @@ std::vector<Capability> build() {
        "Without it dialogs are dismissed at once; every dialog is listed in getConsoleLog with level 'dialog'.",
        Risk::Act, handle_dialog);
 
+  g = "Files";
+  const std::string DownloadInfo = "{ id: string, url: string, name: string, state: 'in_progress'|'completed'|'canceled', size: number, received: number, path?: string, tabId?: string }";
+  host(g, "getDownloads", {}, "Array<" + DownloadInfo + ">", "Files this session's pages downloaded (the last 200), with where they are once completed.", Risk::Read, get_downloads);
+  host(g, "waitForDownload", {{"options", "{ timeout?: number(0..600000) }", true}}, DownloadInfo,
+       "Waits (default 30 s) until the next download that waitForDownload has not returned yet finishes; start it first (click the link), then wait.",
+       Risk::Read, wait_for_download);
+  host(g, "upload", {kTab, {"selector", "string"}, {"paths", "string|string[]"}}, "{ files: string[] }",
+       "Chooses files for an <input type=file>: paths in the session's downloads folder (a plain name works) or a folder given with --upload-dir; nothing else.",
+       Risk::Act, upload);
+
   g = "Session & Storage";
   host(g, "getCookies", {{"tabId", "string|" + CookieFilter, true}, {"filter", CookieFilter, true}},
        "Array<{ name: string, value: string, domain: string, path: string, expires: number, httpOnly: boolean, secure: boolean, sameSite: string }>",

@@ -27,6 +27,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,9 @@ class Browser {
   // Evaluates `expression` in the helpers' isolated world of the tab's main frame and returns the
   // value (returnByValue). Retries while a navigation replaces the document, until the deadline.
   Result<json> eval_helpers(const std::string& tab_id, const std::string& expression, Millis timeout = 10s);
+  // The same, returning CDP's remote object (with its objectId: a node, for DOM commands) and
+  // the tab's session to use it in.
+  Result<std::pair<json, std::string>> eval_helpers_object(const std::string& tab_id, const std::string& expression, Millis timeout = 10s);
   // Runs model-written code in the page's main world (execInTab): an expression, statements whose
   // last value is the result, or a function body with `return`; awaits promises; caps the JSON.
   Result<json> eval_page(const std::string& tab_id, const std::string& code, Millis timeout = 10s, size_t cap = 100000);
@@ -136,6 +140,20 @@ class Browser {
   // Widens the WebSocket allowlist of a gated context, or (with `owner`) of the tabs that owner
   // claimed (for documents to come; the in-page guard of a document keeps the list it started with).
   Result<void> set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns, const std::string& owner = {});
+
+  // --- Files in and out: downloads, uploads (files.cpp) ---------------------------------------
+  // Downloads of the context's tabs land in `dir` (made if missing) under their suggested names
+  // (made safe and unique). An empty dir keeps the browser's own behaviour (a browser we attached
+  // to: the user's downloads stay theirs) and still reports them.
+  Result<void> set_download_dir(const std::string& context, const std::string& dir);
+  // The context's downloads, oldest first (the last 200): finished ones renamed into place.
+  std::vector<Download> downloads(const std::string& context);
+  // Waits (up to `timeout`) until a download of the context that is not in `seen` has finished
+  // (completed or canceled) and returns it; DeadlineExceeded when none did.
+  Result<Download> wait_for_download(const std::string& context, const std::set<std::string>& seen, Millis timeout);
+  // Sets the files of the <input type=file> the selector finds (the page helpers' selector
+  // language) to these paths, as a person choosing them would: change and input events fire.
+  Result<void> set_input_files(const std::string& tab_id, const std::string& selector, const std::vector<std::string>& paths, Millis timeout = 10s);
 
   // --- Shared contexts (ownership.cpp) -------------------------------------------------------
   // In a context shared with the user (the profile's: "My browser"), a run acts only on tabs it

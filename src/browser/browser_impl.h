@@ -81,6 +81,18 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   };
   std::map<std::string, Child> children;  // child session -> its tab and target type
   std::map<std::string, json> websocket_patterns;  // by context: Network.setBlockedURLs urlPatterns
+  // Downloads (files.cpp): by guid, in the order they began (the last kDownloadsKept).
+  struct DownloadState {
+    Download info;
+    std::string context, dir, saved_as;  // saved_as: the guid-named file while it is not renamed
+  };
+  std::map<std::string, DownloadState> downloads;
+  std::deque<std::string> download_order;
+  std::map<std::string, std::string> download_dirs;  // by context ("" keeps the browser's own)
+  // eval.cpp: an expression in the tab's page-helpers world; the value, or CDP's remote object.
+  Result<std::pair<json, std::string>> eval_in_helpers(const std::string& tab_id, const std::string& expression, Millis timeout, bool by_value);
+  bool download_event(const cdp::Event& ev);          // network thread; true when handled
+  void settle_downloads(const std::string& context);  // mutex held; not on the network thread
   struct Viewer {
     std::string tab;
     std::function<void(const std::string&)> on_frame;

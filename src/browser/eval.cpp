@@ -10,6 +10,16 @@
 namespace ouro::browser {
 
 Result<json> Browser::eval_helpers(const std::string& tab_id, const std::string& expression, Millis timeout) {
+  return m_impl->eval_in_helpers(tab_id, expression, timeout, true).map([](std::pair<json, std::string> r) { return std::move(r.first); });
+}
+
+Result<std::pair<json, std::string>> Browser::eval_helpers_object(const std::string& tab_id, const std::string& expression, Millis timeout) {
+  return m_impl->eval_in_helpers(tab_id, expression, timeout, false);
+}
+
+Result<std::pair<json, std::string>> Browser::Impl::eval_in_helpers(const std::string& tab_id, const std::string& expression, Millis timeout,
+                                                                    bool by_value) {
+  Browser::Impl* m_impl = this;  // the body reads as Browser's
   auto deadline = Clock::now() + timeout;
   bool created = false;
   while (true) {
@@ -45,7 +55,7 @@ Result<json> Browser::eval_helpers(const std::string& tab_id, const std::string&
     }
     auto left = std::max(Millis(100), std::chrono::duration_cast<Millis>(deadline - Clock::now()));
     auto r = m_impl->conn->call("Runtime.evaluate",
-                                {{"expression", expression}, {"contextId", ctx}, {"returnByValue", true}, {"awaitPromise", true}},
+                                {{"expression", expression}, {"contextId", ctx}, {"returnByValue", by_value}, {"awaitPromise", true}},
                                 sid, left);
     if (!r) {
       const std::string& msg = r.error().message;
@@ -64,7 +74,8 @@ Result<json> Browser::eval_helpers(const std::string& tab_id, const std::string&
       return make_error(Code::InvalidArgument, text.substr(0, nl));
     }
     const json& res = get_field(*r, "result");
-    return res.contains("value") ? res["value"] : json(nullptr);
+    if (!by_value) return std::pair<json, std::string>{res, sid};
+    return std::pair<json, std::string>{res.contains("value") ? res["value"] : json(nullptr), sid};
   }
 }
 

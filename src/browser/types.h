@@ -11,6 +11,19 @@
 
 namespace ouro::browser {
 
+// A file the browser downloads (files.cpp).
+struct Download {
+  std::string id;      // the browser's guid
+  std::string tab_id;  // the tab whose page started it ("" when not known)
+  std::string url;
+  std::string name;    // the file name it has (or will have) in the folder
+  std::string state;   // in_progress, completed, canceled
+  int64_t size = -1;   // bytes, when known
+  int64_t received = 0;
+  std::string path;    // where it is, once completed into a folder of ours
+  json to_json() const;
+};
+
 struct TabInfo {
   std::string id;       // "t1"
   std::string url;

@@ -51,6 +51,7 @@ struct CommonFlags {
   bool reveal_http_only = false;
   std::vector<std::string> secrets;  // NAME@DOMAIN
   std::vector<std::string> allow_domains;
+  std::vector<std::string> upload_dirs;
   std::string mode;                  // careful | autonomous ("" = the settings file's, else careful)
   std::string config_path;           // the settings file ("" = $OURO_CONFIG or the default)
 };
@@ -77,6 +78,9 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
                 "Let getCookies show the values of HttpOnly cookies (default: redacted; they are the session's keys)");
   cmd->add_option("--allow-domain", f.allow_domains,
                   "A site the run may reach besides those of its URLs: example.com, *.example.com, 127.0.0.1:8080 (repeatable)");
+  cmd->add_option("--upload-dir", f.upload_dirs,
+                  "A folder upload() may take files from, besides the session's downloads folder (repeatable)")
+      ->check(CLI::ExistingDirectory);
   cmd->add_option("--mode", f.mode,
                   "careful (default: asks before any write and before leaving the allowed sites) or autonomous (asks nothing; "
                   "still refuses to leave them)")
@@ -125,6 +129,7 @@ Result<session::SessionOptions> session_options(const CommonFlags& f, std::funct
   o.limits.action_timeout = std::chrono::milliseconds(f.action_timeout_ms);
   o.limits.allow_request_modification = f.allow_request_modification;
   o.limits.reveal_http_only_cookies = f.reveal_http_only;
+  o.upload_dirs = f.upload_dirs;
   o.on_log = std::move(on_log);
   return o;
 }

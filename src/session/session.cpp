@@ -11,6 +11,11 @@
 #include "store/database.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <unistd.h>
+#include <fmt/format.h>
 #include <mutex>
 
 namespace ouro::session {
@@ -121,10 +126,39 @@ struct Session::Parts {
   std::unique_ptr<jsrt::Repl> repl;
 };
 
+namespace {
+// Where the session's downloads land: a folder of its own for a context of its own; one folder
+// for the profile's context of a browser we launched; the browser's own place in a browser we
+// attached to (the user's downloads stay theirs), still reported by getDownloads().
+Result<void> set_up_downloads(browser::Browser& b, const std::string& data_dir, const std::string& context, const SessionOptions& options,
+                              actions::Context& ctx) {
+  static std::atomic<uint64_t> next{1};
+  std::string dir;
+  if (!context.empty()) {
+    // A run's own folder ("run r12" → run-r12), else one per session of this process.
+    std::string name = options.owner.substr(0, 60);
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
+    if (name.empty()) name = fmt::format("session-{}-{}", getpid(), next++);
+    dir = (std::filesystem::path(data_dir) / "downloads" / name).string();
+  }
+  else if (b.process_id())
+    dir = (std::filesystem::path(data_dir) / "downloads" / "mine").string();
+  TRY(b.set_download_dir(context, dir));
+  ctx.downloads_dir = dir;
+  if (!dir.empty()) ctx.upload_dirs.push_back(dir);
+  for (const auto& d : options.upload_dirs) ctx.upload_dirs.push_back(d);
+  return {};
+}
+}  // namespace
+
 Result<std::unique_ptr<Session>> Session::start(SessionOptions options) {
   auto rt = std::make_shared<Runtime>();
   rt->io = net::IoThread::start();
-  rt->db = TRY(store::Database::open(options.db_path.empty() ? store::default_data_dir() + "/ouro.db" : options.db_path));
+  std::string db_path = options.db_path.empty() ? store::default_data_dir() + "/ouro.db" : options.db_path;
+  std::filesystem::path parent = std::filesystem::path(db_path).parent_path();
+  rt->data_dir = parent.empty() ? std::filesystem::current_path().string() : parent.string();
+  rt->db = TRY(store::Database::open(db_path));
   rt->browser = TRY(browser::Browser::start(*rt->io, options.browser));
   rt->tab_listeners = std::make_shared<TabListeners>();
   std::weak_ptr<TabListeners> weak = rt->tab_listeners;
@@ -150,6 +184,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   p.host->context().sees_hidden_tabs = options.person;
   p.host->context().trusted_sites = options.trusted_sites;
   if (options.gate) TRY(actions::install_egress_gate(p.host->context(), options.gate));
+  TRY(set_up_downloads(b, p.runtime->data_dir, p.context, options, p.host->context()));
   if (shared) {
     // Handed the tab the user was on: held (so no other run acts there meanwhile), under the
     // gate, and its site one the run may work on.

@@ -43,6 +43,8 @@ struct SessionOptions {
   // person at the REPL). Installed before the session opens anything.
   std::shared_ptr<safety::GatePolicy> gate;
   std::map<std::string, int> permissions;  // capability -> actions::Permission, over the registry's
+  // Folders upload() may take files from, besides the session's downloads folder.
+  std::vector<std::string> upload_dirs;
 };
 
 struct TabListeners;
@@ -53,6 +55,7 @@ struct Runtime {
   std::unique_ptr<store::Database> db;
   std::unique_ptr<browser::Browser> browser;
   std::shared_ptr<TabListeners> tab_listeners;  // every session's `tabs` sink
+  std::string data_dir;                          // where the database is: downloads go under it
   ~Runtime();
 };
 

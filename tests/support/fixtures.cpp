@@ -80,6 +80,28 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
                       "<a href='/form'>Form</a> <a href='/list'>List</a> <a id=nav-b href='/b'>Page B</a>"
                       "<button id=go onclick=\"document.getElementById('out').textContent='clicked ' + (++window.clicks || (window.clicks = 1))\">Go</button>"
                       "<div id=out></div>");
+    } else if (p == "/files") {
+      // Downloads (a link to an attachment, one with a hostile name) and a file input that shows
+      // what was chosen.
+      res.body = page("Files",
+                      "<a id=report href='/download?name=report.csv'>Report</a> "
+                      "<a id=evil href='/download?name=..%2F..%2Fevil.sh'>Evil</a> "
+                      "<a id=slow href='/download?name=slow.bin&kb=2048'>Slow</a>"
+                      "<input id=file type=file><input id=many type=file multiple><input id=text>"
+                      "<pre id=chosen></pre><script>for (const id of ['file', 'many']) document.getElementById(id).addEventListener('change', "
+                      "async e => { const f = e.target.files; const out = []; for (const x of f) out.push(x.name + ':' + x.size + ':' + (await x.text()).slice(0, 20)); "
+                      "document.getElementById('chosen').textContent = out.join('|'); });</script>");
+    } else if (p == "/download") {
+      std::string name = "file.bin";
+      if (auto at = r.query.find("name="); at != std::string::npos) {
+        name = r.query.substr(at + 5, r.query.find('&', at) - at - 5);
+        for (size_t i; (i = name.find("%2F")) != std::string::npos;) name.replace(i, 3, "/");
+      }
+      int kb = 0;
+      if (auto at = r.query.find("kb="); at != std::string::npos) kb = std::atoi(r.query.c_str() + at + 3);
+      res.content_type = "application/octet-stream";
+      res.headers.push_back({"Content-Disposition", "attachment; filename=\"" + name + "\""});
+      res.body = kb > 0 ? std::string(static_cast<size_t>(kb) * 1024, 'x') : "id,amount\n1,12.50\n2,7.25\n";
     } else if (p == "/b") {
       res.body = page("Page B", "<h1>Page B</h1><p>second page</p>");
     } else if (p == "/form") {

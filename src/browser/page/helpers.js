@@ -338,7 +338,7 @@
 
   Object.defineProperty(globalThis, '__ouro', {
     value: Object.freeze({ cap, actionable, targetInfo, prepareEdit, selectOption, text, dom, links, inputs, query, queryAll,
-                           storage, clear, scrollState, favicon, describe, overlays }),
+                           storage, clear, scrollState, favicon, describe, overlays, resolve }),
     enumerable: false,
   });
 })();
