@@ -20,6 +20,8 @@ OURO_CAP(get_cookies); OURO_CAP(set_cookie); OURO_CAP(get_local_storage); OURO_C
 // Network, console
 OURO_CAP(get_recent_requests); OURO_CAP(get_response_body); OURO_CAP(intercept_requests);
 OURO_CAP(get_console_log); OURO_CAP(get_errors);
+// Page affordances (affordances.cpp)
+OURO_CAP(snapshot); OURO_CAP(details); OURO_CAP(find_elements); OURO_CAP(extract);
 // Files (files.cpp)
 OURO_CAP(get_downloads); OURO_CAP(wait_for_download); OURO_CAP(upload);
 // Utilities

@@ -50,6 +50,27 @@ std::vector<Capability> build() {
        "The page's accessibility tree, compacted (ignored and unnamed generic nodes pruned); a large tree is pruned by depth/breadth to the cap, and a node whose children were left out says how many in `omitted`.", Risk::Read, get_accessibility_tree);
   host(g, "screenshot", {kTab, {"rect", "{ x: number(>=0), y: number(>=0), width: number(>0), height: number(>0) }", true}}, "string (data:image/png;base64,…)", "PNG of the viewport, or of rect in CSS pixels.", Risk::Read, screenshot);
 
+  g = "Page Affordances";
+  const std::string Within = "string";  // a landmark (main, nav, header, footer, aside) or a ref
+  host(g, "snapshot", {kTab, {"options", "{ kind?: string, text?: string, topK?: integer(1..500), within?: " + Within + " }", true}},
+       "{ url, title, login, landmarks, actions: Array<{ ref, role, name, kind?, landmark?, fold?, n?, col? }>, forms: Array<{ ref, purpose?, fields, submit? }>, collections: Array<{ ref, name, fields, count }>, frames?, more? }",
+       "What can be done on the page, small (≤ 30 actions, 20 forms, 20 collections, ~4,000 tokens): each with a ref (e12) usable as a selector "
+       "anywhere. options ask for more: kind ('action'|'form'|'collection' or a kind such as 'search', 'pagination'), text to match, topK, within.",
+       Risk::Read, snapshot);
+  host(g, "details", {kTab, {"refs", "string|string[]"}},
+       "Array<{ ref, role, name, selector, alternates: string[], framePath: string[], landmark?, rect, visible, enabled, tag, href? } | { ref, error }>",
+       "For refs from snapshot/find: a role selector that finds the element again, alternates, its frame path and box.", Risk::Read, details);
+  host(g, "find", {kTab, {"description", "string"}, {"options", "{ topK?: integer(1..100), role?: string, within?: " + Within + " }", true}},
+       "Array<{ ref, role, name, landmark?, fold?, score }>",
+       "Ranks every interactive element and field against a description ('search box', 'next page', 'add to cart') — words, fuzzy matches, "
+       "role, landmark and position; no model. Best first.",
+       Risk::Read, find_elements);
+  host(g, "extract", {kTab, {"options", "{ collection?: string, fields?: string[], text?: string, limit?: integer(1..2000) }", true}},
+       "{ collection: string, fields: string[], rows: Array<object>, total: number, truncated?: boolean }",
+       "Rows of a repeated structure (a collection ref from snapshot, else the best match for text, else the largest): each field as text, "
+       "href or number, with the row's ref. A results table of 500 rows in one call.",
+       Risk::Read, extract);
+
   g = "Browser Actions";
   host(g, "click", {kTab, {"selector", "string"}, {"options", "{ double?: boolean, timeout?: number(0..120000) }", true}}, "{ element: string }",
        "Clicks the element's visible centre with real mouse events, after scrolling it into view and waiting (5 s, or options.timeout ms) until it is visible, enabled and not covered.",

@@ -14,11 +14,19 @@
 
 namespace ouro::embedded {
 extern const std::string_view helpers_js;
+extern const std::string_view affordances_js;
 extern const std::string_view serialize_js;
 extern const std::string_view websocket_guard_js;
 }  // namespace ouro::embedded
 
 namespace ouro::browser {
+
+// What ouro's isolated world of every document runs: the page helpers and the page-affordances
+// engine (selectors, snapshot, find, extract) they resolve selectors with.
+inline const std::string& page_helpers_source() {
+  static const std::string source = std::string(embedded::affordances_js) + "\n;\n" + std::string(embedded::helpers_js);
+  return source;
+}
 
 using Clock = std::chrono::steady_clock;
 

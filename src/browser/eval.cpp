@@ -40,7 +40,7 @@ Result<std::pair<json, std::string>> Browser::Impl::eval_in_helpers(const std::s
       auto w = m_impl->conn->call("Page.createIsolatedWorld", {{"frameId", frame}, {"worldName", kHelpersWorld}}, sid, 5s);
       if (w) {
         ctx = static_cast<int>(get_int(*w, "executionContextId", 0));
-        auto installed = m_impl->conn->call("Runtime.evaluate", {{"expression", std::string(embedded::helpers_js)}, {"contextId", ctx}}, sid, 5s);
+        auto installed = m_impl->conn->call("Runtime.evaluate", {{"expression", page_helpers_source()}, {"contextId", ctx}}, sid, 5s);
         // The world is kept either way: a helper call into it then fails with the page's own error.
         if (!installed) spdlog::debug("cdp: installing the page helpers in tab {} failed: {}", tab_id, installed.error().message);
         std::lock_guard lock(m_impl->mutex);

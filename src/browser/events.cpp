@@ -74,7 +74,7 @@ void Browser::Impl::configure(const std::string& tab_id, const std::string& sid)
   conn->send("Page.enable", json::object(), sid, 10s, ignore);
   conn->send("Runtime.addBinding", {{"name", "__ouroNotify"}, {"executionContextName", kHelpersWorld}}, sid, 10s, ignore);
   conn->send("Page.addScriptToEvaluateOnNewDocument",
-             {{"source", std::string(embedded::helpers_js)}, {"worldName", kHelpersWorld}, {"runImmediately", true}}, sid, 10s, ignore);
+             {{"source", page_helpers_source()}, {"worldName", kHelpersWorld}, {"runImmediately", true}}, sid, 10s, ignore);
   conn->send("Runtime.enable", json::object(), sid, 10s, ignore);
   conn->send("Network.enable", {{"maxPostDataSize", 65536}}, sid, 10s, ignore);
   conn->send("Log.enable", json::object(), sid, 10s, ignore);

@@ -80,6 +80,53 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
                       "<a href='/form'>Form</a> <a href='/list'>List</a> <a id=nav-b href='/b'>Page B</a>"
                       "<button id=go onclick=\"document.getElementById('out').textContent='clicked ' + (++window.clicks || (window.clicks = 1))\">Go</button>"
                       "<div id=out></div>");
+    } else if (p == "/pcd/form") {
+      // Labels of every kind (issue 9).
+      res.body = page("Sign in",
+                      "<header><nav><a href='/'>Home</a> <a href='/list'>Shop</a></nav>"
+                      "<form role=search action='/search'><input type=search name=q placeholder='Search the site'><button>Search</button></form></header>"
+                      "<main><h1>Sign in</h1><form id=login action='/b' method=post>"
+                      "<label for=u>Email address</label><input id=u name=user type=email required>"
+                      "<label>Password <input id=p name=pass type=password></label>"
+                      "<span id=codelab>One-time code</span><input id=c aria-labelledby=codelab>"
+                      "<input id=t title='Phone number'><input id=a aria-label='Account number'>"
+                      "<fieldset><legend>Remember</legend><input type=checkbox id=r><label for=r>Keep me signed in</label></fieldset>"
+                      "<button id=submit type=submit>Sign in</button></form>"
+                      "<button id=other>Sign in with a passkey</button></main>"
+                      "<footer><a href='/b'>Privacy</a></footer>");
+    } else if (p == "/pcd/widgets") {
+      // ARIA widgets, open and closed shadow DOM, a same-origin frame, a React-like re-render.
+      res.body = page("Widgets",
+                      "<main><div role=tablist><div role=tab aria-selected=true tabindex=0>Overview</div><div role=tab tabindex=0>Specs</div></div>"
+                      "<div role=button tabindex=0 id=fake onclick=\"document.getElementById('out').textContent='fake'\">Open menu</div>"
+                      "<div role=checkbox aria-checked=false tabindex=0 id=cb onclick=\"this.setAttribute('aria-checked', this.getAttribute('aria-checked') !== 'true')\">Notify me</div>"
+                      "<div id=host></div><div id=closed></div>"
+                      "<iframe id=inner srcdoc=\"<button id=ib onclick=&quot;parent.document.getElementById('out').textContent='frame'&quot;>Pay now</button>\"></iframe>"
+                      "<div id=app><button class=save onclick=\"document.getElementById('out').textContent='saved'\">Save draft</button></div>"
+                      "<pre id=out></pre></main>"
+                      "<script>const h = document.getElementById('host').attachShadow({mode: 'open'});"
+                      "h.innerHTML = '<div><button id=sb>Shadow go</button></div>';"
+                      "h.getElementById('sb').onclick = () => document.getElementById('out').textContent = 'shadow';"
+                      "document.getElementById('closed').attachShadow({mode: 'closed'}).innerHTML = '<button>Hidden inside</button>';"
+                      "window.rerender = () => { const b = document.createElement('button'); b.className = 'save'; b.textContent = 'Save draft'; "
+                      "b.onclick = () => document.getElementById('out').textContent = 'saved again'; document.getElementById('app').replaceChildren(b); };"
+                      "window.unmount = () => document.getElementById('app').replaceChildren();"
+                      "</script>");
+    } else if (p == "/pcd/shop") {
+      std::string items;
+      for (int i = 1; i <= 30; ++i)
+        items += "<li class='product card'><a href='/item/" + std::to_string(i) + "'><h3>Widget " + std::to_string(i) + "</h3></a>"
+                 "<span class=price>$" + std::to_string(i * 3) + ",499.00</span><span class=rating aria-label='4.5 out of 5 stars'>★</span>"
+                 "<button class=add>Add to cart</button></li>";
+      res.body = page("Shop", "<header><a href='/'>Home</a> <a href='/cart'>Cart</a></header><main><h2>Results</h2><ul class=grid>" + items +
+                                  "</ul><a href='/pcd/shop?page=2' rel=next>Next</a></main>");
+    } else if (p == "/pcd/table") {
+      std::string rows;
+      for (int i = 1; i <= 500; ++i)
+        rows += "<tr><td><a href='/inv/" + std::to_string(i) + "'>INV-" + std::to_string(1000 + i) + "</a></td><td>2026-01-" +
+                std::to_string(1 + i % 28) + "</td><td>" + std::to_string(i) + ".25</td></tr>";
+      res.body = page("Invoices", "<main><table><caption>Invoices</caption><thead><tr><th>Invoice</th><th>Date</th><th>Amount</th></tr></thead><tbody>" +
+                                      rows + "</tbody></table></main>");
     } else if (p == "/files") {
       // Downloads (a link to an attachment, one with a hostile name) and a file input that shows
       // what was chosen.

@@ -33,8 +33,16 @@
              hint: 'Result truncated. Use a more specific selector to narrow results.' };
   }
 
-  // Selector with frame piercing: "iframe#pay >>> input[name=card]" looks inside the iframe.
+  // One selector language for every function (pcd.js, loaded into this world with these helpers):
+  // CSS, refs (e12), role=/text=/label=/placeholder= engines, nth, within, chaining, open shadow
+  // roots and frames. cssResolveAll is the plain-CSS core it falls back to.
   function resolveAll(selector) {
+    const pcd = globalThis.__ouroPcd;
+    return pcd && typeof pcd.resolveAll === 'function' ? pcd.resolveAll(String(selector)) : cssResolveAll(selector);
+  }
+
+  // Selector with frame piercing: "iframe#pay >>> input[name=card]" looks inside the iframe.
+  function cssResolveAll(selector) {
     const parts = String(selector).split('>>>').map(s => s.trim());
     let roots = [document];
     for (let i = 0; i < parts.length; i++) {
@@ -128,7 +136,13 @@
     if (right <= left || bottom <= top) return { ok: false, reason: `element ${describe(el)} is outside the viewport` };
     const cx = (left + right) / 2, cy = (top + bottom) / 2;
     if (needs.hit) {
-      const hit = el.ownerDocument.elementFromPoint(cx, cy);
+      // Hit-test in the element's own tree: inside a shadow root the document sees only its host.
+      let hit = el.ownerDocument.elementFromPoint(cx, cy);
+      for (let i = 0; hit && hit.shadowRoot && i < 20; i++) {
+        const inner = hit.shadowRoot.elementFromPoint(cx, cy);
+        if (!inner || inner === hit) break;
+        hit = inner;
+      }
       const inside = hit && (hit === el || el.contains(hit) || (hit.getRootNode() !== el.ownerDocument && el.contains(hit.getRootNode().host)));
       const label = hit && hit.tagName === 'LABEL' && hit.control === el;
       if (!inside && !label) return { ok: false, reason: `element ${describe(el)} is covered by ${hit ? describe(hit) : 'nothing (off screen)'}` };

@@ -1,0 +1,155 @@
+// Pages as compact affordances (issue 9): snapshot with refs, the selector language in every
+// function, find, extract, details; shadow DOM, same-origin frames and pages that re-render.
+#include "browser_env.h"
+
+namespace ouro::testing {
+namespace {
+
+TEST(Snapshot, IsSmallAndEveryVisibleControlIsReachable) {
+  json s = ok("const t = await openTab('{{/pcd/form}}'); env.snap = await snapshot(t); env.snap");
+  EXPECT_LT(s.dump().size(), 16000u);
+  EXPECT_EQ(get_str(s, "title"), "Sign in");
+  EXPECT_EQ(get_str(s, "login"), "out");
+  // The forms: a search form and the login form with every kind of label.
+  std::map<std::string, json> forms;
+  for (const auto& f : s["forms"]) forms[get_str(f, "purpose")] = f;
+  ASSERT_TRUE(forms.count("search")) << s.dump();
+  ASSERT_TRUE(forms.count("login")) << s.dump();
+  std::set<std::string> labels;
+  for (const auto& f : forms["login"]["fields"]) labels.insert(get_str(f, "label"));
+  for (const char* l : {"Email address", "Password", "One-time code", "Phone number", "Account number", "Keep me signed in"})
+    EXPECT_TRUE(labels.count(l)) << l << " missing from " << forms["login"].dump();
+  EXPECT_EQ(get_str(forms["login"]["submit"], "name"), "Sign in");
+  // Every visible button, link and field is in the snapshot (this page is small) or found by find().
+  json missing = ok(R"(
+    const t = activeTab;
+    const refs = new Set([...env.snap.actions.map(a => a.ref), ...env.snap.forms.flatMap(f => [...f.fields.map(x => x.ref), f.submit && f.submit.ref])]);
+    const out = [];
+    for (const sel of ['a[href]', 'button', 'input']) {
+      const n = await execInTab(t, `document.querySelectorAll('${sel}').length`);
+      for (let i = 0; i < n; i++) {
+        const d = await details(t, [...refs]);
+        const mine = await execInTab(t, `document.querySelectorAll('${sel}')[${i}].outerHTML`);
+        const hit = (await Promise.all(d.map(async x => x.error ? '' : await getDOM(t, x.ref)))).includes(mine);
+        if (!hit) out.push(mine);
+      }
+    }
+    out)");
+  EXPECT_TRUE(missing.empty()) << missing.dump();
+}
+
+TEST(Selectors, RoleTextLabelPlaceholderNthWithinAndChains) {
+  ok("const t = await openTab('{{/pcd/form}}')");
+  auto id = [](const std::string& sel) {
+    return ok("(await querySelector(activeTab, " + json(sel).dump() + ")).id").get<std::string>();
+  };
+  EXPECT_EQ(id("role=button[name=\"Sign in\"]"), "submit");
+  EXPECT_EQ(id("role=button[name*=\"passkey\"]"), "other");
+  EXPECT_EQ(id("role=button[name=/^sign in$/i]"), "submit");
+  EXPECT_EQ(id("label=\"Email address\""), "u");
+  EXPECT_EQ(id("label=\"One-time code\""), "c");
+  EXPECT_EQ(id("label=\"Password\""), "p");
+  EXPECT_EQ(id("text=\"Sign in with a passkey\""), "other");
+  EXPECT_EQ(id("role=checkbox >> nth=0"), "r");
+  EXPECT_EQ(id("within=main >> role=button >> nth=-1"), "other");
+  EXPECT_EQ(id("#login >> role=textbox[name=\"Account number\"]"), "a");
+  EXPECT_EQ(ok("(await querySelector(activeTab, 'placeholder=\"Search the site\"')).attributes.name"), "q");
+  // Actions take them too.
+  ok("await type(activeTab, 'label=\"Email address\"', 'me@example.com'); await click(activeTab, 'role=checkbox[name=\"Keep me signed in\"]')");
+  EXPECT_EQ(ok("await execInTab(activeTab, 'document.getElementById(\"u\").value + \" \" + document.getElementById(\"r\").checked')"),
+            "me@example.com true");
+  // Bad selectors say what is wrong and what is accepted.
+  std::string err = fails("await click(activeTab, 'role=button[nme=\"x\"]')");
+  EXPECT_NE(err.find("unknown role filter"), std::string::npos) << err;
+  err = fails("await click(activeTab, 'within=sidebar >> role=button')");
+  EXPECT_NE(err.find("landmark"), std::string::npos) << err;
+}
+
+TEST(Selectors, PierceOpenShadowRootsAndSameOriginFrames) {
+  ok("const t = await openTab('{{/pcd/widgets}}'); await click(t, 'role=button[name=\"Shadow go\"]')");
+  EXPECT_EQ(ok("await getText(activeTab, '#out')"), "shadow");
+  ok("await click(activeTab, 'role=button[name=\"Pay now\"]')");
+  EXPECT_EQ(ok("await getText(activeTab, '#out')"), "frame");
+  ok("await click(activeTab, 'role=button[name=\"Open menu\"]'); await click(activeTab, 'role=checkbox[name=\"Notify me\"]')");
+  EXPECT_EQ(ok("await getText(activeTab, '#out')"), "fake");
+  EXPECT_EQ(ok("await execInTab(activeTab, 'document.getElementById(\"cb\").getAttribute(\"aria-checked\")')"), "true");
+  // In the snapshot: the shadow button, the frame's button (with its frame path), the tabs; the
+  // closed shadow root stays opaque.
+  json s = ok("env.w = await snapshot(activeTab); env.w");
+  std::string all = s.dump();
+  EXPECT_NE(all.find("Shadow go"), std::string::npos) << all;
+  EXPECT_NE(all.find("Pay now"), std::string::npos) << all;
+  EXPECT_NE(all.find("Specs"), std::string::npos) << all;
+  EXPECT_EQ(all.find("Hidden inside"), std::string::npos) << all;
+  json d = ok("const a = env.w.actions.find(a => a.name === 'Pay now'); (await details(activeTab, a.ref))[0]");
+  ASSERT_EQ(d["framePath"].size(), 1u) << d.dump();
+  EXPECT_EQ(get_str(d, "selector"), "role=button[name=\"Pay now\"]");
+}
+
+TEST(Refs, SurviveAReRenderAndFailClearlyWhenTheElementIsGone) {
+  ok("const t = await openTab('{{/pcd/widgets}}'); env.save = (await find(t, 'save draft button'))[0].ref");
+  ok("await execInTab(activeTab, 'rerender()'); await click(activeTab, env.save)");
+  EXPECT_EQ(ok("await getText(activeTab, '#out')"), "saved again");
+  ok("await execInTab(activeTab, 'unmount()')");
+  std::string err = fails("await click(activeTab, env.save)");
+  EXPECT_NE(err.find("is gone"), std::string::npos) << err;
+  EXPECT_NE(err.find("snapshot()"), std::string::npos) << err;
+  err = fails("await click(activeTab, 'e99999')");
+  EXPECT_NE(err.find("unknown ref"), std::string::npos) << err;
+}
+
+TEST(Find, PutsTheObviousTargetFirst) {
+  ok("const t = await openTab('{{/pcd/form}}')");
+  auto first = [](const std::string& what) {
+    return ok("(await details(activeTab, (await find(activeTab, " + json(what).dump() + "))[0].ref))[0].name").get<std::string>();
+  };
+  EXPECT_EQ(first("search box"), "Search the site");
+  EXPECT_EQ(first("sign in button"), "Sign in");
+  EXPECT_EQ(first("email"), "Email address");
+  EXPECT_EQ(first("privacy policy"), "Privacy");
+  EXPECT_EQ(first("remember me"), "Keep me signed in");
+  ok("await navigate(activeTab, '{{/pcd/shop}}')");
+  EXPECT_EQ(first("next page"), "Next");
+  EXPECT_EQ(first("shopping cart"), "Cart");
+}
+
+TEST(Extract, RowsOfAGridAndAFiveHundredRowTable) {
+  json s = ok("const t = await openTab('{{/pcd/shop}}'); await snapshot(t)");
+  // One "Add to cart" standing for all 30, tied to the grid.
+  json add;
+  for (const auto& a : s["actions"]) if (get_str(a, "name") == "Add to cart") add = a;
+  ASSERT_TRUE(add.is_object()) << s.dump();
+  EXPECT_EQ(get_int(add, "n"), 30);
+  json grid;
+  for (const auto& c : s["collections"]) if (get_int(c, "count") == 30) grid = c;
+  ASSERT_TRUE(grid.is_object()) << s.dump();
+  EXPECT_EQ(get_str(add, "col"), get_str(grid, "ref"));
+  json rows = ok("await extract(activeTab, { collection: '" + get_str(grid, "ref") + "', fields: ['title', 'link', 'price', 'rating'] })");
+  ASSERT_EQ(rows["rows"].size(), 30u) << rows.dump().substr(0, 2000);
+  EXPECT_EQ(rows["rows"][1]["title"], "Widget 2");
+  EXPECT_EQ(rows["rows"][1]["price"], 6499.0);
+  EXPECT_EQ(rows["rows"][1]["rating"], 4.5);
+  EXPECT_NE(get_str(rows["rows"][1], "link").find("/item/2"), std::string::npos);
+  json table = ok("await navigate(activeTab, '{{/pcd/table}}'); await extract(activeTab)");
+  ASSERT_EQ(table["rows"].size(), 500u);
+  EXPECT_EQ(table["fields"], json({"invoice", "date", "amount"}));
+  EXPECT_EQ(table["rows"][499]["invoice"], "INV-1500");
+  EXPECT_EQ(table["rows"][499]["amount"], 500.25);
+  EXPECT_EQ(get_int(table, "total"), 500);
+}
+
+TEST(Snapshot, HostilePagesStayBoundedAndAnswer) {
+  // A page of 30,000 links and nodes whose getters throw: the snapshot still comes back, small.
+  json s = ok("const t = await openTab('{{/}}'); await execInTab(t, `"
+              "const d = document.createElement('div'); let h = ''; for (let i = 0; i < 30000; i++) h += '<a href=/x' + i + '>link ' + i + '</a> ';"
+              "d.innerHTML = h; document.body.appendChild(d);"
+              "const e = document.createElement('button'); Object.defineProperty(e, 'textContent', { get() { throw new Error('boom') } }); e.id = 'evil';"
+              "document.body.appendChild(e); e.setAttribute('aria-labelledby', 'evil'); 1`); await snapshot(t)");
+  EXPECT_LT(s.dump().size(), 16000u);
+  bool links = false;
+  for (const auto& c : s["collections"]) links |= get_int(c, "count") >= 30000;
+  EXPECT_TRUE(links) << "the 30,000 links are one collection: " << s.dump().substr(0, 1000);
+}
+
+}  // namespace
+}  // namespace ouro::testing
