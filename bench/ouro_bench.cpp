@@ -221,6 +221,12 @@ int main(int argc, char** argv) {
   ours["get_text_1mb"] = samples(S, loop(n, "const t = await openTab(" + B + "/big?kb=1024')", "await getText(t)"));
   ours["text_length_1mb"] = samples(S, loop(n, "const t = await openTab(" + B + "/big?kb=1024')", "await execInTab(t, 'document.body.innerText.length')"));
   ours["screenshot"] = samples(S, loop(n, "const t = await openTab(" + B + "/')", "await screenshot(t)"));
+  // The page as affordances: snapshot size and time on every real page.
+  for (const auto& pg : real_pages.list)
+    ours["real_snapshot:" + get_str(pg, "name")] = samples(
+        S, "const t = await openTab('" + real_pages.origin + get_str(pg, "path") + "'); await snapshot(t); const ms = []; let size = 0;\n"
+           "for (let i = 0; i < " + std::to_string(std::max(3, n / 4)) + "; i++) { const t0 = performance.now(); const s = await snapshot(t); "
+           "ms.push(performance.now() - t0); size = JSON.stringify(s).length; }\nawait closeTab(t); [size, ...ms]");
   // getText of whole real pages (news, an encyclopedia article), as Playwright's innerText('body').
   for (const auto& pg : real_pages.list)
     ours["real_text:" + get_str(pg, "name")] =
@@ -292,6 +298,31 @@ int main(int argc, char** argv) {
       double a = median(ours[key]), b = theirs.contains(key) ? median(theirs[key].get<std::vector<double>>()) : 0;
       if (b > 0) std::printf("%-32s %12.2f %14.2f %8.2f\n", get_str(pg, "name").c_str(), a, b, a / b);
       else std::printf("%-32s %12.2f %14s %8s\n", get_str(pg, "name").c_str(), a, "-", "-");
+    }
+  }
+  if (!real_pages.list.empty() && !gate_only) {
+    // Playwright MCP's browser_snapshot of the same pages, through the MCP SDK's client.
+    std::map<std::string, double> mcp;
+    if (peer) {
+      std::string urls;
+      for (const auto& pg : real_pages.list) urls += " '" + real_pages.origin + get_str(pg, "path") + "'";
+      std::string dir = std::filesystem::path(__FILE__).parent_path().string();
+      FILE* p = popen(("cd '" + dir + "' && node mcp_snapshot.mjs" + urls + " 2>/dev/null").c_str(), "r");
+      char line[65536];
+      while (p && fgets(line, sizeof line, p))
+        if (auto j = parse_json(line, "mcp"); j && j->contains("snapshot_chars"))
+          mcp[get_str(*j, "url")] = get_num(*j, "snapshot_chars");
+      if (p) pclose(p);
+    }
+    std::printf("\n%-20s %14s %10s %16s %8s\n", "snapshot, real page", "ouro chars", "ouro ms", "Playwright MCP", "ratio");
+    for (const auto& pg : real_pages.list) {
+      auto& v = ours["real_snapshot:" + get_str(pg, "name")];
+      if (v.empty()) continue;
+      double size = v.front();
+      double ms = median(std::vector<double>(v.begin() + 1, v.end()));
+      double theirs_size = mcp[real_pages.origin + get_str(pg, "path")];
+      if (theirs_size > 0) std::printf("%-20s %14.0f %10.1f %16.0f %8.3f\n", get_str(pg, "name").c_str(), size, ms, theirs_size, size / theirs_size);
+      else std::printf("%-20s %14.0f %10.1f %16s %8s\n", get_str(pg, "name").c_str(), size, ms, "-", "-");
     }
   }
   double off = median(gate["off"]), on = median(gate["on"]);

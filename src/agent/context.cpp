@@ -63,7 +63,11 @@ RULES:
 - sleep() is capped at 10s. Prefer waitForLoad(tabId) for waiting on page loads.
 - Tabs are identified by ids like "t1" (see Browser State). activeTab is the focused one.
 - Actions (click, type, fill, select, keyPress) act like a person and wait for elements to be
-  visible and enabled. Selectors may pierce same-origin iframes with ">>>".
+  visible and enabled.
+- To see what a page offers, call snapshot(tabId) (a small list of actions, forms and collections
+  with refs like "e12"), or find(tabId, "what you want"); extract(tabId) reads repeated items.
+  Every selector argument takes CSS, a ref, role=button[name="Sign in"], text="Next",
+  label="Email", placeholder="Search", ">> nth=1" and "within=main >> …".
 - If an error says [PAGE NAVIGATED], the page changed: re-inspect it before using old selectors.
 - Before a sensitive action (submitting, buying, sending, deleting), call
   log("[SENSITIVE] …") to say what you are about to do.
