@@ -202,22 +202,37 @@
     return !!r && r.y < h * 1.2 && r.y + r.height > 0;
   }
 
-  // Every element under root, open shadow roots and same-origin frames included (bounded).
-  function deepAll(root, selector, out = [], seen = { n: 0 }) {
-    let list;
-    try { list = root.querySelectorAll(selector); } catch (e) { throw new Error(`invalid selector '${selector}': ${e.message}`); }
-    for (const el of list) { if (out.length >= MAX_CANDIDATES) return out; out.push(el); }
-    const all = root.querySelectorAll('*');
-    for (const el of all) {
-      if (++seen.n > MAX_NODES) return out;
-      if (el.shadowRoot) deepAll(el.shadowRoot, selector, out, seen);
+  // Every element under root, open shadow roots and same-origin frames included (bounded). The
+  // roots under the document are found once per call into this engine (see entry()).
+  let rootsOfDocument = null;
+  function collectRoots(root, out = [], seen = { n: 0 }) {
+    out.push(root);
+    for (const el of root.querySelectorAll('*')) {
+      if (++seen.n > MAX_NODES || out.length > 2000) return out;
+      if (el.shadowRoot) collectRoots(el.shadowRoot, out, seen);
       if (el.localName === 'iframe' || el.localName === 'frame') {
         const doc = safe(() => el.contentDocument, null);
-        if (doc && doc.documentElement) deepAll(doc, selector, out, seen);
+        if (doc && doc.documentElement) collectRoots(doc, out, seen);
       }
     }
     return out;
   }
+  function deepAll(root, selector) {
+    const roots = root === document && rootsOfDocument ? rootsOfDocument : collectRoots(root);
+    const out = [];
+    for (const r of roots) {
+      let list;
+      try { list = r.querySelectorAll(selector); } catch (e) { throw new Error(`invalid selector '${selector}': ${e.message}`); }
+      for (const el of list) { if (out.length >= MAX_CANDIDATES) return out; out.push(el); }
+    }
+    return out;
+  }
+  // Each entry point runs with the document's roots found once.
+  const entry = fn => (...args) => {
+    if (rootsOfDocument) return fn(...args);
+    rootsOfDocument = collectRoots(document);
+    try { return fn(...args); } finally { rootsOfDocument = null; }
+  };
   function crossFrames() {
     const out = [];
     for (const f of safe(() => deepAll(document, 'iframe,frame'), [])) {
@@ -1172,7 +1187,8 @@
   }
 
   Object.defineProperty(globalThis, '__ouroPcd', {
-    value: Object.freeze({ snapshot, details, find, extract, resolveAll, resolve: s => resolveAll(s)[0] || null, role, accessibleName }),
+    value: Object.freeze({ snapshot: entry(snapshot), details: entry(details), find: entry(find), extract: entry(extract),
+                           resolveAll: entry(resolveAll), resolve: entry(s => resolveAll(s)[0] || null), role, accessibleName }),
     enumerable: false,
   });
 })();
