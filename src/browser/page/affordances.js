@@ -725,8 +725,10 @@
         // Records, not layout: an item holding a page's worth of text or links is a column.
         const sample = items.slice(0, 5);
         if (sample.some(i => i.textContent.length > 3000 || safe(() => i.querySelectorAll('a[href],button').length, 0) > 40)) continue;
-        // Navigation menus are lists of links too, but the user's data rarely lives there.
+        // Navigation menus are lists of links too, but the user's data rarely lives there: in a
+        // nav, header or footer, plain lists of links stay actions, not collections.
         const lm = landmarkOf(parent);
+        if ((lm === 'nav' || lm === 'header' || lm === 'footer') && fields.every(f => f === 'title' || f === 'link' || f === 'text')) continue;
         const richness = fields.length + (fields.includes('price') ? 3 : 0) + (fields.includes('title') && sig.split('.').length > 1 ? 1 : 0);
         const score = Math.log2(items.length + 1) * richness * (lm === 'nav' || lm === 'footer' || lm === 'header' ? 0.3 : 1) *
                       (visible.length ? 1 : 0.5);
@@ -820,7 +822,8 @@
     const collections = cols.map(c => {
       const r = remember(c.parent);
       colRef.set(c, r);
-      const item = { ref: r, name: collectionName(c.parent, c.items), fields: c.fields, count: c.items.length };
+      // Every item has its text: the list names what else it has.
+      const item = { ref: r, name: collectionName(c.parent, c.items), fields: c.fields.filter(f => f !== 'text'), count: c.items.length };
       if (c.landmark) item.landmark = c.landmark;
       return item;
     });
@@ -954,7 +957,7 @@
     }
     if (Object.keys(more).length) {
       result.more = more;
-      result.hint = 'More with snapshot(tab, {kind, text, topK}) or find(tab, "description").';
+      result.hint = 'more: snapshot(t, {kind, text, topK}), find(t, "…")';
     }
     return result;
   }
