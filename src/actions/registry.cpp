@@ -53,7 +53,7 @@ std::vector<Capability> build() {
   g = "Page Affordances";
   const std::string Within = "string";  // a landmark (main, nav, header, footer, aside) or a ref
   host(g, "snapshot", {kTab, {"options", "{ kind?: string, text?: string, topK?: integer(1..500), within?: " + Within + " }", true}},
-       "{ url, title, login, landmarks, actions: Array<{ ref, role, name, kind?, landmark?, fold?, n?, col? }>, forms: Array<{ ref, purpose?, fields, submit? }>, collections: Array<{ ref, name, fields, count }>, frames?, more? }",
+       "{ url, title, login, landmarks, actions: Array<{ ref, role, name, kind?, landmark?, fold?, n?, col? }>, forms: Array<{ ref?, purpose?, fields, submit? }>, collections: Array<{ ref, name, fields, count }>, frames?, more? }",
        "What can be done on the page, small (≤ 30 actions, 20 forms, 20 collections, ~4,000 tokens): each with a ref (e12) usable as a selector "
        "anywhere. options ask for more: kind ('action'|'form'|'collection' or a kind such as 'search', 'pagination'), text to match, topK, within.",
        Risk::Read, snapshot);

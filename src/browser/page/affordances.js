@@ -865,7 +865,7 @@
     // Fields outside any form: one group.
     const loose = interactiveElements().filter(el => FIELD_ROLES.has(role(el)) && !inForm.has(el) && inScope(el) && isVisible(el));
     if (loose.length) {
-      forms.push({ ref: '', purpose: loose.some(x => fieldType(x) === 'search' || /search|query/i.test(accessibleName(x) + (x.name || ''))) ? 'search' : 'fields',
+      forms.push({ purpose: loose.some(x => fieldType(x) === 'search' || /search|query/i.test(accessibleName(x) + (x.name || ''))) ? 'search' : 'fields',
                    fields: loose.slice(0, CAPS.fields).map(x => ({ ref: remember(x), label: clip(accessibleName(x) || x.getAttribute('name') || '', 60), type: fieldType(x) })),
                    _score: 1.5, ...(loose.length > CAPS.fields ? { moreFields: loose.length - CAPS.fields } : {}) });
       loose.forEach(x => inForm.add(x));
