@@ -33,18 +33,33 @@ Result<json> actionable(Context& ctx, const std::string& tab, const std::string&
                         std::chrono::milliseconds timeout, bool may_dismiss = true) {
   if (selector.empty()) return errorf(Code::InvalidArgument, "{}: the selector is empty", what);
   auto deadline = Clock::now() + timeout;
+  const std::string frame = browser::Browser::frame_of(selector);  // a cross-origin frame's ref runs there
   std::string expr = "__ouro.actionable(" + js_string(selector) + ", " +
                      json{{"enabled", needs.enabled}, {"editable", needs.editable}, {"hit", needs.hit}}.dump() + ")";
   json last;
   Clock::time_point covered_since{};  // epoch: not covered now
   while (true) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    auto r = ctx.browser.eval_helpers(tab, expr, std::max(left, std::chrono::milliseconds(1000)));
+    auto r = ctx.browser.eval_helpers(tab, expr, std::max(left, std::chrono::milliseconds(1000)), frame);
     if (!r) {
-      if (r.error().code == Code::NotFound) return errorf(Code::NotFound, "{}: tab {} was closed while waiting for '{}'", what, tab, selector);
+      if (r.error().code == Code::NotFound && frame.empty())
+        return errorf(Code::NotFound, "{}: tab {} was closed while waiting for '{}'", what, tab, selector);
       return errorf(r.error().code, "{} '{}' on tab {}: {}", what, selector, tab, r.error().message);
     }
-    if (r->value("ok", false)) return *r;
+    if (r->value("ok", false)) {
+      if (frame.empty()) return *r;
+      // Inside a cross-origin frame: its coordinates moved into the tab's viewport, where input goes.
+      // Input is routed to a frame by what the browser last drew: after the scrolls that brought
+      // the element into view, let two frames be drawn, then read where the frame is.
+      auto wait = std::max(left, std::chrono::milliseconds(1000));
+      TRY(ctx.browser.frame_offset(tab, frame, wait));
+      TRY(ctx.browser.eval_helpers(tab, "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))", wait));
+      auto offset = ctx.browser.frame_offset(tab, frame, wait, false);
+      if (!offset) return errorf(offset.error().code, "{} '{}' on tab {}: {}", what, selector, tab, offset.error().message);
+      (*r)["x"] = r->value("x", 0.0) + offset->first;
+      (*r)["y"] = r->value("y", 0.0) + offset->second;
+      return *r;
+    }
     last = *r;
     if (Clock::now() >= deadline) break;
     // Covered for a second (not a transition that ends by itself): see to the overlay now.
@@ -268,7 +283,7 @@ Result<json> type(Context& ctx, const json& args) {
   auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "type", ctx.limits.action_timeout));
   TRY(gate(ctx, "type", tab, sel, at["target"], at.value("element", "")));
   TRY(click_at(ctx, tab, at));
-  TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'end')", ctx.limits.exec_timeout));
+  TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'end')", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
   InputEvents events;
   for (size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
@@ -295,8 +310,8 @@ Result<json> fill(Context& ctx, const json& args) {
     const json& value = it.value();
     // <select>: pick the option; checkbox/radio: click when the state differs; else replace the text.
     auto kind = TRY(ctx.browser.eval_helpers(
-        tab, "(() => { const el = document.querySelector(" + js_string(sel) + "); return el ? [el.tagName, (el.type || '').toLowerCase(), !!el.checked] : null; })()",
-        ctx.limits.exec_timeout));
+        tab, "(() => { const el = __ouro.resolve(" + js_string(sel) + "); return el ? [el.tagName, (el.type || '').toLowerCase(), !!el.checked] : null; })()",
+        ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
     if (is_secret_handle(value)) kind = nullptr;  // a secret is always typed as text
     if (kind.is_array() && kind[0] == "SELECT") {
       json sel_args = json::array({tab, sel, value});
@@ -313,7 +328,7 @@ Result<json> fill(Context& ctx, const json& args) {
       auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "fill", ctx.limits.action_timeout));
       TRY(gate(ctx, "fill", tab, sel, at["target"], at.value("element", "")));
       TRY(click_at(ctx, tab, at));
-      TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'select')", ctx.limits.exec_timeout));
+      TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'select')", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
       InputEvents events;
       if (text.empty()) key_events(events, *key_def("Delete"), 0);
       else events.emplace_back("Input.insertText", json{{"text", text}});
@@ -328,13 +343,14 @@ Result<json> select(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   json value = args.size() > 2 ? args[2] : json();
   if (auto hooks = ctx.hooks(); hooks && hooks->confirm) {
-    auto target = TRY(ctx.browser.eval_helpers(tab, "__ouro.targetInfo(" + js_string(sel) + ")", ctx.limits.exec_timeout));
+    auto target = TRY(ctx.browser.eval_helpers(tab, "__ouro.targetInfo(" + js_string(sel) + ")", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
     if (!target.is_null()) TRY(gate(ctx, "select", tab, sel, target, ""));
   }
   auto deadline = Clock::now() + ctx.limits.action_timeout;
   json r;
   while (true) {
-    r = TRY(ctx.browser.eval_helpers(tab, "__ouro.selectOption(" + js_string(sel) + ", " + dump_json(value) + ")", ctx.limits.exec_timeout));
+    r = TRY(ctx.browser.eval_helpers(tab, "__ouro.selectOption(" + js_string(sel) + ", " + dump_json(value) + ")", ctx.limits.exec_timeout,
+                                     browser::Browser::frame_of(sel)));
     if (r.value("ok", false)) return json{{"selected", r["selected"]}};
     if (!r.value("missing", false) || Clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -52,10 +52,11 @@ std::vector<Capability> build() {
 
   g = "Page Affordances";
   const std::string Within = "string";  // a landmark (main, nav, header, footer, aside) or a ref
-  host(g, "snapshot", {kTab, {"options", "{ kind?: string, text?: string, topK?: integer(1..500), within?: " + Within + " }", true}},
-       "{ url, title, login, landmarks, actions: Array<{ ref, role, name, kind?, landmark?, fold?, n?, col? }>, forms: Array<{ ref?, purpose?, fields, submit? }>, collections: Array<{ ref, name, fields, count }>, frames?, more? }",
+  host(g, "snapshot", {kTab, {"options", "{ kind?: string, text?: string, topK?: integer(1..200), within?: " + Within + " }", true}},
+       "{ url, title, login, landmarks, actions: Array<{ ref, role, name, kind?, landmark?, fold?, n?, col? }>, forms: Array<{ ref?, purpose?, fields, submit? }>, collections: Array<{ ref, name, fields, count }>, frames?: Array<{ ref, url, frame?, title?, error? }>, more? }",
        "What can be done on the page, small (≤ 30 actions, 20 forms, 20 collections, ~4,000 tokens): each with a ref (e12) usable as a selector "
-       "anywhere. options ask for more: kind ('action'|'form'|'collection' or a kind such as 'search', 'pagination'), text to match, topK, within.",
+       "anywhere; cross-origin frames are entered and their refs carry the frame's prefix (f2e12). options ask for more: kind ('action'|'form'|"
+       "'collection' or a kind such as 'search', 'pagination'), text to match, topK, within.",
        Risk::Read, snapshot);
   host(g, "details", {kTab, {"refs", "string|string[]"}},
        "Array<{ ref, role, name, selector, alternates: string[], framePath: string[], landmark?, rect, visible, enabled, tag, href? } | { ref, error }>",

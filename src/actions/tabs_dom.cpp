@@ -30,7 +30,7 @@ std::chrono::milliseconds timeout_arg(const json& args, size_t i, std::chrono::m
 // Reads through a page helper, failing clearly when a selector matched nothing.
 Result<json> read_helper(Context& ctx, const std::string& tab, const std::string& call, const std::string& what,
                          const std::string& selector) {
-  auto r = TRY(ctx.browser.eval_helpers(tab, call, ctx.limits.exec_timeout));
+  auto r = TRY(ctx.browser.eval_helpers(tab, call, ctx.limits.exec_timeout, browser::Browser::frame_of(selector)));
   if (r.is_null() && !selector.empty()) {
     auto info = ctx.browser.tab_info(tab);
     return errorf(Code::NotFound, "{}: no element matches selector '{}' on tab {} ({})", what, selector, tab, info ? info->url : "?");
@@ -92,11 +92,14 @@ Result<json> get_inputs(Context& ctx, const json& args) {
 }
 
 Result<json> query_selector(Context& ctx, const json& args) {
-  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.query(" + js_string(arg_string(args, 1)) + ")", ctx.limits.exec_timeout);
+  std::string sel = arg_string(args, 1);
+  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.query(" + js_string(sel) + ")", ctx.limits.exec_timeout, browser::Browser::frame_of(sel));
 }
 
 Result<json> query_selector_all(Context& ctx, const json& args) {
-  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.queryAll(" + js_string(arg_string(args, 1)) + ")", ctx.limits.exec_timeout);
+  std::string sel = arg_string(args, 1);
+  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.queryAll(" + js_string(sel) + ")", ctx.limits.exec_timeout,
+                                  browser::Browser::frame_of(sel));
 }
 
 // Accessibility.getFullAXTree, compacted: ignored and unnamed generic nodes give way to their

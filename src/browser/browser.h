@@ -14,7 +14,8 @@
 // events, no I/O), events.cpp (carrying out what the tracker decides), page_log (console, errors,
 // requests), eval.cpp (eval_helpers, eval_page), screencast.cpp (live views, timers),
 // egress.cpp (the egress gate's pauses and the facts it decides on, interceptRequests' pauses),
-// ownership.cpp (who holds a tab of a shared context; hidden tabs).
+// ownership.cpp (who holds a tab of a shared context; hidden tabs), frames.cpp (cross-origin
+// frames' helpers worlds).
 #pragma once
 
 #include "base/json.h"
@@ -104,10 +105,30 @@ class Browser {
   void send_async(const std::string& tab_id, std::string_view method, json params);
   // Evaluates `expression` in the helpers' isolated world of the tab's main frame and returns the
   // value (returnByValue). Retries while a navigation replaces the document, until the deadline.
-  Result<json> eval_helpers(const std::string& tab_id, const std::string& expression, Millis timeout = 10s);
+  // `frame`: a cross-origin frame's prefix ("f2", see below) runs it in that frame's world instead.
+  Result<json> eval_helpers(const std::string& tab_id, const std::string& expression, Millis timeout = 10s, const std::string& frame = "");
   // The same, returning CDP's remote object (with its objectId: a node, for DOM commands) and
-  // the tab's session to use it in.
-  Result<std::pair<json, std::string>> eval_helpers_object(const std::string& tab_id, const std::string& expression, Millis timeout = 10s);
+  // the session to use it in.
+  Result<std::pair<json, std::string>> eval_helpers_object(const std::string& tab_id, const std::string& expression, Millis timeout = 10s,
+                                                           const std::string& frame = "");
+
+  // --- Cross-origin frames (frames.cpp) -------------------------------------------------------
+  // The page engine cannot enter a cross-origin frame. Each one gets a prefix ("f2") and a helpers
+  // world of its own — in the tab's session when it shares the tab's process, in its own CDP
+  // session (attached on demand, flattened) when it runs out of process — and the refs issued
+  // there carry the prefix ("f2e12"). A selector that begins with such a ref runs in that frame.
+  // The frame a selector addresses: "f2" for "f2e12" or "f2e12 >> text=Buy", "" for the top.
+  static std::string frame_of(std::string_view selector);
+  // Enters the frame whose element is `owner_ref` in the world of `parent` ("" = the top
+  // document): its prefix, the same one for as long as that frame lives.
+  Result<std::string> enter_frame(const std::string& tab_id, const std::string& parent, const std::string& owner_ref, Millis timeout = 10s);
+  // The frames entered in the tab, each after its parent.
+  std::vector<std::string> entered_frames(const std::string& tab_id) const;
+  // Where the frame's viewport begins in the tab's viewport, through every frame above it; with
+  // `scroll`, each frame element outside its viewport is scrolled into view first (for input).
+  Result<std::pair<double, double>> frame_offset(const std::string& tab_id, const std::string& frame, Millis timeout = 10s, bool scroll = true);
+  // The selector of the frame's element in its parent world, outermost first (for framePath).
+  Result<std::vector<std::string>> frame_path(const std::string& tab_id, const std::string& frame);
   // Runs model-written code in the page's main world (execInTab): an expression, statements whose
   // last value is the result, or a function body with `return`; awaits promises; caps the JSON.
   Result<json> eval_page(const std::string& tab_id, const std::string& code, Millis timeout = 10s, size_t cap = 100000);

@@ -85,9 +85,24 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::set<std::string> run_frames;
   std::deque<std::string> run_frame_order;
   struct Child {
-    std::string tab, type;
+    std::string tab, type, target;
   };
-  std::map<std::string, Child> children;  // child session -> its tab and target type
+  std::map<std::string, Child> children;  // child session -> its tab, target type and target id
+  // Cross-origin frames entered (frames.cpp), by tab and prefix; the last prefix number by tab;
+  // the frame targets being attached on demand (their attach event is ours, not the tracker's).
+  struct FrameWorld {
+    std::string frame_id, parent, owner_ref, session;
+    int ctx = 0;
+    uint64_t used = 0;
+  };
+  std::map<std::string, std::map<std::string, FrameWorld>> frame_worlds;
+  std::map<std::string, int> frame_seq;
+  std::set<std::string> frame_attaching;
+  uint64_t frame_clock = 0;
+  bool frame_event(const cdp::Event& ev);  // network thread; true when handled
+  Result<std::pair<std::string, std::string>> frame_owner(const std::string& tab_id, const std::string& frame);  // {parent, owner ref}
+  Result<std::pair<json, std::string>> eval_in_frame(const std::string& tab_id, const std::string& frame, const std::string& expression,
+                                                     Millis timeout, bool by_value);
   std::map<std::string, json> websocket_patterns;  // by context: Network.setBlockedURLs urlPatterns
   // Downloads (files.cpp): by guid, in the order they began (the last kDownloadsKept).
   struct DownloadState {

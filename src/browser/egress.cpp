@@ -167,7 +167,7 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
       auto tab = tracker.find(tab_id);
       if (tab && gated(*tab)) {
         gate_it = true;
-        children[sid] = Child{tab_id, type};
+        children[sid] = Child{tab_id, type, get_str(info, "targetId")};
         websockets = websockets_of(*tab);
       }
     }

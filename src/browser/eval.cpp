@@ -9,11 +9,14 @@
 
 namespace ouro::browser {
 
-Result<json> Browser::eval_helpers(const std::string& tab_id, const std::string& expression, Millis timeout) {
-  return m_impl->eval_in_helpers(tab_id, expression, timeout, true).map([](std::pair<json, std::string> r) { return std::move(r.first); });
+Result<json> Browser::eval_helpers(const std::string& tab_id, const std::string& expression, Millis timeout, const std::string& frame) {
+  auto r = frame.empty() ? m_impl->eval_in_helpers(tab_id, expression, timeout, true) : m_impl->eval_in_frame(tab_id, frame, expression, timeout, true);
+  return r.map([](std::pair<json, std::string> v) { return std::move(v.first); });
 }
 
-Result<std::pair<json, std::string>> Browser::eval_helpers_object(const std::string& tab_id, const std::string& expression, Millis timeout) {
+Result<std::pair<json, std::string>> Browser::eval_helpers_object(const std::string& tab_id, const std::string& expression, Millis timeout,
+                                                                  const std::string& frame) {
+  if (!frame.empty()) return m_impl->eval_in_frame(tab_id, frame, expression, timeout, false);
   return m_impl->eval_in_helpers(tab_id, expression, timeout, false);
 }
 

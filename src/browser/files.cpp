@@ -181,7 +181,7 @@ Result<void> Browser::set_input_files(const std::string& tab_id, const std::stri
                      "if (el.disabled) throw new Error(`${__ouro.describe(el)} is disabled`); "
                      "if (!el.multiple && " + std::to_string(paths.size()) + " > 1) throw new Error(`${__ouro.describe(el)} takes one file, not " +
                      std::to_string(paths.size()) + "`); return el; })()";
-  auto [node, sid] = TRY(eval_helpers_object(tab_id, find, timeout));
+  auto [node, sid] = TRY(eval_helpers_object(tab_id, find, timeout, frame_of(selector)));
   std::string object = get_str(node, "objectId");
   if (object.empty()) return errorf(Code::Internal, "the file input on {} could not be held for the upload", tab_id);
   auto set = m_impl->conn->call("DOM.setFileInputFiles", {{"files", paths}, {"objectId", object}}, sid, timeout);

@@ -112,6 +112,26 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
                       "b.onclick = () => document.getElementById('out').textContent = 'saved again'; document.getElementById('app').replaceChildren(b); };"
                       "window.unmount = () => document.getElementById('app').replaceChildren();"
                       "</script>");
+    } else if (p == "/pcd/frames") {
+      // Cross-origin frames: one cross-site (localhost, out of process under site isolation) below
+      // the fold, one sandboxed (an opaque origin). Each reports what happens in it by postMessage.
+      res.body = page("Frames",
+                      "<main><h1>Checkout</h1><button id=top onclick=\"document.getElementById('out').textContent='top'\">Top button</button>"
+                      "<pre id=out></pre><iframe id=sand sandbox=allow-scripts src='/pcd/xframe?n=sandboxed' width=400 height=160></iframe>"
+                      "<div style='height:1600px'></div><iframe id=cross width=400 height=160></iframe></main>"
+                      "<script>document.getElementById('cross').src = 'http://localhost:' + location.port + '/pcd/xframe?n=cross';"
+                      "addEventListener('message', e => { document.getElementById('out').textContent = String(e.data); });</script>");
+    } else if (p == "/pcd/busyframe") {
+      // A cross-site frame whose renderer is busy for 8 s once it has loaded.
+      res.body = page("Busy frame", "<button>Top button</button><iframe id=busy width=300 height=100></iframe>"
+                                    "<script>document.getElementById('busy').src = 'http://localhost:' + location.port + '/pcd/xframe?n=busy';</script>");
+    } else if (p == "/pcd/xframe") {
+      std::string n = r.query.find("n=sandboxed") != std::string::npos ? "sandboxed" : r.query.find("n=busy") != std::string::npos ? "busy" : "cross";
+      res.body = page("Pay " + n,
+                      "<form><label>Card number <input id=card></label>"
+                      "<button type=button id=pay onclick=\"parent.postMessage('" + n + " pay ' + document.getElementById('card').value, '*')\">"
+                      "Pay " + n + "</button></form>" +
+                          (n == "busy" ? "<script>onload = () => setTimeout(() => { const end = Date.now() + 8000; while (Date.now() < end) {} });</script>" : ""));
     } else if (p == "/pcd/shop") {
       std::string items;
       for (int i = 1; i <= 30; ++i)
