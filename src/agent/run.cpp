@@ -182,9 +182,7 @@ void Run::emit(const std::string& type, json data) {
 
 void Run::add_usage(const llm::Response& r) {
   std::lock_guard lock(m_usage_mutex);
-  m_usage.input_tokens += r.usage.input_tokens;
-  m_usage.output_tokens += r.usage.output_tokens;
-  m_usage.estimated = m_usage.estimated || r.usage.estimated;
+  m_usage.add(r.usage);
   m_cost += r.cost_usd;
   m_cost_known = m_cost_known && r.cost_known;
 }
@@ -220,7 +218,7 @@ std::string Run::sub_query(const std::string& prompt, const json& data, int inde
   llm::Request req;
   req.model = m_options.sub_model.empty() ? m_options.model : m_options.sub_model;
   req.purpose = llm::Purpose::Sub;
-  req.max_tokens = m_options.max_tokens;
+  req.params = m_options.params;
   req.system = system_prompt() + "\n## Current Task Context\nUser's request: \"" + m_options.task + "\"\nProgress so far: " + progress_text() +
                "\n\n## Your Sub-Task\nYou are answering one sub-task for the main loop, with no browser access: reply with the answer "
                "itself, not code.\n" + prompt;
@@ -329,7 +327,7 @@ RunResult Run::execute() {
 
     // 2. The model, streamed.
     user = safety::redact_url_params(user);
-    llm::Request req{m_options.model, system, {{"user", user}}, m_options.max_tokens, 0, llm::Purpose::Main};
+    llm::Request req{m_options.model, system, {{"user", user}}, m_options.params, llm::Purpose::Main};
     auto t_model = Clock::now();
     auto response = m_provider.complete(req, [&](const llm::Delta& d) {
       if (d.kind == llm::Delta::Kind::Restart) emit("stream-token", {{"iteration", it}, {"restart", true}, {"token", ""}});

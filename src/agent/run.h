@@ -30,7 +30,7 @@ struct RunOptions {
   int max_sub_calls = 50;
   int sub_concurrency = 4;
   size_t history_budget_tokens = 6000;
-  int max_tokens = 4096;
+  llm::ModelParams params;  // overrides of the model table: max_tokens, temperature, thinking
   std::chrono::milliseconds block_timeout = 180s;  // per code block; sub-calls and page loads count
   // Asks the user about a sensitive action ({id, action, selector, tab, url, element, reason});
   // true approves. It must give up (false) after confirm_timeout. Without one, sensitive actions

@@ -456,16 +456,16 @@ class TerminalView {
       return line(d.value("approved", false) ? green("  ✓ the sensitive action was allowed") : yellow("  ✗ the sensitive action was denied"));
     if (e.type == "iteration-end") {
       const json& u = d["usage"];
-      return line(dim(fmt::format("  [{:.1f} s · model {:.1f} s · browser/REPL {:.1f} s · engine {:.1f} ms · {} in / {} out tokens{}{}]",
+      return line(dim(fmt::format("  [{:.1f} s · model {:.1f} s · browser/REPL {:.1f} s · engine {:.1f} ms · {} in{} / {} out tokens{}{}]",
                                   d.value("ms", 0.0) / 1000, d.value("modelMs", 0.0) / 1000, d.value("execMs", 0.0) / 1000, d.value("engineMs", 0.0),
-                                  u.value("input_tokens", 0), u.value("output_tokens", 0), u.value("estimated", false) ? " (estimated)" : "",
+                                  u.value("input_tokens", 0), cached(u), u.value("output_tokens", 0), u.value("estimated", false) ? " (estimated)" : "",
                                   d["cost"].is_number() ? fmt::format(" · ${:.4f}", d["cost"].get<double>()) : "")));
     }
     if (e.type == "complete") {
       const json& u = d["usage"];
       std::string status = d.value("cancelled", false) ? "cancelled" : d.value("partial", false) ? "stopped with partial results" : "done";
       line(bold(fmt::format("\n■ {} after {} iteration{}", status, d.value("iterations", 0), d.value("iterations", 0) == 1 ? "" : "s")) +
-           dim(fmt::format(" · {} in / {} out tokens{}", u.value("input_tokens", 0), u.value("output_tokens", 0),
+           dim(fmt::format(" · {} in{} / {} out tokens{}", u.value("input_tokens", 0), cached(u), u.value("output_tokens", 0),
                            d["cost"].is_number() ? fmt::format(" · ${:.4f}", d["cost"].get<double>()) : " · cost unknown")));
     }
   }
@@ -478,6 +478,11 @@ class TerminalView {
   }
   std::string wrap(const char* code, const std::string& s) const { return m_color ? std::string("\033[") + code + "m" + s + "\033[0m" : s; }
   std::string dim(const std::string& s) const { return wrap("2", s); }
+  // " (3,000 cached)" when the provider's prompt cache answered part of the input.
+  static std::string cached(const json& u) {
+    int64_t n = u.value("cache_read_tokens", int64_t(0));
+    return n > 0 ? fmt::format(" ({} cached)", n) : "";
+  }
   std::string bold(const std::string& s) const { return wrap("1", s); }
   std::string red(const std::string& s) const { return wrap("31", s); }
   std::string green(const std::string& s) const { return wrap("32", s); }
@@ -570,6 +575,7 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   ro.confirm_timeout = std::chrono::seconds(rf.confirm_timeout_s);
   ro.model = settings.model;
   ro.sub_model = settings.sub_model;
+  ro.params = settings.params;
   ro.max_iterations = rf.max_iterations;
   if (prior) {
     ro.earlier = prior->turns;
@@ -702,6 +708,15 @@ Result<int> run(int argc, char** argv) {
   runc->add_option("--model", rf.settings.model, "Primary model, for the main loop");
   runc->add_option("--sub-model", rf.settings.sub_model, "Model for llm_query/llm_batch sub-calls (default: the provider's cheaper one)");
   runc->add_option("--base-url", rf.settings.base_url, "Override the provider's API base URL");
+  runc->add_option("--max-tokens", rf.settings.max_tokens,
+                   "Output tokens per model call (default: the model table's, e.g. 4096 for Claude, 16384 for kimi-k2-thinking; capped "
+                   "at the model's maximum)")
+      ->check(CLI::Range(1, 1000000));
+  runc->add_option("--temperature", rf.settings.temperature, "Sampling temperature 0–2 (default: the model's; not sent to models that refuse it)")
+      ->check(CLI::Range(0.0, 2.0));
+  runc->add_option("--thinking", rf.settings.thinking,
+                   "Extended thinking: a token budget (1024–200000) or off. Claude: thinking with that budget, streamed; OpenAI "
+                   "reasoning models: reasoning_effort from it (≤8192 low, ≤32768 medium, more high)");
   runc->add_option("--api-key", rf.settings.api_key, "API key (prefer the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY or OURO_API_KEY)");
   runc->add_option("--config", rf.settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
   runc->add_option("--max-iterations", rf.max_iterations, "Iteration cap; partial results are delivered when it is hit (default 25)")->check(CLI::Range(1, 500));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "base/json.h"
+#include "llm/models.h"
 
 #include <atomic>
 #include <chrono>
@@ -28,8 +29,7 @@ struct Request {
   std::string model;
   std::string system;
   std::vector<Message> messages;
-  int max_tokens = 4096;
-  double temperature = 0;
+  ModelParams params;               // overrides of the model table (llm/models.h)
   Purpose purpose = Purpose::Main;  // the scripted provider answers sub-calls from their own queue
 };
 
@@ -40,10 +40,13 @@ struct Delta {
 };
 
 struct Usage {
-  int64_t input_tokens = 0;
+  int64_t input_tokens = 0;  // all of the prompt, cached parts included
   int64_t output_tokens = 0;
   bool estimated = false;  // the provider reported none: chars / 4
+  int64_t cache_read_tokens = 0;   // of input_tokens: read from the provider's prompt cache
+  int64_t cache_write_tokens = 0;  // of input_tokens: written to it (Anthropic charges these extra)
   json to_json() const;
+  void add(const Usage& u);
 };
 
 struct Response {
@@ -98,8 +101,11 @@ struct ProviderSpec {
 
 Result<std::unique_ptr<Provider>> make_provider(const ProviderSpec& spec);
 
-// Price in USD of a call, if the model is in the table (prices per million tokens).
+// Price in USD of a call, if the model table has the model's prices: uncached input, cache
+// writes, cache reads and output each at their own price.
 std::optional<double> cost_of(const std::string& model, const Usage& usage);
+// The same usage priced as if nothing had been cached (every input token at the input price).
+std::optional<double> cost_without_cache(const std::string& model, const Usage& usage);
 // chars / 4, the estimate used when a provider reports no usage.
 int64_t estimate_tokens(std::string_view text);
 

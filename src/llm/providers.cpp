@@ -6,7 +6,18 @@
 
 namespace ouro::llm {
 
-json Usage::to_json() const { return {{"input_tokens", input_tokens}, {"output_tokens", output_tokens}, {"estimated", estimated}}; }
+json Usage::to_json() const {
+  return {{"input_tokens", input_tokens}, {"output_tokens", output_tokens}, {"estimated", estimated},
+          {"cache_read_tokens", cache_read_tokens}, {"cache_write_tokens", cache_write_tokens}};
+}
+
+void Usage::add(const Usage& u) {
+  input_tokens += u.input_tokens;
+  output_tokens += u.output_tokens;
+  cache_read_tokens += u.cache_read_tokens;
+  cache_write_tokens += u.cache_write_tokens;
+  estimated = estimated || u.estimated;
+}
 
 namespace {
 
@@ -42,7 +53,14 @@ class AnthropicDecoder final : public StreamDecoder {
     if (type == "message_start") {
       const json& m = (*j)["message"];
       out.model = m.value("model", out.model);
-      if (m.contains("usage")) out.usage.input_tokens = m["usage"].value("input_tokens", int64_t(0)) + m["usage"].value("cache_read_input_tokens", int64_t(0));
+      if (m.contains("usage") && m["usage"].is_object()) {
+        // input_tokens counts only what was neither read from nor written to the cache.
+        const json& u = m["usage"];
+        auto n = [&](const char* k) { return u.contains(k) && u[k].is_number_integer() ? u[k].get<int64_t>() : int64_t(0); };
+        out.usage.cache_read_tokens = n("cache_read_input_tokens");
+        out.usage.cache_write_tokens = n("cache_creation_input_tokens");
+        out.usage.input_tokens = n("input_tokens") + out.usage.cache_read_tokens + out.usage.cache_write_tokens;
+      }
     } else if (type == "content_block_delta") {
       const json& d = (*j)["delta"];
       std::string dt = d.value("type", "");
@@ -119,8 +137,15 @@ class OpenAIDecoder final : public StreamDecoder {
       if (c.contains("finish_reason") && c["finish_reason"].is_string()) out.stop_reason = c["finish_reason"];
     }
     if (j->contains("usage") && (*j)["usage"].is_object()) {
-      out.usage.input_tokens = (*j)["usage"].value("prompt_tokens", out.usage.input_tokens);
-      out.usage.output_tokens = (*j)["usage"].value("completion_tokens", out.usage.output_tokens);
+      const json& u = (*j)["usage"];
+      out.usage.input_tokens = u.value("prompt_tokens", out.usage.input_tokens);
+      out.usage.output_tokens = u.value("completion_tokens", out.usage.output_tokens);
+      // Automatic prefix caching: OpenAI's prompt_tokens_details.cached_tokens, DeepSeek's
+      // prompt_cache_hit_tokens.
+      if (u.contains("prompt_tokens_details") && u["prompt_tokens_details"].is_object())
+        out.usage.cache_read_tokens = u["prompt_tokens_details"].value("cached_tokens", out.usage.cache_read_tokens);
+      if (u.contains("prompt_cache_hit_tokens") && u["prompt_cache_hit_tokens"].is_number_integer())
+        out.usage.cache_read_tokens = u["prompt_cache_hit_tokens"].get<int64_t>();
     }
     return {};
   }
@@ -149,12 +174,6 @@ class HttpProvider : public Provider {
  protected:
   virtual HttpCall http_call(const Request& req) const = 0;
   virtual std::unique_ptr<StreamDecoder> make_decoder() const = 0;
-  static json messages_of(const Request& req, bool system_first) {
-    json messages = json::array();
-    if (system_first && !req.system.empty()) messages.push_back({{"role", "system"}, {"content", req.system}});
-    for (const auto& m : req.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-    return messages;
-  }
   ProviderSpec m_spec;
 };
 
@@ -165,8 +184,7 @@ class AnthropicProvider final : public HttpProvider {
 
  private:
   HttpCall http_call(const Request& req) const override {
-    json body = {{"model", req.model}, {"max_tokens", req.max_tokens}, {"temperature", req.temperature},
-                 {"system", req.system}, {"messages", messages_of(req, false)}, {"stream", true}};
+    json body = request_body("anthropic", req);
     return HttpCall{trim_slash(m_spec.base_url.empty() ? "https://api.anthropic.com" : m_spec.base_url) + "/v1/messages",
                     {"content-type: application/json", "accept: text/event-stream", "anthropic-version: 2023-06-01", "x-api-key: " + m_spec.api_key},
                     dump_json(body), "set ANTHROPIC_API_KEY (or OURO_API_KEY, or api_key in the config file) to a valid key"};
@@ -181,8 +199,7 @@ class OpenAIProvider final : public HttpProvider {
 
  private:
   HttpCall http_call(const Request& req) const override {
-    json body = {{"model", req.model}, {"messages", messages_of(req, true)}, {"stream", true}, {"max_tokens", req.max_tokens},
-                 {"temperature", req.temperature}, {"stream_options", {{"include_usage", true}}}};
+    json body = request_body("openai", req);
     std::vector<std::string> headers = {"content-type: application/json", "accept: text/event-stream"};
     if (!m_spec.api_key.empty()) headers.push_back("authorization: Bearer " + m_spec.api_key);
     return HttpCall{trim_slash(m_spec.base_url.empty() ? "https://api.openai.com/v1" : m_spec.base_url) + "/chat/completions", headers,
@@ -217,24 +234,20 @@ Result<std::unique_ptr<Provider>> make_provider(const ProviderSpec& spec) {
   return errorf(Code::InvalidArgument, "unknown provider '{}': use anthropic, openai (with --base-url for compatible servers) or script:FILE", spec.kind);
 }
 
-// List prices in USD per million tokens (input, output), as published by the providers in 2025.
 std::optional<double> cost_of(const std::string& model, const Usage& usage) {
-  struct Price {
-    const char* prefix;
-    double in, out;
-  };
-  static const Price prices[] = {
-      {"claude-opus-4", 15, 75},          {"claude-sonnet-4", 3, 15},      {"claude-3-7-sonnet", 3, 15},
-      {"claude-3-5-sonnet", 3, 15},       {"claude-haiku-4-5", 1, 5},      {"claude-3-5-haiku", 0.8, 4},
-      {"gpt-4.1-mini", 0.4, 1.6},         {"gpt-4.1-nano", 0.1, 0.4},      {"gpt-4.1", 2, 8},
-      {"gpt-4o-mini", 0.15, 0.6},         {"gpt-4o", 2.5, 10},             {"o4-mini", 1.1, 4.4},
-      {"o3-mini", 1.1, 4.4},              {"deepseek-chat", 0.27, 1.1},    {"deepseek-reasoner", 0.55, 2.19},
-      {"moonshotai/kimi-k2-thinking", 0.6, 2.5}, {"moonshotai/kimi-k2", 0.6, 2.5}, {"scripted", 0, 0},
-  };
-  for (const auto& p : prices)
-    if (model.rfind(p.prefix, 0) == 0)
-      return (static_cast<double>(usage.input_tokens) * p.in + static_cast<double>(usage.output_tokens) * p.out) / 1e6;
-  return std::nullopt;
+  auto f = model_family(model, "");
+  if (!f.prices) return std::nullopt;
+  const Prices& p = *f.prices;
+  int64_t plain = std::max<int64_t>(0, usage.input_tokens - usage.cache_read_tokens - usage.cache_write_tokens);
+  return (static_cast<double>(plain) * p.input + static_cast<double>(usage.cache_write_tokens) * p.cache_write +
+          static_cast<double>(usage.cache_read_tokens) * p.cache_read + static_cast<double>(usage.output_tokens) * p.output) /
+         1e6;
+}
+
+std::optional<double> cost_without_cache(const std::string& model, const Usage& usage) {
+  Usage plain = usage;
+  plain.cache_read_tokens = plain.cache_write_tokens = 0;
+  return cost_of(model, plain);
 }
 
 int64_t estimate_tokens(std::string_view text) { return static_cast<int64_t>((text.size() + 3) / 4); }

@@ -52,7 +52,8 @@ std::string default_config_path() {
 }
 
 json Settings::to_public_json() const {
-  return {{"provider", provider}, {"base_url", spec.base_url}, {"model", model}, {"sub_model", sub_model}, {"api_key_set", !spec.api_key.empty()}};
+  return {{"provider", provider}, {"base_url", spec.base_url}, {"model", model}, {"sub_model", sub_model}, {"api_key_set", !spec.api_key.empty()},
+          {"params", params.to_json()}};
 }
 
 Result<Settings> resolve_settings(const SettingsFlags& flags) {
@@ -105,6 +106,26 @@ Result<Settings> resolve_settings(const SettingsFlags& flags) {
   if (std::string m = pick(flags.sub_model, "OURO_SUB_MODEL", "sub_model"); !m.empty()) s.sub_model = m;
   if (s.sub_model.empty()) s.sub_model = s.model;
   if (s.model.empty()) return errorf(Code::InvalidArgument, "no model name for provider '{}': pass --model NAME", s.provider);
+  // Model parameters: a flag, else OURO_MAX_TOKENS / OURO_TEMPERATURE / OURO_THINKING, else the
+  // config file's max_tokens / temperature / thinking; each checked as the runs API checks it.
+  json params = json::object();
+  for (const char* k : {"max_tokens", "temperature", "thinking"})
+    if (file.contains(k)) params[k] = file[k];
+  auto from_env = [&](const char* name, const char* key) -> Result<void> {
+    std::string v = env(name);
+    if (v.empty()) return {};
+    if (std::string(key) == "thinking") params[key] = v;
+    else if (auto n = parse_json(v, name); n && n->is_number()) params[key] = *n;
+    else return errorf(Code::InvalidArgument, "{}={} is not a number", name, v.substr(0, 40));
+    return {};
+  };
+  TRY(from_env("OURO_MAX_TOKENS", "max_tokens"));
+  TRY(from_env("OURO_TEMPERATURE", "temperature"));
+  TRY(from_env("OURO_THINKING", "thinking"));
+  if (flags.max_tokens) params["max_tokens"] = *flags.max_tokens;
+  if (flags.temperature) params["temperature"] = *flags.temperature;
+  if (flags.thinking) params["thinking"] = *flags.thinking;
+  s.params = TRY(parse_model_params(params, "settings"));
   s.spec.api_key = pick(flags.api_key, "OURO_API_KEY", "api_key");
   if (s.spec.api_key.empty() && !key_env.empty()) s.spec.api_key = env(key_env.c_str());
   if (s.spec.api_key.empty() && file.contains("api_keys") && file["api_keys"].is_object())

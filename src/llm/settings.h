@@ -14,11 +14,15 @@ struct Settings {
   std::string provider;    // as the user named it: "anthropic", "openrouter", "script:run.jsonl", "http://…"
   std::string model;       // primary (main loop)
   std::string sub_model;   // llm_query / llm_batch
+  ModelParams params;      // overrides of the model table (max_tokens, temperature, thinking)
   json to_public_json() const;  // without the key
 };
 
 struct SettingsFlags {
   std::optional<std::string> provider, model, sub_model, base_url, api_key, config_path;
+  std::optional<int> max_tokens;
+  std::optional<double> temperature;
+  std::optional<std::string> thinking;  // a budget in tokens, or "off"
 };
 
 // Resolves settings. Fails with a message saying how to fix it when no provider or key is found.

@@ -90,9 +90,15 @@ constexpr int kMaxIterations = 500;
 constexpr size_t kMaxUrls = 20;
 const char* const kStringOptions[] = {"provider", "model", "sub_model", "base_url"};
 constexpr const char* kKnownOptions =
-    "provider, model, sub_model, base_url (strings), max_iterations (1 to 500), context ('mine' or 'clean'), profile (true or false: "
+    "provider, model, sub_model, base_url (strings), max_iterations (1 to 500), max_tokens (1 to 1000000), temperature (0 to 2), "
+    "thinking (a token budget 1024 to 200000, or 'off'), context ('mine' or 'clean'), profile (true or false: "
     "the same as context 'mine' or 'clean'), allowed_domains (array of "
     "site patterns), mode ('careful' or 'autonomous'), permissions ({capability: 'auto'|'ask'|'deny'})";
+
+const char* const kModelOptions[] = {"max_tokens", "temperature", "thinking"};
+bool is_model_option(const std::string& k) {
+  return std::any_of(std::begin(kModelOptions), std::end(kModelOptions), [&](const char* o) { return k == o; });
+}
 
 bool is_string_option(const std::string& k) {
   return std::any_of(std::begin(kStringOptions), std::end(kStringOptions), [&](const char* o) { return k == o; });
@@ -109,6 +115,8 @@ Result<void> check_options(const json& options) {
     } else if (k == "max_iterations") {
       if (!whole_in(v, 1, kMaxIterations))
         return errorf(Code::InvalidArgument, "options.max_iterations must be a whole number from 1 to {}, got {}", kMaxIterations, describe(v));
+    } else if (is_model_option(k)) {
+      TRY(llm::parse_model_params(json{{k, v}}, "options"));
     } else if (k == "profile") {
       if (!v.is_boolean()) return errorf(Code::InvalidArgument, "options.profile must be true or false, got {}", describe(v));
     } else if (k == "context") {
@@ -392,12 +400,15 @@ Result<json> RunManager::update_settings(const json& body) {
     } else if (k == "max_iterations") {
       if (!whole_in(v, 1, kMaxIterations))
         return errorf(Code::InvalidArgument, "max_iterations must be a whole number from 1 to {}, got {}", kMaxIterations, describe(v));
+    } else if (is_model_option(k)) {
+      if (!v.is_null()) TRY(llm::parse_model_params(json{{k, v}}, "settings"));
     } else if (k == "allowed_sites") {
       // The sites allowed "always": the Command Center lists them and takes them back (below).
       if (!v.is_array()) return errorf(Code::InvalidArgument, "allowed_sites must be a list of sites, got {}", describe(v));
     } else {
       return errorf(Code::InvalidArgument,
-                    "unknown setting '{}'; the settings are provider, model, sub_model, base_url, max_iterations, api_key, allowed_sites",
+                    "unknown setting '{}'; the settings are provider, model, sub_model, base_url, max_iterations, max_tokens, temperature, "
+                    "thinking, api_key, allowed_sites",
                     short_name(k));
     }
   }
@@ -406,6 +417,11 @@ Result<json> RunManager::update_settings(const json& body) {
   for (const char* k : kStringOptions)
     if (body.contains(k)) s[k] = body[k];
   if (body.contains("max_iterations")) s["max_iterations"] = *whole_in(body["max_iterations"], 1, kMaxIterations);
+  for (const char* k : kModelOptions)
+    if (body.contains(k)) {
+      if (body[k].is_null()) s.erase(k);
+      else s[k] = body[k];
+    }
   TRY(m_db.set_setting("llm", dump_json(s)));
   if (body.contains("api_key")) {
     std::string path = m_config.data_dir + "/secrets.json";
@@ -431,7 +447,18 @@ Result<llm::Settings> RunManager::resolve(const json& options) {
   f.sub_model = pick("sub_model");
   f.base_url = pick("base_url");
   if (std::string key = stored_api_key(); !key.empty()) f.api_key = key;
-  return llm::resolve_settings(f);
+  auto settings = TRY(llm::resolve_settings(f));
+  // The run's options, then Settings, over what the environment and config file give.
+  for (const json* from : {static_cast<const json*>(&s), &options}) {
+    json given = json::object();
+    for (const char* k : kModelOptions)
+      if (from->contains(k) && !(*from)[k].is_null()) given[k] = (*from)[k];
+    auto p = TRY(llm::parse_model_params(given, from == &options ? "options" : "settings"));
+    if (p.max_tokens) settings.params.max_tokens = p.max_tokens;
+    if (p.temperature) settings.params.temperature = p.temperature;
+    if (p.thinking) settings.params.thinking = p.thinking;
+  }
+  return settings;
 }
 
 std::string RunManager::context_of(const json& options) const {
@@ -601,6 +628,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   ro.task = run->task;
   ro.model = settings->model;
   ro.sub_model = settings->sub_model;
+  ro.params = settings->params;
   ro.max_iterations = 25;
   if (auto n = options.contains("max_iterations") ? whole_in(options["max_iterations"], 1, kMaxIterations) : std::nullopt) {
     ro.max_iterations = *n;

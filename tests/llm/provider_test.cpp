@@ -76,7 +76,11 @@ std::unique_ptr<Provider> provider(const std::string& kind, const RawServer& s, 
   return std::move(*make_provider(spec));
 }
 
-Request request(const std::string& model) { return Request{model, "You are terse.", {{"user", "Say hello"}}, 512, 0, Purpose::Main}; }
+Request request(const std::string& model) {
+  ModelParams p;
+  p.max_tokens = 512;
+  return Request{model, "You are terse.", {{"user", "Say hello"}}, p, Purpose::Main};
+}
 
 TEST(Anthropic, StreamsTextAndThinkingWhereverChunksSplit) {
   for (size_t piece : {1u, 3u, 7u, 64u}) {
@@ -101,8 +105,43 @@ TEST(Anthropic, StreamsTextAndThinkingWhereverChunksSplit) {
     EXPECT_NE(req.find("x-api-key: sk-test-key-123456"), std::string::npos);
     EXPECT_NE(req.find("anthropic-version: 2023-06-01"), std::string::npos);
     EXPECT_NE(req.find("\"stream\":true"), std::string::npos);
-    EXPECT_NE(req.find("\"system\":\"You are terse.\""), std::string::npos);
+    // The system prompt as a block with a cache breakpoint after it.
+    json body = json::parse(req.substr(req.find("\r\n\r\n") + 4));
+    EXPECT_EQ(body["system"], json::parse(R"([{"type":"text","text":"You are terse.","cache_control":{"type":"ephemeral"}}])")) << req;
+    EXPECT_EQ(body["max_tokens"], 512);
   }
+}
+
+// A provider's stream with its usage replaced by `usage`, answered for `model`.
+Result<Response> with_usage(const std::string& kind, std::string body, const std::string& from, const std::string& usage, const std::string& model) {
+  RawServer s;
+  body.replace(body.find(from), from.size(), usage);
+  s.push(in_pieces(RawServer::sse_head(), body, 64));
+  Collected c;
+  return provider(kind, s)->complete(request(model), c.fn(), CancelToken{});
+}
+
+TEST(Anthropic, CacheReadsAndWritesAreCountedAndPriced) {
+  auto r = with_usage("anthropic", anthropic_body(), R"("usage":{"input_tokens":120,"output_tokens":1})",
+                      R"("usage":{"input_tokens":20,"cache_creation_input_tokens":100,"cache_read_input_tokens":3000,"output_tokens":1})",
+                      "claude-sonnet-4-20250514");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->usage.input_tokens, 3120);
+  EXPECT_EQ(r->usage.cache_read_tokens, 3000);
+  EXPECT_EQ(r->usage.cache_write_tokens, 100);
+  // Sonnet 4: $3 input, $3.75 cache write, $0.30 cache read, $15 output per million.
+  EXPECT_NEAR(r->cost_usd, (20 * 3 + 100 * 3.75 + 3000 * 0.3 + 42 * 15) / 1e6, 1e-12);
+  EXPECT_NEAR(*cost_without_cache(r->model, r->usage), (3120 * 3 + 42 * 15) / 1e6, 1e-12);
+  EXPECT_EQ(r->usage.to_json()["cache_read_tokens"], 3000);
+}
+
+TEST(OpenAI, CachedPromptTokensAreCounted) {
+  auto r = with_usage("openai", openai_body(), R"("usage":{"prompt_tokens":200,"completion_tokens":10})",
+                      R"("usage":{"prompt_tokens":2000,"completion_tokens":10,"prompt_tokens_details":{"cached_tokens":1536}})", "gpt-4o");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->usage.input_tokens, 2000);
+  EXPECT_EQ(r->usage.cache_read_tokens, 1536);
+  EXPECT_NEAR(r->cost_usd, (464 * 2.5 + 1536 * 1.25 + 10 * 10) / 1e6, 1e-12);
 }
 
 TEST(OpenAI, StreamsContentReasoningAndUsage) {

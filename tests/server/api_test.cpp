@@ -177,6 +177,20 @@ TEST(Api, SettingsKeepTheKeyPrivate) {
   ASSERT_EQ(stat((s.data_dir + "/secrets.json").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_EQ(request("PUT", s.url("/api/settings"), s.api->token(), R"({"max_iterations": "lots"})").status, 400);
+  // Model parameters: kept, checked, cleared with null.
+  put = request("PUT", s.url("/api/settings"), s.api->token(), R"({"max_tokens": 8000, "thinking": 4000, "temperature": 0.3})");
+  EXPECT_EQ(put.status, 200) << put.raw;
+  got = s.get("/api/settings");
+  EXPECT_EQ(got.body["max_tokens"], 8000);
+  EXPECT_EQ(got.body["thinking"], 4000);
+  Http bad = request("PUT", s.url("/api/settings"), s.api->token(), R"({"thinking": "lots"})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.raw.find("1024"), std::string::npos) << bad.raw;
+  EXPECT_EQ(request("PUT", s.url("/api/settings"), s.api->token(), R"({"thinking": null})").status, 200);
+  EXPECT_FALSE(s.get("/api/settings").body.contains("thinking"));
+  Http run = request("POST", s.url("/api/runs"), s.api->token(), R"({"task": "x", "options": {"temperature": 9}})");
+  EXPECT_EQ(run.status, 400);
+  EXPECT_NE(run.raw.find("options.temperature"), std::string::npos) << run.raw;
 }
 
 TEST(Api, ARestartKeepsHistoryAndMarksUnfinishedRunsInterrupted) {

@@ -450,7 +450,7 @@
   $('settings-btn').onclick = async () => {
     const s = await api('GET', '/api/settings');
     const f = $('settings-form');
-    for (const k of ['provider', 'model', 'sub_model', 'base_url', 'max_iterations']) f.elements[k].value = s[k] ?? '';
+    for (const k of ['provider', 'model', 'sub_model', 'base_url', 'max_iterations', 'max_tokens', 'temperature', 'thinking']) f.elements[k].value = s[k] ?? '';
     f.elements.api_key.value = '';
     $('key-hint').textContent = s.api_key ? `A key is stored (${s.api_key}). Leave empty to keep it.` : 'No key stored: the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, OURO_API_KEY) is used.';
     showSites(s.allowed_sites || []);
@@ -481,6 +481,11 @@
     const body = {};
     for (const k of ['provider', 'model', 'sub_model', 'base_url']) body[k] = f.elements[k].value || null;
     if (f.elements.max_iterations.value) body.max_iterations = Number(f.elements.max_iterations.value);
+    // Empty: back to the model table's default.
+    body.max_tokens = f.elements.max_tokens.value ? Number(f.elements.max_tokens.value) : null;
+    body.temperature = f.elements.temperature.value !== '' ? Number(f.elements.temperature.value) : null;
+    const th = f.elements.thinking.value.trim();
+    body.thinking = th === '' ? null : /^\d+$/.test(th) ? Number(th) : th;
     if (f.elements.api_key.value) body.api_key = f.elements.api_key.value;
     try { await api('PUT', '/api/settings', body); $('settings-dialog').close(); }
     catch (err) { $('key-hint').textContent = err.message; }
