@@ -209,6 +209,25 @@ TEST(Frames, AFrameThatDoesNotAnswerCostsABoundedWait) {
   ok("await closeTab(activeTab)");
 }
 
+TEST(Extract, AVirtualisedListSaysHowManyItExistsAndWhereTheRestIs) {
+  json s = ok("const t = await openTab('{{/pcd/virtual}}'); await snapshot(t, {kind: 'collection'})");
+  ASSERT_FALSE(s["collections"].empty()) << s.dump();
+  const json& c = s["collections"][0];
+  EXPECT_EQ(c["count"], 10000) << c.dump();
+  EXPECT_LT(c["shown"].get<int>(), 30) << c.dump();
+  json rows = ok("env.first = await extract(activeTab, {collection: " + json(get_str(c, "ref")).dump() + "}); env.first");
+  EXPECT_EQ(rows["total"], 10000);
+  EXPECT_NE(get_str(rows, "hint").find("scroll"), std::string::npos) << rows.dump();
+  ASSERT_FALSE(rows["rows"].empty());
+  EXPECT_NE(rows["rows"][0].dump().find("Message subject 0"), std::string::npos) << rows["rows"][0].dump();
+  // Scrolled, the same collection gives the rows now in view.
+  json later = ok("await execInTab(activeTab, `new Promise(done => { const vp = document.getElementById('vp'); "
+                  "vp.addEventListener('scroll', () => requestAnimationFrame(() => done(true)), {once: true}); vp.scrollTop = 3000; })`);"
+                  "await extract(activeTab, {collection: env.first.collection})");
+  ASSERT_FALSE(later["rows"].empty()) << later.dump();
+  EXPECT_NE(later["rows"][0].dump().find("Message subject 100"), std::string::npos) << later["rows"][0].dump();
+}
+
 TEST(Snapshot, HostilePagesStayBoundedAndAnswer) {
   // A page of 30,000 links and nodes whose getters throw: the snapshot still comes back, small.
   json s = ok("const t = await openTab('{{/}}'); await execInTab(t, `"

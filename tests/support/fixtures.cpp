@@ -121,6 +121,21 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
                       "<div style='height:1600px'></div><iframe id=cross width=400 height=160></iframe></main>"
                       "<script>document.getElementById('cross').src = 'http://localhost:' + location.port + '/pcd/xframe?n=cross';"
                       "addEventListener('message', e => { document.getElementById('out').textContent = String(e.data); });</script>");
+    } else if (p == "/pcd/virtual") {
+      // A virtualised inbox: 10,000 rows announced (aria-rowcount), only those in view exist.
+      res.body = page("Virtual list",
+                      "<style>#vp{height:400px;overflow:auto;position:relative} #spacer{position:relative} "
+                      ".row{position:absolute;left:0;right:0;height:30px;display:flex;gap:10px}</style>"
+                      "<main><h1>Messages</h1><div id=vp role=grid aria-rowcount=10000 aria-label=Inbox><div id=spacer role=rowgroup></div></div></main>"
+                      "<script>const TOTAL = 10000, H = 30, vp = document.getElementById('vp'), spacer = document.getElementById('spacer');"
+                      "spacer.style.height = TOTAL * H + 'px';"
+                      "function render() { const first = Math.floor(vp.scrollTop / H), last = Math.min(TOTAL, first + Math.ceil(400 / H) + 2);"
+                      "spacer.textContent = ''; for (let i = first; i < last; i++) { const r = document.createElement('div');"
+                      "r.className = 'row'; r.setAttribute('role', 'row'); r.setAttribute('aria-rowindex', i + 1); r.style.top = i * H + 'px';"
+                      "r.innerHTML = `<span role=gridcell class=from>sender${i}@example.com</span><a role=gridcell href='/msg/${i}' class=subject>"
+                      "Message subject ${i}</a><span role=gridcell class=when>2024-03-${String(1 + i % 28).padStart(2, '0')}</span>`;"
+                      "spacer.appendChild(r); } }"
+                      "vp.addEventListener('scroll', render); render();</script>");
     } else if (p == "/pcd/busyframe") {
       // A cross-site frame whose renderer is busy for 8 s once it has loaded.
       res.body = page("Busy frame", "<button>Top button</button><iframe id=busy width=300 height=100></iframe>"

@@ -2189,7 +2189,13 @@
           summ.push(rec);
         } else summ.push(fieldSummary(c, ctx, refs));
       }
-      for (const r of radios.values()) if (r.options.length > 6) { r.nOptions = r.options.length; r.options = r.options.slice(0, 6); }
+      for (const r of radios.values()) {
+        r.options = r.options.filter(Boolean);   // unlabelled radios say nothing
+        if (!r.options.length) delete r.options;
+        else if (r.options.length > 6) { r.nOptions = r.options.length; r.options = r.options.slice(0, 6); }
+        if (!r.value) delete r.value;
+      }
+      for (const x of summ) if (!x.label) delete x.label;
       const key = f.key;
       const form = { ref: refs(key === document.body || key === document.documentElement ? f.fields[0].el : key) };
       if (f.purpose) form.purpose = f.purpose;
@@ -2291,7 +2297,10 @@
     if (landmarks.length) out.landmarks = landmarks;
     const actionList = section && section !== 'actions' ? [] : actions.slice(0, caps.actions);
     const formList = section && section !== 'forms' ? [] : formsOut.slice(0, caps.forms);
-    const colList = section && section !== 'collections' ? [] : colsOut.slice(0, caps.collections);
+    // Three items of bare text are prose (a short list in an article), not a structure to act on;
+    // extract() still finds them.
+    const colsShown = section === 'collections' ? colsOut : colsOut.filter(c => c.count >= 4 || c.fieldNames.some(n => n !== 'text'));
+    const colList = section && section !== 'collections' ? [] : colsShown.slice(0, caps.collections);
     if (!section || section === 'actions') {
       out.actions = actionList.map(c => {
         const a = { ref: refs(c.el), role: c.role, name: c.name };
@@ -2314,7 +2323,7 @@
     }
     const cross = gatherRoots(ctx).cross.filter(f => { const g = geom(f, ctx); return g.vis && g.w >= 20 && g.h >= 20; }).slice(0, 10);
     if (cross.length) out.frames = cross.map(f => ({ ref: refs(f), url: clip(tryOr(() => f.src, '') || attr(f, 'src') || '', 200), cross: true }));
-    const more = { actions: actions.length - actionList.length + (o.text || kindFilter ? 0 : hiddenActions), forms: formsOut.length - formList.length, collections: colsOut.length - colList.length };
+    const more = { actions: actions.length - actionList.length + (o.text || kindFilter ? 0 : hiddenActions), forms: formsOut.length - formList.length, collections: colsShown.length - colList.length };
     if (section) for (const k of Object.keys(more)) if (k !== section) delete more[k];
     if (more.actions > 0 || more.forms > 0 || more.collections > 0) {
       out.more = more;
@@ -2322,25 +2331,39 @@
     }
     if (ctx.partial) out.partial = true;
     mark(ctx, 'output');
-    fit(out, MAX_CHARS, more);
+    fit(out, o.topK || o.text || o.kind || o.within ? MAX_CHARS : pageBudget(), more);
     if (ctx.marks) { mark(ctx, 'fit'); out.timings = ctx.marks; out.counts = { candidates: els.length, prepped: cands.length, collections: cols.length }; }
     return out;
   }
 
   // Keeps the serialized snapshot under the budget, dropping the least important detail first.
+  // The default snapshot's size: about an eighth of what the page's own accessible content takes
+  // (its visible text, and some 40 characters for each control, heading, list item, image and
+  // paragraph: what a full accessibility dump of it would be, at least), between 2,000 and
+  // MAX_CHARS characters. A map stays a map on every page; options ask for more.
+  function pageBudget() {
+    const text = tryOr(() => (document.body ? document.body.innerText.length : 0), 0);
+    const nodes = tryOr(() => document.querySelectorAll('a[href],button,input,select,textarea,[role],h1,h2,h3,h4,h5,h6,li,img[alt],p').length, 0);
+    return Math.max(2000, Math.min(MAX_CHARS, Math.round(0.12 * (text + 40 * nodes))));
+  }
+
   function fit(out, max, more) {
     let size = JSON.stringify(out).length;
     const steps = [
       () => { let ch = false; for (const f of out.forms || []) for (const x of f.fields) if (x.options) { delete x.options; ch = true; } return ch; },
       () => { let ch = false; for (const f of out.forms || []) if (f.fields.length > 6) { f.moreFields = (f.moreFields || 0) + f.fields.length - 6; f.fields = f.fields.slice(0, 6); ch = true; } return ch; },
-      () => { let ch = false; for (const a of out.actions || []) if (a.name.length > 50) { a.name = clip(a.name, 50); ch = true; } return ch; },
+      () => { let ch = false; for (const a of out.actions || []) if (a.name.length > 40) { a.name = clip(a.name, 40); ch = true; } return ch; },
     ];
     for (const step of steps) { if (size <= max) return; if (step()) size = JSON.stringify(out).length; }
-    // Then whole entries, from the end of the longest list.
+    // Then whole entries, from the end of the list most over its share of the budget: actions
+    // are most of a page's map, forms are few and dense, collections are pointers to extract().
+    const share = { actions: 0.55, forms: 0.25, collections: 0.2 };
+    const keep = { actions: 8, forms: 1, collections: 2 };
     for (let guard = 0; size > max && guard < 500; guard++) {
-      const lists = ['collections', 'forms', 'actions'].filter(k => out[k] && out[k].length > 3);
+      const lists = ['collections', 'forms', 'actions'].filter(k => out[k] && out[k].length > keep[k]);
       if (!lists.length) break;
-      const k = lists.sort((a, b) => JSON.stringify(out[b]).length - JSON.stringify(out[a]).length)[0];
+      const over = k => JSON.stringify(out[k]).length / share[k];
+      const k = lists.sort((a, b) => over(b) - over(a))[0];
       out[k].pop();
       more[k] = (more[k] || 0) + 1;
       out.more = more;
