@@ -118,7 +118,7 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
       res.body = page("Frames",
                       "<main><h1>Checkout</h1><button id=top onclick=\"document.getElementById('out').textContent='top'\">Top button</button>"
                       "<pre id=out></pre><iframe id=sand sandbox=allow-scripts src='/pcd/xframe?n=sandboxed' width=400 height=160></iframe>"
-                      "<div style='height:1600px'></div><iframe id=cross width=400 height=160></iframe></main>"
+                      "<div style='height:1600px'></div><iframe id=cross width=400 height=320></iframe></main>"
                       "<script>document.getElementById('cross').src = 'http://localhost:' + location.port + '/pcd/xframe?n=cross';"
                       "addEventListener('message', e => { document.getElementById('out').textContent = String(e.data); });</script>");
     } else if (p == "/pcd/virtual") {
@@ -141,11 +141,18 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
       res.body = page("Busy frame", "<button>Top button</button><iframe id=busy width=300 height=100></iframe>"
                                     "<script>document.getElementById('busy').src = 'http://localhost:' + location.port + '/pcd/xframe?n=busy';</script>");
     } else if (p == "/pcd/xframe") {
-      std::string n = r.query.find("n=sandboxed") != std::string::npos ? "sandboxed" : r.query.find("n=busy") != std::string::npos ? "busy" : "cross";
+      std::string n = r.query.find("n=sandboxed") != std::string::npos ? "sandboxed"
+                      : r.query.find("n=busy") != std::string::npos    ? "busy"
+                      : r.query.find("n=inner") != std::string::npos   ? "inner"
+                                                                       : "cross";
       res.body = page("Pay " + n,
                       "<form><label>Card number <input id=card></label>"
-                      "<button type=button id=pay onclick=\"parent.postMessage('" + n + " pay ' + document.getElementById('card').value, '*')\">"
+                      "<button type=button id=pay onclick=\"top.postMessage('" + n + " pay ' + document.getElementById('card').value, '*')\">"
                       "Pay " + n + "</button></form>" +
+                          // The cross-site frame holds one more, back on the page's origin: cross-origin to its parent.
+                          (n == "cross" ? "<iframe id=inner width=300 height=120></iframe><script>document.getElementById('inner').src = "
+                                          "'http://127.0.0.1:' + location.port + '/pcd/xframe?n=inner';</script>"
+                                        : "") +
                           (n == "busy" ? "<script>onload = () => setTimeout(() => { const end = Date.now() + 8000; while (Date.now() < end) {} });</script>" : ""));
     } else if (p == "/pcd/shop") {
       std::string items;
