@@ -48,7 +48,11 @@ std::vector<Capability> build() {
   host(g, "querySelectorAll", {kTab, {"selector", "string"}}, "Array<" + ElementInfo + ">", "Metadata of every matching element.", Risk::Read, query_selector_all);
   host(g, "getAccessibilityTree", {kTab}, "{ role: string, name?: string, value?: string, children?: AccessNode[], omitted?: number }",
        "The page's accessibility tree, compacted (ignored and unnamed generic nodes pruned); a large tree is pruned by depth/breadth to the cap, and a node whose children were left out says how many in `omitted`.", Risk::Read, get_accessibility_tree);
-  host(g, "screenshot", {kTab, {"rect", "{ x: number(>=0), y: number(>=0), width: number(>0), height: number(>0) }", true}}, "string (data:image/png;base64,…)", "PNG of the viewport, or of rect in CSS pixels.", Risk::Read, screenshot);
+  host(g, "screenshot", {kTab, {"options", "{ x?: number(>=0), y?: number(>=0), width?: number(>0), height?: number(>0), marks?: boolean }", true}},
+       "string (data:image/png;base64,…)",
+       "PNG of the viewport, or of the rect {x, y, width, height} in CSS pixels; marks: true outlines each visible control with its ref "
+       "(as snapshot/find name it) for a vision sub-call: llm_query(prompt, null, {images: [await screenshot(t, {marks: true})]}).",
+       Risk::Read, screenshot);
 
   g = "Page Affordances";
   const std::string Within = "string";  // a landmark (main, nav, header, footer, aside) or a ref
@@ -141,11 +145,13 @@ std::vector<Capability> build() {
        "Uncaught JavaScript errors of the tab.", Risk::Read, get_errors);
 
   g = "Recursive LLM Calls";
-  host(g, "llm_query", {{"prompt", "string"}, {"data", "any", true}}, "string (may be \"[SUB-CALL ERROR] …\" — always check)",
-       "A fresh model call with its own context (your system prompt, the task and progress, then prompt and data). No browser access. Never throws.",
+  host(g, "llm_query", {{"prompt", "string"}, {"data", "any", true}, {"options", "{ images?: string[] }", true}},
+       "string (may be \"[SUB-CALL ERROR] …\" — always check)",
+       "A fresh model call with its own context (your system prompt, the task and progress, then prompt and data). No browser access. Never throws. "
+       "options.images: up to 5 data URLs (await screenshot(t)) the sub-model looks at, if it has vision.",
        Risk::Local, llm_query);
   host(g, "llm_batch", {{"prompts", "array"}}, "Array<{ status: 'fulfilled'|'rejected', value?: string, error?: string }>",
-       "Many llm_query calls in parallel (items: prompt strings or { prompt, data }; an item of another shape is rejected alone); every item settles, one failure does not fail the batch. At most 50 sub-calls per run.",
+       "Many llm_query calls in parallel (items: prompt strings or { prompt, data, images? }; an item of another shape is rejected alone); every item settles, one failure does not fail the batch. At most 50 sub-calls per run.",
        Risk::Local, llm_batch);
 
   g = "REPL State & Output";

@@ -150,16 +150,26 @@ Result<json> get_accessibility_tree(Context& ctx, const json& args) {
 
 Result<json> screenshot(Context& ctx, const json& args) {
   // Vision models are billed by pixels, not bytes: encode fast rather than small.
+  std::string tab = arg_string(args, 0);
   json params = {{"format", "png"}, {"captureBeyondViewport", false}, {"optimizeForSpeed", true}};
+  bool marks = false;
   if (args.size() > 1 && args[1].is_object()) {
     const json& r = args[1];
-    params["clip"] = {{"x", r.value("x", 0.0)}, {"y", r.value("y", 0.0)}, {"width", r.value("width", 0.0)},
-                      {"height", r.value("height", 0.0)}, {"scale", 1}};
-    if (params["clip"]["width"].get<double>() <= 0 || params["clip"]["height"].get<double>() <= 0)
-      return make_error(Code::InvalidArgument, "screenshot(tabId, rect): rect needs a positive width and height");
+    marks = r.value("marks", false);
+    if (r.contains("width") || r.contains("height") || r.contains("x") || r.contains("y")) {
+      params["clip"] = {{"x", r.value("x", 0.0)}, {"y", r.value("y", 0.0)}, {"width", r.value("width", 0.0)},
+                        {"height", r.value("height", 0.0)}, {"scale", 1}};
+      if (params["clip"]["width"].get<double>() <= 0 || params["clip"]["height"].get<double>() <= 0)
+        return make_error(Code::InvalidArgument, "screenshot(tabId, rect): rect needs a positive width and height");
+    }
   }
-  auto r = TRY(ctx.browser.send(arg_string(args, 0), "Page.captureScreenshot", params, ctx.limits.exec_timeout));
-  return json("data:image/png;base64," + r.value("data", ""));
+  // Set-of-marks: the page engine outlines each visible control with its ref while the picture
+  // is taken, and takes the outlines away again whatever happens.
+  if (marks) TRY(ctx.browser.eval_helpers(tab, "__ouroPcd.marks(true).length", ctx.limits.exec_timeout));
+  auto r = ctx.browser.send(tab, "Page.captureScreenshot", params, ctx.limits.exec_timeout);
+  if (marks) (void)ctx.browser.eval_helpers(tab, "__ouroPcd.marks(false).length", ctx.limits.exec_timeout);
+  if (!r) return tl::make_unexpected(r.error());
+  return json("data:image/png;base64," + r->value("data", ""));
 }
 
 Result<json> llm_query(Context& ctx, const json& args) {

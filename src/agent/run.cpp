@@ -209,14 +209,45 @@ std::string Run::progress_text() {
 
 // A fresh call on the sub-model with the full system prompt and the task context (seed 000
 // §3.7). Never throws: failures come back as "[SUB-CALL ERROR] …" for the code to check.
-std::string Run::sub_query(const std::string& prompt, const json& data, int index) {
+namespace {
+
+constexpr size_t kMaxImages = 5;
+constexpr size_t kMaxImageBytes = 8u << 20;  // base64, all of one call's images
+
+// A sub-call's images, checked: data URLs of the types providers take, a few, not huge.
+Result<std::vector<llm::Image>> images_of(const json& images) {
+  std::vector<llm::Image> out;
+  if (images.is_null() || images.is_discarded()) return out;
+  if (!images.is_array()) return make_error(Code::InvalidArgument, "images must be an array of data URLs (from screenshot())");
+  if (images.size() > kMaxImages) return errorf(Code::InvalidArgument, "at most {} images per sub-call, got {}", kMaxImages, images.size());
+  size_t total = 0;
+  for (const auto& im : images) {
+    if (!im.is_string()) return make_error(Code::InvalidArgument, "each image must be a data URL string (from screenshot())");
+    total += im.get_ref<const std::string&>().size();
+    if (total > kMaxImageBytes)
+      return errorf(Code::InvalidArgument, "the images of one sub-call exceed {} MB; screenshot a region (rect) instead of the whole page", kMaxImageBytes >> 20);
+    out.push_back(TRY(llm::image_from_data_url(im.get_ref<const std::string&>())));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Run::sub_query(const std::string& prompt, const json& data, int index, const json& images_in) {
   if (m_cancel.cancelled()) return "[SUB-CALL ERROR] the run was cancelled";
+  auto images = images_of(images_in);
+  if (!images) return "[SUB-CALL ERROR] " + images.error().message;
+  const std::string sub_model = m_options.sub_model.empty() ? m_options.model : m_options.sub_model;
+  if (!images->empty() && !llm::model_family(sub_model, m_provider.name()).vision)
+    return fmt::format("[SUB-CALL ERROR] the sub-model {} cannot see images (the model table knows no vision for it); choose a vision model "
+                       "with --sub-model (claude-sonnet-4-…, gpt-4.1, gpt-4o, …), or describe the page in text instead",
+                       sub_model);
   int n = ++m_sub_calls;
   if (n > m_options.max_sub_calls)
     return fmt::format("[SUB-CALL ERROR] the limit of {} sub-calls per run is reached; process the rest in code or batch more per call",
                        m_options.max_sub_calls);
   llm::Request req;
-  req.model = m_options.sub_model.empty() ? m_options.model : m_options.sub_model;
+  req.model = sub_model;
   req.purpose = llm::Purpose::Sub;
   req.params = m_options.params;
   req.system = system_prompt() + "\n## Current Task Context\nUser's request: \"" + m_options.task + "\"\nProgress so far: " + progress_text() +
@@ -226,8 +257,9 @@ std::string Run::sub_query(const std::string& prompt, const json& data, int inde
   if (!data.is_null() && !data.is_discarded())
     content = "Data:\n" + (data.is_string() ? data.get<std::string>() : dump_json(data)) + "\n\n" + content;
   req.system = safety::redact_url_params(req.system);
-  req.messages.push_back({"user", safety::redact_url_params(content)});
-  emit("sub-llm-start", {{"index", index}, {"prompt", clip(prompt, 300)}, {"dataChars", data.is_null() ? 0 : (data.is_string() ? data.get<std::string>().size() : dump_json(data).size())}});
+  req.messages.push_back({"user", safety::redact_url_params(content), std::move(*images)});
+  emit("sub-llm-start", {{"index", index}, {"prompt", clip(prompt, 300)}, {"dataChars", data.is_null() ? 0 : (data.is_string() ? data.get<std::string>().size() : dump_json(data).size())},
+                          {"images", req.messages.back().images.size()}});
   auto t0 = Clock::now();
   auto r = m_provider.complete(req, [](const llm::Delta&) {}, m_cancel);
   double ms = ms_since(t0);
@@ -245,7 +277,8 @@ std::string Run::sub_query(const std::string& prompt, const json& data, int inde
 Result<json> Run::sub_call(const std::string& function, const json& args) {
   if (function == "llm_query") {
     std::string prompt = !args.empty() && args[0].is_string() ? args[0].get<std::string>() : "";
-    return json(sub_query(prompt, args.size() > 1 ? args[1] : json(), 0));
+    json images = args.size() > 2 && args[2].is_object() && args[2].contains("images") ? args[2]["images"] : json();
+    return json(sub_query(prompt, args.size() > 1 ? args[1] : json(), 0, images));
   }
   // llm_batch: every item settles (Promise.allSettled), at most sub_concurrency at a time.
   const json items = !args.empty() && args[0].is_array() ? args[0] : json::array();
@@ -255,17 +288,18 @@ Result<json> Run::sub_call(const std::string& function, const json& args) {
     for (size_t i; (i = next++) < items.size();) {
       const json& item = items[i];
       std::string prompt;
-      json data;
+      json data, images;
       if (item.is_string()) prompt = item;
       else if (item.is_object()) {
         prompt = item.value("prompt", "");
         if (item.contains("data")) data = item["data"];
+        if (item.contains("images")) images = item["images"];
       }
       if (prompt.empty()) {
         results[i] = {{"status", "rejected"}, {"error", "each item must be a prompt string or { prompt, data }"}};
         continue;
       }
-      std::string text = sub_query(prompt, data, static_cast<int>(i));
+      std::string text = sub_query(prompt, data, static_cast<int>(i), images);
       if (text.rfind("[SUB-CALL ERROR]", 0) == 0) results[i] = {{"status", "rejected"}, {"error", text}};
       else results[i] = {{"status", "fulfilled"}, {"value", text}};
     }
@@ -327,7 +361,7 @@ RunResult Run::execute() {
 
     // 2. The model, streamed.
     user = safety::redact_url_params(user);
-    llm::Request req{m_options.model, system, {{"user", user}}, m_options.params, llm::Purpose::Main};
+    llm::Request req{m_options.model, system, {{"user", user, {}}}, m_options.params, llm::Purpose::Main};
     auto t_model = Clock::now();
     auto response = m_provider.complete(req, [&](const llm::Delta& d) {
       if (d.kind == llm::Delta::Kind::Restart) emit("stream-token", {{"iteration", it}, {"restart", true}, {"token", ""}});

@@ -80,7 +80,8 @@ class Run {
  private:
   void emit(const std::string& type, json data);
   Result<json> sub_call(const std::string& function, const json& args);
-  std::string sub_query(const std::string& prompt, const json& data, int index);
+  // images: data URLs (screenshot()), sent as image content to a vision sub-model.
+  std::string sub_query(const std::string& prompt, const json& data, int index, const json& images = json());
   std::string progress_text();
   bool ask_confirmation(const json& request);
   Result<std::string> ask_user(const json& question);

@@ -101,6 +101,11 @@ std::vector<ModelFamily> build_table() {
     t.push_back(f);
   }
   // Open-weight models served by Groq, Together, Ollama, vLLM …: prices depend on the host.
+  for (const char* v : {"llava", "qwen2.5-vl", "qwen2-vl", "llama-3.2-11b-vision", "llama-3.2-90b-vision", "gemma-3"}) {
+    ModelFamily f = openai_chat(v, 131072, 8192, true, {});
+    f.prices.reset();
+    t.push_back(f);
+  }
   {
     ModelFamily f = openai_chat("llama-3", 131072, 8192, false, {});
     f.prices.reset();
@@ -249,7 +254,18 @@ json request_body(std::string_view wire, const Request& req) {
     if (!req.system.empty())
       body["system"] = json::array({{{"type", "text"}, {"text", req.system}, {"cache_control", {{"type", "ephemeral"}}}}});
     json messages = json::array();
-    for (const auto& m : req.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+    for (const auto& m : req.messages) {
+      if (m.images.empty()) {
+        messages.push_back({{"role", m.role}, {"content", m.content}});
+        continue;
+      }
+      // Images first, then the text about them (the Messages API's advice).
+      json content = json::array();
+      for (const auto& im : m.images)
+        content.push_back({{"type", "image"}, {"source", {{"type", "base64"}, {"media_type", im.media_type}, {"data", im.data}}}});
+      content.push_back({{"type", "text"}, {"text", m.content}});
+      messages.push_back({{"role", m.role}, {"content", std::move(content)}});
+    }
     body["messages"] = std::move(messages);
     return body;
   }
@@ -264,9 +280,37 @@ json request_body(std::string_view wire, const Request& req) {
   if (f.top_p && f.default_top_p) body["top_p"] = *f.default_top_p;
   json messages = json::array();
   if (!req.system.empty()) messages.push_back({{"role", "system"}, {"content", req.system}});
-  for (const auto& m : req.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+  for (const auto& m : req.messages) {
+    if (m.images.empty()) {
+      messages.push_back({{"role", m.role}, {"content", m.content}});
+      continue;
+    }
+    json content = json::array({{{"type", "text"}, {"text", m.content}}});
+    for (const auto& im : m.images)
+      content.push_back({{"type", "image_url"}, {"image_url", {{"url", "data:" + im.media_type + ";base64," + im.data}}}});
+    messages.push_back({{"role", m.role}, {"content", std::move(content)}});
+  }
   body["messages"] = std::move(messages);
   return body;
+}
+
+Result<Image> image_from_data_url(std::string_view url) {
+  static constexpr std::string_view kTypes[] = {"image/png", "image/jpeg", "image/gif", "image/webp"};
+  auto comma = url.find(',');
+  if (url.rfind("data:", 0) != 0 || comma == std::string_view::npos)
+    return errorf(Code::InvalidArgument, "an image must be a data URL (data:image/png;base64,…, as screenshot() returns), got '{}'",
+                  std::string(url.substr(0, 40)));
+  std::string_view head = url.substr(5, comma - 5);
+  auto semi = head.find(';');
+  std::string type = lower(head.substr(0, semi));
+  if (semi == std::string_view::npos || head.substr(semi + 1) != "base64")
+    return errorf(Code::InvalidArgument, "an image data URL must be base64 (data:{};base64,…)", type.empty() ? "image/png" : type);
+  if (std::find(std::begin(kTypes), std::end(kTypes), type) == std::end(kTypes))
+    return errorf(Code::InvalidArgument, "image type '{}' is not one the providers take: image/png, image/jpeg, image/gif or image/webp", type);
+  std::string_view data = url.substr(comma + 1);
+  if (data.empty() || data.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") != std::string_view::npos)
+    return make_error(Code::InvalidArgument, "the image's base64 data is empty or has characters base64 does not use");
+  return Image{type, std::string(data)};
 }
 
 }  // namespace ouro::llm

@@ -18,10 +18,21 @@ namespace ouro::llm {
 
 using namespace std::chrono_literals;
 
+// An image for a vision model, base64 with its media type (image/png, image/jpeg, image/gif,
+// image/webp): the provider's image content block.
+struct Image {
+  std::string media_type;
+  std::string data;
+};
+
 struct Message {
   std::string role;  // "user" | "assistant"
   std::string content;
+  std::vector<Image> images;  // before the text, for sub-calls to vision models
 };
+
+// "data:image/png;base64,…" (what screenshot() returns) → an Image; the error names what is wrong.
+Result<Image> image_from_data_url(std::string_view url);
 
 enum class Purpose { Main, Sub };
 

@@ -208,6 +208,14 @@ TEST(Run, SubCallsNeverThrowAndAreCapped) {
   EXPECT_EQ(r.final["statuses"], json::parse(R"(["fulfilled","rejected","fulfilled"])"));
   EXPECT_NE(r.final["errors"][1].get<std::string>().find("prompt string"), std::string::npos);
 
+  // Images for a sub-model without vision, or that are not images, fail clearly and alone.
+  Harness v({{{"text", repl("setFinal([await llm_query('what is this?', null, {images: [await screenshot(activeTab)]}), "
+                            "await llm_query('and this?', null, {images: ['https://x.org/a.png']})])")}}}, {"/"});
+  auto rv = v.go("Images");
+  ASSERT_EQ(rv.final.size(), 2u) << rv.final.dump();
+  EXPECT_NE(rv.final[0].get<std::string>().find("cannot see images"), std::string::npos) << rv.final.dump();
+  EXPECT_NE(rv.final[1].get<std::string>().find("data URL"), std::string::npos) << rv.final.dump();
+
   // The per-run cap: calls past it come back as errors without reaching the model.
   std::vector<json> capped = {{{"text", repl("const res = await llm_batch(['a', 'b', 'c', 'd']);\nsetFinal(res.map(x => x.status === 'fulfilled' ? x.value : x.error))")}}};
   for (int i = 0; i < 4; ++i) capped.push_back({{"sub", true}, {"text", "ok"}});

@@ -189,6 +189,30 @@ TEST(CliRun, OpenAICompatibleServerOverTheWireAndATraceWithoutSecrets) {
   EXPECT_NE(r.err.find("$0.0"), std::string::npos) << "gpt-4o has a price: " << r.err;
 }
 
+// A sub-call that looks at a screenshot: the image goes to the vision sub-model as an image_url
+// data URL, with the prompt; the main loop's requests stay text.
+TEST(CliRun, ASubCallSeesAScreenshotAsImageContent) {
+  RawServer server;
+  auto chunk = [](const std::string& content) { return "data: " + json{{"choices", json::array({{{"delta", {{"content", content}}}}})}}.dump() + "\n\n"; };
+  std::string done = "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":5}}\n\ndata: [DONE]\n\n";
+  server.push({Step::write(RawServer::sse_head()),
+               Step::write(chunk("Look.\n```repl\nsetFinal(await llm_query('What does the page show?', null, {images: [await screenshot(activeTab)]}))\n```")),
+               Step::write(done)});
+  server.push({Step::write(RawServer::sse_head()), Step::write(chunk("A heading.")), Step::write(done)});
+  Outcome r = ouro("run 'Describe the page' --url " + site().url("/") + " --provider " + server.url() + "/v1 --model gpt-4o --api-key sk-test-123456");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "A heading.\n");
+  ASSERT_EQ(server.requests().size(), 2u);
+  std::string main_req = server.requests().at(0), sub_req = server.requests().at(1);
+  EXPECT_EQ(main_req.find("image_url"), std::string::npos);
+  json body = json::parse(sub_req.substr(sub_req.find("\r\n\r\n") + 4));
+  const json& content = body["messages"].back()["content"];
+  ASSERT_TRUE(content.is_array()) << body.dump().substr(0, 400);
+  EXPECT_EQ(content[0]["type"], "text");
+  EXPECT_EQ(content[1]["type"], "image_url");
+  EXPECT_EQ(content[1]["image_url"]["url"].get<std::string>().rfind("data:image/png;base64,iVBOR", 0), 0u);
+}
+
 // The judged setting: an obedient scripted model on an injected page, no terminal to ask.
 TEST(CliRun, AnObedientModelOnAnInjectedPageGetsNothingOut) {
   InjectionSites sites;

@@ -23,7 +23,7 @@ const std::set<std::string> kOpenAIFields = {"model", "messages", "max_tokens", 
                                              "response_format", "reasoning_effort", "modalities", "prediction", "store", "metadata",
                                              "service_tier", "audio", "web_search_options", "verbosity"};
 
-Request req(const std::string& model, ModelParams p = {}) { return Request{model, "SYSTEM", {{"user", "hi"}}, p, Purpose::Main}; }
+Request req(const std::string& model, ModelParams p = {}) { return Request{model, "SYSTEM", {{"user", "hi", {}}}, p, Purpose::Main}; }
 
 void only_published(const json& body, const std::set<std::string>& fields, const std::string& model) {
   for (const auto& [k, v] : body.items()) EXPECT_TRUE(fields.count(k)) << model << ": '" << k << "' is not a field of the API";
@@ -112,6 +112,32 @@ TEST(ModelTable, OverridesAreAppliedWithinTheModelsLimits) {
   b = request_body("openai", req("anthropic/claude-sonnet-4", p));
   EXPECT_FALSE(b.contains("thinking"));
   EXPECT_EQ(b["max_tokens"], 4096);
+}
+
+TEST(ModelTable, ImagesBecomeEachProvidersImageContent) {
+  auto img = image_from_data_url("data:image/png;base64,iVBORw0KGgo=");
+  ASSERT_TRUE(img) << img.error().message;
+  Request r = req("claude-sonnet-4-20250514");
+  r.messages[0].images.push_back(*img);
+  json a = request_body("anthropic", r);
+  const json& ac = a["messages"][0]["content"];
+  ASSERT_TRUE(ac.is_array());
+  EXPECT_EQ(ac[0], json::parse(R"({"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}})"));
+  EXPECT_EQ(ac[1], json::parse(R"({"type":"text","text":"hi"})"));
+  r.model = "gpt-4.1";
+  json o = request_body("openai", r);
+  const json& oc = o["messages"][1]["content"];
+  ASSERT_TRUE(oc.is_array());
+  EXPECT_EQ(oc[0], json::parse(R"({"type":"text","text":"hi"})"));
+  EXPECT_EQ(oc[1], json::parse(R"({"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}})"));
+  // What is not an image a provider takes says so.
+  for (const char* bad : {"https://x.org/a.png", "data:image/png,rawbytes", "data:image/tiff;base64,AAAA", "data:image/png;base64,@@@"}) {
+    auto e = image_from_data_url(bad);
+    EXPECT_FALSE(e) << bad;
+  }
+  EXPECT_TRUE(model_family("gpt-4o", "openai").vision);
+  EXPECT_FALSE(model_family("deepseek-chat", "openai").vision);
+  EXPECT_FALSE(model_family("my-local-llm", "openai").vision);
 }
 
 TEST(ModelTable, ParamsAreCheckedWithMessagesThatSayWhatIsAccepted) {

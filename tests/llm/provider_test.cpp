@@ -79,7 +79,7 @@ std::unique_ptr<Provider> provider(const std::string& kind, const RawServer& s, 
 Request request(const std::string& model) {
   ModelParams p;
   p.max_tokens = 512;
-  return Request{model, "You are terse.", {{"user", "Say hello"}}, p, Purpose::Main};
+  return Request{model, "You are terse.", {{"user", "Say hello", {}}}, p, Purpose::Main};
 }
 
 TEST(Anthropic, StreamsTextAndThinkingWhereverChunksSplit) {

@@ -2546,6 +2546,38 @@
     return { x: off.x + r.x + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft),
              y: off.y + r.y + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop) };
   }
+  // Set-of-marks for a screenshot: every visible control in the viewport outlined with its ref
+  // (the same ref snapshot/find give it), drawn in an overlay that takes no input; marks(false)
+  // removes it. Returns the marked elements.
+  let markHost = null;
+  function marks(on) {
+    if (markHost) { tryOr(() => markHost.remove(), null); markHost = null; }
+    if (on === false) return [];
+    const ctx = newCtx(1000);
+    const vw = innerWidth, vh = innerHeight, out = [];
+    const host = document.createElement('div');
+    host.setAttribute('data-ouro-marks', '');
+    host.style.cssText = 'position:fixed;inset:0;pointer-events:none;z-index:2147483647;contain:strict';
+    const root = host.attachShadow({ mode: 'closed' });
+    for (const el of candidates(ctx, null)) {
+      if (out.length >= 150 || over(ctx)) break;
+      const g = geom(el, ctx);
+      if (!g.vis || g.w < 4 || g.h < 4 || g.x + g.w <= 0 || g.y + g.h <= 0 || g.x >= vw || g.y >= vh) continue;
+      const ref = refFor(el, ctx);
+      const box = document.createElement('div');
+      box.style.cssText = `position:fixed;left:${g.x}px;top:${g.y}px;width:${g.w}px;height:${g.h}px;outline:2px solid #e4007c;box-sizing:border-box`;
+      const tag = document.createElement('span');
+      tag.textContent = ref;
+      tag.style.cssText = 'position:absolute;left:-2px;top:-16px;font:bold 11px/14px monospace;color:#fff;background:#e4007c;padding:0 3px;white-space:nowrap';
+      box.appendChild(tag);
+      root.appendChild(box);
+      out.push({ ref, role: roleOf(el, ctx), name: clip(accessibleName(el, ctx), 60) });
+    }
+    (document.documentElement || document.body).appendChild(host);
+    markHost = host;
+    return out;
+  }
+
   // The prefix of the refs this world issues (a cross-origin frame's, e.g. 'f2').
   function usePrefix(p) {
     if (typeof p === 'string' && /^(f\d+)?$/.test(p)) REFS.prefix = p;
@@ -2554,7 +2586,7 @@
 
   Object.defineProperty(globalThis, '__ouroPcd', {
     value: Object.freeze({
-      snapshot, details, find, extract, frames, frameBox, usePrefix,
+      snapshot, details, find, extract, frames, frameBox, usePrefix, marks,
       resolveAll: selector => resolveAll(selector), resolve,
       role: el => roleOf(el, null), accessibleName: el => accessibleName(el, null),
       version: 1,
