@@ -48,9 +48,9 @@ std::vector<Capability> build() {
   host(g, "querySelectorAll", {kTab, {"selector", "string"}}, "Array<" + ElementInfo + ">", "Metadata of every matching element.", Risk::Read, query_selector_all);
   host(g, "getAccessibilityTree", {kTab}, "{ role: string, name?: string, value?: string, children?: AccessNode[], omitted?: number }",
        "The page's accessibility tree, compacted (ignored and unnamed generic nodes pruned); a large tree is pruned by depth/breadth to the cap, and a node whose children were left out says how many in `omitted`.", Risk::Read, get_accessibility_tree);
-  host(g, "screenshot", {kTab, {"options", "{ x?: number(>=0), y?: number(>=0), width?: number(>0), height?: number(>0), marks?: boolean }", true}},
+  host(g, "screenshot", {kTab, {"rect", "{ x?: number(>=0), y?: number(>=0), width?: number(>0), height?: number(>0), marks?: boolean }", true}},
        "string (data:image/png;base64,…)",
-       "PNG of the viewport, or of the rect {x, y, width, height} in CSS pixels; marks: true outlines each visible control with its ref "
+       "PNG of the viewport, or of rect {x, y, width, height} in CSS pixels; rect.marks: true (with or without a box) outlines each visible control with its ref "
        "(as snapshot/find name it) for a vision sub-call: llm_query(prompt, null, {images: [await screenshot(t, {marks: true})]}).",
        Risk::Read, screenshot);
 
