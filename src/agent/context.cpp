@@ -172,29 +172,35 @@ std::string task_reinforcement(const std::string& task, int iteration, int cap, 
   out += "Progress so far:\n";
   // The last 12 in detail keeps this section bounded on long runs.
   size_t from = history.size() > 12 ? history.size() - 12 : 0;
-  if (from > 0) out += fmt::format("  - (iterations 1–{} condensed in the history below)\n", history[from - 1].number);
+  if (from > 0) out += fmt::format("  - (iterations 1–{} condensed in the history above)\n", history[from - 1].number);
   for (size_t i = from; i < history.size(); ++i) out += "  - " + history[i].condensed() + "\n";
   return out;
 }
 
-std::string compact_history(const std::vector<IterationRecord>& history, size_t token_budget) {
-  if (history.empty()) return "";
+std::vector<std::string> history_blocks(const std::vector<IterationRecord>& history, size_t token_budget) {
+  std::vector<std::string> out;
+  if (history.empty()) return out;
   std::vector<std::string> full;
   size_t tokens = 0;
   for (const auto& r : history) {
     full.push_back(r.full());
     tokens += estimate_tokens(full.back());
   }
-  std::string out = "# History (metadata only)\n";
+  out.push_back("# History (metadata only)\n");
   if (tokens <= token_budget * 8 / 10) {
-    for (const auto& f : full) out += f + "\n\n";
+    for (const auto& f : full) out.push_back(f + "\n\n");
     return out;
   }
   size_t recent = std::min<size_t>(3, history.size());
-  out += "## Earlier iterations (condensed)\n";
-  for (size_t i = 0; i + recent < history.size(); ++i) out += history[i].condensed() + "\n";
-  out += "\n";
-  for (size_t i = history.size() - recent; i < history.size(); ++i) out += full[i] + "\n\n";
+  out.back() += "## Earlier iterations (condensed)\n";
+  for (size_t i = 0; i + recent < history.size(); ++i) out.push_back(history[i].condensed() + "\n");
+  for (size_t i = history.size() - recent; i < history.size(); ++i) out.push_back((i == history.size() - recent ? "\n" : "") + full[i] + "\n\n");
+  return out;
+}
+
+std::string compact_history(const std::vector<IterationRecord>& history, size_t token_budget) {
+  std::string out;
+  for (const auto& b : history_blocks(history, token_budget)) out += b;
   return out;
 }
 

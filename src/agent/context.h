@@ -54,6 +54,9 @@ std::string task_reinforcement(const std::string& task, int iteration, int cap, 
 // History, compacted when its estimated tokens pass 80 % of the budget: the last 3 iterations in
 // full, older ones as one-liners.
 std::string compact_history(const std::vector<IterationRecord>& history, size_t token_budget);
+// The same as blocks that stay byte-identical from one iteration to the next while nothing is
+// re-compacted (a header, then one block per record): the prompt's cacheable prefix.
+std::vector<std::string> history_blocks(const std::vector<IterationRecord>& history, size_t token_budget);
 
 // Tracks what the model saw of the browser and reports what changed since.
 class TabDiffer {

@@ -337,10 +337,10 @@ RunResult Run::execute() {
     if (!changes.empty()) emit("page-changes", {{"iteration", it}, {"changes", differ.last_changes()}});
     std::string vars = "## REPL Variables (env)\n" + (parse_json(repl.env_checkpoint()).map([](const json& e) { return jsrt::summarize_env(e); }).value_or("  (unreadable)")) + "\n";
     std::string keys = "## Persistent Store Keys\n  " + m_session.db().kv_keys().map([](const std::vector<std::string>& k) { return json(k).dump(); }).value_or("[]") + "\n";
-    std::string history;
+    std::vector<std::string> history;
     {
       std::lock_guard lock(m_history_mutex);
-      history = compact_history(m_history, m_options.history_budget_tokens);
+      history = history_blocks(m_history, m_options.history_budget_tokens);
     }
     std::string guidance;
     {
@@ -350,18 +350,29 @@ RunResult Run::execute() {
       m_guidance.clear();
     }
     if (!guidance.empty()) guidance = "## Message From The User (sent while you worked)\n" + guidance + "Take it into account from now on.\n\n";
-    std::string user = (conversation.empty() ? "" : conversation + "\n") +
-                       task_reinforcement(m_options.task, it - first + 1, m_options.max_iterations, m_history) + "\n" + guidance +
-                       (changes.empty() ? "" : changes + "\n") + browser_state(browser, m_session.context(), m_session.active_tab()) + "\n" +
-                       vars + "\n" + keys + "\n" + history + "\n" + instruction;
+    // Stable first, so providers can cache the prefix (issue 15): the earlier turns, then the
+    // history, block by block as compaction leaves them; then what is new this iteration — the
+    // task and its progress, the user's message, page changes, browser state, env, store keys.
+    std::string user;
+    std::vector<size_t> stable;
+    auto add_stable = [&](const std::string& part) {
+      if (part.empty()) return;
+      user += safety::redact_url_params(part);
+      stable.push_back(user.size());
+    };
+    if (!conversation.empty()) add_stable(conversation + "\n");
+    for (const auto& block : history) add_stable(block);
+    user += safety::redact_url_params(task_reinforcement(m_options.task, it - first + 1, m_options.max_iterations, m_history) + "\n" + guidance +
+                                      (changes.empty() ? "" : changes + "\n") +
+                                      browser_state(browser, m_session.context(), m_session.active_tab()) + "\n" + vars + "\n" + keys + "\n" +
+                                      instruction);
     double context_ms = ms_since(t_ctx);
     size_t prompt_tokens = estimate_tokens(system) + estimate_tokens(user);
     result.max_prompt_tokens = std::max(result.max_prompt_tokens, prompt_tokens);
-    emit("iteration-start", {{"iteration", it}, {"taskGoal", m_options.task}, {"promptTokens", prompt_tokens}, {"prompt", user}});
+    emit("iteration-start", {{"iteration", it}, {"taskGoal", m_options.task}, {"promptTokens", prompt_tokens}, {"prompt", user}, {"cacheBlocks", stable}});
 
     // 2. The model, streamed.
-    user = safety::redact_url_params(user);
-    llm::Request req{m_options.model, system, {{"user", user, {}}}, m_options.params, llm::Purpose::Main};
+    llm::Request req{m_options.model, system, {{"user", user, {}, stable}}, m_options.params, llm::Purpose::Main};
     auto t_model = Clock::now();
     auto response = m_provider.complete(req, [&](const llm::Delta& d) {
       if (d.kind == llm::Delta::Kind::Restart) emit("stream-token", {{"iteration", it}, {"restart", true}, {"token", ""}});

@@ -255,6 +255,20 @@ json request_body(std::string_view wire, const Request& req) {
       body["system"] = json::array({{{"type", "text"}, {"text", req.system}, {"cache_control", {{"type", "ephemeral"}}}}});
     json messages = json::array();
     for (const auto& m : req.messages) {
+      if (m.images.empty() && !m.cache_blocks.empty()) {
+        json content = json::array();
+        size_t at = 0;
+        for (size_t end : m.cache_blocks) {
+          end = std::min(end, m.content.size());
+          if (end <= at) continue;
+          content.push_back({{"type", "text"}, {"text", m.content.substr(at, end - at)}});
+          at = end;
+        }
+        if (!content.empty()) content.back()["cache_control"] = {{"type", "ephemeral"}};
+        if (at < m.content.size()) content.push_back({{"type", "text"}, {"text", m.content.substr(at)}});
+        messages.push_back({{"role", m.role}, {"content", std::move(content)}});
+        continue;
+      }
       if (m.images.empty()) {
         messages.push_back({{"role", m.role}, {"content", m.content}});
         continue;

@@ -29,6 +29,11 @@ struct Message {
   std::string role;  // "user" | "assistant"
   std::string content;
   std::vector<Image> images;  // before the text, for sub-calls to vision models
+  // Where content's stable blocks end (ascending offsets): the part before the last one is the
+  // same from call to call, so Anthropic requests send each block on its own with a cache
+  // breakpoint after the last (a later call finds the earlier entry at a block boundary);
+  // OpenAI-style servers cache any repeated prefix by themselves.
+  std::vector<size_t> cache_blocks = {};
 };
 
 // "data:image/png;base64,…" (what screenshot() returns) → an Image; the error names what is wrong.

@@ -294,6 +294,25 @@ TEST(Run, PromptsStayFlatAndFreeOfPageTextAsThePageGrows) {
   EXPECT_LT(*hi - *lo, 150u) << "prompt size must not grow with the page: " << json(largest).dump();
 }
 
+// Each iteration's prompt begins with the previous one's stable part (earlier turns, history), so
+// a provider's prompt cache serves it; what changes every iteration comes after it.
+TEST(Run, EachPromptStartsWithThePreviousOnesHistory) {
+  std::vector<json> script;
+  for (int i = 0; i < 5; ++i) script.push_back({{"text", repl("env.n = (env.n || 0) + 1; await getText(activeTab, 'h1')")}});
+  script.push_back({{"text", repl("setFinal(env.n)")}});
+  Harness h(script, {"/"});
+  auto r = h.go("Count to five");
+  EXPECT_EQ(r.final, 5);
+  auto prompts = h.prompts();
+  ASSERT_EQ(prompts.size(), 6u);
+  for (size_t i = 2; i < prompts.size(); ++i) {
+    size_t task = prompts[i - 1].find("## Current Task");
+    ASSERT_NE(task, std::string::npos);
+    EXPECT_GT(task, 0u) << "iteration " << i << ": the history comes first";
+    EXPECT_EQ(prompts[i].compare(0, task, prompts[i - 1], 0, task), 0) << "iteration " << i + 1 << " does not start with iteration " << i << "'s history";
+  }
+}
+
 // A run in its own browser context is shown its own tabs, never another context's, and no
 // secret-named URL parameter reaches its prompt or its events.
 TEST(Run, SeesItsOwnBrowserContextAndNoSecretsInUrls) {

@@ -140,6 +140,19 @@ TEST(ModelTable, ImagesBecomeEachProvidersImageContent) {
   EXPECT_FALSE(model_family("my-local-llm", "openai").vision);
 }
 
+TEST(ModelTable, TheStablePrefixIsSentAsBlocksWithABreakpointAfterIt) {
+  Request r = req("claude-sonnet-4-20250514");
+  r.messages[0].content = "HISTORY-1|HISTORY-2|now";
+  r.messages[0].cache_blocks = {10, 20};
+  json b = request_body("anthropic", r);
+  EXPECT_EQ(b["messages"][0]["content"], json::parse(R"([{"type":"text","text":"HISTORY-1|"},
+    {"type":"text","text":"HISTORY-2|","cache_control":{"type":"ephemeral"}},{"type":"text","text":"now"}])"));
+  EXPECT_EQ(b["system"][0]["cache_control"]["type"], "ephemeral");
+  // OpenAI-compatible servers cache repeated prefixes themselves: one plain string.
+  r.model = "gpt-4.1";
+  EXPECT_EQ(request_body("openai", r)["messages"][1]["content"], "HISTORY-1|HISTORY-2|now");
+}
+
 TEST(ModelTable, ParamsAreCheckedWithMessagesThatSayWhatIsAccepted) {
   EXPECT_EQ(*parse_thinking("off"), 0);
   EXPECT_EQ(*parse_thinking("8000"), 8000);
