@@ -168,6 +168,8 @@
   function flushAll() { flushQueued = false; for (const it of dirty) { flushIter(it); it.stream.scrollTop = it.stream.scrollHeight; } dirty.clear(); }
 
   const fmtCost = c => (typeof c === 'number' ? ` · $${c.toFixed(4)}` : '');
+  // " (3000 cached)" when the provider's prompt cache answered part of the input.
+  const cachedNote = u => (u && u.cache_read_tokens > 0 ? ` (${u.cache_read_tokens} cached)` : '');
 
   function onEvent(e) {
     if (!current || e.run !== current.id) return;
@@ -185,7 +187,7 @@
       case 'log': current.lastIterCard().body.append(el('div', 'line log', 'log: ' + d.message)); break;
       case 'page-changes': { const it = iterationCard(n); for (const c of d.changes || []) it.body.append(el('div', 'line warn', `⚠ ${c.tabId} ${c.field}: ${c.new === null ? '—' : c.new}`)); break; }
       case 'error': current.lastIterCard().body.append(el('div', 'line err', 'error: ' + d.error)); break;
-      case 'iteration-end': { const it = iterationCard(n); flushIter(it); const u = d.usage || {}; it.meta.textContent = `${(d.ms / 1000).toFixed(1)} s · model ${(d.modelMs / 1000).toFixed(1)} s · ${u.input_tokens} in / ${u.output_tokens} out${fmtCost(d.cost)}`; break; }
+      case 'iteration-end': { const it = iterationCard(n); flushIter(it); const u = d.usage || {}; it.meta.textContent = `${(d.ms / 1000).toFixed(1)} s · model ${(d.modelMs / 1000).toFixed(1)} s · ${u.input_tokens} in${cachedNote(u)} / ${u.output_tokens} out${fmtCost(d.cost)}`; break; }
       case 'confirmation-req': if (current.live) askConfirmation(e.run, d); break;
       case 'user-question': showQuestion(e.run, d, current.live); break;
       case 'user-message': {
@@ -228,7 +230,7 @@
 
   function finish(d) {
     const u = d.usage || {};
-    $('totals').textContent = `${d.iterations} iteration${d.iterations === 1 ? '' : 's'} · ${u.input_tokens || 0} in / ${u.output_tokens || 0} out${fmtCost(d.cost)}`;
+    $('totals').textContent = `${d.iterations} iteration${d.iterations === 1 ? '' : 's'} · ${u.input_tokens || 0} in${cachedNote(u)} / ${u.output_tokens || 0} out${fmtCost(d.cost)}`;
     const box = el('div');
     if (d.partial) {
       box.append(el('p', null, (d.final && d.final.message) || 'Stopped with partial results.'));
