@@ -3,6 +3,7 @@
 #include "actions/host.h"
 #include "browser/browser.h"
 #include "agent/parser.h"
+#include "llm/errors.h"
 #include "jsrt/summary.h"
 #include "safety/injection.h"
 #include "safety/redact.h"
@@ -324,6 +325,8 @@ RunResult Run::execute() {
   // Iterations count on across the turns of a conversation; the cap is per turn.
   const int first = std::max(1, m_options.first_iteration);
   const std::string conversation = conversation_so_far(m_options.earlier, m_options.conversation_budget_tokens);
+  size_t history_budget = m_options.history_budget_tokens;
+  int overflow_retried_at = 0;  // the iteration whose prompt was compacted after a context overflow
   for (int it = first; it < first + m_options.max_iterations; ++it) {
     if (m_cancel.cancelled()) break;
     result.iterations = it - first + 1;
@@ -340,7 +343,7 @@ RunResult Run::execute() {
     std::vector<std::string> history;
     {
       std::lock_guard lock(m_history_mutex);
-      history = history_blocks(m_history, m_options.history_budget_tokens);
+      history = history_blocks(m_history, history_budget);
     }
     std::string guidance;
     {
@@ -381,8 +384,20 @@ RunResult Run::execute() {
     double model_ms = ms_since(t_model);
     if (!response) {
       if (m_cancel.cancelled()) break;
-      result.error = "the model call failed: " + response.error().message;
-      emit("error", {{"iteration", it}, {"error", result.error}});
+      std::string kind = llm::kind_of(response.error());
+      if (kind == llm::error_kind::kContextOverflow && overflow_retried_at != it) {
+        // Compact the history hard and ask once more; a second overflow ends the run.
+        overflow_retried_at = it;
+        history_budget = std::max<size_t>(500, history_budget / 4);
+        emit("error", {{"iteration", it}, {"kind", kind}, {"error", response.error().message}, {"retrying", true},
+                       {"note", fmt::format("compacting the history to {} tokens and trying this iteration once more", history_budget)}});
+        --it;
+        continue;
+      }
+      result.error = "the model call failed" + (kind.empty() ? std::string() : " (" + kind + ")") + ": " + response.error().message;
+      json ev = {{"iteration", it}, {"error", result.error}};
+      if (!kind.empty()) ev["kind"] = kind;
+      emit("error", ev);
       break;
     }
     add_usage(*response);

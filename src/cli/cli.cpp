@@ -451,7 +451,11 @@ class TerminalView {
         line(yellow(fmt::format("  ⚠ {} {}: {}", c.value("tabId", ""), c.value("field", ""), c["new"].is_string() ? c["new"].get<std::string>() : std::string("—"))));
       return;
     }
-    if (e.type == "error") return line(red("  error: ") + d.value("error", ""));
+    if (e.type == "error") {
+      std::string kind = d.value("kind", "");
+      if (d.value("retrying", false)) return line(yellow("  " + kind + ": ") + d.value("note", ""));
+      return line(red(kind.empty() ? "  error: " : "  error (" + kind + "): ") + d.value("error", ""));
+    }
     if (e.type == "confirmation-res")
       return line(d.value("approved", false) ? green("  ✓ the sensitive action was allowed") : yellow("  ✗ the sensitive action was denied"));
     if (e.type == "iteration-end") {

@@ -51,7 +51,10 @@ class ScriptedProvider final : public Provider {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
     }
-    if (item.contains("error")) return make_error(Code::Unavailable, item.value("error", "scripted failure"));
+    // {"error": "…", "kind": "context-overflow"}: a named provider failure (llm/errors.h).
+    if (item.contains("error"))
+      return make_error(Code::Unavailable, item.value("error", "scripted failure"),
+                        item.contains("kind") && item["kind"].is_string() ? nlohmann::ordered_json{{"kind", item["kind"]}} : nullptr);
     if (!stream(item.value("reasoning", ""), Delta::Kind::Reasoning, r.reasoning) || !stream(item.value("text", ""), Delta::Kind::Text, r.text))
       return make_error(Code::Cancelled, "cancelled");
     int64_t in = estimate_tokens(req.system);

@@ -1,4 +1,5 @@
 #include "llm/streaming.h"
+#include "llm/errors.h"
 
 #include "base/log.h"
 
@@ -140,10 +141,38 @@ std::chrono::milliseconds backoff_delay(int attempt, const CallLimits& limits) {
   return std::chrono::milliseconds(static_cast<int64_t>(base * jitter(rng)));
 }
 
+namespace {
+
+// A failure retrying will not fix, named: a refused key, an unknown model (with the models the
+// endpoint lists), a prompt over the context window, or another rejected request.
+tl::unexpected<Error> not_retried(const HttpCall& call, int status, const std::string& msg) {
+  std::string kind = classify_http(status, msg);
+  nlohmann::ordered_json details = {{"kind", kind}, {"status", status}};
+  if (kind == error_kind::kBadKey)
+    return make_error(Code::Unauthenticated, fmt::format("the provider refused the API key (HTTP {}: {}); {}", status, msg, call.key_hint), details);
+  if (kind == error_kind::kContextOverflow)
+    return make_error(Code::OutOfRange, fmt::format("the prompt is longer than the model's context window (HTTP {}: {})", status, msg), details);
+  if (kind == error_kind::kUnknownModel) {
+    std::string model = parse_json(call.body, "request").map([](const json& b) { return get_str(b, "model"); }).value_or("");
+    auto models = list_models(call, std::chrono::seconds(5));
+    std::string listed;
+    for (const auto& m : models) listed += (listed.empty() ? "" : ", ") + m;
+    details["models"] = models;
+    return make_error(Code::NotFound,
+                      fmt::format("the provider does not know model '{}' (HTTP {}: {}); {}", model, status, msg,
+                                  listed.empty() ? "check --model and --base-url" : "it lists: " + listed + " — pass one with --model"),
+                      details);
+  }
+  return make_error(Code::InvalidArgument, fmt::format("the provider rejected the request (HTTP {}): {}", status, msg), details);
+}
+
+}  // namespace
+
 Result<Response> stream_with_retries(const HttpCall& call, StreamDecoder& decoder, const CallLimits& limits,
                                      const CancelToken& cancel, const std::function<void(const Delta&)>& on_delta) {
   global_init();
   std::string last_problem;
+  std::string last_kind = error_kind::kServerError;
   for (int attempt_no = 1; attempt_no <= limits.max_attempts; ++attempt_no) {
     if (cancel.cancelled()) return make_error(Code::Cancelled, "cancelled");
     Attempt a;
@@ -181,16 +210,22 @@ Result<Response> stream_with_retries(const HttpCall& call, StreamDecoder& decode
     if (a.aborted_by_decoder) {
       // The provider reported an error inside the stream (e.g. "overloaded_error"), or sent garbage.
       if (a.decoder_error.code != Code::Unavailable && a.decoder_error.code != Code::ResourceExhausted)
-        return tl::make_unexpected(a.decoder_error);
+        return not_retried(call, 400, a.decoder_error.message);
       retryable = true;
       last_problem = a.decoder_error.message;
+      last_kind = a.decoder_error.code == Code::ResourceExhausted ? error_kind::kRateLimited
+                  : a.decoder_error.message.find("overloaded") != std::string::npos ? error_kind::kOverloaded
+                                                                                      : error_kind::kServerError;
     } else if (t.silent) {
       retryable = true;
       last_problem = fmt::format("no data from the provider for {} ms", limits.silence_timeout.count());
+      last_kind = error_kind::kTimeout;
     } else if (a.curl != CURLE_OK && (a.status == 0 || (a.status >= 200 && a.status < 300))) {
       retryable = true;
-      last_problem = a.curl == CURLE_OPERATION_TIMEDOUT ? "no data from the provider for too long (" + a.curl_error + ")"
-                                                       : "connection problem: " + a.curl_error;
+      bool timed_out = a.curl == CURLE_OPERATION_TIMEDOUT;
+      last_problem = timed_out ? "no data from the provider for too long (" + a.curl_error + ")" : "connection problem: " + a.curl_error;
+      // A connection that broke after the answer began is a dropped stream, not a failed connect.
+      last_kind = timed_out ? error_kind::kTimeout : a.status != 0 ? error_kind::kStreamDropped : error_kind::kConnection;
     } else if (a.status >= 200 && a.status < 300) {
       if (decoder.complete()) {
         response.attempts = attempt_no;
@@ -198,16 +233,16 @@ Result<Response> stream_with_retries(const HttpCall& call, StreamDecoder& decode
       }
       retryable = true;
       last_problem = "the stream ended before the answer was complete";
+      last_kind = error_kind::kStreamDropped;
     } else {
       std::string msg = error_message(a.error_body);
       int s = static_cast<int>(a.status);
       if (s == 429 || s == 408 || s == 409 || s == 529 || s >= 500) {
         retryable = true;
         last_problem = "HTTP " + std::to_string(s) + ": " + msg;
-      } else if (s == 401 || s == 403) {
-        return errorf(Code::Unauthenticated, "the provider refused the API key (HTTP {}: {}); {}", s, msg, call.key_hint);
+        last_kind = classify_http(s, msg);
       } else {
-        return errorf(Code::InvalidArgument, "the provider rejected the request (HTTP {}): {}", s, msg);
+        return not_retried(call, s, msg);
       }
     }
     if (!retryable || attempt_no == limits.max_attempts) break;
@@ -217,7 +252,13 @@ Result<Response> stream_with_retries(const HttpCall& call, StreamDecoder& decode
     on_delta(Delta{Delta::Kind::Restart, ""});
     if (!sleep_unless_cancelled(delay, cancel)) return make_error(Code::Cancelled, "cancelled");
   }
-  return errorf(Code::Unavailable, "the provider call failed after {} attempts: {}", limits.max_attempts, last_problem);
+  const char* advice = last_kind == error_kind::kRateLimited ? "the provider's rate limit: wait, or lower the run's parallel sub-calls"
+                       : last_kind == error_kind::kOverloaded ? "the provider is overloaded: try again later or use another model"
+                       : last_kind == error_kind::kConnection ? "check the network and the provider's base URL"
+                                                               : "try again; if it persists, check the provider's status";
+  return make_error(last_kind == error_kind::kRateLimited ? Code::ResourceExhausted : Code::Unavailable,
+                    fmt::format("the provider call failed after {} attempts ({}): {}; {}", limits.max_attempts, last_kind, last_problem, advice),
+                    {{"kind", last_kind}});
 }
 
 }  // namespace ouro::llm

@@ -196,6 +196,26 @@ TEST(Run, CancellingDuringTheModelStream) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1500));
 }
 
+// A prompt over the model's window: the history is compacted and the iteration asked once more;
+// a second overflow in a row ends the run with the named error.
+TEST(Run, AContextOverflowCompactsAndRetriesOnce) {
+  Harness h({{{"text", repl("env.a = 1")}},
+             {{"error", "maximum context length exceeded"}, {"kind", "context-overflow"}},
+             {{"text", repl("setFinal(env.a)")}}});
+  auto r = h.go("Overflow once");
+  EXPECT_EQ(r.final, 1) << r.error;
+  auto errors = h.of("error");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].data["kind"], "context-overflow");
+  EXPECT_TRUE(errors[0].data.value("retrying", false));
+
+  Harness twice({{{"error", "too long"}, {"kind", "context-overflow"}}, {{"error", "still too long"}, {"kind", "context-overflow"}},
+                 {{"text", repl("setFinal(1)")}}});
+  auto r2 = twice.go("Overflow twice");
+  EXPECT_TRUE(r2.partial);
+  EXPECT_NE(r2.error.find("(context-overflow)"), std::string::npos) << r2.error;
+}
+
 TEST(Run, SubCallsNeverThrowAndAreCapped) {
   std::vector<json> script = {{{"text", repl("env.one = await llm_query('say hi');\nenv.batch = await llm_batch(['a', 42, { prompt: 'b' }]);")}},
                               {{"text", repl("setFinal({ one: env.one, statuses: env.batch.map(x => x.status), errors: env.batch.map(x => x.error || null) })")}}};

@@ -1,4 +1,5 @@
 // Providers against a local server that speaks their real streaming protocols.
+#include "llm/errors.h"
 #include "llm/provider.h"
 #include "llm/settings.h"
 #include "llm/streaming.h"
@@ -188,6 +189,59 @@ TEST(Retries, ServerErrorThenSuccess) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->attempts, 3);
   EXPECT_EQ(c.restarts, 2);
+}
+
+// Each failure a person can act on is named (details.kind) and says what to do.
+TEST(Errors, EachFailureIsNamedAndSaysWhatToDo) {
+  auto fails_with = [](RawServer& s, const std::string& kind_name, const std::string& model = "gpt-4o") {
+    auto r = provider("openai", s)->complete(request(model), [](const Delta&) {}, CancelToken{});
+    EXPECT_FALSE(r);
+    if (r) return Error{};
+    EXPECT_EQ(kind_of(r.error()), kind_name) << r.error().message;
+    return r.error();
+  };
+  {  // A refused key.
+    RawServer s;
+    s.push({Step::write(RawServer::error_response(401, R"({"error":{"message":"Incorrect API key provided"}})"))});
+    Error e = fails_with(s, "bad-key");
+    EXPECT_NE(e.message.find("OPENAI_API_KEY"), std::string::npos) << e.message;
+  }
+  {  // An unknown model: the models the endpoint lists are named.
+    RawServer s;
+    s.push({Step::write(RawServer::error_response(404, R"({"error":{"message":"The model `gpt-9` does not exist","code":"model_not_found"}})"))});
+    std::string list = RawServer::error_response(200, R"({"data":[{"id":"gpt-4o"},{"id":"gpt-4.1"},{"id":"o3"}]})");
+    s.push({Step::write(list.replace(list.find(" Status"), 7, " OK"))});
+    Error e = fails_with(s, "unknown-model", "gpt-9");
+    EXPECT_EQ(e.code, Code::NotFound);
+    EXPECT_NE(e.message.find("'gpt-9'"), std::string::npos) << e.message;
+    EXPECT_NE(e.message.find("gpt-4o, gpt-4.1, o3"), std::string::npos) << e.message;
+    ASSERT_EQ(s.requests().size(), 2u);
+    EXPECT_NE(s.requests()[1].find("GET /v1/models"), std::string::npos) << s.requests()[1];
+  }
+  {  // A prompt over the context window.
+    RawServer s;
+    s.push({Step::write(RawServer::error_response(400, R"({"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","code":"context_length_exceeded"}})"))});
+    Error e = fails_with(s, "context-overflow");
+    EXPECT_EQ(e.code, Code::OutOfRange);
+  }
+  {  // Overloaded on every attempt.
+    RawServer s;
+    for (int i = 0; i < 4; ++i) s.push({Step::write(RawServer::error_response(529, R"({"error":{"message":"Overloaded"}})"))});
+    Error e = fails_with(s, "overloaded");
+    EXPECT_NE(e.message.find("4 attempts"), std::string::npos) << e.message;
+  }
+  {  // Rate limited on every attempt.
+    RawServer s;
+    for (int i = 0; i < 4; ++i) s.push({Step::write(RawServer::error_response(429, R"({"error":{"message":"slow down"}})"))});
+    Error e = fails_with(s, "rate-limited");
+    EXPECT_EQ(e.code, Code::ResourceExhausted);
+  }
+  {  // The stream cut mid-answer on every attempt: never a half-parsed answer.
+    RawServer s;
+    std::string body = openai_body();
+    for (int i = 0; i < 4; ++i) s.push({Step::write(RawServer::sse_head()), Step::write(body.substr(0, body.size() / 2))});
+    fails_with(s, "stream-dropped");
+  }
 }
 
 TEST(Retries, ClientErrorsAreNotRetried) {
