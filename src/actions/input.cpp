@@ -49,12 +49,18 @@ Result<json> actionable(Context& ctx, const std::string& tab, const std::string&
     if (r->value("ok", false)) {
       if (frame.empty()) return *r;
       // Inside a cross-origin frame: its coordinates moved into the tab's viewport, where input goes.
-      // Input is routed to a frame by what the browser last drew: after the scrolls that brought
-      // the element into view, let two frames be drawn, then read where the frame is.
+      // Input is routed to a frame by what the browser last drew, and a scroll inside an
+      // out-of-process frame reaches the frames above it asynchronously: read where the frame is
+      // until it stays put over two drawn frames (as Playwright waits for a stable box).
       auto wait = std::max(left, std::chrono::milliseconds(1000));
-      TRY(ctx.browser.frame_offset(tab, frame, wait));
-      TRY(ctx.browser.eval_helpers(tab, "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))", wait));
-      auto offset = ctx.browser.frame_offset(tab, frame, wait, false);
+      auto offset = ctx.browser.frame_offset(tab, frame, wait);
+      for (int k = 0; offset && k < 10; ++k) {
+        TRY(ctx.browser.settle_frames(tab, frame, wait));
+        auto now = ctx.browser.frame_offset(tab, frame, wait, false);
+        bool still = now && std::abs(now->first - offset->first) < 0.5 && std::abs(now->second - offset->second) < 0.5;
+        offset = std::move(now);
+        if (still) break;
+      }
       if (!offset) return errorf(offset.error().code, "{} '{}' on tab {}: {}", what, selector, tab, offset.error().message);
       (*r)["x"] = r->value("x", 0.0) + offset->first;
       (*r)["y"] = r->value("y", 0.0) + offset->second;

@@ -127,6 +127,9 @@ class Browser {
   // Where the frame's viewport begins in the tab's viewport, through every frame above it; with
   // `scroll`, each frame element outside its viewport is scrolled into view first (for input).
   Result<std::pair<double, double>> frame_offset(const std::string& tab_id, const std::string& frame, Millis timeout = 10s, bool scroll = true);
+  // Waits until the frame and every frame above it (each its own renderer, perhaps) have drawn two
+  // frames: the browser routes input to an out-of-process frame by what each last drew.
+  Result<void> settle_frames(const std::string& tab_id, const std::string& frame, Millis timeout = 10s);
   // The selector of the frame's element in its parent world, outermost first (for framePath).
   Result<std::vector<std::string>> frame_path(const std::string& tab_id, const std::string& frame);
   // Runs model-written code in the page's main world (execInTab): an expression, statements whose

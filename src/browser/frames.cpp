@@ -224,6 +224,17 @@ Result<std::pair<double, double>> Browser::frame_offset(const std::string& tab_i
   return std::pair<double, double>{x, y};
 }
 
+Result<void> Browser::settle_frames(const std::string& tab_id, const std::string& frame, Millis timeout) {
+  static const std::string two_frames = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))";
+  std::string f = frame;
+  for (int depth = 0; depth < kMaxDepth; ++depth) {
+    TRY(eval_helpers(tab_id, two_frames, timeout, f));
+    if (f.empty()) break;
+    f = TRY(m_impl->frame_owner(tab_id, f)).first;
+  }
+  return {};
+}
+
 Result<std::vector<std::string>> Browser::frame_path(const std::string& tab_id, const std::string& frame) {
   std::vector<std::string> path;
   std::string f = frame;
