@@ -1,4 +1,5 @@
 #include "cli/cli.h"
+#include "cli/doctor.h"
 
 #include "actions/host.h"
 #include "actions/registry.h"
@@ -750,6 +751,15 @@ Result<int> run(int argc, char** argv) {
   serve->add_option("--confirm-timeout", serve_confirm_timeout, "Seconds a sensitive-action question waits for an answer before it counts as deny (default 60)")
       ->check(CLI::Range(1, 3600));
 
+  auto* doctor = app.add_subcommand("doctor", "Check Chromium, the display, the data directory, the profile lock and the model, and say how to fix what fails");
+  std::string doctor_dir;
+  llm::SettingsFlags doctor_settings;
+  doctor->add_option("--data-dir", doctor_dir, "The data directory to check (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
+  doctor->add_option("--provider", doctor_settings.provider, "The provider to test (default: as `ouro run` resolves it)");
+  doctor->add_option("--model", doctor_settings.model, "The model to test");
+  doctor->add_option("--base-url", doctor_settings.base_url, "The provider's base URL");
+  doctor->add_option("--config", doctor_settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
+
   auto* help = app.add_subcommand("help", "Reference documentation");
   bool markdown = false;
   auto* api = help->add_subcommand("api", "Print the REPL API reference (the same text the model is given)");
@@ -766,6 +776,7 @@ Result<int> run(int argc, char** argv) {
   if (*exec) return cmd_exec(exec_flags, code, as_json);
   if (*repl) return cmd_repl(repl_flags);
   if (*runc) return cmd_run(run_flags, rf);
+  if (*doctor) return cmd_doctor(doctor_dir, doctor_settings);
   if (*serve) return cmd_serve(serve_flags, port, !no_open && serve_flags.headed, serve_confirm_timeout);
   if (*api) {
     std::cout << (markdown ? actions::reference_markdown() : actions::reference_text());

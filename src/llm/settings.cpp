@@ -8,15 +8,6 @@ namespace ouro::llm {
 
 namespace {
 
-struct Preset {
-  const char* name;
-  const char* kind;
-  const char* base_url;
-  const char* key_env;
-  const char* model;
-  const char* sub_model;
-};
-
 // OpenAI-compatible services differ only in base URL, key variable and model names.
 const Preset kPresets[] = {
     {"anthropic", "anthropic", "", "ANTHROPIC_API_KEY", "claude-sonnet-4-20250514", "claude-haiku-4-5-20251001"},
@@ -44,6 +35,11 @@ const Preset* preset(const std::string& name) {
 }
 
 }  // namespace
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> all(std::begin(kPresets), std::end(kPresets));
+  return all;
+}
 
 std::string default_config_path() {
   std::string base = env("XDG_CONFIG_HOME");

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ouro::llm {
 
@@ -24,6 +25,17 @@ struct SettingsFlags {
   std::optional<double> temperature;
   std::optional<std::string> thinking;  // a budget in tokens, or "off"
 };
+
+// A named provider: the services ouro knows by name and their defaults.
+struct Preset {
+  const char* name;
+  const char* kind;      // "anthropic" | "openai"
+  const char* base_url;  // "" = the kind's default
+  const char* key_env;   // "" = needs no key (a local server)
+  const char* model;
+  const char* sub_model;
+};
+const std::vector<Preset>& presets();
 
 // Resolves settings. Fails with a message saying how to fix it when no provider or key is found.
 Result<Settings> resolve_settings(const SettingsFlags& flags);

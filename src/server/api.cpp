@@ -274,6 +274,10 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
     } else if (parts.size() == 2 && parts[1] == "settings") {
       if (m == "GET") return from(runs->settings());
       if (m == "PUT" || m == "POST") return from(runs->update_settings(body));
+    } else if (parts.size() == 3 && parts[1] == "settings" && parts[2] == "test" && m == "POST") {
+      return from(runs->test_connection(body));
+    } else if (parts.size() == 2 && parts[1] == "providers" && m == "GET") {
+      return json_response(200, runs->providers());
     }
     return no_such_endpoint(r);
   }

@@ -1,4 +1,5 @@
 #include "server/runs.h"
+#include "llm/setup.h"
 
 #include "server/conversation.h"
 #include "server/sites.h"
@@ -388,8 +389,31 @@ Result<json> RunManager::settings() {
     if (!s.contains(k)) s[k] = nullptr;
   if (!s.contains("max_iterations")) s["max_iterations"] = 25;
   s["default_context"] = m_config.mine_by_default ? "mine" : "clean";
+  // Whether a run could start now (stored settings, environment, config file), and if not, why.
+  if (auto r = resolve(json::object())) {
+    s["configured"] = true;
+    s["effective"] = r->to_public_json();
+  } else {
+    s["configured"] = false;
+    s["configured_error"] = r.error().message;
+  }
   s["allowed_sites"] = remembered_sites(m_db);
   return s;
+}
+
+json RunManager::providers() { return llm::provider_catalog(); }
+
+Result<json> RunManager::test_connection(const json& body) {
+  if (!body.is_object()) return errorf(Code::InvalidArgument, "a connection test takes the settings to try as an object, got {}", describe(body));
+  json options = json::object();
+  for (const char* k : {"provider", "model", "sub_model", "base_url", "api_key"})
+    if (body.contains(k) && body[k].is_string() && !body[k].get<std::string>().empty()) options[k] = body[k];
+  auto settings = resolve(options);
+  if (!settings) {
+    std::string kind = settings.error().details.is_object() ? settings.error().details.value("kind", "setup") : "setup";
+    return json{{"ok", false}, {"kind", kind}, {"error", settings.error().message}};
+  }
+  return llm::test_connection(*settings);
 }
 
 Result<json> RunManager::update_settings(const json& body) {
@@ -447,7 +471,15 @@ Result<llm::Settings> RunManager::resolve(const json& options) {
   f.sub_model = pick("sub_model");
   f.base_url = pick("base_url");
   if (std::string key = stored_api_key(); !key.empty()) f.api_key = key;
-  auto settings = TRY(llm::resolve_settings(f));
+  if (auto it = options.find("api_key"); it != options.end() && it->is_string() && !it->get<std::string>().empty()) f.api_key = it->get<std::string>();
+  auto resolved = llm::resolve_settings(f);
+  if (!resolved && resolved.error().code == Code::FailedPrecondition)
+    // In the Command Center there are no flags to pass: Settings is where a model is chosen.
+    return make_error(Code::FailedPrecondition,
+                      "no model is configured: open Settings (⚙) and choose a provider — a hosted one with its API key, or a local "
+                      "server (Ollama, LM Studio, vLLM, llama.cpp) — then Test connection. Without a model, the REPL and tabs still work.",
+                      {{"kind", "no-model"}});
+  auto settings = TRY(std::move(resolved));
   // The run's options, then Settings, over what the environment and config file give.
   for (const json* from : {static_cast<const json*>(&s), &options}) {
     json given = json::object();

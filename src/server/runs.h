@@ -75,6 +75,10 @@ class RunManager {
   // only ever returned masked.
   Result<json> settings();
   Result<json> update_settings(const json& body);
+  // The providers to choose from (local servers probed), and a one-token test of the settings
+  // with the body's overrides (provider, model, sub_model, base_url, api_key) — for Settings.
+  json providers();
+  Result<json> test_connection(const json& body);
 
   // A run's stored events with seq > after (at most 100,000), or NotFound.
   Result<json> events(const std::string& run_id, int64_t after);

@@ -59,8 +59,12 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path) {
   db->m_path = path;
   if (path != ":memory:") {
     std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+    auto dir = std::filesystem::path(path).parent_path();
+    bool existed = dir.empty() || std::filesystem::exists(dir, ec);
+    std::filesystem::create_directories(dir, ec);
     if (ec) return errorf(Code::FailedPrecondition, "cannot create the data directory for {}: {} (set OURO_DATA_DIR to a writable place)", path, ec.message());
+    // A data directory ouro creates holds runs, stored values and downloads: the user's alone.
+    if (!existed) std::filesystem::permissions(dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
   }
   if (sqlite3_open_v2(path.c_str(), &db->m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
     std::string msg = db->m_db ? sqlite3_errmsg(db->m_db) : "out of memory";

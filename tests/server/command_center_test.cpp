@@ -21,7 +21,8 @@ struct CommandCenter {
   std::unique_ptr<server::ApiServer> api;
   std::string tab;
 
-  CommandCenter() {
+  // configured: a model is set before the page opens (else the Command Center opens Settings).
+  explicit CommandCenter(bool configured = true) {
     auto s = session::Session::start(test_options());
     if (!s) throw std::runtime_error(s.error().message);
     base = std::move(*s);
@@ -32,6 +33,10 @@ struct CommandCenter {
     auto a = server::ApiServer::start(*base->runtime()->io, 0, *runs, base->runtime());
     if (!a) throw std::runtime_error(a.error().message);
     api = std::move(*a);
+    if (configured) {
+      auto r = runs->update_settings({{"provider", "script:" + script_file({{{"text", repl_reply("setFinal(1)")}}})}});
+      if (!r) throw std::runtime_error(r.error().message);
+    }
     // The person at the Command Center: a session of its own, in its own context.
     auto opts = test_options();
     opts.isolated = true;
@@ -93,6 +98,29 @@ TEST(CommandCenter, SubmitWatchTokensStreamAndExpandAnIteration) {
   EXPECT_NE(cc.js("await getText(t, 'details.iter:first-child')").get<std::string>().find("log: heading read"), std::string::npos);
   EXPECT_NE(cc.js("await getText(t, '#totals')").get<std::string>().find("2 iterations"), std::string::npos);
   cc.shot("command-center-done.png");
+}
+
+// A first run with no model anywhere: Settings opens by itself, says what to do and what still
+// works, lists the providers (local servers probed), and Test connection says exactly what failed.
+TEST(CommandCenter, AFirstRunWithoutAModelOpensSettingsWithTheProviders) {
+  const char* keys[] = {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OURO_PROVIDER", "OURO_API_KEY"};
+  for (const char* k : keys) ASSERT_EQ(std::getenv(k), nullptr) << k << " is set in the test's environment";
+  setenv("OURO_CONFIG", "/nonexistent/ouro-config.json", 1);
+  CommandCenter cc(false);
+  cc.until("document.getElementById('settings-dialog').open");
+  std::string hint = cc.js("await getText(t, '#setup-hint')");
+  EXPECT_NE(hint.find("choose a provider"), std::string::npos) << hint;
+  EXPECT_NE(hint.find("REPL"), std::string::npos) << "says what still works: " << hint;
+  EXPECT_EQ(hint.find("--provider"), std::string::npos) << "no command-line flags in the Command Center: " << hint;
+  cc.until("document.getElementById('provider-pick').options.length > 8");
+  std::string options = cc.js("await execInTab(t, \"[...document.getElementById('provider-pick').options].map(o => o.text).join('|')\")");
+  EXPECT_NE(options.find("anthropic — needs ANTHROPIC_API_KEY"), std::string::npos) << options;
+  EXPECT_NE(options.find("ollama — not running here"), std::string::npos) << options;
+  // Choosing a local server that is not running, then testing: the failure says so.
+  cc.js("await select(t, '#provider-pick', 'vllm'); await click(t, '#settings-test')");
+  std::string result = cc.until("(t => t.startsWith('✗') && t)(document.getElementById('test-result').textContent)");
+  EXPECT_NE(result.find("connection"), std::string::npos) << result;
+  unsetenv("OURO_CONFIG");
 }
 
 TEST(CommandCenter, TheTokenLeavesTheAddressBarAndAReloadStillWorks) {

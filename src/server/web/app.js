@@ -400,6 +400,7 @@
     } catch (err) {
       addMessage('partial', err.message);
       setRunning(false);
+      if (/no model is configured/.test(err.message)) openSettings(err.message);
     }
   });
   // My browser or a clean session: the server's default (My browser when the profile is the
@@ -449,14 +450,55 @@
     if (!h.hidden) refreshHistory();
   };
 
-  $('settings-btn').onclick = async () => {
+  // Settings: what is stored, the providers to choose from (local servers probed), a connection
+  // test. Opened by itself when no model is configured, saying what still works without one.
+  async function openSettings(reason) {
     const s = await api('GET', '/api/settings');
+    const hint = $('setup-hint');
+    hint.hidden = !reason && s.configured !== false;
+    hint.textContent = reason || (s.configured === false ? s.configured_error : '');
+    $('test-result').textContent = '';
+    fillProviders();
     const f = $('settings-form');
     for (const k of ['provider', 'model', 'sub_model', 'base_url', 'max_iterations', 'max_tokens', 'temperature', 'thinking']) f.elements[k].value = s[k] ?? '';
     f.elements.api_key.value = '';
     $('key-hint').textContent = s.api_key ? `A key is stored (${s.api_key}). Leave empty to keep it.` : 'No key stored: the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, OURO_API_KEY) is used.';
     showSites(s.allowed_sites || []);
-    $('settings-dialog').showModal();
+    if (!$('settings-dialog').open) $('settings-dialog').showModal();
+  }
+  $('settings-btn').onclick = () => openSettings();
+  let catalog = [];
+  async function fillProviders() {
+    try { catalog = await api('GET', '/api/providers'); } catch (_) { return; }
+    const pick = $('provider-pick');
+    pick.length = 1;
+    for (const p of catalog) {
+      const state = p.local ? (p.reachable ? `running here (${(p.models || []).length} models)` : 'not running here')
+                            : (p.key_set ? `${p.key_env} is set` : `needs ${p.key_env}`);
+      pick.append(new Option(`${p.name} — ${state}`, p.name));
+    }
+  }
+  $('provider-pick').onchange = () => {
+    const p = catalog.find(x => x.name === $('provider-pick').value);
+    const f = $('settings-form');
+    if (!p) { $('provider-pick-hint').textContent = ''; return; }
+    f.elements.provider.value = p.name;
+    f.elements.model.value = p.local && p.models && p.models.length ? p.models[0] : p.model;
+    f.elements.sub_model.value = p.local && p.models && p.models.length ? p.models[0] : p.sub_model;
+    f.elements.base_url.value = '';
+    $('provider-pick-hint').textContent = p.local
+      ? (p.reachable ? `A local server at ${p.base_url}; no key needed.` : `Start it first: it is expected at ${p.base_url}.`)
+      : (p.key_set ? `The key comes from ${p.key_env} in ouro's environment.` : `Paste a key below, or set ${p.key_env} where ouro runs.`);
+  };
+  $('settings-test').onclick = async () => {
+    const f = $('settings-form');
+    const body = {};
+    for (const k of ['provider', 'model', 'sub_model', 'base_url', 'api_key']) if (f.elements[k].value) body[k] = f.elements[k].value;
+    $('test-result').textContent = 'Testing…';
+    try {
+      const r = await api('POST', '/api/settings/test', body);
+      $('test-result').textContent = r.ok ? `✓ ${r.model} answered in ${Math.round(r.ms)} ms` : `✗ ${r.kind}: ${r.error}`;
+    } catch (err) { $('test-result').textContent = '✗ ' + err.message; }
   };
   // The sites allowed "always", each revocable at once.
   function showSites(sites) {
@@ -494,4 +536,6 @@
   });
 
   refreshHistory();
+  // A first run: no model anywhere (settings, environment, config file) → Settings, with the reason.
+  api('GET', '/api/settings').then(s => { if (s.configured === false) openSettings(s.configured_error); }).catch(() => {});
 })();
