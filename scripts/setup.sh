@@ -8,6 +8,7 @@ packages=(
   libboost1.81-dev libboost-url1.81-dev nlohmann-json3-dev libexpected-dev libfmt-dev libspdlog-dev libcli11-dev
   libsqlite3-dev libgtest-dev libgmock-dev libjavascriptcoregtk-4.1-dev libseccomp-dev libcurl4-openssl-dev
   chromium fonts-dejavu-core
+  libsecret-1-dev gnome-keyring dbus-daemon
 )
 
 missing=()

@@ -1,4 +1,5 @@
 #include "cli/cli.h"
+#include "cli/auth.h"
 #include "cli/doctor.h"
 
 #include "actions/host.h"
@@ -525,7 +526,10 @@ struct RunFlags {
 Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   if (rf.task.find_first_not_of(" \t\n") == std::string::npos)
     return make_error(Code::InvalidArgument, "run needs a task: ouro run \"Summarize the unread emails in my inbox\" --url https://mail.example.com");
-  auto settings = TRY(llm::resolve_settings(rf.settings));
+  llm::SettingsFlags sf = rf.settings;
+  // Keys `ouro auth set` kept in the file when there was no keyring.
+  sf.secrets_path = (flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/secrets.json";
+  auto settings = TRY(llm::resolve_settings(sf));
   auto provider = TRY(llm::make_provider(settings.spec));
   std::unique_ptr<std::ofstream> trace;
   if (!rf.trace.empty()) {
@@ -760,6 +764,17 @@ Result<int> run(int argc, char** argv) {
   doctor->add_option("--base-url", doctor_settings.base_url, "The provider's base URL");
   doctor->add_option("--config", doctor_settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
 
+  auto* auth = app.add_subcommand("auth", "API keys: in the OS keyring when one answers on the session bus, else in a 0600 file");
+  std::string auth_provider, auth_dir;
+  auto* auth_set = auth->add_subcommand("set", "Store the provider's API key, read from standard input");
+  auth_set->add_option("provider", auth_provider, "anthropic, openai, openrouter, groq, nvidia, together, deepseek, or a base URL")->required();
+  auto* auth_rm = auth->add_subcommand("rm", "Forget the provider's stored API key");
+  auth_rm->add_option("provider", auth_provider, "The provider")->required();
+  auto* auth_status = auth->add_subcommand("status", "Where keys are kept, and where each provider's key comes from");
+  for (auto* sub : {auth_set, auth_rm, auth_status})
+    sub->add_option("--data-dir", auth_dir, "Data directory of the file fallback (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
+  auth->require_subcommand(1);
+
   auto* help = app.add_subcommand("help", "Reference documentation");
   bool markdown = false;
   auto* api = help->add_subcommand("api", "Print the REPL API reference (the same text the model is given)");
@@ -777,6 +792,8 @@ Result<int> run(int argc, char** argv) {
   if (*repl) return cmd_repl(repl_flags);
   if (*runc) return cmd_run(run_flags, rf);
   if (*doctor) return cmd_doctor(doctor_dir, doctor_settings);
+  if (*auth) return cmd_auth(*auth_set ? "set" : *auth_rm ? "rm" : "status", auth_provider, auth_dir);
+  (void)auth_status;
   if (*serve) return cmd_serve(serve_flags, port, !no_open && serve_flags.headed, serve_confirm_timeout);
   if (*api) {
     std::cout << (markdown ? actions::reference_markdown() : actions::reference_text());

@@ -115,7 +115,9 @@ int cmd_doctor(const std::string& data_dir, const llm::SettingsFlags& settings) 
   check_display(r);
   check_data_dir(r, dir);
   check_profile(r, dir);
-  check_model(r, settings);
+  llm::SettingsFlags with_file = settings;
+  with_file.secrets_path = dir + "/secrets.json";
+  check_model(r, with_file);
   std::cout << (r.failures ? fmt::format("\n{} problem{} to fix.\n", r.failures, r.failures == 1 ? "" : "s") : "\nAll good.\n");
   return r.failures ? 1 : 0;
 }

@@ -1,4 +1,5 @@
 #include "llm/settings.h"
+#include "llm/keyring.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -122,8 +123,17 @@ Result<Settings> resolve_settings(const SettingsFlags& flags) {
   if (flags.temperature) params["temperature"] = *flags.temperature;
   if (flags.thinking) params["thinking"] = *flags.thinking;
   s.params = TRY(parse_model_params(params, "settings"));
-  s.spec.api_key = pick(flags.api_key, "OURO_API_KEY", "api_key");
+  // The key: a flag, then the environment (it wins over anything stored), then the OS keyring,
+  // then the 0600 secrets file `ouro auth set` falls back to, then the config file.
+  if (flags.api_key && !flags.api_key->empty()) s.spec.api_key = *flags.api_key;
+  if (s.spec.api_key.empty()) s.spec.api_key = env("OURO_API_KEY");
   if (s.spec.api_key.empty() && !key_env.empty()) s.spec.api_key = env(key_env.c_str());
+  if (s.spec.api_key.empty() && s.spec.kind != "script") {
+    if (auto k = keyring_lookup(s.provider)) s.spec.api_key = *k;
+    else if (flags.secrets_path)
+      if (auto f = key_file_lookup(*flags.secrets_path, s.provider)) s.spec.api_key = *f;
+  }
+  if (s.spec.api_key.empty() && file.contains("api_key") && file["api_key"].is_string()) s.spec.api_key = file["api_key"];
   if (s.spec.api_key.empty() && file.contains("api_keys") && file["api_keys"].is_object())
     s.spec.api_key = file["api_keys"].value(s.provider, std::string());
   return s;

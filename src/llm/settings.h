@@ -24,6 +24,8 @@ struct SettingsFlags {
   std::optional<int> max_tokens;
   std::optional<double> temperature;
   std::optional<std::string> thinking;  // a budget in tokens, or "off"
+  // Where `ouro auth set` keeps keys when there is no keyring (<data dir>/secrets.json).
+  std::optional<std::string> secrets_path;
 };
 
 // A named provider: the services ouro knows by name and their defaults.

@@ -1,5 +1,7 @@
 #include "server/runs.h"
+#include "base/private_file.h"
 #include "llm/setup.h"
+#include "llm/keyring.h"
 
 #include "server/conversation.h"
 #include "server/sites.h"
@@ -35,15 +37,6 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string random_suffix(int length) {
-  static std::mutex mutex;
-  static std::mt19937_64 rng{std::random_device{}()};
-  static const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
-  std::lock_guard lock(mutex);
-  std::string out;
-  for (int i = 0; i < length; ++i) out += digits[rng() % 36];
-  return out;
-}
 
 
 json row_json(const store::Database::RunRow& r) {
@@ -135,49 +128,6 @@ Result<void> check_options(const json& options) {
   return {};
 }
 
-// Writes a file only its owner may read, whole or not at all: a new file is created with mode
-// 0600 (never wider, not even for a moment), written, flushed to disk and renamed over the old
-// one, so a reader sees the old content or the new, never a part.
-Result<void> write_private_file(const std::string& path, const std::string& content) {
-  std::string tmp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
-    tmp = path + ".tmp-" + random_suffix(12);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0 && errno != EEXIST) return errorf(Code::Internal, "cannot create {}: {}", tmp, std::strerror(errno));
-  }
-  if (fd < 0) return errorf(Code::Internal, "cannot create a temporary file next to {}", path);
-  auto fail = [&](const char* what) {
-    int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return errorf(Code::Internal, "cannot {} {}: {}", what, tmp, std::strerror(err));
-  };
-  for (size_t done = 0; done < content.size();) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail("write");
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) return fail("flush");
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return errorf(Code::Internal, "cannot write {}: {}", tmp, std::strerror(err));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return errorf(Code::Internal, "cannot replace {}: {}", path, std::strerror(err));
-  }
-  // The rename itself reaches the disk with the directory.
-  std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
-  if (int d = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); d >= 0) {
-    (void)::fsync(d);
-    ::close(d);
-  }
-  return {};
-}
 
 }  // namespace
 
@@ -372,6 +322,11 @@ Result<json> RunManager::stored_llm_settings() {
 }
 
 std::string RunManager::stored_api_key() {
+  auto stored = stored_llm_settings();
+  std::string provider = stored && stored->contains("provider") && (*stored)["provider"].is_string() ? (*stored)["provider"].get<std::string>() : "";
+  if (provider.empty()) provider = "default";
+  if (auto k = llm::keyring_lookup(provider)) return *k;
+  if (auto k = llm::key_file_lookup(m_config.data_dir + "/secrets.json", provider)) return *k;
   std::ifstream in(m_config.data_dir + "/secrets.json");
   if (!in) return "";
   std::stringstream ss;
@@ -385,6 +340,7 @@ Result<json> RunManager::settings() {
   json s = TRY(stored_llm_settings());
   std::string key = stored_api_key();
   s["api_key"] = key.empty() ? json(nullptr) : json(mask(key));
+  s["key_store"] = llm::keyring_available() ? "keyring" : "file";
   for (const char* k : kStringOptions)
     if (!s.contains(k)) s[k] = nullptr;
   if (!s.contains("max_iterations")) s["max_iterations"] = 25;
@@ -448,11 +404,18 @@ Result<json> RunManager::update_settings(const json& body) {
     }
   TRY(m_db.set_setting("llm", dump_json(s)));
   if (body.contains("api_key")) {
+    // Kept under the provider it is for: in the OS keyring when one answers, else the 0600 file.
     std::string path = m_config.data_dir + "/secrets.json";
-    if (body["api_key"].is_string()) {
-      TRY(write_private_file(path, dump_json(json{{"api_key", body["api_key"]}})));
-    } else if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return errorf(Code::Internal, "cannot remove {}: {}", path, std::strerror(errno));
+    std::string provider = s.contains("provider") && s["provider"].is_string() && !s["provider"].get<std::string>().empty()
+                               ? s["provider"].get<std::string>()
+                               : "default";
+    if (body["api_key"].is_string() && !body["api_key"].get<std::string>().empty()) {
+      std::string key = body["api_key"].get<std::string>();
+      if (!(llm::keyring_available() && llm::keyring_store(provider, key))) TRY(llm::key_file_store(path, provider, key));
+      else (void)llm::key_file_store(path, provider, "");  // one place only
+    } else {
+      (void)llm::keyring_clear(provider);  // best effort: there may be none
+      if (std::filesystem::exists(path)) TRY(llm::key_file_store(path, provider, ""));
     }
   }
   return settings();

@@ -318,6 +318,7 @@ TEST(Api, RunOptionsAreCheckedFieldByField) {
 }
 
 TEST(Api, SecretsAreWrittenWholeAndPrivate) {
+  unsetenv("DBUS_SESSION_BUS_ADDRESS");  // no keyring: the file fallback is what this checks
   Server s;
   std::string path = s.data_dir + "/secrets.json";
   std::vector<std::string> keys;
@@ -335,7 +336,9 @@ TEST(Api, SecretsAreWrittenWholeAndPrivate) {
       struct stat st;
       if (stat(path.c_str(), &st) == 0 && (st.st_mode & 0777) != 0600) ++wide;
       json j = parse_json(ss.str()).value_or(json());
-      if (!j.is_object() || !j.contains("api_key") || !written.count(j["api_key"].get<std::string>())) ++torn;
+      // Without a keyring (no session bus here) the key is kept in the file under its provider.
+      const json key = j.is_object() && j.contains("api_keys") && j["api_keys"].is_object() ? j["api_keys"].value("default", json()) : json();
+      if (!key.is_string() || !written.count(key.get<std::string>())) ++torn;
       ++reads;
     }
   });

@@ -462,7 +462,10 @@
     const f = $('settings-form');
     for (const k of ['provider', 'model', 'sub_model', 'base_url', 'max_iterations', 'max_tokens', 'temperature', 'thinking']) f.elements[k].value = s[k] ?? '';
     f.elements.api_key.value = '';
-    $('key-hint').textContent = s.api_key ? `A key is stored (${s.api_key}). Leave empty to keep it.` : 'No key stored: the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, OURO_API_KEY) is used.';
+    const where = s.key_store === 'keyring' ? 'in the OS keyring' : 'in a file only you can read (no keyring answers on this session)';
+    $('key-hint').textContent = (s.api_key ? `A key is stored ${where} (${s.api_key}). Leave empty to keep it.`
+                                           : `No key stored; a key saved here goes ${where}.`) +
+                                ' Environment variables (ANTHROPIC_API_KEY, OPENAI_API_KEY, OURO_API_KEY) win over it.';
     showSites(s.allowed_sites || []);
     if (!$('settings-dialog').open) $('settings-dialog').showModal();
   }

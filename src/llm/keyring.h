@@ -1,0 +1,27 @@
+// API keys in the OS keyring (seed 000 §10, issue 15): the Secret Service on the session bus
+// (GNOME Keyring, KWallet's bridge, KeePassXC …), through libsecret, one item per provider
+// ("ouro API key (anthropic)"). Without a session bus or a Secret Service answering, callers keep
+// keys in the 0600 file instead and say so. Every call gives up within a few seconds (a locked
+// keyring that would prompt, a bus that does not answer) rather than hang a run.
+#pragma once
+
+#include "base/error.h"
+
+#include <optional>
+#include <string>
+
+namespace ouro::llm {
+
+// Whether a Secret Service answers on the session bus (never autolaunches a bus).
+bool keyring_available();
+Result<void> keyring_store(const std::string& provider, const std::string& key);
+// nullopt when the keyring has no key for the provider (or there is no keyring).
+std::optional<std::string> keyring_lookup(const std::string& provider);
+Result<void> keyring_clear(const std::string& provider);
+
+// The 0600 file fallback (<data dir>/secrets.json: {"api_keys": {provider: key}}), written whole
+// by rename.
+Result<void> key_file_store(const std::string& path, const std::string& provider, const std::string& key);
+std::optional<std::string> key_file_lookup(const std::string& path, const std::string& provider);
+
+}  // namespace ouro::llm
