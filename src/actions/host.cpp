@@ -109,7 +109,10 @@ Host::Outcome Host::run(const std::string& function, const json& args) {
   return {std::move(fitted.value), std::move(fitted.truncated)};
 }
 
-Result<void> Host::check_permission(const Capability& cap, const json& args) {
+Result<void> Host::check_permission(const Capability& cap, const json& args) { return impl::permit(*m_ctx, cap, args); }
+
+Result<void> impl::permit(Context& ctx, const Capability& cap, const json& args) {
+  auto* m_ctx = &ctx;
   Permission level = cap.permission;
   if (auto o = m_ctx->permission_overrides.find(cap.name); o != m_ctx->permission_overrides.end()) level = static_cast<Permission>(o->second);
   if (level == Permission::Auto) return {};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "actions/context.h"
+#include "actions/registry.h"
 #include "base/json.h"
 
 namespace ouro::actions::impl {
@@ -32,7 +33,14 @@ OURO_CAP(ask_user);
 OURO_CAP(llm_query); OURO_CAP(llm_batch);
 // Internal: the REPL's answer for a request paused for an interceptRequests handler.
 OURO_CAP(resolve_intercept);
+// The act() of the command language (act.cpp): commands or a plain sentence, run step by step.
+OURO_CAP(act);
 #undef OURO_CAP
+
+// A capability's permission level in this context (settings, the run's options): auto passes,
+// deny is an error, ask asks through the run's confirmation channel. Host checks it for every
+// call; act() for each capability a command uses.
+Result<void> permit(Context& ctx, const Capability& cap, const json& args);
 
 // A request paused by the Fetch domain (network thread): hands it to the matching handler.
 void on_request_paused(Context& ctx, const std::string& tab, const json& params);

@@ -92,6 +92,15 @@ std::vector<Capability> build() {
   host(g, "hover", {kTab, {"selector", "string"}}, "{ element: string }", "Moves the mouse over the element.", Risk::Read, hover);
   host(g, "select", {kTab, {"selector", "string"}, {"value", "string|string[]"}}, "{ selected: string[] }",
        "Chooses option(s) of a <select> by value or visible label.", Risk::Act, select);
+  host(g, "act", {kTab, {"commands", "string|string[]"}, {"options", "{ timeout?: number(0..120000), dryRun?: boolean }", true}},
+       "{ ok: boolean, steps: Array<{ command: string, status: 'done'|'failed'|'skipped'|'planned', did?: string, target?: object, error?: string, data?: any, ms?: number }>, "
+       "parsed: { intent: string, primaryGoal: string, constraints: object, successCriteria: string[], plan: string[] }, criteria: Array<{ criterion: string, met: boolean }>, url: string, title: string, error?: string }",
+       "Runs the command language without a model, one step at a time: navigate URL, back, click/hover/focus/expand TARGET, "
+       "type \"TEXT\" into TARGET (TEXT may be secret:NAME), select \"OPTION\" from TARGET, choose \"OPTION\", check/uncheck TARGET, "
+       "press KEY, scroll down|up|to TARGET, wait for TARGET|\"text\"|load, extract FIELDS from TARGET, submit — newline- or ;-separated, or a plain "
+       "instruction ('Enter \"Kathy\" into the name field and press Submit'). TARGET: a ref, a selector, or words ('the Sign in button', "
+       "'the third link'); an ambiguous or unknown target fails with the candidates, never a guess. Stops at the first failed step.",
+       Risk::Act, act);
   host(g, "dismissOverlays", {kTab}, "{ dismissed: Array<{ kind: string, element: string, pressed: string, choice: string }>, remaining: Array<{ kind: string, element: string, why: string }> }",
        "Gets cookie-consent banners, modals and overlays out of the way by pressing the button a person would: for consent the most "
        "private choice (reject / only necessary), else close; accept only when there is nothing else. Tried once by itself when a "

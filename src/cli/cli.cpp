@@ -59,7 +59,8 @@ struct CommonFlags {
 };
 
 void add_common(CLI::App* cmd, CommonFlags& f) {
-  cmd->add_option("--url", f.urls, "Open URL in a tab before running (repeat for more tabs)");
+  // Repeatable options take one value each, so a positional after them is not swallowed.
+  cmd->add_option("--url", f.urls, "Open URL in a tab before running (repeat for more tabs)")->allow_extra_args(false);
   cmd->add_flag("--headed", f.headed, "Show the browser window (default: headless)");
   cmd->add_option("--browser", f.browser_ws,
                   "Attach to a running browser instead of launching one: ws://host:port/devtools/browser/…, or auto (the "
@@ -73,16 +74,19 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_option("--action-timeout", f.action_timeout_ms, "Milliseconds click/type/… wait for an element (default 5000)")->check(CLI::Range(0, 120000));
   cmd->add_option("--secret", f.secrets,
                   "NAME@DOMAIN[,DOMAIN]: a secret the code uses as secret(\"NAME\") in type()/fill() on those sites only, never seeing it; "
-                  "the value comes from $OURO_SECRET_NAME (repeatable)");
+                  "the value comes from $OURO_SECRET_NAME (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_flag("--allow-request-modification", f.allow_request_modification,
                 "Let interceptRequests handlers block, rewrite or answer requests (default: observe only)");
   cmd->add_flag("--reveal-httponly-cookies", f.reveal_http_only,
                 "Let getCookies show the values of HttpOnly cookies (default: redacted; they are the session's keys)");
   cmd->add_option("--allow-domain", f.allow_domains,
-                  "A site the run may reach besides those of its URLs: example.com, *.example.com, 127.0.0.1:8080 (repeatable)");
+                  "A site the run may reach besides those of its URLs: example.com, *.example.com, 127.0.0.1:8080 (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--upload-dir", f.upload_dirs,
                   "A folder upload() may take files from, besides the session's downloads folder (repeatable)")
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::ExistingDirectory)
+      ->allow_extra_args(false);
   cmd->add_option("--mode", f.mode,
                   "careful (default: asks before any write and before leaving the allowed sites) or autonomous (asks nothing; "
                   "still refuses to leave them)")
@@ -290,10 +294,10 @@ class TerminalConfirmer {
   std::mutex m_mutex;
 };
 
-Result<int> cmd_exec(const CommonFlags& flags, std::string code, bool as_json) {
-  if (code == "-") code = read_all_stdin();
-  if (code.empty()) return make_error(Code::InvalidArgument, "exec needs code: ouro exec 'document.title' or ouro exec - < script.js");
-  // You at the keyboard: no gate unless you ask for one (then it asks you on the terminal).
+// Runs one snippet in a fresh session and hands its result to `show`, which says the exit code.
+// You at the keyboard: no gate unless you ask for one (then it asks you on the terminal).
+template <class Show>
+Result<int> eval_once(const CommonFlags& flags, const std::string& code, Show show) {
   bool gated = !flags.allow_domains.empty() || !flags.mode.empty();
   // Declared before the session, so they outlive the hooks that use them.
   std::atomic<bool> interrupted{false};
@@ -321,11 +325,49 @@ Result<int> cmd_exec(const CommonFlags& flags, std::string code, bool as_json) {
     std::cerr << "error: " << error_text(r) << "\n";
     return interrupted ? 130 : 1;
   }
-  const json& shown = r.final ? *r.final : r.value;
-  print_value(shown, as_json);
-  std::cerr << (r.final ? "setFinal " : "") << jsrt::summarize_value(shown) << "\n" << fmt::format("({:.1f} ms)", r.ms) << "\n";
+  int rc = show(r);
   for (const auto& n : s->host().take_notes()) std::cerr << "note: " << n << "\n";
-  return 0;
+  return rc;
+}
+
+Result<int> cmd_exec(const CommonFlags& flags, std::string code, bool as_json) {
+  if (code == "-") code = read_all_stdin();
+  if (code.empty()) return make_error(Code::InvalidArgument, "exec needs code: ouro exec 'document.title' or ouro exec - < script.js");
+  return eval_once(flags, code, [as_json](const jsrt::EvalResult& r) {
+    const json& shown = r.final ? *r.final : r.value;
+    print_value(shown, as_json);
+    std::cerr << (r.final ? "setFinal " : "") << jsrt::summarize_value(shown) << "\n" << fmt::format("({:.1f} ms)", r.ms) << "\n";
+    return 0;
+  });
+}
+
+// ouro do: the command language (or a plain instruction) on the first tab, no model; a line per step.
+Result<int> cmd_do(const CommonFlags& flags, std::string commands, bool as_json, bool dry_run) {
+  if (commands == "-") commands = read_all_stdin();
+  if (commands.find_first_not_of(" \t\r\n") == std::string::npos)
+    return make_error(Code::InvalidArgument, "do needs commands: ouro do --url https://example.com 'click the More information link' (or - for stdin)");
+  json opts = {{"dryRun", dry_run}};
+  std::string code = "await act(activeTab, " + json(commands).dump() + ", " + opts.dump() + ")";
+  return eval_once(flags, code, [as_json](const jsrt::EvalResult& r) {
+    const json& v = r.value;
+    if (as_json) {
+      std::cout << v.dump(2) << "\n";
+    } else if (v.is_object()) {
+      for (const auto& st : get_array(v, "steps")) {
+        std::string status = get_str(st, "status");
+        const char* mark = status == "done" ? "✓" : status == "failed" ? "✗" : status == "planned" ? "→" : "·";
+        std::cout << mark << " " << get_str(st, "command");
+        if (!get_str(st, "did").empty()) std::cout << " — " << get_str(st, "did");
+        if (!get_str(st, "note").empty()) std::cout << " (" << get_str(st, "note") << ")";
+        if (st.contains("ms")) std::cout << fmt::format("  [{} ms]", st["ms"].get<long>());
+        std::cout << "\n";
+        if (status == "failed") std::cout << "  " << get_str(st, "error") << "\n";
+        if (st.contains("data") && get_str(st, "command").rfind("extract", 0) == 0) std::cout << st["data"].dump(2) << "\n";
+      }
+      std::cout << get_str(v, "url") << (get_str(v, "title").empty() ? "" : " — " + get_str(v, "title")) << "\n";
+    }
+    return v.is_object() && get_bool(v, "ok") ? 0 : 1;
+  });
 }
 
 // Whether the input so far is an unfinished statement (open brackets, template or trailing '\').
@@ -702,6 +744,23 @@ Result<int> run(int argc, char** argv) {
   exec->add_option("code", code, "JavaScript (statements, top-level await; the last value or setFinal() is printed), or - for stdin")->required();
   exec->footer("Example: ouro exec --url https://example.com 'await getText(activeTab, \"h1\")'");
 
+  CommonFlags do_flags;
+  std::string do_commands;
+  bool do_json = false, do_dry = false;
+  auto* doc = app.add_subcommand("do", "Run commands or a plain instruction on the page without a model: click, type, select, check, press, …");
+  add_common(doc, do_flags);
+  doc->add_flag("--json", do_json, "Print act()'s whole result as JSON");
+  doc->add_flag("--dry-run", do_dry, "Print the plan without touching the page");
+  doc->add_option("commands", do_commands,
+                  "Commands, newline- or ;-separated (navigate URL; click TARGET; type \"TEXT\" into TARGET; select \"OPTION\" from TARGET; "
+                  "check/uncheck TARGET; press KEY; scroll down|up|to TARGET; wait for TARGET|\"text\"|load; extract FIELDS from TARGET; "
+                  "submit), or a plain sentence; - for stdin")
+      ->required();
+  doc->footer("Examples: ouro do --url https://example.com 'Click the More information link'\n"
+              "  OURO_SECRET_PW=… ouro do --url https://example.com/login --secret pw@example.com "
+              "'type \"ada\" into Username; type secret:pw into Password; click Sign in'\n"
+              "Exit status: 0 when every step did what it said, 1 otherwise (the failing step says why).");
+
   CommonFlags repl_flags;
   auto* repl = app.add_subcommand("repl", "Interactive REPL with the browser API; state persists between inputs");
   add_common(repl, repl_flags);
@@ -789,6 +848,7 @@ Result<int> run(int argc, char** argv) {
   }
 
   if (*exec) return cmd_exec(exec_flags, code, as_json);
+  if (*doc) return cmd_do(do_flags, do_commands, do_json, do_dry);
   if (*repl) return cmd_repl(repl_flags);
   if (*runc) return cmd_run(run_flags, rf);
   if (*doctor) return cmd_doctor(doctor_dir, doctor_settings);

@@ -8,20 +8,12 @@
 namespace ouro::testing {
 namespace {
 
-std::unique_ptr<session::Session> isolated() {
-  auto o = test_options();
-  o.isolated = true;
-  auto s = session::Session::attach(shared_session().runtime(), o);
-  if (!s) throw std::runtime_error(s.error().message);
-  return std::move(*s);
-}
-
 TEST(Permissions, AskDenyAndAutoFromTheRegistry) {
   EXPECT_EQ(actions::find("setCookie")->permission, actions::Permission::Ask);
   EXPECT_EQ(actions::find("getText")->permission, actions::Permission::Auto);
   EXPECT_NE(actions::reference_text().find("[asks the user first]"), std::string::npos);
 
-  auto s = isolated();
+  auto s = isolated_session();
   ASSERT_TRUE(s->open_urls({site().url("/")}));
   const std::string set = with_urls("await setCookie({ name: 'a', value: '1', url: '{{/}}' })");
   // Nobody installed a confirmer: a person drives this REPL and is the one who would be asked.
@@ -50,12 +42,8 @@ TEST(Permissions, AskDenyAndAutoFromTheRegistry) {
 TEST(Secrets, TypedByHandleOnTheirSiteAndNeverReadBack) {
   auto store = std::make_shared<safety::SecretStore>();
   ASSERT_TRUE(store->add("bank_pw", "S3cret-Value-42", {"127.0.0.1"}));
-  auto o = test_options();
-  o.isolated = true;
-  o.secrets = store;
-  auto made = session::Session::attach(shared_session().runtime(), o);
-  ASSERT_TRUE(made) << made.error().message;
-  auto& s = **made;
+  auto made = isolated_session([&](session::SessionOptions& o) { o.secrets = store; });
+  auto& s = *made;
   ASSERT_TRUE(s.open_urls({site().url("/form")}));
   json r = ok(R"(
     const t = activeTab;

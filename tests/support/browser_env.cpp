@@ -7,6 +7,7 @@
 #include <fstream>
 #include <mutex>
 #include <regex>
+#include <stdexcept>
 #include <vector>
 
 namespace ouro::testing {
@@ -47,6 +48,15 @@ session::SessionOptions test_options() {
   o.limits.action_timeout = std::chrono::milliseconds(2500);
   o.limits.exec_timeout = std::chrono::milliseconds(4000);
   return o;
+}
+
+std::unique_ptr<session::Session> isolated_session(const std::function<void(session::SessionOptions&)>& tweak) {
+  auto o = test_options();
+  o.isolated = true;
+  if (tweak) tweak(o);
+  auto s = session::Session::attach(shared_session().runtime(), o);
+  if (!s) throw std::runtime_error(s.error().message);
+  return std::move(*s);
 }
 
 FixtureSite& site() {

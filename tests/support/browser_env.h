@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <memory>
 #include <string>
 
 namespace ouro::testing {
@@ -20,6 +22,8 @@ session::SessionOptions test_options();
 
 FixtureSite& site();
 session::Session& shared_session();
+// A session of its own (own browser context, own REPL) on the shared browser; `tweak` adjusts its options.
+std::unique_ptr<session::Session> isolated_session(const std::function<void(session::SessionOptions&)>& tweak = {});
 
 // Runs code in the shared REPL; fails the test on infrastructure errors.
 jsrt::EvalResult eval(const std::string& code, session::Session* s = nullptr);

@@ -3,6 +3,8 @@
 #include "net/io.h"
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -358,6 +360,17 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
       res.body = "<!doctype html><html><head><meta http-equiv=refresh content=0><title>Refresh loop</title></head><body>again</body></html>";
     } else if (p == "/pushstate-storm") {
       res.body = page("pushState storm", "<script>let n = 0; setInterval(() => { for (let i = 0; i < 50; i++) history.pushState({}, '', '?s=' + (n++)); }, 0)</script>");
+    } else if (p.rfind("/act/", 0) == 0 && p.find("..") == std::string::npos &&
+               p.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_./") == std::string::npos) {
+      // The act() task pages (tests/act_tasks): served as the files they are.
+      std::ifstream f(std::string(OURO_SOURCE_DIR) + "/tests/act_tasks/" + p.substr(5), std::ios::binary);
+      if (f) {
+        res.body.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+        if (p.size() > 5 && p.compare(p.size() - 5, 5, ".json") == 0) res.content_type = "application/json";
+      } else {
+        res.status = 404;
+        res.body = page("Not found", "<h1>404</h1>");
+      }
     } else if (p == "/favicon.ico") {
       res.status = 404;
       res.body = "";

@@ -2579,6 +2579,23 @@
   }
 
   // The prefix of the refs this world issues (a cross-origin frame's, e.g. 'f2').
+  // The interactive elements and fields with their facts, in document order, for the command
+  // binder (binding.js): [{el, role, name, field, kind, order, vis, x, y, w, h, labels}].
+  function elements(within) {
+    const ctx = newCtx(1500);
+    const scopeEl = scopeFor(within, ctx);
+    const els = candidates(ctx, scopeEl);
+    const out = [];
+    for (let i = 0; i < els.length; i++) {
+      const c = prep(els[i], ctx, i);
+      if (!c) continue;
+      const g = geom(c.el, ctx);
+      out.push({ el: c.el, role: c.role, name: c.name, field: c.field, kind: c.kind || '', order: i, vis: g.vis, x: g.x, y: g.y,
+                 w: g.w, h: g.h, labels: c.field ? labelTexts(c.el, ctx) : [] });
+    }
+    return out;
+  }
+
   function usePrefix(p) {
     if (typeof p === 'string' && /^(f\d+)?$/.test(p)) REFS.prefix = p;
     return REFS.prefix;
@@ -2589,6 +2606,8 @@
       snapshot, details, find, extract, frames, frameBox, usePrefix, marks,
       resolveAll: selector => resolveAll(selector), resolve,
       role: el => roleOf(el, null), accessibleName: el => accessibleName(el, null),
+      elements, refOf: el => refFor(el, newCtx()), stateOf, editClose, textOf: el => textOf(el, newCtx()),
+      visible: el => geom(el, newCtx()).vis, landmarkOf: el => landmark(el, newCtx()),
       version: 1,
     }),
     enumerable: false,

@@ -1,0 +1,485 @@
+// act(): the command language run without a model (issue 17; seed 001 §2–§4, §3.5–§3.7). The
+// text is read by commands/sentence (a command per line, or plain sentences turned into commands
+// by the request parser and planner); each command's target is bound on the page by the binder
+// (browser/page/binding.js) — never below its confidence threshold — and carried out through the
+// registry's own capabilities (their permissions and the safety gate included). Each step checks
+// its effect (the text is in the field, the box is checked, the option selected), and the result
+// says what each step did, which success criteria hold, and where the page is now.
+#include "actions/impl.h"
+
+#include "base/text.h"
+#include "browser/browser.h"
+#include "commands/sentence.h"
+#include "commands/words.h"
+
+#include <thread>
+
+namespace ouro::actions::impl {
+
+namespace {
+
+using commands::Command;
+using commands::Target;
+using commands::Verb;
+using Clock = std::chrono::steady_clock;
+
+struct Run {
+  Context& ctx;
+  std::string tab;
+  Clock::time_point deadline;          // of the current step
+  std::string last_field;              // the ref typed into last (submit, type without a target)
+  std::chrono::milliseconds step_timeout;
+};
+
+// A capability through the registry: its permission, then its implementation.
+Result<json> use(Run& run, const char* name, json args) {
+  const Capability* cap = find(name);
+  if (!cap || !cap->impl) return errorf(Code::Internal, "act: capability {} is missing", name);
+  TRY(permit(run.ctx, *cap, args));
+  return cap->impl(run.ctx, args);
+}
+
+std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
+
+std::string describe(const json& m) {
+  std::string role = get_str(m, "role"), name = get_str(m, "name");
+  return (role.empty() ? std::string("element") : role) + (name.empty() ? "" : " " + in_quotes(name)) + " (" + get_str(m, "ref") + ")";
+}
+
+std::string list_candidates(const json& cands) {
+  std::string out;
+  if (!cands.is_array()) return out;
+  for (const auto& c : cands) {
+    if (!out.empty()) out += ", ";
+    out += get_str(c, "ref") + " " + get_str(c, "role") + " " + in_quotes(get_str(c, "name"));
+    if (c.contains("score") && c["score"].is_number() && c["score"].get<double>() > 0) out += fmt::format(" ({:.2f})", c["score"].get<double>());
+  }
+  return out;
+}
+
+const char* verb_key(Verb v) {
+  switch (v) {
+    case Verb::Type: return "type";
+    case Verb::Clear: return "clear";
+    case Verb::Check: return "check";
+    case Verb::Uncheck: return "uncheck";
+    case Verb::Select: return "select";
+    case Verb::Focus: return "focus";
+    case Verb::Expand: return "expand";
+    case Verb::Collapse: return "collapse";
+    case Verb::Hover: return "hover";
+    case Verb::Wait: case Verb::ScrollTo: case Verb::Extract: return "any";
+    default: return "click";
+  }
+}
+
+struct Bound {
+  json matches = json::array();  // [{ref, role, name, confidence, how}]
+  std::string revealed;          // what was clicked to show a hidden target
+};
+
+Result<json> helpers(Run& run, const std::string& expr) { return run.ctx.browser.eval_helpers(run.tab, expr, run.ctx.limits.exec_timeout); }
+
+// Binds a target on the page: refs and selectors as written; words through the binder, waiting
+// (until the step's deadline) for a target that is not there yet, and showing one that is hidden
+// in a closed tab panel or section by clicking what reveals it.
+Result<Bound> bind_target(Run& run, const Target& t, Verb verb, const std::string& what) {
+  Bound b;
+  if (t.kind == Target::Kind::Ref || t.kind == Target::Kind::Selector) {
+    b.matches.push_back({{"ref", t.text}, {"confidence", 1.0}, {"how", "as written"}});
+    return b;
+  }
+  json spec = {{"verb", verb_key(verb)}, {"name", t.name}, {"exact", t.exact}, {"roles", t.roles}, {"ordinal", t.ordinal}, {"all", t.all}};
+  if (!t.within.empty()) spec["within"] = t.within;
+  if (!t.near.empty()) spec["near"] = t.near;
+  int reveals = 0;
+  while (true) {
+    auto r = TRY(helpers(run, "__ouroBind.bind(" + dump_json(spec) + ")"));
+    if (!r.is_object()) return errorf(Code::Internal, "{}: the page's binder gave no answer (the page may block scripts)", what);
+    if (r.value("ok", false)) {
+      b.matches = r["matches"];
+      return b;
+    }
+    std::string reason = get_str(r, "reason");
+    if (reason == "ambiguous")
+      return errorf(Code::FailedPrecondition, "{}: '{}' matches several elements about equally: {}; name one by its ref (e.g. {} {}) or add words",
+                    what, t.text, list_candidates(r["candidates"]), commands::verb_name(verb), r["candidates"].empty() ? "e1" : get_str(r["candidates"][0], "ref"));
+    if (reason == "hidden" && reveals < 2 && r.contains("reveal") && r["reveal"].is_string()) {
+      std::string rv = r["reveal"].get<std::string>();
+      TRY(use(run, "click", json::array({run.tab, rv})));
+      b.revealed = rv;
+      ++reveals;
+      continue;
+    }
+    if (Clock::now() >= run.deadline) {
+      std::string near = list_candidates(r.value("candidates", json::array()));
+      std::string msg = r.contains("message") && r["message"].is_string() ? " (" + r["message"].get<std::string>() + ")" : "";
+      if (reason == "hidden")
+        return errorf(Code::NotFound, "{}: '{}' is on the page but hidden{}, and nothing shows it; {}", what, t.text, msg, near.empty() ? "" : "it is " + near);
+      return errorf(Code::NotFound, "{}: nothing on tab {} matches '{}' well enough{}{}; take a snapshot() or name it by ref", what, run.tab, t.text, msg,
+                    near.empty() ? "" : (near.find(" (0.") == std::string::npos && near.find(" (1.") == std::string::npos ? " — there are: " : " — closest: ") + near);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  }
+}
+
+Result<json> state(Run& run, const std::string& ref) { return helpers(run, "__ouroBind.state(" + js_string(ref) + ")"); }
+
+json text_value(const Command& c) { return c.secret.empty() ? json(c.text) : json{{"__ouroSecret", c.secret}}; }
+
+// The field a type/submit without a target means: the focused one, else the page's only text field.
+Result<std::string> focused_field(Run& run) {
+  auto r = TRY(helpers(run, "(() => { const a = document.activeElement; return a && a !== document.body && (a.isContentEditable || /^(input|textarea)$/.test(a.localName)) ? __ouroPcd.refOf(a) : null; })()"));
+  if (r.is_string()) return r.get<std::string>();
+  Target t;
+  t.kind = Target::Kind::Words;
+  t.text = "the text field";
+  t.roles = {"textbox"};
+  auto b = TRY(bind_target(run, t, Verb::Type, "type"));
+  return get_str(b.matches[0], "ref");
+}
+
+bool is_date_kind(const std::string& type) { return type == "date" || type == "time" || type == "datetime-local" || type == "month" || type == "week"; }
+
+Result<json> do_type(Run& run, const Command& c, json& step) {
+  json refs = json::array();
+  if (c.target.empty()) {
+    refs.push_back({{"ref", TRY(focused_field(run))}, {"how", "focused field"}});
+  } else {
+    auto b = TRY(bind_target(run, c.target, Verb::Type, "type"));
+    refs = b.matches;
+  }
+  std::string did;
+  for (const auto& m : refs) {
+    std::string ref = get_str(m, "ref");
+    auto before = state(run, ref);
+    if (c.secret.empty() && before && before->is_object() && is_date_kind(get_str(*before, "type"))) {
+      // A date/time picker takes what it holds in its own format, whatever the locale shows: set it.
+      const Capability* fill_cap = find("fill");
+      if (fill_cap) TRY(permit(run.ctx, *fill_cap, json::array({run.tab, json{{ref, c.text}}})));
+      auto r = TRY(helpers(run, "__ouroBind.setDate(" + js_string(ref) + ", " + js_string(c.text) + ")"));
+      if (!r.is_object() || !r.value("ok", false))
+        return errorf(Code::InvalidArgument, "type: {} is a {} field and '{}' is not a {} it takes ({}); write it like {}", describe(m),
+                      get_str(*before, "type"), c.text, get_str(*before, "type"), get_str(r, "reason"), get_str(r, "example"));
+      run.last_field = ref;
+      did += (did.empty() ? "" : "; ") + std::string("set ") + describe(m) + " to " + get_str(r, "value");
+      continue;
+    }
+    if (before && before->is_object() && !get_str(*before, "value").empty()) TRY(use(run, "fill", json::array({run.tab, json{{ref, ""}}})));
+    TRY(use(run, "type", json::array({run.tab, ref, text_value(c)})));
+    // Effect: the field holds the text (a secret or a password field: its length).
+    auto after = TRY(state(run, ref));
+    std::string value = get_str(after, "value");
+    if (c.secret.empty() && !value.empty() && value[0] != '(' && value != c.text) {
+      // Fields that reformat (dates, masks, max length) keep what they accept; say what it holds.
+      step["note"] = "the field now holds " + in_quotes(value.substr(0, 80));
+    }
+    run.last_field = ref;
+    did += (did.empty() ? "" : "; ") + std::string("typed ") + (c.secret.empty() ? in_quotes(c.text) : "secret " + c.secret) + " into " +
+           (m.contains("role") ? describe(m) : ref);
+  }
+  step["target"] = refs.size() == 1 ? refs[0] : refs;
+  return json(did);
+}
+
+Result<json> set_checked(Run& run, const std::string& ref, bool want, const json& m) {
+  auto s = TRY(state(run, ref));
+  bool now = s.contains("checked") && s["checked"].is_boolean() && s["checked"].get<bool>();
+  if (now == want) return json((want ? "already checked: " : "already unchecked: ") + describe(m));
+  TRY(use(run, "click", json::array({run.tab, ref})));
+  auto after = TRY(state(run, ref));
+  bool is = after.contains("checked") && after["checked"].is_boolean() && after["checked"].get<bool>();
+  if (is != want)
+    return errorf(Code::FailedPrecondition, "{} {}: clicking it did not {} it (the page may not let it change)", want ? "check" : "uncheck", describe(m),
+                  want ? "check" : "uncheck");
+  return json((want ? "checked " : "unchecked ") + describe(m));
+}
+
+Result<json> do_choose(Run& run, const Command& c, json& step) {
+  auto r = TRY(helpers(run, "__ouroBind.choose(" + js_string(c.text) + ")"));
+  auto deadline = run.deadline;
+  while (r.is_object() && !r.value("ok", false) && get_str(r, "reason") == "none" && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    r = TRY(helpers(run, "__ouroBind.choose(" + js_string(c.text) + ")"));
+  }
+  if (!r.is_object() || !r.value("ok", false)) {
+    if (get_str(r, "reason") == "ambiguous")
+      return errorf(Code::FailedPrecondition, "choose: {} is offered in several places about equally: {}; say where (select \"{}\" from TARGET)",
+                    in_quotes(c.text), list_candidates(r["candidates"]), c.text);
+    return errorf(Code::NotFound, "choose: nothing on tab {} offers {} (no option, checkbox, radio button or item by that name){}", run.tab,
+                  in_quotes(c.text), r.is_object() && !r.value("candidates", json::array()).empty() ? " — closest: " + list_candidates(r["candidates"]) : "");
+  }
+  step["target"] = {{"ref", r["ref"]}, {"role", r["role"]}, {"name", r["name"]}, {"confidence", r["confidence"]}, {"how", r["how"]}};
+  std::string kind = get_str(r, "kind"), ref = get_str(r, "ref");
+  if (kind == "option") {
+    auto sel = TRY(use(run, "select", json::array({run.tab, ref, get_str(r, "option")})));
+    return json("selected " + in_quotes(get_str(r, "option")) + " in " + describe(r));
+  }
+  if (kind == "control") {
+    if (get_str(r, "role") == "radio" || get_str(r, "role") == "checkbox" || get_str(r, "role") == "switch") return set_checked(run, ref, true, r);
+  }
+  TRY(use(run, "click", json::array({run.tab, ref})));
+  return json("clicked " + describe(r));
+}
+
+Result<json> do_select(Run& run, const Command& c, json& step) {
+  if (c.target.empty()) return do_choose(run, c, step);
+  auto b = bind_target(run, c.target, Verb::Select, "select");
+  if (!b) {
+    // "from the list" on a page whose list is not a <select>: the value's own control.
+    if (c.target.kind == Target::Kind::Words && c.target.name.empty() && b.error().code == Code::NotFound) return do_choose(run, c, step);
+    return tl::make_unexpected(b.error());
+  }
+  const json& m = b->matches[0];
+  std::string ref = get_str(m, "ref");
+  step["target"] = m;
+  json value = c.text;
+  if (c.text.size() > 1 && c.text[0] == '#') {
+    // "the third option": the option at that place.
+    int n = std::atoi(c.text.c_str() + 1);
+    auto label = TRY(helpers(run, "(() => { const el = __ouroPcd.resolve(" + js_string(ref) + "); const o = el && el.options ? [...el.options].filter(o => !o.disabled) : []; const i = " +
+                                     std::to_string(n) + " < 0 ? o.length - 1 : " + std::to_string(n - 1) + "; return o[i] ? (o[i].label || o[i].textContent).trim() : null; })()"));
+    if (!label.is_string()) return errorf(Code::NotFound, "select: {} has no option {}", describe(m), n);
+    value = label;
+  }
+  auto r = use(run, "select", json::array({run.tab, ref, value}));
+  if (!r) {
+    // A list that is not a <select> (role=listbox): pick the item inside it.
+    auto inside = TRY(helpers(run, "__ouroBind.choose(" + js_string(value.get<std::string>()) + ", " + json{{"within", ref}}.dump() + ")"));
+    if (!inside.is_object() || !inside.value("ok", false)) return tl::make_unexpected(r.error());
+    TRY(use(run, "click", json::array({run.tab, get_str(inside, "ref")})));
+    return json("clicked " + describe(inside) + " in " + describe(m));
+  }
+  return json("selected " + in_quotes(value.get<std::string>()) + " in " + describe(m));
+}
+
+Result<json> do_submit(Run& run, const Command& c, json& step) {
+  std::string near = run.last_field;
+  if (!c.target.empty()) {
+    auto b = TRY(bind_target(run, c.target, Verb::Click, "submit"));
+    near = get_str(b.matches[0], "ref");
+  }
+  auto s = TRY(helpers(run, "__ouroBind.submitFor(" + (near.empty() ? std::string("null") : js_string(near)) + ")"));
+  if (s.is_object() && s["ref"].is_string()) {
+    std::string ref = s["ref"].get<std::string>();
+    step["target"] = {{"ref", ref}, {"role", "button"}, {"name", get_str(s, "name")}};
+    TRY(use(run, "click", json::array({run.tab, ref})));
+    return json("clicked the form's " + in_quotes(get_str(s, "name")) + " (" + ref + ")");
+  }
+  if (near.empty()) near = TRY(focused_field(run));
+  TRY(use(run, "click", json::array({run.tab, near})));
+  TRY(use(run, "keyPress", json::array({run.tab, "Enter"})));
+  return json("pressed Enter in " + near + " (the form has no submit button)");
+}
+
+Result<json> history_step(Run& run, int delta) {
+  auto h = TRY(run.ctx.browser.send(run.tab, "Page.getNavigationHistory", json::object(), run.ctx.limits.exec_timeout));
+  int index = h.value("currentIndex", 0) + delta;
+  if (!h.contains("entries") || index < 0 || index >= static_cast<int>(h["entries"].size()))
+    return errorf(Code::FailedPrecondition, "{}: tab {} has no page to go {} to", delta < 0 ? "back" : "forward", run.tab, delta < 0 ? "back" : "forward");
+  std::string url = get_str(h["entries"][static_cast<size_t>(index)], "url");
+  TRY(run.ctx.browser.send(run.tab, "Page.navigateToHistoryEntry", {{"entryId", h["entries"][static_cast<size_t>(index)]["id"]}}, run.ctx.limits.exec_timeout));
+  for (int i = 0; i < 50; ++i) {
+    auto info = run.ctx.browser.tab_info(run.tab);
+    if (info && info->url == url) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  TRY(use(run, "waitForLoad", json::array({run.tab})));
+  return json(std::string(delta < 0 ? "went back to " : "went forward to ") + url);
+}
+
+Result<json> run_step(Run& run, const Command& c, json& step) {
+  switch (c.verb) {
+    case Verb::Navigate: {
+      std::string url = c.text;
+      if (url.find("://") == std::string::npos && url.rfind("about:", 0) != 0 && url.rfind("data:", 0) != 0) url = "https://" + url;
+      auto info = TRY(use(run, "navigate", json::array({run.tab, url})));
+      return json("loaded " + get_str(info, "url"));
+    }
+    case Verb::Back: return history_step(run, -1);
+    case Verb::Forward: return history_step(run, 1);
+    case Verb::Reload: {
+      TRY(run.ctx.browser.send(run.tab, "Page.reload", json::object(), run.ctx.limits.exec_timeout));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      TRY(use(run, "waitForLoad", json::array({run.tab})));
+      return json("reloaded");
+    }
+    case Verb::Click: case Verb::DoubleClick: case Verb::Hover: case Verb::Focus: {
+      auto b = TRY(bind_target(run, c.target, c.verb, std::string(commands::verb_name(c.verb))));
+      std::string did;
+      for (const auto& m : b.matches) {
+        std::string ref = get_str(m, "ref");
+        if (c.verb == Verb::Hover) TRY(use(run, "hover", json::array({run.tab, ref})));
+        else if (c.verb == Verb::DoubleClick) TRY(use(run, "click", json::array({run.tab, ref, json{{"double", true}}})));
+        else TRY(use(run, "click", json::array({run.tab, ref})));
+        if (c.verb == Verb::Focus) run.last_field = ref;
+        did += (did.empty() ? "" : "; ") + std::string(c.verb == Verb::Hover ? "hovered over " : c.verb == Verb::Focus ? "focused " : "clicked ") +
+               (m.contains("role") ? describe(m) : ref);
+        if (!c.target.all) break;
+      }
+      step["target"] = b.matches.size() == 1 ? b.matches[0] : b.matches;
+      if (!b.revealed.empty()) did = "showed it by clicking " + b.revealed + ", then " + did;
+      return json(did);
+    }
+    case Verb::Expand: case Verb::Collapse: {
+      auto b = TRY(bind_target(run, c.target, c.verb, std::string(commands::verb_name(c.verb))));
+      const json& m = b.matches[0];
+      step["target"] = m;
+      TRY(use(run, "click", json::array({run.tab, get_str(m, "ref")})));
+      return json(std::string(c.verb == Verb::Expand ? "expanded " : "collapsed ") + describe(m));
+    }
+    case Verb::Type: return do_type(run, c, step);
+    case Verb::Clear: {
+      auto b = TRY(bind_target(run, c.target, Verb::Clear, "clear"));
+      const json& m = b.matches[0];
+      step["target"] = m;
+      TRY(use(run, "fill", json::array({run.tab, json{{get_str(m, "ref"), ""}}})));
+      return json("cleared " + describe(m));
+    }
+    case Verb::Select: return do_select(run, c, step);
+    case Verb::Choose: return do_choose(run, c, step);
+    case Verb::Check: case Verb::Uncheck: {
+      auto bound = bind_target(run, c.target, c.verb, std::string(commands::verb_name(c.verb)));
+      if (!bound && c.or_click && bound.error().code == Code::NotFound) {
+        // "accept the terms" on a page with an Accept button rather than a box.
+        Command click = c;
+        click.verb = Verb::Click;
+        click.target = commands::parse_target(c.text);
+        return run_step(run, click, step);
+      }
+      auto b = TRY(std::move(bound));
+      std::string did;
+      for (const auto& m : b.matches) did += (did.empty() ? "" : "; ") + TRY(set_checked(run, get_str(m, "ref"), c.verb == Verb::Check, m)).get<std::string>();
+      step["target"] = b.matches.size() == 1 ? b.matches[0] : b.matches;
+      return json(did);
+    }
+    case Verb::Press: {
+      std::string key = c.text;
+      json mods = json::array();
+      for (size_t p; (p = key.find('+')) != std::string::npos && key.size() > 1;) {
+        mods.push_back(key.substr(0, p));
+        key = key.substr(p + 1);
+      }
+      TRY(use(run, "keyPress", mods.empty() ? json::array({run.tab, key}) : json::array({run.tab, key, mods})));
+      return json("pressed " + c.text);
+    }
+    case Verb::Scroll: {
+      auto s = TRY(use(run, "scroll", c.amount > 0 ? json::array({run.tab, c.direction, c.amount}) : json::array({run.tab, c.direction})));
+      step["data"] = s;
+      return json("scrolled " + c.direction);
+    }
+    case Verb::ScrollTo: {
+      auto b = TRY(bind_target(run, c.target, Verb::ScrollTo, "scroll to"));
+      const json& m = b.matches[0];
+      step["target"] = m;
+      TRY(helpers(run, "(() => { const el = __ouroPcd.resolve(" + js_string(get_str(m, "ref")) + "); if (el) el.scrollIntoView({block: 'center'}); return !!el; })()"));
+      return json("scrolled to " + describe(m));
+    }
+    case Verb::Wait: {
+      if (c.wait_load) {
+        TRY(use(run, "waitForLoad", json::array({run.tab})));
+        return json("the page has loaded");
+      }
+      if (!c.target.empty()) {
+        auto b = TRY(bind_target(run, c.target, Verb::Wait, "wait for"));
+        step["target"] = b.matches[0];
+        return json(describe(b.matches[0]) + " is there");
+      }
+      if (!c.text.empty()) {
+        while (true) {
+          auto r = TRY(helpers(run, "((document.body && document.body.innerText) || '').toLowerCase().includes(" + js_string(commands::lower(c.text)) + ")"));
+          if (r.is_boolean() && r.get<bool>()) return json(in_quotes(c.text) + " is on the page");
+          if (Clock::now() >= run.deadline) return errorf(Code::DeadlineExceeded, "wait for {}: not on tab {} after {} ms", in_quotes(c.text), run.tab, run.step_timeout.count());
+          std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        }
+      }
+      auto ms = std::chrono::milliseconds(static_cast<long>(std::min(c.amount, 10000.0)));
+      std::this_thread::sleep_for(ms);
+      return json("waited " + std::to_string(ms.count()) + " ms");
+    }
+    case Verb::Extract: {
+      json opts = json::object();
+      if (!c.fields.empty()) opts["fields"] = c.fields;
+      if (c.target.kind == Target::Kind::Ref) opts["collection"] = c.target.text;
+      else if (c.target.kind == Target::Kind::Words && !c.target.name.empty()) opts["text"] = c.target.name;
+      auto rows = TRY(use(run, "extract", json::array({run.tab, opts})));
+      size_t n = rows.contains("rows") && rows["rows"].is_array() ? rows["rows"].size() : 0;
+      std::string name = get_str(rows, "name");
+      step["data"] = std::move(rows);
+      return json("extracted " + std::to_string(n) + " rows" + (name.empty() ? "" : " of " + in_quotes(name)));
+    }
+    case Verb::Submit: return do_submit(run, c, step);
+  }
+  return errorf(Code::Internal, "act: no step for '{}'", commands::to_line(c));
+}
+
+}  // namespace
+
+Result<json> act(Context& ctx, const json& args) {
+  std::string tab = arg_string(args, 0);
+  std::string text;
+  if (args.size() > 1 && args[1].is_array()) {
+    for (const auto& l : args[1])
+      if (l.is_string()) text += l.get<std::string>() + "\n";
+  } else {
+    text = arg_string(args, 1);
+  }
+  json opts = args.size() > 2 && args[2].is_object() ? args[2] : json::object();
+  auto r = commands::parse_request(text);
+  json parsed = commands::to_json(r);
+  if (!r.not_understood.empty()) {
+    std::string list;
+    for (const auto& n : r.not_understood) list += (list.empty() ? "'" : ", '") + clip_text(n, 200) + "'";
+    return make_error(Code::InvalidArgument,
+                      fmt::format("act: I do not understand {} — nothing was done. Write it as commands (click TARGET; type \"TEXT\" into TARGET; "
+                                  "select \"OPTION\" from TARGET; check TARGET; press KEY; navigate URL; …) or say it with those verbs",
+                                  list),
+                      json{{"parsed", parsed}});
+  }
+  if (r.plan.empty()) return make_error(Code::InvalidArgument, "act: nothing to do in '" + clip_text(text, 200) + "'", json{{"parsed", parsed}});
+  if (r.plan.size() > 100) return make_error(Code::InvalidArgument, fmt::format("act: {} steps in one call; at most 100", r.plan.size()));
+  auto step_timeout = opts.contains("timeout") && opts["timeout"].is_number()
+                          ? std::chrono::milliseconds(static_cast<long>(std::clamp(opts["timeout"].get<double>(), 0.0, 120000.0)))
+                          : ctx.limits.action_timeout;
+  Run run{ctx, tab, Clock::now(), "", step_timeout};
+  json steps = json::array();
+  json criteria = json::array();
+  bool ok = true;
+  std::string failure;
+  auto t0 = Clock::now();
+  for (size_t i = 0; i < r.plan.size(); ++i) {
+    const auto& c = r.plan[i];
+    json step = {{"command", commands::to_line(c)}};
+    if (!ok || opts.value("dryRun", false)) {
+      step["status"] = ok ? "planned" : "skipped";
+      steps.push_back(step);
+      criteria.push_back({{"criterion", r.success_criteria[i]}, {"met", false}});
+      continue;
+    }
+    run.deadline = Clock::now() + step_timeout;
+    auto s0 = Clock::now();
+    auto did = run_step(run, c, step);
+    step["ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - s0).count();
+    if (did) {
+      step["status"] = "done";
+      step["did"] = *did;
+    } else {
+      ok = false;
+      step["status"] = "failed";
+      step["error"] = clip_text(did.error().message, kMaxErrorChars);
+      failure = fmt::format("step {} ({}) failed: {}", i + 1, commands::to_line(c), clip_text(did.error().message, 600));
+    }
+    criteria.push_back({{"criterion", r.success_criteria[i]}, {"met", static_cast<bool>(did)}});
+    steps.push_back(std::move(step));
+  }
+  json out = {{"ok", ok}, {"steps", steps}, {"parsed", parsed}, {"criteria", criteria},
+              {"ms", std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count()}};
+  if (!ok) out["error"] = failure;
+  if (auto info = ctx.browser.tab_info(tab)) {
+    out["url"] = info->url;
+    out["title"] = info->title;
+  }
+  return out;
+}
+
+}  // namespace ouro::actions::impl

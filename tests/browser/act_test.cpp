@@ -1,0 +1,163 @@
+// act(): the command language and plain instructions without a model (issue 17). The task pages of
+// tests/act_tasks are solved through the REPL function as a user would call it; targets that are
+// ambiguous or unknown fail with candidates and touch nothing; the command language takes refs,
+// selectors and secrets; the safety gate still asks before a sensitive click.
+#include "browser_env.h"
+#include "actions/host.h"
+#include "safety/secrets.h"
+
+#include <fstream>
+#include <random>
+
+namespace ouro::testing {
+namespace {
+
+json read_json(const std::string& path) {
+  std::ifstream f(path);
+  return json::parse(f, nullptr, false);
+}
+
+std::string act_url(const std::string& page) { return site().url("/act/pages/" + page + ".html"); }
+
+// Every fixture task: the instruction alone, then the page's own record of what happened.
+TEST(Act, SolvesEveryFixtureTaskFromItsPlainInstruction) {
+  json tasks = read_json(std::string(OURO_SOURCE_DIR) + "/tests/act_tasks/tasks.json");
+  ASSERT_TRUE(tasks.is_array() && tasks.size() >= 30) << "tests/act_tasks/tasks.json";
+  json list = json::array();
+  for (const auto& t : tasks) list.push_back({{"id", t["id"]}, {"url", act_url(t["page"])}, {"instruction", t["instruction"]}, {"check", t["check"]}});
+  json r = ok("const tasks = " + list.dump() + R"(;
+    const out = [];
+    for (const t of tasks) {
+      const tab = await openTab(t.url);
+      let res = null, err = null;
+      try { res = await act(tab, t.instruction); } catch (e) { err = String(e.message || e); }
+      const solved = !!(await execInTab(tab, t.check));
+      out.push({ id: t.id, solved, ok: res ? res.ok : false, err: err || (res && res.error) || null, plan: res ? res.parsed.plan : null });
+      await closeTab(tab);
+    }
+    out)");
+  ASSERT_TRUE(r.is_array()) << r.dump();
+  for (const auto& t : r) {
+    EXPECT_TRUE(t["solved"].get<bool>()) << t.dump();
+    EXPECT_TRUE(t["ok"].get<bool>()) << t.dump();
+  }
+}
+
+// Two buttons say "Delete": act names both and clicks neither.
+TEST(Act, AmbiguousTargetListsTheCandidatesAndDoesNothing) {
+  ok("const t = await openTab('{{/act/pages/table-actions.html}}')");
+  json r = ok("await act(activeTab, 'click Remove')");
+  EXPECT_FALSE(r["ok"].get<bool>());
+  std::string err = get_str(r, "error");
+  EXPECT_NE(err.find("matches several elements"), std::string::npos) << err;
+  EXPECT_NE(err.find("e1"), std::string::npos) << err;
+  EXPECT_EQ(r["steps"][0]["status"], "failed");
+  EXPECT_EQ(ok("await execInTab(activeTab, 'window.__done === undefined')"), true) << "nothing was clicked";
+  // With the row named, it is one.
+  r = ok("await act(activeTab, 'Click the Remove button next to Carol')");
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(ok("await execInTab(activeTab, '__done.removed')"), "Carol");
+}
+
+TEST(Act, WordsNothingMatchesFailWithTheClosestAndDoNothing) {
+  ok("const t = await openTab('{{/act/pages/buttons.html}}')");
+  json r = ok("await act(activeTab, 'click the Purple Elephant button', { timeout: 300 })");
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_NE(get_str(r, "error").find("nothing on tab"), std::string::npos) << r.dump();
+  EXPECT_EQ(ok("await execInTab(activeTab, 'window.__done === undefined')"), true);
+}
+
+TEST(Act, SaysWhatItDoesNotUnderstandAndDoesNothing) {
+  ok("const t = await openTab('{{/act/pages/buttons.html}}')");
+  std::string err = fails("await act(activeTab, 'Frobnicate the quantum flux capacitor')");
+  EXPECT_NE(err.find("I do not understand 'Frobnicate the quantum flux capacitor'"), std::string::npos) << err;
+  EXPECT_NE(err.find("nothing was done"), std::string::npos) << err;
+  // A partly understood instruction does nothing at all either.
+  err = fails("await act(activeTab, 'Click ONE and then frobnicate TWO')");
+  EXPECT_NE(err.find("frobnicate TWO"), std::string::npos) << err;
+  EXPECT_EQ(ok("await execInTab(activeTab, 'window.__done === undefined')"), true);
+  err = fails("await act(activeTab, '')");
+  EXPECT_NE(err.find("nothing to do"), std::string::npos) << err;
+}
+
+// The command language itself: refs from a snapshot, selectors, keys, waits, extraction, back.
+TEST(Act, CommandLanguageTakesRefsSelectorsKeysWaitsAndHistory) {
+  ok("const t = await openTab('{{/act/pages/login.html}}'); env.s = await snapshot(t)");
+  std::string user_ref = ok("env.s.forms.flatMap(f => f.fields).find(f => /user/i.test(f.label)).ref").get<std::string>();
+  json r = ok("await act(activeTab, 'type \"kanesha\" into " + user_ref +
+              "\\ntype \"4B\" into css=input[type=password]; press Enter\\nwait for load', { timeout: 3000 })");
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  ASSERT_EQ(r["steps"].size(), 4u) << r.dump();
+  EXPECT_NE(get_str(r["steps"][0], "did").find("typed \"kanesha\""), std::string::npos) << r.dump();
+  EXPECT_EQ(ok("await execInTab(activeTab, '__done.user + \"/\" + __done.pass')"), "kanesha/4B");
+  r = ok("await act(activeTab, 'wait for \"Welcome back\"', { timeout: 300 })");
+  EXPECT_NE(get_str(r, "error").find("not on tab"), std::string::npos) << r.dump();
+  // Steps after a failure are skipped, and the result says which criterion failed.
+  r = ok("await act(activeTab, ['click the Nonexistent button', 'press Enter'], { timeout: 200 })");
+  EXPECT_EQ(r["steps"][0]["status"], "failed");
+  EXPECT_EQ(r["steps"][1]["status"], "skipped");
+  EXPECT_FALSE(r["criteria"][0]["met"].get<bool>());
+  // dryRun plans and touches nothing.
+  r = ok("await act(activeTab, 'Click the third link', { dryRun: true })");
+  EXPECT_EQ(r["steps"][0]["status"], "planned");
+  EXPECT_EQ(r["parsed"]["plan"][0], "click the third link");
+  // navigate / back through the page's history.
+  r = ok("await act(activeTab, 'navigate {{/act/pages/links.html}}; click Bananas; back')");
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_NE(get_str(r, "url").find("links.html"), std::string::npos) << r.dump();
+}
+
+TEST(Act, TypesASecretByHandleAndNeverShowsIt) {
+  auto store = std::make_shared<safety::SecretStore>();
+  ASSERT_TRUE(store->add("site_pw", "Hunter2-Value-99", {"127.0.0.1"}));
+  auto made = isolated_session([&](session::SessionOptions& o) { o.secrets = store; });
+  auto& s = *made;
+  ASSERT_TRUE(s.open_urls({act_url("enter-password")}));
+  json r = ok("await act(activeTab, 'Enter secret:site_pw into the password field and press Submit')", &s);
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r.dump().find("Hunter2-Value-99"), std::string::npos) << r.dump();
+  EXPECT_NE(r.dump().find("secret site_pw"), std::string::npos) << r.dump();
+  EXPECT_EQ(s.browser().eval_page(s.active_tab(), "window.__done && window.__done.a").value(), "Hunter2-Value-99");
+}
+
+// act() goes through the same gate as click(): a sensitive button asks, and a "no" stops it.
+TEST(Act, SensitiveClicksStillAskAndADenialStopsTheRun) {
+  auto made = isolated_session();
+  auto& s = *made;
+  std::vector<json> asked;
+  auto hooks = std::make_shared<actions::Context::Hooks>();
+  hooks->confirm = [&asked](const json& q) {
+    asked.push_back(q);
+    return false;
+  };
+  s.host().context().set_hooks(hooks);
+  ASSERT_TRUE(s.open_urls({act_url("table-actions")}));
+  json r = ok("await act(activeTab, 'Click Remove in the row for Bob')", &s);
+  EXPECT_FALSE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_NE(get_str(r, "error").find("denied by the user"), std::string::npos) << r.dump();
+  ASSERT_FALSE(asked.empty());
+  EXPECT_EQ(get_str(asked[0], "reason"), "it is labelled \"remove\"") << asked[0].dump();
+  EXPECT_EQ(s.browser().eval_page(s.active_tab(), "window.__done === undefined").value(), true);
+}
+
+// Random text never crashes act or the page, and never acts on a guess.
+TEST(Act, RandomInstructionsFailCleanly) {
+  ok("const t = await openTab('{{/act/pages/buttons.html}}')");
+  std::mt19937 rng(17);
+  const std::vector<std::string> words = {"click", "the", "and", "then", "\"", "type", "into", "select", "from", "check", "box", "3rd",
+                                          "link", "e9", "css=#", "role=button[", "press", "Ctrl+", "wait", "for", "\\n", ";", "ő", "ONE"};
+  std::string code = "const out = []; for (const s of [";
+  for (int i = 0; i < 40; ++i) {
+    std::string s;
+    int n = 1 + static_cast<int>(rng() % 8);
+    for (int k = 0; k < n; ++k) s += words[rng() % words.size()] + " ";
+    code += json(s).dump() + ",";
+  }
+  code += "]) { try { const r = await act(activeTab, s, { timeout: 100 }); out.push(typeof r.ok); } catch (e) { out.push('error'); } } out";
+  json r = ok(code);
+  ASSERT_EQ(r.size(), 40u);
+  for (const auto& x : r) EXPECT_TRUE(x == "boolean" || x == "error") << x;
+}
+
+}  // namespace
+}  // namespace ouro::testing
