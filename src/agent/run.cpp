@@ -147,6 +147,12 @@ std::string Run::take_notices(int iteration) {
 bool Run::ask_confirmation(const json& request) {
   json req = request;
   req["id"] = "c" + std::to_string(++m_confirmations);
+  // A `$` command names the element itself: that is the user's say-so for acting on it. Leaving
+  // the allowed sites, or taking one of the user's tabs, is still asked.
+  if (m_commands_turn && !req.contains("request") && get_str(req, "action") != "use-tab") {
+    emit("confirmation-res", {{"id", req["id"]}, {"approved", true}, {"by", "your command"}, {"details", req}});
+    return true;
+  }
   emit("confirmation-req", {{"id", req["id"]}, {"action", req["action"]}, {"details", req}});
   bool approved = !m_cancel.cancelled() && m_options.confirm && m_options.confirm(req);
   emit("confirmation-res", {{"id", req["id"]}, {"approved", approved}});
@@ -312,7 +318,62 @@ Result<json> Run::sub_call(const std::string& function, const json& args) {
   return json(results);
 }
 
+// `$ click Next; type "x" into Search`: the turn is act() on the active tab, one block, no model call.
+RunResult Run::execute_commands(const std::string& commands) {
+  RunResult result;
+  const int it = std::max(1, m_options.first_iteration);
+  result.iterations = 1;
+  m_commands_turn = true;
+  auto t_iter = Clock::now();
+  emit("iteration-start", {{"iteration", it}, {"taskGoal", m_options.task}, {"promptTokens", 0}, {"prompt", ""}, {"commands", true}});
+  std::string code = "setFinal(await act(activeTab, " + json(commands).dump() + "))";
+  emit("code-generated", {{"iteration", it}, {"blockIndex", 0}, {"code", code}, {"strategy", "commands"}});
+  auto r = m_session.repl().eval(code, m_options.block_timeout);
+  double exec_ms = ms_since(t_iter);
+  json meta;
+  json final;
+  bool have_final = false;
+  BlockRecord br;
+  br.code = code;
+  if (r && r->ok && r->final) {
+    final = *r->final;
+    have_final = true;
+    bool ok = final.is_object() && final.value("ok", false);
+    std::string lines;
+    for (const auto& st : final.value("steps", json::array()))
+      lines += (lines.empty() ? "" : "\n") + std::string(get_str(st, "status") == "done" ? "✓ " : get_str(st, "status") == "failed" ? "✗ " : "· ") +
+               get_str(st, "command") + (get_str(st, "did").empty() ? "" : " — " + get_str(st, "did")) +
+               (get_str(st, "error").empty() ? "" : " — " + get_str(st, "error"));
+    meta = {{"ok", ok}, {"summary", lines}, {"ms", r->ms}};
+    if (!ok) meta["error"] = get_str(final, "error");
+    br.ok = ok;
+    br.summary = lines;
+    br.one_liner = ok ? "→ done" : "→ " + clip(get_str(final, "error"), 80);
+  } else {
+    std::string err = !r ? r.error().message : r->error_message.empty() ? "act() gave no result" : r->error_message;
+    meta = {{"ok", false}, {"error", err}, {"summary", err}};
+    br.ok = false;
+    br.summary = "Result: ERROR — " + err;
+    br.one_liner = "→ ERROR: " + clip(err, 80);
+    result.error = err;
+  }
+  emit("code-result", {{"iteration", it}, {"blockIndex", 0}, {"metadata", meta}});
+  {
+    std::lock_guard lock(m_history_mutex);
+    IterationRecord record;
+    record.number = it;
+    record.blocks.push_back(std::move(br));
+    m_history.push_back(std::move(record));
+  }
+  emit("iteration-end", {{"iteration", it}, {"ms", ms_since(t_iter)}, {"modelMs", 0}, {"execMs", exec_ms}, {"engineMs", 0},
+                         {"usage", llm::Usage{}.to_json()}, {"cost", 0}, {"codeBlocks", 1}});
+  if (have_final && !(final.is_object() && final.value("ok", false))) result.partial = true;
+  return finish(std::move(result), have_final, std::move(final));
+}
+
 RunResult Run::execute() {
+  if (size_t at = m_options.task.find_first_not_of(" \t\r\n"); at != std::string::npos && m_options.task[at] == '$')
+    return execute_commands(m_options.task.substr(at + 1));
   RunResult result;
   auto& browser = m_session.browser();
   auto& repl = m_session.repl();
@@ -493,7 +554,10 @@ RunResult Run::execute() {
                            {"codeBlocks", record.blocks.size()}});
     if (have_final) break;
   }
+  return finish(std::move(result), have_final, std::move(final));
+}
 
+RunResult Run::finish(RunResult result, bool have_final, json final) {
   {
     std::lock_guard lock(m_usage_mutex);
     result.usage = m_usage;
@@ -502,7 +566,7 @@ RunResult Run::execute() {
   }
   result.cancelled = m_cancel.cancelled();
   if (have_final && !result.cancelled) {
-    result.final = final;
+    result.final = std::move(final);
   } else {
     result.partial = true;
     auto env = parse_json(m_session.repl().env_checkpoint()).value_or(json::object());

@@ -68,7 +68,8 @@ class Run {
   Run(session::Session& session, llm::Provider& provider, RunOptions options, EventSink sink);
   ~Run();
 
-  // Runs to the end. Blocks; events arrive on the sink meanwhile.
+  // Runs to the end. Blocks; events arrive on the sink meanwhile. A task that starts with `$` is
+  // the command language (issue 17): act() runs it as the turn's one block, without the model.
   RunResult execute();
   // Stops the run soon (the model stream, a waiting page call and pending sub-calls); any thread.
   void cancel();
@@ -79,6 +80,9 @@ class Run {
 
  private:
   void emit(const std::string& type, json data);
+  RunResult execute_commands(const std::string& commands);
+  // The partial-results answer and the user's tabs, then the complete event.
+  RunResult finish(RunResult result, bool have_final, json final);
   Result<json> sub_call(const std::string& function, const json& args);
   // images: data URLs (screenshot()), sent as image content to a vision sub-model.
   std::string sub_query(const std::string& prompt, const json& data, int index, const json& images = json());
@@ -100,6 +104,7 @@ class Run {
   bool m_cost_known = true;
   std::atomic<int> m_sub_calls{0};
   std::atomic<int> m_confirmations{0};
+  std::atomic<bool> m_commands_turn{false};  // a `$` turn: the user's commands approve their own actions
   std::atomic<int> m_questions{0};
   std::mutex m_guidance_mutex;
   std::vector<std::string> m_guidance;

@@ -473,11 +473,14 @@ Result<json> RunManager::create(const json& body) {
   }
   json options = body.contains("options") ? body["options"] : json::object();
   TRY(check_options(options));
+  std::string task = body["task"].get<std::string>();
+  // `$ …` is the command language, run without a model (issue 17).
+  if (size_t at = task.find_first_not_of(" \t\r\n"); at != std::string::npos && task[at] == '$') task = task.substr(at);
   // Settings problems (no key) are reported now, not as a failed run later.
-  TRY(resolve(options));
+  if (task[0] != '$') TRY(resolve(options));
   auto run = std::make_shared<Active>();
   run->id = new_run_id();
-  run->task = body["task"].get<std::string>();
+  run->task = task;
   run->row.id = run->id;
   run->row.task = run->task;
   run->row.state = "queued";
@@ -571,13 +574,32 @@ void RunManager::record_turn(Active& run, const agent::RunResult& r, const std::
   if (auto updated = m_db.update_run(run.row); !updated) spdlog::error("run {}: cannot record its result: {}", run.id, redact(updated.error().message));
 }
 
+namespace {
+// The provider of a run that was started as `$ commands` with no model configured.
+class NoModel : public llm::Provider {
+ public:
+  explicit NoModel(std::string why) : m_why(std::move(why)) {}
+  Result<llm::Response> complete(const llm::Request&, const std::function<void(const llm::Delta&)>&, const llm::CancelToken&) override {
+    return make_error(Code::FailedPrecondition, m_why + " (commands starting with $ work without one)");
+  }
+  std::string name() const override { return "none"; }
+
+ private:
+  std::string m_why;
+};
+}  // namespace
+
 void RunManager::execute(std::shared_ptr<Active> run, json body) {
   const json options = body.contains("options") ? body["options"] : json::object();
   auto fail = [&](const std::string& why) { record_failure(*run, why, "The run could not start: " + why); };
   auto settings = resolve(options);
-  if (!settings) return fail(settings.error().message);
-  auto provider = llm::make_provider(settings->spec);
+  // `$ commands` need no model: without one, the run goes on, and a later plain-words message
+  // fails with what is missing.
+  const bool commands = !run->task.empty() && run->task[0] == '$';
+  if (!settings && !commands) return fail(settings.error().message);
+  auto provider = settings ? llm::make_provider(settings->spec) : Result<std::unique_ptr<llm::Provider>>(std::make_unique<NoModel>(settings.error().message));
   if (!provider) return fail(provider.error().message);
+  if (!settings) settings = llm::Settings{};
   session::SessionOptions so;
   so.isolated = context_of(options) == "clean";
   so.shared = !so.isolated;  // My browser: the user's tabs, held one run at a time, left open

@@ -123,6 +123,25 @@ TEST(CommandCenter, AFirstRunWithoutAModelOpensSettingsWithTheProviders) {
   unsetenv("OURO_CONFIG");
 }
 
+// `$ …` runs the command language on the run's tab with no model configured at all: each step is
+// shown, the page really changed, and a failing step says why.
+TEST(CommandCenter, DollarCommandsRunWithoutAModel) {
+  setenv("OURO_CONFIG", "/nonexistent/ouro-config.json", 1);
+  CommandCenter cc(false);
+  cc.until("document.getElementById('settings-dialog').open");
+  cc.js("await click(t, '#settings-cancel')");
+  cc.submit("$ type \"Kathy\" into the text field; click Submit", site().url("/act/pages/enter-text.html"));
+  std::string result = cc.until("(r => r && r.textContent.includes('✓ click Submit') && r.textContent)(document.querySelector('details.iter .result'))");
+  EXPECT_NE(result.find("✓ type \"Kathy\" into the text field — typed \"Kathy\" into textbox"), std::string::npos) << result;
+  EXPECT_NE(cc.js("await getText(t, '#iterations')").get<std::string>().find("commands, no model"), std::string::npos);
+  EXPECT_FALSE(cc.js("await execInTab(t, \"document.getElementById('settings-dialog').open\")").get<bool>()) << "no Settings for commands";
+  // A step that cannot be bound fails with the reason, in the same conversation.
+  cc.js("await type(t, '#task', '$ click the Launch Rockets button'); await click(t, '#run-btn')");
+  std::string failed = cc.until("(r => r.length > 1 && r[1].textContent.includes('✗') && r[1].textContent)(document.querySelectorAll('details.iter .result'))", 20000);
+  EXPECT_NE(failed.find("nothing on tab"), std::string::npos) << failed;
+  unsetenv("OURO_CONFIG");
+}
+
 TEST(CommandCenter, TheTokenLeavesTheAddressBarAndAReloadStillWorks) {
   CommandCenter cc;
   cc.until("document.getElementById('status') && location.search === ''");

@@ -187,7 +187,7 @@
       case 'log': current.lastIterCard().body.append(el('div', 'line log', 'log: ' + d.message)); break;
       case 'page-changes': { const it = iterationCard(n); for (const c of d.changes || []) it.body.append(el('div', 'line warn', `⚠ ${c.tabId} ${c.field}: ${c.new === null ? '—' : c.new}`)); break; }
       case 'error': current.lastIterCard().body.append(el('div', 'line err', d.retrying ? `${d.kind}: ${d.note}` : `error${d.kind ? ` (${d.kind})` : ''}: ${d.error}`)); break;
-      case 'iteration-end': { const it = iterationCard(n); flushIter(it); const u = d.usage || {}; it.meta.textContent = `${(d.ms / 1000).toFixed(1)} s · model ${(d.modelMs / 1000).toFixed(1)} s · ${u.input_tokens} in${cachedNote(u)} / ${u.output_tokens} out${fmtCost(d.cost)}`; break; }
+      case 'iteration-end': { const it = iterationCard(n); flushIter(it); const u = d.usage || {}; if (!d.modelMs && !u.input_tokens) { it.meta.textContent = `${(d.ms / 1000).toFixed(1)} s · commands, no model`; break; } it.meta.textContent = `${(d.ms / 1000).toFixed(1)} s · model ${(d.modelMs / 1000).toFixed(1)} s · ${u.input_tokens} in${cachedNote(u)} / ${u.output_tokens} out${fmtCost(d.cost)}`; break; }
       case 'confirmation-req': if (current.live) askConfirmation(e.run, d); break;
       case 'user-question': showQuestion(e.run, d, current.live); break;
       case 'user-message': {
