@@ -23,6 +23,10 @@ OURO_CAP(get_recent_requests); OURO_CAP(get_response_body); OURO_CAP(intercept_r
 OURO_CAP(get_console_log); OURO_CAP(get_errors);
 // Page affordances (affordances.cpp)
 OURO_CAP(snapshot); OURO_CAP(details); OURO_CAP(find_elements); OURO_CAP(extract);
+// Reads through a page helper (an expression of __ouro…), failing clearly when a selector matched nothing.
+Result<json> read_helper(Context& ctx, const std::string& tab, const std::string& call, const std::string& what, const std::string& selector);
+// What a tool-calling model reads of a page (observe.cpp)
+OURO_CAP(observe); OURO_CAP(read_text);
 // Files (files.cpp)
 OURO_CAP(get_downloads); OURO_CAP(wait_for_download); OURO_CAP(upload);
 // Utilities

@@ -31,6 +31,7 @@ std::vector<Capability> build() {
   host(g, "openTab", {{"url", "string", true}}, "string (tab id)", "Opens a tab, waits for its load event (up to 10 s) and focuses it.", Risk::Navigate, open_tab);
   host(g, "closeTab", {kTab}, "true", "Closes a tab.", Risk::Navigate, close_tab);
   host(g, "navigate", {kTab, {"url", "string"}}, TabInfo, "Loads url in the tab and waits for its load event (up to 10 s; a slow page is returned still 'loading').", Risk::Navigate, navigate);
+  r.back().tool = "navigate";
   host(g, "switchTab", {kTab}, "true", "Brings a tab to the front and makes it activeTab.", Risk::Navigate, switch_tab);
   host(g, "waitForLoad", {kTab, {"timeout", "number(0..120000)", true}}, TabInfo, "Waits until the tab has loaded (default 10 s). Prefer it to sleep().", Risk::Read, wait_for_load);
 
@@ -75,23 +76,39 @@ std::vector<Capability> build() {
        "Rows of a repeated structure (a collection ref from snapshot, else the best match for text, else the largest): each field as text, "
        "href or number, with the row's ref. A results table of 500 rows in one call.",
        Risk::Read, extract);
+  r.back().tool = "extract";
+  host(g, "observe", {kTab}, "{ url: string, title: string, text: string, textChars: number, textTruncated: boolean, snapshot: object }",
+       "The page at a glance: its snapshot (refs to act on) and its visible text, main content first, up to about 6,000 characters "
+       "(textTruncated says there is more: read() it).",
+       Risk::Read, observe);
+  r.back().tool = "observe";
+  host(g, "read", {kTab, {"selector", "string", true}, {"options", "{ maxChars?: integer(200..100000) }", true}},
+       "{ text: string, chars: number, truncated: boolean }",
+       "The text of one region or element (a ref, a selector; without one the whole page, main content first), up to maxChars (default 6,000).",
+       Risk::Read, read_text);
+  r.back().tool = "read";
 
   g = "Browser Actions";
   host(g, "click", {kTab, {"selector", "string"}, {"options", "{ double?: boolean, timeout?: number(0..120000) }", true}}, "{ element: string }",
        "Clicks the element's visible centre with real mouse events, after scrolling it into view and waiting (5 s, or options.timeout ms) until it is visible, enabled and not covered.",
        Risk::Act, click);
+  r.back().tool = "click";
   host(g, "type", {kTab, {"selector", "string"}, {"text", "string|Secret"}}, "{ element: string, typed: number }",
        "Focuses the field and types text key by key at the end of what is there (\\n presses Enter); text may be secret(name).", Risk::Act, type);
+  r.back().tool = "type";
   host(g, "fill", {kTab, {"formData", "Record<string, string|number|boolean|string[]|Secret>"}}, "{ filled: string[] }",
        "Sets fields to values: {selector: value}. Text fields are replaced, <select>s pick the option, checkboxes take true/false.", Risk::Act, fill);
   host(g, "scroll", {kTab, {"direction", "'up'|'down'|'left'|'right'|'top'|'bottom'"}, {"amount", "number(0..1000000)", true}}, "{ x: number, y: number, height: number, viewportHeight: number, atTop: boolean, atBottom: boolean }",
        "Scrolls with the mouse wheel (amount in px, default 80% of the viewport; 'top' and 'bottom' go to the ends).", Risk::Read, scroll);
+  r.back().tool = "scroll";
   host(g, "keyPress", {kTab, {"key", "string"}, {"modifiers", "Array<'Shift'|'Control'|'Alt'|'Meta'>", true}}, "true",
        "Presses a key in the focused element: a character or Enter, Tab, Escape, Backspace, Delete, Arrow*, Home, End, PageUp, PageDown, F1–F12.",
        Risk::Act, key_press);
+  r.back().tool = "press";
   host(g, "hover", {kTab, {"selector", "string"}}, "{ element: string }", "Moves the mouse over the element.", Risk::Read, hover);
   host(g, "select", {kTab, {"selector", "string"}, {"value", "string|string[]"}}, "{ selected: string[] }",
        "Chooses option(s) of a <select> by value or visible label.", Risk::Act, select);
+  r.back().tool = "select";
   host(g, "act", {kTab, {"commands", "string|string[]"}, {"options", "{ timeout?: number(0..120000), dryRun?: boolean }", true}},
        "{ ok: boolean, steps: Array<{ command: string, status: 'done'|'failed'|'skipped'|'planned', did?: string, target?: object, error?: string, data?: any, ms?: number }>, "
        "parsed: { intent: string, primaryGoal: string, constraints: object, successCriteria: string[], plan: string[] }, criteria: Array<{ criterion: string, met: boolean }>, url: string, title: string, error?: string }",
@@ -101,6 +118,7 @@ std::vector<Capability> build() {
        "instruction ('Enter \"Kathy\" into the name field and press Submit'). TARGET: a ref, a selector, or words ('the Sign in button', "
        "'the third link'); an ambiguous or unknown target fails with the candidates, never a guess. Stops at the first failed step.",
        Risk::Act, act);
+  r.back().tool = "act";
   host(g, "dismissOverlays", {kTab}, "{ dismissed: Array<{ kind: string, element: string, pressed: string, choice: string }>, remaining: Array<{ kind: string, element: string, why: string }> }",
        "Gets cookie-consent banners, modals and overlays out of the way by pressing the button a person would: for consent the most "
        "private choice (reject / only necessary), else close; accept only when there is nothing else. Tried once by itself when a "
@@ -166,6 +184,7 @@ std::vector<Capability> build() {
   g = "REPL State & Output";
   local(g, "env", {}, "object", "Your variables: keep everything here (env.rows = …); it persists across evaluations.", true);
   local(g, "setFinal", {{"value", "any"}}, "void", "Delivers the final answer (any JSON value, any size). The ONLY way to finish.");
+  r.back().tool = "finish";
 
   g = "Utilities";
   local(g, "log", {{"message", "any"}}, "void", "Writes to the activity feed.");
@@ -180,6 +199,7 @@ std::vector<Capability> build() {
        "await askUser('Please log in to example.com in the browser window, then press Continue', { choices: ['Continue'] }). "
        "No answer in time is an error.",
        Risk::Local, impl::ask_user);
+  r.back().tool = "ask_user";
   host(g, "store", {{"key", "string"}, {"value", "any"}}, "true", "Saves a JSON value under key, persistent across runs.", Risk::Local, impl::store);
   host(g, "retrieve", {{"key", "string"}}, "any | null", "Reads a value saved with store().", Risk::Local, retrieve);
   host(g, "__resolveIntercept", {{"pauseId", "string"}, {"decision", "any"}}, "true",
@@ -343,6 +363,52 @@ std::string display_type(const Param& p) {
     out += p.type[i];
   }
   return out;
+}
+
+json tool_definitions() {
+  json out = json::array();
+  for (const auto& c : registry()) {
+    if (c.tool.empty()) continue;
+    Capability shown = c;
+    if (!shown.params.empty() && shown.params[0].name == "tabId") shown.params.erase(shown.params.begin());
+    out.push_back({{"name", c.tool}, {"description", c.doc}, {"parameters", params_json_schema(shown)}, {"capability", c.name}});
+  }
+  return out;
+}
+
+const Capability* find_tool(std::string_view tool_name) {
+  for (const auto& c : registry())
+    if (!c.tool.empty() && c.tool == tool_name) return &c;
+  return nullptr;
+}
+
+Result<json> tool_args(const Capability& c, const json& arguments, const std::string& tab) {
+  if (!arguments.is_null() && !arguments.is_object())
+    return errorf(Code::InvalidArgument, "{}: the arguments must be an object of named values, got {}", c.tool, arguments.type_name());
+  json args = json::array();
+  std::string names;
+  for (const auto& p : c.params)
+    if (p.name != "tabId") names += (names.empty() ? "" : ", ") + p.name + (p.optional ? "?" : "");
+  for (const auto& p : c.params) {
+    if (p.name == "tabId" && args.empty()) {
+      args.push_back(tab);
+      continue;
+    }
+    if (arguments.is_object() && arguments.contains(p.name)) {
+      args.push_back(arguments[p.name]);
+    } else if (p.optional) {
+      args.push_back(nullptr);
+    } else {
+      return errorf(Code::InvalidArgument, "{}: the argument '{}' is missing (its arguments: {})", c.tool, p.name, names);
+    }
+  }
+  if (arguments.is_object())
+    for (auto it = arguments.begin(); it != arguments.end(); ++it)
+      if (std::none_of(c.params.begin(), c.params.end(), [&](const Param& p) { return p.name == it.key(); }))
+        return errorf(Code::InvalidArgument, "{}: unknown argument '{}' (its arguments: {})", c.tool, it.key(), names);
+  // Trailing optional arguments not given are left out, as a call would.
+  while (!args.empty() && args.back().is_null()) args.erase(args.size() - 1);
+  return args;
 }
 
 json params_json_schema(const Capability& c) {

@@ -47,6 +47,9 @@ struct Capability {
   Implementation impl;       // Host capabilities only
   bool internal = false;     // plumbing between the REPL prelude and ouro: not in the reference
   Permission permission = Permission::Auto;  // the default; settings and runs may override it
+  // Tool-calling mode (issue 17): the tool's name when the capability is one of the model's tools.
+  // Its parameters are the capability's, a leading tabId left out (the run's active tab).
+  std::string tool = {};
 };
 
 // Everything the REPL offers, in reference order.
@@ -81,5 +84,11 @@ Shape result_shape(const Capability& c);
 std::string display_type(const Param& p);
 // JSON Schema of a capability's parameters as one object (tool definitions).
 json params_json_schema(const Capability& c);
+// The tools of tool-calling mode, in registry order: [{name, description, parameters, capability}].
+json tool_definitions();
+const Capability* find_tool(std::string_view tool_name);
+// A tool call's arguments (an object by parameter name) → the capability's argument list, the
+// tab first when it takes one. InvalidArgument names unknown or missing arguments.
+Result<json> tool_args(const Capability& c, const json& arguments, const std::string& tab);
 
 }  // namespace ouro::actions

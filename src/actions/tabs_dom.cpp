@@ -27,7 +27,8 @@ std::chrono::milliseconds timeout_arg(const json& args, size_t i, std::chrono::m
   return dflt;
 }
 
-// Reads through a page helper, failing clearly when a selector matched nothing.
+}  // namespace
+
 Result<json> read_helper(Context& ctx, const std::string& tab, const std::string& call, const std::string& what,
                          const std::string& selector) {
   auto r = TRY(ctx.browser.eval_helpers(tab, call, ctx.limits.exec_timeout, browser::Browser::frame_of(selector)));
@@ -37,8 +38,6 @@ Result<json> read_helper(Context& ctx, const std::string& tab, const std::string
   }
   return r;
 }
-
-}  // namespace
 
 Result<json> open_tab(Context& ctx, const json& args) {
   std::string url = arg_string(args, 0);

@@ -371,9 +371,26 @@ RunResult Run::execute_commands(const std::string& commands) {
   return finish(std::move(result), have_final, std::move(final));
 }
 
+Result<llm::Response> Run::call_model(int it, const llm::Request& req, double& ms) {
+  auto t0 = Clock::now();
+  auto r = m_provider.complete(req, [&](const llm::Delta& d) {
+    if (d.kind == llm::Delta::Kind::Restart) emit("stream-token", {{"iteration", it}, {"restart", true}, {"token", ""}});
+    else emit("stream-token", {{"iteration", it}, {"token", d.text}, {"kind", d.kind == llm::Delta::Kind::Reasoning ? "reasoning" : "text"}});
+  }, m_cancel);
+  ms = ms_since(t0);
+  if (!r) {
+    std::string kind = llm::kind_of(r.error());
+    Error e = r.error();
+    e.message = "the model call failed" + (kind.empty() ? std::string() : " (" + kind + ")") + ": " + e.message;
+    return tl::make_unexpected(std::move(e));
+  }
+  return r;
+}
+
 RunResult Run::execute() {
   if (size_t at = m_options.task.find_first_not_of(" \t\r\n"); at != std::string::npos && m_options.task[at] == '$')
     return execute_commands(m_options.task.substr(at + 1));
+  if (m_options.agent == "tools") return execute_tools();
   RunResult result;
   auto& browser = m_session.browser();
   auto& repl = m_session.repl();
@@ -437,12 +454,8 @@ RunResult Run::execute() {
 
     // 2. The model, streamed.
     llm::Request req{m_options.model, system, {{"user", user, {}, stable}}, m_options.params, llm::Purpose::Main};
-    auto t_model = Clock::now();
-    auto response = m_provider.complete(req, [&](const llm::Delta& d) {
-      if (d.kind == llm::Delta::Kind::Restart) emit("stream-token", {{"iteration", it}, {"restart", true}, {"token", ""}});
-      else emit("stream-token", {{"iteration", it}, {"token", d.text}, {"kind", d.kind == llm::Delta::Kind::Reasoning ? "reasoning" : "text"}});
-    }, m_cancel);
-    double model_ms = ms_since(t_model);
+    double model_ms = 0;
+    auto response = call_model(it, req, model_ms);
     if (!response) {
       if (m_cancel.cancelled()) break;
       std::string kind = llm::kind_of(response.error());
@@ -455,7 +468,7 @@ RunResult Run::execute() {
         --it;
         continue;
       }
-      result.error = "the model call failed" + (kind.empty() ? std::string() : " (" + kind + ")") + ": " + response.error().message;
+      result.error = response.error().message;
       json ev = {{"iteration", it}, {"error", result.error}};
       if (!kind.empty()) ev["kind"] = kind;
       emit("error", ev);

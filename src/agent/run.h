@@ -24,6 +24,9 @@ using namespace std::chrono_literals;
 
 struct RunOptions {
   std::string task;
+  // "rlm" (the default): the model writes code in the REPL. "tools": it calls the registry's
+  // tools one step at a time through function calling (issue 17; seed 003).
+  std::string agent = "rlm";
   std::string model;
   std::string sub_model;
   int max_iterations = 25;
@@ -81,6 +84,10 @@ class Run {
  private:
   void emit(const std::string& type, json data);
   RunResult execute_commands(const std::string& commands);
+  RunResult execute_tools();  // tool-calling mode (tool_loop.cpp)
+  // One call of the main model, its tokens streamed as stream-token events of the iteration;
+  // ms is how long it took. A failure's message says "the model call failed (kind): …".
+  Result<llm::Response> call_model(int iteration, const llm::Request& request, double& ms);
   // The partial-results answer and the user's tabs, then the complete event.
   RunResult finish(RunResult result, bool have_final, json final);
   Result<json> sub_call(const std::string& function, const json& args);

@@ -473,6 +473,14 @@ class TerminalView {
       m_kind.clear();
       return line(bold(fmt::format("\n▶ Iteration {}", d.value("iteration", 0))) + dim(fmt::format("  (prompt ≈{} tokens)", d.value("promptTokens", 0))));
     }
+    if (e.type == "code-generated" && d.value("strategy", "") == "tool") return line(dim("  ▷ ") + first_line(d.value("code", ""), 160));
+    if (e.type == "loop-detected") return line(red("  ⛔ loop detected: ") + d.value("reason", ""));
+    if (e.type == "reflection") {
+      const json& r = d["reflection"];
+      std::string issues;
+      for (const auto& i : r.value("issues", json::array())) issues += "; " + i.get<std::string>();
+      return line(yellow(fmt::format("  ↺ reflection after step {}: efficiency {}{}", r.value("step", 0), r.value("efficiency", ""), issues)));
+    }
     if (e.type == "code-generated") {
       const std::string code = d.value("code", "");
       return line(dim(fmt::format("  ▷ running block {} ({} lines)", d.value("blockIndex", 0) + 1, std::count(code.begin(), code.end(), '\n') + 1)));
@@ -563,6 +571,7 @@ struct RunFlags {
   std::string context;  // mine | clean | "" (mine with a kept profile or an attached browser)
   int ask_timeout_s = 300;
   std::string continue_id;  // --continue: a run to carry on as its next turn
+  std::string agent = "rlm";  // rlm | tools
 };
 
 Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
@@ -628,6 +637,7 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   ro.sub_model = settings.sub_model;
   ro.params = settings.params;
   ro.max_iterations = rf.max_iterations;
+  ro.agent = rf.agent;
   if (prior) {
     ro.earlier = prior->turns;
     ro.first_iteration = prior->row.iterations + 1;
@@ -799,6 +809,10 @@ Result<int> run(int argc, char** argv) {
                    "mine: work in the browser's own tabs and logins (the tab you are on is handed over; other tabs of yours are asked "
                    "about), default with --profile or --browser; clean: an isolated session without them")
       ->check(CLI::IsMember({"mine", "clean"}));
+  runc->add_option("--agent", rf.agent,
+                   "rlm: the model writes JavaScript in the REPL (default); tools: it calls tools (observe, read, click, type, select, "
+                   "press, scroll, navigate, extract, act, ask_user, finish) through native function calling, or a JSON answer")
+      ->check(CLI::IsMember({"rlm", "tools"}));
   runc->add_option("--confirm-timeout", rf.confirm_timeout_s, "Seconds to wait for your answer about a sensitive action before denying it (default 60)")
       ->check(CLI::Range(1, 3600));
   runc->footer("Example: ouro run \"List the five cheapest items\" --url http://127.0.0.1:8000/shop");

@@ -281,6 +281,13 @@ json request_body(std::string_view wire, const Request& req) {
       messages.push_back({{"role", m.role}, {"content", std::move(content)}});
     }
     body["messages"] = std::move(messages);
+    if (!req.tools.empty()) {
+      json tools = json::array();
+      for (const auto& t : req.tools) tools.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", t.parameters}});
+      body["tools"] = std::move(tools);
+      // With extended thinking only "auto" is allowed; a text answer is then read as JSON.
+      body["tool_choice"] = {{"type", body.contains("thinking") ? "auto" : "any"}};
+    }
     return body;
   }
   json body = {{"model", req.model}, {"stream", true}, {"stream_options", {{"include_usage", true}}}};
@@ -305,6 +312,14 @@ json request_body(std::string_view wire, const Request& req) {
     messages.push_back({{"role", m.role}, {"content", std::move(content)}});
   }
   body["messages"] = std::move(messages);
+  if (!req.tools.empty()) {
+    json tools = json::array();
+    for (const auto& t : req.tools)
+      tools.push_back({{"type", "function"}, {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
+    body["tools"] = std::move(tools);
+    // "auto", not "required": every compatible server takes it; a text answer is read as JSON.
+    body["tool_choice"] = "auto";
+  }
   return body;
 }
 

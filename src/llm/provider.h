@@ -41,12 +41,29 @@ Result<Image> image_from_data_url(std::string_view url);
 
 enum class Purpose { Main, Sub };
 
+// A function the model may call (native function calling: OpenAI `tools`, Anthropic `tools`).
+struct ToolSpec {
+  std::string name;
+  std::string description;
+  json parameters;  // a JSON Schema object
+};
+
+// A call the model made: streamed arguments joined and parsed (arguments is null and
+// raw_arguments says what came when they are not JSON).
+struct ToolCall {
+  std::string id;
+  std::string name;
+  json arguments;
+  std::string raw_arguments;
+};
+
 struct Request {
   std::string model;
   std::string system;
   std::vector<Message> messages;
   ModelParams params;               // overrides of the model table (llm/models.h)
   Purpose purpose = Purpose::Main;  // the scripted provider answers sub-calls from their own queue
+  std::vector<ToolSpec> tools = {};  // empty: a plain completion
 };
 
 struct Delta {
@@ -75,6 +92,7 @@ struct Response {
   bool cost_known = false;
   int attempts = 1;
   std::vector<std::string> warnings;  // e.g. a malformed chunk that was skipped
+  std::vector<ToolCall> tool_calls;   // native function calls, in the order they came
 };
 
 // Shared between a run and its calls; set() makes every call in flight return Cancelled soon.

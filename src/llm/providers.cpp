@@ -21,7 +21,23 @@ void Usage::add(const Usage& u) {
 
 namespace {
 
+constexpr size_t kMaxToolCalls = 16;
+constexpr size_t kMaxToolArguments = 256 * 1024;
+
+// The joined argument text → JSON; an empty text is {} (a call without arguments).
+void finish_tool_call(ToolCall& t) {
+  if (!t.arguments.is_null()) return;
+  if (t.raw_arguments.find_first_not_of(" \t\r\n") == std::string::npos) {
+    t.arguments = json::object();
+    return;
+  }
+  if (auto j = parse_json(t.raw_arguments, "tool arguments"); j && j->is_object()) t.arguments = std::move(*j);
+}
+
 void finish(Response& r, const Request& req) {
+  for (auto& t : r.tool_calls) finish_tool_call(t);
+  // Calls with no name (a server that sent only pieces) are not calls.
+  std::erase_if(r.tool_calls, [](const ToolCall& t) { return t.name.empty(); });
   if (r.model.empty()) r.model = req.model;
   if (r.usage.input_tokens == 0 && r.usage.output_tokens == 0) {
     int64_t in = estimate_tokens(req.system);
@@ -39,10 +55,11 @@ void finish(Response& r, const Request& req) {
 // (stop_reason, usage), message_stop, ping, error.
 class AnthropicDecoder final : public StreamDecoder {
  public:
-  void reset() override { m_done = false; }
+  void reset() override { m_done = false; m_tool = -1; }
   bool complete() const override { return m_done; }
   Result<void> on_event(const SseEvent& ev, Response& out, const std::function<void(const Delta&)>& on_delta) override {
     if (ev.event == "ping") return {};
+    if (ev.event == "message_start") out.tool_calls.clear();  // a retried stream starts over
     auto j = parse_json(ev.data, "Anthropic stream event");
     if (!j) {
       out.warnings.push_back("skipped a malformed stream chunk: " + ev.data.substr(0, 80));
@@ -61,10 +78,22 @@ class AnthropicDecoder final : public StreamDecoder {
         out.usage.cache_write_tokens = n("cache_creation_input_tokens");
         out.usage.input_tokens = n("input_tokens") + out.usage.cache_read_tokens + out.usage.cache_write_tokens;
       }
+    } else if (type == "content_block_start") {
+      const json& b = j->contains("content_block") && (*j)["content_block"].is_object() ? (*j)["content_block"] : json::object();
+      if (b.value("type", "") == "tool_use") {
+        m_tool = static_cast<int>(out.tool_calls.size());
+        out.tool_calls.push_back(ToolCall{b.value("id", ""), b.value("name", ""), nullptr, ""});
+      }
+    } else if (type == "content_block_stop") {
+      if (m_tool >= 0 && m_tool < static_cast<int>(out.tool_calls.size())) finish_tool_call(out.tool_calls[static_cast<size_t>(m_tool)]);
+      m_tool = -1;
     } else if (type == "content_block_delta") {
       const json& d = (*j)["delta"];
       std::string dt = d.value("type", "");
-      if (dt == "text_delta") {
+      if (dt == "input_json_delta" && m_tool >= 0 && m_tool < static_cast<int>(out.tool_calls.size())) {
+        auto& raw = out.tool_calls[static_cast<size_t>(m_tool)].raw_arguments;
+        if (raw.size() < kMaxToolArguments) raw += d.value("partial_json", "");
+      } else if (dt == "text_delta") {
         std::string t = d.value("text", "");
         out.text += t;
         on_delta(Delta{Delta::Kind::Text, t});
@@ -77,6 +106,8 @@ class AnthropicDecoder final : public StreamDecoder {
       if (j->contains("delta")) out.stop_reason = (*j)["delta"].value("stop_reason", out.stop_reason);
       if (j->contains("usage")) out.usage.output_tokens = (*j)["usage"].value("output_tokens", out.usage.output_tokens);
     } else if (type == "message_stop") {
+      for (auto& t : out.tool_calls)
+        if (t.arguments.is_null()) finish_tool_call(t);
       m_done = true;
     } else if (type == "error") {
       const json e = j->value("error", json::object());
@@ -91,6 +122,7 @@ class AnthropicDecoder final : public StreamDecoder {
 
  private:
   bool m_done = false;
+  int m_tool = -1;  // the tool_use block being streamed
 };
 
 // OpenAI Chat Completions streaming: "data: {json}" lines, "data: [DONE]" at the end; deltas in
@@ -102,6 +134,7 @@ class OpenAIDecoder final : public StreamDecoder {
   bool complete() const override { return m_done; }
   Result<void> on_event(const SseEvent& ev, Response& out, const std::function<void(const Delta&)>& on_delta) override {
     if (ev.data == "[DONE]") {
+      for (auto& t : out.tool_calls) finish_tool_call(t);
       m_done = true;
       return {};
     }
@@ -133,6 +166,24 @@ class OpenAIDecoder final : public StreamDecoder {
           out.text += t;
           if (!t.empty()) on_delta(Delta{Delta::Kind::Text, t});
         }
+        // tool_calls arrive in pieces by index: the first has id and name, the rest more arguments.
+        if (d.contains("tool_calls") && d["tool_calls"].is_array())
+          for (const auto& tc : d["tool_calls"]) {
+            if (!tc.is_object()) continue;
+            size_t index = tc.contains("index") && tc["index"].is_number_unsigned() ? tc["index"].get<size_t>() : out.tool_calls.size();
+            if (index >= kMaxToolCalls) continue;
+            if (index >= out.tool_calls.size()) out.tool_calls.resize(index + 1);
+            auto& call = out.tool_calls[index];
+            if (tc.contains("id") && tc["id"].is_string()) call.id = tc["id"];
+            if (tc.contains("function") && tc["function"].is_object()) {
+              const json& f = tc["function"];
+              if (f.contains("name") && f["name"].is_string()) call.name += f["name"].get<std::string>();
+              if (f.contains("arguments") && f["arguments"].is_string() && call.raw_arguments.size() < kMaxToolArguments)
+                call.raw_arguments += f["arguments"].get<std::string>();
+              else if (f.contains("arguments") && f["arguments"].is_object())
+                call.raw_arguments = f["arguments"].dump();  // some servers send the object whole
+            }
+          }
       }
       if (c.contains("finish_reason") && c["finish_reason"].is_string()) out.stop_reason = c["finish_reason"];
     }

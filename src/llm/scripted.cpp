@@ -2,6 +2,8 @@
 // One object per response, in order: {"text": "…", "reasoning": "…"} answers the main loop;
 // objects with "sub": true answer llm_query/llm_batch sub-calls, in their own order. Text is
 // streamed in small chunks like a real provider's, so everything downstream sees the same deltas.
+// A tool-calling model's turn: {"tool_calls": [{"name": "click", "arguments": {"ref": "e3"}}]}
+// (arguments an object, or a string as a model might send it; "text" may come with it).
 #include "llm/provider.h"
 
 #include <deque>
@@ -57,6 +59,22 @@ class ScriptedProvider final : public Provider {
                         item.contains("kind") && item["kind"].is_string() ? nlohmann::ordered_json{{"kind", item["kind"]}} : nullptr);
     if (!stream(item.value("reasoning", ""), Delta::Kind::Reasoning, r.reasoning) || !stream(item.value("text", ""), Delta::Kind::Text, r.text))
       return make_error(Code::Cancelled, "cancelled");
+    if (item.contains("tool_calls") && item["tool_calls"].is_array()) {
+      int n = 0;
+      for (const auto& tc : item["tool_calls"]) {
+        if (!tc.is_object()) continue;
+        ToolCall call{tc.value("id", "call_" + std::to_string(++n)), tc.value("name", ""), nullptr, ""};
+        const json a = tc.contains("arguments") ? tc["arguments"] : json::object();
+        if (a.is_string()) {
+          call.raw_arguments = a.get<std::string>();
+          if (auto j = parse_json(call.raw_arguments, "tool arguments"); j && j->is_object()) call.arguments = std::move(*j);
+        } else {
+          call.arguments = a;
+          call.raw_arguments = a.dump();
+        }
+        r.tool_calls.push_back(std::move(call));
+      }
+    }
     int64_t in = estimate_tokens(req.system);
     for (const auto& m : req.messages) in += estimate_tokens(m.content);
     r.usage = Usage{in, estimate_tokens(r.text) + estimate_tokens(r.reasoning), true};

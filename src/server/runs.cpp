@@ -87,7 +87,8 @@ constexpr const char* kKnownOptions =
     "provider, model, sub_model, base_url (strings), max_iterations (1 to 500), max_tokens (1 to 1000000), temperature (0 to 2), "
     "thinking (a token budget 1024 to 200000, or 'off'), context ('mine' or 'clean'), profile (true or false: "
     "the same as context 'mine' or 'clean'), allowed_domains (array of "
-    "site patterns), mode ('careful' or 'autonomous'), permissions ({capability: 'auto'|'ask'|'deny'})";
+    "site patterns), mode ('careful' or 'autonomous'), permissions ({capability: 'auto'|'ask'|'deny'}), agent ('rlm': the model writes "
+    "code, the default; 'tools': it calls tools through function calling)";
 
 const char* const kModelOptions[] = {"max_tokens", "temperature", "thinking"};
 bool is_model_option(const std::string& k) {
@@ -113,6 +114,9 @@ Result<void> check_options(const json& options) {
       TRY(llm::parse_model_params(json{{k, v}}, "options"));
     } else if (k == "profile") {
       if (!v.is_boolean()) return errorf(Code::InvalidArgument, "options.profile must be true or false, got {}", describe(v));
+    } else if (k == "agent") {
+      if (!v.is_string() || (v != "rlm" && v != "tools"))
+        return errorf(Code::InvalidArgument, "options.agent must be 'rlm' (the model writes code) or 'tools' (function calling), got {}", describe(v));
     } else if (k == "context") {
       if (!v.is_string() || (v != "mine" && v != "clean"))
         return errorf(Code::InvalidArgument,
@@ -647,6 +651,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   ro.sub_model = settings->sub_model;
   ro.params = settings->params;
   ro.max_iterations = 25;
+  if (options.contains("agent") && options["agent"].is_string()) ro.agent = options["agent"].get<std::string>();
   if (auto n = options.contains("max_iterations") ? whole_in(options["max_iterations"], 1, kMaxIterations) : std::nullopt) {
     ro.max_iterations = *n;
   } else if (auto stored = stored_llm_settings(); stored && stored->contains("max_iterations")) {

@@ -165,6 +165,92 @@ TEST(OpenAI, StreamsContentReasoningAndUsage) {
   }
 }
 
+Request tool_request(const std::string& model) {
+  Request r = request(model);
+  r.tools = {{"click", "Clicks an element.", json::parse(R"({"type":"object","properties":{"selector":{"type":"string"}},"required":["selector"]})")},
+             {"finish", "Ends the run.", json::parse(R"({"type":"object","properties":{"value":{}}})")}};
+  return r;
+}
+
+// Native function calling, streamed: Anthropic's tool_use blocks with input_json_delta pieces.
+TEST(Anthropic, StreamsToolUseBlocksAndSendsTheTools) {
+  std::string body =
+      anthropic_event("message_start", R"({"type":"message_start","message":{"id":"m1","model":"claude-sonnet-4-20250514","usage":{"input_tokens":50,"output_tokens":1}}})") +
+      anthropic_event("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})") +
+      anthropic_event("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Clicking."}})") +
+      anthropic_event("content_block_stop", R"({"type":"content_block_stop","index":0})") +
+      anthropic_event("content_block_start", R"({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"click","input":{}}})") +
+      anthropic_event("content_block_delta", R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"sel"}})") +
+      anthropic_event("content_block_delta", R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"ector\": \"e1ü\"}"}})") +
+      anthropic_event("content_block_stop", R"({"type":"content_block_stop","index":1})") +
+      anthropic_event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":12}})") +
+      anthropic_event("message_stop", R"({"type":"message_stop"})");
+  for (size_t piece : {1u, 7u, 4096u}) {
+    RawServer s;
+    s.push(in_pieces(RawServer::sse_head(), body, piece));
+    Collected c;
+    auto r = provider("anthropic", s)->complete(tool_request("claude-sonnet-4-20250514"), c.fn(), CancelToken{});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->text, "Clicking.");
+    ASSERT_EQ(r->tool_calls.size(), 1u) << "piece " << piece;
+    EXPECT_EQ(r->tool_calls[0].id, "toolu_1");
+    EXPECT_EQ(r->tool_calls[0].name, "click");
+    EXPECT_EQ(r->tool_calls[0].arguments, json({{"selector", "e1ü"}}));
+    EXPECT_EQ(r->stop_reason, "tool_use");
+    std::string req = s.requests().at(0);
+    json sent = json::parse(req.substr(req.find("\r\n\r\n") + 4));
+    EXPECT_EQ(sent["tools"][0]["name"], "click");
+    EXPECT_EQ(sent["tools"][0]["input_schema"]["required"][0], "selector");
+    EXPECT_EQ(sent["tool_choice"]["type"], "any");
+  }
+}
+
+// OpenAI's delta.tool_calls: id and name first, the arguments in pieces, by index; two calls.
+TEST(OpenAI, StreamsToolCallsInPiecesAndSendsTheTools) {
+  std::string body =
+      "data: {\"model\":\"gpt-4o\",\"choices\":[{\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"click\",\"arguments\":\"\"}}]}}]}\n\n"
+      "data: {\"model\":\"gpt-4o\",\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"selector\\\":\"}}]}}]}\n\n"
+      "data: {\"model\":\"gpt-4o\",\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\" \\\"e7\\\"}\"}}]}}]}\n\n"
+      "data: {\"model\":\"gpt-4o\",\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_b\",\"function\":{\"name\":\"finish\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n"
+      "data: {\"model\":\"gpt-4o\",\"choices\":[],\"usage\":{\"prompt_tokens\":90,\"completion_tokens\":9}}\n\n"
+      "data: [DONE]\n\n";
+  for (size_t piece : {1u, 9u, 4096u}) {
+    RawServer s;
+    s.push(in_pieces(RawServer::sse_head(), body, piece));
+    Collected c;
+    auto r = provider("openai", s)->complete(tool_request("gpt-4o"), c.fn(), CancelToken{});
+    ASSERT_TRUE(r) << r.error().message;
+    ASSERT_EQ(r->tool_calls.size(), 2u) << "piece " << piece;
+    EXPECT_EQ(r->tool_calls[0].id, "call_a");
+    EXPECT_EQ(r->tool_calls[0].name, "click");
+    EXPECT_EQ(r->tool_calls[0].arguments, json({{"selector", "e7"}}));
+    EXPECT_EQ(r->tool_calls[1].name, "finish");
+    EXPECT_EQ(r->tool_calls[1].arguments, json::object());
+    EXPECT_EQ(r->stop_reason, "tool_calls");
+    std::string req = s.requests().at(0);
+    json sent = json::parse(req.substr(req.find("\r\n\r\n") + 4));
+    EXPECT_EQ(sent["tools"][0]["type"], "function");
+    EXPECT_EQ(sent["tools"][0]["function"]["name"], "click");
+    EXPECT_EQ(sent["tool_choice"], "auto");
+  }
+}
+
+// Arguments that are not JSON stay visible as text, for the run to report; no call has no name.
+TEST(OpenAI, BrokenToolArgumentsAreKeptAsText) {
+  std::string body =
+      "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"click\",\"arguments\":\"{selector: e1\"}}]}}]}\n\n"
+      "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":{\"arguments\":\"{}\"}}]}}]}\n\n"
+      "data: [DONE]\n\n";
+  RawServer s;
+  s.push(in_pieces(RawServer::sse_head(), body, 4096));
+  Collected c;
+  auto r = provider("openai", s)->complete(tool_request("gpt-4o"), c.fn(), CancelToken{});
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->tool_calls.size(), 1u);
+  EXPECT_TRUE(r->tool_calls[0].arguments.is_null());
+  EXPECT_EQ(r->tool_calls[0].raw_arguments, "{selector: e1");
+}
+
 TEST(Retries, TooManyRequestsHonoursRetryAfter) {
   RawServer s;
   s.push({Step::write(RawServer::error_response(429, R"({"error":{"message":"slow down"}})", "Retry-After: 1\r\n"))});

@@ -217,6 +217,37 @@
     return cap(els.map(e => e.innerText ?? e.textContent ?? '').join('\n'));
   }
 
+  // Text a reader sees, bounded (seed 003's content script: ~6,000 chars): the main content first
+  // (main, [role=main], the largest article), then the rest of the page; blank runs squeezed.
+  function readable(selector, max) {
+    const limit = Math.max(200, Math.min(Number(max) || 6000, 100000));
+    const squeeze = t => String(t || '').replace(/[ \t\u00a0]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
+    let parts = [];
+    if (selector) {
+      const els = resolveAll(selector);
+      if (!els.length) return null;
+      parts = els.map(e => squeeze(e.innerText ?? e.textContent));
+    } else {
+      const body = document.body;
+      if (!body) return { text: '', chars: 0, truncated: false, main: false };
+      let main = document.querySelector('main,[role=main]');
+      if (!main) {
+        let best = null, size = 0;
+        for (const a of document.querySelectorAll('article')) { const n = (a.innerText || '').length; if (n > size) { size = n; best = a; } }
+        main = best;
+      }
+      const all = squeeze(body.innerText);
+      if (main && main !== body) {
+        const m = squeeze(main.innerText);
+        const rest = all.replace(m, '').trim();
+        parts = [m, rest];
+      } else parts = [all];
+    }
+    const whole = parts.filter(Boolean).join('\n\n');
+    return { text: whole.length > limit ? whole.slice(0, limit) + '…' : whole, chars: whole.length, truncated: whole.length > limit,
+             main: !selector && parts.length > 1 };
+  }
+
   function dom(selector) {
     if (!selector) return cap(document.documentElement.outerHTML);
     const els = resolveAll(selector);
@@ -351,7 +382,7 @@
   }
 
   Object.defineProperty(globalThis, '__ouro', {
-    value: Object.freeze({ cap, actionable, targetInfo, prepareEdit, selectOption, text, dom, links, inputs, query, queryAll,
+    value: Object.freeze({ cap, actionable, targetInfo, prepareEdit, selectOption, text, readable, dom, links, inputs, query, queryAll,
                            storage, clear, scrollState, favicon, describe, overlays, resolve }),
     enumerable: false,
   });

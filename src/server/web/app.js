@@ -203,6 +203,8 @@
       case 'injection-flag': current.lastIterCard().body.append(el('div', 'line warn',
         '⚠ possible prompt injection in page text: ' + (d.flags || []).map(f => `${f.kind}: “${f.excerpt}”`).join('; '))); break;
       case 'confirmation-res': if ($('confirm-dialog').dataset.id === d.id && $('confirm-dialog').open) $('confirm-dialog').close(); current.lastIterCard().body.append(el('div', 'line ' + (d.approved ? '' : 'warn'), d.approved ? '✓ sensitive action allowed' : '✗ sensitive action denied')); break;
+      case 'loop-detected': current.lastIterCard().body.append(el('div', 'line err', `⛔ loop detected: ${d.reason}`)); break;
+      case 'reflection': { const r = d.reflection || {}; current.lastIterCard().body.append(el('div', 'line ' + (r.efficiency === 'low' ? 'warn' : 'sub'), `↺ reflection after step ${r.step}: efficiency ${r.efficiency}${(r.issues || []).map(i => '; ' + i).join('')}`)); break; }
       case 'complete': finish(d); break;
     }
   }
