@@ -8,3 +8,6 @@ echo "== Browser kernel: ouro vs Playwright on the same Chromium =="
 echo
 echo "== Prompt size against page size (data as variable) =="
 "$build/bench/prompt_bench"
+echo
+echo "== act(): plain instructions on the task suites, no model =="
+node "$(dirname "$0")/act_tasks.mjs" "$build"
