@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -502,8 +503,52 @@ bool plan_click(std::string rest, const std::string& source, Clauses& out, bool 
   return true;
 }
 
+// Words that ask for a judgement over what the page shows ("the cheapest", "the best one"): no
+// plan can bind them without reading and comparing, so the clause is not understood (a model
+// run, or `ouro run --agent tools`, is for those).
+bool needs_judgement(const std::string& l) {
+  static const std::regex re(
+      "\\b(cheapest|least expensive|most expensive|priciest|best|worst|highest|lowest|newest|latest|oldest|most recent|most popular|"
+      "top[- ]rated|largest|biggest|smallest|longest|shortest|fastest|closest|nearest|earliest)\\b");
+  std::vector<std::string> quoted;
+  std::string outside = extract_quoted(l, quoted);  // a quoted name ("Best Buy") is a name
+  return std::regex_search(outside, re);
+}
+
+// "click Next three times", "press Tab twice": how many times (1 when not said); the words go.
+int repetitions(std::string& s) {
+  static const std::regex re("\\s+(once|twice|thrice|(\\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)\\s+times)\\s*[.!]?$", std::regex::icase);
+  std::smatch m;
+  if (!std::regex_search(s, m, re)) return 1;
+  std::string w = lower(std::string(m[1]));
+  static const std::map<std::string, int> n = {{"once", 1}, {"twice", 2}, {"thrice", 3}, {"two", 2}, {"three", 3}, {"four", 4}, {"five", 5},
+                                               {"six", 6}, {"seven", 7}, {"eight", 8}, {"nine", 9}, {"ten", 10}};
+  int count = 1;
+  std::string first = w.substr(0, w.find(' '));
+  if (auto it = n.find(first); it != n.end()) count = it->second;
+  else if (std::isdigit(static_cast<unsigned char>(first[0]))) count = std::stoi(first);
+  s = s.substr(0, static_cast<size_t>(m.position(0)));
+  return std::clamp(count, 1, 20);
+}
+
+bool plan_one(const std::string& clause, Clauses& out, std::string& note);
+
 // One clause → commands; false when it is not understood.
-bool plan_clause(const std::string& clause, Clauses& out, std::string& note) {
+bool plan_clause(const std::string& clause_in, Clauses& out, std::string& note) {
+  std::string clause = clause_in;
+  if (needs_judgement(lower(clause))) return false;
+  int times = repetitions(clause);
+  size_t before = out.size();
+  if (!plan_one(clause, out, note)) return false;
+  if (times > 1) {
+    std::vector<Command> once(out.begin() + static_cast<long>(before), out.end());
+    for (int i = 1; i < times; ++i) out.insert(out.end(), once.begin(), once.end());
+    note = "repeated " + std::to_string(times) + " times";
+  }
+  return true;
+}
+
+bool plan_one(const std::string& clause, Clauses& out, std::string& note) {
   std::string s = clause;
   std::string l = lower(s);
   // "… by clicking X": the means is the instruction.
@@ -795,14 +840,17 @@ ParsedRequest parse_request(std::string_view text_in) {
   json values = json::array(), choices = json::array();
   std::set<std::string> kinds;
   for (const auto& line : split_lines(text)) {
-    // A line of the command language is taken as it is (its TARGET may hold "and").
-    if (auto c = parse_command(line); c && c->verb != Verb::Extract) {
+    // A line of the command language is taken as it is (its TARGET may hold "and"), unless it
+    // asks for a judgement; "… three times" repeats it.
+    std::string once = line;
+    int times = repetitions(once);
+    if (auto c = parse_command(once); c && c->verb != Verb::Extract && !needs_judgement(lower(line))) {
       bool plain = true;
       std::string l = lower(line);
       for (const char* j : {" and ", " then ", ", "})
         if (l.find(j) != std::string::npos) plain = false;
       if (plain) {
-        r.plan.push_back(*c);
+        for (int i = 0; i < times; ++i) r.plan.push_back(*c);
         continue;
       }
     }

@@ -177,5 +177,20 @@ TEST(Sentences, SurvivesHostileText) {
   for (unsigned char c = 0; c < 255; ++c) (void)parse_request(std::string("select ") + static_cast<char>(c) + " from " + static_cast<char>(c));
 }
 
+TEST(Sentence, RepetitionsAndJudgements) {
+  auto r = parse_request("click Next three times");
+  ASSERT_EQ(r.plan.size(), 3u);
+  EXPECT_EQ(to_line(r.plan[2]), "click Next");
+  r = parse_request("Press Tab twice, then type \"x\"");
+  ASSERT_EQ(r.plan.size(), 3u) << to_json(r).dump();
+  EXPECT_TRUE(r.not_understood.empty());
+  for (const char* t : {"Pick the cheapest", "Click the best deal", "Open the most recent email"}) {
+    r = parse_request(t);
+    EXPECT_FALSE(r.not_understood.empty()) << t << ": " << to_json(r).dump();
+  }
+  r = parse_request("Click the \"Best Buy\" link");
+  EXPECT_TRUE(r.not_understood.empty()) << to_json(r).dump();
+}
+
 }  // namespace
 }  // namespace ouro::commands
