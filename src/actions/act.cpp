@@ -32,12 +32,7 @@ struct Run {
 };
 
 // A capability through the registry: its permission, then its implementation.
-Result<json> use(Run& run, const char* name, json args) {
-  const Capability* cap = find(name);
-  if (!cap || !cap->impl) return errorf(Code::Internal, "act: capability {} is missing", name);
-  TRY(permit(run.ctx, *cap, args));
-  return cap->impl(run.ctx, args);
-}
+Result<json> use(Run& run, const char* name, json args) { return call_capability(run.ctx, name, std::move(args)); }
 
 std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
@@ -175,8 +170,11 @@ Result<json> do_type(Run& run, const Command& c, json& step) {
       step["note"] = "the field now holds " + in_quotes(value.substr(0, 80));
     }
     run.last_field = ref;
-    did += (did.empty() ? "" : "; ") + std::string("typed ") + (c.secret.empty() ? in_quotes(c.text) : "secret " + c.secret) + " into " +
-           (m.contains("role") ? describe(m) : ref);
+    // What went into a password field is not repeated in the result.
+    bool hidden = before && before->is_object() && get_str(*before, "type") == "password";
+    std::string what = !c.secret.empty() ? "secret " + c.secret : hidden ? fmt::format("{} characters", c.text.size()) : in_quotes(c.text);
+    if (hidden) step.erase("note");
+    did += (did.empty() ? "" : "; ") + std::string("typed ") + what + " into " + (m.contains("role") ? describe(m) : ref);
   }
   step["target"] = refs.size() == 1 ? refs[0] : refs;
   return json(did);

@@ -127,6 +127,13 @@ Result<void> impl::permit(Context& ctx, const Capability& cap, const json& args)
   return {};
 }
 
+Result<json> impl::call_capability(Context& ctx, const char* name, json args) {
+  const Capability* cap = find(name);
+  if (!cap || !cap->impl) return errorf(Code::Internal, "capability {} is missing", name);
+  TRY(impl::permit(ctx, *cap, args));
+  return cap->impl(ctx, args);
+}
+
 std::vector<std::string> Host::take_notes() {
   std::lock_guard lock(m_notes_mutex);
   return std::exchange(m_notes, {});

@@ -39,12 +39,16 @@ OURO_CAP(llm_query); OURO_CAP(llm_batch);
 OURO_CAP(resolve_intercept);
 // The act() of the command language (act.cpp): commands or a plain sentence, run step by step.
 OURO_CAP(act);
+// Skills over the snapshot (skills.cpp)
+OURO_CAP(login); OURO_CAP(search); OURO_CAP(fill_form); OURO_CAP(paginate); OURO_CAP(navigate_by_menu);
 #undef OURO_CAP
 
 // A capability's permission level in this context (settings, the run's options): auto passes,
 // deny is an error, ask asks through the run's confirmation channel. Host checks it for every
 // call; act() for each capability a command uses.
 Result<void> permit(Context& ctx, const Capability& cap, const json& args);
+// A capability called from another one (act, the skills): its permission, then its implementation.
+Result<json> call_capability(Context& ctx, const char* name, json args);
 
 // A request paused by the Fetch domain (network thread): hands it to the matching handler.
 void on_request_paused(Context& ctx, const std::string& tab, const json& params);

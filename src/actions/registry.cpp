@@ -119,6 +119,34 @@ std::vector<Capability> build() {
        "'the third link'); an ambiguous or unknown target fails with the candidates, never a guess. Stops at the first failed step.",
        Risk::Act, act);
   r.back().tool = "act";
+
+  g = "Skills";
+  const std::string SkillResult =
+      "{ ok: boolean, skill: string, bound: Record<string, { ref: string, name: string, confidence: number }>, did: string[], "
+      "effects: Array<{ effect: string, met: boolean }>, url: string, title: string, error?: string";
+  host(g, "login", {kTab, {"credentials", "{ username?: string|Secret, email?: string|Secret, password: string|Secret }"}}, SkillResult + " }",
+       "Signs in through the page's login form (following a Sign in link, or a username-then-password flow): binds the user and password "
+       "fields and the submit, fills them (secrets stay secret), submits, and checks the form went away. Use secret('name') for the password.",
+       Risk::Act, login);
+  host(g, "search", {kTab, {"query", "string"}}, SkillResult + ", results?: { ref: string, name: string, count: number } }",
+       "Searches the site: the search form's field (or the field named search), the query, Enter; checks the page changed and names the "
+       "results collection (extract() it).",
+       Risk::Act, search);
+  host(g, "fillForm", {kTab, {"values", "Record<string, string|number|boolean|string[]|Secret> | Array<{ field: string, value: any }>"},
+                       {"options", "{ submit?: boolean }", true}},
+       SkillResult + " }",
+       "Fills a form by its labels: {'First name': 'Ada', 'Country': 'Canada', 'I agree': true} — text fields, lists, boxes and radio "
+       "groups found by their words, each checked to hold its value; options.submit then submits it.",
+       Risk::Act, fill_form);
+  host(g, "paginate", {kTab, {"options", "{ collection?: string, fields?: string[], text?: string, limit?: integer(1..2000), maxPages?: integer(1..50) }", true}},
+       SkillResult + ", rows: Array<object>, pages: number, stoppedBecause: string }",
+       "Collects a list's rows across pages: extract(), then the Next (or Load more) control, until there is none, a page adds no new "
+       "rows, or maxPages (default 5). Rows are deduplicated.",
+       Risk::Act, paginate);
+  host(g, "navigateByMenu", {kTab, {"path", "string|string[]"}}, SkillResult + " }",
+       "Follows a menu path, 'Products > Laptops' or ['Products', 'Laptops']: each item found by its name, hover menus hovered, "
+       "click menus clicked, hidden items shown first; waits for the last page.",
+       Risk::Act, navigate_by_menu);
   host(g, "dismissOverlays", {kTab}, "{ dismissed: Array<{ kind: string, element: string, pressed: string, choice: string }>, remaining: Array<{ kind: string, element: string, why: string }> }",
        "Gets cookie-consent banners, modals and overlays out of the way by pressing the button a person would: for consent the most "
        "private choice (reject / only necessary), else close; accept only when there is nothing else. Tried once by itself when a "
