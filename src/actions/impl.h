@@ -41,6 +41,8 @@ OURO_CAP(resolve_intercept);
 OURO_CAP(act);
 // Skills over the snapshot (skills.cpp)
 OURO_CAP(login); OURO_CAP(search); OURO_CAP(fill_form); OURO_CAP(paginate); OURO_CAP(navigate_by_menu);
+// Beam search for a page where a goal holds (explore.cpp)
+OURO_CAP(explore);
 #undef OURO_CAP
 
 // A capability's permission level in this context (settings, the run's options): auto passes,

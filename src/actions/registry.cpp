@@ -147,6 +147,15 @@ std::vector<Capability> build() {
        "Follows a menu path, 'Products > Laptops' or ['Products', 'Laptops']: each item found by its name, hover menus hovered, "
        "click menus clicked, hidden items shown first; waits for the last page.",
        Risk::Act, navigate_by_menu);
+  host(g, "explore", {kTab, {"goal", "string | { form?: string, action?: string, collection?: string[], text?: string }"},
+                      {"options", "{ beam?: integer(1..5), depth?: integer(1..4) }", true}},
+       "{ found: boolean, goal: string, tab?: string, url?: string, why?: string, graph: { nodes: Array<{ url, title, depth, score, goal }>, "
+       "edges: Array<{ from, to, label, opened }> }, pagesVisited: number, error?: string }",
+       "Searches the site for a page where the goal holds — a form of a purpose ({form: 'login'}), an action of a kind ({action: "
+       "'download_invoice'}), a collection with fields ({collection: ['date', 'amount']}), or text — by beam search (beam 3, depth 3 by "
+       "default): links ranked by the goal's words are opened in new tabs and tested; losers are closed, the winner is focused. At most "
+       "30 pages; only sites the run may reach.",
+       Risk::Navigate, explore);
   host(g, "dismissOverlays", {kTab}, "{ dismissed: Array<{ kind: string, element: string, pressed: string, choice: string }>, remaining: Array<{ kind: string, element: string, why: string }> }",
        "Gets cookie-consent banners, modals and overlays out of the way by pressing the button a person would: for consent the most "
        "private choice (reject / only necessary), else close; accept only when there is nothing else. Tried once by itself when a "
