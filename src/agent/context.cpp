@@ -1,5 +1,9 @@
 #include "agent/context.h"
 
+#include "commands/sentence.h"
+
+#include <algorithm>
+
 #include "actions/registry.h"
 #include "agent/parser.h"
 #include "browser/browser.h"
@@ -168,6 +172,16 @@ std::string conversation_so_far(const std::vector<Turn>& turns, size_t token_bud
 
 std::string task_reinforcement(const std::string& task, int iteration, int cap, const std::vector<IterationRecord>& history) {
   std::string out = "## Current Task\nUser's request: \"" + task + "\"\n" + fmt::format("Iteration: {} of {}\n", iteration, cap);
+  // A request the deterministic parser reads whole (seed 001 §3.1) brings its success criteria:
+  // a checklist to verify before setFinal(). Others (summaries, questions) bring none.
+  if (task.size() <= 2000) {
+    auto parsed = commands::parse_request(task);
+    bool acts = std::none_of(parsed.plan.begin(), parsed.plan.end(), [](const commands::Command& c) { return c.verb == commands::Verb::Extract; });
+    if (acts && parsed.not_understood.empty() && !parsed.success_criteria.empty() && parsed.success_criteria.size() <= 12) {
+      out += "Success criteria (check each on the page before setFinal):\n";
+      for (const auto& c : parsed.success_criteria) out += "  - " + c + "\n";
+    }
+  }
   if (history.empty()) return out + "Progress so far: nothing yet — start by inspecting the open tabs.\n";
   out += "Progress so far:\n";
   // The last 12 in detail keeps this section bounded on long runs.

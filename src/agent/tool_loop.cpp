@@ -110,7 +110,17 @@ RunResult Run::execute_tools() {
     tools.push_back({get_str(d, "name"), get_str(d, "description"), d["parameters"]});
     tool_names += (tool_names.empty() ? "" : ", ") + get_str(d, "name");
   }
-  const std::string system = std::string(kToolSystem) + "\nYour tools: " + tool_names + ".\n";
+  // The same tools in words, for models that take no tool definitions (their JSON answer names one).
+  std::string described;
+  for (const auto& d : defs) {
+    const actions::Capability* cap = actions::find_tool(get_str(d, "name"));
+    std::string params;
+    if (cap)
+      for (const auto& p : cap->params)
+        if (p.name != "tabId") params += (params.empty() ? "" : ", ") + p.name + (p.optional ? "?" : "") + ": " + actions::display_type(p);
+    described += "- " + get_str(d, "name") + "(" + params + "): " + get_str(d, "description") + "\n";
+  }
+  const std::string system = std::string(kToolSystem) + "\nYour tools (arguments by name):\n" + described;
   std::vector<ToolStep> steps;
   std::optional<Reflection> last_reflection;
   int low_in_a_row = 0, silent = 0;

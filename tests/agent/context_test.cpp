@@ -64,5 +64,13 @@ TEST(Context, NoCodeIterationsAndErrorsAreVisible) {
   EXPECT_NE(f.find("Block 2:\nCode:\n  null.x\nResult: ERROR — TypeError"), std::string::npos) << f;
 }
 
+TEST(Context, ARequestTheParserReadsBringsItsSuccessCriteria) {
+  std::string t = task_reinforcement("Enter \"Kathy\" into the text field and press Submit", 1, 25, {});
+  EXPECT_NE(t.find("Success criteria (check each on the page before setFinal):\n  - \"Kathy\" typed into the text field\n  - clicked Submit"),
+            std::string::npos) << t;
+  for (const char* task : {"Summarize the unread emails in my inbox", "Go to example.com and find the price of the blue kettle"})
+    EXPECT_EQ(task_reinforcement(task, 1, 25, {}).find("Success criteria"), std::string::npos) << task;
+}
+
 }  // namespace
 }  // namespace ouro::agent

@@ -396,7 +396,9 @@
     setRunning(true);
     try {
       await contextReady;
-      const run = await api('POST', '/api/runs', { task, urls, options: { context: $('context').value } });
+      const options = { context: $('context').value };
+      if ($('agent').value !== 'rlm') options.agent = $('agent').value;
+      const run = await api('POST', '/api/runs', { task, urls, options });
       $('task').value = '';
       open(run.id, true);
     } catch (err) {
