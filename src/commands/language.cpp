@@ -271,7 +271,7 @@ Target parse_target(std::string_view words_in) {
     return orig.size() > 1 && std::none_of(orig.begin(), orig.end(), [](unsigned char ch) { return std::islower(ch); }) &&
            std::any_of(orig.begin(), orig.end(), [](unsigned char ch) { return std::isupper(ch); });
   };
-  auto droppable = [&](const std::string& w) { return !shouted(w) && !(kept.size() == 1 && (w == "one" || w == "text" || w == "label")); };
+  auto droppable = [&](const std::string& w) { return !shouted(w) && !(kept.size() == 1 && (w == "text" || w == "label")); };
   while (!kept.empty() && (is_filler(kept.front()) || kept.front() == "on" || kept.front() == "in") && droppable(kept.front())) kept.erase(kept.begin());
   while (!kept.empty() && is_filler(kept.back()) && droppable(kept.back())) kept.pop_back();
   if (!t.exact && !kept.empty()) {

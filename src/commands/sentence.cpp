@@ -180,7 +180,11 @@ bool plan_type(const std::string& verb, std::string rest, const std::string& sou
   }
   auto qs = quoted_parts(rest);
   static const std::vector<std::string> into = {" into ", " in ", " on ", " to ", " as ", " for "};
-  auto field_target = [](const std::string& words) {
+  auto field_target = [](const std::string& words_in) {
+    // "the number of guests" is the Guests field.
+    std::string words = words_in;
+    for (const char* lead : {"the number of ", "number of ", "the amount of ", "amount of ", "the value of ", "the count of "})
+      if (starts_with(lower(words), lead)) words = words.substr(strlen(lead));
     Target t = parse_target(words);
     if (t.kind == Target::Kind::Words && t.roles.empty()) t.roles = {"textbox"};
     return t;
@@ -198,6 +202,9 @@ bool plan_type(const std::string& verb, std::string rest, const std::string& sou
       for (auto& q : qs) {
         std::string b = q.before;
         std::string lb = lower(b);
+        // "the form with the name "Kate"": the field is what comes after "with".
+        if (auto w = lb.rfind(" with "); w != std::string::npos) b = b.substr(w + 6), lb = lower(b);
+        if (starts_with(lb, "with ")) b = b.substr(5), lb = lower(b);
         for (const char* j : {"and ", ", ", ","})
           if (starts_with(lb, j)) b = trim(b.substr(strlen(j))), lb = lower(b);
         for (const char* p : {"into ", "in "})
@@ -324,6 +331,22 @@ bool is_none(const std::string& words) {
 // select / choose / pick
 bool plan_choose(std::string rest, const std::string& source, Clauses& out, std::string& note) {
   std::string l = lower(rest);
+  // "Select Hurley>Nellie", "choose File > Export": a menu path — hover through it, click the last.
+  if (rest.find('>') != std::string::npos && rest.find('"') == std::string::npos) {
+    auto parts = split(rest, '>');
+    std::vector<std::string> names;
+    for (auto& p : parts)
+      if (auto t = trim(p); !t.empty()) names.push_back(t);
+    if (names.size() >= 2 && names.size() <= 8) {
+      for (size_t i = 0; i < names.size(); ++i) {
+        Command c = make(i + 1 < names.size() ? Verb::Hover : Verb::Click, source);
+        c.target = parse_target("\"" + names[i] + "\"");
+        out.push_back(c);
+      }
+      note = "read as a menu path";
+      return true;
+    }
+  }
   if (is_none(rest)) {
     note = "nothing to select: no step";
     return true;
@@ -454,9 +477,19 @@ bool plan_check(bool on, std::string rest, const std::string& source, Clauses& o
       break;
     }
   auto parts = split_on_and(items);
+  const bool next_to = listed && (l.find(" next to ") != std::string::npos || l.find(" beside ") != std::string::npos);
   if (parts.size() > 1 || listed) {
     for (auto& p : parts) {
       Target t = parse_target(p);
+      if (next_to) {
+        // "the box next to Partner offers": the box that shares a row with those words.
+        t = Target{};
+        t.kind = Target::Kind::Words;
+        t.text = "the box next to " + p;
+        t.near = trim(p);
+        std::vector<std::string> q;
+        if (std::string left = extract_quoted(t.near, q); !q.empty() && trim(left).empty()) t.near = q[0];
+      }
       if (t.kind == Target::Kind::Words) {
         t.roles = {"checkbox"};
         if (!on) {}
@@ -699,6 +732,10 @@ bool plan_one(const std::string& clause, Clauses& out, std::string& note) {
     c.target = parse_target(r.empty() ? "the text field" : r);
     if (c.target.kind == Target::Kind::Words && c.target.roles.empty()) c.target.roles = {"textbox"};
     out.push_back(c);
+    return true;
+  }
+  if ((v == "expand" || v == "open") && std::regex_search(lrest, std::regex("^(all )?(the )?(sections|panels|accordions|tabs|folds|headers)\\b"))) {
+    note = "no step: a target in a closed section is shown when it is needed";
     return true;
   }
   if (v == "expand" || v == "collapse" || v == "show" || v == "hide") {

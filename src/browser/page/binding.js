@@ -95,6 +95,14 @@
     const al = attr(el, 'aria-label'); if (al) out.push([al, 1, 'label']);
     if (c.el.localName === 'input' && /^(button|submit|reset)$/i.test(attr(el, 'type') || '')) out.push([el.value, 1, 'value']);
     if (!c.field) { const t = c.text != null ? c.text : (c.text = P.textOf(el)); if (t && t.length <= 200) out.push([t, 0.9, 'text']); }
+    if (c.field && !c.name && !(c.labels || []).length) {
+      // A box or field with no label of its own is named by the words beside it (a person reads
+      // "☐ Partner offers" as the Partner offers box): its parent's short text.
+      try {
+        const t = norm(el.parentElement && el.parentElement.textContent);
+        if (t && t.length <= 80 && el.parentElement.querySelectorAll('input,select,textarea,button').length === 1) out.push([t, 0.85, 'beside']);
+      } catch (_) {}
+    }
     if (!c.vis) {
       // A control in a closed panel has no accessible name; its label still says what it is.
       try { for (const l of el.labels || []) out.push([norm(l.textContent).slice(0, 200), 1, 'label']); } catch (_) {}
