@@ -106,6 +106,13 @@ Result<Bound> bind_target(Run& run, const Target& t, Verb verb, const std::strin
       ++reveals;
       continue;
     }
+    if (Clock::now() >= run.deadline && spec.contains("near") && reason == "none") {
+      // "delete the filter": no "delete" beside the word filter, but maybe a "Delete filter" control.
+      spec["name"] = t.name + " " + t.near;
+      spec.erase("near");
+      run.deadline = Clock::now() + std::chrono::milliseconds(300);
+      continue;
+    }
     if (Clock::now() >= run.deadline) {
       std::string near = list_candidates(r.value("candidates", json::array()));
       std::string msg = r.contains("message") && r["message"].is_string() ? " (" + r["message"].get<std::string>() + ")" : "";

@@ -30,7 +30,7 @@ const std::set<std::string>& clause_verbs() {
       "visit", "scroll", "wait", "switch", "expand", "collapse", "close", "dismiss", "focus", "search", "extract", "get", "collect",
       "set", "hover", "then", "finally", "double-click", "doubleclick", "accept", "confirm", "login", "log", "sign", "return", "back",
       "reload", "refresh", "toggle", "activate", "follow", "show", "hide", "list", "provide", "use", "move", "change", "find", "also",
-      "look", "browse", "locate", "agree",
+      "look", "browse", "locate", "agree", "turn",
   };
   v.insert(bare_actions().begin(), bare_actions().end());
   return v;
@@ -373,10 +373,11 @@ bool plan_choose(std::string rest, const std::string& source, Clauses& out, std:
   }
   // "X from the list" / "X in the dropdown"
   auto qs = quoted_parts(rest);
-  static const std::vector<std::string> from = {" from ", " in ", " on ", " of ", " under "};
+  static const std::vector<std::string> from = {" from ", " in ", " on ", " of ", " under ", " as the ", " as your ", " as my ", " for the "};
   std::string value, target_words;
   std::string lr = " " + l + " ";
   size_t at = std::string::npos, alen = 0;
+  bool as_field = false;  // "Canada as the country", "Large for the size": the words name the list
   for (const auto& p : from) {
     // the last "from" outside quotes
     size_t pos = lr.rfind(p);
@@ -385,14 +386,14 @@ bool plan_choose(std::string rest, const std::string& source, Clauses& out, std:
       if (quotes_before % 2 == 0) break;
       pos = pos ? lr.rfind(p, pos - 1) : std::string::npos;
     }
-    if (pos != std::string::npos && (at == std::string::npos || pos > at)) at = pos, alen = p.size();
+    if (pos != std::string::npos && (at == std::string::npos || pos > at)) at = pos, alen = p.size(), as_field = p[1] == 'a' || p[1] == 'f';
   }
   if (at != std::string::npos && at > 0) {
     value = trim(rest.substr(0, at - 1));
     target_words = trim(rest.substr(std::min(rest.size(), at - 1 + alen)));
     Target t = parse_target(target_words);
     // "from the list", "in the dropdown", "from the "Fruit" menu": a control to choose in.
-    if (t.kind != Target::Kind::Words || !t.roles.empty() || t.exact) {
+    if (t.kind != Target::Kind::Words || !t.roles.empty() || t.exact || as_field) {
       std::vector<std::string> values;
       for (auto& v : split_on_and(value)) {
         std::vector<std::string> q;
@@ -647,6 +648,22 @@ bool plan_one(const std::string& clause, Clauses& out, std::string& note) {
   if (v == "return" && (lrest == "to the previous page" || lrest == "back")) return out.push_back(make(Verb::Back, clause)), true;
   if (v == "back") return out.push_back(make(Verb::Back, clause)), true;
   if (v == "reload" || v == "refresh") return out.push_back(make(Verb::Reload, clause)), true;
+  static const std::set<std::string> row_actions = {"delete", "remove", "edit", "archive", "cancel", "reply", "share", "download", "update"};
+  if (row_actions.count(v) && !rest.empty() && lrest != "it" && lrest != "them" && lrest.find(" to ") == std::string::npos) {
+    // "Delete the row for Carol", "edit Bob": the control named by the verb, in the row of what follows.
+    std::string what = rest;
+    static const std::regex lead("^(the |a |my |this )?((row|entry|line|item|record|card|listing)s? (for|of|with|containing|named|called) |(row|entry|item|record) )?",
+                                 std::regex::icase);
+    what = std::regex_replace(what, lead, "", std::regex_constants::format_first_only);
+    std::vector<std::string> q;
+    if (std::string left = extract_quoted(what, q); !q.empty() && trim(left).empty()) what = q[0];
+    Command c = make(Verb::Click, clause);
+    c.target = parse_target(v);
+    c.target.text = v + " " + rest;
+    c.target.near = trim(what);
+    out.push_back(c);
+    return true;
+  }
   if (bare_actions().count(v)) {
     // The control is named by the verb and its object: "add it to the cart" → Add to cart.
     std::string words = v;
@@ -676,6 +693,18 @@ bool plan_one(const std::string& clause, Clauses& out, std::string& note) {
     c.text = v + " " + r;
     out.push_back(c);
     return true;
+  }
+  if (v == "turn" || v == "switch") {
+    // "turn on dark mode", "switch off notifications", "turn dark mode on"
+    std::string r = lrest;
+    bool on = starts_with(r, "on ") || ends_with(r, " on");
+    bool off = starts_with(r, "off ") || ends_with(r, " off");
+    if (on || off) {
+      std::string what = rest;
+      if (starts_with(r, "on ") || starts_with(r, "off ")) what = rest.substr(rest.find(' ') + 1);
+      else what = rest.substr(0, rest.rfind(' '));
+      return plan_check(on, what, clause, out);
+    }
   }
   if (v == "switch" || v == "change" || v == "move") {
     std::string r = after_prep(rest, {"over to ", "to ", "into "});
@@ -799,8 +828,18 @@ bool plan_one(const std::string& clause, Clauses& out, std::string& note) {
       return true;
     }
     out.resize(before);
+    if (qs.size() == 2) {
+      // "log in as "ada" with password "pw"": the first value is the user, the second the password.
+      for (int i = 0; i < 2; ++i) {
+        Command t = make(Verb::Type, clause);
+        t.text = qs[static_cast<size_t>(i)].value;
+        t.target = parse_target(i == 0 ? "the username field" : "the password field");
+        out.push_back(t);
+      }
+    }
     Command c = make(Verb::Click, clause);
     c.target = parse_target(v == "sign" ? "sign in" : "log in");
+    if (qs.size() == 2) c.target.roles = {"button"};
     out.push_back(c);
     return true;
   }

@@ -53,6 +53,10 @@
     continue: ['next', 'proceed'], proceed: ['continue', 'next'], 'create account': ['sign up', 'register', 'create my account'],
     'add to cart': ['add to basket', 'add to bag'], 'add to basket': ['add to cart'], checkout: ['check out', 'proceed to checkout'],
     delete: ['remove', 'trash'], remove: ['delete'], save: ['save changes'], 'save changes': ['save'],
+    'next page': ['next', '›', '»', 'older'], 'previous page': ['previous', 'prev', '‹', '«', 'newer'],
+    username: ['user name', 'email', 'e-mail', 'login', 'user id', 'email address'], 'user name': ['username', 'email'],
+    email: ['e-mail', 'email address', 'e-mail address'], 'e-mail': ['email', 'email address'],
+    password: ['passcode', 'pass word'], 'zip code': ['zip', 'postal code', 'postcode'], 'postal code': ['zip code', 'postcode', 'zip'],
   };
 
   function textEntry(c) {
