@@ -477,7 +477,22 @@ Result<json> act(Context& ctx, const json& args) {
     criteria.push_back({{"criterion", r.success_criteria[i]}, {"met", static_cast<bool>(did)}});
     steps.push_back(std::move(step));
   }
-  json out = {{"ok", ok}, {"steps", steps}, {"parsed", parsed}, {"criteria", criteria},
+  // The evaluator's verdict (seed 001 §3.7): each criterion as met or not, and why it stands so.
+  json marks = json::array();
+  size_t met = 0;
+  for (const auto& c : criteria) {
+    bool m = c.value("met", false);
+    met += m;
+    marks.push_back(std::string(m ? "✓ " : "✗ ") + get_str(c, "criterion"));
+  }
+  const bool dry = opts.value("dryRun", false);
+  json assessment = {{"status", dry ? "incomplete" : ok ? "complete" : "failed"},
+                     {"successCriteriaMet", marks},
+                     {"needsMoreWork", !ok || dry},
+                     {"reasoning", dry ? "planned only (dryRun): nothing was done"
+                                   : ok ? fmt::format("every step did what it said ({} of {} criteria met)", met, criteria.size())
+                                        : fmt::format("{} of {} criteria met; {}", met, criteria.size(), failure)}};
+  json out = {{"ok", ok}, {"steps", steps}, {"parsed", parsed}, {"criteria", criteria}, {"assessment", assessment},
               {"ms", std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count()}};
   if (!ok) out["error"] = failure;
   if (auto info = ctx.browser.tab_info(tab)) {

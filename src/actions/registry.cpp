@@ -111,7 +111,8 @@ std::vector<Capability> build() {
   r.back().tool = "select";
   host(g, "act", {kTab, {"commands", "string|string[]"}, {"options", "{ timeout?: number(0..120000), dryRun?: boolean }", true}},
        "{ ok: boolean, steps: Array<{ command: string, status: 'done'|'failed'|'skipped'|'planned', did?: string, target?: object, error?: string, data?: any, ms?: number }>, "
-       "parsed: { intent: string, primaryGoal: string, constraints: object, successCriteria: string[], plan: string[] }, criteria: Array<{ criterion: string, met: boolean }>, url: string, title: string, error?: string }",
+       "parsed: { intent: string, primaryGoal: string, constraints: object, successCriteria: string[], plan: string[] }, criteria: Array<{ criterion: string, met: boolean }>, "
+       "assessment: { status: 'complete'|'incomplete'|'failed', successCriteriaMet: string[], needsMoreWork: boolean, reasoning: string }, url: string, title: string, error?: string }",
        "Runs the command language without a model, one step at a time: navigate URL, back, click/hover/focus/expand TARGET, "
        "type \"TEXT\" into TARGET (TEXT may be secret:NAME), select \"OPTION\" from TARGET, choose \"OPTION\", check/uncheck TARGET, "
        "press KEY, scroll down|up|to TARGET, wait for TARGET|\"text\"|load, extract FIELDS from TARGET, submit — newline- or ;-separated, or a plain "

@@ -97,6 +97,8 @@ TEST(Act, CommandLanguageTakesRefsSelectorsKeysWaitsAndHistory) {
   EXPECT_EQ(r["steps"][0]["status"], "failed");
   EXPECT_EQ(r["steps"][1]["status"], "skipped");
   EXPECT_FALSE(r["criteria"][0]["met"].get<bool>());
+  EXPECT_EQ(r["assessment"]["status"], "failed");
+  EXPECT_EQ(r["assessment"]["successCriteriaMet"][0], "✗ clicked the Nonexistent button");
   // dryRun plans and touches nothing.
   r = ok("await act(activeTab, 'Click the third link', { dryRun: true })");
   EXPECT_EQ(r["steps"][0]["status"], "planned");
