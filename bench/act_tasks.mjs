@@ -4,14 +4,16 @@
 // The pages are served on 127.0.0.1 by this script; one `ouro exec` runs every task of a suite.
 //   node bench/act_tasks.mjs BUILD_DIR [SUITE_DIR…]
 import { createServer } from 'node:http';
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, readdirSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const build = process.argv[2] || 'build/release';
-const suites = process.argv.length > 3 ? process.argv.slice(3) : ['tests/act_tasks', 'tests/act_tasks/heldout'];
+// Default: our suite, then every held-out one (tests/act_tasks/heldout*).
+const suites = process.argv.length > 3 ? process.argv.slice(3)
+  : ['tests/act_tasks', ...readdirSync(resolve(root, 'tests/act_tasks')).filter(d => d.startsWith('heldout')).sort().map(d => 'tests/act_tasks/' + d)];
 
 async function serve(dir) {
   const server = createServer((req, res) => {

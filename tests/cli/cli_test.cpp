@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <fstream>
 #include <regex>
+#include <set>
 
 namespace ouro::testing {
 namespace {
@@ -191,6 +192,55 @@ TEST(CliRun, OpenAICompatibleServerOverTheWireAndATraceWithoutSecrets) {
   EXPECT_EQ(text.find("SUPERSECRET"), std::string::npos) << "the key never reaches a trace";
   EXPECT_EQ(r.err.find("SUPERSECRET"), std::string::npos);
   EXPECT_NE(r.err.find("$0.0"), std::string::npos) << "gpt-4o has a price: " << r.err;
+}
+
+// Tool-calling mode over the wire: the server streams tool_calls in pieces; the model reads the
+// heading through read and finishes with it. The request carries the tools and the fenced page.
+TEST(CliRun, ToolModeOverTheWireReadsThePageAndFinishes) {
+  RawServer server;
+  auto call = [](const std::string& id, const std::string& name, const std::string& args) {
+    json first = {{"choices", json::array({{{"delta", {{"tool_calls", json::array({{{"index", 0}, {"id", id}, {"type", "function"},
+                                                                                    {"function", {{"name", name}, {"arguments", ""}}}}})}}}}})}};
+    json rest = {{"choices", json::array({{{"delta", {{"tool_calls", json::array({{{"index", 0}, {"function", {{"arguments", args}}}}})}}},
+                                           {"finish_reason", "tool_calls"}}})}};
+    return std::vector<Step>{Step::write(RawServer::sse_head()), Step::write("data: " + first.dump() + "\n\n"),
+                             Step::write("data: " + rest.dump() + "\n\n"), Step::write("data: [DONE]\n\n")};
+  };
+  server.push(call("c1", "read", R"({"selector": "h1"})"));
+  server.push(call("c2", "finish", R"({"value": "Fixture Home"})"));
+  Outcome r = ouro("run 'What is the heading?' --agent tools --url " + site().url("/") + " --provider " + server.url() + "/v1 --model gpt-4o --api-key sk-test-0123456789");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "Fixture Home\n");
+  ASSERT_GE(server.requests().size(), 2u);
+  std::string first = server.requests()[0];
+  json body = json::parse(first.substr(first.find("\r\n\r\n") + 4));
+  std::set<std::string> tools;
+  for (const auto& t : body["tools"]) tools.insert(t["function"]["name"].get<std::string>());
+  for (const char* t : {"observe", "read", "click", "type", "finish", "ask_user"}) EXPECT_TRUE(tools.count(t)) << t;
+  std::string prompt = body["messages"][1]["content"];
+  EXPECT_NE(prompt.find("<untrusted_page_content source=\"" + site().url("/") + "\">"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("Welcome to the fixture site."), std::string::npos);
+  std::string second = server.requests()[1];
+  EXPECT_NE(second.find("LAST RESULT:\\nread: <untrusted_page_content"), std::string::npos) << second.substr(0, 3000);
+}
+
+// ouro do: one line per step, exit 0 when all held, 1 with the reason when one did not.
+TEST(CliDo, RunsCommandsAndSaysWhatEachDid) {
+  Outcome r = ouro("do --url " + site().url("/act/pages/enter-text.html") + " 'Enter \"Kathy\" into the text field and press Submit'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("✓ type \"Kathy\" into the text field — typed \"Kathy\" into textbox"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("✓ click Submit — clicked button \"Submit\""), std::string::npos) << r.out;
+  r = ouro("do --action-timeout 300 --url " + site().url("/act/pages/buttons.html") + " 'click the Purple button; press Enter'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("✗ click the Purple button"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("there are: "), std::string::npos) << "the buttons there are, to name one: " << r.out;
+  EXPECT_NE(r.out.find("· press Enter"), std::string::npos) << "skipped: " << r.out;
+  r = ouro("do --dry-run 'Select Bob from the list and click Submit'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find("about:blank")), "→ select \"Bob\" from the list\n→ click Submit\n");
+  r = ouro("do 'Frobnicate the widget'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("I do not understand 'Frobnicate the widget'"), std::string::npos) << r.err;
 }
 
 // A private session bus with a real Secret Service on it (GNOME Keyring, unlocked with a test
