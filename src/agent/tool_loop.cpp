@@ -122,6 +122,7 @@ RunResult Run::execute_tools() {
   }
   const std::string system = std::string(kToolSystem) + "\nYour tools (arguments by name):\n" + described;
   std::vector<ToolStep> steps;
+  bool native = true;  // tool definitions sent; false once the endpoint refused them
   std::optional<Reflection> last_reflection;
   int low_in_a_row = 0, silent = 0;
   std::string last_result;
@@ -170,9 +171,18 @@ RunResult Run::execute_tools() {
                              {"prompt", user}, {"agent", "tools"}});
 
     // 2. The model.
-    llm::Request req{m_options.model, system, {{"user", user, {}, {}}}, m_options.params, llm::Purpose::Main, tools};
+    llm::Request req{m_options.model, system, {{"user", user, {}, {}}}, m_options.params, llm::Purpose::Main, native ? tools : std::vector<llm::ToolSpec>{}};
     double model_ms = 0;
     auto response = call_model(it, req, model_ms);
+    if (!response && native && llm::kind_of(response.error()) == llm::error_kind::kRejected &&
+        response.error().message.find("tool") != std::string::npos) {
+      // A server that refuses tool definitions: the same tools, described in the system prompt,
+      // answered in JSON from now on.
+      native = false;
+      emit("error", {{"iteration", it}, {"error", "the endpoint refused tool definitions; asking for JSON answers instead"}, {"warning", true}});
+      req.tools.clear();
+      response = call_model(it, req, model_ms);
+    }
     if (!response) {
       if (m_cancel.cancelled()) break;
       result.error = response.error().message;

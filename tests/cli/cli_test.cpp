@@ -224,6 +224,25 @@ TEST(CliRun, ToolModeOverTheWireReadsThePageAndFinishes) {
   EXPECT_NE(second.find("LAST RESULT:\\nread: <untrusted_page_content"), std::string::npos) << second.substr(0, 3000);
 }
 
+// A server that refuses tool definitions: the run carries on with the tools described in the
+// prompt and the model's JSON answers.
+TEST(CliRun, ToolModeWithAServerWithoutFunctionCalling) {
+  RawServer server;
+  server.push({Step::write(RawServer::error_response(400, R"({"error":{"message":"this model does not support tools"}})"))});
+  auto text = [](const std::string& content) { return "data: " + json{{"choices", json::array({{{"delta", {{"content", content}}}}})}}.dump() + "\n\n"; };
+  server.push({Step::write(RawServer::sse_head()), Step::write(text("{\"type\": \"final\", ")), Step::write(text("\"answer\": \"Fixture Home\"}")),
+               Step::write("data: [DONE]\n\n")});
+  Outcome r = ouro("run 'What is the heading?' --agent tools --url " + site().url("/") + " --provider " + server.url() + "/v1 --model local-model --api-key k");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "Fixture Home\n");
+  ASSERT_EQ(server.requests().size(), 2u);
+  std::string retry = server.requests()[1];
+  json body = json::parse(retry.substr(retry.find("\r\n\r\n") + 4));
+  EXPECT_FALSE(body.contains("tools"));
+  EXPECT_NE(body["messages"][0]["content"].get<std::string>().find("- click(selector: string"), std::string::npos) << "the tools in words";
+  EXPECT_NE(r.err.find("refused tool definitions"), std::string::npos) << r.err;
+}
+
 // ouro do: one line per step, exit 0 when all held, 1 with the reason when one did not.
 TEST(CliDo, RunsCommandsAndSaysWhatEachDid) {
   Outcome r = ouro("do --url " + site().url("/act/pages/enter-text.html") + " 'Enter \"Kathy\" into the text field and press Submit'");
