@@ -12,6 +12,8 @@
 #include "commands/sentence.h"
 #include "commands/words.h"
 
+#include <optional>
+#include <set>
 #include <thread>
 
 namespace ouro::actions::impl {
@@ -29,6 +31,8 @@ struct Run {
   Clock::time_point deadline;          // of the current step
   std::string last_field;              // the ref typed into last (submit, type without a target)
   std::chrono::milliseconds step_timeout;
+  std::string instruction;             // the request: its own text shown on the page is never a target
+  bool form_filled = false;            // a search went into a form's own fields: Enter means its submit control
 };
 
 // A capability through the registry: its permission, then its implementation.
@@ -78,13 +82,15 @@ Result<json> helpers(Run& run, const std::string& expr) { return run.ctx.browser
 // Binds a target on the page: refs and selectors as written; words through the binder, waiting
 // (until the step's deadline) for a target that is not there yet, and showing one that is hidden
 // in a closed tab panel or section by clicking what reveals it.
-Result<Bound> bind_target(Run& run, const Target& t, Verb verb, const std::string& what) {
+Result<Bound> bind_target(Run& run, const Target& t, Verb verb, const std::string& what, const std::string& verb_override = "") {
   Bound b;
   if (t.kind == Target::Kind::Ref || t.kind == Target::Kind::Selector) {
     b.matches.push_back({{"ref", t.text}, {"confidence", 1.0}, {"how", "as written"}});
     return b;
   }
   json spec = {{"verb", verb_key(verb)}, {"name", t.name}, {"exact", t.exact}, {"roles", t.roles}, {"ordinal", t.ordinal}, {"all", t.all}};
+  if (!run.instruction.empty()) spec["instruction"] = run.instruction;
+  if (!verb_override.empty()) spec["verb"] = verb_override;
   if (!t.within.empty()) spec["within"] = t.within;
   if (!t.near.empty()) spec["near"] = t.near;
   int reveals = 0;
@@ -143,13 +149,66 @@ Result<std::string> focused_field(Run& run) {
 
 bool is_date_kind(const std::string& type) { return type == "date" || type == "time" || type == "datetime-local" || type == "month" || type == "week"; }
 
+Result<json> do_select(Run& run, const Command& c, json& step);
+
+// "Search for comedy movies directed by Lucas from year 1994" on a form with Genre, Director and
+// Year fields: each part into its field — only when every one of them is on the page, each its own.
+std::optional<json> fill_facets(Run& run, const Command& c) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::set<std::string> refs;
+  for (const auto& f : c.fields) {
+    auto eq = f.find('=');
+    if (eq == std::string::npos) return std::nullopt;
+    Target t;
+    t.kind = Target::Kind::Words;
+    t.text = t.name = f.substr(0, eq);
+    t.roles = {"textbox"};
+    json spec = {{"verb", "type"}, {"name", t.name}, {"exact", false}, {"roles", t.roles}, {"ordinal", 0}, {"all", false}, {"instruction", run.instruction}};
+    auto r = helpers(run, "__ouroBind.bind(" + dump_json(spec) + ")");
+    if (!r || !r->is_object() || !r->value("ok", false) || (*r)["matches"].empty()) return std::nullopt;
+    const json& m = (*r)["matches"][0];
+    if (m.value("confidence", 0.0) < 0.8 || !refs.insert(get_str(m, "ref")).second) return std::nullopt;
+    pairs.emplace_back(get_str(m, "ref"), f.substr(eq + 1));
+  }
+  std::string did;
+  for (const auto& [ref, value] : pairs) {
+    auto before = state(run, ref);
+    if (before && before->is_object() && !get_str(*before, "value").empty()) {
+      if (!use(run, "fill", json::array({run.tab, json{{ref, ""}}}))) return std::nullopt;
+    }
+    if (!use(run, "type", json::array({run.tab, ref, value}))) return std::nullopt;
+    did += (did.empty() ? "typed " : ", ") + in_quotes(value) + " into " + ref;
+    run.last_field = ref;
+  }
+  run.form_filled = true;
+  return json(did + " (the search's parts, each into its own field)");
+}
+
 Result<json> do_type(Run& run, const Command& c, json& step) {
+  if (!c.fields.empty() && c.secret.empty())
+    if (auto done = fill_facets(run, c)) return *done;
   json refs = json::array();
   if (c.target.empty()) {
     refs.push_back({{"ref", TRY(focused_field(run))}, {"how", "focused field"}});
   } else {
-    auto b = TRY(bind_target(run, c.target, Verb::Type, "type"));
+    auto b = TRY(bind_target(run, c.target, Verb::Type, "type", c.or_select ? "set" : ""));
     refs = b.matches;
+  }
+  if (c.or_select && refs.size() == 1) {
+    // "Set Language to French": a list takes the text as its option.
+    auto st = state(run, get_str(refs[0], "ref"));
+    if (st && st->is_object() && (get_str(*st, "tag") == "select" || get_str(*st, "role") == "listbox" || get_str(*st, "role") == "combobox" ||
+                                  get_str(*st, "role") == "button")) {
+      if (get_str(*st, "tag") != "input" && get_str(*st, "tag") != "textarea") {
+        Command sel = c;
+        sel.verb = Verb::Select;
+        Target t;
+        t.kind = Target::Kind::Ref;
+        t.text = get_str(refs[0], "ref");
+        sel.target = t;
+        return do_select(run, sel, step);
+      }
+    }
   }
   std::string did;
   for (const auto& m : refs) {
@@ -172,6 +231,12 @@ Result<json> do_type(Run& run, const Command& c, json& step) {
     // Effect: the field holds the text (a secret or a password field: its length).
     auto after = TRY(state(run, ref));
     std::string value = get_str(after, "value");
+    if (c.secret.empty() && value != c.text && get_str(after, "role") == "spinbutton") {
+      // A spinner that eats keys (it steps on arrows only): set its value as a person's paste would.
+      TRY(use(run, "fill", json::array({run.tab, json{{ref, c.text}}})));
+      after = TRY(state(run, ref));
+      value = get_str(after, "value");
+    }
     if (c.secret.empty() && !value.empty() && value[0] != '(' && value != c.text) {
       // Fields that reformat (dates, masks, max length) keep what they accept; say what it holds.
       step["note"] = "the field now holds " + in_quotes(value.substr(0, 80));
@@ -239,6 +304,7 @@ Result<json> do_select(Run& run, const Command& c, json& step) {
   std::string ref = get_str(m, "ref");
   step["target"] = m;
   json value = c.text;
+  if (c.fields.size() > 1) value = c.fields;  // several options of one (multiple) list
   if (c.text.size() > 1 && c.text[0] == '#') {
     // "the third option": the option at that place.
     int n = std::atoi(c.text.c_str() + 1);
@@ -248,14 +314,29 @@ Result<json> do_select(Run& run, const Command& c, json& step) {
     value = label;
   }
   auto r = use(run, "select", json::array({run.tab, ref, value}));
+  if (!r && value.is_array()) return tl::make_unexpected(r.error());
   if (!r) {
     // A list that is not a <select> (role=listbox): pick the item inside it.
     auto inside = TRY(helpers(run, "__ouroBind.choose(" + js_string(value.get<std::string>()) + ", " + json{{"within", ref}}.dump() + ")"));
+    if (!inside.is_object() || !inside.value("ok", false)) {
+      // A button that opens its list: open it, then pick the item in the list it shows.
+      auto st = TRY(state(run, ref));
+      if (get_str(st, "tag") != "select" && get_str(st, "tag") != "input" && (get_str(st, "role") == "button" || get_str(st, "role") == "combobox")) {
+        TRY(use(run, "click", json::array({run.tab, ref})));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        auto list = TRY(helpers(run, "(() => { const b = __ouroPcd.resolve(" + js_string(ref) +
+                                         "); if (!b) return null; const id = b.getAttribute('aria-controls') || b.getAttribute('aria-owns'); let l = id && document.getElementById(id.split(/\\s+/)[0]);"
+                                         " if (!l || !__ouroPcd.visible(l)) l = [...document.querySelectorAll('[role=listbox],[role=menu]')].find(x => __ouroPcd.visible(x));"
+                                         " return l ? __ouroPcd.refOf(l) : null; })()"));
+        if (list.is_string())
+          inside = TRY(helpers(run, "__ouroBind.choose(" + js_string(value.get<std::string>()) + ", " + json{{"within", list.get<std::string>()}}.dump() + ")"));
+      }
+    }
     if (!inside.is_object() || !inside.value("ok", false)) return tl::make_unexpected(r.error());
     TRY(use(run, "click", json::array({run.tab, get_str(inside, "ref")})));
     return json("clicked " + describe(inside) + " in " + describe(m));
   }
-  return json("selected " + in_quotes(value.get<std::string>()) + " in " + describe(m));
+  return json("selected " + (value.is_array() ? value.dump() : in_quotes(value.get<std::string>())) + " in " + describe(m));
 }
 
 Result<json> do_submit(Run& run, const Command& c, json& step) {
@@ -314,6 +395,8 @@ Result<json> run_step(Run& run, const Command& c, json& step) {
       std::string did;
       for (const auto& m : b.matches) {
         std::string ref = get_str(m, "ref");
+        // Into view inside its own scrolling box too (a feed or a list that scrolls by itself).
+        (void)helpers(run, "(() => { const el = __ouroPcd.resolve(" + js_string(ref) + "); if (el && el.scrollIntoView) el.scrollIntoView({block: 'nearest', inline: 'nearest'}); return true; })()");
         if (c.verb == Verb::Hover) TRY(use(run, "hover", json::array({run.tab, ref})));
         else if (c.verb == Verb::DoubleClick) TRY(use(run, "click", json::array({run.tab, ref, json{{"double", true}}})));
         else TRY(use(run, "click", json::array({run.tab, ref})));
@@ -359,6 +442,23 @@ Result<json> run_step(Run& run, const Command& c, json& step) {
       return json(did);
     }
     case Verb::Press: {
+      if (run.form_filled && c.text == "Enter") {
+        // The form's own submit control (a styled div as often as a button).
+        run.form_filled = false;
+        for (const char* name : {"search", "submit", "go", "find"}) {
+          Target t;
+          t.kind = Target::Kind::Words;
+          t.text = t.name = name;
+          json spec = {{"verb", "click"}, {"name", name}, {"exact", false}, {"roles", json::array()}, {"ordinal", 0}, {"all", false}, {"instruction", run.instruction}};
+          auto r = TRY(helpers(run, "__ouroBind.bind(" + dump_json(spec) + ")"));
+          if (r.is_object() && r.value("ok", false) && !r["matches"].empty() && r["matches"][0].value("confidence", 0.0) >= 0.85) {
+            std::string ref = get_str(r["matches"][0], "ref");
+            TRY(use(run, "click", json::array({run.tab, ref})));
+            step["target"] = r["matches"][0];
+            return json("clicked " + describe(r["matches"][0]) + " to send the form");
+          }
+        }
+      }
       std::string key = c.text;
       json mods = json::array();
       for (size_t p; (p = key.find('+')) != std::string::npos && key.size() > 1;) {
@@ -446,7 +546,7 @@ Result<json> act(Context& ctx, const json& args) {
   auto step_timeout = opts.contains("timeout") && opts["timeout"].is_number()
                           ? std::chrono::milliseconds(static_cast<long>(std::clamp(opts["timeout"].get<double>(), 0.0, 120000.0)))
                           : ctx.limits.action_timeout;
-  Run run{ctx, tab, Clock::now(), "", step_timeout};
+  Run run{ctx, tab, Clock::now(), "", step_timeout, clip_text(text, 2000)};
   json steps = json::array();
   json criteria = json::array();
   bool ok = true;

@@ -126,6 +126,7 @@ const std::vector<std::pair<std::string, std::string>>& role_words() {
       {"tabs", "tab"}, {"tab", "tab"}, {"options", "option"}, {"option", "option"}, {"choices", "option"}, {"choice", "option"},
       {"items", "option"}, {"item", "option"}, {"entries", "option"}, {"entry", "option"},
       {"boxes", "box"}, {"box", "box"}, {"toggles", "switch"}, {"toggle", "switch"}, {"switches", "switch"}, {"switch", "switch"},
+      {"spin buttons", "spinbutton"}, {"spin button", "spinbutton"}, {"spinners", "spinbutton"}, {"spinner", "spinbutton"}, {"spinbox", "spinbutton"},
       {"sliders", "slider"}, {"slider", "slider"}, {"headings", "heading"}, {"heading", "heading"}, {"images", "image"}, {"image", "image"},
       {"icons", "image"}, {"icon", "image"}, {"pictures", "image"}, {"picture", "image"},
       {"sections", "section"}, {"section", "section"}, {"panels", "section"}, {"panel", "section"}, {"accordion", "section"},
@@ -211,6 +212,31 @@ Target parse_target(std::string_view words_in) {
   if (!quoted.empty()) {
     t.name = quoted[0];
     t.exact = true;
+    // "Click on a "checkbox" widget": the quoted word is the kind of element, not its name.
+    std::string lr = " " + lower(rest) + " ";
+    if (lr.find(" widget ") != std::string::npos || lr.find(" element ") != std::string::npos || lr.find(" control ") != std::string::npos ||
+        lr.find(" widgets ") != std::string::npos || lr.find(" elements ") != std::string::npos) {
+      // Kinds by what the element is: "text" is a one-line text input, "textarea" the multi-line one.
+      static const std::map<std::string, std::string> kinds = {
+          {"text", "textinput"}, {"input", "textinput"}, {"textbox", "textinput"}, {"text input", "textinput"}, {"textarea", "textarea"},
+          {"text area", "textarea"}, {"radio", "radio"}, {"radio button", "radio"}, {"checkbox", "checkbox"}, {"check box", "checkbox"},
+          {"button", "button"}, {"link", "link"}, {"select", "list"}, {"dropdown", "list"}, {"slider", "slider"}, {"range", "slider"},
+          {"spinner", "spinbutton"}, {"number", "spinbutton"}, {"switch", "switch"}, {"toggle", "switch"}, {"tab", "tab"}};
+      std::string q = lower(trim(quoted[0]));
+      std::string role;
+      if (auto k = kinds.find(q); k != kinds.end()) role = k->second;
+      else
+        for (const auto& [phrase, r] : role_words())
+          if (!r.empty() && q == phrase) {
+            role = r;
+            break;
+          }
+      if (!role.empty()) {
+        t.roles.push_back(role);
+        t.name.clear();
+        t.exact = false;
+      }
+    }
   }
   std::string l = " " + lower(rest) + " ";
   for (const char* c : {",", ".", "!", "?", ":"})
@@ -274,6 +300,13 @@ Target parse_target(std::string_view words_in) {
   auto droppable = [&](const std::string& w) { return !shouted(w) && !(kept.size() == 1 && (w == "text" || w == "label")); };
   while (!kept.empty() && (is_filler(kept.front()) || kept.front() == "on" || kept.front() == "in") && droppable(kept.front())) kept.erase(kept.begin());
   while (!kept.empty() && is_filler(kept.back()) && droppable(kept.back())) kept.pop_back();
+  // "the scroll list", "the multi-select box": words that say what kind of list it is, not its name.
+  if (!t.exact && !t.roles.empty() && !kept.empty()) {
+    static const std::vector<std::string> kind_words = {"scroll", "scrolling", "scrollable", "multi", "multiple", "multi-select", "multiselect",
+                                                        "selection", "select", "pull-down", "pulldown", "combo", "only", "single", "native"};
+    if (std::all_of(kept.begin(), kept.end(), [&](const std::string& w) { return std::find(kind_words.begin(), kind_words.end(), w) != kind_words.end(); }))
+      kept.clear();
+  }
   if (!t.exact && !kept.empty()) {
     // Keep the person's own spelling of the words kept (case matters to nobody but reads better).
     t.name = original_spelling(rest, kept);
@@ -537,7 +570,11 @@ std::string to_line(const Command& c) {
     case Verb::Navigate: return "navigate " + c.text;
     case Verb::Back: case Verb::Forward: case Verb::Reload: return v;
     case Verb::Type: return "type " + value_text(c) + (c.target.empty() ? "" : " into " + tgt());
-    case Verb::Select: return "select " + quote(c.text) + (c.target.empty() ? "" : " from " + tgt());
+    case Verb::Select: {
+      std::string values = quote(c.text);
+      for (size_t i = 1; i < c.fields.size(); ++i) values += ", " + quote(c.fields[i]);
+      return "select " + values + (c.target.empty() ? "" : " from " + tgt());
+    }
     case Verb::Choose: return "choose " + quote(c.text);
     case Verb::Press: return "press " + c.text;
     case Verb::Scroll: return "scroll " + c.direction + (c.amount > 0 ? " " + std::to_string(static_cast<long>(c.amount)) : "");

@@ -59,10 +59,11 @@ struct Command {
   std::string secret;             // type/fill: the secret's name when the text is a handle
   std::string direction;          // scroll
   double amount = 0;              // scroll pixels; wait milliseconds
-  std::vector<std::string> fields;  // extract
+  std::vector<std::string> fields;  // extract: the fields; select: every value when there are several
   bool wait_load = false;         // wait for load
   std::string source;             // the clause it came from
   bool or_click = false;          // check: when nothing checkable matches, click the control by that name ("accept the terms")
+  bool or_select = false;         // type: "set Language to French" — a list takes the text as its option, a field as its text
 };
 
 // Parses one command of the language. InvalidArgument names what is wrong and how to write it.

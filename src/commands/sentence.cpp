@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -30,7 +31,7 @@ const std::set<std::string>& clause_verbs() {
       "visit", "scroll", "wait", "switch", "expand", "collapse", "close", "dismiss", "focus", "search", "extract", "get", "collect",
       "set", "hover", "then", "finally", "double-click", "doubleclick", "accept", "confirm", "login", "log", "sign", "return", "back",
       "reload", "refresh", "toggle", "activate", "follow", "show", "hide", "list", "provide", "use", "move", "change", "find", "also",
-      "look", "browse", "locate", "agree", "turn",
+      "look", "browse", "locate", "agree", "turn", "enable", "disable", "give", "rate", "filter",
   };
   v.insert(bare_actions().begin(), bare_actions().end());
   return v;
@@ -155,9 +156,85 @@ std::string after_prep(const std::string& s, std::initializer_list<const char*> 
   return t;
 }
 
+bool plan_type_text(const std::string& verb, std::string rest, const std::string& source, Clauses& out, std::string& note);
+
 // "enter / type / fill in …" without the verb.
 bool plan_type(const std::string& verb, std::string rest, const std::string& source, Clauses& out, std::string& note) {
+  // "… in all lower case letters", "… in uppercase": the text as asked.
+  int casing = 0;  // 1 lower, 2 upper
+  {
+    static const std::regex lower_re("\\s*,?\\s*\\b(in|using)\\s+(all\\s+)?(lower\\s*-?\\s*case|small)(\\s+letters)?\\b", std::regex::icase);
+    static const std::regex upper_re("\\s*,?\\s*\\b(in|using)\\s+(all\\s+)?(upper\\s*-?\\s*case|capital|caps)(\\s+letters)?\\b", std::regex::icase);
+    std::smatch m;
+    if (std::regex_search(rest, m, lower_re)) casing = 1, rest = std::string(m.prefix()) + std::string(m.suffix());
+    else if (std::regex_search(rest, m, upper_re)) casing = 2, rest = std::string(m.prefix()) + std::string(m.suffix());
+  }
+  size_t first_new = out.size();
+  bool planned = plan_type_text(verb, rest, source, out, note);
+  if (planned && casing)
+    for (size_t i = first_new; i < out.size(); ++i) {
+      std::string& t = out[i].text;
+      for (auto& ch : t) ch = static_cast<char>(casing == 1 ? std::tolower(static_cast<unsigned char>(ch)) : std::toupper(static_cast<unsigned char>(ch)));
+    }
+  return planned;
+}
+
+// The position of `word` (" to ") in s outside double quotes, from `from`; npos when none.
+size_t find_outside_quotes(const std::string& s, const std::string& word, size_t from = 0) {
+  std::string l = lower(s);
+  for (size_t at = l.find(word, from); at != std::string::npos; at = l.find(word, at + 1))
+    if (std::count(s.begin(), s.begin() + static_cast<long>(at), '"') % 2 == 0) return at;
+  return std::string::npos;
+}
+
+// "Set Language to French", "set "Sort by" to "Price: low to high"", "set the date of birth to
+// July 21, 1990 and the appointment time to 9:30 AM": each field and the value it gets; a list
+// takes the value as its option.
+bool plan_set(std::string rest, const std::string& source, Clauses& out, std::string& note) {
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    size_t at = find_outside_quotes(rest, " and ", start);
+    // Only where another "FIELD to VALUE" follows ("Bob and Alice" stay one value).
+    while (at != std::string::npos && find_outside_quotes(rest.substr(at + 5), " to ") == std::string::npos) at = std::string::npos;
+    if (at == std::string::npos) {
+      parts.push_back(trim(rest.substr(start)));
+      break;
+    }
+    parts.push_back(trim(rest.substr(start, at - start)));
+    start = at + 5;
+  }
+  std::vector<Command> cmds;
+  for (auto& p : parts) {
+    size_t at = find_outside_quotes(p, " to ");
+    if (at == std::string::npos) return false;
+    std::string field = trim(p.substr(0, at)), value = trim(p.substr(at + 4));
+    while (!value.empty() && (value.back() == ',' || value.back() == '.')) value.pop_back();
+    std::vector<std::string> q;
+    if (std::string left = extract_quoted(value, q); !q.empty() && trim(left).empty()) value = q[0];
+    if (field.empty() || value.empty() || value.find('"') != std::string::npos) return false;
+    if (field.find('"') == std::string::npos && !is_clean_field(lower(field))) return false;
+    for (const char* lead : {"the number of ", "number of ", "the amount of ", "amount of ", "the value of ", "the count of "})
+      if (starts_with(lower(field), lead)) field = field.substr(strlen(lead));
+    Command c = make(Verb::Type, source);
+    c.text = value;
+    c.target = parse_target(field);
+    if (c.target.kind != Target::Kind::Words) return false;
+    c.or_select = true;
+    cmds.push_back(c);
+  }
+  if (cmds.empty()) return false;
+  for (auto& c : cmds) out.push_back(c);
+  if (cmds.size() > 1) note = "read as " + std::to_string(cmds.size()) + " field/value pairs";
+  return true;
+}
+
+bool plan_type_text(const std::string& verb, std::string rest, const std::string& source, Clauses& out, std::string& note) {
   std::string l = lower(rest);
+  if ((verb == "set" || verb == "change") && find_outside_quotes(rest, " to ") != std::string::npos) {
+    size_t before = out.size();
+    if (plan_set(rest, source, out, note)) return true;
+    out.resize(before);
+  }
   if (verb == "fill" || verb == "key" || verb == "put" || verb == "set") {
     for (const char* p : {"in ", "out ", "up "})
       if (starts_with(l, p)) rest = rest.substr(strlen(p)), l = lower(rest);
@@ -203,10 +280,21 @@ bool plan_type(const std::string& verb, std::string rest, const std::string& sou
         std::string b = q.before;
         std::string lb = lower(b);
         // "the form with the name "Kate"": the field is what comes after "with".
-        if (auto w = lb.rfind(" with "); w != std::string::npos) b = b.substr(w + 6), lb = lower(b);
-        if (starts_with(lb, "with ")) b = b.substr(5), lb = lower(b);
         for (const char* j : {"and ", ", ", ","})
           if (starts_with(lb, j)) b = trim(b.substr(strlen(j))), lb = lower(b);
+        // "City with "Lyon"", "Zip code: "69001"": the field is what comes before the value's word.
+        bool field_first = false;
+        for (const char* tail : {" with", " to", " as", ":", " ="})
+          if (ends_with(lb, tail) && lb.size() > strlen(tail)) {
+            b = trim(b.substr(0, b.size() - strlen(tail)));
+            lb = lower(b);
+            field_first = true;
+            break;
+          }
+        if (!field_first) {
+          if (auto w = lb.rfind(" with "); w != std::string::npos) b = b.substr(w + 6), lb = lower(b);
+          if (starts_with(lb, "with ")) b = b.substr(5), lb = lower(b);
+        }
         for (const char* p : {"into ", "in "})
           if (starts_with(lb, p)) b = b.substr(strlen(p));
         Command c = make(Verb::Type, source);
@@ -351,6 +439,25 @@ bool plan_choose(std::string rest, const std::string& source, Clauses& out, std:
     note = "nothing to select: no step";
     return true;
   }
+  {
+    // "Select -3 with the spinner", "pick 40 on the slider": a value for a spinner or slider.
+    static const std::regex with_re("^(.+?)\\s+(?:with|using|on|in)\\s+(.+)$", std::regex::icase);
+    std::smatch m;
+    if (rest.find('>') == std::string::npos && std::regex_match(rest, m, with_re)) {
+      Target t = parse_target(std::string(m[2]));
+      if (t.kind == Target::Kind::Words && (std::find(t.roles.begin(), t.roles.end(), "spinbutton") != t.roles.end() ||
+                                            std::find(t.roles.begin(), t.roles.end(), "slider") != t.roles.end())) {
+        std::vector<std::string> q;
+        std::string left = extract_quoted(std::string(m[1]), q);
+        Command c = make(Verb::Type, source);
+        c.text = q.empty() ? trim(left) : q[0];
+        c.target = t;
+        c.or_select = true;
+        out.push_back(c);
+        return true;
+      }
+    }
+  }
   // "Medium from the Size list and Blue from the Colour list": each part its own list.
   if (auto parts = split_on_and(rest); parts.size() > 1) {
     size_t with_place = 0;
@@ -412,9 +519,11 @@ bool plan_choose(std::string rest, const std::string& source, Clauses& out, std:
         if (starts_with(lower(one), "option ")) one = trim(one.substr(7));
         values.push_back(one);
       }
-      for (auto& v : values) {
+      if (!values.empty()) {
+        // Several values from one list are one selection (a multiple <select> keeps them all).
         Command c = make(Verb::Select, source);
-        c.text = v;
+        c.text = values[0];
+        if (values.size() > 1) c.fields = values;
         c.target = t;
         if (t.kind == Target::Kind::Words && t.roles.empty()) c.target.roles = {"list"};
         out.push_back(c);
@@ -510,6 +619,17 @@ bool plan_check(bool on, std::string rest, const std::string& source, Clauses& o
 }
 
 bool plan_click(std::string rest, const std::string& source, Clauses& out, bool twice = false) {
+  {
+    // "the star icon to mark it as important", "the trash icon in order to delete it": the purpose is not the target.
+    static const std::regex purpose("\\s+(?:in order\\s+)?to\\s+(?:mark|make|delete|remove|open|close|show|hide|see|view|save|confirm|send|star|flag|"
+                                    "archive|like|share|expand|collapse|reveal|get|continue|proceed|finish|complete|submit|select|choose|"
+                                    "toggle|start|stop|play|pause|copy|edit|dismiss|accept|reject)\\s+(?:it|them|this|that|the|a|an|your|my|its|their)\\b.*$",
+                                    std::regex::icase);
+    std::smatch m;
+    if (std::regex_search(rest, m, purpose) && m.position(0) > 0 &&
+        std::count(rest.begin(), rest.begin() + static_cast<long>(m.position(0)), '"') % 2 == 0)
+      rest = rest.substr(0, static_cast<size_t>(m.position(0)));
+  }
   std::string l = lower(rest);
   for (const char* p : {"on ", "at ", "onto "})
     if (starts_with(l, p)) rest = trim(rest.substr(strlen(p))), l = lower(rest);
@@ -543,7 +663,8 @@ bool plan_click(std::string rest, const std::string& source, Clauses& out, bool 
 bool needs_judgement(const std::string& l) {
   static const std::regex re(
       "\\b(cheapest|least expensive|most expensive|priciest|best|worst|highest|lowest|newest|latest|oldest|most recent|most popular|"
-      "top[- ]rated|largest|biggest|smallest|longest|shortest|fastest|closest|nearest|earliest)\\b");
+      "top[- ]rated|largest|biggest|smallest|longest|shortest|fastest|closest|nearest|earliest|"
+      "similar to|synonyms?|opposite of|antonyms?|rhym\\w*|related to|means the same)\\b");
   std::vector<std::string> quoted;
   std::string outside = extract_quoted(l, quoted);  // a quoted name ("Best Buy") is a name
   return std::regex_search(outside, re);
@@ -566,6 +687,27 @@ int repetitions(std::string& s) {
 }
 
 bool plan_one(const std::string& clause, Clauses& out, std::string& note);
+
+// "For the user @nulla", "in the row for Bob", "Find the email by Cristin": the text whose item
+// the next steps act in, when that is all the clause says.
+std::optional<std::string> scope_of(const std::string& clause) {
+  static const std::regex lead(
+      "^(?:for|within|inside|in|on|under)\\s+(?:the\\s+|a\\s+)?(?:user|person|account|item|row|entry|email|e-mail|message|post|tweet|product|"
+      "card|listing|order|record|comment|contact|file|thread|conversation|profile)\\s+(?:for\\s+|of\\s+|from\\s+|named\\s+|called\\s+|by\\s+|with\\s+)?(.+)$",
+      std::regex::icase);
+  static const std::regex find(
+      "^(?:find|locate|look\\s+for|go\\s+to|scroll\\s+to)\\s+(?:the\\s+|an?\\s+)?(?:email|e-mail|message|post|tweet|row|entry|item|product|card|user|listing|"
+      "comment|order|record|contact|file|thread|conversation)s?\\s+(?:by|from|for|of|named|called|about|with|mentioning|sent\\s+by|written\\s+by)\\s+(.+)$",
+      std::regex::icase);
+  std::smatch m;
+  if (!std::regex_match(clause, m, lead) && !std::regex_match(clause, m, find)) return std::nullopt;
+  std::string what = trim(std::string(m[1]));
+  while (!what.empty() && (what.back() == ',' || what.back() == '.')) what.pop_back();
+  std::vector<std::string> q;
+  if (std::string left = extract_quoted(what, q); !q.empty() && trim(left).empty()) what = q[0];
+  if (what.empty() || split_ws(what).size() > 6) return std::nullopt;
+  return what;
+}
 
 // One clause → commands; false when it is not understood.
 bool plan_clause(const std::string& clause_in, Clauses& out, std::string& note) {
@@ -613,8 +755,84 @@ bool plan_one(const std::string& clause, Clauses& out, std::string& note) {
   std::string rest = rest_from(1);
   std::string lrest = lower(rest);
 
+  // "Use the textbox to enter "Tora"": the means names where the action goes.
+  if (v == "use") {
+    static const std::regex use_re("^(.+?)\\s+to\\s+(enter|type|input|write|fill in|put|insert|search for|search)\\s+(.+)$", std::regex::icase);
+    std::smatch m;
+    if (std::regex_match(rest, m, use_re)) {
+      std::string what = m[1], verb2 = lower(std::string(m[2])), value = m[3];
+      if (starts_with(verb2, "search")) verb2 = "enter";
+      return plan_type(verb2.substr(0, verb2.find(' ')), value + " into " + what, clause, out, note);
+    }
+  }
+  // "Change the quantity to 3": a value for a field.
+  if (v == "change" && find_outside_quotes(rest, " to ") != std::string::npos && !starts_with(lrest, "to ")) {
+    size_t before = out.size();
+    if (plan_set(rest, clause, out, note)) return true;
+    out.resize(before);
+  }
+  // "Give it 4 stars", "rate it 5 out of 5", "rate the product 3 stars": the rating of that many stars.
+  if (v == "give" || v == "rate") {
+    static const std::regex stars("^(?:it|this|them|him|her|the \\w+|this \\w+)?\\s*(?:a\\s+)?(\\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)"
+                                  "(?:\\s*(?:stars?|out of \\d+|/\\s*\\d+))?(?:\\s+rating)?$",
+                                  std::regex::icase);
+    std::smatch m;
+    if (std::regex_match(rest, m, stars)) {
+      static const std::map<std::string, std::string> n = {{"one", "1"}, {"two", "2"}, {"three", "3"}, {"four", "4"}, {"five", "5"}, {"six", "6"},
+                                                           {"seven", "7"}, {"eight", "8"}, {"nine", "9"}, {"ten", "10"}};
+      std::string k = lower(std::string(m[1]));
+      if (auto it = n.find(k); it != n.end()) k = it->second;
+      Command c = make(Verb::Choose, clause);
+      c.text = k + (k == "1" ? " star" : " stars");
+      out.push_back(c);
+      note = "read as a rating of " + k;
+      return true;
+    }
+    return false;
+  }
+  // "Filter by brand Acme and Zenith", "filter the results to Red": each value chosen.
+  if (v == "filter") {
+    std::string r = after_prep(rest, {"the results by ", "results by ", "the list by ", "by ", "to ", "for ", "on "});
+    auto parts = split_on_and(r);
+    if (parts.empty()) return false;
+    static const std::set<std::string> facets = {"brand", "brands", "color", "colour", "size", "category", "type", "genre", "author",
+                                                 "price", "rating", "make", "model", "material", "seller", "tag", "status", "year"};
+    auto first = split_ws(parts[0]);
+    if (first.size() >= 2 && facets.count(lower(first[0]))) parts[0] = trim(parts[0].substr(first[0].size()));
+    for (auto& p : parts) {
+      std::vector<std::string> q;
+      std::string left = extract_quoted(p, q);
+      Command c = make(Verb::Choose, clause);
+      c.text = q.empty() ? trim(left) : q[0];
+      if (c.text.empty()) return false;
+      out.push_back(c);
+    }
+    return true;
+  }
+  // "Add Blue Mug to the wishlist": the control that does it, in Blue Mug's card.
+  if (v == "add" || v == "move" || v == "save") {
+    static const std::regex to_re("^(.+?)\\s+to\\s+(?:the\\s+|my\\s+|your\\s+|our\\s+)?(cart|basket|bag|wishlist|wish list|favorites|favourites|"
+                                  "compare|comparison|collection|playlist|library|watchlist|watch list|reading list|list|trash|archive|folder)$",
+                                  std::regex::icase);
+    std::smatch m;
+    if (std::regex_match(rest, m, to_re)) {
+      std::string what = trim(std::string(m[1])), lw = lower(what);
+      if (lw != "it" && lw != "them" && lw != "this" && lw != "these" && lw != "that" && lw != "everything" && lw != "all") {
+        std::vector<std::string> q;
+        if (std::string left = extract_quoted(what, q); !q.empty() && trim(left).empty()) what = q[0];
+        if (starts_with(lower(what), "the ")) what = trim(what.substr(4));
+        Command c = make(Verb::Click, clause);
+        c.target = parse_target(v + " to " + std::string(m[2]));
+        c.target.text = v + " " + rest;
+        c.target.near = what;
+        out.push_back(c);
+        return true;
+      }
+    }
+  }
+
   // "switch between the tabs to find …", "look through the tabs": the binder looks in hidden panels itself.
-  if ((v == "switch" || v == "look" || v == "browse" || v == "go" || v == "search" || v == "move") &&
+  if ((v == "switch" || v == "look" || v == "browse" || v == "go" || v == "search" || v == "move" || v == "navigate") &&
       (starts_with(lrest, "between ") || starts_with(lrest, "through ") || starts_with(lrest, "across ") || starts_with(lrest, "at the tabs") ||
        (v == "browse" && lrest.find("tab") != std::string::npos))) {
     note = "no step: targets in other tabs and closed sections are found and shown when needed";
@@ -683,6 +901,16 @@ bool plan_one(const std::string& clause, Clauses& out, std::string& note) {
     if (r.empty()) {
       Command c = make(Verb::Click, clause);
       c.target = parse_target(v);
+      out.push_back(c);
+      return true;
+    }
+    std::string lr0 = lower(r);
+    if (starts_with(lr0, "all") || lr0.find("cookie") != std::string::npos) {
+      // "Accept all cookies": the button that says so ("Accept all"), never every box on the page.
+      Command c = make(Verb::Click, clause);
+      c.target.kind = Target::Kind::Words;
+      c.target.text = v + " " + r;
+      c.target.name = v + " " + r;
       out.push_back(c);
       return true;
     }
@@ -770,6 +998,13 @@ bool plan_one(const std::string& clause, Clauses& out, std::string& note) {
   if (v == "expand" || v == "collapse" || v == "show" || v == "hide") {
     Command c = make(v == "collapse" || v == "hide" ? Verb::Collapse : Verb::Expand, clause);
     c.target = parse_target(rest.empty() ? "the section" : rest);
+    if (auto o = std::find(c.target.roles.begin(), c.target.roles.end(), "option"); o != c.target.roles.end() && !c.target.exact) {
+      // "Show advanced options", "expand more settings": the words name the control that shows them.
+      c.target.roles.erase(o);
+      std::string words = rest;
+      if (starts_with(lower(words), "the ")) words = trim(words.substr(4));
+      c.target.name = words;
+    }
     out.push_back(c);
     return true;
   }
@@ -807,6 +1042,21 @@ bool plan_one(const std::string& clause, Clauses& out, std::string& note) {
     Command t = make(Verb::Type, clause);
     t.text = trim(what);
     t.target = parse_target("the search box");
+    if (q.empty()) {
+      // "comedy movies directed by Lucas from year 1994": the parts a search form may ask for one
+      // by one (Genre, Director, Year); act() uses them only when the page has those fields.
+      static const std::vector<std::pair<std::regex, std::string>> facets = {
+          {std::regex("^(\\w[\\w-]*)\\s+(?:movies|films|books|novels|songs|shows|series|albums|games|podcasts)\\b", std::regex::icase), "Genre"},
+          {std::regex("\\bdirected\\s+by\\s+([A-Z][\\w'-]*(?:\\s+[A-Z][\\w'-]*)?)"), "Director"},
+          {std::regex("\\b(?:written|authored)\\s+by\\s+([A-Z][\\w'-]*(?:\\s+[A-Z][\\w'-]*)?)"), "Author"},
+          {std::regex("\\b(?:from|in|released\\s+in)\\s+(?:the\\s+)?(?:year\\s+)?((?:19|20)\\d\\d)\\b", std::regex::icase), "Year"},
+      };
+      std::smatch m;
+      std::vector<std::string> found;
+      for (const auto& [re, label] : facets)
+        if (std::regex_search(t.text, m, re)) found.push_back(label + "=" + std::string(m[1]));
+      if (found.size() >= 2) t.fields = found;
+    }
     out.push_back(t);
     Command p = make(Verb::Press, clause);
     p.text = "Enter";
@@ -915,6 +1165,7 @@ ParsedRequest parse_request(std::string_view text_in) {
   r.goal = clip_text(trim(text), 500);
   json values = json::array(), choices = json::array();
   std::set<std::string> kinds;
+  std::string scope, last_verb;
   for (const auto& line : split_lines(text)) {
     // A line of the command language is taken as it is (its TARGET may hold "and"), unless it
     // asks for a judgement; "… three times" repeats it.
@@ -933,10 +1184,46 @@ ParsedRequest parse_request(std::string_view text_in) {
     for (const auto& clause : split_clauses(line)) {
       Clauses cmds;
       std::string note;
-      if (!plan_clause(clause, cmds, note)) {
+      // "For the user @nulla, click Retweet", "Find the email by Cristin and click the star": a
+      // clause that only says where the next steps act.
+      if (auto where = scope_of(clause)) {
+        scope = *where;
+        r.notes.push_back("'" + clip_text(clause, 120) + "': the next steps act on the item with \"" + scope + "\"");
+        continue;
+      }
+      bool planned = plan_clause(clause, cmds, note), inherited = false;
+      // "Click File, then Export, then PDF": a bare target after "then" takes the verb before it.
+      // Only a name ("Export", "PDF", "Fit width"), never an unknown verb ("frobnicate TWO").
+      auto bare_name = [](const std::string& c) {
+        unsigned char c0 = c.empty() ? 0 : static_cast<unsigned char>(c[0]);
+        return std::isupper(c0) || std::isdigit(c0) || c0 == '"';
+      };
+      if (!planned && !last_verb.empty() && split_ws(clause).size() <= 4 && !starts_clause(clause) && bare_name(clause)) {
+        cmds.clear();
+        note.clear();
+        planned = plan_clause(last_verb + " " + clause, cmds, note);
+        if (planned) note = "read as '" + last_verb + " " + clip_text(clause, 80) + "'";
+        inherited = planned;
+      }
+      if (!planned) {
         r.not_understood.push_back(clause);
         continue;
       }
+      {
+        std::string fw = inherited ? last_verb : first_word(clause);
+        if (fw == "click" || fw == "tap" || fw == "select" || fw == "choose" || fw == "pick" || fw == "open" || fw == "hover" ||
+            fw == "check" || fw == "uncheck")
+          last_verb = fw;
+        else
+          last_verb.clear();
+      }
+      if (!scope.empty())
+        for (auto& c : cmds)
+          if (c.target.kind == Target::Kind::Words && c.target.near.empty() && c.target.ordinal == 0 &&
+              (c.verb == Verb::Click || c.verb == Verb::DoubleClick || c.verb == Verb::Hover || c.verb == Verb::Check ||
+               c.verb == Verb::Uncheck || c.verb == Verb::Expand))
+            c.target.near = scope;
+      scope.clear();  // the clause right after it only
       if (!note.empty()) r.notes.push_back("'" + clip_text(clause, 120) + "': " + note);
       for (auto& c : cmds) r.plan.push_back(std::move(c));
     }

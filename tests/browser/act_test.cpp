@@ -59,6 +59,15 @@ TEST(Act, AmbiguousTargetListsTheCandidatesAndDoesNothing) {
   EXPECT_EQ(ok("await execInTab(activeTab, '__done.removed')"), "Carol");
 }
 
+// The page shows the request itself (a task's instruction box): its words are never a target,
+// so a control that is not there is refused rather than the instruction clicked.
+TEST(Act, TheRequestShownOnThePageIsNeverATarget) {
+  ok("const t = await openTab('{{/act/pages/instruction-box.html}}')");
+  json r = ok("await act(activeTab, 'Click \\\"Archive\\\" and then press Done.', { timeout: 300 })");
+  EXPECT_FALSE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(ok("await execInTab(activeTab, 'window.__done === undefined')"), true) << "nothing was clicked";
+}
+
 TEST(Act, WordsNothingMatchesFailWithTheClosestAndDoNothing) {
   ok("const t = await openTab('{{/act/pages/buttons.html}}')");
   json r = ok("await act(activeTab, 'click the Purple Elephant button', { timeout: 300 })");

@@ -192,5 +192,63 @@ TEST(Sentence, RepetitionsAndJudgements) {
   EXPECT_TRUE(r.not_understood.empty()) << to_json(r).dump();
 }
 
+
+TEST(Sentence, KindsScopesAndValues) {
+  // A quoted kind word before widget/element names the element's kind, not its label.
+  auto w = parse_target("a \"radio\" widget");
+  EXPECT_EQ(w.roles, L{"radio"}) << target_json(w).dump();
+  EXPECT_TRUE(w.name.empty());
+  EXPECT_EQ(parse_target("the \"text\" element").roles, L{"textinput"});
+  EXPECT_EQ(parse_target("the \"textarea\" widget").roles, L{"textarea"});
+  EXPECT_EQ(parse_target("the \"Save\" button").name, "Save");
+  // Words that say what kind of list it is are not its name.
+  auto sl = parse_target("the scroll list");
+  EXPECT_EQ(sl.roles, L{"list"});
+  EXPECT_TRUE(sl.name.empty()) << target_json(sl).dump();
+  EXPECT_EQ(parse_target("the spinner").roles, L{"spinbutton"});
+  // The request's own kinds of judgement are refused.
+  EXPECT_FALSE(parse_request("Select words similar to large, furious, calm and click Submit.").not_understood.empty());
+  // A clause that only says where: the next step acts in the item with that text.
+  auto r = parse_request("For the account @wren, press the \"Follow\" button.");
+  ASSERT_EQ(r.plan.size(), 1u) << to_json(r).dump();
+  EXPECT_EQ(r.plan[0].target.near, "@wren");
+  EXPECT_EQ(r.plan[0].target.name, "Follow");
+  r = parse_request("Find the message from Otto and click the flag icon to mark it as urgent.");
+  ASSERT_EQ(r.plan.size(), 1u) << to_json(r).dump();
+  EXPECT_EQ(r.plan[0].target.near, "Otto");
+  EXPECT_EQ(r.plan[0].target.name, "flag");
+  // A bare target after "then" takes the verb before it.
+  EXPECT_EQ(plan_of("Click View, then Zoom, then Fit width."), (L{"click View", "click Zoom", "click Fit width"}));
+  // set X to Y: a field or a list; several pairs; dates keep their commas.
+  r = parse_request("Set \"Items per page\" to \"50\"");
+  ASSERT_EQ(r.plan.size(), 1u) << to_json(r).dump();
+  EXPECT_TRUE(r.plan[0].or_select);
+  EXPECT_EQ(r.plan[0].text, "50");
+  EXPECT_EQ(r.plan[0].target.name, "Items per page");
+  r = parse_request("Set the start date to March 3, 2021 and the start time to 7:15 PM, then press Book");
+  ASSERT_EQ(r.plan.size(), 3u) << to_json(r).dump();
+  EXPECT_EQ(r.plan[0].text, "March 3, 2021");
+  EXPECT_EQ(r.plan[1].text, "7:15 PM");
+  EXPECT_EQ(r.plan[1].target.name, "start time");
+  EXPECT_EQ(plan_of("Fill in Town with \"Gent\" and Postcode with \"9000\""), (L{"type \"Gent\" into Town", "type \"9000\" into Postcode"}));
+  // Purpose clauses, "use X to enter", ratings, "add X to the list", spinners, cookie walls, filters.
+  EXPECT_EQ(plan_of("Use the input box to type \"kiwi\""), (L{"type \"kiwi\" into the input box"}));
+  EXPECT_EQ(plan_of("Rate it 3 stars"), (L{"choose \"3 stars\""}));
+  r = parse_request("Add Green Teapot to the cart");
+  ASSERT_EQ(r.plan.size(), 1u) << to_json(r).dump();
+  EXPECT_EQ(r.plan[0].target.near, "Green Teapot");
+  EXPECT_EQ(r.plan[0].target.name, "add to cart");
+  r = parse_request("Pick 12 with the spinner");
+  ASSERT_EQ(r.plan.size(), 1u) << to_json(r).dump();
+  EXPECT_EQ(r.plan[0].verb, Verb::Type);
+  EXPECT_EQ(r.plan[0].text, "12");
+  r = parse_request("Accept all cookies");
+  ASSERT_EQ(r.plan.size(), 1u);
+  EXPECT_EQ(r.plan[0].verb, Verb::Click);
+  EXPECT_FALSE(r.plan[0].target.all);
+  EXPECT_EQ(plan_of("Filter by colour Red and Blue"), (L{"choose \"Red\"", "choose \"Blue\""}));
+  EXPECT_TRUE(parse_request("Look through the folders. Click the file named \"notes\".").not_understood.empty());
+}
+
 }  // namespace
 }  // namespace ouro::commands

@@ -36,7 +36,14 @@
     menuitem: ['menuitem', 'menuitemcheckbox', 'menuitemradio'], menu: ['button', 'menuitem', 'combobox', 'link'],
     box: ['checkbox', 'textbox', 'searchbox', 'combobox', 'spinbutton'], switch: ['switch', 'checkbox'], slider: ['slider'],
     heading: ['heading', 'button', 'tab'], image: ['img', 'button', 'link'], section: ['button', 'tab', 'heading', 'link'],
+    spinbutton: ['spinbutton', 'textbox'], textinput: ['textbox', 'searchbox', 'spinbutton'], textarea: ['textbox'],
   };
+  // Kinds named by what the element is, not by its label ("a "text" widget"): a stricter test than the role.
+  const KIND_TEST = {
+    textinput: c => c.el.localName === 'input',
+    textarea: c => c.el.localName === 'textarea' || (c.el.isContentEditable && c.el.localName !== 'input'),
+  };
+  const kindOk = (c, roles) => (roles || []).every(r => !KIND_TEST[r] || KIND_TEST[r](c));
   // What a verb can act on at all (an element outside is never taken for it).
   const TEXT_ROLES = ['textbox', 'searchbox', 'combobox', 'spinbutton'];
   const VERB_ROLES = {
@@ -66,8 +73,12 @@
     if (t === 'input') return !/^(checkbox|radio|button|submit|reset|image|file|range|color|hidden)$/i.test(attr(c.el, 'type') || '');
     return false;
   }
+  // A button that opens a list of options (a custom dropdown).
+  const popupList = c => c.role === 'button' && /^(listbox|true|menu)$/.test(String(attr(c.el, 'aria-haspopup') || '').toLowerCase());
   function allowedFor(verb, c) {
     if (verb === 'type' || verb === 'clear') return textEntry(c);
+    if (verb === 'set') return textEntry(c) || c.el.localName === 'select' || c.role === 'listbox' || c.role === 'slider' || popupList(c);
+    if (verb === 'select' && popupList(c)) return true;
     if (verb === 'focus') return c.field;
     const v = VERB_ROLES[verb];
     return !v || v.includes(c.role) || (verb === 'select' && c.el.localName === 'select');
@@ -98,13 +109,31 @@
     const ti = attr(el, 'title'); if (ti) out.push([ti, 0.9, 'title']);
     const al = attr(el, 'aria-label'); if (al) out.push([al, 1, 'label']);
     if (c.el.localName === 'input' && /^(button|submit|reset)$/i.test(attr(el, 'type') || '')) out.push([el.value, 1, 'value']);
+    // "the date", "the time", "the search box": a field is also what its type says it takes.
+    if (c.el.localName === 'input') {
+      const ty = String(attr(el, 'type') || '').toLowerCase();
+      // Weaker than any label: two password fields are told apart by theirs, not by their type.
+      if (/^(date|time|datetime-local|month|week|search|color|range)$/.test(ty))
+        out.push([{ 'datetime-local': 'date and time', range: 'slider' }[ty] || ty, 0.9, 'type']);
+    }
     if (!c.field) { const t = c.text != null ? c.text : (c.text = P.textOf(el)); if (t && t.length <= 200) out.push([t, 0.9, 'text']); }
+    if (!c.field && c.role !== 'link' || c.pseudo) {
+      // A clickable card is named by its heading ("Pro" for the card "Pro · $19/mo · For professionals").
+      try { const h = el.querySelector('h1,h2,h3,h4,h5,h6,[class*=title],[class*=name]'); if (h && h !== el) { const ht = norm(h.textContent); if (ht && ht.length <= 80) out.push([ht, 0.95, 'heading']); } } catch (_) {}
+    }
     if (c.field && !c.name && !(c.labels || []).length) {
       // A box or field with no label of its own is named by the words beside it (a person reads
       // "☐ Partner offers" as the Partner offers box): its parent's short text.
       try {
         const t = norm(el.parentElement && el.parentElement.textContent);
         if (t && t.length <= 80 && el.parentElement.querySelectorAll('input,select,textarea,button').length === 1) out.push([t, 0.85, 'beside']);
+        // In a table: the row's heading cell ("City | [    ]").
+        const cell = el.closest('td,th');
+        if (!t && cell && cell.querySelectorAll('input,select,textarea').length === 1) {
+          const prev = cell.previousElementSibling;
+          const pt = prev && !prev.querySelector('input,select,textarea,button') ? norm(prev.textContent) : '';
+          if (pt && pt.length <= 60) out.push([pt, 0.85, 'beside']);
+        }
       } catch (_) {}
     }
     if (!c.vis) {
@@ -131,6 +160,8 @@
     if (!ww.length || !tw.length) return 0;
     if (phraseIn(tw, ww)) return 0.6 + 0.3 * (ww.length / tw.length);
     if (ww.every(x => tw.includes(x))) return 0.55 + 0.2 * (ww.length / tw.length);
+    // The control says most of what was asked, from its start ("Accept all" for "accept all cookies").
+    if (tw.length >= 2 && ww.length === tw.length + 1 && tw.every((x, i) => ww[i] === x)) return 0.5 + 0.2 * (tw.length / ww.length);
     const hit = ww.filter(x => tw.includes(x) || tw.some(y => oneEdit(x, y))).length;
     if (ww.length === 1) return hit && tw.length <= 3 ? 0.5 : 0;
     return hit / ww.length >= 0.6 ? 0.45 * hit / ww.length + 0.1 * (hit / tw.length) : 0;
@@ -178,16 +209,77 @@
     return out;
   }
 
+  // The text of the request itself, when the page shows it (a task's instruction box): never a target.
+  let INSTRUCTION = null;
+  function echoesInstruction(el) {
+    if (!INSTRUCTION || INSTRUCTION.size < 2) return false;
+    try {
+      for (let n = el, k = 0; n && k < 6; n = n.parentElement || (n.getRootNode && n.getRootNode().host) || null, k++) {
+        if (n === document.body || n === document.documentElement) break;
+        const tw = wordsOf(String(n.textContent || '').slice(0, 600));
+        if (tw.length < Math.min(4, INSTRUCTION.size)) continue;
+        if (tw.length > 120) break;
+        // Mostly the request's words, and most of the request (a product card shares a few words with it; the request shown does not stop there).
+        const inside = tw.filter(w => INSTRUCTION.has(w)).length;
+        const covered = [...INSTRUCTION].filter(w => tw.includes(w)).length;
+        if (inside / tw.length >= 0.8 && covered / INSTRUCTION.size >= 0.6 && inside >= Math.min(4, INSTRUCTION.size)) return true;
+      }
+    } catch (_) {}
+    return false;
+  }
+  // Open shadow roots of the page (bounded), for text inside web components.
+  function shadowRootsOf(root) {
+    const out = [];
+    try {
+      const all = root.querySelectorAll('*');
+      for (let i = 0; i < all.length && i < 20000 && out.length < 200; i++) if (all[i].shadowRoot) { out.push(all[i].shadowRoot); out.push(...shadowRootsOf(all[i].shadowRoot)); }
+    } catch (_) {}
+    return out;
+  }
+  const parentOf = n => n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  // Does `a` hold `b`, across shadow roots?
+  function holds(a, b) {
+    for (let n = b; n; n = parentOf(n)) if (n === a) return true;
+    return false;
+  }
+
+  // Icons: clickable elements without text, named only by a class, a title or an aria-label
+  // ("the star icon", "the trash icon", a retweet glyph drawn by CSS).
+  function iconControls(name, scope, known) {
+    const ww = wordsOf(name);
+    if (!ww.length) return [];
+    const out = [];
+    let list = [];
+    try { list = (scope || document).querySelectorAll('[class]'); } catch (_) {}
+    for (let i = 0, n = 0; i < list.length && n < 5000 && out.length < 200; i++, n++) {
+      const el = list[i];
+      if (known.has(el)) continue;
+      try {
+        const cw = wordsOf(String(el.className && el.className.baseVal != null ? el.className.baseVal : el.className).replace(/[_-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2'));
+        if (!cw.length || !ww.some(w => cw.includes(w))) continue;
+        if (norm(el.textContent).replace(/[^\p{L}\p{N}]/gu, '').length > 0) continue;
+        if (el.querySelector('a[href],button,input,select,textarea')) continue;
+        if (getComputedStyle(el).cursor !== 'pointer') continue;
+        const r = el.getBoundingClientRect();
+        const hint = cw.filter(w => !/^(icon|ico|fa|glyph|btn|button|ui|js|material|symbols|outlined|clicked|active|selected)$/.test(w)).join(' ');
+        out.push({ el, role: 'button', name: hint, field: false, kind: '', order: 1.5e6 + i, vis: r.width > 0 && r.height > 0 && P.visible(el), pseudo: true, icon: true, labels: [] });
+      } catch (_) {}
+    }
+    return out;
+  }
+
   // The smallest elements whose own text says `name` (for text that is not a control).
-  function textHits(name, scope) {
+  function textHits(name, scope, anchor) {
     const want = wantOf(name, 1);
     if (!want.k) return [];
     const out = [];
     const root = scope || document.body || document.documentElement;
     if (!root) return out;
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const roots = [root, ...shadowRootsOf(root)];
     let n = 0, node;
     const seen = new Set();
+    for (const r of roots) {
+    const walker = document.createTreeWalker(r, NodeFilter.SHOW_TEXT);
     while ((node = walker.nextNode()) && n++ < MAX_TEXT_NODES && out.length < 50) {
       const v = node.nodeValue;
       if (!v || !v.trim() || !alnum(v).includes(want.a)) continue;
@@ -198,9 +290,14 @@
       seen.add(el);
       const s = textScore(el.textContent, want);
       if (s < THRESHOLD) continue;
+      // Plain text is a target only when it is mostly the words asked for, never a sentence that
+      // merely holds them, and never the request itself shown on the page.
+      if (!anchor && wordsOf(el.textContent).length > Math.max(4, 2 * want.w.length + 1)) continue;
+      if (echoesInstruction(el)) continue;
       let target = el;
       try { const c = el.closest('a,button,[role],[onclick],label,summary'); if (c && norm(c.textContent).length <= Math.max(40, 2 * norm(el.textContent).length + 10)) target = c; } catch (_) {}
       out.push({ el: target, role: P.role(target) || 'text', name: norm(target.textContent).slice(0, 80), field: false, order: 2e6 + out.length, vis: P.visible(target), labels: [], score: s * 0.9, how: 'text' });
+    }
     }
     return out;
   }
@@ -244,6 +341,13 @@
         }
         const lb = attr(n, 'aria-labelledby');
         if (n.getAttribute && attr(n, 'role') === 'tabpanel' && lb) { const t = document.getElementById(lb.split(/\s+/)[0]); if (t && P.visible(t)) return t; }
+        // A hidden branch (a folder's files, a submenu, a "more" menu) is shown by what stands just before it.
+        if (n !== el && (n.hidden || getComputedStyle(n).display === 'none')) {
+          for (let p = n.previousElementSibling, k = 0; p && k < 3; p = p.previousElementSibling, k++) {
+            if (!P.visible(p)) continue;
+            if (attr(p, 'aria-expanded') === 'false' || attr(p, 'aria-haspopup') || getComputedStyle(p).cursor === 'pointer' || /^(button|summary)$/.test(p.localName)) return p;
+          }
+        }
       }
     } catch (_) {}
     return null;
@@ -252,13 +356,16 @@
   // The candidates closest to a text ("Remove in the row for Bob"): from each place the text is
   // written, the first enclosing element that holds any candidate; its candidates win.
   function nearest(list, text) {
-    const hits = textHits(text).filter(h => h.vis !== false);
+    let hits = textHits(text, null, true).filter(h => h.vis !== false);
     if (!hits.length) return { ok: false, reason: 'none', message: `no "${text}" on the page to look next to`, candidates: [] };
+    // Where the text is written as itself ("@nulla"), not where a longer text mentions it.
+    const best = Math.max(...hits.map(h => h.score));
+    hits = hits.filter(h => h.score >= best - 0.05);
     const won = new Set();
 
     for (const h of hits) {
-      for (let a = h.el; a && a !== document.documentElement; a = a.parentElement) {
-        const inside = list.filter(c => a.contains(c.el) && c.el !== h.el);
+      for (let a = h.el; a && a !== document.documentElement; a = parentOf(a)) {
+        const inside = list.filter(c => holds(a, c.el) && c.el !== h.el);
         if (inside.length) { for (const c of inside) won.add(c); break; }
       }
     }
@@ -269,14 +376,19 @@
   function bind(spec) {
     const s = spec && typeof spec === 'object' ? spec : {};
     const verb = String(s.verb || 'click');
+    INSTRUCTION = s.instruction ? new Set(wordsOf(String(s.instruction).slice(0, 2000))) : INSTRUCTION;
     const name = norm(s.name || '');
     const within = s.within ? (s.within === 'form' ? 'css=form' : s.within) : null;
     let cands;
     try { cands = P.elements(within); } catch (e) { return { ok: false, reason: 'none', message: String(e && e.message || e), candidates: [] }; }
     const known = new Set(cands.map(c => c.el));
     const scopeEl = within ? (P.resolveAll(within === 'dialog' ? 'role=dialog' : within)[0] || null) : null;
-    if (verb === 'click' || verb === 'hover' || verb === 'expand' || verb === 'collapse' || verb === 'any') cands = cands.concat(pseudoControls(scopeEl, known));
+    if (verb === 'click' || verb === 'hover' || verb === 'expand' || verb === 'collapse' || verb === 'any') {
+      cands = cands.concat(pseudoControls(scopeEl, known));
+      if (name) { for (const c of cands) known.add(c.el); cands = cands.concat(iconControls(name, scopeEl, known)); }
+    }
     const fam = family(s.roles);
+    if (fam.has('listbox')) for (const c of cands) if (popupList(c)) c.role = 'combobox';
     const roleFit = c => {
       if (!fam.size) return 0;
       if (fam.has(c.role)) return 0;
@@ -286,22 +398,45 @@
     const ws0 = name ? 1 : 0;
     // Without a name the role words are all there is to go on: "the third link" counts links only.
     cands = cands.filter(c => allowedFor(verb, c) && (!fam.size || (ws0 ? roleFit(c) > -0.3 || verb === 'click' || verb === 'any' : fam.has(c.role) || dressedAs(c, s.roles))));
-    if (verb === 'expand') cands = cands.filter(c => P.stateOf(c.el, 'expanded') === false || c.el.localName === 'summary' || c.role === 'tab' || c.pseudo || attr(c.el, 'aria-expanded') != null);
+    // A kind named in quotes ("a "text" widget") is what the element is: nothing else is taken.
+    if ((s.roles || []).some(r => KIND_TEST[r])) cands = cands.filter(c => fam.has(c.role) && kindOk(c, s.roles));
+    if (verb === 'expand') {
+      cands = cands.filter(c => P.stateOf(c.el, 'expanded') === false || c.el.localName === 'summary' || c.role === 'tab' || c.pseudo || attr(c.el, 'aria-expanded') != null);
+      // Without a name, what says it is collapsed is what can be expanded.
+      const closed = cands.filter(c => c.vis && (attr(c.el, 'aria-expanded') === 'false' || (c.el.localName === 'summary' && P.stateOf(c.el, 'expanded') === false)));
+      if (!name && closed.length) cands = closed;
+    }
     if (verb === 'collapse') cands = cands.filter(c => P.stateOf(c.el, 'expanded') === true || c.el.localName === 'summary');
     const modal = modalRoot();
     const ws = name ? wants(name) : null;
     for (const c of cands) {
       let sc, how;
       if (ws) [sc, how] = nameScore(c, ws, !!s.exact);
-      else { sc = fam.size || VERB_ROLES[verb] || verb === 'type' || verb === 'focus' || verb === 'expand' ? 0.8 : 0.3; how = 'role'; }
+      else {
+        sc = fam.size || VERB_ROLES[verb] || verb === 'type' || verb === 'focus' || verb === 'expand' ? 0.8 : 0.3; how = 'role';
+        // Of a family, the kind named first wins: "the search box" is the searchbox, not the newsletter's email field.
+        if (fam.size && s.roles.length && fam.has(c.role) && c.role !== s.roles[0] && FAMILY[s.roles[0]]) {
+          const searchy = s.roles[0] === 'searchbox' && /search/i.test(`${c.name} ${attr(c.el, 'placeholder') || ''} ${attr(c.el, 'type') || ''} ${attr(c.el, 'id') || ''} ${attr(c.el, 'name') || ''}`);
+          if (!searchy) sc -= 0.15;
+        }
+      }
       sc += roleFit(c);
       if (modal && !modal.contains(c.el)) sc -= 0.2;
+      if (c.icon) { sc *= 0.85; how = 'icon class'; }
       c.score = sc; c.how = how;
     }
     let pool = cands.filter(c => c.score >= THRESHOLD);
     // Words that name no control may be plain text (a clickable span, a list item).
     if (ws && (verb === 'click' || verb === 'hover' || verb === 'any') && !pool.some(c => c.score >= 0.9))
       for (const h of textHits(name, scopeEl)) if (!pool.some(p => related(p, h))) pool.push(h);
+    // "Retweet for @nulla": only what shares the nearest item with that text, shown or not.
+    let nearDone = false;
+    if (s.near && pool.length) {
+      const close = nearest(pool, norm(s.near));
+      if (!close.ok) return close;
+      pool = close.list;
+      nearDone = true;
+    }
     const visible = pool.filter(c => c.vis);
     if (!visible.length) {
       const hidden = pool.sort((a, b) => b.score - a.score)[0];
@@ -313,7 +448,10 @@
                hiddenRef: hidden ? P.refOf(hidden.el) : undefined };
     }
     if (s.ordinal) {
-      const seq = visible.slice().sort(docOrder);
+      // "the last Remove link": the ones named exactly, when there are any, not "Remove all items".
+      const topScore = Math.max(...visible.map(c => c.score));
+      const tier = ws && topScore >= 0.95 ? visible.filter(c => c.score >= 0.95) : visible;
+      const seq = tier.slice().sort(docOrder);
       // Drop labels/inner parts of the same control.
       const uniq = [];
       for (const c of seq) if (!uniq.some(u => related(u, c))) uniq.push(c);
@@ -328,7 +466,7 @@
       if (i < 0 || i >= uniq.length) return { ok: false, reason: 'none', message: `there are ${uniq.length}, not ${Math.abs(s.ordinal)}`, candidates: listed(uniq) };
       return { ok: true, matches: [out(uniq[i], Math.min(0.95, uniq[i].score + 0.1), `${s.ordinal < 0 ? 'last' : '#' + s.ordinal} of ${uniq.length}`)] };
     }
-    if (s.near) {
+    if (s.near && !nearDone) {
       const close = nearest(visible, norm(s.near));
       if (!close.ok) return close;
       visible.splice(0, visible.length, ...close.list);
@@ -343,6 +481,11 @@
     const rivals = visible.slice(1).filter(c => c.score >= top.score - MARGIN && !related(c, top));
     // An exact name beats near-exact ones ("Save" over "Save as…"; "justo" over "justo.").
     const clear = (top.score >= 0.95 && rivals.every(r => r.score < 0.95 - 1e-9)) || (top.score >= 0.999 && rivals.every(r => r.score < 0.999));
+    if (rivals.length && !clear && ws) {
+      // Equal names that differ only in case: the one written as asked ("Next", not "next").
+      const same = [top, ...rivals].filter(c => textsOf(c).some(([t]) => norm(t) === name));
+      if (same.length === 1 && top.score >= 0.95) return { ok: true, matches: [out(same[0], same[0].score, same[0].how + ', same case')] };
+    }
     if (rivals.length && !clear) {
       return { ok: false, reason: 'ambiguous', candidates: listed([top, ...rivals]) };
     }
@@ -375,7 +518,18 @@
     return 0.85 * Math.max(textScore(`${label} ${group}`, want), textScore(`${group} ${label}`, want), 0.6);
   }
 
+  // "the Pro plan", "the Large size": a card or item says "Pro"; the last word says what kind of thing it is.
+  const KIND_NOUNS = /^(plan|plans|option|tier|package|bundle|card|size|version|edition|subscription|account|mode|theme|color|colour|layout|style|model)$/i;
   function choose(value, opts) {
+    const r = chooseOne(value, opts);
+    const w = norm(value).split(' ');
+    if (!r.ok && w.length >= 2 && KIND_NOUNS.test(w[w.length - 1])) {
+      const again = chooseOne(w.slice(0, -1).join(' '), opts);
+      if (again.ok && again.confidence >= 0.85) return again;
+    }
+    return r;
+  }
+  function chooseOne(value, opts) {
     const o = opts && typeof opts === 'object' ? opts : {};
     const within = o.within || null;
     const want = wantOf(value, 1);
