@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
 
 namespace ouro {
 
@@ -25,6 +28,88 @@ bool nested_deeper_than(std::string_view text, int limit) {
   return false;
 }
 
+namespace {
+
+// Builds the value from the parser's events. nlohmann's own builder inserts each member of an
+// ordered object with a search of the members before it — quadratic: an object of 100,000 keys
+// (a model's env can be one) took 13 s. Members are appended here instead; a key seen twice in
+// one object (never in text JSON.stringify wrote, possible in a stranger's) replaces the earlier
+// value, as nlohmann's builder does, found through an index once the object has many keys.
+class Builder : public nlohmann::json_sax<json> {
+ public:
+  explicit Builder(json& root) : m_root(root) {}
+  bool null() override { return put(json(nullptr)); }
+  bool boolean(bool v) override { return put(json(v)); }
+  bool number_integer(number_integer_t v) override { return put(json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return put(json(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return put(json(v)); }
+  bool string(string_t& v) override { return put(json(std::move(v))); }
+  bool binary(binary_t& v) override { return put(json::binary(std::move(v))); }
+  bool start_object(std::size_t) override { return open(json::object()); }
+  bool key(string_t& k) override {
+    m_frames.back().key = std::move(k);
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(json::array()); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    m_error = e.what();
+    m_position = position;
+    return false;
+  }
+  const std::string& error() const { return m_error; }
+  std::size_t position() const { return m_position; }
+
+ private:
+  struct Frame {
+    json* value;
+    std::string key;
+    std::unique_ptr<std::unordered_map<std::string, size_t>> index;  // key -> position, past 32 members
+  };
+  json* put(json v) {
+    if (m_frames.empty()) {
+      m_root = std::move(v);
+      return &m_root;
+    }
+    Frame& f = m_frames.back();
+    if (f.value->is_array()) {
+      auto& a = f.value->get_ref<json::array_t&>();
+      a.push_back(std::move(v));
+      return &a.back();
+    }
+    auto& members = static_cast<json::object_t::Container&>(f.value->get_ref<json::object_t&>());
+    if (!f.index && members.size() >= 32) {
+      f.index = std::make_unique<std::unordered_map<std::string, size_t>>();
+      for (size_t i = 0; i < members.size(); ++i) f.index->emplace(members[i].first, i);
+    }
+    if (f.index) {
+      if (auto it = f.index->find(f.key); it != f.index->end()) return &(members[it->second].second = std::move(v));
+      f.index->emplace(f.key, members.size());
+    } else {
+      for (auto& m : members)
+        if (m.first == f.key) return &(m.second = std::move(v));
+    }
+    members.emplace_back(std::move(f.key), std::move(v));
+    return &members.back().second;
+  }
+  bool open(json v) {
+    json* at = put(std::move(v));
+    m_frames.push_back(Frame{at, {}, nullptr});
+    return true;
+  }
+  bool close() {
+    m_frames.pop_back();
+    return true;
+  }
+  json& m_root;
+  std::vector<Frame> m_frames;
+  std::string m_error;
+  std::size_t m_position = 0;
+};
+
+}  // namespace
+
 Result<json> parse_json(std::string_view text, std::string_view what) {
   // Nesting is bounded: printing or walking a value a million levels deep would overflow the
   // stack, and no value we exchange needs more than a few dozen levels. It is checked by a scan
@@ -34,9 +119,11 @@ Result<json> parse_json(std::string_view text, std::string_view what) {
   if (nested_deeper_than(text, kMaxJsonDepth))
     return errorf(Code::InvalidArgument, "{} is nested more than {} levels deep", what, kMaxJsonDepth);
   try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    return errorf(Code::InvalidArgument, "malformed {} at byte {}: {}", what, e.byte, e.what());
+    json value;
+    Builder builder(value);
+    if (!json::sax_parse(text.begin(), text.end(), &builder))
+      return errorf(Code::InvalidArgument, "malformed {} at byte {}: {}", what, builder.position(), builder.error());
+    return value;
   } catch (const std::exception& e) {
     return errorf(Code::InvalidArgument, "cannot read {}: {}", what, e.what());
   }

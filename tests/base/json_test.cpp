@@ -70,5 +70,30 @@ TEST(ParseJson, LongArraysOfObjectsKeepEveryItem) {
   EXPECT_EQ((*r)["nodes"][19999]["nodeId"], "19999");
 }
 
+TEST(ParseJson, ObjectsOfManyKeysKeepTheirOrderAndTheLastOfADuplicate) {
+  // A model's env may be one object of 100,000 keys; it is parsed after every evaluation.
+  std::string text = "{";
+  for (int i = 0; i < 100000; ++i) text += (i ? "," : "") + std::string("\"k") + std::to_string(i) + "\": " + std::to_string(i);
+  text += ", \"k5\": \"again\", \"k99999\": \"last\"}";
+  auto r = parse_json(text);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->size(), 100000u) << "a repeated key replaces, it is not added";
+  EXPECT_EQ(r->begin().key(), "k0");
+  EXPECT_EQ((--r->end()).key(), "k99999");
+  EXPECT_EQ((*r)["k5"], "again");
+  EXPECT_EQ((*r)["k99999"], "last");
+  EXPECT_EQ((*r)["k77777"], 77777);
+  // Small objects too: the later value wins, in the first one's place.
+  auto small = parse_json(R"({"a": 1, "b": 2, "a": 3})");
+  ASSERT_TRUE(small);
+  EXPECT_EQ(dump_json(*small), R"({"a":3,"b":2})");
+  auto scalars = parse_json(R"([null, true, -3, 18446744073709551615, 1.5, "x", {}, []])");
+  ASSERT_TRUE(scalars);
+  EXPECT_EQ(dump_json(*scalars), R"([null,true,-3,18446744073709551615,1.5,"x",{},[]])");
+  EXPECT_EQ(dump_json(*parse_json("7")), "7");
+  EXPECT_FALSE(parse_json(""));
+  EXPECT_FALSE(parse_json("{} {}"));
+}
+
 }  // namespace
 }  // namespace ouro
