@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config ccache
   libboost1.81-dev libboost-url1.81-dev nlohmann-json3-dev libexpected-dev libfmt-dev libspdlog-dev libcli11-dev
   libsqlite3-dev libgtest-dev libgmock-dev libjavascriptcoregtk-4.1-dev libseccomp-dev libcurl4-openssl-dev
-  chromium fonts-dejavu-core
+  chromium fonts-dejavu-core tzdata
   libsecret-1-dev gnome-keyring dbus-daemon
 )
 

@@ -68,6 +68,9 @@ struct Context : std::enable_shared_from_this<Context> {
   // Sites the user said "always" to (remembered per profile): acting on their tabs of these
   // sites is not asked about again. Patterns as in safety::SiteList.
   std::vector<std::string> trusted_sites;
+  // The final of the previous run of the schedule that started this run (server/scheduler.h),
+  // for previousFinal(); null when the run was not scheduled or its schedule has not run before.
+  json previous_final;
   // What an agent run lends the host while it runs. Installed and removed as a whole, under a
   // lock, so a pool thread never reads a half-replaced std::function; a call that started before
   // removal keeps the hooks it took alive until it returns.

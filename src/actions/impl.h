@@ -31,6 +31,8 @@ OURO_CAP(observe); OURO_CAP(read_text);
 OURO_CAP(get_downloads); OURO_CAP(wait_for_download); OURO_CAP(upload);
 // Utilities
 OURO_CAP(store); OURO_CAP(retrieve);
+// Memory across tasks (memory.cpp)
+OURO_CAP(remember); OURO_CAP(recall);
 // Asking the user, answered by the run's channel (actions/ask.cpp)
 OURO_CAP(ask_user);
 // Recursive model calls, answered by the agent running the REPL
@@ -54,6 +56,11 @@ Result<json> call_capability(Context& ctx, const char* name, json args);
 
 // A request paused by the Fetch domain (network thread): hands it to the matching handler.
 void on_request_paused(Context& ctx, const std::string& tab, const json& params);
+
+// remember()/recall() over a database (null: none open), arguments as the registry checked them;
+// owner is the host's ("run r…" makes the entry the run's). Exposed for unit tests.
+Result<json> memory_remember(store::Database* db, const std::string& owner, const json& args);
+Result<json> memory_recall(store::Database* db, const json& args);
 
 // Shared by the implementations.
 std::string arg_string(const json& args, size_t i);

@@ -48,6 +48,12 @@ struct Turn {
 // ones shrink to one line each (the latest three stay whole), so the section stays bounded.
 std::string conversation_so_far(const std::vector<Turn>& turns, size_t token_budget);
 
+// "## Relevant Memories …": the lines of memory::Memory::relevant_for, fenced as data (their texts
+// came from earlier runs and from pages, so they may hold text that reads like orders). The
+// section says that recall() finds more (where the model has recall(): with_recall). "" when
+// entries is empty.
+std::string relevant_memories(const std::string& entries, bool with_recall = true);
+
 // "## Current Task" with the request, iteration N of cap and progress from the records.
 std::string task_reinforcement(const std::string& task, int iteration, int cap, const std::vector<IterationRecord>& history);
 

@@ -4,6 +4,7 @@
 #include "browser/browser.h"
 #include "agent/parser.h"
 #include "llm/errors.h"
+#include "memory/memory.h"
 #include "jsrt/summary.h"
 #include "safety/injection.h"
 #include "safety/redact.h"
@@ -69,6 +70,14 @@ json RunResult::to_json() const {
 Run::Run(session::Session& session, llm::Provider& provider, RunOptions options, EventSink sink)
     : m_session(session), m_provider(provider), m_options(std::move(options)), m_sink(std::move(sink)) {
   m_alive->run = this;
+  if (m_options.resume) {
+    m_state = *m_options.resume;
+  } else {
+    m_state.task = m_options.task;
+    m_state.turns = m_options.earlier;
+    m_state.turn = static_cast<int>(m_options.earlier.size()) + 1;
+    m_state.last_iteration = std::max(1, m_options.first_iteration) - 1;
+  }
   // The hooks reach this Run through m_alive: a call the model's code started without awaiting
   // it may still be on the host's pool when the Run ends, and must find it gone, not freed.
   auto hooks = std::make_shared<actions::Context::Hooks>();
@@ -184,7 +193,31 @@ void Run::emit(const std::string& type, json data) {
   safety::redact_json_strings(data);
   std::lock_guard lock(m_emit_mutex);
   Event e{++m_seq, type, std::move(data), now_ms()};
+  apply_event(m_state, e.type, e.data);
   if (m_sink) m_sink(e);
+}
+
+void Run::checkpoint(int it) {
+  json tabs = json::array();
+  // In the user's browser, the run's own tabs only (the user's others are not its to reopen).
+  for (const auto& t : m_session.host().context().shared_tabs ? m_session.held_tabs() : m_session.tabs()) tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", clip(t.title, 200)}});
+  std::string env = m_session.repl().env_checkpoint();
+  json data = {{"iteration", it}, {"tabs", tabs}, {"activeTab", m_session.active_tab()}, {"provider", m_provider.position()}, {"envBytes", env.size()}};
+  if (m_options.on_checkpoint) {
+    json state;
+    {
+      std::lock_guard lock(m_emit_mutex);
+      RunState next = m_state;
+      apply_event(next, "checkpoint", data);
+      state = checkpoint_json(next);
+    }
+    data["stateBytes"] = dump_json(state).size();
+    if (auto kept = m_options.on_checkpoint(state, env); !kept) {
+      emit("error", {{"iteration", it}, {"error", "the checkpoint could not be stored: " + kept.error().message}, {"warning", true}});
+      return;
+    }
+  }
+  emit("checkpoint", std::move(data));
 }
 
 void Run::add_usage(const llm::Response& r) {
@@ -401,13 +434,40 @@ RunResult Run::execute() {
   bool have_final = false;
 
   // Iterations count on across the turns of a conversation; the cap is per turn.
-  const int first = std::max(1, m_options.first_iteration);
+  int first = std::max(1, m_options.first_iteration);
+  int cap = m_options.max_iterations;
+  std::string resumed;
+  if (m_options.resume) {
+    // After a crash: the history, usage and iteration count of the last checkpoint; the
+    // iteration the crash cut short is done again.
+    const RunState& from = *m_options.resume;
+    first = from.last_iteration + 1;
+    cap = std::max(1, m_options.max_iterations - from.turn_iterations);
+    {
+      std::lock_guard lock(m_history_mutex);
+      m_history = from.history;
+    }
+    {
+      std::lock_guard lock(m_usage_mutex);
+      m_usage = from.usage;
+      m_cost = from.cost;
+      m_cost_known = from.cost_known;
+    }
+    emit("resumed", {{"fromIteration", first}, {"checkpointIteration", from.checkpoint_iteration}, {"note", m_options.resume_note}});
+    resumed = "## Resumed After A Restart\n" + m_options.resume_note + "\n\n";
+  }
   const std::string conversation = conversation_so_far(m_options.earlier, m_options.conversation_budget_tokens);
+  // Memory across tasks: what earlier runs left that shares words with this task, found once so
+  // the prompt's cached prefix stays the same from one iteration to the next.
+  const std::string memories = relevant_memories(memory::Memory(m_session.db()).relevant_for(m_options.task, 5, 1200));
   size_t history_budget = m_options.history_budget_tokens;
   int overflow_retried_at = 0;  // the iteration whose prompt was compacted after a context overflow
-  for (int it = first; it < first + m_options.max_iterations; ++it) {
+  const int turn_first = m_options.resume ? first - m_options.resume->turn_iterations : first;  // this turn's first iteration
+  // A crash before the first iteration ends resumes from here: the turn's start, its tabs open.
+  if (!m_options.resume) checkpoint(first - 1);
+  for (int it = first; it < first + cap; ++it) {
     if (m_cancel.cancelled()) break;
-    result.iterations = it - first + 1;
+    result.iterations = it - turn_first + 1;
     auto t_iter = Clock::now();
 
     // 1. Context: task, progress, page changes, browser state, variables, store keys, history.
@@ -416,7 +476,7 @@ RunResult Run::execute() {
     if (std::string notices = take_notices(it); !notices.empty())
       changes += (changes.empty() ? "## Page Changes Since Last Iteration\n" : "") + std::string("Page notices (dialogs are dismissed unless handleDialog says otherwise):\n") + notices;
     if (!changes.empty()) emit("page-changes", {{"iteration", it}, {"changes", differ.last_changes()}});
-    std::string vars = "## REPL Variables (env)\n" + (parse_json(repl.env_checkpoint()).map([](const json& e) { return jsrt::summarize_env(e); }).value_or("  (unreadable)")) + "\n";
+    std::string vars = "## REPL Variables (env)\n" + (repl.env_plain().map([](const json& e) { return jsrt::summarize_env(e); }).value_or("  (unreadable)")) + "\n";
     std::string keys = "## Persistent Store Keys\n  " + m_session.db().kv_keys().map([](const std::vector<std::string>& k) { return json(k).dump(); }).value_or("[]") + "\n";
     std::vector<std::string> history;
     {
@@ -431,8 +491,8 @@ RunResult Run::execute() {
       m_guidance.clear();
     }
     if (!guidance.empty()) guidance = "## Message From The User (sent while you worked)\n" + guidance + "Take it into account from now on.\n\n";
-    // Stable first, so providers can cache the prefix (issue 15): the earlier turns, then the
-    // history, block by block as compaction leaves them; then what is new this iteration — the
+    // Stable first, so providers can cache the prefix (issue 15): the earlier turns, the relevant
+    // memories, then the history, block by block as compaction leaves them; then what is new this iteration — the
     // task and its progress, the user's message, page changes, browser state, env, store keys.
     std::string user;
     std::vector<size_t> stable;
@@ -442,8 +502,9 @@ RunResult Run::execute() {
       stable.push_back(user.size());
     };
     if (!conversation.empty()) add_stable(conversation + "\n");
+    if (!memories.empty()) add_stable(memories + "\n");
     for (const auto& block : history) add_stable(block);
-    user += safety::redact_url_params(task_reinforcement(m_options.task, it - first + 1, m_options.max_iterations, m_history) + "\n" + guidance +
+    user += safety::redact_url_params(task_reinforcement(m_options.task, it - turn_first + 1, m_options.max_iterations, m_history) + "\n" + std::exchange(resumed, "") + guidance +
                                       (changes.empty() ? "" : changes + "\n") +
                                       browser_state(browser, m_session.context(), m_session.active_tab()) + "\n" + vars + "\n" + keys + "\n" +
                                       instruction);
@@ -486,7 +547,7 @@ RunResult Run::execute() {
     double exec_ms = 0, summarise_ms = 0;
     if (code.blocks.empty()) {
       record.note = response->text;
-      instruction = it == first ? kContinueFirst : kContinue;
+      instruction = it == turn_first ? kContinueFirst : kContinue;
     } else {
       instruction = kNext;
       for (size_t b = 0; b < code.blocks.size(); ++b) {
@@ -541,6 +602,14 @@ RunResult Run::execute() {
         }
         summarise_ms += ms_since(t_sum);
         meta["summary"] = br.summary;
+        meta["oneLiner"] = br.one_liner;
+        if (br.set_final) meta["setFinal"] = true;
+        if (!br.logs.empty()) {
+          // As many as the history shows (five, and that there were more), for the checkpoint.
+          json logs = json::array();
+          for (size_t l = 0; l < br.logs.size() && l < 6; ++l) logs.push_back(clip(br.logs[l], 400));
+          meta["logs"] = logs;
+        }
         if (!notes.empty()) meta["notes"] = notes;
         emit("code-result", {{"iteration", it}, {"blockIndex", b}, {"metadata", meta}});
         record.blocks.push_back(std::move(br));
@@ -551,10 +620,12 @@ RunResult Run::execute() {
       std::lock_guard lock(m_history_mutex);
       m_history.push_back(record);
     }
-    if (auto env = parse_json(repl.env_checkpoint()))
+    if (auto env = repl.env_plain())
       emit("env-update", {{"iteration", it}, {"metadata", jsrt::summarize_env(*env)}});
     llm::Usage iter_usage = response->usage;
+    json end_note = record.blocks.empty() ? json(clip(record.note, 400)) : json();
     emit("iteration-end", {{"iteration", it},
+                           {"note", end_note},
                            {"ms", ms_since(t_iter)},
                            {"modelMs", model_ms},
                            {"execMs", exec_ms},
@@ -566,6 +637,7 @@ RunResult Run::execute() {
                            {"cost", response->cost_known ? json(response->cost_usd) : json(nullptr)},
                            {"codeBlocks", record.blocks.size()}});
     if (have_final) break;
+    checkpoint(it);
   }
   return finish(std::move(result), have_final, std::move(final));
 }
@@ -582,7 +654,7 @@ RunResult Run::finish(RunResult result, bool have_final, json final) {
     result.final = std::move(final);
   } else {
     result.partial = true;
-    auto env = parse_json(m_session.repl().env_checkpoint()).value_or(json::object());
+    auto env = m_session.repl().env_plain().value_or(json::object());
     std::string why = result.cancelled       ? "Task cancelled by user."
                       : !result.error.empty() ? "The run stopped: " + result.error + "."
                                               : fmt::format("Stopped after {} iterations without setFinal().", result.iterations);

@@ -6,6 +6,7 @@
 
 #include "agent/context.h"
 #include "agent/events.h"
+#include "agent/state.h"
 #include "llm/provider.h"
 
 #include <atomic>
@@ -49,6 +50,14 @@ struct RunOptions {
   std::vector<Turn> earlier;
   int first_iteration = 1;
   size_t conversation_budget_tokens = 2000;
+  // Resuming after a crash (issue 11): the state of the last checkpoint — history, usage, the
+  // iterations this turn has had — and what to tell the model about the restart (env restored,
+  // values lost, tabs reopened). The run continues from the iteration after the checkpoint.
+  std::optional<RunState> resume;
+  std::string resume_note;
+  // After each iteration: the run's state as a checkpoint keeps it and the REPL's env (typed
+  // JSON), to be stored before the checkpoint event is. Its failure is reported, not fatal.
+  std::function<Result<void>(const json& state, const std::string& env)> on_checkpoint;
 };
 
 struct RunResult {
@@ -83,6 +92,8 @@ class Run {
 
  private:
   void emit(const std::string& type, json data);
+  // The checkpoint after iteration `it`: stored through on_checkpoint, then the checkpoint event.
+  void checkpoint(int it);
   RunResult execute_commands(const std::string& commands);
   RunResult execute_tools();  // tool-calling mode (tool_loop.cpp)
   // One call of the main model, its tokens streamed as stream-token events of the iteration;
@@ -105,6 +116,7 @@ class Run {
   llm::CancelToken m_cancel;
   std::mutex m_emit_mutex;
   uint64_t m_seq = 0;
+  RunState m_state;  // every emitted event folded in (under m_emit_mutex)
   std::mutex m_usage_mutex;
   llm::Usage m_usage;
   double m_cost = 0;

@@ -14,6 +14,7 @@
 #include "actions/registry.h"
 #include "base/log.h"
 #include "llm/errors.h"
+#include "memory/memory.h"
 #include "safety/injection.h"
 #include "safety/redact.h"
 #include "session/session.h"
@@ -129,6 +130,8 @@ RunResult Run::execute_tools() {
   json final;
   bool have_final = false;
   const int first = std::max(1, m_options.first_iteration);
+  // What earlier tasks left that shares words with this one (found once: every step shows the same).
+  const std::string memories = relevant_memories(memory::Memory(m_session.db()).relevant_for(m_options.task, 5, 1200), false);
   auto fingerprint = [&]() -> std::string {
     auto info = m_session.browser().tab_info(m_session.active_tab());
     auto text = host.call_sync("read", json::array({m_session.active_tab(), nullptr, json{{"maxChars", 2000}}}));
@@ -162,6 +165,7 @@ RunResult Run::execute_tools() {
       page = "The page could not be observed: " + seen.error().message + "\n";
     }
     std::string user = "TASK: " + m_options.task + "\n\n";
+    if (!memories.empty()) user += memories + "\n";
     if (!steps.empty()) user += "RECENT HISTORY:\n" + history_text(steps) + "\n";
     if (!last_result.empty()) user += "LAST RESULT:\n" + last_result + "\n\n";
     if (last_reflection) user += "SELF-REFLECTION:\n" + last_reflection->text() + "\n\n";

@@ -1,6 +1,8 @@
 #include "cli/cli.h"
 #include "cli/auth.h"
 #include "cli/doctor.h"
+#include "cli/memory.h"
+#include "cli/schedule.h"
 
 #include "actions/host.h"
 #include "actions/registry.h"
@@ -9,12 +11,17 @@
 #include "browser/discovery.h"
 #include "server/api.h"
 #include "server/conversation.h"
+#include "server/memories.h"
+#include "server/resume.h"
 #include "server/sites.h"
 #include "server/runs.h"
+#include "server/scheduler.h"
+#include "hooks/hooks.h"
 #include "safety/secrets.h"
 #include "safety/settings.h"
 #include "llm/settings.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "jsrt/summary.h"
 #include "jsrt/worker.h"
 #include "session/session.h"
@@ -26,7 +33,9 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <condition_variable>
 #include <fstream>
 #include <mutex>
@@ -56,6 +65,8 @@ struct CommonFlags {
   std::vector<std::string> upload_dirs;
   std::string mode;                  // careful | autonomous ("" = the settings file's, else careful)
   std::string config_path;           // the settings file ("" = $OURO_CONFIG or the default)
+  std::string workspace;             // --workspace NAME ("" = $OURO_WORKSPACE, else none)
+  std::string base_data_dir;         // with a workspace: the data directory it is in (API keys stay there)
 };
 
 void add_common(CLI::App* cmd, CommonFlags& f) {
@@ -67,6 +78,9 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
                   "DevToolsActivePort of a Chrome/Chromium started with --remote-debugging-port, in --browser-dir or the usual places)");
   cmd->add_option("--browser-dir", f.browser_dir, "With --browser auto: the user-data-dir of the browser to attach to");
   cmd->add_option("--data-dir", f.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
+  cmd->add_option("--workspace", f.workspace,
+                  "A workspace of its own: runs, store, memory, schedules, checkpoints and the kept profile in <data dir>/workspaces/NAME "
+                  "(default: $OURO_WORKSPACE, else none)");
   cmd->add_option("--profile", f.profile,
                   "Chromium profile directory to use and keep (logins persist); default: a fresh temporary one (plain `ouro`: <data dir>/profile)");
   cmd->add_option("--timeout", f.timeout_s, "Seconds one evaluation may run (default 30)")->check(CLI::Range(0.1, 3600.0));
@@ -91,6 +105,33 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
                   "careful (default: asks before any write and before leaving the allowed sites) or autonomous (asks nothing; "
                   "still refuses to leave them)")
       ->check(CLI::IsMember({"careful", "autonomous"}));
+}
+
+// --workspace NAME, else $OURO_WORKSPACE: `data_dir` (empty: the default) becomes
+// <data dir>/workspaces/NAME, made 0700 if need be; with neither, `data_dir` as it was. A name
+// outside [A-Za-z0-9_-]{1,64} is InvalidArgument saying the rule.
+Result<std::string> workspace_data_dir(const std::string& data_dir, std::string& name) {
+  if (name.empty())
+    if (const char* env = std::getenv("OURO_WORKSPACE"); env && *env) name = env;
+  if (name.empty()) return data_dir;
+  bool valid = name.size() <= 64 && std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-'; });
+  if (!valid)
+    return errorf(Code::InvalidArgument, "workspace name \"{}\" is not allowed: use 1 to 64 letters, digits, '_' or '-' (--workspace NAME or $OURO_WORKSPACE)",
+                  clip_text(name, 80));
+  std::filesystem::path dir = std::filesystem::path(data_dir.empty() ? store::default_data_dir() : data_dir) / "workspaces" / name;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return errorf(Code::FailedPrecondition, "cannot create the workspace directory {}: {}", dir.string(), ec.message());
+  // A workspace holds runs, stored values and a browser profile: the user's alone.
+  for (const auto& d : {dir.parent_path(), dir}) std::filesystem::permissions(d, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
+  return dir.string();
+}
+
+Result<void> enter_workspace(CommonFlags& f) {
+  std::string base = f.data_dir;
+  f.data_dir = TRY(workspace_data_dir(f.data_dir, f.workspace));
+  if (!f.workspace.empty()) f.base_data_dir = base.empty() ? store::default_data_dir() : base;
+  return {};
 }
 
 // The settings file the safety settings come from.
@@ -418,7 +459,7 @@ Result<int> cmd_repl(const CommonFlags& flags) {
       continue;
     }
     if (buffer.empty() && line == ".env") {
-      auto env = parse_json(repl->env_checkpoint());
+      auto env = repl->env_plain();
       std::cout << (env ? jsrt::summarize_env(*env) : "(unreadable)") << "\n";
       continue;
     }
@@ -571,15 +612,19 @@ struct RunFlags {
   std::string context;  // mine | clean | "" (mine with a kept profile or an attached browser)
   int ask_timeout_s = 300;
   std::string continue_id;  // --continue: a run to carry on as its next turn
+  std::string resume_id;    // --resume: an interrupted run to go on with from its checkpoint
   std::string agent = "rlm";  // rlm | tools
+  bool no_remember = false;   // --no-remember: this run's task and answer are not remembered
 };
 
 Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
-  if (rf.task.find_first_not_of(" \t\n") == std::string::npos)
+  if (rf.task.find_first_not_of(" \t\n") == std::string::npos && rf.resume_id.empty())
     return make_error(Code::InvalidArgument, "run needs a task: ouro run \"Summarize the unread emails in my inbox\" --url https://mail.example.com");
+  if (!rf.resume_id.empty() && !rf.continue_id.empty())
+    return make_error(Code::InvalidArgument, "--resume and --continue are for different runs: resume an interrupted one, or continue a finished one");
   llm::SettingsFlags sf = rf.settings;
   // Keys `ouro auth set` kept in the file when there was no keyring.
-  sf.secrets_path = (flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/secrets.json";
+  sf.secrets_path = (!flags.base_data_dir.empty() ? flags.base_data_dir : flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/secrets.json";
   auto settings = TRY(llm::resolve_settings(sf));
   auto provider = TRY(llm::make_provider(settings.spec));
   std::unique_ptr<std::ofstream> trace;
@@ -590,14 +635,35 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   CommonFlags with_config = flags;
   if (rf.settings.config_path) with_config.config_path = *rf.settings.config_path;
   auto opts = TRY(session_options(with_config, {}, true, rf.task));
+  // Observe-only hooks from the settings file, told about the run's events as they are kept.
+  auto hook_pipeline = hooks::Pipeline::create(TRY(hooks::load_hooks_config(config_path_of(with_config))));
   opts.repl.timeout = std::chrono::seconds(180);
   // --continue: the conversation as the database keeps it (a run of the Command Center's, or
   // an earlier `ouro run`): its env, and its turns for the prompt.
   std::optional<server::StoredConversation> prior;
+  std::optional<server::ResumePoint> resume;
   if (!rf.continue_id.empty()) {
     auto db = TRY(store::Database::open(opts.db_path.empty() ? store::default_data_dir() + "/ouro.db" : opts.db_path));
     prior = TRY(server::load_conversation(*db, rf.continue_id));
     opts.repl.initial_env = prior->env;
+  }
+  std::string task = rf.task;
+  if (!rf.resume_id.empty()) {
+    // A run `ouro run` was doing when it was killed is still "running" in the database (nothing
+    // marked it); one the server was doing is "interrupted".
+    auto db = TRY(store::Database::open(opts.db_path.empty() ? store::default_data_dir() + "/ouro.db" : opts.db_path));
+    resume = TRY(server::load_resume_point(*db, rf.resume_id, {"interrupted", "running", "queued"}));
+    task = resume->state.task;
+    // The sites the run was given (its start URLs, kept with its options) and those its tabs were on.
+    json stored = parse_json(resume->row.options).value_or(json::object());
+    if (stored.is_object() && stored.contains("urls") && stored["urls"].is_array())
+      for (const auto& u : stored["urls"])
+        if (u.is_string()) with_config.urls.push_back(u.get<std::string>());
+    for (const auto& t : resume->state.tabs)
+      if (!get_str(t, "url").empty()) with_config.urls.push_back(get_str(t, "url"));
+    opts = TRY(session_options(with_config, {}, true, task));
+    opts.repl.timeout = std::chrono::seconds(180);
+    opts.repl.initial_env = resume->env;
   }
   std::string context = !rf.context.empty() ? rf.context : (!flags.profile.empty() || !flags.browser_ws.empty()) ? "mine" : "";
   opts.isolated = context == "clean";
@@ -610,26 +676,44 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   s->host().context().trusted_sites = always;
   for (const auto& site : always)
     if (policy) (void)policy->name_pattern(site);  // checked when it was stored
-  TRY(s->open_urls(flags.urls));
+  std::string resume_note;
+  if (resume) {
+    resume_note = TRY(server::restore_browser(*s, *resume));
+    provider->seek(resume->state.provider);
+  } else {
+    TRY(s->open_urls(flags.urls));
+  }
   // The run is kept like the Command Center's: its row, events and env, to be continued.
   store::Database::RunRow row;
   if (prior) {
     row = prior->row;
+  } else if (resume) {
+    row = resume->row;
   } else {
     row.id = server::new_run_id();
     row.task = rf.task;
-    row.options = context.empty() ? "{}" : dump_json(json{{"context", context}});
+    json options = json::object();
+    if (!context.empty()) options["context"] = context;
+    if (!flags.urls.empty()) options["urls"] = flags.urls;  // for a resume: the sites the run was given
+    if (rf.no_remember) options["remember"] = false;  // kept for its follow-ups and a resume
+    row.options = dump_json(options);
     row.created_at = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
   row.state = "running";
-  if (auto kept = prior ? db.update_run(row) : db.insert_run(row); !kept) spdlog::warn("the run is not kept: {}", kept.error().message);
-  int64_t seq = prior ? prior->last_seq : 0;
+  if (auto kept = prior || resume ? db.update_run(row) : db.insert_run(row); !kept) spdlog::warn("the run is not kept: {}", kept.error().message);
+  int64_t seq = prior ? prior->last_seq : resume ? resume->last_seq : 0;
   bool storing = true;
   std::atomic<bool> cancelled{false};
   TerminalConfirmer confirmer(std::chrono::seconds(rf.confirm_timeout_s), cancelled);
   confirmer.remember = [&db](const std::string& site) { server::remember_site(db, site); };
   agent::RunOptions ro;
-  ro.task = rf.task;
+  ro.task = task;
+  if (resume) {
+    ro.resume = resume->state;
+    ro.resume_note = resume_note;
+    ro.earlier = resume->state.turns;
+  }
+  ro.on_checkpoint = [&db, &s, id = row.id](const json& state, const std::string& env) { return server::store_checkpoint(db, *s, id, state, env); };
   ro.confirm = [&](const json& req) { return confirmer.ask(req); };
   ro.ask_user = [&](const json& q) { return confirmer.ask_text(q, std::chrono::seconds(rf.ask_timeout_s)); };
   ro.confirm_timeout = std::chrono::seconds(rf.confirm_timeout_s);
@@ -645,6 +729,7 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   TerminalView view(isatty(2));
   std::mutex trace_mutex;
   auto keep = [&](const std::string& type, const json& data, double ts) {
+    hook_pipeline->on_event(row.id, type, data, ts);  // queues, never waits
     if (!storing) return;
     if (auto r = db.append_event(row.id, ++seq, type, dump_json(data), ts); !r) {
       spdlog::warn("the run's events are not kept from here on: {}", r.error().message);
@@ -667,7 +752,8 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   });
   agent::RunResult r = run.execute();
   row.state = r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
-  row.iterations += r.iterations;
+  // A resumed run's result counts the whole run (its checkpoint's iterations and usage included).
+  row.iterations = resume ? resume->state.last_iteration - resume->state.turn_iterations + r.iterations : row.iterations + r.iterations;
   row.final_json = dump_json(r.final);
   row.partial = r.partial;
   row.error = r.error;
@@ -676,6 +762,11 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   row.updated_at = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
   if (auto kept = db.update_run(row); !kept) spdlog::warn("the run's result is not kept: {}", kept.error().message);
   if (auto kept = db.set_checkpoint(row.id, s->repl().env_checkpoint()); !kept) spdlog::warn("the run's env is not kept: {}", kept.error().message);
+  // Memory across tasks: a run that finished with its answer is remembered for later runs (a
+  // failure is logged and the run's result stands).
+  json kept_options = parse_json(row.options).value_or(json::object());
+  bool opted_out = rf.no_remember || (kept_options.is_object() && kept_options.contains("remember") && kept_options["remember"] == false);
+  if (row.state == "done" && !opted_out) (void)server::remember_run(db, row.id, task, r.final);
   std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);
   if (rf.as_json) std::cout << dump_json(r.to_json()) << "\n";
   else print_value(r.final, false);
@@ -688,7 +779,9 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   // The profile's session keeps the runtime (browser, database) for the server's lifetime.
   auto base = TRY(session::Session::start(TRY(session_options(flags, {}))));
   server::RunManager::Config rc;
-  rc.data_dir = data_dir;
+  rc.data_dir = flags.base_data_dir.empty() ? data_dir : flags.base_data_dir;  // API keys are not per workspace
+  rc.workspace = flags.workspace;
+  rc.hooks = hooks::Pipeline::create(TRY(hooks::load_hooks_config(config_path_of(flags))));
   rc.action_timeout = std::chrono::milliseconds(flags.action_timeout_ms);
   rc.confirm_timeout = std::chrono::seconds(confirm_timeout_s);
   rc.config_path = config_path_of(flags);
@@ -696,12 +789,21 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   // runs work in it unless they ask for a clean session.
   rc.mine_by_default = !flags.profile.empty() || !flags.browser_ws.empty();
   server::RunManager runs(base->runtime(), rc);
-  auto started = server::ApiServer::start(*base->runtime()->io, static_cast<uint16_t>(port), runs, base->runtime());
+  // Daemon mode: saved jobs start runs while the server runs (missed ones by their policy now).
+  server::Scheduler::Config sc;
+  sc.lock_path = data_dir + "/scheduler.lock";
+  server::Scheduler scheduler(base->db(), runs, sc);
+  server::ApiServer::Options api_options;
+  api_options.port = static_cast<uint16_t>(port);
+  api_options.scheduler = &scheduler;
+  auto started = server::ApiServer::start(*base->runtime()->io, runs, base->runtime(), api_options);
   if (!started)
     return make_error(started.error().code, started.error().message + " (is another ouro serving there? pass --port N, or --port 0 for any free port)");
   auto api = std::move(*started);
+  scheduler.start();
   std::cout << "Ouroboros Command Center: " << api->url() << "\n"
             << "API: http://127.0.0.1:" << api->port() << "/api (Authorization: Bearer " << api->token() << ")\n"
+            << (flags.workspace.empty() ? "" : "Workspace: " + flags.workspace + " (" + data_dir + ")\n")
             << "Ctrl-C stops the server (runs in progress are cancelled).\n"
             << std::flush;
   if (open_page) {
@@ -779,7 +881,7 @@ Result<int> run(int argc, char** argv) {
   RunFlags rf;
   auto* runc = app.add_subcommand("run", "Give the agent a task: a model writes code in the REPL until it calls setFinal()");
   add_common(runc, run_flags);
-  runc->add_option("task", rf.task, "What to do, in plain words")->required();
+  runc->add_option("task", rf.task, "What to do, in plain words (not with --resume: the run's own task goes on)");
   runc->add_option("--provider", rf.settings.provider,
                    "anthropic | openai | openrouter | groq | nvidia | together | deepseek | ollama | lmstudio | vllm | llamacpp | "
                    "an OpenAI-compatible base URL | script:FILE (default: from ANTHROPIC_API_KEY / OPENAI_API_KEY)");
@@ -800,6 +902,10 @@ Result<int> run(int argc, char** argv) {
   runc->add_option("--max-iterations", rf.max_iterations, "Iteration cap; partial results are delivered when it is hit (default 25)")->check(CLI::Range(1, 500));
   runc->add_flag("--json", rf.as_json, "Print {final, iterations, partial, usage, cost} as JSON");
   runc->add_option("--trace", rf.trace, "Write every event as a JSON line to this file");
+  runc->add_option("--resume", rf.resume_id,
+                   "Resume run ID after ouro stopped while it worked (killed, crashed, the machine restarted): env, history, usage "
+                   "and tabs from its last checkpoint, going on from the next iteration")
+      ->excludes(runc->get_option("task"));
   runc->add_option("--continue", rf.continue_id,
                    "Carry on the conversation of run ID (from the Command Center or an earlier ouro run): its env, and its earlier "
                    "tasks and answers in the prompt; the task is the follow-up");
@@ -813,6 +919,8 @@ Result<int> run(int argc, char** argv) {
                    "rlm: the model writes JavaScript in the REPL (default); tools: it calls tools (observe, read, click, type, select, "
                    "press, scroll, navigate, extract, act, ask_user, finish) through native function calling, or a JSON answer")
       ->check(CLI::IsMember({"rlm", "tools"}));
+  runc->add_flag("--no-remember", rf.no_remember,
+                 "Do not remember this run's task and answer for later runs (memory across tasks; see ouro memory list)");
   runc->add_option("--confirm-timeout", rf.confirm_timeout_s, "Seconds to wait for your answer about a sensitive action before denying it (default 60)")
       ->check(CLI::Range(1, 3600));
   runc->footer("Example: ouro run \"List the five cheapest items\" --url http://127.0.0.1:8000/shop");
@@ -848,6 +956,30 @@ Result<int> run(int argc, char** argv) {
     sub->add_option("--data-dir", auth_dir, "Data directory of the file fallback (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
   auth->require_subcommand(1);
 
+  std::string mem_workspace, sched_workspace;
+  auto* mem = app.add_subcommand("memory", "Memories across tasks (what runs and remember() left): list, search, delete");
+  MemoryFlags mf;
+  auto* mem_list = mem->add_subcommand("list", "The most recently updated memories");
+  auto* mem_search = mem->add_subcommand("search", "Memories that share words with QUERY, best first (BM25)");
+  mem_search->add_option("query", mf.query, "The words to look for")->required();
+  mem_search->add_option("--tag", mf.tag, "Only memories with this tag");
+  auto* mem_rm = mem->add_subcommand("rm", "Delete a memory");
+  mem_rm->add_option("id", mf.query, "Its id, as list and search show it (#12 → 12)")->required();
+  for (auto* sub : {mem_list, mem_search, mem_rm}) {
+    sub->add_option("--data-dir", mf.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
+    sub->add_option("--workspace", mem_workspace, "The workspace whose memories these are (default: $OURO_WORKSPACE, else none)");
+    if (sub != mem_rm) {
+      sub->add_option("--limit", mf.limit, "How many to show (default 20; search: at most 50)")->check(CLI::Range(1, 1000));
+      sub->add_flag("--json", mf.as_json, "Print the entries as JSON");
+    }
+  }
+  mem->require_subcommand(1);
+
+  ScheduleFlags sched_flags;
+  auto* sched = add_schedule_command(app, sched_flags);
+  for (auto* sub : sched->get_subcommands({}))
+    sub->add_option("--workspace", sched_workspace, "The workspace whose saved tasks these are (default: $OURO_WORKSPACE, else none)");
+
   auto* help = app.add_subcommand("help", "Reference documentation");
   bool markdown = false;
   auto* api = help->add_subcommand("api", "Print the REPL API reference (the same text the model is given)");
@@ -861,6 +993,11 @@ Result<int> run(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
 
+  // --workspace / $OURO_WORKSPACE: the subcommand's data directory becomes the workspace's.
+  for (auto [sub, f] : {std::pair{exec, &exec_flags}, {doc, &do_flags}, {repl, &repl_flags}, {runc, &run_flags}, {serve, &serve_flags}})
+    if (*sub) TRY(enter_workspace(*f));
+  if (*mem) mf.data_dir = TRY(workspace_data_dir(mf.data_dir, mem_workspace));
+  if (*sched) sched_flags.data_dir = TRY(workspace_data_dir(sched_flags.data_dir, sched_workspace));
   if (*exec) return cmd_exec(exec_flags, code, as_json);
   if (*doc) return cmd_do(do_flags, do_commands, do_json, do_dry);
   if (*repl) return cmd_repl(repl_flags);
@@ -868,6 +1005,11 @@ Result<int> run(int argc, char** argv) {
   if (*doctor) return cmd_doctor(doctor_dir, doctor_settings);
   if (*auth) return cmd_auth(*auth_set ? "set" : *auth_rm ? "rm" : "status", auth_provider, auth_dir);
   (void)auth_status;
+  if (*mem) {
+    mf.action = *mem_search ? "search" : *mem_rm ? "rm" : "list";
+    return cmd_memory(mf);
+  }
+  if (*sched) return cmd_schedule(*sched, sched_flags);
   if (*serve) return cmd_serve(serve_flags, port, !no_open && serve_flags.headed, serve_confirm_timeout);
   if (*api) {
     std::cout << (markdown ? actions::reference_markdown() : actions::reference_text());
@@ -877,7 +1019,8 @@ Result<int> run(int argc, char** argv) {
   CommonFlags plain;
   plain.headed = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
   // The product keeps its browser profile, so sites the user logs into stay logged in.
-  plain.profile = store::default_data_dir() + "/profile";
+  TRY(enter_workspace(plain));
+  plain.profile = (plain.data_dir.empty() ? store::default_data_dir() : plain.data_dir) + "/profile";
   return cmd_serve(plain, 7777, plain.headed);
 }
 

@@ -2,10 +2,11 @@
 // followed by '\n' and a payload of raw JSON text (values go through untouched, so a 1 MB page
 // text is parsed once, by whoever needs it).
 //
-// parent -> worker: init {functions:[…]}, eval {id, timeout_ms, memory_mb} + code,
+// parent -> worker: init {functions:[…]}, eval {id, timeout_ms, memory_mb, checkpoint_ms} + code,
 //                   reply {id, ok, undefined?} + value | error, state + {tabs, activeTab},
-//                   event {handler} + data, restore + env, interrupt
-// worker -> parent: ready, call {id, fn} + args, log + text, final + value, env + value,
+//                   event {handler} + data, restore + checkpoint (typed env JSON), interrupt
+// worker -> parent: ready, call {id, fn} + args, log + text, final + value,
+//                   env + checkpoint (after a successful evaluation, before its result),
 //                   result {id, ok, undefined?, kind?, ms} + value | error
 #pragma once
 

@@ -70,6 +70,16 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
   std::string fatal;
   std::string state_text = "{\"tabs\":[],\"activeTab\":null}";
   std::string checkpoint = "{}";
+  // The checkpoint as read on first use: its plain view and what a restart cannot bring back.
+  // Kept for checkpoints up to kCachedEnv bytes (summaries read it twice an iteration); a bigger
+  // one is read on each use rather than held in memory for the whole run. Reset when it changes.
+  static constexpr size_t kCachedEnv = 4u << 20;
+  struct EnvViews {
+    Result<json> plain;
+    std::vector<LostValue> lost;
+  };
+  std::shared_ptr<const EnvViews> env_views;
+  uint64_t checkpoint_version = 0;
 
   // The evaluation in flight.
   std::mutex eval_mutex;  // one evaluation at a time
@@ -137,6 +147,30 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
     TRY(w->chan->write(encode_frame({{"t", "restore"}}, checkpoint)));
     TRY(w->chan->write(encode_frame({{"t", "state"}}, state_text)));
     return {};
+  }
+
+  // Any thread; parses outside the lock.
+  std::shared_ptr<const EnvViews> read_env() {
+    std::string text;
+    uint64_t version;
+    {
+      std::lock_guard lock(mutex);
+      if (env_views) return env_views;
+      text = checkpoint;
+      version = checkpoint_version;
+    }
+    auto views = std::make_shared<EnvViews>();
+    auto typed = parse_json(text, "the env checkpoint");
+    if (typed) {
+      views->plain = plain_view(*typed);
+      views->lost = lost_values(*typed);
+    } else {
+      views->plain = tl::make_unexpected(typed.error());
+    }
+    if (text.size() > kCachedEnv) return views;
+    std::lock_guard lock(mutex);
+    if (version == checkpoint_version) env_views = views;
+    return views;
   }
 
   void on_worker_exit(const std::shared_ptr<WorkerProc>& w) {
@@ -219,7 +253,11 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
           auto v = parse_json(f.payload, "evaluation result");
           r.value = v ? *v : json(nullptr);
         }
-        if (pending_env) checkpoint = std::move(*pending_env);
+        if (pending_env) {
+          checkpoint = std::move(*pending_env);
+          env_views.reset();
+          ++checkpoint_version;
+        }
       } else {
         auto e = parse_json(f.payload.empty() ? "{}" : f.payload);
         json info = e && e->is_object() ? *e : json::object();
@@ -286,14 +324,18 @@ Result<EvalResult> Repl::eval(const std::string& code, std::optional<Millis> tim
   }
   size_t baseline = rss_of(w->pid);
   size_t hard_cap = baseline + ((s.options.memory_mb + s.options.hard_margin_mb) << 20);
-  json header = {{"t", "eval"}, {"id", id}, {"timeout_ms", budget.count()}, {"memory_mb", s.options.memory_mb}};
+  json header = {{"t", "eval"},
+                 {"id", id},
+                 {"timeout_ms", budget.count()},
+                 {"memory_mb", s.options.memory_mb},
+                 {"checkpoint_ms", s.options.checkpoint_timeout.count()}};
   if (auto r = w->chan->write(encode_frame(header, code)); !r) {
     std::lock_guard lock(s.mutex);
     s.died = "the REPL worker is not answering";
   }
-  // The worker enforces the deadline itself; we step in only if it cannot (stuck in native code)
-  // or if memory runs past the hard margin.
-  auto hard_deadline = Clock::now() + budget + 3s;
+  // The worker enforces the deadlines itself (the evaluation's, then saving env's); we step in
+  // only if it cannot (stuck in native code) or if memory runs past the hard margin.
+  auto hard_deadline = Clock::now() + budget + s.options.checkpoint_timeout + 3s;
   std::string killed_for;
   std::unique_lock lock(s.mutex);
   while (!s.result && s.died.empty()) {
@@ -324,6 +366,14 @@ Result<EvalResult> Repl::eval(const std::string& code, std::optional<Millis> tim
   out.logs = std::move(s.logs);
   lock.unlock();
   if (auto r = s.spawn(); !r) return make_error(Code::Unavailable, out.error_message + ", but the new worker failed: " + r.error().message);
+  // What the restore could not bring back, so the code can make it again.
+  constexpr size_t kListed = 10;
+  std::vector<LostValue> lost = s.read_env()->lost;
+  if (lost.size() > kListed) {
+    lost.resize(kListed);
+    lost.push_back({"…", "more"});
+  }
+  if (!lost.empty()) out.error_message += ". Not restorable (stand-ins are in their place): " + describe_lost(lost);
   return out;
 }
 
@@ -367,6 +417,10 @@ std::string Repl::env_checkpoint() const {
   std::lock_guard lock(m_impl->mutex);
   return m_impl->checkpoint;
 }
+
+Result<json> Repl::env_plain() const { return m_impl->read_env()->plain; }
+
+std::vector<LostValue> Repl::env_lost() const { return m_impl->read_env()->lost; }
 
 int Repl::worker_pid() const {
   std::lock_guard lock(m_impl->mutex);

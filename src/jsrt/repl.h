@@ -6,9 +6,16 @@
 // budget watched by the worker; past a hard margin, or if the worker stops answering, the parent
 // kills it. A dead worker is replaced at once and `env` is restored from the checkpoint taken
 // after the last successful evaluation.
+//
+// Checkpoints are lossless typed JSON (the format: js/prelude.js; C++ readers: summary.h): Maps,
+// Sets, Dates, BigInts, undefined, NaN/±Infinity/-0, typed arrays, RegExps, Errors, cycles and
+// shared references come back as they were. Functions, symbols, getters, promises and the classes
+// of class instances cannot: a restart puts a frozen stand-in {$lost: why} in their place (a class
+// instance keeps its own data in a plain object), and `lost_values` lists them.
 #pragma once
 
 #include "base/json.h"
+#include "jsrt/summary.h"
 
 #include <chrono>
 #include <functional>
@@ -33,7 +40,8 @@ struct ReplOptions {
   size_t memory_mb = 128;                   // per evaluation, soft (the worker stops the script)
   size_t hard_margin_mb = 384;              // over memory_mb: the parent kills the worker
   std::string executable;                   // the ouro binary; default /proc/self/exe
-  std::string initial_env;                  // env to start with (JSON object text); "" = {}
+  std::string initial_env;                  // env to start with: a checkpoint (typed or plain JSON); "" = {}
+  Millis checkpoint_timeout = 5s;           // saving env after an evaluation (past it: no new checkpoint)
 };
 
 struct EvalResult {
@@ -64,8 +72,15 @@ class Repl {
   void set_state(const json& state);
   // Delivers data to an interceptRequests handler.
   void send_event(const std::string& handler, const json& data);
-  // `env` as of the last successful evaluation (the checkpoint), as JSON text.
+  // `env` as of the last successful evaluation (the checkpoint), as typed JSON text: what to
+  // store and give back as `ReplOptions::initial_env`. Any thread.
   std::string env_checkpoint() const;
+  // The checkpoint's plain JSON (plain_view), for summaries and results; an error if the
+  // checkpoint is not JSON (an `initial_env` that was not). Any thread.
+  Result<json> env_plain() const;
+  // What a restart cannot bring back of the checkpoint (functions, class instances' classes, …),
+  // and what the last restore could not: the stand-ins are listed until the code replaces them.
+  std::vector<LostValue> env_lost() const;
   // The worker's process id (tests kill it).
   int worker_pid() const;
 

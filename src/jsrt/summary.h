@@ -6,6 +6,7 @@
 #include "base/json.h"
 
 #include <string>
+#include <vector>
 
 namespace ouro::jsrt {
 
@@ -24,5 +25,29 @@ size_t json_chars(const json& value);
 // 2847 -> "2,847"; bytes -> "2.3MB".
 std::string with_commas(size_t n);
 std::string human_size(size_t n);
+
+// --- env checkpoints ---------------------------------------------------------------------------
+// A checkpoint is env in the REPL's typed JSON (its format is described in js/prelude.js): plain
+// JSON, with {"$t": …} tags where JSON cannot say the value (Map, Set, Date, BigInt, undefined, -0,
+// typed arrays, shared and cyclic references, values a restart cannot bring back, …).
+
+// The plain JSON of a checkpoint, as summaries and results show values: Map → object (String of
+// each key), Set → array, Date → ISO string (invalid: null), BigInt → decimal string, NaN and
+// ±Infinity → "NaN"/"Infinity", -0 → 0, undefined → dropped from objects and null in arrays,
+// typed arrays → arrays of numbers, RegExp → "/source/flags", Error → {name, message}, a cycle →
+// "[Circular]", a shared object → a copy of it (past a copy budget: "[Shared]"), a value a restart
+// cannot bring back → {"$lost": why} (a class instance: its own data). Plain JSON (an old
+// checkpoint) comes back as it is. Pure; never throws; bounded by the input's size.
+json plain_view(const json& typed);
+
+// A value of env that a restart cannot bring back: a checkpoint's {"$t":"Lost"} entries.
+struct LostValue {
+  std::string path;  // a JavaScript expression for it: "env.tools.parse", "env.byId.get(\"a\")"
+  std::string what;  // "function parse", "an instance of class Box (its data is kept in a plain object)"
+};
+// The lost values of a checkpoint, in env's order, at most `max`. Pure.
+std::vector<LostValue> lost_values(const json& typed, size_t max = 100);
+// "env.f (function f), env.box (an instance of class Box …)" — for messages to the model.
+std::string describe_lost(const std::vector<LostValue>& lost);
 
 }  // namespace ouro::jsrt

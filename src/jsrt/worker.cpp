@@ -125,7 +125,7 @@ class Worker {
   uint64_t m_next_call = 1;
   std::map<uint64_t, Resolvers> m_pending;
   std::multimap<Clock::time_point, Resolvers> m_timers;
-  JSObjectRef m_on_state = nullptr, m_on_event = nullptr;
+  JSObjectRef m_on_state = nullptr, m_on_event = nullptr, m_on_restore = nullptr, m_on_checkpoint = nullptr;
   bool m_settled = false;
   uint64_t m_eval_id = 0;
 
@@ -233,16 +233,15 @@ class Worker {
     return promise;
   }
 
-  // done(ok, valueText|undefined, finalText|undefined, envText|undefined)
+  // done(ok, valueText|undefined, finalText|undefined); env is saved after it (save_env).
   static JSValueRef n_done(JSContextRef ctx, JSObjectRef, JSObjectRef, size_t argc, const JSValueRef argv[], JSValueRef*) {
     Worker* w = s_self;
     if (w->m_settled || argc < 1) return JSValueMakeUndefined(ctx);
     w->m_settled = true;
     bool ok = JSValueToBoolean(ctx, argv[0]);
     auto text_or_empty = [&](size_t i) { return argc > i && !JSValueIsUndefined(ctx, argv[i]) ? to_std(ctx, argv[i]) : std::string(); };
-    std::string final_text = text_or_empty(2), env_text = ok ? text_or_empty(3) : std::string();
+    std::string final_text = text_or_empty(2);
     if (!final_text.empty()) w->send({{"t", "final"}}, final_text);
-    if (!env_text.empty()) w->send({{"t", "env"}}, env_text);
     std::string value = text_or_empty(1);
     json header = {{"t", "result"}, {"id", w->m_eval_id}, {"ok", ok}};
     if (ok && value.empty()) header["undefined"] = true;
@@ -256,13 +255,16 @@ class Worker {
     return JSValueMakeNumber(ctx, std::chrono::duration<double, std::milli>(Clock::now() - origin).count());
   }
 
+  // register(restoreEnv, checkpointEnv, onState, onEvent): the prelude's functions the worker
+  // calls. Model code cannot reach them: `host` is gone from the global object by then.
   static JSValueRef n_register(JSContextRef ctx, JSObjectRef, JSObjectRef, size_t argc, const JSValueRef argv[], JSValueRef*) {
     Worker* w = s_self;
-    if (argc >= 2) {
-      w->m_on_state = JSValueToObject(ctx, argv[0], nullptr);
-      w->m_on_event = JSValueToObject(ctx, argv[1], nullptr);
-      JSValueProtect(ctx, w->m_on_state);
-      JSValueProtect(ctx, w->m_on_event);
+    if (argc >= 4) {
+      JSObjectRef* slots[] = {&w->m_on_restore, &w->m_on_checkpoint, &w->m_on_state, &w->m_on_event};
+      for (size_t i = 0; i < 4; ++i) {
+        *slots[i] = JSValueToObject(ctx, argv[i], nullptr);
+        if (*slots[i]) JSValueProtect(ctx, *slots[i]);
+      }
     }
     return JSValueMakeUndefined(ctx);
   }
@@ -359,10 +361,46 @@ class Worker {
       JSValueRef v = JSValueMakeFromJSONString(m_ctx, JStr(f.payload.empty() ? "{}" : f.payload));
       if (v) JSObjectCallAsFunction(m_ctx, m_on_state, nullptr, 1, &v, nullptr);
     } else if (t == "restore") {
-      JSValueRef v = JSValueMakeFromJSONString(m_ctx, JStr(f.payload.empty() ? "{}" : f.payload));
-      if (v && JSValueIsObject(m_ctx, v))
-        JSObjectSetProperty(m_ctx, JSContextGetGlobalObject(m_ctx), JStr("env"), v, kJSPropertyAttributeNone, nullptr);
+      // The prelude decodes the checkpoint (typed JSON, or an older plain one) and sets env.
+      if (!m_on_restore) return;
+      JSValueRef text = JSValueMakeString(m_ctx, JStr(f.payload.empty() ? "{}" : f.payload));
+      JSObjectCallAsFunction(m_ctx, m_on_restore, nullptr, 1, &text, nullptr);
     }
+  }
+
+  // Sends env's checkpoint (the prelude's typed JSON) after a successful evaluation. Saving runs
+  // model-made values (Proxy traps) and may meet a huge env, so it has a deadline and a memory
+  // budget of its own; past them the evaluation still succeeds, the parent keeps the checkpoint
+  // it had, and the code is told.
+  void save_env(int budget_ms, size_t memory) {
+    if (!m_on_checkpoint) return;
+    m_deadline = Clock::now() + std::chrono::milliseconds(budget_ms);
+    m_rss_cap = rss() + memory;
+    m_kill = kNone;
+    m_armed = true;
+    JSValueRef exc = nullptr;
+    JSValueRef text = JSObjectCallAsFunction(m_ctx, m_on_checkpoint, nullptr, 0, nullptr, &exc);
+    m_armed = false;
+    int kill = m_kill.exchange(kNone);
+    std::string why;
+    if (kill != kNone) {
+      JSValueRef e2 = nullptr;
+      JSEvaluateScript(m_ctx, JStr("0"), nullptr, nullptr, 1, &e2);  // absorb the termination, as evaluate does
+      JSGarbageCollect(m_ctx);
+      why = kill == kTimeout   ? "saving it took longer than " + std::to_string(budget_ms) + " ms"
+            : kill == kMemory ? "saving it needed more than " + std::to_string(memory >> 20) + " MB"
+                              : "saving it was interrupted";
+    } else if (exc) {
+      why = "saving it failed: " + to_std(m_ctx, exc).substr(0, 300);
+    } else if (!text || !JSValueIsString(m_ctx, text)) {
+      why = "env is not a value that can be saved";
+    }
+    if (why.empty()) {
+      send({{"t", "env"}}, to_std(m_ctx, text));
+      return;
+    }
+    send({{"t", "log"}}, dump_json("[env] env was not checkpointed after this input (" + why +
+                                   "); if the REPL restarts, env comes back as an earlier input left it"));
   }
 
   bool parses(const std::string& body) {
@@ -458,6 +496,8 @@ class Worker {
     m_armed = false;
     double ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
     int kill = m_kill.exchange(kNone);
+    if (kill == kNone && m_settled && m_result_header.value("ok", false))
+      save_env(f.header.value("checkpoint_ms", 5000), memory);
     if (kill != kNone && !m_settled) {
       drop_pending();
       // A termination that hit inside a microtask drain can poison the next entry; absorb it.

@@ -122,6 +122,10 @@ class Provider {
   virtual Result<Response> complete(const Request& request, const std::function<void(const Delta&)>& on_delta,
                                     const CancelToken& cancel) = 0;
   virtual std::string name() const = 0;
+  // Where a provider that replays a script is in it, for a checkpoint, and going back there when
+  // a run resumes from one; providers that call a model have no position (null) and ignore seek.
+  virtual json position() const { return nullptr; }
+  virtual void seek(const json& /*position*/) {}
 };
 
 // "anthropic", "openai" (OpenAI-compatible; base_url selects OpenRouter, Groq, Ollama …), "script".

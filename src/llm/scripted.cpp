@@ -6,7 +6,6 @@
 // (arguments an object, or a string as a model might send it; "text" may come with it).
 #include "llm/provider.h"
 
-#include <deque>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -23,14 +22,12 @@ class ScriptedProvider final : public Provider {
     json item;
     {
       std::lock_guard lock(m_mutex);
-      auto& queue = req.purpose == Purpose::Sub ? m_sub : m_main;
+      auto& all = req.purpose == Purpose::Sub ? m_sub : m_main;
       size_t& used = req.purpose == Purpose::Sub ? m_sub_used : m_main_used;
-      if (queue.empty())
+      if (used >= all.size())
         return errorf(Code::ResourceExhausted, "the script {} has no more {} responses (it had {})", m_path,
-                      req.purpose == Purpose::Sub ? "sub-call" : "main", used);
-      item = std::move(queue.front());
-      queue.pop_front();
-      ++used;
+                      req.purpose == Purpose::Sub ? "sub-call" : "main", all.size());
+      item = all[used++];
     }
     Response r;
     r.model = item.value("model", "scripted");
@@ -84,11 +81,24 @@ class ScriptedProvider final : public Provider {
     return r;
   }
 
+  // {"main": N, "sub": M}: the responses used so far.
+  json position() const override {
+    std::lock_guard lock(m_mutex);
+    return {{"main", m_main_used}, {"sub", m_sub_used}};
+  }
+  void seek(const json& at) override {
+    if (!at.is_object()) return;
+    std::lock_guard lock(m_mutex);
+    auto count = [&](const char* k, size_t most) { return at.contains(k) && at[k].is_number_unsigned() ? std::min<size_t>(at[k].get<size_t>(), most) : 0; };
+    m_main_used = count("main", m_main.size());
+    m_sub_used = count("sub", m_sub.size());
+  }
+
   std::string m_path;
-  std::deque<json> m_main, m_sub;
+  std::vector<json> m_main, m_sub;
   size_t m_main_used = 0, m_sub_used = 0;
   std::chrono::microseconds m_delay{300};
-  std::mutex m_mutex;
+  mutable std::mutex m_mutex;
 };
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include "base/log.h"
 #include "base/thread_pool.h"
 #include "browser/browser.h"
+#include "server/memories.h"
 #include "server/runs.h"
+#include "server/scheduler.h"
 #include "session/session.h"
 
 #include <atomic>
@@ -145,6 +147,7 @@ constexpr int kMaxTabsOpening = 2;
 
 struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   RunManager* runs = nullptr;  // outlives the server (start's contract)
+  Scheduler* scheduler = nullptr;  // likewise; null: no schedules here
   std::shared_ptr<session::Runtime> runtime;
   std::string token;
   uint16_t port = 0;
@@ -244,6 +247,8 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       return from(runs->get(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "cancel" && m == "POST") {
       return from(runs->cancel(parts[2]));
+    } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "resume" && m == "POST") {
+      return from(runs->resume(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "messages" && m == "POST") {
       if (!body.is_object() || !body.contains("text") || !body["text"].is_string())
         return error_response(Error{Code::InvalidArgument, "a message is {\"text\": \"what to do next\"}", nullptr});
@@ -263,6 +268,12 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       auto after = after_param(r.query);
       if (!after) return error_response(after.error());
       return from(runs->events(parts[2], *after));
+    } else if (parts.size() == 2 && parts[1] == "memory" && m == "GET") {
+      return from(memory_get(*runtime->db, r.query));
+    } else if (parts.size() == 3 && parts[1] == "memory" && m == "DELETE") {
+      return from(memory_delete(*runtime->db, parts[2]));
+    } else if (parts.size() >= 2 && parts[1] == "schedules") {
+      if (auto handled = schedules(parts, m, body)) return *handled;
     } else if (parts.size() == 2 && parts[1] == "tabs") {
       if (m == "GET") {
         browser::Browser& b = *runtime->browser;
@@ -280,6 +291,17 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       return json_response(200, runs->providers());
     }
     return no_such_endpoint(r);
+  }
+
+  // GET|POST /api/schedules, DELETE /api/schedules/{id}, POST /api/schedules/{id}/run; nullopt:
+  // no such route.
+  std::optional<HttpResponse> schedules(const std::vector<std::string>& parts, const std::string& m, const json& body) {
+    if (!scheduler) return net::json_error(503, "Unavailable", "schedules run in `ouro serve`; this server has no scheduler");
+    if (parts.size() == 2 && m == "GET") return from(scheduler->list());
+    if (parts.size() == 2 && m == "POST") return from(scheduler->create(body), 201);
+    if (parts.size() == 3 && m == "DELETE") return from(scheduler->remove(parts[2]));
+    if (parts.size() == 4 && parts[3] == "run" && m == "POST") return from(scheduler->run_now(parts[2]), 202);
+    return std::nullopt;
   }
 
   // POST /api/tabs {url?}: opening waits for the page, so only a few at once.
@@ -401,6 +423,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
   std::unique_ptr<ApiServer> s(new ApiServer());
   s->m = std::make_shared<Impl>();
   s->m->runs = &runs;
+  s->m->scheduler = options.scheduler;
   s->m->runtime = std::move(runtime);
   s->m->token = options.token.empty() ? random_token() : options.token;
   s->m->work = std::make_unique<ThreadPool>(std::max<size_t>(options.workers, 1), std::max<size_t>(options.max_queued_work, 1));

@@ -19,6 +19,7 @@ namespace ouro::session { struct Runtime; }
 namespace ouro::server {
 
 class RunManager;
+class Scheduler;
 
 class ApiServer {
  public:
@@ -28,6 +29,8 @@ class ApiServer {
     net::HttpServer::Limits limits;  // 1 MiB bodies, 256 connections, 10 s to send a header, …
     size_t workers = 4;     // threads for the handlers' blocking work
     size_t max_queued_work = 64;  // requests waiting for a worker beyond this get 503
+    // /api/schedules (ouro serve's scheduler); null: those routes answer 503. Must outlive the server.
+    Scheduler* scheduler = nullptr;
   };
 
   // Listens on 127.0.0.1. `runs` must outlive the ApiServer. Not on the network thread.

@@ -1,16 +1,13 @@
 #include "server/conversation.h"
 
+#include "agent/state.h"
+
 #include <mutex>
 #include <random>
 
 namespace ouro::server {
 
-std::string final_text(const json& final) {
-  if (final.is_string()) return final.get<std::string>();
-  if (final.is_object() && final.contains("message") && final.value("partial", false)) return "(stopped) " + get_str(final, "message");
-  std::string text = dump_json(final);
-  return text.size() > 2000 ? text.substr(0, 2000) + "…" : text;
-}
+std::string final_text(const json& final) { return agent::final_text(final); }
 
 std::string new_run_id() {
   static std::mutex mutex;

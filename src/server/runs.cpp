@@ -4,11 +4,15 @@
 #include "llm/keyring.h"
 
 #include "server/conversation.h"
+#include "server/memories.h"
+#include "server/resume.h"
+#include "schedule/jobs.h"
 #include "server/sites.h"
 
 #include "actions/registry.h"
 #include "agent/run.h"
 #include "base/log.h"
+#include "hooks/hooks.h"
 #include "safety/settings.h"
 #include "safety/sites.h"
 #include "session/session.h"
@@ -88,7 +92,8 @@ constexpr const char* kKnownOptions =
     "thinking (a token budget 1024 to 200000, or 'off'), context ('mine' or 'clean'), profile (true or false: "
     "the same as context 'mine' or 'clean'), allowed_domains (array of "
     "site patterns), mode ('careful' or 'autonomous'), permissions ({capability: 'auto'|'ask'|'deny'}), agent ('rlm': the model writes "
-    "code, the default; 'tools': it calls tools through function calling)";
+    "code, the default; 'tools': it calls tools through function calling), remember (true or false: whether its finished task "
+    "and answer are remembered for later runs; default true)";
 
 const char* const kModelOptions[] = {"max_tokens", "temperature", "thinking"};
 bool is_model_option(const std::string& k) {
@@ -114,6 +119,13 @@ Result<void> check_options(const json& options) {
       TRY(llm::parse_model_params(json{{k, v}}, "options"));
     } else if (k == "profile") {
       if (!v.is_boolean()) return errorf(Code::InvalidArgument, "options.profile must be true or false, got {}", describe(v));
+    } else if (k == "remember") {
+      if (!v.is_boolean())
+        return errorf(Code::InvalidArgument, "options.remember must be true or false (false: forget this run's task and answer), got {}", describe(v));
+    } else if (k == "schedule") {
+      // Internal: the schedule that started the run (server/scheduler.h), for previousFinal().
+      if (!v.is_string() || v.get<std::string>().empty() || v.get<std::string>().size() > 64)
+        return errorf(Code::InvalidArgument, "options.schedule must be a schedule's id, got {}", describe(v));
     } else if (k == "agent") {
       if (!v.is_string() || (v != "rlm" && v != "tools"))
         return errorf(Code::InvalidArgument, "options.agent must be 'rlm' (the model writes code) or 'tools' (function calling), got {}", describe(v));
@@ -134,6 +146,8 @@ Result<void> check_options(const json& options) {
 
 
 }  // namespace
+
+Result<void> check_run_options(const json& options) { return check_options(options); }
 
 struct RunManager::Active {
   std::string id, task;
@@ -157,10 +171,14 @@ struct RunManager::Active {
   Clock::time_point idle_since{};
   bool restored = false;    // continued from storage after its session had gone
   std::string restore_env;  // then: the env its last turn left
+  std::optional<ResumePoint> resume;  // resumed after a crash: where from
   agent::Run* run = nullptr;  // while it executes
   session::Session* session = nullptr;  // while it executes
   bool cancel_requested = false;
   bool finished = false;  // its result is final (teardown may still be going on)
+  bool leaving = false;   // it takes no more turns: its session is closing
+  int begun = 0;              // turns begun, earlier stored ones included
+  bool first_begun = false;   // this session has begun a turn
   // Under the manager's mutex: the last stored event's seq, and why storing one failed.
   int64_t seq = 0;
   std::string store_error;
@@ -234,6 +252,8 @@ void RunManager::publish(Active& run, const std::string& type, const json& data,
     return;
   }
   run.seq = seq;
+  // Hooks see stored events only; they queue and never wait (observe-only).
+  if (m_config.hooks) m_config.hooks->on_event(run.id, type, data, ts);
   // A question is pending from the moment anyone can see it (GET /api/runs/:id lists it, and
   // an answer may come before the run starts to wait).
   if (type == "confirmation-req" || type == "user-question") {
@@ -349,6 +369,7 @@ Result<json> RunManager::settings() {
     if (!s.contains(k)) s[k] = nullptr;
   if (!s.contains("max_iterations")) s["max_iterations"] = 25;
   s["default_context"] = m_config.mine_by_default ? "mine" : "clean";
+  s["workspace"] = m_config.workspace.empty() ? json(nullptr) : json(m_config.workspace);
   // Whether a run could start now (stored settings, environment, config file), and if not, why.
   if (auto r = resolve(json::object())) {
     s["configured"] = true;
@@ -488,7 +509,10 @@ Result<json> RunManager::create(const json& body) {
   run->row.id = run->id;
   run->row.task = run->task;
   run->row.state = "queued";
-  run->row.options = dump_json(options);
+  // The start pages go with the options: a resumed or continued run is given the same sites.
+  json kept = options;
+  if (body.contains("urls") && !body["urls"].empty()) kept["urls"] = body["urls"];
+  run->row.options = dump_json(kept);
   run->row.created_at = run->row.updated_at = now_ms();
   json created = row_json(run->row);
   {
@@ -555,10 +579,17 @@ void RunManager::record_failure(Active& run, const std::string& why, const std::
   run.finished = true;
 }
 
+namespace {
+// A turn's state from its result: "done" only when it finished with its answer.
+std::string turn_state(const agent::RunResult& r, const std::string& store_error) {
+  return !store_error.empty() ? "failed" : r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
+}
+}  // namespace
+
 // A turn's outcome in the run's row: its state and final, the iterations, tokens and cost of
 // every turn so far.
 void RunManager::record_turn(Active& run, const agent::RunResult& r, const std::string& store_error) {
-  run.row.state = !store_error.empty() ? "failed" : r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
+  run.row.state = turn_state(r, store_error);
   run.row.iterations += r.iterations;
   run.row.final_json = dump_json(r.final);
   run.row.partial = r.partial || !store_error.empty();
@@ -640,10 +671,23 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   so.repl.timeout = std::chrono::seconds(180);
   so.limits.action_timeout = m_config.action_timeout;
   so.repl.initial_env = run->restore_env;
+  // A scheduled run compares with its schedule's previous run (previousFinal()).
+  if (auto s = options.find("schedule"); s != options.end() && s->is_string()) {
+    auto previous = schedule::previous_final(m_db, s->get<std::string>(), run->id);
+    if (previous) so.previous_final = *previous;
+    else spdlog::warn("run {}: cannot read its schedule's previous final: {}", run->id, redact(previous.error().message));
+  }
   auto session = session::Session::attach(m_runtime, so);
   if (!session) return fail(session.error().message);
-  if (!run->restored)
+  std::string resume_note;
+  if (run->resume) {
+    auto restored = restore_browser(**session, *run->resume);
+    if (!restored) return fail(restored.error().message);
+    resume_note = *restored;
+    (*provider)->seek(run->resume->state.provider);
+  } else if (!run->restored) {
     if (auto opened = (*session)->open_urls(urls); !opened) return fail(opened.error().message);
+  }
 
   agent::RunOptions ro;
   ro.task = run->task;
@@ -658,6 +702,11 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     ro.max_iterations = whole_in((*stored)["max_iterations"], 1, kMaxIterations).value_or(25);
   }
   ro.confirm_timeout = m_config.confirm_timeout;
+  // After every iteration: the checkpoint a crash resumes from (before its event is stored).
+  session::Session* checkpointed = session->get();
+  ro.on_checkpoint = [this, run, checkpointed](const json& state, const std::string& env) {
+    return store_checkpoint(m_db, *checkpointed, run->id, state, env);
+  };
   ro.confirm = [this, run](const json& req) {
     std::string id = req.value("id", "");
     std::unique_lock lock(run->mutex);
@@ -697,7 +746,13 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   // A conversation: each message after a turn is a new turn in the same session (env, tabs,
   // store), with the earlier turns in the prompt; the session waits for one up to keep_idle.
   std::string task = body.value("task", run->task);
-  if (run->restored) publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, now_ms());
+  if (run->resume) {
+    ro.resume = run->resume->state;
+    ro.resume_note = resume_note;
+    task = run->resume->state.task;
+  } else if (run->restored) {
+    publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, now_ms());
+  }
   session::Session::Held held;  // in the user's browser: the tabs let go between turns
   while (true) {
     (*session)->take_back(held);
@@ -716,17 +771,25 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
         run->run = &agent_run;
         run->session = session->get();
         run->finished = false;
+        if (!run->resume || run->first_begun) ++run->begun;  // a resumed turn was begun before the restart
+        run->first_begun = true;
         if (run->cancel_requested) agent_run.cancel();
       }
       r = agent_run.execute();
       std::lock_guard lock(run->mutex);
       run->run = nullptr;
     }
+    ro.resume.reset();  // the turns after the resumed one start as any turn does
     std::string store_error;
     {
       std::lock_guard lock(m_mutex);
       store_error = run->store_error;
     }
+    // Memory across tasks: a turn that finished with its answer is remembered for later runs
+    // (before its row says done, so a run started after that finds it), unless the run said not
+    // to. A failure is logged there and the run goes on.
+    if (turn_state(r, store_error) == "done" && !(options.contains("remember") && options["remember"] == false))
+      (void)remember_run(m_db, run->id, task, r.final);
     record_turn(*run, r, store_error);
     // The env as this turn left it, for a conversation continued after this session is gone.
     if (auto saved = m_db.set_checkpoint(run->id, (*session)->repl().env_checkpoint()); !saved)
@@ -737,12 +800,18 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     // Messages that came too late for an iteration open the next turn.
     for (auto g = r.unread_guidance.rbegin(); g != r.unread_guidance.rend(); ++g) run->inbox.push_front(*g);
     run->finished = true;
-    if (!store_error.empty() || r.cancelled || run->cancel_requested) break;
+    if (!store_error.empty() || r.cancelled || run->cancel_requested) {
+      run->leaving = true;
+      break;
+    }
     run->idle = true;
     run->idle_since = Clock::now();
     run->answered.wait_for(lock, m_config.keep_idle, [&] { return !run->inbox.empty() || run->expire || run->cancel_requested; });
     run->idle = false;
-    if (run->inbox.empty() || run->expire || run->cancel_requested) break;
+    if (run->inbox.empty() || run->expire || run->cancel_requested) {
+      run->leaving = true;
+      break;
+    }
     task = run->inbox.front();
     run->inbox.pop_front();
     lock.unlock();
@@ -870,14 +939,15 @@ Result<json> RunManager::message(const std::string& run_id, const std::string& t
           return errorf(Code::ResourceExhausted, "run {} has 20 messages waiting already; wait for it to read them", run_id);
         return json{{"id", run_id}, {"delivered", "guidance"}};
       }
-      if (run->idle && !run->expire && !run->cancel_requested) {
+      // Between turns (waiting, or just recording the last one) or still starting: the message
+      // opens the next turn as soon as the session is free for it.
+      if (!run->leaving && !run->expire && !run->cancel_requested) {
         if (run->inbox.size() >= 20) return errorf(Code::ResourceExhausted, "run {} has 20 messages waiting already", run_id);
         run->inbox.push_back(text);
         run->answered.notify_all();
-        return json{{"id", run_id}, {"delivered", "turn"}, {"turn", run->turns.size() + 1}};
+        int turn = run->begun + (run->first_begun ? 0 : 1) + static_cast<int>(run->inbox.size());
+        return json{{"id", run_id}, {"delivered", "turn"}, {"turn", turn}};
       }
-      if (!run->finished)
-        return errorf(Code::Unavailable, "run {} is starting; send the message again in a moment", run_id);
     }
     return errorf(Code::Unavailable, "run {} is closing its session; send the message again in a moment", run_id);
   }
@@ -890,27 +960,68 @@ Result<json> RunManager::message(const std::string& run_id, const std::string& t
   restored->restored = true;
   restored->restore_env = stored.env;
   restored->turns = stored.turns;
+  restored->begun = static_cast<int>(stored.turns.size());
   const auto* row = &stored.row;
   json options = parse_json(row->options).value_or(json::object());
   json body = {{"task", text}, {"options", options.is_object() ? options : json::object()}};
-  size_t turn = restored->turns.size() + 1;
-  {
-    std::lock_guard lock(m_mutex);
-    if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
-    if (m_runs.count(run_id)) return errorf(Code::Unavailable, "run {} is being continued already", run_id);
-    if (size_t busy = busy_runs(); busy >= m_config.max_active_runs)
-      return errorf(Code::ResourceExhausted, "{} runs are in progress, the limit: wait for one to finish, or cancel one", busy);
-    expire_idle(m_config.max_idle_runs);
-    restored->seq = stored.last_seq;
-    m_runs[run_id] = restored;
-    try {
-      restored->thread = std::thread([this, restored, body] { run_thread(restored, body); });
-    } catch (const std::system_error& e) {
-      m_runs.erase(run_id);
-      return errorf(Code::ResourceExhausted, "cannot continue the run: {}", e.what());
-    }
+  if (body["options"].contains("urls")) {
+    body["urls"] = body["options"]["urls"];
+    body["options"].erase("urls");
   }
+  size_t turn = restored->turns.size() + 1;
+  restored->seq = stored.last_seq;
+  TRY(start_stored(restored, std::move(body), Code::Unavailable, "is being continued already"));
   return json{{"id", run_id}, {"delivered", "turn"}, {"turn", turn}, {"restored", true}};
+}
+
+Result<void> RunManager::start_stored(std::shared_ptr<Active> run, json body, Code busy_code, const char* busy_why) {
+  std::lock_guard lock(m_mutex);
+  if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
+  if (m_runs.count(run->id)) return errorf(busy_code, "run {} {}", run->id, busy_why);
+  if (size_t busy = busy_runs(); busy >= m_config.max_active_runs)
+    return errorf(Code::ResourceExhausted, "{} runs are in progress, the limit: wait for one to finish, or cancel one", busy);
+  expire_idle(m_config.max_idle_runs);
+  if (run->row.state == "queued") TRY(m_db.update_run(run->row));
+  m_runs[run->id] = run;
+  try {
+    run->thread = std::thread([this, run, body = std::move(body)] { run_thread(run, body); });
+  } catch (const std::system_error& e) {
+    m_runs.erase(run->id);
+    return errorf(Code::ResourceExhausted, "cannot start the run's thread: {}", e.what());
+  }
+  return {};
+}
+
+Result<json> RunManager::resume(const std::string& run_id) {
+  auto point = TRY(load_resume_point(m_db, run_id, {"interrupted"}));
+  auto resumed = std::make_shared<Active>();
+  resumed->id = run_id;
+  resumed->task = point.row.task;
+  resumed->row = point.row;
+  // The resumed turn's run reports the whole run's usage (the checkpoint's and what follows).
+  resumed->row.usage_json.clear();
+  resumed->row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
+  resumed->row.iterations = point.state.last_iteration - point.state.turn_iterations;
+  resumed->restored = true;
+  resumed->restore_env = point.env;
+  resumed->turns = point.state.turns;
+  resumed->begun = static_cast<int>(point.state.turns.size()) + 1;  // the turn being resumed
+  json options = parse_json(point.row.options).value_or(json::object());
+  json body = {{"task", point.state.task}, {"options", options.is_object() ? options : json::object()}, {"urls", json::array()}};
+  // The gate allows what the run was given and the sites its tabs were on.
+  if (body["options"].contains("urls") && body["options"]["urls"].is_array()) body["urls"] = body["options"]["urls"];
+  body["options"].erase("urls");
+  for (const auto& t : point.state.tabs)
+    if (!get_str(t, "url").empty() && body["urls"].size() < 40) body["urls"].push_back(get_str(t, "url"));
+  int from = point.state.last_iteration + 1;
+  resumed->seq = point.last_seq;
+  resumed->resume = std::move(point);
+  // Queued from now on: a client that asks at once sees it is no longer interrupted.
+  resumed->row.state = "queued";
+  resumed->row.error.clear();
+  resumed->row.updated_at = now_ms();
+  TRY(start_stored(resumed, std::move(body), Code::FailedPrecondition, "is in progress already"));
+  return json{{"id", run_id}, {"resumed", true}, {"fromIteration", from}};
 }
 
 Result<json> RunManager::answer(const std::string& run_id, const std::string& question_id, const std::string& text) {

@@ -23,8 +23,13 @@
 namespace ouro::session { struct Runtime; struct SessionOptions; }
 namespace ouro::agent { struct RunResult; }
 namespace ouro::store { class Database; }
+namespace ouro::hooks { class Pipeline; }
 
 namespace ouro::server {
+
+// A run's options as POST /api/runs takes them, field by field (InvalidArgument naming the field
+// and what was expected, or the unknown option and the known ones). Schedules check theirs here too.
+Result<void> check_run_options(const json& options);
 
 class RunManager {
  public:
@@ -43,6 +48,10 @@ class RunManager {
     // Runs work in the user's own browser context ("mine") unless they ask for a clean one: the
     // profile is the user's (plain `ouro`, --profile, an attached --browser).
     bool mine_by_default = false;
+    // Observe-only hooks told about each run's start, iterations, gate decisions and end (the
+    // settings file's "hooks"); null: none. Shared: `ouro run` and tests make their own.
+    std::shared_ptr<hooks::Pipeline> hooks;
+    std::string workspace;  // --workspace NAME ("" = the default data directory), for GET /api/settings
   };
 
   RunManager(std::shared_ptr<session::Runtime> runtime, Config config);
@@ -64,6 +73,11 @@ class RunManager {
   // next iteration; after it, a new turn of the conversation (same env, tabs and store, the
   // earlier turns in its prompt), continued from storage when its session has gone.
   Result<json> message(const std::string& run_id, const std::string& text);
+
+  // POST /api/runs/{id}/resume: an interrupted run (ouro stopped while it worked) goes on from
+  // its last checkpoint — env, history, usage and tabs restored — in a new session, its events
+  // continuing the same sequence. FailedPrecondition for runs that are not interrupted.
+  Result<json> resume(const std::string& run_id);
 
   // The user's answer to a user-question (askUser): text, one of its choices when it has some.
   Result<json> answer(const std::string& run_id, const std::string& question_id, const std::string& text);
@@ -98,6 +112,10 @@ class RunManager {
   void execute(std::shared_ptr<Active> run, json body);
   void run_thread(std::shared_ptr<Active> run, json body);
   void record_failure(Active& run, const std::string& why, const std::string& message);
+  // A run continued from storage (a message after its session went, or a resume): registered and
+  // its thread started, unless ouro is stopping, the run is active already (busy_code, "run ID
+  // busy_why"), or too many runs are busy. Its row is stored first when it is queued.
+  Result<void> start_stored(std::shared_ptr<Active> run, json body, Code busy_code, const char* busy_why);
   void record_turn(Active& run, const agent::RunResult& r, const std::string& store_error);
   // Runs in progress (not idle between turns); and lets the oldest idle ones go past the cap.
   // m_mutex held.

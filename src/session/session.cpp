@@ -183,6 +183,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   p.host->context().permission_overrides = options.permissions;
   p.host->context().sees_hidden_tabs = options.person;
   p.host->context().trusted_sites = options.trusted_sites;
+  p.host->context().previous_final = options.previous_final;
   if (options.gate) TRY(actions::install_egress_gate(p.host->context(), options.gate));
   TRY(set_up_downloads(b, p.runtime->data_dir, p.context, options, p.host->context()));
   if (shared) {

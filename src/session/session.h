@@ -45,6 +45,8 @@ struct SessionOptions {
   std::map<std::string, int> permissions;  // capability -> actions::Permission, over the registry's
   // Folders upload() may take files from, besides the session's downloads folder.
   std::vector<std::string> upload_dirs;
+  // A scheduled run: the final of its schedule's previous run, for previousFinal() (null: none).
+  json previous_final;
 };
 
 struct TabListeners;

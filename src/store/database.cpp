@@ -1,5 +1,7 @@
 #include "store/database.h"
 
+#include "store/statement.h"
+
 #include <sqlite3.h>
 
 #include <cstdlib>
@@ -12,39 +14,6 @@ namespace ouro::store {
 struct Database::Lock {
   std::mutex mutex;
 };
-
-namespace {
-
-struct Stmt {
-  sqlite3_stmt* s = nullptr;
-  Stmt() = default;
-  Stmt(Stmt&& other) noexcept : s(std::exchange(other.s, nullptr)) {}
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  Stmt& operator=(Stmt&&) = delete;
-  ~Stmt() { sqlite3_finalize(s); }
-};
-
-// A prepared statement, or an error with SQLite's reason (a damaged file, a locked database).
-Result<Stmt> prepare(sqlite3* db, const std::string& sql) {
-  Stmt st;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK)
-    return errorf(Code::Internal, "database error: cannot prepare a statement: {}", sqlite3_errmsg(db));
-  return st;
-}
-
-std::string text(sqlite3_stmt* s, int i) {
-  auto* t = sqlite3_column_text(s, i);
-  return t ? reinterpret_cast<const char*>(t) : "";
-}
-
-// After stepping through rows: SQLITE_DONE, or an error saying what was being read.
-Result<void> finished_reading(sqlite3* db, int rc, std::string_view what) {
-  if (rc == SQLITE_DONE) return {};
-  return errorf(Code::Internal, "cannot read {}: {}", what, sqlite3_errmsg(db));
-}
-
-}  // namespace
 
 std::string default_data_dir() {
   if (const char* d = std::getenv("OURO_DATA_DIR"); d && *d) return d;
@@ -98,6 +67,8 @@ Database::~Database() {
   if (m_db) sqlite3_close_v2(m_db);
 }
 
+std::mutex& Database::mutex() { return m_lock->mutex; }
+
 Result<void> Database::exec(const char* sql) {
   char* err = nullptr;
   if (sqlite3_exec(m_db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
@@ -143,12 +114,6 @@ Result<std::vector<std::string>> Database::kv_keys() {
 namespace ouro::store {
 
 namespace {
-
-void bind(sqlite3_stmt* s, int i, const std::string& v) { sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT); }
-void bind_or_null(sqlite3_stmt* s, int i, const std::string& v) {
-  if (v.empty()) sqlite3_bind_null(s, i);
-  else bind(s, i, v);
-}
 
 Database::RunRow read_run(sqlite3_stmt* s) {
   Database::RunRow r;
@@ -226,7 +191,7 @@ Result<std::vector<Database::RunRow>> Database::list_runs(int limit) {
 Result<int> Database::mark_interrupted() {
   std::lock_guard lock(m_lock->mutex);
   Stmt st = TRY(prepare(m_db, "UPDATE runs SET state = 'interrupted', error = 'ouro stopped while the run was in progress' "
-                     "WHERE state IN ('queued', 'running')"));
+                     "WHERE state IN ('queued', 'running', 'awaiting_user')"));
   if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot mark interrupted runs: {}", sqlite3_errmsg(m_db));
   return sqlite3_changes(m_db);
 }

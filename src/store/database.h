@@ -5,8 +5,10 @@
 #include "base/error.h"
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 struct sqlite3;
@@ -70,8 +72,21 @@ class Database {
 
   const std::string& path() const { return m_path; }
 
+  // --- Other modules' tables ---------------------------------------------------------------------
+  // Runs f(sqlite3*) on the connection while holding the database's lock and returns what f
+  // returns (a Result): how a module keeps tables of its own here (memory, …) without a method on
+  // Database per feature. f must not call this Database's methods (the lock is not recursive) nor
+  // keep the handle after it returns; statements it prepares are finalized before it returns
+  // (store/statement.h). Any thread; callers wait for each other.
+  template <class F>
+  auto with_connection(F&& f) -> std::invoke_result_t<F&, sqlite3*> {
+    std::lock_guard lock(mutex());
+    return f(m_db);
+  }
+
  private:
   Database() = default;
+  std::mutex& mutex();
   Result<void> exec(const char* sql);
   sqlite3* m_db = nullptr;
   std::string m_path;

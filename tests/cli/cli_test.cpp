@@ -4,6 +4,8 @@
 #include "injection_sites.h"
 #include "raw_server.h"
 
+#include "store/database.h"
+
 #include <curl/curl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -147,6 +149,42 @@ TEST(CliRun, ContinuesARunAsItsNextTurn) {
   Outcome none = ouro("run 'x' --continue rnope --provider script:" + script_file({{{"text", repl_reply("setFinal(1)")}}}));
   EXPECT_NE(none.code, 0);
   EXPECT_NE(none.err.find("no run 'rnope'"), std::string::npos) << none.err;
+}
+
+TEST(CliRun, RemembersAFinishedRunUnlessToldNotToAndOuroMemoryReadsAndDeletes) {
+  std::string dir = temp_dir(), env = "OURO_DATA_DIR=" + dir, trace = dir + "/trace.jsonl";
+  Outcome quiet = ouro("run 'Price of the walrus figurine' --no-remember --provider script:" + script_file({{{"text", repl_reply("setFinal('12 EUR')")}}}), "", env);
+  EXPECT_EQ(quiet.code, 0) << quiet.err;
+  Outcome first = ouro("run 'Price of the otter figurine' --provider script:" + script_file({{{"text", repl_reply("setFinal('15 EUR')")}}}), "", env);
+  EXPECT_EQ(first.code, 0) << first.err;
+  Outcome second = ouro("run 'What did the otter figurine cost?' --trace " + trace + " --provider script:" +
+                            script_file({{{"text", repl_reply("setFinal((await recall('otter figurine'))[0].text)")}}}),
+                        "", env);
+  EXPECT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(second.out, "Task: Price of the otter figurine\nResult: 15 EUR\n");
+  std::ifstream lines(trace);
+  std::string line, prompt;
+  while (std::getline(lines, line))
+    if (auto e = parse_json(line); e && (*e)["type"] == "iteration-start" && prompt.empty()) prompt = (*e)["data"].value("prompt", "");
+  EXPECT_NE(prompt.find("## Relevant Memories"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("15 EUR"), std::string::npos) << prompt;
+
+  Outcome listed = ouro("memory list --json", "", env);
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  json entries = parse_json(listed.out).value_or(json());
+  ASSERT_EQ(entries.size(), 2u) << listed.out;  // the otter run and the run that recalled it
+  EXPECT_EQ(listed.out.find("walrus"), std::string::npos) << "--no-remember left nothing";
+  Outcome searched = ouro("memory search 'otter figurine'", "", env);
+  EXPECT_EQ(searched.code, 0);
+  EXPECT_NE(searched.out.find("· run r"), std::string::npos) << searched.out;
+  EXPECT_NE(ouro("memory search walrus", "", env).err.find("nothing remembered"), std::string::npos);
+  std::string id = std::to_string(entries[0]["id"].get<int64_t>());
+  EXPECT_EQ(ouro("memory rm " + id, "", env).code, 0);
+  Outcome again = ouro("memory rm " + id, "", env);
+  EXPECT_EQ(again.code, 1);
+  EXPECT_NE(again.err.find("no memory #" + id), std::string::npos) << again.err;
+  EXPECT_EQ(ouro("memory rm abc", "", env).code, 2);
+  EXPECT_NE(ouro("memory", "", env).code, 0) << "a subcommand is needed";
 }
 
 TEST(CliRun, JsonOutputAndTheCapExitCode) {
@@ -457,6 +495,67 @@ TEST(CliServe, PrintsATokenUrlServesTheApiAndStopsOnCtrlC) {
   int status = 0;
   waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a clean stop on Ctrl-C";
+}
+
+TEST(CliWorkspace, WorkspacesKeepStoresAndRunsApart) {
+  std::string data = temp_dir();
+  std::string env = "OURO_DATA_DIR=" + data;
+  Outcome put = ouro("exec --workspace a 'await store(\"k\", 1)'", "", env);
+  EXPECT_EQ(put.code, 0) << put.err;
+  EXPECT_EQ(ouro("exec --json --workspace a 'await retrieve(\"k\")'", "", env).out, "1\n");
+  EXPECT_EQ(ouro("exec --json --workspace b 'await retrieve(\"k\")'", "", env).out, "null\n") << "b does not see a's store";
+  EXPECT_EQ(ouro("exec --json 'await retrieve(\"k\")'", "", env).out, "null\n") << "nor does the default data directory";
+  EXPECT_EQ(ouro("exec --json 'await retrieve(\"k\")'", "", env + " OURO_WORKSPACE=a").out, "1\n") << "$OURO_WORKSPACE";
+  struct stat st {};
+  ASSERT_EQ(stat((data + "/workspaces/a").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  // A run in one workspace is not in another's list, and cannot be continued from there.
+  Outcome run = ouro("run 'Note it' --workspace a --provider script:" + script_file({{{"text", repl_reply("setFinal('noted')")}}}), "", env);
+  EXPECT_EQ(run.code, 0) << run.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.err, m, std::regex("run (r[0-9a-z]{10}) · follow up with"))) << run.err;
+  std::string id = m[1];
+  auto runs_of = [&](const std::string& db_path) {
+    std::vector<std::string> ids;
+    auto db = store::Database::open(db_path);
+    if (!db) return ids;
+    for (const auto& r : (*db)->list_runs().value_or(std::vector<store::Database::RunRow>{})) ids.push_back(r.id);
+    return ids;
+  };
+  EXPECT_EQ(runs_of(data + "/workspaces/a/ouro.db"), std::vector<std::string>{id});
+  EXPECT_TRUE(runs_of(data + "/workspaces/b/ouro.db").empty());
+  EXPECT_TRUE(runs_of(data + "/ouro.db").empty());
+  Outcome elsewhere = ouro("run 'x' --workspace b --continue " + id + " --provider script:" + script_file({{{"text", repl_reply("setFinal(1)")}}}), "", env);
+  EXPECT_NE(elsewhere.code, 0);
+  EXPECT_NE(elsewhere.err.find("no run '" + id + "'"), std::string::npos) << elsewhere.err;
+  // A name outside the rule: exit 2, and the rule.
+  for (const std::string& bad : std::vector<std::string>{"'../x'", "'a b'", std::string(65, 'x')}) {
+    Outcome r = ouro("exec --workspace " + bad + " 1", "", env);
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_NE(r.err.find("use 1 to 64 letters, digits, '_' or '-'"), std::string::npos) << bad << ": " << r.err;
+  }
+  Outcome bad_env = ouro("exec 1", "", env + " OURO_WORKSPACE=no/slash");
+  EXPECT_EQ(bad_env.code, 2) << bad_env.err;
+}
+
+TEST(CliRun, HooksFromTheSettingsFileSeeTheRun) {
+  std::string dir = temp_dir();
+  std::string out = dir + "/hooks.jsonl", prog = dir + "/hook.sh", config = dir + "/config.json";
+  std::ofstream(prog) << "#!/bin/sh\ncat >> " << out << "\necho >> " << out << "\n";
+  chmod(prog.c_str(), 0755);
+  json hook = {{{"command", {prog}}}};
+  std::ofstream(config) << json{{"hooks", {{"run_start", hook}, {"iteration_end", hook}, {"run_end", hook}}}}.dump();
+  Outcome r = ouro("run 'Note it' --provider script:" + script_file({{{"text", repl_reply("setFinal('noted')")}}}), "", "OURO_CONFIG=" + config);
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::ifstream in(out);
+  std::vector<std::string> points;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) points.push_back(json::parse(line)["hook"]);
+  EXPECT_EQ(points, (std::vector<std::string>{"run_start", "iteration_end", "run_end"})) << "delivered before ouro run exits";
+  std::ofstream(config) << json{{"hooks", {{"run_end", {{{"command", {"notify-send"}}}}}}}}.dump();
+  Outcome bad = ouro("run 'Note it' --provider script:" + script_file({{{"text", repl_reply("setFinal('noted')")}}}), "", "OURO_CONFIG=" + config);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("hooks.run_end[0].command[0] must be an absolute path"), std::string::npos) << bad.err;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 namespace ouro::jsrt {
 namespace {
 
@@ -92,6 +94,123 @@ TEST(Summary, CountsCharactersNotBytes) {
   EXPECT_EQ(json_chars(json("héllo")), 7u);  // with quotes
   std::string s = summarize_value(json(std::string(400, '\xc3') + ""));  // invalid UTF-8 is tolerated
   EXPECT_FALSE(s.empty());
+}
+
+// Checkpoints are typed JSON (js/prelude.js); summaries read their plain view.
+TEST(PlainView, PlainJsonComesBackAsItIs) {
+  json old = json::parse(R"({"saved":{"a":1},"list":[1,null,"[Circular]"],"when":"1970-01-01T00:00:00.000Z","n":"NaN","deep":[[[{"x":true}]]]})");
+  EXPECT_EQ(plain_view(old), old);
+  EXPECT_EQ(plain_view(json::object()), json::object());
+  EXPECT_EQ(plain_view(json::parse(R"({"$t":"undefined"})")), json::object()) << "env itself undefined";
+}
+
+TEST(PlainView, TaggedValuesBecomeWhatResultsShow) {
+  json typed = json::parse(R"({
+    "m": {"$t":"Map","v":[["k",{"$t":"Set","v":[{"$t":"Date","v":0},{"$t":"Date","v":null}]}],[1,{"$t":"BigInt","v":"-12345678901234567890"}],[{"o":1},"object key"]]},
+    "nums": [{"$t":"Num","v":"NaN"},{"$t":"Num","v":"Infinity"},{"$t":"Num","v":"-Infinity"},{"$t":"Num","v":"-0"},{"$t":"undefined"}],
+    "gone": {"$t":"undefined"}, "sym": {"$t":"Symbol","for":"k"},
+    "holes": [1,{"$t":"Hole","n":2},4,{"$t":"Hole"}],
+    "f64": {"$t":"Float64Array","b64":"AAAAAAAA+D8AAAAAAAD4fwAAAAAAAACA"},
+    "f32": {"$t":"Float32Array","b64":"zczMPQAAQEA="},
+    "i16": {"$t":"Int16Array","b64":"/v8sAQ=="},
+    "f16": {"$t":"Float16Array","b64":"AD4AtA=="},
+    "u64": {"$t":"BigUint64Array","b64":"//////////8="},
+    "part": {"$t":"Uint8Array","buf":{"$t":"ArrayBuffer","b64":"AQIDBAUG"},"off":2,"len":3},
+    "alias": {"$t":"Int16Array","buf":{"$t":"Ref","p":["part","buf"]},"off":4,"len":1},
+    "dv": {"$t":"DataView","buf":{"$t":"Ref","p":["part","buf"]},"off":1,"len":4},
+    "buf": {"$t":"Ref","p":["part","buf"]},
+    "re": {"$t":"RegExp","source":"a+b","flags":"gi"},
+    "err": {"$t":"Error","name":"TypeError","message":"bad","stack":"at x","p":{"code":42}},
+    "str": {"$t":"Str","v":"a\ufffdb","lone":[[1,55296]]},
+    "esc": {"$t":"Obj","v":{"$t":"user data","v":1}},
+    "nul": {"$t":"Obj","proto":null,"v":{"q":1}},
+    "when": {"$t":"Date","v":-62198755200000}, "far": {"$t":"Date","v":8.64e15}, "before": {"$t":"Date","v":-1}
+  })");
+  json expected = json::parse(R"({
+    "m": {"1":"-12345678901234567890","k":["1970-01-01T00:00:00.000Z",null],"[object Object]":"object key"},
+    "nums": ["NaN","Infinity","-Infinity",0,null],
+    "holes": [1,null,null,4,null],
+    "f64": [1.5,"NaN",0], "f32": [0.10000000149011612,3], "i16": [-2,300], "f16": [1.5,-0.25], "u64": ["18446744073709551615"],
+    "part": [3,4,5], "alias": [1541], "dv": {"byteLength":4}, "buf": {"byteLength":6},
+    "re": "/a+b/gi", "err": {"name":"TypeError","message":"bad"}, "str": "a\ufffdb",
+    "esc": {"$t":"user data","v":1}, "nul": {"q":1},
+    "when": "-000001-01-01T00:00:00.000Z", "far": "+275760-09-13T00:00:00.000Z", "before": "1969-12-31T23:59:59.999Z"
+  })");
+  json plain = plain_view(typed);
+  for (auto& [k, v] : expected.items()) EXPECT_EQ(plain[k], v) << k;
+  EXPECT_FALSE(plain.contains("gone"));
+  EXPECT_FALSE(plain.contains("sym"));
+}
+
+TEST(PlainView, CyclesAreMarkedAndSharedObjectsCopied) {
+  json typed = json::parse(R"({"a":{"x":1,"self":{"$t":"Ref","p":["a"]}},"b":[{"$t":"Ref","p":["a"]}],
+                               "m":{"$t":"Map","v":[[{"k":1},{"$t":"Ref","p":["m",0,0]}]]}})");
+  json plain = plain_view(typed);
+  EXPECT_EQ(plain["a"], json::parse(R"({"x":1,"self":"[Circular]"})"));
+  EXPECT_EQ(plain["b"][0], json::parse(R"({"x":1,"self":"[Circular]"})"));
+  EXPECT_EQ(plain["m"]["[object Object]"], json::parse(R"({"k":1})"));
+}
+
+TEST(PlainView, SharedReferencesCannotBlowUpTheCopy) {
+  // l1 = [l0, l0], l2 = [l1, l1], …: 2^40 nodes if every reference were copied.
+  json typed = {{"l0", {{"x", 1}}}};
+  for (int i = 1; i <= 40; ++i) {
+    json ref = {{"$t", "Ref"}, {"p", json::array({"l" + std::to_string(i - 1)})}};
+    typed["l" + std::to_string(i)] = json::array({ref, ref});
+  }
+  json hole_run = json::array({{{"$t", "Hole"}, {"n", 1000000000}}});
+  typed["sparse"] = hole_run;
+  auto t0 = std::chrono::steady_clock::now();
+  json plain = plain_view(typed);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  std::string text = dump_json(plain);
+  EXPECT_LT(text.size(), 20000000u);
+  EXPECT_NE(text.find("[Shared]"), std::string::npos);
+  EXPECT_EQ(plain["sparse"].size(), 100000u) << "holes are written as nulls up to a cap";
+}
+
+TEST(PlainView, DamagedTagsAreReadAsPlainObjects) {
+  json typed = json::parse(R"({"a":{"$t":"Map","v":"not entries"},"b":{"$t":"Ref","p":["nowhere"]},"c":{"$t":"Nope","x":1},
+                               "d":{"$t":"Float64Array","b64":"!!!"},"e":{"$t":"Date","v":"soon"}})");
+  json plain = plain_view(typed);
+  EXPECT_EQ(plain["a"], json::parse(R"({"$t":"Map","v":"not entries"})"));
+  EXPECT_TRUE(plain["b"].is_null());
+  EXPECT_EQ(plain["c"], json::parse(R"({"$t":"Nope","x":1})"));
+  EXPECT_EQ(plain["d"], json::array());
+  EXPECT_EQ(plain["e"], json::parse(R"({"$t":"Date","v":"soon"})"));
+}
+
+TEST(LostValues, AreListedByTheirPathInEnv) {
+  json typed = json::parse(R"({
+    "f": {"$t":"Lost","kind":"function","name":"parse"},
+    "m": {"$t":"Map","v":[["k",{"$t":"Lost","kind":"function","name":""}],[{"o":1},{"$t":"Lost","kind":"symbol","name":"s"}]]},
+    "list": [{"$t":"Hole","n":3},{"$t":"Lost","kind":"getter","name":"g"}],
+    "odd key": {"$t":"Lost","kind":"promise"},
+    "box": {"$t":"Lost","kind":"instance","name":"Box","v":{"cb":{"$t":"Lost","kind":"function","name":"cb"}}},
+    "s": {"$t":"Set","v":[{"$t":"Lost","kind":"too-deep"}]},
+    "fine": {"$t":"Map","v":[[1,2]]}
+  })");
+  auto lost = lost_values(typed);
+  std::vector<std::string> paths;
+  for (const auto& l : lost) paths.push_back(l.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"env.f", "env.m.get(\"k\")", "[...env.m.values()][1]", "env.list[3]", "env[\"odd key\"]", "env.box",
+                                             "env.box.cb", "[...env.s][0]"}));
+  EXPECT_EQ(lost[0].what, "function parse");
+  EXPECT_EQ(lost[5].what, "an instance of class Box (its data is kept in a plain object)");
+  EXPECT_EQ(describe_lost({lost[0], lost[3]}), "env.f (function parse), env.list[3] (getter g)");
+  EXPECT_EQ(lost_values(typed, 2).size(), 2u);
+  EXPECT_TRUE(lost_values(json::parse(R"({"a":[1,{"b":2}]})")).empty());
+}
+
+TEST(Summary, EnvShowsWhatARestartCouldNotBringBack) {
+  json typed = json::parse(R"({"f":{"$t":"Lost","kind":"function","name":"parse"},"tools":{"g":{"$t":"Lost","kind":"getter","name":"g"},"n":1},
+                               "box":{"$t":"Lost","kind":"instance","name":"Box","v":{"v":7}}})");
+  json plain = plain_view(typed);
+  EXPECT_EQ(plain["f"], json({{"$lost", "function parse was not restorable after a restart; define it again"}}));
+  EXPECT_EQ(plain["box"], json({{"v", 7}})) << "an instance is its own data";
+  std::string s = summarize_env(plain);
+  EXPECT_NE(s.find("  f: not restorable — function parse was not restorable after a restart; define it again"), std::string::npos) << s;
+  EXPECT_NE(s.find("    g: not restorable — getter g was not restorable after a restart; define it again"), std::string::npos) << s;
 }
 
 }  // namespace

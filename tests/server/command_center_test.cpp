@@ -4,7 +4,9 @@
 #include "browser_env.h"
 
 #include "base/base64.h"
+#include "memory/memory.h"
 #include "server/api.h"
+#include "server/memories.h"
 #include "server/runs.h"
 
 #include <cstring>
@@ -257,6 +259,30 @@ TEST(CommandCenter, StaysResponsiveThroughTwentyFiveIterationsAndThousandsOfEven
   EXPECT_GT(events.get<int>(), 5000);
   EXPECT_TRUE(cc.js("await execInTab(t, \"!document.querySelectorAll('details.iter')[0].open && document.querySelectorAll('details.iter')[24].open\")").get<bool>())
       << "older iterations fold so the panel stays readable";
+}
+
+TEST(CommandCenter, TheMemoryViewListsSearchesAndDeletes) {
+  CommandCenter cc;
+  store::Database& db = *cc.base->runtime()->db;
+  memory::Memory mem(db);
+  ASSERT_TRUE(mem.remember("Ada prefers window seats", memory::RememberOptions{{"prefs"}, "", memory::Kind::User}));
+  ASSERT_TRUE(server::remember_run(db, "rlisbon0001", "Find the Lisbon fare", "TAP at 89 EUR"));
+  cc.js("await click(t, '#memory-btn')");
+  cc.until("document.querySelectorAll('#memories li').length === 2");
+  std::string shown = cc.js("await getText(t, '#memory')");
+  EXPECT_NE(shown.find("Ada prefers window seats"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("prefs"), std::string::npos);
+  EXPECT_NE(shown.find("run rlisbon0001"), std::string::npos) << "the run it came from";
+  EXPECT_NE(shown.find("2 remembered"), std::string::npos);
+  EXPECT_TRUE(cc.js("await execInTab(t, \"document.getElementById('history').hidden\")").get<bool>()) << "one side panel at a time";
+  // Searching as one types.
+  cc.js("await type(t, '#memory-q', 'lisbon')");
+  cc.until("document.querySelectorAll('#memories li').length === 1 && document.getElementById('memories').textContent.includes('89 EUR')");
+  cc.shot("command-center-memory.png");
+  cc.js("await click(t, '#memories li button.danger')");
+  cc.until("document.querySelectorAll('#memories li').length === 0 && document.getElementById('memory-hint').textContent.includes('deleted')");
+  EXPECT_EQ(mem.count().value_or(-1), 1);
+  EXPECT_EQ(mem.recall("lisbon")->size(), 0u);
 }
 
 }  // namespace

@@ -8,13 +8,6 @@
 namespace ouro::testing {
 namespace {
 
-std::vector<json> events_of(Server& s, const std::string& id, const std::string& type) {
-  std::vector<json> out;
-  for (const auto& e : s.get("/api/runs/" + id + "/events").body)
-    if (e["type"] == type) out.push_back(e["data"]);
-  return out;
-}
-
 // Waits until the run has finished its turn `n` (its n-th complete event).
 json wait_turn(Server& s, const std::string& id, size_t n) {
   for (int i = 0; i < 600; ++i) {

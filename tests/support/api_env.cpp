@@ -108,4 +108,11 @@ json Server::wait_done(const std::string& id, std::chrono::seconds t) {
   return json();
 }
 
+std::vector<json> events_of(Server& s, const std::string& id, const std::string& type) {
+  std::vector<json> out;
+  for (const auto& e : s.get("/api/runs/" + id + "/events").body)
+    if (e["type"] == type) out.push_back(e["data"]);
+  return out;
+}
+
 }  // namespace ouro::testing

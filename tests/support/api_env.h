@@ -57,4 +57,7 @@ struct Server {
   json wait_done(const std::string& id, std::chrono::seconds t = std::chrono::seconds(30));
 };
 
+// The data of a run's stored events of one type, in order.
+std::vector<json> events_of(Server& s, const std::string& id, const std::string& type);
+
 }  // namespace ouro::testing

@@ -36,7 +36,7 @@
 
   // --- rendering helpers ---------------------------------------------------------------------
   const KEYWORDS = /\b(const|let|var|await|async|function|return|if|else|for|of|in|while|new|try|catch|throw|class|true|false|null|undefined)\b/;
-  const API = /\b(openTab|closeTab|navigate|switchTab|waitForLoad|execInTab|getDOM|getText|getLinks|getInputs|querySelector|querySelectorAll|getAccessibilityTree|screenshot|click|type|fill|scroll|keyPress|hover|select|getCookies|setCookie|getLocalStorage|getSessionStorage|clearStorage|getRecentRequests|getResponseBody|interceptRequests|getConsoleLog|getErrors|setFinal|log|sleep|store|retrieve|llm_query|llm_batch)\b/;
+  const API = /\b(openTab|closeTab|navigate|switchTab|waitForLoad|execInTab|getDOM|getText|getLinks|getInputs|querySelector|querySelectorAll|getAccessibilityTree|screenshot|click|type|fill|scroll|keyPress|hover|select|getCookies|setCookie|getLocalStorage|getSessionStorage|clearStorage|getRecentRequests|getResponseBody|interceptRequests|getConsoleLog|getErrors|setFinal|log|sleep|store|retrieve|remember|recall|llm_query|llm_batch)\b/;
   // A small tokenizer for highlighting: strings, comments, numbers, keywords, API names.
   function highlight(code) {
     const pre = el('pre', 'code');
@@ -205,6 +205,7 @@
       case 'confirmation-res': if ($('confirm-dialog').dataset.id === d.id && $('confirm-dialog').open) $('confirm-dialog').close(); current.lastIterCard().body.append(el('div', 'line ' + (d.approved ? '' : 'warn'), d.approved ? '✓ sensitive action allowed' : '✗ sensitive action denied')); break;
       case 'loop-detected': current.lastIterCard().body.append(el('div', 'line err', `⛔ loop detected: ${d.reason}`)); break;
       case 'reflection': { const r = d.reflection || {}; current.lastIterCard().body.append(el('div', 'line ' + (r.efficiency === 'low' ? 'warn' : 'sub'), `↺ reflection after step ${r.step}: efficiency ${r.efficiency}${(r.issues || []).map(i => '; ' + i).join('')}`)); break; }
+      case 'resumed': addMessage('guidance', `↻ resumed after a restart: from iteration ${d.fromIteration}. ${d.note || ''}`); setRunning(true); break;
       case 'complete': finish(d); break;
     }
   }
@@ -433,6 +434,23 @@
         b.append(el('span', 'state', `${r.state} · ${r.iterations} iterations`));
         b.onclick = () => { addMessage('user', r.task); setRunning(r.state === 'running' || r.state === 'queued'); open(r.id, r.state === 'running' || r.state === 'queued'); };
         li.append(b);
+        if (r.state === 'interrupted') {
+          // ouro stopped while it worked: it goes on from its last checkpoint.
+          const resume = el('button', 'resume', 'Resume');
+          resume.type = 'button';
+          resume.title = 'Go on from the last checkpoint: env, history and tabs restored';
+          resume.onclick = async () => {
+            try {
+              await api('POST', `/api/runs/${r.id}/resume`);
+              $('messages').textContent = '';
+              $('iterations').textContent = '';
+              addMessage('user', r.task);
+              setRunning(true);
+              open(r.id, true);
+            } catch (err) { addMessage('partial', err.message); }
+          };
+          li.append(resume);
+        }
         ul.append(li);
       }
     } catch (err) { /* the list shows what it can */ }
@@ -451,8 +469,152 @@
     const h = $('history');
     h.hidden = !h.hidden;
     $('history-btn').setAttribute('aria-expanded', String(!h.hidden));
-    if (!h.hidden) refreshHistory();
+    if (!h.hidden) { showMemory(false); refreshHistory(); }
   };
+
+  // Memory: what earlier runs (their tasks and answers) and remember() left for later tasks;
+  // searched by words (BM25), each entry deletable. It shares the side column with History.
+  function showMemory(show) {
+    $('memory').hidden = !show;
+    $('memory-btn').setAttribute('aria-expanded', String(show));
+    if (show) {
+      $('history').hidden = true;
+      $('history-btn').setAttribute('aria-expanded', 'false');
+      refreshMemory();
+    }
+  }
+  async function refreshMemory() {
+    const q = $('memory-q').value.trim();
+    const hint = $('memory-hint');
+    try {
+      const r = await api('GET', '/api/memory' + (q ? '?q=' + encodeURIComponent(q) + '&limit=50' : '?limit=200'));
+      const ul = $('memories');
+      ul.textContent = '';
+      hint.textContent = q ? `${r.entries.length} matching of ${r.total ?? '?'}` : r.total ? `${r.total} remembered` +
+        (r.total > r.entries.length ? ` (the latest ${r.entries.length})` : '') : 'Nothing remembered yet: finished runs and remember() add here.';
+      for (const m of r.entries) {
+        const li = el('li');
+        const head = el('div', 'mem-meta');
+        const date = new Date(m.updated_at || m.created_at);
+        head.append(el('span', null, `#${m.id} · ${date.toLocaleString()} · ${m.kind}`));
+        if (m.source_run) {
+          const from = el('button', 'link', `run ${m.source_run}`);
+          from.type = 'button';
+          from.title = 'Open the run this came from';
+          from.onclick = () => { $('messages').textContent = ''; open(m.source_run, false); setRunning(false); };
+          head.append(from);
+        }
+        li.append(head);
+        if (m.tags && m.tags.length) li.append(el('div', 'mem-tags', m.tags.join(' · ')));
+        li.append(el('div', 'mem-text', m.text));
+        const del = el('button', 'danger', 'Delete');
+        del.type = 'button';
+        del.setAttribute('aria-label', `Delete memory ${m.id}`);
+        del.onclick = async () => {
+          try { await api('DELETE', `/api/memory/${m.id}`); li.remove(); hint.textContent = `Memory #${m.id} deleted.`; }
+          catch (err) { hint.textContent = err.message; }
+        };
+        li.append(del);
+        ul.append(li);
+      }
+    } catch (err) { hint.textContent = err.message; }
+  }
+  $('memory-btn').onclick = () => showMemory($('memory').hidden);
+  $('memory-form').addEventListener('submit', ev => { ev.preventDefault(); refreshMemory(); });
+  let memoryTimer = null;
+  $('memory-q').addEventListener('input', () => { clearTimeout(memoryTimer); memoryTimer = setTimeout(refreshMemory, 250); });
+
+  // Schedules: saved tasks that `ouro serve` runs once, every interval or on a cron expression;
+  // each one's timing, next fire, last run (opened on a click) and why a fire was skipped; Run now,
+  // Remove, and a form to add one. It shares the side column with History and Memory.
+  function showSchedules(show) {
+    $('schedules').hidden = !show;
+    $('schedules-btn').setAttribute('aria-expanded', String(show));
+    if (show) {
+      showMemory(false);
+      $('history').hidden = true;
+      $('history-btn').setAttribute('aria-expanded', 'false');
+      refreshSchedules();
+    }
+  }
+  const when = secs => secs == null ? '—' : new Date(secs * 1000).toLocaleString();
+  async function refreshSchedules() {
+    const hint = $('sched-hint');
+    try {
+      const jobs = await api('GET', '/api/schedules');
+      const ul = $('schedule-list');
+      ul.textContent = '';
+      if (!jobs.length) ul.append(el('li', 'hint', 'No schedules yet: add one below, or with ouro schedule add.'));
+      for (const j of jobs) {
+        const li = el('li');
+        if (j.error) { li.append(el('div', 'sched-skip', `${j.id}: cannot be read (${j.error})`)); ul.append(li); continue; }
+        const name = el('div', 'sched-name', j.name);
+        name.title = j.task;
+        li.append(name);
+        li.append(el('div', 'sched-meta', `${j.timing.description} · missed: ${j.missed}`));
+        li.append(el('div', 'sched-meta', j.run_requested ? 'next: now (requested)' : `next: ${when(j.next_fire)}`));
+        if (j.last_run_id) {
+          const last = el('button', 'link', `last run ${j.last_run_id} (${j.runs} in all)`);
+          last.type = 'button';
+          last.title = 'Open the last run this schedule started';
+          last.onclick = async () => {
+            let state = '';
+            try { state = (await api('GET', `/api/runs/${j.last_run_id}`)).state; } catch (_) { /* opened as finished */ }
+            const live = state === 'running' || state === 'queued' || state === 'awaiting_user';
+            $('messages').textContent = '';
+            $('iterations').textContent = '';
+            addMessage('user', j.task);
+            setRunning(live);
+            open(j.last_run_id, live);
+          };
+          li.append(last);
+        }
+        if (j.last_skip) li.append(el('div', 'sched-skip', `skipped ${when(j.last_skip_at)}: ${j.last_skip}`));
+        const row = el('div', 'row');
+        const now = el('button', null, 'Run now');
+        now.type = 'button';
+        now.setAttribute('aria-label', `Run ${j.name} now`);
+        now.onclick = async () => {
+          try { await api('POST', `/api/schedules/${j.id}/run`); hint.textContent = `${j.name}: starting now.`; setTimeout(refreshSchedules, 1500); }
+          catch (err) { hint.textContent = err.message; }
+        };
+        const rm = el('button', 'danger', 'Remove');
+        rm.type = 'button';
+        rm.setAttribute('aria-label', `Remove the schedule ${j.name}`);
+        rm.onclick = async () => {
+          try { await api('DELETE', `/api/schedules/${j.id}`); li.remove(); hint.textContent = `${j.name} removed (its runs stay in History).`; }
+          catch (err) { hint.textContent = err.message; }
+        };
+        row.append(now, rm);
+        li.append(row);
+        ul.append(li);
+      }
+    } catch (err) { hint.textContent = err.message; }
+  }
+  $('schedules-btn').onclick = () => showSchedules($('schedules').hidden);
+  // History and Memory take the column back.
+  for (const id of ['history-btn', 'memory-btn'])
+    $(id).addEventListener('click', () => { $('schedules').hidden = true; $('schedules-btn').setAttribute('aria-expanded', 'false'); });
+  const PLACEHOLDERS = { every: '1h', cron: '0 8 * * 1-5', at: '2026-12-01 08:00, 08:00 or +10m' };
+  $('sched-kind').onchange = () => { $('sched-value').placeholder = PLACEHOLDERS[$('sched-kind').value]; };
+  try { $('sched-tz').value = Intl.DateTimeFormat().resolvedOptions().timeZone || ''; } catch (_) { /* the server's zone */ }
+  $('schedule-form').addEventListener('submit', async ev => {
+    ev.preventDefault();
+    const body = { task: $('sched-task').value.trim(), urls: $('sched-urls').value.split(/\s+/).filter(Boolean), missed: $('sched-missed').value };
+    body[$('sched-kind').value] = $('sched-value').value.trim();
+    if ($('sched-tz').value.trim()) body.tz = $('sched-tz').value.trim();
+    if ($('sched-name').value.trim()) body.name = $('sched-name').value.trim();
+    body.options = { context: $('context').value };
+    if ($('agent').value !== 'rlm') body.options.agent = $('agent').value;
+    try {
+      const j = await api('POST', '/api/schedules', body);
+      $('sched-hint').textContent = `Added: ${j.timing.description}; next ${when(j.next_fire)}.`;
+      $('sched-task').value = '';
+      $('sched-value').value = '';
+      $('sched-name').value = '';
+      refreshSchedules();
+    } catch (err) { $('sched-hint').textContent = err.message; }
+  });
 
   // Settings: what is stored, the providers to choose from (local servers probed), a connection
   // test. Opened by itself when no model is configured, saying what still works without one.
@@ -544,5 +706,9 @@
 
   refreshHistory();
   // A first run: no model anywhere (settings, environment, config file) → Settings, with the reason.
-  api('GET', '/api/settings').then(s => { if (s.configured === false) openSettings(s.configured_error); }).catch(() => {});
+  api('GET', '/api/settings').then(s => {
+    // --workspace NAME: shown in the header, so two Command Centers are not mistaken for each other.
+    if (s.workspace) { $('workspace').textContent = 'workspace: ' + s.workspace; $('workspace').hidden = false; }
+    if (s.configured === false) openSettings(s.configured_error);
+  }).catch(() => {});
 })();

@@ -1,0 +1,72 @@
+// remember() and recall(): memory across tasks from the REPL (seed 004, "Memory System"), over the
+// session's database. The entries are short texts found again by their words (memory/memory.h).
+#include "actions/impl.h"
+
+#include "memory/memory.h"
+#include "store/database.h"
+
+#include <ctime>
+
+namespace ouro::actions::impl {
+
+namespace {
+
+// "2024-05-01T12:34:56Z": a date the model reads at a glance.
+std::string iso_time(double unix_seconds) { return memory::format_time(unix_seconds, "%Y-%m-%dT%H:%M:%SZ"); }
+
+// Memory's messages start "memory: remember: …"; the REPL's name the call ("remember: …").
+Error renamed(Error e, std::string_view function) {
+  std::string prefix = "memory: " + std::string(function) + ": ";
+  if (e.message.rfind(prefix, 0) == 0) e.message = std::string(function) + ": " + e.message.substr(prefix.size());
+  return e;
+}
+
+// The run a host belongs to ("run r1a2b…" → "r1a2b…"); "" for a person's session.
+std::string run_of(const std::string& owner) { return owner.rfind("run ", 0) == 0 ? owner.substr(4) : ""; }
+
+}  // namespace
+
+Result<json> memory_remember(store::Database* db, const std::string& owner, const json& args) {
+  if (!db) return make_error(Code::FailedPrecondition, "remember: no database is open, so nothing can be remembered here");
+  memory::RememberOptions options;
+  options.kind = memory::Kind::User;
+  options.source_run = run_of(owner);
+  if (args.size() > 1 && args[1].is_object())
+    if (auto tags = args[1].find("tags"); tags != args[1].end() && tags->is_array())
+      for (const auto& t : *tags)
+        if (t.is_string()) options.tags.push_back(t.get<std::string>());
+  memory::Memory memory(*db);
+  auto id = memory.remember(arg_string(args, 0), options);
+  if (!id) return tl::make_unexpected(renamed(id.error(), "remember"));
+  return json(*id);
+}
+
+Result<json> memory_recall(store::Database* db, const json& args) {
+  if (!db) return make_error(Code::FailedPrecondition, "recall: no database is open, so there are no memories here");
+  int top_k = 5;
+  std::string tag;
+  if (args.size() > 1 && args[1].is_object()) {
+    const json& o = args[1];
+    if (auto k = o.find("topK"); k != o.end() && k->is_number_integer()) top_k = static_cast<int>(k->get<int64_t>());
+    if (auto t = o.find("tag"); t != o.end() && t->is_string()) tag = t->get<std::string>();
+  }
+  memory::Memory memory(*db);
+  auto found = memory.recall(arg_string(args, 0), top_k, tag);
+  if (!found) return tl::make_unexpected(renamed(found.error(), "recall"));
+  json out = json::array();
+  for (const auto& e : *found)
+    out.push_back({{"id", e.id},
+                   {"text", e.text},
+                   {"tags", e.tags},
+                   {"score", e.score},
+                   {"created_at", iso_time(e.created_at)},
+                   {"source_run", e.source_run.empty() ? json(nullptr) : json(e.source_run)},
+                   {"kind", std::string(memory::kind_name(e.kind))}});
+  return out;
+}
+
+Result<json> remember(Context& ctx, const json& args) { return memory_remember(ctx.db, ctx.owner, args); }
+
+Result<json> recall(Context& ctx, const json& args) { return memory_recall(ctx.db, args); }
+
+}  // namespace ouro::actions::impl

@@ -1,0 +1,496 @@
+#include "hooks/hooks.h"
+
+#include "base/log.h"
+#include "base/text.h"
+
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace ouro::hooks {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kMaxData = 64 * 1024;  // a payload's `data`, as JSON text
+constexpr size_t kMaxOutput = 4096;     // what a command prints or a webhook answers, kept for the log
+constexpr int64_t kMaxTimeoutMs = 60000;
+
+// The variables a command gets from ouro's environment (whatever else it holds stays here).
+constexpr const char* kPassedVariables[] = {"PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER"};
+
+bool looks_secret(std::string_view name) {
+  auto ends_with = [&](std::string_view s) { return name.size() >= s.size() && name.substr(name.size() - s.size()) == s; };
+  return ends_with("_API_KEY") || name.rfind("OURO_SECRET_", 0) == 0 || name.find("TOKEN") != std::string_view::npos ||
+         name.find("PASSWORD") != std::string_view::npos;
+}
+
+// The environment a command runs in: the passed variables (never one that looks like a key),
+// a PATH even when ouro had none, and OURO_HOOK naming the point.
+std::vector<std::string> command_environment(Point point) {
+  std::vector<std::string> env;
+  bool has_path = false;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view entry(*e);
+    auto eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view name = entry.substr(0, eq);
+    if (looks_secret(name)) continue;
+    if (std::find(std::begin(kPassedVariables), std::end(kPassedVariables), name) == std::end(kPassedVariables)) continue;
+    has_path = has_path || name == "PATH";
+    env.emplace_back(entry);
+  }
+  if (!has_path) env.emplace_back("PATH=/usr/local/bin:/usr/bin:/bin");
+  env.push_back(std::string("OURO_HOOK=") + point_name(point));
+  return env;
+}
+
+// An event's data for a payload: as it is when its JSON is small enough, else its small fields
+// with the big ones clipped, and `truncated`.
+json bounded_data(const json& data) {
+  std::string text = dump_json(data);
+  if (text.size() <= kMaxData) return data;
+  json out = json::object();
+  if (data.is_object()) {
+    for (auto it = data.begin(); it != data.end(); ++it) {
+      std::string field = dump_json(*it);
+      out[it.key()] = field.size() <= 4096 ? *it : json(clip_text(field, 2048));
+    }
+    if (dump_json(out).size() > kMaxData) out = json::object();
+  }
+  out["truncated"] = true;
+  out["bytes"] = text.size();
+  return out;
+}
+
+struct Outcome {
+  enum Kind { Ok, Failed, TimedOut } kind = Ok;
+  std::string detail;  // what went wrong, with the output's tail
+};
+
+std::string tail_of(const std::string& output) {
+  std::string t = output;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+  return t.empty() ? "" : ": " + clip_text(t, 500);
+}
+
+// Runs argv with the payload on its stdin, in a process group of its own, until it exits or the
+// deadline passes (then the group is killed). Called on a worker thread.
+// The earlier of `deadline` and the pipeline's hard deadline (set when it stops, so a delivery
+// under way is cut short too); `cut` says whether the hard one came first.
+Clock::time_point effective(Clock::time_point deadline, const std::atomic<int64_t>& hard, bool* cut = nullptr) {
+  int64_t h = hard.load();
+  if (h == 0 || Clock::time_point(Clock::duration(h)) >= deadline) return deadline;
+  if (cut) *cut = true;
+  return Clock::time_point(Clock::duration(h));
+}
+
+Outcome run_command(const Hook& hook, Point point, const std::string& payload, Clock::time_point own_deadline, const std::atomic<int64_t>& hard) {
+  // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
+  std::vector<std::string> env = command_environment(point);
+  std::vector<char*> argv, envp;
+  for (const auto& a : hook.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  // stdin is a socket so a command that exits without reading it fails our send with EPIPE
+  // (MSG_NOSIGNAL) rather than raising SIGPIPE.
+  int in[2], out[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0) return {Outcome::Failed, std::string("socketpair: ") + std::strerror(errno)};
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    int err = errno;
+    close(in[0]);
+    close(in[1]);
+    return {Outcome::Failed, std::string("pipe: ") + std::strerror(err)};
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    signal(SIGPIPE, SIG_DFL);
+    dup2(in[1], 0);
+    dup2(out[1], 1);
+    dup2(out[1], 2);
+    syscall(SYS_close_range, 3U, ~0U, 0U);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  int fork_errno = errno;
+  close(in[1]);
+  close(out[1]);
+  if (pid < 0) {
+    close(in[0]);
+    close(out[0]);
+    return {Outcome::Failed, std::string("fork: ") + std::strerror(fork_errno)};
+  }
+  setpgid(pid, pid);  // also here, so the group exists before we might kill it
+  fcntl(in[0], F_SETFL, O_NONBLOCK);
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  int in_fd = in[0], out_fd = out[0];
+  size_t sent = 0;
+  std::string output;
+  int status = 0;
+  bool exited = false, timed_out = false;
+  while (!exited) {
+    if (in_fd >= 0 && sent < payload.size()) {
+      ssize_t n = send(in_fd, payload.data() + sent, payload.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) sent += static_cast<size_t>(n);
+      else if (n < 0 && errno != EAGAIN && errno != EINTR) sent = payload.size();  // it does not read its stdin: fine
+    }
+    if (in_fd >= 0 && sent >= payload.size()) {
+      close(in_fd);  // end of the payload
+      in_fd = -1;
+    }
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) {
+      exited = true;
+      break;
+    }
+    auto now = Clock::now();
+    auto deadline = effective(own_deadline, hard);
+    if (now >= deadline) {
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      timed_out = true;
+      break;
+    }
+    pollfd fds[2];
+    nfds_t count = 0;
+    if (out_fd >= 0) fds[count++] = {out_fd, POLLIN, 0};
+    if (in_fd >= 0) fds[count++] = {in_fd, POLLOUT, 0};
+    int wait_ms = static_cast<int>(std::min<int64_t>(20, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1));
+    poll(fds, count, wait_ms);
+    if (out_fd >= 0) {
+      char buf[4096];
+      ssize_t n;
+      while ((n = read(out_fd, buf, sizeof buf)) > 0)
+        if (output.size() < kMaxOutput) output.append(buf, std::min(static_cast<size_t>(n), kMaxOutput - output.size()));
+      if (n == 0) {
+        close(out_fd);
+        out_fd = -1;
+      }
+    }
+  }
+  if (out_fd >= 0) {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(out_fd, buf, sizeof buf)) > 0)
+      if (output.size() < kMaxOutput) output.append(buf, std::min(static_cast<size_t>(n), kMaxOutput - output.size()));
+    close(out_fd);
+  }
+  if (in_fd >= 0) close(in_fd);
+  if (timed_out) return {Outcome::TimedOut, "killed after its timeout of " + std::to_string(hook.timeout.count()) + " ms" + tail_of(output)};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && output.empty())
+    return {Outcome::Failed, "could not be started (exit status 127: is " + hook.command[0] + " an executable?)"};
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) return {Outcome::Failed, "exited with status " + std::to_string(WEXITSTATUS(status)) + tail_of(output)};
+  if (WIFSIGNALED(status)) return {Outcome::Failed, "killed by signal " + std::to_string(WTERMSIG(status)) + tail_of(output)};
+  return {};
+}
+
+size_t keep_answer(char* data, size_t size, size_t n, void* user) {
+  auto* out = static_cast<std::string*>(user);
+  size_t bytes = size * n;
+  if (out->size() < kMaxOutput) out->append(data, std::min(bytes, kMaxOutput - out->size()));
+  return bytes;
+}
+
+struct Progress {
+  Clock::time_point deadline;
+  const std::atomic<int64_t>* hard;
+};
+
+// libcurl's progress callback: a non-zero answer aborts the transfer once the pipeline's hard
+// deadline (it stops) has passed.
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* p = static_cast<Progress*>(user);
+  return Clock::now() >= effective(p->deadline, *p->hard) ? 1 : 0;
+}
+
+// POSTs the payload. Called on a worker thread.
+Outcome post_webhook(const Hook& hook, const std::string& payload, Clock::time_point deadline, const std::atomic<int64_t>& hard) {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(effective(deadline, hard) - Clock::now()).count();
+  if (left <= 0) return {Outcome::TimedOut, "no time left before ouro stopped"};
+  CURL* curl = curl_easy_init();
+  if (!curl) return {Outcome::Failed, "libcurl could not start a request"};
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  std::string answer;
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(curl, CURLOPT_URL, hook.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(curl, CURLOPT_POST, 1L);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload.c_str());
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(payload.size()));
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, "ouro-hooks");
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, keep_answer);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<int64_t>(left, 3000)));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(left));
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+  Progress progress{deadline, &hard};
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &progress);
+  CURLcode rc = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  if (rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_ABORTED_BY_CALLBACK) return {Outcome::TimedOut, "no answer within " + std::to_string(hook.timeout.count()) + " ms"};
+  if (rc != CURLE_OK) return {Outcome::Failed, *errbuf ? errbuf : curl_easy_strerror(rc)};
+  if (status < 200 || status >= 300) return {Outcome::Failed, "answered HTTP " + std::to_string(status) + tail_of(answer)};
+  return {};
+}
+
+bool valid_webhook_url(const std::string& url) {
+  std::string lower = url.substr(0, 8);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  size_t host = lower.rfind("http://", 0) == 0 ? 7 : lower.rfind("https://", 0) == 0 ? 8 : 0;
+  if (host == 0 || url.size() <= host || url[host] == '/' || url[host] == ':') return false;
+  return std::none_of(url.begin(), url.end(), [](unsigned char c) { return c <= ' ' || c == 0x7f; });
+}
+
+Result<Hook> parse_hook(const json& e, const std::string& field, const std::string& where) {
+  if (!e.is_object())
+    return errorf(Code::InvalidArgument, "{}: {} must be an object: {{\"command\": [\"/path/prog\", \"arg\"]}} or {{\"url\": \"http://…\"}}", where, field);
+  for (auto it = e.begin(); it != e.end(); ++it)
+    if (it.key() != "command" && it.key() != "url" && it.key() != "timeout_ms")
+      return errorf(Code::InvalidArgument, "{}: {}.{} is not a hook field (known: command, url, timeout_ms)", where, field, it.key());
+  bool has_command = e.contains("command"), has_url = e.contains("url");
+  if (has_command == has_url)
+    return errorf(Code::InvalidArgument, "{}: {} needs exactly one of \"command\" (an argv array) and \"url\" (a webhook)", where, field);
+  Hook h;
+  if (has_command) {
+    const json& c = e["command"];
+    if (!c.is_array() || c.empty())
+      return errorf(Code::InvalidArgument, "{}: {}.command must be a non-empty array of strings (argv; no shell)", where, field);
+    for (const auto& a : c) {
+      if (!a.is_string()) return errorf(Code::InvalidArgument, "{}: {}.command must be a non-empty array of strings (argv; no shell)", where, field);
+      std::string s = a.get<std::string>();
+      if (s.find('\0') != std::string::npos) return errorf(Code::InvalidArgument, "{}: {}.command holds a NUL character", where, field);
+      h.command.push_back(std::move(s));
+    }
+    if (h.command[0].empty() || h.command[0][0] != '/')
+      return errorf(Code::InvalidArgument, "{}: {}.command[0] must be an absolute path (no shell, no PATH search), got \"{}\"", where, field,
+                    h.command[0]);
+  } else {
+    if (!e["url"].is_string() || !valid_webhook_url(e["url"].get<std::string>()))
+      return errorf(Code::InvalidArgument, "{}: {}.url must be an http:// or https:// URL, got {}", where, field, clip_text(dump_json(e["url"]), 200));
+    h.url = e["url"].get<std::string>();
+  }
+  if (e.contains("timeout_ms")) {
+    const json& t = e["timeout_ms"];
+    if (!t.is_number_integer() || t.get<int64_t>() < 1 || t.get<int64_t>() > kMaxTimeoutMs)
+      return errorf(Code::InvalidArgument, "{}: {}.timeout_ms must be an integer from 1 to {} (milliseconds), got {}", where, field, kMaxTimeoutMs,
+                    clip_text(dump_json(t), 100));
+    h.timeout = std::chrono::milliseconds(t.get<int64_t>());
+  }
+  return h;
+}
+
+}  // namespace
+
+const char* point_name(Point p) {
+  switch (p) {
+    case Point::RunStart: return "run_start";
+    case Point::IterationEnd: return "iteration_end";
+    case Point::Gate: return "gate";
+    case Point::RunEnd: return "run_end";
+  }
+  return "?";
+}
+
+bool HooksConfig::empty() const {
+  return std::all_of(hooks.begin(), hooks.end(), [](const auto& kv) { return kv.second.empty(); });
+}
+
+Result<HooksConfig> hooks_config_from(const json& file, const std::string& where) {
+  HooksConfig config;
+  if (!file.is_object() || !file.contains("hooks")) return config;
+  const json& all = file["hooks"];
+  if (!all.is_object())
+    return errorf(Code::InvalidArgument, "{}: \"hooks\" must be an object of hook lists (run_start, iteration_end, gate, run_end)", where);
+  for (auto it = all.begin(); it != all.end(); ++it) {
+    auto point = std::find_if(kPoints.begin(), kPoints.end(), [&](Point p) { return it.key() == point_name(p); });
+    if (point == kPoints.end())
+      return errorf(Code::InvalidArgument, "{}: hooks.{} is not a hook point (known: run_start, iteration_end, gate, run_end)", where, it.key());
+    if (!it->is_array()) return errorf(Code::InvalidArgument, "{}: hooks.{} must be an array of hooks", where, it.key());
+    auto& list = config.hooks[*point];
+    for (size_t i = 0; i < it->size(); ++i) {
+      std::string label = it.key() + "[" + std::to_string(i) + "]";
+      Hook h = TRY(parse_hook((*it)[i], "hooks." + label, where));
+      h.label = label;
+      list.push_back(std::move(h));
+    }
+  }
+  return config;
+}
+
+Result<HooksConfig> load_hooks_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return HooksConfig{};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto parsed = parse_json(ss.str(), "the settings file " + path);
+  if (!parsed) return errorf(Code::InvalidArgument, "{}: fix or remove it", parsed.error().message);
+  return hooks_config_from(*parsed, "the settings file " + path);
+}
+
+Pipeline::Pipeline(HooksConfig config, Options options) : m_config(std::move(config)), m_options(options) {}
+
+std::shared_ptr<Pipeline> Pipeline::create(HooksConfig config, Options options) {
+  std::shared_ptr<Pipeline> p(new Pipeline(std::move(config), options));
+  if (p->has_hooks())
+    for (size_t i = 0; i < std::max<size_t>(1, options.workers); ++i) p->m_workers.emplace_back([raw = p.get()] { raw->worker(); });
+  return p;
+}
+
+Pipeline::~Pipeline() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_stopping = true;
+    m_hard_deadline = std::chrono::duration_cast<std::chrono::nanoseconds>((Clock::now() + m_options.shutdown_grace).time_since_epoch()).count();
+  }
+  m_wake.notify_all();
+  for (auto& t : m_workers) t.join();
+}
+
+void Pipeline::fire(Point point, const std::string& run_id, const json& data, double ts) {
+  auto hooks = m_config.hooks.find(point);
+  if (hooks == m_config.hooks.end() || hooks->second.empty()) return;
+  std::string payload;
+  try {
+    // The event was redacted when the run made it; redacting the whole payload again costs
+    // little and keeps a key that slipped into a field out of a hook's hands.
+    payload = redact(dump_json(json{{"hook", point_name(point)}, {"run", run_id}, {"ts", ts}, {"data", bounded_data(data)}}));
+  } catch (const std::exception& e) {
+    spdlog::warn("hooks: cannot make the {} payload of run {}: {}", point_name(point), run_id, redact(e.what()));
+    return;
+  }
+  uint64_t dropped = 0;
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_stopping) return;
+    for (const Hook& h : hooks->second) {
+      if (m_queue.size() >= m_options.queue_capacity) {
+        dropped = ++m_stats.dropped;
+        continue;
+      }
+      m_queue.push_back({point, &h, payload});
+      ++m_stats.enqueued;
+    }
+  }
+  // The first drop and then every hundredth, so a flood does not flood the log too.
+  if (dropped == 1 || (dropped > 0 && dropped % 100 == 0))
+    spdlog::warn("hooks: the queue is full ({} waiting); {} payload(s) dropped so far ({} of run {})", m_options.queue_capacity, dropped,
+                 point_name(point), run_id);
+  m_wake.notify_all();
+}
+
+void Pipeline::on_event(const std::string& run_id, const std::string& type, const json& data, double ts) {
+  if (!has_hooks()) return;
+  if (type == "iteration-start") {
+    bool first;
+    {
+      std::lock_guard lock(m_mutex);
+      first = m_started.insert(run_id).second;
+    }
+    if (first) {
+      json start = json::object();
+      if (data.is_object()) {
+        if (data.contains("taskGoal")) start["task"] = data["taskGoal"];
+        if (data.contains("iteration")) start["iteration"] = data["iteration"];
+      }
+      fire(Point::RunStart, run_id, start, ts);
+    }
+  } else if (type == "iteration-end") {
+    fire(Point::IterationEnd, run_id, data, ts);
+  } else if (type == "gate") {
+    fire(Point::Gate, run_id, data, ts);
+  } else if (type == "complete") {
+    {
+      std::lock_guard lock(m_mutex);
+      m_started.erase(run_id);
+    }
+    fire(Point::RunEnd, run_id, data, ts);
+  }
+}
+
+Pipeline::Stats Pipeline::stats() const {
+  std::lock_guard lock(m_mutex);
+  return m_stats;
+}
+
+bool Pipeline::wait_idle(std::chrono::milliseconds t) {
+  std::unique_lock lock(m_mutex);
+  return m_idle.wait_for(lock, t, [&] { return m_queue.empty() && m_busy == 0; });
+}
+
+void Pipeline::worker() {
+  std::unique_lock lock(m_mutex);
+  while (true) {
+    m_wake.wait(lock, [&] { return m_stopping || !m_queue.empty(); });
+    if (m_queue.empty()) return;  // stopping, nothing left
+    if (m_stopping && Clock::now().time_since_epoch().count() >= m_hard_deadline) {
+      m_stats.dropped += m_queue.size();
+      spdlog::warn("hooks: ouro is stopping; {} payload(s) not delivered", m_queue.size());
+      m_queue.clear();
+      m_idle.notify_all();
+      return;
+    }
+    Job job = std::move(m_queue.front());
+    m_queue.pop_front();
+    ++m_busy;
+    lock.unlock();
+    deliver(job);
+    lock.lock();
+    --m_busy;
+    if (m_queue.empty() && m_busy == 0) m_idle.notify_all();
+  }
+}
+
+void Pipeline::deliver(const Job& job) {
+  const Hook& hook = *job.hook;
+  auto deadline = Clock::now() + hook.timeout;
+  Outcome outcome;
+  try {
+    outcome = hook.url.empty() ? run_command(hook, job.point, job.payload, deadline, m_hard_deadline)
+                               : post_webhook(hook, job.payload, deadline, m_hard_deadline);
+  } catch (const std::exception& e) {
+    outcome = {Outcome::Failed, std::string("failed inside ouro: ") + e.what()};
+  }
+  {
+    std::lock_guard lock(m_mutex);
+    if (outcome.kind == Outcome::Ok) ++m_stats.delivered;
+    else if (outcome.kind == Outcome::TimedOut) ++m_stats.timed_out;
+    else ++m_stats.failed;
+  }
+  bool cut_short = false;  // by ouro stopping, before the hook's own timeout
+  (void)effective(deadline, m_hard_deadline, &cut_short);
+  if (outcome.kind == Outcome::TimedOut && cut_short) outcome.detail = "cut short as ouro stops";
+  if (outcome.kind != Outcome::Ok)
+    spdlog::warn("hook {} ({}): {}", hook.label, hook.url.empty() ? hook.command[0] : hook.url, redact(outcome.detail));
+}
+
+}  // namespace ouro::hooks

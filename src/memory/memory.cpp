@@ -1,0 +1,429 @@
+#include "memory/memory.h"
+
+#include "base/json.h"
+#include "base/log.h"
+#include "store/database.h"
+#include "store/statement.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <ctime>
+#include <utility>
+
+namespace ouro::memory {
+
+std::string format_time(double unix_seconds, const char* format, bool local) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  char buf[64] = "?";
+  if (local ? localtime_r(&t, &tm) : gmtime_r(&t, &tm)) std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+
+namespace {
+
+// --- Text -------------------------------------------------------------------------------------
+
+// The code point at s[i] and its length in bytes (RFC 3629: no overlong forms, no surrogates,
+// nothing past U+10FFFF); length 0 when s[i] does not start a valid sequence.
+std::pair<char32_t, size_t> decode(std::string_view s, size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return {c, 1};
+  size_t n;
+  char32_t cp, min;
+  if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1F, min = 0x80;
+  else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0F, min = 0x800;
+  else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07, min = 0x10000;
+  else return {0, 0};
+  if (i + n > s.size()) return {0, 0};
+  for (size_t k = 1; k < n; ++k) {
+    auto cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xC0) != 0x80) return {0, 0};
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {0, 0};
+  return {cp, n};
+}
+
+// Text with every invalid UTF-8 byte replaced by U+FFFD: what is remembered ends up in prompts
+// and JSON, which want valid UTF-8.
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    auto [cp, n] = decode(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+size_t code_points(std::string_view s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// The longest prefix of s of at most max bytes that ends at a character boundary.
+size_t boundary_at_most(std::string_view s, size_t max) {
+  if (max >= s.size()) return s.size();
+  while (max > 0 && (static_cast<unsigned char>(s[max]) & 0xC0) == 0x80) --max;
+  return max;
+}
+
+// A letter or digit as far as splitting a query goes. Anything else separates words. Beyond
+// ASCII this leaves out the punctuation and symbol blocks; a symbol it lets through is harmless,
+// since FTS5's tokenizer splits a quoted term again.
+bool is_word_char(char32_t cp) {
+  if (cp < 0x80) return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z');
+  if (cp < 0xC0) return cp == 0xAA || cp == 0xB5 || cp == 0xBA;  // Latin-1 punctuation and symbols, but ª µ º
+  if (cp == 0xD7 || cp == 0xF7) return false;                      // × ÷
+  static constexpr std::array<std::pair<char32_t, char32_t>, 11> kSeparators{{
+      {0x2000, 0x206F},    // general punctuation (dashes, quotes, spaces)
+      {0x2190, 0x2BFF},    // arrows, mathematical and technical symbols, box drawing, shapes, dingbats
+      {0x2E00, 0x2E7F},    // supplemental punctuation
+      {0x3000, 0x303F},    // CJK symbols and punctuation
+      {0xFE10, 0xFE6F},    // vertical, compatibility and small forms
+      {0xFF00, 0xFF0F},    // fullwidth punctuation …
+      {0xFF1A, 0xFF20},
+      {0xFF3B, 0xFF40},
+      {0xFF5B, 0xFF65},
+      {0xFFF0, 0xFFFF},    // specials
+      {0x1F000, 0x1FAFF},  // emoji and pictographs
+  }};
+  for (auto [lo, hi] : kSeparators)
+    if (cp >= lo && cp <= hi) return false;
+  return cp < 0xE0000;  // tags and private use planes
+}
+
+// Words that match nearly every entry; a task's "find the price of the cheapest…" should match
+// on "price" and "cheapest". Sorted, for binary_search.
+constexpr std::string_view kStopWords[] = {
+    "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at",
+    "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "d",
+    "did", "do", "does", "doing", "don", "down", "during", "each", "few", "for", "from", "further", "had",
+    "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i",
+    "if", "in", "into", "is", "it", "its", "itself", "just", "ll", "m", "me", "more", "most", "my", "myself",
+    "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves",
+    "out", "over", "own", "please", "re", "s", "same", "she", "should", "so", "some", "such", "t", "than",
+    "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those",
+    "through", "to", "too", "under", "until", "up", "ve", "very", "was", "we", "were", "what", "when",
+    "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours",
+    "yourself", "yourselves"};
+static_assert(std::is_sorted(std::begin(kStopWords), std::end(kStopWords)));
+
+bool is_stop_word(std::string_view lower) { return std::binary_search(std::begin(kStopWords), std::end(kStopWords), lower); }
+
+// --- Rows -------------------------------------------------------------------------------------
+
+constexpr size_t kMaxQueryTerms = 32;
+constexpr size_t kMaxTermBytes = 64;
+constexpr size_t kLineTextBytes = 200;
+
+Kind parse_kind(std::string_view s) { return s == "run" ? Kind::Run : Kind::User; }
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+constexpr std::string_view kColumns = "m.id, m.text, m.tags, m.source_run, m.kind, m.created_at, m.updated_at";
+
+Entry read_entry(sqlite3_stmt* s) {
+  Entry e;
+  e.id = sqlite3_column_int64(s, 0);
+  e.text = store::text(s, 1);
+  // Tags are a JSON array of strings. A value that is not (a database edited by hand) reads as
+  // no tags rather than failing every read.
+  if (auto tags = parse_json(store::text(s, 2), "tags"); tags && tags->is_array())
+    for (const auto& t : *tags)
+      if (t.is_string()) e.tags.push_back(t.get<std::string>());
+  e.source_run = store::text(s, 3);
+  e.kind = parse_kind(store::text(s, 4));
+  e.created_at = sqlite3_column_double(s, 5);
+  e.updated_at = sqlite3_column_double(s, 6);
+  return e;
+}
+
+// The tags as stored: trimmed, duplicates dropped (first kept), within the caps.
+Result<std::vector<std::string>> checked_tags(const std::vector<std::string>& tags) {
+  if (tags.size() > kMaxTags) return errorf(Code::InvalidArgument, "memory: remember: {} tags given; at most {} are kept per entry", tags.size(), kMaxTags);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < tags.size(); ++i) {
+    std::string tag(trim(tags[i]));
+    if (tag.empty()) return errorf(Code::InvalidArgument, "memory: remember: tag {} is empty", i + 1);
+    if (valid_utf8(tag) != tag) return errorf(Code::InvalidArgument, "memory: remember: tag {} is not valid UTF-8", i + 1);
+    if (std::any_of(tag.begin(), tag.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }))
+      return errorf(Code::InvalidArgument, "memory: remember: tag {} holds control characters", i + 1);
+    if (size_t n = code_points(tag); n > kMaxTagChars)
+      return errorf(Code::InvalidArgument, "memory: remember: tag {} ('{}…') is {} characters long; at most {}", i + 1,
+                    tag.substr(0, boundary_at_most(tag, 24)), n, kMaxTagChars);
+    if (std::find(out.begin(), out.end(), tag) == out.end()) out.push_back(std::move(tag));
+  }
+  return out;
+}
+
+// One line of a memory section: white space and control characters folded into single spaces,
+// then cut to at most max bytes at a word boundary when one is near, with "…" marking the cut.
+std::string one_line(std::string_view text, size_t max) {
+  std::string flat;
+  flat.reserve(std::min(text.size(), max * 2));
+  for (char c : text) {
+    if (flat.size() > max * 2) break;  // enough to cut from; a long text need not be copied whole
+    bool blank = is_space(c) || static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+    if (!blank) flat += c;
+    else if (!flat.empty() && flat.back() != ' ') flat += ' ';
+  }
+  while (!flat.empty() && flat.back() == ' ') flat.pop_back();
+  if (flat.size() <= max) return flat;
+  constexpr std::string_view kEllipsis = "…";
+  size_t keep = boundary_at_most(flat, max > kEllipsis.size() ? max - kEllipsis.size() : 0);
+  if (size_t space = flat.rfind(' ', keep); space != std::string::npos && space + 40 > keep && space > keep / 2) keep = space;
+  return flat.substr(0, keep) + std::string(kEllipsis);
+}
+
+std::string date_of(double unix_seconds) { return format_time(unix_seconds, "%Y-%m-%d"); }
+
+// The schema. FTS5 in external-content mode over `memories`: the index holds no copy of the
+// text (a plain FTS5 table would), reads it from `memories` where list/get read it too, and is
+// kept in step by triggers inside the same transaction as each write. A contentless index would
+// also hold no copy, but SQLite before 3.43 (Debian 12 has 3.40) cannot delete from one, and
+// forget() must. `UNIQUE (kind, text)` makes deduplication one atomic upsert, even with another
+// process writing the same file; its index does keep a second copy of each text (at most 8 KB).
+constexpr const char* kSchema =
+    "BEGIN;"
+    "CREATE TABLE IF NOT EXISTS memories ("
+    "  id INTEGER PRIMARY KEY,"
+    "  text TEXT NOT NULL,"
+    "  tags TEXT NOT NULL DEFAULT '[]',"
+    "  source_run TEXT,"
+    "  kind TEXT NOT NULL CHECK (kind IN ('user', 'run')),"
+    "  created_at REAL NOT NULL,"
+    "  updated_at REAL NOT NULL,"
+    "  UNIQUE (kind, text));"
+    "CREATE INDEX IF NOT EXISTS memories_by_update ON memories(updated_at);"
+    // porter over unicode61: English words by their stems ("prices" finds "price"); letters with
+    // diacritics match their plain forms ("cafe" finds "café").
+    "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5("
+    "  text, tags, content='memories', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');"
+    "CREATE TRIGGER IF NOT EXISTS memories_fts_insert AFTER INSERT ON memories BEGIN"
+    "  INSERT INTO memories_fts(rowid, text, tags) VALUES (new.id, new.text, new.tags);"
+    "END;"
+    "CREATE TRIGGER IF NOT EXISTS memories_fts_delete AFTER DELETE ON memories BEGIN"
+    "  INSERT INTO memories_fts(memories_fts, rowid, text, tags) VALUES ('delete', old.id, old.text, old.tags);"
+    "END;"
+    "CREATE TRIGGER IF NOT EXISTS memories_fts_update AFTER UPDATE OF text, tags ON memories BEGIN"
+    "  INSERT INTO memories_fts(memories_fts, rowid, text, tags) VALUES ('delete', old.id, old.text, old.tags);"
+    "  INSERT INTO memories_fts(rowid, text, tags) VALUES (new.id, new.text, new.tags);"
+    "END;"
+    "COMMIT;";
+
+}  // namespace
+
+std::string_view kind_name(Kind kind) { return kind == Kind::Run ? "run" : "user"; }
+
+std::string fts_query(std::string_view text) {
+  std::vector<std::string> terms, stop_terms, seen;  // seen: lower-cased, for duplicates
+  std::string term;
+  size_t i = 0;
+  auto finish_term = [&] {
+    if (term.empty()) return;
+    std::string lower = term;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; });
+    if (std::find(seen.begin(), seen.end(), lower) == seen.end()) {
+      auto& into = is_stop_word(lower) ? stop_terms : terms;
+      if (into.size() < kMaxQueryTerms) into.push_back(term);
+      seen.push_back(std::move(lower));
+    }
+    term.clear();
+  };
+  while (i < text.size() && terms.size() < kMaxQueryTerms) {
+    auto [cp, n] = decode(text, i);
+    if (n == 0) {  // an invalid byte separates words and is dropped
+      finish_term();
+      ++i;
+      continue;
+    }
+    if (is_word_char(cp)) {
+      // A very long "word" (a hash, base64) is cut to its head: the query stays small, and such a
+      // word is rarely what a search is for.
+      if (term.size() + n <= kMaxTermBytes) term.append(text.substr(i, n));
+    } else {
+      finish_term();
+    }
+    i += n;
+  }
+  finish_term();
+  const auto& chosen = terms.empty() ? stop_terms : terms;
+  std::string out;
+  for (const auto& t : chosen) {
+    if (!out.empty()) out += " OR ";
+    // Inside double quotes FTS5 reads a string, never an operator, column filter or prefix; the
+    // term holds letters and digits only, so it cannot close the quotes.
+    out += '"';
+    out += t;
+    out += '"';
+  }
+  return out;
+}
+
+Result<void> Memory::ensure_schema(sqlite3* db) {
+  if (m_schema_ready) return {};
+  char* err = nullptr;
+  if (sqlite3_exec(db, kSchema, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    if (!sqlite3_get_autocommit(db)) (void)sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);  // best effort: leave no half schema
+    if (msg.find("fts5") != std::string::npos)
+      return errorf(Code::FailedPrecondition, "memory: this SQLite library has no FTS5 full-text search ({}); memory needs a build with it", msg);
+    return errorf(Code::Internal, "memory: cannot create the memories tables: {}", msg);
+  }
+  m_schema_ready = true;
+  return {};
+}
+
+Result<int64_t> Memory::remember(const std::string& text_in, const RememberOptions& options) {
+  std::string text = valid_utf8(trim(text_in));
+  if (text.empty()) return errorf(Code::InvalidArgument, "memory: remember: nothing to remember (the text is empty)");
+  if (text.size() > kMaxTextBytes)
+    return errorf(Code::InvalidArgument,
+                  "memory: remember: the text is {} bytes; at most {} (8 KB) are kept per entry — remember a summary, or keep the data itself with store()",
+                  text.size(), kMaxTextBytes);
+  std::vector<std::string> tags = TRY(checked_tags(options.tags));
+  if (options.source_run.size() > kMaxSourceRunBytes)
+    return errorf(Code::InvalidArgument, "memory: remember: source_run is {} bytes; at most {}", options.source_run.size(), kMaxSourceRunBytes);
+  std::string tags_json = dump_json(json(tags));
+  std::string source_run = valid_utf8(options.source_run);
+  double now = now_seconds();
+
+  return m_db.with_connection([&](sqlite3* db) -> Result<int64_t> {
+    TRY(ensure_schema(db));
+    store::Stmt st = TRY(store::prepare(db,
+        "INSERT INTO memories(text, tags, source_run, kind, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) "
+        "ON CONFLICT(kind, text) DO UPDATE SET tags = excluded.tags, source_run = excluded.source_run, "
+        "  updated_at = max(updated_at, excluded.updated_at) "
+        "RETURNING id"));
+    store::bind(st.s, 1, text);
+    store::bind(st.s, 2, tags_json);
+    store::bind_or_null(st.s, 3, source_run);
+    store::bind(st.s, 4, kind_name(options.kind));
+    sqlite3_bind_double(st.s, 5, now);
+    if (sqlite3_step(st.s) != SQLITE_ROW) return errorf(Code::Internal, "memory: remember: cannot store the entry: {}", sqlite3_errmsg(db));
+    int64_t id = sqlite3_column_int64(st.s, 0);
+    if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "memory: remember: cannot store the entry: {}", sqlite3_errmsg(db));
+    return id;
+  });
+}
+
+Result<std::vector<Entry>> Memory::recall(const std::string& query, int top_k, const std::string& tag) {
+  std::string match = fts_query(query);
+  if (match.empty()) return std::vector<Entry>();
+  top_k = std::clamp(top_k, 1, kMaxRecall);
+  // bm25() is lower-is-better (negative); the text weighs twice as much as the tags. Equal scores:
+  // the newer entry first.
+  std::string sql = fmt::format(
+      "SELECT {}, bm25(memories_fts, 1.0, 0.5) AS raw FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+      "WHERE memories_fts MATCH ?1{} ORDER BY raw, m.updated_at DESC, m.id DESC LIMIT ?2",
+      kColumns, tag.empty() ? "" : " AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?3)");
+  return m_db.with_connection([&](sqlite3* db) -> Result<std::vector<Entry>> {
+    TRY(ensure_schema(db));
+    store::Stmt st = TRY(store::prepare(db, sql));
+    store::bind(st.s, 1, match);
+    sqlite3_bind_int(st.s, 2, top_k);
+    if (!tag.empty()) store::bind(st.s, 3, tag);
+    std::vector<Entry> out;
+    int rc;
+    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
+      Entry e = read_entry(st.s);
+      e.score = -sqlite3_column_double(st.s, 7);
+      out.push_back(std::move(e));
+    }
+    if (rc != SQLITE_DONE) return errorf(Code::Internal, "memory: recall: cannot search the memories: {}", sqlite3_errmsg(db));
+    return out;
+  });
+}
+
+Result<std::vector<Entry>> Memory::list(int limit, int offset) {
+  limit = std::clamp(limit, 0, kMaxList);
+  offset = std::max(offset, 0);
+  return m_db.with_connection([&](sqlite3* db) -> Result<std::vector<Entry>> {
+    TRY(ensure_schema(db));
+    store::Stmt st = TRY(store::prepare(db, fmt::format("SELECT {} FROM memories m ORDER BY m.updated_at DESC, m.id DESC LIMIT ?1 OFFSET ?2", kColumns)));
+    sqlite3_bind_int(st.s, 1, limit);
+    sqlite3_bind_int(st.s, 2, offset);
+    std::vector<Entry> out;
+    int rc;
+    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) out.push_back(read_entry(st.s));
+    TRY(store::finished_reading(db, rc, "the memories (memory: list)"));
+    return out;
+  });
+}
+
+Result<std::optional<Entry>> Memory::get(int64_t id) {
+  return m_db.with_connection([&](sqlite3* db) -> Result<std::optional<Entry>> {
+    TRY(ensure_schema(db));
+    store::Stmt st = TRY(store::prepare(db, fmt::format("SELECT {} FROM memories m WHERE m.id = ?1", kColumns)));
+    sqlite3_bind_int64(st.s, 1, id);
+    int rc = sqlite3_step(st.s);
+    if (rc == SQLITE_ROW) return std::optional<Entry>(read_entry(st.s));
+    TRY(store::finished_reading(db, rc, fmt::format("memory #{} (memory: get)", id)));
+    return std::optional<Entry>();
+  });
+}
+
+Result<bool> Memory::forget(int64_t id) {
+  return m_db.with_connection([&](sqlite3* db) -> Result<bool> {
+    TRY(ensure_schema(db));
+    store::Stmt st = TRY(store::prepare(db, "DELETE FROM memories WHERE id = ?1"));
+    sqlite3_bind_int64(st.s, 1, id);
+    if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "memory: forget: cannot delete memory #{}: {}", id, sqlite3_errmsg(db));
+    return sqlite3_changes(db) > 0;
+  });
+}
+
+Result<int64_t> Memory::count() {
+  return m_db.with_connection([&](sqlite3* db) -> Result<int64_t> {
+    TRY(ensure_schema(db));
+    store::Stmt st = TRY(store::prepare(db, "SELECT count(*) FROM memories"));
+    if (sqlite3_step(st.s) != SQLITE_ROW) return errorf(Code::Internal, "memory: count: cannot count the memories: {}", sqlite3_errmsg(db));
+    return static_cast<int64_t>(sqlite3_column_int64(st.s, 0));
+  });
+}
+
+std::string Memory::relevant_for(const std::string& task, int max_entries, size_t max_chars) {
+  if (max_entries <= 0 || max_chars == 0) return "";
+  auto found = recall(task, max_entries);
+  if (!found) {
+    spdlog::warn("memory: no memories for this task, since they cannot be searched: {}", redact(found.error().message));
+    return "";
+  }
+  // An entry is left out rather than shown as a stub when less than this is left for its text.
+  constexpr size_t kMinTextBytes = 24;
+  std::string out;
+  for (const Entry& e : *found) {
+    std::string head = fmt::format("- #{} ({}): ", e.id, date_of(e.updated_at));
+    size_t used = out.size() + (out.empty() ? 0 : 1) + head.size();
+    if (used + kMinTextBytes > max_chars) break;
+    std::string line = one_line(e.text, std::min(kLineTextBytes, max_chars - used));
+    if (!out.empty()) out += '\n';
+    out += head;
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace ouro::memory

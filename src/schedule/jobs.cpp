@@ -1,0 +1,399 @@
+#include "schedule/jobs.h"
+
+#include "base/text.h"
+#include "store/database.h"
+#include "store/statement.h"
+
+#include <sqlite3.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <random>
+
+namespace ouro::schedule {
+
+namespace {
+
+// The shape of what callers store: JSON texts for the lists and the timing, instants as
+// integers (NULL: none), flags as 0/1.
+constexpr const char* kSchema =
+    "CREATE TABLE IF NOT EXISTS schedules (id TEXT PRIMARY KEY, name TEXT NOT NULL, task TEXT NOT NULL, urls TEXT NOT NULL, "
+    "options TEXT NOT NULL, timing TEXT NOT NULL, missed TEXT NOT NULL, enabled INTEGER NOT NULL DEFAULT 1, "
+    "created_at INTEGER NOT NULL, last_fire INTEGER, next_fire INTEGER, last_run_id TEXT, runs INTEGER NOT NULL DEFAULT 0, "
+    "last_skip TEXT, last_skip_at INTEGER, run_requested INTEGER NOT NULL DEFAULT 0)";
+
+constexpr const char* kColumns =
+    "id, name, task, urls, options, timing, missed, enabled, created_at, last_fire, next_fire, last_run_id, runs, last_skip, "
+    "last_skip_at, run_requested";
+
+Result<void> ensure_schema(sqlite3* db) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, kSchema, nullptr, nullptr, &err) == SQLITE_OK) return {};
+  std::string why = err ? err : sqlite3_errmsg(db);
+  sqlite3_free(err);
+  return errorf(Code::Internal, "cannot create the schedules table: {}", why);
+}
+
+std::string shown(std::string_view s) { return clip_text(s, 80); }
+
+std::string new_job_id() {
+  static std::mutex mutex;
+  static std::mt19937_64 rng{std::random_device{}()};
+  static const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
+  std::lock_guard lock(mutex);
+  std::string out = "s";
+  for (int i = 0; i < 10; ++i) out += digits[rng() % 36];
+  return out;
+}
+
+void bind_instant(sqlite3_stmt* s, int i, std::optional<int64_t> t) {
+  if (t) sqlite3_bind_int64(s, i, *t);
+  else sqlite3_bind_null(s, i);
+}
+
+std::optional<int64_t> instant(sqlite3_stmt* s, int i) {
+  if (sqlite3_column_type(s, i) == SQLITE_NULL) return std::nullopt;
+  return sqlite3_column_int64(s, i);
+}
+
+// Control characters other than tab and newline have no place in a task, a name or a URL.
+bool has_control(std::string_view s, bool newlines) {
+  for (unsigned char c : s)
+    if ((c < 0x20 && !(newlines && (c == '\n' || c == '\t' || c == '\r'))) || c == 0x7f) return true;
+  return false;
+}
+
+// A row as the table keeps it; `why` says what is wrong with it, if anything.
+Result<Job> read_row(sqlite3_stmt* s) {
+  Job j;
+  j.id = store::text(s, 0);
+  j.name = store::text(s, 1);
+  j.task = store::text(s, 2);
+  auto urls = parse_json(store::text(s, 3), "urls");
+  if (!urls || !urls->is_array()) return make_error(Code::DataLoss, "its urls are not a JSON list");
+  for (const auto& u : *urls) {
+    if (!u.is_string()) return make_error(Code::DataLoss, "its urls are not all strings");
+    j.urls.push_back(u.get<std::string>());
+  }
+  auto options = parse_json(store::text(s, 4), "options");
+  if (!options || !options->is_object()) return make_error(Code::DataLoss, "its options are not a JSON object");
+  j.options = std::move(*options);
+  auto timing = parse_json(store::text(s, 5), "timing");
+  if (!timing || !timing->is_object()) return make_error(Code::DataLoss, "its timing is not a JSON object");
+  auto t = timing_from_json(*timing);
+  if (!t) return make_error(Code::DataLoss, "its timing cannot be read: " + t.error().message);
+  j.timing = std::move(*t);
+  j.when = get_str(*timing, "text");
+  auto missed = parse_missed(store::text(s, 6));
+  if (!missed) return make_error(Code::DataLoss, missed.error().message);
+  j.missed = *missed;
+  j.enabled = sqlite3_column_int(s, 7) != 0;
+  j.created_at = sqlite3_column_int64(s, 8);
+  j.last_fire = instant(s, 9);
+  j.next_fire = instant(s, 10);
+  j.last_run_id = store::text(s, 11);
+  j.runs = sqlite3_column_int64(s, 12);
+  j.last_skip = store::text(s, 13);
+  j.last_skip_at = instant(s, 14);
+  j.run_requested = sqlite3_column_int(s, 15) != 0;
+  if (j.id.empty() || j.task.empty()) return make_error(Code::DataLoss, "it has no id or no task");
+  return j;
+}
+
+// One UPDATE of a job's row; NotFound when no row has this id.
+template <class Bind>
+Result<void> update(store::Database& db, std::string_view id, const char* sql, Bind bind_rest) {
+  return db.with_connection([&](sqlite3* h) -> Result<void> {
+    TRY(ensure_schema(h));
+    store::Stmt st = TRY(store::prepare(h, sql));
+    store::bind(st.s, 1, id);
+    bind_rest(st.s);
+    if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot update the schedule {}: {}", shown(id), sqlite3_errmsg(h));
+    if (sqlite3_changes(h) == 0) return errorf(Code::NotFound, "no schedule '{}' (ouro schedule list shows them)", shown(id));
+    return {};
+  });
+}
+
+}  // namespace
+
+int64_t min_interval() {
+  if (const char* v = std::getenv("OURO_SCHEDULE_MIN_INTERVAL_S"); v && *v) {
+    char* end = nullptr;
+    long long n = std::strtoll(v, &end, 10);
+    if (end && *end == '\0' && n >= 1 && n <= kMinInterval) return n;
+  }
+  return kMinInterval;
+}
+
+Result<TimeZone> zone_named(std::string_view name) {
+  if (name.empty()) return TimeZone::local();
+  auto z = TimeZone::load(name);
+  if (z) return z;
+  // The system's own zone may have a name load() does not take (a POSIX rule in $TZ, "localtime").
+  if (TimeZone local = TimeZone::local(); local.name() == name) return local;
+  // A zone that does not exist is the person's mistake, whatever the reason load() gives.
+  return make_error(z.error().code == Code::DataLoss ? Code::DataLoss : Code::InvalidArgument, z.error().message);
+}
+
+Result<Timing> make_timing(TimingKind kind, std::string_view text, std::string_view zone_name, int64_t now) {
+  TimeZone zone = TRY(zone_named(zone_name));
+  if (kind == TimingKind::Every && min_interval() < kMinInterval) {
+    // Tests shorten the floor; the core's parser keeps a minute, so read the duration alone.
+    int64_t seconds = TRY(parse_duration(text));
+    if (seconds < min_interval())
+      return errorf(Code::InvalidArgument, "every: '{}' is shorter than the shortest interval, {} s", shown(text), min_interval());
+    Timing t;
+    t.kind = kind;
+    t.interval = seconds;
+    t.zone = zone;
+    t.since = now;
+    return t;
+  }
+  return parse_timing(kind, text, zone, now);
+}
+
+std::string_view missed_name(Missed policy) { return policy == Missed::Skip ? "skip" : "run-once"; }
+
+Result<Missed> parse_missed(std::string_view text) {
+  if (text == "run-once" || text == "run_once" || text == "once") return Missed::RunOnce;
+  if (text == "skip") return Missed::Skip;
+  return errorf(Code::InvalidArgument, "missed must be 'run-once' (a run missed while ouro was down runs once at start) or 'skip', got '{}'",
+                shown(text));
+}
+
+std::string_view kind_name(TimingKind kind) {
+  switch (kind) {
+    case TimingKind::Once: return "once";
+    case TimingKind::Every: return "every";
+    case TimingKind::Cron: return "cron";
+  }
+  return "once";
+}
+
+json timing_json(const Timing& t, std::string_view text) {
+  json j = {{"kind", kind_name(t.kind)}, {"text", std::string(text)}, {"zone", t.zone.name()}, {"since", t.since}};
+  if (t.kind == TimingKind::Once) j["at"] = t.at;
+  if (t.kind == TimingKind::Every) j["interval"] = t.interval;
+  return j;
+}
+
+Result<Timing> timing_from_json(const json& stored) {
+  Timing t;
+  std::string kind = get_str(stored, "kind");
+  if (kind == "once") t.kind = TimingKind::Once;
+  else if (kind == "every") t.kind = TimingKind::Every;
+  else if (kind == "cron") t.kind = TimingKind::Cron;
+  else return errorf(Code::InvalidArgument, "unknown timing kind '{}'", shown(kind));
+  t.zone = TRY(zone_named(get_str(stored, "zone", "UTC")));
+  t.since = std::clamp<int64_t>(get_int(stored, "since"), kMinInstant, kMaxInstant);
+  switch (t.kind) {
+    case TimingKind::Once:
+      t.at = get_int(stored, "at");
+      if (t.at < kMinInstant || t.at > kMaxInstant) return make_error(Code::InvalidArgument, "the time of a once-job is out of range");
+      break;
+    case TimingKind::Every:
+      t.interval = get_int(stored, "interval");
+      if (t.interval < 1 || t.interval > kMaxDuration) return make_error(Code::InvalidArgument, "the interval is out of range");
+      break;
+    case TimingKind::Cron: t.cron = TRY(parse_cron(get_str(stored, "text"))); break;
+  }
+  return t;
+}
+
+Result<Job> add_job(store::Database& db, const JobSpec& spec, int64_t now, const OptionsCheck& check) {
+  if (spec.task.find_first_not_of(" \t\r\n") == std::string::npos)
+    return make_error(Code::InvalidArgument, "task: a schedule needs a task, in plain words");
+  if (spec.task.size() > kMaxTaskChars)
+    return errorf(Code::InvalidArgument, "task: at most {} characters, got {}", kMaxTaskChars, spec.task.size());
+  if (spec.task.find('\0') != std::string::npos) return make_error(Code::InvalidArgument, "task: holds a NUL character");
+  if (spec.name.size() > kMaxNameChars) return errorf(Code::InvalidArgument, "name: at most {} characters, got {}", kMaxNameChars, spec.name.size());
+  if (has_control(spec.name, false)) return make_error(Code::InvalidArgument, "name: holds control characters");
+  if (spec.urls.size() > kMaxJobUrls) return errorf(Code::InvalidArgument, "urls: at most {} start pages, got {}", kMaxJobUrls, spec.urls.size());
+  for (size_t i = 0; i < spec.urls.size(); ++i) {
+    const std::string& u = spec.urls[i];
+    if (u.empty() || u.size() > kMaxUrlChars || has_control(u, false))
+      return errorf(Code::InvalidArgument, "urls[{}]: a URL of 1 to {} characters without control characters, got '{}'", i, kMaxUrlChars, shown(u));
+  }
+  if (!spec.options.is_object()) return errorf(Code::InvalidArgument, "options must be an object, got {}", spec.options.type_name());
+  if (spec.options.contains("schedule")) return make_error(Code::InvalidArgument, "options.schedule is set by the scheduler, not by a job");
+  if (check) TRY(check(spec.options));
+  if (auto zone = zone_named(spec.zone); !zone) return errorf(zone.error().code, "tz: {}", zone.error().message);
+  auto timing = make_timing(spec.kind, spec.when, spec.zone, now);
+  if (!timing) return errorf(timing.error().code, "{}: {}", kind_name(spec.kind) == "once" ? "at" : kind_name(spec.kind), timing.error().message);
+  std::optional<int64_t> first = next_fire(*timing, now - 1);
+  if (!first) return errorf(Code::InvalidArgument, "{}: '{}' never falls due", kind_name(spec.kind), shown(spec.when));
+
+  Job job;
+  job.id = new_job_id();
+  job.task = spec.task;
+  job.name = spec.name;
+  if (job.name.empty()) {
+    // The task's first line, shortened at a word.
+    std::string line = spec.task.substr(spec.task.find_first_not_of(" \t\r\n"));
+    line = line.substr(0, line.find_first_of("\r\n"));
+    if (line.size() > 60) {
+      size_t cut = line.rfind(' ', 57);
+      line = line.substr(0, cut == std::string::npos || cut < 20 ? 57 : cut) + "…";
+    }
+    job.name = clip_text(line, 80);
+  }
+  job.urls = spec.urls;
+  job.options = spec.options;
+  job.timing = *timing;
+  job.when = spec.when;
+  job.missed = spec.missed;
+  job.created_at = now;
+  job.next_fire = first;
+  json urls = json::array();
+  for (const auto& u : job.urls) urls.push_back(u);
+  TRY(db.with_connection([&](sqlite3* h) -> Result<void> {
+    TRY(ensure_schema(h));
+    {
+      store::Stmt count = TRY(store::prepare(h, "SELECT count(*) FROM schedules"));
+      if (sqlite3_step(count.s) == SQLITE_ROW && static_cast<size_t>(sqlite3_column_int64(count.s, 0)) >= kMaxJobs)
+        return errorf(Code::ResourceExhausted, "there are {} schedules already, the limit: remove some first", kMaxJobs);
+    }
+    store::Stmt st = TRY(store::prepare(h, std::string("INSERT INTO schedules (") + kColumns +
+                                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8, NULL, ?9, NULL, 0, NULL, NULL, 0)"));
+    store::bind(st.s, 1, job.id);
+    store::bind(st.s, 2, job.name);
+    store::bind(st.s, 3, job.task);
+    store::bind(st.s, 4, dump_json(urls));
+    store::bind(st.s, 5, dump_json(job.options));
+    store::bind(st.s, 6, dump_json(timing_json(job.timing, job.when)));
+    store::bind(st.s, 7, std::string(missed_name(job.missed)));
+    sqlite3_bind_int64(st.s, 8, job.created_at);
+    bind_instant(st.s, 9, job.next_fire);
+    if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot store the schedule: {}", sqlite3_errmsg(h));
+    return {};
+  }));
+  return job;
+}
+
+Result<JobList> list_jobs(store::Database& db) {
+  return db.with_connection([&](sqlite3* h) -> Result<JobList> {
+    TRY(ensure_schema(h));
+    store::Stmt st = TRY(store::prepare(h, std::string("SELECT ") + kColumns + " FROM schedules ORDER BY created_at, id"));
+    JobList out;
+    int rc;
+    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
+      auto job = read_row(st.s);
+      if (job) out.jobs.push_back(std::move(*job));
+      else out.unreadable.emplace_back(store::text(st.s, 0), job.error().message);
+    }
+    TRY(store::finished_reading(h, rc, "the schedules"));
+    return out;
+  });
+}
+
+Result<std::optional<Job>> get_job(store::Database& db, std::string_view id) {
+  return db.with_connection([&](sqlite3* h) -> Result<std::optional<Job>> {
+    TRY(ensure_schema(h));
+    store::Stmt st = TRY(store::prepare(h, std::string("SELECT ") + kColumns + " FROM schedules WHERE id = ?1"));
+    store::bind(st.s, 1, id);
+    int rc = sqlite3_step(st.s);
+    if (rc == SQLITE_ROW) {
+      auto job = read_row(st.s);
+      if (!job) return errorf(Code::DataLoss, "the schedule {} cannot be read: {}", shown(id), job.error().message);
+      return std::optional<Job>(std::move(*job));
+    }
+    TRY(store::finished_reading(h, rc, "a schedule"));
+    return std::optional<Job>();
+  });
+}
+
+Result<bool> remove_job(store::Database& db, std::string_view id) {
+  return db.with_connection([&](sqlite3* h) -> Result<bool> {
+    TRY(ensure_schema(h));
+    store::Stmt st = TRY(store::prepare(h, "DELETE FROM schedules WHERE id = ?1"));
+    store::bind(st.s, 1, id);
+    if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot remove the schedule {}: {}", shown(id), sqlite3_errmsg(h));
+    return sqlite3_changes(h) > 0;
+  });
+}
+
+Result<void> request_run(store::Database& db, std::string_view id, int64_t now) {
+  return update(db, id, "UPDATE schedules SET next_fire = ?2, run_requested = 1 WHERE id = ?1",
+                [&](sqlite3_stmt* s) { sqlite3_bind_int64(s, 2, now); });
+}
+
+Result<void> set_next_fire(store::Database& db, std::string_view id, std::optional<int64_t> next) {
+  return update(db, id, "UPDATE schedules SET next_fire = ?2 WHERE id = ?1", [&](sqlite3_stmt* s) { bind_instant(s, 2, next); });
+}
+
+Result<void> record_fire(store::Database& db, std::string_view id, int64_t at, std::string_view run_id, std::optional<int64_t> next) {
+  return update(db, id,
+                "UPDATE schedules SET last_fire = ?2, last_run_id = ?3, runs = runs + 1, next_fire = ?4, run_requested = 0, "
+                "last_skip = NULL, last_skip_at = NULL WHERE id = ?1",
+                [&](sqlite3_stmt* s) {
+                  sqlite3_bind_int64(s, 2, at);
+                  store::bind(s, 3, run_id);
+                  bind_instant(s, 4, next);
+                });
+}
+
+Result<void> record_skip(store::Database& db, std::string_view id, int64_t at, std::string_view why, std::optional<int64_t> next) {
+  return update(db, id,
+                "UPDATE schedules SET last_fire = ?2, last_skip = ?3, last_skip_at = ?2, next_fire = ?4, run_requested = 0 WHERE id = ?1",
+                [&](sqlite3_stmt* s) {
+                  sqlite3_bind_int64(s, 2, at);
+                  store::bind(s, 3, clip_text(why, kMaxErrorChars));
+                  bind_instant(s, 4, next);
+                });
+}
+
+Result<json> previous_final(store::Database& db, std::string_view schedule_id, std::string_view run_id) {
+  return db.with_connection([&](sqlite3* h) -> Result<json> {
+    // CASE keeps json_extract away from options that are not JSON (it would fail the query).
+    store::Stmt st = TRY(store::prepare(
+        h,
+        "SELECT final FROM runs WHERE id != ?2 AND state IN ('done', 'partial') AND final IS NOT NULL AND "
+        "(CASE WHEN json_valid(options) THEN json_extract(options, '$.schedule') END) = ?1 AND "
+        "created_at <= COALESCE((SELECT created_at FROM runs WHERE id = ?2), 1e300) ORDER BY created_at DESC LIMIT 1"));
+    store::bind(st.s, 1, schedule_id);
+    store::bind(st.s, 2, run_id);
+    int rc = sqlite3_step(st.s);
+    if (rc == SQLITE_ROW) {
+      std::string text = store::text(st.s, 0);
+      auto value = parse_json(text, "a run's final");
+      return value ? *value : json(text);
+    }
+    TRY(store::finished_reading(h, rc, "the schedule's previous run"));
+    return json(nullptr);
+  });
+}
+
+std::vector<int64_t> upcoming(const Job& job, int64_t after, size_t n) {
+  std::vector<int64_t> out;
+  std::optional<int64_t> t = job.next_fire && *job.next_fire > after ? job.next_fire : next_fire(job.timing, after);
+  while (t && out.size() < n) {
+    out.push_back(*t);
+    t = next_fire(job.timing, *t);
+  }
+  return out;
+}
+
+json job_json(const Job& j) {
+  auto instant_or_null = [](std::optional<int64_t> t) { return t ? json(*t) : json(nullptr); };
+  json urls = json::array();
+  for (const auto& u : j.urls) urls.push_back(u);
+  return json{{"id", j.id},
+              {"name", j.name},
+              {"task", j.task},
+              {"urls", urls},
+              {"options", j.options},
+              {"timing",
+               {{"kind", kind_name(j.timing.kind)}, {"text", j.when}, {"zone", j.timing.zone.name()}, {"description", describe(j.timing)}}},
+              {"missed", missed_name(j.missed)},
+              {"enabled", j.enabled},
+              {"created_at", j.created_at},
+              {"last_fire", instant_or_null(j.last_fire)},
+              {"next_fire", instant_or_null(j.next_fire)},
+              {"last_run_id", j.last_run_id.empty() ? json(nullptr) : json(j.last_run_id)},
+              {"runs", j.runs},
+              {"last_skip", j.last_skip.empty() ? json(nullptr) : json(j.last_skip)},
+              {"last_skip_at", instant_or_null(j.last_skip_at)},
+              {"run_requested", j.run_requested}};
+}
+
+}  // namespace ouro::schedule

@@ -1,0 +1,164 @@
+#include "server/resume.h"
+
+#include "actions/context.h"
+#include "actions/host.h"
+#include "jsrt/summary.h"
+#include "session/session.h"
+#include "store/run_state.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace ouro::server {
+
+namespace {
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Cookies as Storage.setCookies takes them back (CookieParam): the fields it knows.
+json cookie_params(const json& cookies) {
+  json out = json::array();
+  if (!cookies.is_array()) return out;
+  for (const auto& c : cookies) {
+    if (!c.is_object() || !c.contains("name") || !c.contains("value")) continue;
+    json p = json::object();
+    for (const char* k : {"name", "value", "domain", "path", "secure", "httpOnly", "sameSite", "priority", "sourceScheme", "sourcePort",
+                          "partitionKey"})
+      if (c.contains(k)) p[k] = c[k];
+    // Session cookies (expires -1) stay session cookies; the others keep their expiry.
+    if (c.contains("expires") && c["expires"].is_number() && c["expires"].get<double>() > 0) p["expires"] = c["expires"];
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+Result<agent::RunState> fold_events(store::Database& db, const std::string& run_id, const std::string& initial_task, int64_t& last_seq,
+                                    int until_checkpoint = -1) {
+  agent::RunState state;
+  state.task = initial_task;
+  constexpr int kPage = 2000;
+  for (int64_t after = 0;;) {
+    auto page = TRY(db.events(run_id, after, kPage));
+    for (const auto& e : page) {
+      after = last_seq = e.seq;
+      json data = parse_json(e.data).value_or(json::object());
+      agent::apply_event(state, e.type, data);
+      if (until_checkpoint >= 0 && e.type == "checkpoint" && data.value("iteration", -1) == until_checkpoint) return state;
+    }
+    if (page.size() < static_cast<size_t>(kPage)) break;
+  }
+  return state;
+}
+
+}  // namespace
+
+Result<agent::RunState> rebuild_state(store::Database& db, const std::string& run_id, const std::string& initial_task,
+                                      int until_checkpoint) {
+  int64_t last = 0;
+  return fold_events(db, run_id, initial_task, last, until_checkpoint);
+}
+
+Result<ResumePoint> load_resume_point(store::Database& db, const std::string& run_id, const std::vector<std::string>& states) {
+  auto row = TRY(db.get_run(run_id));
+  if (!row) return errorf(Code::NotFound, "no run '{}'", run_id.substr(0, 60));
+  if (std::find(states.begin(), states.end(), row->state) == states.end())
+    return errorf(Code::FailedPrecondition,
+                  "run {} is {}: only an interrupted run (one whose ouro stopped while it worked) can be resumed{}", run_id, row->state,
+                  row->state == "running" || row->state == "queued" ? "" : "; send a message to continue a finished one");
+  ResumePoint p;
+  p.row = *row;
+  agent::RunState folded = TRY(fold_events(db, run_id, row->task, p.last_seq));
+  if (auto saved = TRY(store::load_run_checkpoint(db, run_id))) {
+    p.state = agent::RunState::from_json(parse_json(saved->state).value_or(json::object()));
+    p.env = saved->env;
+    p.cookies = parse_json(saved->cookies).value_or(json::array());
+    p.from_checkpoint = true;
+  } else {
+    // Cut short before its first checkpoint: the turn starts over, from the events' state.
+    p.state = std::move(folded);
+    while (!p.state.history.empty() && p.state.history.back().number > p.state.last_iteration) p.state.history.pop_back();
+    if (auto env = TRY(db.checkpoint(run_id))) p.env = *env;
+  }
+  if (p.state.ended)
+    return errorf(Code::FailedPrecondition, "run {} had finished its turn when ouro stopped; send a message to continue it", run_id);
+  return p;
+}
+
+Result<std::string> restore_browser(session::Session& session, const ResumePoint& point) {
+  std::string note = fmt::format(
+      "ouro stopped while this run worked and has started again. Iterations 1–{} are done (their history is above); iteration {} "
+      "was cut short and starts over now. env is as it was after iteration {}.",
+      point.state.last_iteration, point.state.last_iteration + 1, point.state.last_iteration);
+  if (!point.from_checkpoint) note = "ouro stopped while this run worked and has started again; the turn starts over.";
+  // What a restart cannot bring back (functions, class instances): named, with stand-ins in place.
+  if (auto env = parse_json(point.env, "the checkpoint's env"); env)
+    if (auto lost = jsrt::lost_values(*env); !lost.empty())
+      note += " Not restorable (stand-ins are in their place; define them again): " + jsrt::describe_lost(lost) + ".";
+  const std::string& context = session.context();
+  if (!context.empty() && point.cookies.is_array() && !point.cookies.empty()) {
+    json params = cookie_params(point.cookies);
+    if (!params.empty()) {
+      json set = {{"cookies", params}, {"browserContextId", context}};
+      if (auto r = session.browser().cdp().call("Storage.setCookies", set, "", std::chrono::seconds(10)); !r)
+        note += " The site logins (cookies) could not be restored: " + r.error().message + ".";
+      else
+        note += fmt::format(" The session's {} cookies are restored.", params.size());
+    }
+  }
+  // The tabs, the active one first (open_urls makes the first active).
+  std::vector<std::pair<std::string, std::string>> tabs;  // old id, url
+  for (const auto& t : point.state.tabs) {
+    std::string url = get_str(t, "url");
+    if (url.empty() || url == "about:blank") continue;
+    tabs.emplace_back(get_str(t, "id"), url);
+  }
+  std::stable_partition(tabs.begin(), tabs.end(), [&](const auto& t) { return t.first == point.state.active_tab; });
+  if (tabs.empty()) return note;
+  std::vector<std::string> urls;
+  for (const auto& t : tabs) urls.push_back(t.second);
+  auto before = session.tabs();
+  if (auto opened = session.open_urls(urls); !opened) return note + " Its tabs could not be reopened: " + opened.error().message + ".";
+  auto after = session.tabs();
+  // The new tabs, in the order they were opened (the first may be the context's first tab).
+  std::vector<std::string> fresh;
+  std::string active = session.active_tab();
+  if (!active.empty()) fresh.push_back(active);
+  for (const auto& t : after) {
+    bool old = std::any_of(before.begin(), before.end(), [&](const auto& b) { return b.id == t.id; });
+    if (!old && t.id != active) fresh.push_back(t.id);
+  }
+  std::string moved;
+  for (size_t i = 0; i < tabs.size() && i < fresh.size(); ++i)
+    if (tabs[i].first != fresh[i]) moved += fmt::format("{}{} is now {}", moved.empty() ? "" : ", ", tabs[i].first, fresh[i]);
+  note += fmt::format(" Its {} tab{} reopened at the URLs of the checkpoint (pages reloaded: forms are empty again)", tabs.size(),
+                      tabs.size() == 1 ? " is" : "s are");
+  note += moved.empty() ? "." : "; tab ids changed: " + moved + " — use the new ids (env may hold the old ones).";
+  return note;
+}
+
+Result<void> store_checkpoint(store::Database& db, session::Session& session, const std::string& run_id, const json& state,
+                              const std::string& env) {
+  store::RunCheckpoint c;
+  c.iteration = state.value("lastIteration", 0);
+  c.state = dump_json(state);
+  c.env = env;
+  // A context of the run's own: its cookies go with the checkpoint (the user's own context keeps
+  // its cookies in the profile).
+  if (!session.context().empty()) {
+    json params = {{"browserContextId", session.context()}};
+    auto got = session.browser().cdp().call("Storage.getCookies", params, "", std::chrono::seconds(5));
+    if (got && got->contains("cookies")) c.cookies = dump_json((*got)["cookies"]);
+  }
+  c.saved_at = now_ms();
+  return store::save_run_checkpoint(db, run_id, c);
+}
+
+}  // namespace ouro::server

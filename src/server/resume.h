@@ -1,0 +1,46 @@
+// Runs that survive a crash (issue 11): where an interrupted run resumes from — its last
+// checkpoint (state, env, cookies), or, when it had none yet, its events folded from the start —
+// and how a fresh session gets its browser back (cookies of its own context, its tabs reopened,
+// the active one first). Used by the runs API (POST /api/runs/{id}/resume) and `ouro run --resume`.
+#pragma once
+
+#include "agent/state.h"
+#include "base/json.h"
+#include "store/database.h"
+
+#include <string>
+
+namespace ouro::session { class Session; }
+
+namespace ouro::server {
+
+struct ResumePoint {
+  store::Database::RunRow row;
+  agent::RunState state;
+  std::string env = "{}";          // the REPL's typed env
+  json cookies = json::array();    // the run's own browser context's, at the checkpoint
+  int64_t last_seq = 0;            // the run's last stored event: the resumed run goes on from the next
+  bool from_checkpoint = false;    // false: the run had no checkpoint; its turn starts over
+};
+
+// The run's state from its stored events alone (seed 004: the log is the source of truth).
+// initial_task: the run's first request (the row's task). until_checkpoint ≥ 0: up to and with
+// the checkpoint event of that iteration (to compare with what that checkpoint stored).
+Result<agent::RunState> rebuild_state(store::Database& db, const std::string& run_id, const std::string& initial_task,
+                                      int until_checkpoint = -1);
+
+// NotFound for no such run; FailedPrecondition when the run is not one to resume (finished runs
+// take a follow-up message instead). `states`: the run states that may be resumed.
+Result<ResumePoint> load_resume_point(store::Database& db, const std::string& run_id, const std::vector<std::string>& states);
+
+// The browser part of a resume, in a fresh session: the cookies (for a context of its own), then
+// the tabs at their checkpoint URLs, the active one first. Returns what the model is told: the
+// restart, the iteration run again, the tabs and their new ids where they changed.
+Result<std::string> restore_browser(session::Session& session, const ResumePoint& point);
+
+// The checkpoint after an iteration: the state and env as given, and the cookies of the
+// session's context when it has one of its own.
+Result<void> store_checkpoint(store::Database& db, session::Session& session, const std::string& run_id, const json& state,
+                              const std::string& env);
+
+}  // namespace ouro::server

@@ -1,0 +1,280 @@
+#include "server/scheduler.h"
+
+#include "base/log.h"
+#include "base/text.h"
+#include "server/runs.h"
+#include "store/database.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace ouro::server {
+
+namespace {
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// "2026-12-01 08:00 (Europe/Berlin)": an instant as the job's zone shows it, for log lines and skips.
+std::string when(const schedule::Job& job, int64_t t) {
+  return fmt::format("{} ({})", schedule::to_string(job.timing.zone.to_local(t)), job.timing.zone.name());
+}
+
+std::string describe_json(const json& v) {
+  std::string text = dump_json(v);
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return std::string(v.type_name()) + " " + text;
+}
+
+Result<std::string> string_field(const json& body, const char* key) {
+  const json& v = body[key];
+  if (!v.is_string()) return errorf(Code::InvalidArgument, "{} must be a string, got {}", key, describe_json(v));
+  return v.get<std::string>();
+}
+
+bool in_progress(const std::string& state) { return state == "queued" || state == "running" || state == "awaiting_user"; }
+
+}  // namespace
+
+Result<schedule::JobSpec> job_spec_from_json(const json& body) {
+  if (!body.is_object())
+    return make_error(Code::InvalidArgument,
+                      "a schedule is {\"task\": \"…\", \"every\": \"1h\" | \"cron\": \"0 8 * * 1-5\" | \"at\": \"2026-12-01 08:00\", "
+                      "\"urls\"?: […], \"options\"?: {…}, \"tz\"?: \"Europe/Berlin\", \"missed\"?: \"run-once\"|\"skip\", \"name\"?: \"…\"}");
+  static const std::set<std::string> kKnown = {"task", "urls", "options", "at", "every", "cron", "tz", "missed", "name"};
+  for (const auto& [k, v] : body.items())
+    if (!kKnown.count(k))
+      return errorf(Code::InvalidArgument, "unknown field '{}'; a schedule has task, urls, options, at|every|cron, tz, missed, name",
+                    clip_text(k, 60));
+  schedule::JobSpec spec;
+  if (!body.contains("task")) return make_error(Code::InvalidArgument, "task is missing: what the scheduled runs do, in plain words");
+  spec.task = TRY(string_field(body, "task"));
+  if (body.contains("name")) spec.name = TRY(string_field(body, "name"));
+  if (body.contains("urls")) {
+    const json& urls = body["urls"];
+    if (!urls.is_array()) return errorf(Code::InvalidArgument, "urls must be a list of strings, got {}", describe_json(urls));
+    for (size_t i = 0; i < urls.size(); ++i) {
+      if (!urls[i].is_string()) return errorf(Code::InvalidArgument, "urls[{}] must be a string, got {}", i, describe_json(urls[i]));
+      spec.urls.push_back(urls[i].get<std::string>());
+    }
+  }
+  if (body.contains("options")) {
+    if (!body["options"].is_object()) return errorf(Code::InvalidArgument, "options must be an object, got {}", describe_json(body["options"]));
+    spec.options = body["options"];
+  }
+  int kinds = 0;
+  for (auto [key, kind] : {std::pair{"at", schedule::TimingKind::Once}, std::pair{"every", schedule::TimingKind::Every},
+                           std::pair{"cron", schedule::TimingKind::Cron}}) {
+    if (!body.contains(key)) continue;
+    ++kinds;
+    spec.kind = kind;
+    spec.when = TRY(string_field(body, key));
+  }
+  if (kinds != 1)
+    return errorf(Code::InvalidArgument, "give exactly one of at, every and cron (got {}): e.g. \"every\": \"1h\", \"cron\": \"0 8 * * 1-5\", \"at\": \"2026-12-01 08:00\"",
+                  kinds);
+  if (body.contains("tz")) spec.zone = TRY(string_field(body, "tz"));
+  if (body.contains("missed")) {
+    std::string missed = TRY(string_field(body, "missed"));
+    spec.missed = TRY(schedule::parse_missed(missed));
+  }
+  return spec;
+}
+
+Scheduler::Scheduler(store::Database& db, RunManager& runs, Config config) : m_db(db), m_runs(runs), m_config(config) {}
+Scheduler::Scheduler(store::Database& db, RunManager& runs) : Scheduler(db, runs, Config{}) {}
+
+Scheduler::~Scheduler() { stop(); }
+
+bool Scheduler::start() {
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_started) return m_thread.joinable();
+    m_started = true;
+  }
+  if (!m_config.lock_path.empty()) {
+    m_lock_fd = ::open(m_config.lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (m_lock_fd < 0 || ::flock(m_lock_fd, LOCK_EX | LOCK_NB) != 0) {
+      spdlog::warn("scheduler: another ouro serve runs the schedules of this data directory ({}); this one starts none",
+                   m_lock_fd < 0 ? std::strerror(errno) : "its lock is held");
+      if (m_lock_fd >= 0) ::close(m_lock_fd);
+      m_lock_fd = -1;
+      return false;
+    }
+  }
+  try {
+    catch_up(now_ms() / 1000);
+  } catch (const std::exception& e) {
+    spdlog::error("scheduler: applying the missed-run policies failed: {}", redact(e.what()));
+  }
+  m_thread = std::thread([this] { loop(); });
+  return true;
+}
+
+void Scheduler::stop() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_stop = true;
+  }
+  m_cv.notify_all();
+  if (m_thread.joinable()) m_thread.join();
+  if (m_lock_fd >= 0) ::close(m_lock_fd);  // the lock goes with it
+  m_lock_fd = -1;
+}
+
+void Scheduler::wake() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_woken = true;
+  }
+  m_cv.notify_all();
+}
+
+void Scheduler::loop() {
+  std::unique_lock lock(m_mutex);
+  while (!m_stop) {
+    lock.unlock();
+    std::chrono::milliseconds sleep = m_config.poll;
+    // The thread's exception boundary: a pass that throws is logged, and the next one comes.
+    try {
+      sleep = pass();
+    } catch (const std::exception& e) {
+      spdlog::error("scheduler: {}", redact(e.what()));
+    }
+    lock.lock();
+    m_cv.wait_for(lock, sleep, [&] { return m_stop || m_woken; });
+    m_woken = false;
+  }
+}
+
+void Scheduler::catch_up(int64_t now) {
+  auto listed = schedule::list_jobs(m_db);
+  if (!listed) {
+    spdlog::error("scheduler: cannot read the schedules: {}", redact(listed.error().message));
+    return;
+  }
+  for (const auto& job : listed->jobs) {
+    if (!job.enabled || job.run_requested) continue;  // a requested run fires at the first pass
+    schedule::StartDecision d = schedule::decide_start(job.timing, job.last_fire, now, job.missed);
+    Result<void> saved;
+    if (d.run_now) {
+      spdlog::info("scheduler: {} ({}) fell due at {} while ouro was not running; it runs once now (missed: run-once)", job.id, job.name,
+                   when(job, *d.first_missed));
+      saved = schedule::set_next_fire(m_db, job.id, now);
+    } else if (d.first_missed) {
+      std::string why = fmt::format("missed the run due at {} while ouro was not running (missed: skip)", when(job, *d.first_missed));
+      spdlog::info("scheduler: {} ({}) {}", job.id, job.name, why);
+      saved = schedule::record_skip(m_db, job.id, now, why, d.next);
+    } else if (d.next != job.next_fire) {
+      saved = schedule::set_next_fire(m_db, job.id, d.next);
+    }
+    if (!saved) spdlog::warn("scheduler: {}: {}", job.id, redact(saved.error().message));
+  }
+}
+
+std::chrono::milliseconds Scheduler::pass() {
+  auto listed = schedule::list_jobs(m_db);
+  if (!listed) {
+    spdlog::error("scheduler: cannot read the schedules: {}", redact(listed.error().message));
+    return m_config.poll;
+  }
+  for (const auto& [id, why] : listed->unreadable)
+    if (m_reported.insert(id).second) spdlog::warn("scheduler: the schedule {} is skipped: {}", clip_text(id, 60), why);
+  std::optional<int64_t> earliest;
+  bool fired = false;
+  for (const auto& job : listed->jobs) {
+    if (!job.enabled || !job.next_fire) continue;
+    const int64_t ms = now_ms();
+    if (job.run_requested || *job.next_fire * 1000 <= ms) {
+      fire(job, ms / 1000);
+      fired = true;
+      continue;
+    }
+    earliest = earliest ? std::min(*earliest, *job.next_fire) : *job.next_fire;
+  }
+  std::chrono::milliseconds sleep = m_config.poll;
+  if (earliest) sleep = std::min(sleep, std::chrono::milliseconds(std::max<int64_t>(*earliest * 1000 - now_ms(), 0)));
+  // What fired has its next time stored now: the next pass reads it soon, without spinning.
+  if (fired) sleep = std::min(sleep, std::chrono::milliseconds(50));
+  return sleep;
+}
+
+void Scheduler::fire(const schedule::Job& job, int64_t now) {
+  const int64_t due = job.next_fire.value_or(now);
+  const std::optional<int64_t> next = schedule::next_fire(job.timing, now);
+  auto skip = [&](const std::string& why, std::optional<int64_t> then) {
+    spdlog::warn("scheduler: {} ({}): not started: {}", job.id, job.name, why);
+    if (auto saved = schedule::record_skip(m_db, job.id, now, why, then); !saved)
+      spdlog::warn("scheduler: {}: {}", job.id, redact(saved.error().message));
+  };
+  // Found late while running (the machine slept): the missed policy decides, as at start.
+  if (!job.run_requested && job.missed == schedule::Missed::Skip && now - due > m_config.late.count())
+    return skip(fmt::format("missed the run due at {} (ouro was not running it then; missed: skip)", when(job, due)), next);
+  // Runs of one job never overlap.
+  if (!job.last_run_id.empty()) {
+    auto last = m_db.get_run(job.last_run_id);
+    if (!last) {
+      spdlog::warn("scheduler: {}: cannot read its last run {}: {}", job.id, job.last_run_id, redact(last.error().message));
+    } else if (*last && in_progress((*last)->state)) {
+      return skip(fmt::format("its previous run {} is still {} (runs of one schedule never overlap)", job.last_run_id, (*last)->state), next);
+    }
+  }
+  json options = job.options;
+  options["schedule"] = job.id;
+  json urls = json::array();
+  for (const auto& u : job.urls) urls.push_back(u);
+  auto created = m_runs.create(json{{"task", job.task}, {"urls", urls}, {"options", options}});
+  if (!created) {
+    const Error& e = created.error();
+    // Busy (too many runs, shutting down): try again in half a minute, unless its next time comes first.
+    if (e.code == Code::ResourceExhausted || e.code == Code::Unavailable) {
+      std::optional<int64_t> retry = now + 30;
+      if (next && *next < *retry) retry = next;
+      return skip("could not start now, trying again: " + e.message, retry);
+    }
+    return skip("could not start: " + e.message, next);
+  }
+  std::string run_id = get_str(*created, "id");
+  spdlog::info("scheduler: {} ({}) started run {}{}", job.id, job.name, run_id, job.run_requested ? " (run now)" : "");
+  if (auto saved = schedule::record_fire(m_db, job.id, now, run_id, next); !saved)
+    spdlog::error("scheduler: {}: started run {} but cannot record it: {}", job.id, run_id, redact(saved.error().message));
+}
+
+Result<json> Scheduler::list() {
+  auto listed = TRY(schedule::list_jobs(m_db));
+  json out = json::array();
+  for (const auto& job : listed.jobs) out.push_back(schedule::job_json(job));
+  for (const auto& [id, why] : listed.unreadable) out.push_back(json{{"id", id}, {"error", why}});
+  return out;
+}
+
+Result<json> Scheduler::create(const json& body) {
+  schedule::JobSpec spec = TRY(job_spec_from_json(body));
+  const int64_t now = now_ms() / 1000;
+  schedule::Job job = TRY(schedule::add_job(m_db, spec, now, check_run_options));
+  wake();
+  json out = schedule::job_json(job);
+  out["upcoming"] = schedule::upcoming(job, now - 1, 3);
+  return out;
+}
+
+Result<json> Scheduler::remove(const std::string& id) {
+  if (!TRY(schedule::remove_job(m_db, id))) return errorf(Code::NotFound, "no schedule '{}'", clip_text(id, 60));
+  wake();
+  return json{{"removed", id}};
+}
+
+Result<json> Scheduler::run_now(const std::string& id) {
+  TRY(schedule::request_run(m_db, id, now_ms() / 1000));
+  wake();
+  auto job = TRY(schedule::get_job(m_db, id));
+  return job ? schedule::job_json(*job) : json{{"id", id}};
+}
+
+}  // namespace ouro::server

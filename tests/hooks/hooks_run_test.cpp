@@ -1,0 +1,72 @@
+// Hooks from a real run: a scripted model in a RunManager on the test browser.
+#include "browser_env.h"
+#include "fixtures.h"
+
+#include "hooks/hooks.h"
+#include "server/runs.h"
+#include "session/session.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace ouro::testing {
+namespace {
+
+TEST(HooksRun, ARunFiresRunStartIterationEndAndRunEndInOrder) {
+  std::string dir = temp_dir();
+  std::string out = dir + "/hooks.jsonl";
+  std::string prog = dir + "/hook.sh";
+  std::ofstream(prog) << "#!/bin/sh\ncat >> " << out << "\necho >> " << out << "\n";
+  chmod(prog.c_str(), 0755);
+  json hook = {{{"command", {prog}}, {"timeout_ms", 5000}}};
+  auto config = hooks::hooks_config_from(json{{"hooks", {{"run_start", hook}, {"iteration_end", hook}, {"run_end", hook}}}}, "test");
+  ASSERT_TRUE(config) << config.error().message;
+  hooks::Pipeline::Options po;
+  po.workers = 1;  // in the order they came
+  auto pipeline = hooks::Pipeline::create(*config, po);
+
+  server::RunManager::Config rc;
+  rc.data_dir = dir;
+  rc.ouro_binary = ouro_binary();
+  rc.confirm_timeout = std::chrono::seconds(10);
+  rc.hooks = pipeline;
+  server::RunManager runs(shared_session().runtime(), rc);
+  std::string script = script_file({{{"text", repl_reply("env.h = await getText(activeTab, 'h1')")}}, {{"text", repl_reply("setFinal(env.h)")}}});
+  auto created = runs.create({{"task", "Read the heading"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + script}}}});
+  ASSERT_TRUE(created) << created.error().message;
+  std::string id = (*created)["id"];
+  json run;
+  for (int i = 0; i < 600; ++i) {
+    auto r = runs.get(id);
+    ASSERT_TRUE(r) << r.error().message;
+    run = *r;
+    std::string st = run.value("state", "");
+    if (st != "queued" && st != "running" && st != "awaiting_user") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(run["state"], "done") << run.dump();
+  ASSERT_TRUE(pipeline->wait_idle(std::chrono::seconds(15)));
+
+  std::ifstream in(out);
+  std::vector<json> payloads;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) payloads.push_back(json::parse(line));
+  std::vector<std::string> points;
+  for (const auto& p : payloads) {
+    points.push_back(p["hook"]);
+    EXPECT_EQ(p["run"], id);
+  }
+  EXPECT_EQ(points, (std::vector<std::string>{"run_start", "iteration_end", "iteration_end", "run_end"}));
+  ASSERT_EQ(payloads.size(), 4u);
+  EXPECT_EQ(payloads[0]["data"]["task"], "Read the heading");
+  EXPECT_EQ(payloads[1]["data"]["iteration"], 1);
+  EXPECT_EQ(payloads[3]["data"]["final"], "Fixture Home");
+  EXPECT_EQ(pipeline->stats().failed, 0u);
+}
+
+}  // namespace
+}  // namespace ouro::testing

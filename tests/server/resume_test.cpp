@@ -1,0 +1,231 @@
+// Runs that survive a crash (issue 11): `ouro serve` is killed with SIGKILL (with its Chromium and
+// REPL worker: the whole process group, as a power cut would) in the middle of a scripted run,
+// started again on the same data directory, and the run — shown as interrupted — is resumed. It
+// must end with the final a run without the crash gives, its env (Map, Set, Date) and its site
+// login (cookies of its own browser context) restored, its tab reopened, and its events one
+// gap-free sequence. The stored checkpoint must equal the state its events give.
+#include "serve_process.h"
+
+#include "server/resume.h"
+#include "store/database.h"
+#include "store/run_state.h"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <functional>
+#include <set>
+#include <thread>
+
+namespace ouro::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The helpers the tests need on top of ServeProcess: the run's stored events, and polling.
+struct Server : ServeProcess {
+  using ServeProcess::ServeProcess;
+  std::vector<json> events(const std::string& id) {
+    Http r = get("/api/runs/" + id + "/events");
+    std::vector<json> out;
+    if (r.body.is_array())
+      for (const auto& e : r.body) out.push_back(e);
+    return out;
+  }
+  // Waits until pred holds for the run's stored events.
+  bool wait_events(const std::string& id, const std::function<bool(const std::vector<json>&)>& pred, std::chrono::seconds t = 60s) {
+    for (auto until = std::chrono::steady_clock::now() + t; std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(20ms))
+      if (pred(events(id))) return true;
+    return false;
+  }
+  json wait_state(const std::string& id, const std::set<std::string>& states, std::chrono::seconds t = 90s) {
+    for (auto until = std::chrono::steady_clock::now() + t; std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(50ms)) {
+      Http r = get("/api/runs/" + id);
+      if (states.count(r.body.value("state", ""))) return r.body;
+    }
+    return json();
+  }
+};
+
+bool has_checkpoint(const std::vector<json>& events, int iteration) {
+  return std::any_of(events.begin(), events.end(), [&](const json& e) { return e["type"] == "checkpoint" && e["data"].value("iteration", -1) == iteration; });
+}
+
+// Four iterations; the later model answers take a while, so a kill lands inside an iteration.
+std::string resumable_script() {
+  return script_file({
+      {{"text", repl_reply("env.seen = new Map([['first', tabs.length]]);\nenv.tags = new Set(['a', 'b']);\nenv.at = new Date(86400000);\n"
+                           "env.count = 1;\nenv.format = (n) => String(n);\nawait navigate(activeTab, " + json(site().url("/cookies")).dump() + ");\n'started'")}},
+      {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nenv.seen.set('second', 2);\nenv.tags.add('c');\n'second'")}},
+      {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nawait navigate(activeTab, " + json(site().url("/account")).dump() + ");\n'third'")}},
+      {{"delay_ms", 600},
+       {"text", repl_reply("const text = await getText(activeTab);\n"
+                           "setFinal({count: env.count, isMap: env.seen instanceof Map, seen: [...env.seen.entries()],\n"
+                           "  tags: env.tags instanceof Set ? [...env.tags] : null, at: env.at instanceof Date ? env.at.toISOString() : null,\n"
+                           "  signedIn: /signed in|welcome/i.test(text)})")}},
+  });
+}
+
+json start_run(Server& s, const std::string& script) {
+  return s.post("/api/runs", {{"task", "Count, sign in and report"},
+                              {"urls", {site().url("/")}},
+                              {"options", {{"provider", "script:" + script}, {"context", "clean"}, {"mode", "autonomous"}}}})
+      .body;
+}
+
+void expect_gap_free(const std::vector<json>& events) {
+  for (size_t i = 0; i < events.size(); ++i) ASSERT_EQ(events[i].value("seq", 0), static_cast<int64_t>(i + 1)) << "event " << i << " of " << events.size();
+}
+
+TEST(Resume, AKilledServerResumesTheRunToTheSameFinal) {
+  std::string dir = temp_dir();
+  std::string script = resumable_script();
+  json expected;
+  {
+    // The run without a crash.
+    Server s(dir);
+    ASSERT_FALSE(s.base.empty()) << "ouro serve did not start";
+    std::string id = start_run(s, script).value("id", "");
+    json done = s.wait_state(id, {"done", "failed", "partial"});
+    ASSERT_EQ(done.value("state", ""), "done") << done.dump();
+    expected = done["final"];
+    EXPECT_EQ(expected["count"], 3);
+    EXPECT_EQ(expected["isMap"], true);
+    EXPECT_EQ(expected["signedIn"], true) << "the fixture's login works at all";
+  }
+  // Killed at three points: after the first iteration's checkpoint, inside the third iteration's
+  // model call, and inside the last one.
+  for (int after : {1, 2, 3}) {
+    SCOPED_TRACE("killed after the checkpoint of iteration " + std::to_string(after));
+    std::string id;
+    {
+      Server s(dir);
+      ASSERT_FALSE(s.base.empty());
+      id = start_run(s, script).value("id", "");
+      ASSERT_FALSE(id.empty());
+      ASSERT_TRUE(s.wait_events(id, [&](const auto& ev) { return has_checkpoint(ev, after); })) << "no checkpoint of iteration " << after;
+      s.kill9();
+    }
+    Server s(dir);
+    ASSERT_FALSE(s.base.empty());
+    json row = s.get("/api/runs/" + id).body;
+    EXPECT_EQ(row.value("state", ""), "interrupted") << row.dump();
+    Http resumed = s.post("/api/runs/" + id + "/resume", json::object());
+    ASSERT_EQ(resumed.status / 100, 2) << resumed.raw;
+    EXPECT_GE(resumed.body.value("fromIteration", 0), after + 1);
+    json done = s.wait_state(id, {"done", "failed", "partial", "interrupted"});
+    ASSERT_EQ(done.value("state", ""), "done") << done.dump();
+    EXPECT_EQ(done["final"], expected) << "the same final as the run without a crash";
+    auto events = s.events(id);
+    expect_gap_free(events);
+    EXPECT_EQ(std::count_if(events.begin(), events.end(), [](const json& e) { return e["type"] == "resumed"; }), 1);
+    for (const auto& e : events) {
+      if (e["type"] == "resumed") {
+        EXPECT_NE(e["data"].value("note", "").find("env.format"), std::string::npos) << "the model is told a function was lost: " << e.dump();
+      }
+    }
+    EXPECT_EQ(std::count_if(events.begin(), events.end(), [](const json& e) { return e["type"] == "complete"; }), 1);
+    EXPECT_EQ(done.value("iterations", 0), 4) << "iterations count the whole run";
+    // A finished run is not resumed again.
+    EXPECT_EQ(s.post("/api/runs/" + id + "/resume", json::object()).status, 409);
+  }
+}
+
+TEST(Resume, TheCheckpointIsTheStateItsEventsGive) {
+  std::string dir = temp_dir();
+  std::string id;
+  {
+    Server s(dir);
+    ASSERT_FALSE(s.base.empty());
+    id = start_run(s, resumable_script()).value("id", "");
+    ASSERT_TRUE(s.wait_events(id, [&](const auto& ev) { return has_checkpoint(ev, 3); }));
+    s.kill9();
+  }
+  auto db = store::Database::open(dir + "/ouro.db");
+  ASSERT_TRUE(db) << db.error().message;
+  auto saved = store::load_run_checkpoint(**db, id);
+  ASSERT_TRUE(saved && *saved) << "a checkpoint is stored";
+  auto rebuilt = server::rebuild_state(**db, id, "Count, sign in and report", /*up_to_checkpoint=*/3);
+  ASSERT_TRUE(rebuilt) << rebuilt.error().message;
+  EXPECT_EQ(dump_json(agent::checkpoint_json(*rebuilt)), (*saved)->state) << "the events alone give the checkpoint's state";
+  json state = parse_json((*saved)->state).value_or(json());
+  EXPECT_EQ(state["lastIteration"], 3);
+  EXPECT_EQ(state["history"].size(), 3u);
+  EXPECT_FALSE(state["tabs"].empty());
+  EXPECT_NE((*saved)->cookies.find("abc123"), std::string::npos) << "the run's own context's cookies are kept with it";
+  // …and never in an event.
+  auto events = (*db)->events(id, 0);
+  ASSERT_TRUE(events);
+  for (const auto& e : *events) EXPECT_EQ(e.data.find("abc123"), std::string::npos) << e.type;
+}
+
+TEST(Resume, OnlyInterruptedRunsAreResumedAndUnknownOnesAreNamed) {
+  std::string dir = temp_dir();
+  Server s(dir);
+  ASSERT_FALSE(s.base.empty());
+  EXPECT_EQ(s.post("/api/runs/rnothere00/resume", json::object()).status, 404);
+  std::string script = script_file({{{"text", repl_reply("setFinal('quick')")}}});
+  std::string id = s.post("/api/runs", {{"task", "Be quick"}, {"options", {{"provider", "script:" + script}}}}).body.value("id", "");
+  EXPECT_EQ(s.wait_state(id, {"done"}).value("state", ""), "done");
+  Http again = s.post("/api/runs/" + id + "/resume", json::object());
+  EXPECT_EQ(again.status, 409);
+  EXPECT_NE(again.raw.find("only an interrupted run"), std::string::npos) << again.raw;
+}
+
+// `ouro run` itself: killed (its whole process group) after a checkpoint, then `ouro run
+// --resume ID` finishes the run with the final an uninterrupted `ouro run` prints.
+std::vector<std::string> run_args(const std::string& script, const std::string& trace) {
+  return {"run", "Count, sign in and report", "--provider", "script:" + script, "--url", site().url("/"), "--context", "clean",
+          "--mode", "autonomous", "--json", "--trace", trace};
+}
+
+TEST(Resume, OuroRunKilledMidRunIsResumedByItsId) {
+  std::string dir = temp_dir();
+  std::string script = resumable_script();
+  Exited plain = wait_ouro(spawn_ouro(dir, run_args(script, dir + "/plain.jsonl"), dir + "/plain.out"), dir + "/plain.out");
+  ASSERT_EQ(plain.code, 0) << plain.out;
+  json expected = parse_json(plain.out).value_or(json())["final"];
+  ASSERT_EQ(expected.value("count", 0), 3) << plain.out;
+
+  std::string trace = dir + "/killed.jsonl";
+  pid_t pid = spawn_ouro(dir, run_args(script, trace), dir + "/killed.out");
+  bool checkpointed = false;
+  for (int i = 0; i < 1800 && !checkpointed; ++i) {
+    std::ifstream in(trace);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.find("\"type\":\"checkpoint\"") != std::string::npos && line.find("\"iteration\":2") != std::string::npos) checkpointed = true;
+    if (!checkpointed) std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_TRUE(checkpointed) << "no checkpoint of iteration 2 in the trace";
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+
+  // The killed run is the newest in the database, still marked running (nothing marked it).
+  std::string id;
+  {
+    auto db = store::Database::open(dir + "/ouro.db");
+    ASSERT_TRUE(db);
+    auto runs = (*db)->list_runs(1);
+    ASSERT_TRUE(runs && !runs->empty());
+    id = runs->front().id;
+    EXPECT_EQ(runs->front().state, "running");
+  }
+  Exited resumed = wait_ouro(spawn_ouro(dir, {"run", "--resume", id, "--provider", "script:" + script, "--mode", "autonomous", "--json"},
+                                        dir + "/resumed.out"),
+                             dir + "/resumed.out");
+  ASSERT_EQ(resumed.code, 0) << resumed.out;
+  json got = parse_json(resumed.out).value_or(json());
+  EXPECT_EQ(got["final"], expected) << "the same final as the run without the kill";
+  EXPECT_EQ(got.value("iterations", 0), 4) << "iterations count the whole run, the checkpoint's included";
+  // A finished run is not resumed again, and a task with --resume is refused.
+  Exited again = wait_ouro(spawn_ouro(dir, {"run", "--resume", id, "--provider", "script:" + script}, dir + "/again.out"), dir + "/again.out");
+  EXPECT_NE(again.code, 0);
+}
+
+}  // namespace
+}  // namespace ouro::testing

@@ -1,0 +1,117 @@
+#include "serve_process.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+namespace ouro::testing {
+
+using namespace std::chrono_literals;
+
+namespace {
+
+// In the child: a group of its own, the data dir, no settings file, no keys of the test's.
+void child_environment(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& env) {
+  setpgid(0, 0);
+  setenv("OURO_DATA_DIR", dir.c_str(), 1);
+  setenv("OURO_CONFIG", "/nonexistent", 1);
+  unsetenv("ANTHROPIC_API_KEY");
+  unsetenv("OPENAI_API_KEY");
+  unsetenv("OURO_API_KEY");
+  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+}
+
+}  // namespace
+
+pid_t spawn_ouro(const std::string& data_dir, const std::vector<std::string>& args, const std::string& out_file,
+                 const std::vector<std::pair<std::string, std::string>>& env) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    child_environment(data_dir, env);
+    if (!freopen(out_file.c_str(), "w", stdout) || !freopen((out_file + ".err").c_str(), "w", stderr) || !freopen("/dev/null", "r", stdin))
+      _exit(126);
+    std::string bin = ouro_binary();
+    std::vector<std::string> copy = args;
+    std::vector<char*> argv{bin.data()};
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  return pid;
+}
+
+Exited wait_ouro(pid_t pid, const std::string& out_file) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Exited r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream out(out_file), err(out_file + ".err");
+  r.out.assign(std::istreambuf_iterator<char>(out), {});
+  r.err.assign(std::istreambuf_iterator<char>(err), {});
+  return r;
+}
+
+ServeProcess::ServeProcess(std::string data_dir, const std::vector<std::pair<std::string, std::string>>& env) : dir(std::move(data_dir)) {
+  std::string out = dir + "/serve-out.txt";
+  std::remove(out.c_str());
+  pid = fork();
+  if (pid == 0) {
+    child_environment(dir, env);
+    if (!freopen(out.c_str(), "w", stdout) || !freopen((dir + "/serve-err.txt").c_str(), "a", stderr)) _exit(126);
+    execl(ouro_binary().c_str(), "ouro", "serve", "--port", "0", nullptr);
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  for (int i = 0; i < 300 && base.empty(); ++i) {
+    std::ifstream in(out);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("Ouroboros Command Center: ", 0) == 0) {
+        std::string url = line.substr(26);
+        base = url.substr(0, url.find("/?token="));
+        token = url.substr(url.find("token=") + 6);
+      }
+    if (base.empty()) std::this_thread::sleep_for(100ms);
+  }
+}
+
+ServeProcess::~ServeProcess() { stop(); }
+
+void ServeProcess::stop() {
+  if (pid <= 0) return;
+  kill(pid, SIGINT);
+  for (int i = 0; i < 150; ++i) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid) {
+      kill(-pid, SIGKILL);  // anything of its group left behind
+      pid = -1;
+      return;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  kill9();
+}
+
+void ServeProcess::kill9() {
+  if (pid <= 0) return;
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  pid = -1;
+}
+
+Http ServeProcess::get(const std::string& path) { return request("GET", base + path, token); }
+Http ServeProcess::post(const std::string& path, const json& body) { return request("POST", base + path, token, dump_json(body)); }
+Http ServeProcess::del(const std::string& path) { return request("DELETE", base + path, token); }
+
+std::string ServeProcess::log() const {
+  std::ifstream in(dir + "/serve-err.txt");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace ouro::testing

@@ -1,0 +1,45 @@
+// `ouro serve` as a process of its own, as a user starts it — for tests that stop it, kill it
+// (with SIGKILL, as a crash or a power cut would) and start it again on the same data directory.
+// It runs in a process group of its own, so its Chromium and REPL workers go with it.
+#pragma once
+
+#include "api_env.h"
+
+#include <sys/types.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ouro::testing {
+
+struct ServeProcess {
+  pid_t pid = -1;
+  std::string dir, base, token;  // base: http://127.0.0.1:PORT; empty when it did not start
+
+  // OURO_DATA_DIR=data_dir, no settings file, no API keys from the test's environment; `env`
+  // adds variables (name, value).
+  explicit ServeProcess(std::string data_dir, const std::vector<std::pair<std::string, std::string>>& env = {});
+  ~ServeProcess();
+  // Ctrl-C, as a person stops it; SIGKILL to the group if it has not gone in 15 s.
+  void stop();
+  // SIGKILL to the whole group at once.
+  void kill9();
+  Http get(const std::string& path);
+  Http post(const std::string& path, const json& body);
+  Http del(const std::string& path);
+  // What it wrote on stderr (the log).
+  std::string log() const;
+};
+
+// `ouro ARGS…` in the same environment (and a process group of its own), its stdout to
+// out_file and its stderr to out_file + ".err"; wait_ouro waits for it and reads them.
+pid_t spawn_ouro(const std::string& data_dir, const std::vector<std::string>& args, const std::string& out_file,
+                 const std::vector<std::pair<std::string, std::string>>& env = {});
+struct Exited {
+  int code = -1;  // the exit status; -1 when killed
+  std::string out, err;
+};
+Exited wait_ouro(pid_t pid, const std::string& out_file);
+
+}  // namespace ouro::testing
