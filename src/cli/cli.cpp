@@ -666,6 +666,10 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
     opts.repl.initial_env = resume->env;
   }
   std::string context = !rf.context.empty() ? rf.context : (!flags.profile.empty() || !flags.browser_ws.empty()) ? "mine" : "";
+  // A resumed run works in the kind of context it had (its own, with its cookies, or the user's).
+  if (resume && rf.context.empty())
+    if (json stored = parse_json(resume->row.options).value_or(json::object()); stored.is_object() && stored.contains("context"))
+      context = get_str(stored, "context", context);
   opts.isolated = context == "clean";
   opts.shared = context == "mine";
   auto policy = opts.gate;

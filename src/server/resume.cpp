@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 namespace ouro::server {
 
@@ -35,6 +36,18 @@ json cookie_params(const json& cookies) {
   }
   return out;
 }
+
+// "https://example.com:8443" for an http(s) URL; "" for anything else.
+std::string origin_of(const std::string& url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return "";
+  std::string head = url.substr(0, scheme);
+  if (head != "http" && head != "https") return "";
+  size_t end = url.find_first_of("/?#", scheme + 3);
+  return url.substr(0, end);
+}
+
+constexpr size_t kStoragePerOrigin = 1 << 20, kStorageInAll = 4 << 20;
 
 }  // namespace
 
@@ -80,6 +93,7 @@ Result<ResumePoint> load_resume_point(store::Database& db, const std::string& ru
     p.state = agent::RunState::from_json(parse_json(saved->state).value_or(json::object()));
     p.env = saved->env;
     p.cookies = parse_json(saved->cookies).value_or(json::array());
+    p.storage = parse_json(saved->storage).value_or(json::object());
     p.from_checkpoint = true;
   } else {
     // Cut short before its first checkpoint: the turn starts over, from the events' state.
@@ -138,6 +152,30 @@ Result<std::string> restore_browser(session::Session& session, const ResumePoint
   std::string moved;
   for (size_t i = 0; i < tabs.size() && i < fresh.size(); ++i)
     if (tabs[i].first != fresh[i]) moved += fmt::format("{}{} is now {}", moved.empty() ? "" : ", ", tabs[i].first, fresh[i]);
+  // localStorage: put back through the page's own origin, then the page loaded again so it
+  // starts with it (as it did before the stop).
+  if (!context.empty() && point.storage.is_object() && !point.storage.empty()) {
+    size_t restored = 0;
+    auto& browser = session.browser();
+    std::set<std::string> done;  // each origin once: its first tab carries it
+    for (const auto& t : session.tabs()) {
+      std::string origin = origin_of(t.url);
+      auto saved = point.storage.find(origin);
+      if (origin.empty() || saved == point.storage.end() || !saved->is_array() || saved->empty() || !done.insert(origin).second) continue;
+      json id = {{"securityOrigin", origin}, {"isLocalStorage", true}};
+      bool ok = static_cast<bool>(browser.send(t.id, "DOMStorage.enable", json::object(), std::chrono::seconds(5)));
+      for (const auto& item : *saved) {
+        if (!ok) break;
+        if (!item.is_array() || item.size() != 2 || !item[0].is_string() || !item[1].is_string()) continue;
+        ok = static_cast<bool>(browser.send(t.id, "DOMStorage.setDOMStorageItem", {{"storageId", id}, {"key", item[0]}, {"value", item[1]}},
+                                            std::chrono::seconds(5)));
+      }
+      if (ok) ok = static_cast<bool>(browser.navigate(t.id, t.url));
+      if (!ok) note += " The localStorage of " + origin + " could not be put back.";
+      else ++restored;
+    }
+    if (restored > 0) note += fmt::format(" The localStorage of {} site{} is restored.", restored, restored == 1 ? "" : "s");
+  }
   note += fmt::format(" Its {} tab{} reopened at the URLs of the checkpoint (pages reloaded: forms are empty again)", tabs.size(),
                       tabs.size() == 1 ? " is" : "s are");
   note += moved.empty() ? "." : "; tab ids changed: " + moved + " — use the new ids (env may hold the old ones).";
@@ -156,6 +194,24 @@ Result<void> store_checkpoint(store::Database& db, session::Session& session, co
     json params = {{"browserContextId", session.context()}};
     auto got = session.browser().cdp().call("Storage.getCookies", params, "", std::chrono::seconds(5));
     if (got && got->contains("cookies")) c.cookies = dump_json((*got)["cookies"]);
+  }
+  // …and its open pages' localStorage, read through DevTools (no page script runs for it).
+  if (!session.context().empty()) {
+    json storage = json::object();
+    size_t total = 0;
+    for (const auto& t : session.tabs()) {
+      std::string origin = origin_of(t.url);
+      if (origin.empty() || storage.contains(origin)) continue;
+      json id = {{"securityOrigin", origin}, {"isLocalStorage", true}};
+      if (!session.browser().send(t.id, "DOMStorage.enable", json::object(), std::chrono::seconds(3))) continue;
+      auto items = session.browser().send(t.id, "DOMStorage.getDOMStorageItems", {{"storageId", id}}, std::chrono::seconds(3));
+      if (!items || !items->contains("entries") || !(*items)["entries"].is_array() || (*items)["entries"].empty()) continue;
+      size_t bytes = dump_json((*items)["entries"]).size();
+      if (bytes > kStoragePerOrigin || total + bytes > kStorageInAll) continue;  // too big to keep with every checkpoint
+      total += bytes;
+      storage[origin] = (*items)["entries"];
+    }
+    c.storage = dump_json(storage);
   }
   c.saved_at = now_ms();
   return store::save_run_checkpoint(db, run_id, c);

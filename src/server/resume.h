@@ -19,6 +19,7 @@ struct ResumePoint {
   agent::RunState state;
   std::string env = "{}";          // the REPL's typed env
   json cookies = json::array();    // the run's own browser context's, at the checkpoint
+  json storage = json::object();   // and its pages' localStorage: origin -> [[key, value], …]
   int64_t last_seq = 0;            // the run's last stored event: the resumed run goes on from the next
   bool from_checkpoint = false;    // false: the run had no checkpoint; its turn starts over
 };
@@ -34,12 +35,14 @@ Result<agent::RunState> rebuild_state(store::Database& db, const std::string& ru
 Result<ResumePoint> load_resume_point(store::Database& db, const std::string& run_id, const std::vector<std::string>& states);
 
 // The browser part of a resume, in a fresh session: the cookies (for a context of its own), then
-// the tabs at their checkpoint URLs, the active one first. Returns what the model is told: the
+// the tabs at their checkpoint URLs, the active one first, and their localStorage put back (each
+// page with saved storage is loaded again once it is there). Returns what the model is told: the
 // restart, the iteration run again, the tabs and their new ids where they changed.
 Result<std::string> restore_browser(session::Session& session, const ResumePoint& point);
 
-// The checkpoint after an iteration: the state and env as given, and the cookies of the
-// session's context when it has one of its own.
+// The checkpoint after an iteration: the state and env as given, and the cookies and the open
+// pages' localStorage of the session's context when it has one of its own (at most 1 MB an
+// origin, 4 MB in all: past that an origin's storage is not kept).
 Result<void> store_checkpoint(store::Database& db, session::Session& session, const std::string& run_id, const json& state,
                               const std::string& env);
 

@@ -1,8 +1,9 @@
 // A run's latest checkpoint (issue 11): the state its events give after an iteration, the REPL's
-// env (typed JSON) and, for a run in a browser context of its own, that context's cookies — what
+// env (typed JSON) and, for a run in a browser context of its own, that context's cookies and its
+// pages' localStorage — what
 // resuming it after a crash needs. One row per run, replaced after every iteration, written in
 // one transaction so a crash leaves the previous checkpoint or the new one, never half of each.
-// Cookies are secrets: they live here (the data directory is the user's alone) and never in an
+// Cookies and storage are secrets: they live here (the data directory is the user's alone) and never in an
 // event. The env also goes to `checkpoints` (Database::set_checkpoint), which follow-up turns read.
 #pragma once
 
@@ -18,6 +19,7 @@ struct RunCheckpoint {
   std::string state = "{}";    // JSON object (agent::RunState as a checkpoint keeps it)
   std::string env = "{}";      // JSON (the REPL's typed env)
   std::string cookies = "[]";  // JSON array (CDP cookies), empty for the user's own context
+  std::string storage = "{}";  // JSON object: origin -> [[key, value], …] (localStorage), likewise
   double saved_at = 0;         // ms since the epoch
 };
 

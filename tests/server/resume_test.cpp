@@ -60,13 +60,14 @@ std::string resumable_script() {
   return script_file({
       {{"text", repl_reply("env.seen = new Map([['first', tabs.length]]);\nenv.tags = new Set(['a', 'b']);\nenv.at = new Date(86400000);\n"
                            "env.count = 1;\nenv.format = (n) => String(n);\nawait navigate(activeTab, " + json(site().url("/cookies")).dump() + ");\n'started'")}},
-      {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nenv.seen.set('second', 2);\nenv.tags.add('c');\n'second'")}},
+      {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nenv.seen.set('second', 2);\nenv.tags.add('c');\n"
+                                                      "await execInTab(activeTab, \"localStorage.setItem('basket', '3 items')\");\n'second'")}},
       {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nawait navigate(activeTab, " + json(site().url("/account")).dump() + ");\n'third'")}},
       {{"delay_ms", 600},
        {"text", repl_reply("const text = await getText(activeTab);\n"
                            "setFinal({count: env.count, isMap: env.seen instanceof Map, seen: [...env.seen.entries()],\n"
                            "  tags: env.tags instanceof Set ? [...env.tags] : null, at: env.at instanceof Date ? env.at.toISOString() : null,\n"
-                           "  signedIn: /signed in|welcome/i.test(text)})")}},
+                           "  signedIn: /signed in|welcome/i.test(text), cart: await execInTab(activeTab, \"localStorage.getItem('basket')\")})")}},
   });
 }
 
@@ -96,6 +97,7 @@ TEST(Resume, AKilledServerResumesTheRunToTheSameFinal) {
     EXPECT_EQ(expected["count"], 3);
     EXPECT_EQ(expected["isMap"], true);
     EXPECT_EQ(expected["signedIn"], true) << "the fixture's login works at all";
+    EXPECT_EQ(expected["cart"], "3 items") << "the page's localStorage";
   }
   // Killed at three points: after the first iteration's checkpoint, inside the third iteration's
   // model call, and inside the last one.
@@ -157,6 +159,7 @@ TEST(Resume, TheCheckpointIsTheStateItsEventsGive) {
   EXPECT_EQ(state["history"].size(), 3u);
   EXPECT_FALSE(state["tabs"].empty());
   EXPECT_NE((*saved)->cookies.find("abc123"), std::string::npos) << "the run's own context's cookies are kept with it";
+  EXPECT_NE((*saved)->storage.find("3 items"), std::string::npos) << "and its pages' localStorage: " << (*saved)->storage;
   // …and never in an event.
   auto events = (*db)->events(id, 0);
   ASSERT_TRUE(events);
