@@ -2,7 +2,7 @@
 # `make bench`: ouro's kernel benchmark next to Playwright on the same Chromium and pages.
 set -euo pipefail
 build=${1:-build/release}
-cmake --build "$build" --target ouro_bench prompt_bench resume_bench
+cmake --build "$build" --target ouro_bench prompt_bench resume_bench replay_bench
 echo "== Browser kernel: ouro vs Playwright on the same Chromium =="
 "$build/bench/ouro_bench" "${@:2}"
 echo
@@ -11,6 +11,9 @@ echo "== Prompt size against page size (data as variable) =="
 echo
 echo "== Checkpoints and resume: bytes and time per iteration, resume against a fresh start =="
 "$build/bench/resume_bench"
+echo
+echo "== Scripts: a recorded run against its replay without a model =="
+"$build/bench/replay_bench"
 echo
 echo "== act(): plain instructions on the task suites, no model =="
 node "$(dirname "$0")/act_tasks.mjs" "$build"

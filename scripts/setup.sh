@@ -28,6 +28,23 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# `make test` drives `ouro mcp` with the official MCP TypeScript SDK's client (tests/mcp/node);
+# it is installed when npm is there, or can be had from apt, and the test is skipped otherwise.
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [[ ! -f "$here/tests/mcp/node/node_modules/@modelcontextprotocol/sdk/package.json" ]]; then
+  if ! command -v npm >/dev/null; then
+    sudo=""
+    [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && sudo="sudo"
+    if [[ $(id -u) -eq 0 || -n "$sudo" ]]; then
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nodejs npm >&2 || true
+    fi
+  fi
+  if command -v npm >/dev/null; then
+    (cd "$here/tests/mcp/node" && npm install --no-audit --no-fund --silent) ||
+      echo "setup: could not install the MCP SDK for tests/mcp (the mcp_client test will be skipped)" >&2
+  fi
+fi
+
 # The benchmark compares against Playwright; it is installed only when asked for.
 if [[ "${1:-}" == "--bench" ]]; then
   here=$(cd "$(dirname "$0")/.." && pwd)

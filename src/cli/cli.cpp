@@ -1,7 +1,10 @@
 #include "cli/cli.h"
 #include "cli/auth.h"
 #include "cli/doctor.h"
+#include "cli/mcp.h"
 #include "cli/memory.h"
+#include "cli/script.h"
+#include "scripts/store.h"
 #include "cli/schedule.h"
 
 #include "actions/host.h"
@@ -615,6 +618,10 @@ struct RunFlags {
   std::string resume_id;    // --resume: an interrupted run to go on with from its checkpoint
   std::string agent = "rlm";  // rlm | tools
   bool no_remember = false;   // --no-remember: this run's task and answer are not remembered
+  std::string save_script;    // --save-script NAME: a run that finishes is kept as script NAME
+  // `ouro replay`: the script's steps answer the loop instead of a model.
+  std::shared_ptr<scripts::ReplayProvider> replay;
+  double recorded_ms = 0;     // how long the replayed script's recorded run took (0: unknown)
 };
 
 Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
@@ -625,8 +632,14 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   llm::SettingsFlags sf = rf.settings;
   // Keys `ouro auth set` kept in the file when there was no keyring.
   sf.secrets_path = (!flags.base_data_dir.empty() ? flags.base_data_dir : flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/secrets.json";
-  auto settings = TRY(llm::resolve_settings(sf));
-  auto provider = TRY(llm::make_provider(settings.spec));
+  // A replay needs no model: its provider is the script.
+  llm::Settings settings;
+  std::unique_ptr<llm::Provider> model;
+  if (!rf.replay) {
+    settings = TRY(llm::resolve_settings(sf));
+    model = TRY(llm::make_provider(settings.spec));
+  }
+  llm::Provider* provider = rf.replay ? static_cast<llm::Provider*>(rf.replay.get()) : model.get();
   std::unique_ptr<std::ofstream> trace;
   if (!rf.trace.empty()) {
     trace = std::make_unique<std::ofstream>(rf.trace, std::ios::trunc);
@@ -700,6 +713,7 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
     if (!context.empty()) options["context"] = context;
     if (!flags.urls.empty()) options["urls"] = flags.urls;  // for a resume: the sites the run was given
     if (rf.no_remember) options["remember"] = false;  // kept for its follow-ups and a resume
+    if (rf.replay) options["script"] = {{"name", rf.replay->script().name}, {"version", rf.replay->script().version}};
     row.options = dump_json(options);
     row.created_at = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
@@ -742,13 +756,18 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   };
   if (prior) keep("user-message", {{"text", rf.task}, {"turn", prior->turns.size() + 1}}, row.created_at);
   agent::Run run(*s, *provider, ro, [&](const agent::Event& e) {
+    if (rf.replay) rf.replay->observe(e.type, e.data);
     view.on_event(e);
     std::lock_guard lock(trace_mutex);
     keep(e.type, e.data, e.ts);
     if (trace) *trace << redact(dump_json(e.to_json())) << "\n" << std::flush;
   });
-  std::cerr << fmt::format("ouro run · {} · model {} · sub-model {} · up to {} iterations\n", settings.provider, settings.model,
-                           settings.sub_model, rf.max_iterations);
+  if (rf.replay)
+    std::cerr << fmt::format("ouro replay · script {} v{} · {} steps · no model\n", rf.replay->script().name, rf.replay->script().version,
+                             rf.replay->script().steps.size());
+  else
+    std::cerr << fmt::format("ouro run · {} · model {} · sub-model {} · up to {} iterations\n", settings.provider, settings.model,
+                             settings.sub_model, rf.max_iterations);
   InterruptWatcher watcher([&] {
     std::cerr << "\n(cancelling…)\n";
     cancelled = true;
@@ -772,10 +791,49 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   bool opted_out = rf.no_remember || (kept_options.is_object() && kept_options.contains("remember") && kept_options["remember"] == false);
   if (row.state == "done" && !opted_out) (void)server::remember_run(db, row.id, task, r.final);
   std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);
+  if (rf.replay) {
+    double ms = row.updated_at - row.created_at;
+    std::cerr << fmt::format("replayed in {:.1f} s{}\n", ms / 1000,
+                             rf.recorded_ms > 0 ? fmt::format(" (the recorded run took {:.1f} s)", rf.recorded_ms / 1000) : "");
+  }
+  // --save-script NAME: a run that delivered its final is kept as a script (its proposed parameters).
+  if (!rf.save_script.empty()) {
+    auto script = row.state == "done" ? scripts::from_run(db, row.id, rf.save_script)
+                                      : Result<scripts::Script>(make_error(Code::FailedPrecondition, "the run did not finish with its final"));
+    auto saved = script ? scripts::save(db, std::move(*script)) : Result<scripts::Script>(tl::make_unexpected(script.error()));
+    if (saved) std::cerr << fmt::format("saved as script {} v{} ({} steps); replay: ouro replay {}\n", saved->name, saved->version, saved->steps.size(), saved->name);
+    else std::cerr << "not saved as a script: " << saved.error().message << "\n";
+  }
   if (rf.as_json) std::cout << dump_json(r.to_json()) << "\n";
   else print_value(r.final, false);
   if (r.cancelled) return 130;
   return r.partial ? 1 : 0;
+}
+
+// ouro mcp: the MCP server over stdio, its session gated as `ouro exec`'s is (--allow-domain or
+// --mode), and browser_task when a model resolves (no model: the other tools only).
+Result<int> cmd_mcp_flags(const CommonFlags& flags, llm::SettingsFlags sf, int max_iterations) {
+  bool gated = !flags.allow_domains.empty() || !flags.mode.empty();
+  McpSetup setup;
+  CommonFlags with_config = flags;
+  if (sf.config_path) with_config.config_path = *sf.config_path;
+  setup.session = TRY(session_options(with_config, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }, gated));
+  setup.urls = flags.urls;
+  sf.secrets_path = (!flags.base_data_dir.empty() ? flags.base_data_dir : flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/secrets.json";
+  if (auto settings = llm::resolve_settings(sf); settings) {
+    mcp::TaskSupport task;
+    task.settings = std::move(*settings);
+    task.max_iterations = max_iterations;
+    task.session_options = [with_config](const std::string& text, const std::vector<std::string>& urls) {
+      CommonFlags f = with_config;
+      f.urls.insert(f.urls.end(), urls.begin(), urls.end());
+      return session_options(f, {}, true, text);
+    };
+    setup.task = std::move(task);
+  } else {
+    std::cerr << "mcp: no model configured, so no browser_task tool (" << settings.error().message << ")\n";
+  }
+  return cmd_mcp(std::move(setup));
 }
 
 Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_timeout_s = 60) {
@@ -923,6 +981,7 @@ Result<int> run(int argc, char** argv) {
                    "rlm: the model writes JavaScript in the REPL (default); tools: it calls tools (observe, read, click, type, select, "
                    "press, scroll, navigate, extract, act, ask_user, finish) through native function calling, or a JSON answer")
       ->check(CLI::IsMember({"rlm", "tools"}));
+  runc->add_option("--save-script", rf.save_script, "Keep the run, when it delivers its final, as script NAME (ouro replay NAME)");
   runc->add_flag("--no-remember", rf.no_remember,
                  "Do not remember this run's task and answer for later runs (memory across tasks; see ouro memory list)");
   runc->add_option("--confirm-timeout", rf.confirm_timeout_s, "Seconds to wait for your answer about a sensitive action before denying it (default 60)")
@@ -939,6 +998,19 @@ Result<int> run(int argc, char** argv) {
   int serve_confirm_timeout = 60;
   serve->add_option("--confirm-timeout", serve_confirm_timeout, "Seconds a sensitive-action question waits for an answer before it counts as deny (default 60)")
       ->check(CLI::Range(1, 3600));
+
+  CommonFlags mcp_flags;
+  llm::SettingsFlags mcp_settings;
+  int mcp_max_iterations = 25;
+  auto* mcpc = app.add_subcommand("mcp", "An MCP server on stdin/stdout for Claude, Cursor, VS Code and other agents: browser_exec, snapshot, act, tabs, screenshot, task");
+  add_common(mcpc, mcp_flags);
+  mcpc->add_option("--provider", mcp_settings.provider, "The model of browser_task (default: as `ouro run` resolves it; none: no browser_task)");
+  mcpc->add_option("--model", mcp_settings.model, "browser_task's primary model");
+  mcpc->add_option("--sub-model", mcp_settings.sub_model, "browser_task's model for llm_query/llm_batch sub-calls");
+  mcpc->add_option("--base-url", mcp_settings.base_url, "Override the provider's API base URL");
+  mcpc->add_option("--api-key", mcp_settings.api_key, "API key (prefer the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY or OURO_API_KEY)");
+  mcpc->add_option("--config", mcp_settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
+  mcpc->add_option("--max-iterations", mcp_max_iterations, "Iterations of one browser_task (default 25)")->check(CLI::Range(1, 200));
 
   auto* doctor = app.add_subcommand("doctor", "Check Chromium, the display, the data directory, the profile lock and the model, and say how to fix what fails");
   std::string doctor_dir;
@@ -979,6 +1051,32 @@ Result<int> run(int argc, char** argv) {
   }
   mem->require_subcommand(1);
 
+  CommonFlags replay_flags;
+  RunFlags replay_rf;
+  std::string replay_name;
+  int replay_version = 0;
+  std::vector<std::string> replay_vars;
+  auto* replayc = app.add_subcommand("replay", "Run a saved script without a model: its steps in order, an ordinary run (events, gate, confirmations)");
+  add_common(replayc, replay_flags);
+  replayc->add_option("name", replay_name, "The script (ouro script list)")->required();
+  replayc->add_option("--var", replay_vars, "name=value: a parameter's value for this replay (repeatable; the others keep their defaults)")
+      ->allow_extra_args(false);
+  replayc->add_option("--version", replay_version, "Which version of the script (default: the latest)")->check(CLI::Range(1, 1000000));
+  replayc->add_flag("--json", replay_rf.as_json, "Print {final, iterations, partial, usage, cost} as JSON");
+  replayc->add_option("--trace", replay_rf.trace, "Write every event as a JSON line to this file");
+  replayc->add_option("--config", replay_rf.settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
+  replayc->add_option("--context", replay_rf.context, "mine or clean, as for ouro run")->check(CLI::IsMember({"mine", "clean"}));
+  replayc->add_option("--confirm-timeout", replay_rf.confirm_timeout_s, "Seconds to wait for your answer about a sensitive action before denying it (default 60)")
+      ->check(CLI::Range(1, 3600));
+  replayc->footer("Example: ouro replay signup --var name=Grace --url http://127.0.0.1:8000/form\n"
+                  "Exit status: 0 with the final on stdout, 1 when a step failed (the error names the step) or the run stopped short.");
+
+  ScriptFlags script_flags;
+  std::string script_workspace;
+  auto* scriptc = add_script_command(app, script_flags);
+  for (auto* sub : scriptc->get_subcommands({}))
+    sub->add_option("--workspace", script_workspace, "The workspace whose scripts these are (default: $OURO_WORKSPACE, else none)");
+
   ScheduleFlags sched_flags;
   auto* sched = add_schedule_command(app, sched_flags);
   for (auto* sub : sched->get_subcommands({}))
@@ -998,7 +1096,7 @@ Result<int> run(int argc, char** argv) {
   }
 
   // --workspace / $OURO_WORKSPACE: the subcommand's data directory becomes the workspace's.
-  for (auto [sub, f] : {std::pair{exec, &exec_flags}, {doc, &do_flags}, {repl, &repl_flags}, {runc, &run_flags}, {serve, &serve_flags}})
+  for (auto [sub, f] : {std::pair{exec, &exec_flags}, {doc, &do_flags}, {repl, &repl_flags}, {runc, &run_flags}, {serve, &serve_flags}, {mcpc, &mcp_flags}, {replayc, &replay_flags}})
     if (*sub) TRY(enter_workspace(*f));
   if (*mem) mf.data_dir = TRY(workspace_data_dir(mf.data_dir, mem_workspace));
   if (*sched) sched_flags.data_dir = TRY(workspace_data_dir(sched_flags.data_dir, sched_workspace));
@@ -1006,6 +1104,20 @@ Result<int> run(int argc, char** argv) {
   if (*doc) return cmd_do(do_flags, do_commands, do_json, do_dry);
   if (*repl) return cmd_repl(repl_flags);
   if (*runc) return cmd_run(run_flags, rf);
+  if (*replayc) {
+    auto loaded = TRY(load_replay(replay_flags.data_dir, replay_name, replay_version, replay_vars));
+    replay_rf.replay = loaded.provider;
+    replay_rf.recorded_ms = loaded.recorded_ms;
+    replay_rf.task = loaded.provider->task();
+    replay_rf.max_iterations = std::min(500, loaded.provider->max_iterations());
+    if (replay_flags.urls.empty()) replay_flags.urls = loaded.provider->script().urls;
+    return cmd_run(replay_flags, replay_rf);
+  }
+  if (*scriptc) {
+    script_flags.data_dir = TRY(workspace_data_dir(script_flags.data_dir, script_workspace));
+    return cmd_script(*scriptc, script_flags);
+  }
+  if (*mcpc) return cmd_mcp_flags(mcp_flags, mcp_settings, mcp_max_iterations);
   if (*doctor) return cmd_doctor(doctor_dir, doctor_settings);
   if (*auth) return cmd_auth(*auth_set ? "set" : *auth_rm ? "rm" : "status", auth_provider, auth_dir);
   (void)auth_status;

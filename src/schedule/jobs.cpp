@@ -26,13 +26,7 @@ constexpr const char* kColumns =
     "id, name, task, urls, options, timing, missed, enabled, created_at, last_fire, next_fire, last_run_id, runs, last_skip, "
     "last_skip_at, run_requested";
 
-Result<void> ensure_schema(sqlite3* db) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, kSchema, nullptr, nullptr, &err) == SQLITE_OK) return {};
-  std::string why = err ? err : sqlite3_errmsg(db);
-  sqlite3_free(err);
-  return errorf(Code::Internal, "cannot create the schedules table: {}", why);
-}
+Result<void> ensure_schema(sqlite3* db) { return store::exec(db, kSchema, "create the schedules table"); }
 
 std::string shown(std::string_view s) { return clip_text(s, 80); }
 

@@ -6,6 +6,7 @@
 #include "server/memories.h"
 #include "server/runs.h"
 #include "server/scheduler.h"
+#include "server/scripts.h"
 #include "session/session.h"
 
 #include <atomic>
@@ -268,6 +269,20 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       auto after = after_param(r.query);
       if (!after) return error_response(after.error());
       return from(runs->events(parts[2], *after));
+    } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "script" && m == "POST") {
+      bool dry_run = body.is_object() && body.contains("dry_run") && body["dry_run"] == true;
+      return from(save_script_from_run(*runtime->db, parts[2], body), dry_run ? 200 : 201);
+    } else if (parts.size() == 2 && parts[1] == "scripts" && m == "GET") {
+      return from(list_scripts(*runtime->db));
+    } else if (parts.size() == 3 && parts[1] == "scripts" && m == "GET") {
+      return from(show_script(*runtime->db, parts[2], query_param(r.query, "version")));
+    } else if (parts.size() == 3 && parts[1] == "scripts" && m == "DELETE") {
+      return from(delete_script(*runtime->db, parts[2]));
+    } else if (parts.size() == 4 && parts[1] == "scripts" && parts[3] == "run" && m == "POST") {
+      // An ordinary run with the replay provider: its events, the gate and confirmations hold.
+      auto replay = replay_run_body(*runtime->db, parts[2], body);
+      if (!replay) return error_response(replay.error());
+      return from(runs->create(*replay), 201);
     } else if (parts.size() == 2 && parts[1] == "memory" && m == "GET") {
       return from(memory_get(*runtime->db, r.query));
     } else if (parts.size() == 3 && parts[1] == "memory" && m == "DELETE") {

@@ -7,6 +7,8 @@
 #include "server/memories.h"
 #include "server/resume.h"
 #include "schedule/jobs.h"
+#include "scripts/replay.h"
+#include "scripts/store.h"
 #include "server/sites.h"
 
 #include "actions/registry.h"
@@ -126,6 +128,14 @@ Result<void> check_options(const json& options) {
       // Internal: the schedule that started the run (server/scheduler.h), for previousFinal().
       if (!v.is_string() || v.get<std::string>().empty() || v.get<std::string>().size() > 64)
         return errorf(Code::InvalidArgument, "options.schedule must be a schedule's id, got {}", describe(v));
+    } else if (k == "script") {
+      // Internal: the script a replay runs (POST /api/scripts/{name}/run), with no model.
+      if (!v.is_object() || !v.contains("name") || !v["name"].is_string() || (v.contains("version") && !v["version"].is_number_integer()) ||
+          (v.contains("vars") && !v["vars"].is_object()))
+        return errorf(Code::InvalidArgument, "options.script must be {{name, version?, vars?}}, got {}", describe(v));
+      const json vars = v.contains("vars") ? v["vars"] : json::object();
+      for (const auto& [name, value] : vars.items())
+        if (!value.is_string()) return errorf(Code::InvalidArgument, "options.script.vars.{} must be a string, got {}", short_name(name), describe(value));
     } else if (k == "agent") {
       if (!v.is_string() || (v != "rlm" && v != "tools"))
         return errorf(Code::InvalidArgument, "options.agent must be 'rlm' (the model writes code) or 'tools' (function calling), got {}", describe(v));
@@ -502,7 +512,7 @@ Result<json> RunManager::create(const json& body) {
   // `$ …` is the command language, run without a model (issue 17).
   if (size_t at = task.find_first_not_of(" \t\r\n"); at != std::string::npos && task[at] == '$') task = task.substr(at);
   // Settings problems (no key) are reported now, not as a failed run later.
-  if (task[0] != '$') TRY(resolve(options));
+  if (task[0] != '$' && !options.contains("script")) TRY(resolve(options));
   auto run = std::make_shared<Active>();
   run->id = new_run_id();
   run->task = task;
@@ -631,8 +641,25 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   // `$ commands` need no model: without one, the run goes on, and a later plain-words message
   // fails with what is missing.
   const bool commands = !run->task.empty() && run->task[0] == '$';
-  if (!settings && !commands) return fail(settings.error().message);
-  auto provider = settings ? llm::make_provider(settings->spec) : Result<std::unique_ptr<llm::Provider>>(std::make_unique<NoModel>(settings.error().message));
+  // A replay (options.script) answers the loop with a saved script's steps: no model either.
+  scripts::ReplayProvider* replay = nullptr;
+  Result<std::unique_ptr<llm::Provider>> provider = make_error(Code::Internal, "no provider");
+  if (auto sc = options.find("script"); sc != options.end()) {
+    std::optional<int> version;
+    if (sc->contains("version")) version = (*sc)["version"].get<int>();
+    auto script = scripts::get(m_db, get_str(*sc, "name"), version);
+    if (!script) return fail(script.error().message);
+    std::map<std::string, std::string> vars;
+    const json given = sc->contains("vars") ? (*sc)["vars"] : json::object();
+    for (const auto& [k, v] : given.items()) vars[k] = v.get<std::string>();
+    auto made = scripts::ReplayProvider::create(std::move(*script), vars);
+    if (!made) return fail(made.error().message);
+    replay = made->get();
+    provider = std::unique_ptr<llm::Provider>(std::move(*made));
+  } else {
+    if (!settings && !commands) return fail(settings.error().message);
+    provider = settings ? llm::make_provider(settings->spec) : Result<std::unique_ptr<llm::Provider>>(std::make_unique<NoModel>(settings.error().message));
+  }
   if (!provider) return fail(provider.error().message);
   if (!settings) settings = llm::Settings{};
   session::SessionOptions so;
@@ -765,7 +792,10 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
       spdlog::warn("run {}: cannot record that it is running: {}", run->id, redact(updated.error().message));
     agent::RunResult r;
     {
-      agent::Run agent_run(**session, **provider, ro, [this, run](const agent::Event& e) { publish(*run, e.type, e.data, e.ts); });
+      agent::Run agent_run(**session, **provider, ro, [this, run, replay](const agent::Event& e) {
+        if (replay) replay->observe(e.type, e.data);
+        publish(*run, e.type, e.data, e.ts);
+      });
       {
         std::lock_guard lock(run->mutex);
         run->run = &agent_run;

@@ -9,20 +9,14 @@ namespace ouro::store {
 namespace {
 
 Result<void> ensure_schema(sqlite3* db) {
-  char* err = nullptr;
-  int rc = sqlite3_exec(db,
-                        "CREATE TABLE IF NOT EXISTS run_checkpoints (run_id TEXT PRIMARY KEY, iteration INTEGER NOT NULL, "
-                        "state TEXT NOT NULL, env TEXT NOT NULL, cookies TEXT NOT NULL, saved_at REAL NOT NULL)",
-                        nullptr, nullptr, &err);
-  if (rc == SQLITE_OK) {
-    // localStorage came later than the table: added to one made before (an error only says the
-    // column is there already).
-    (void)sqlite3_exec(db, "ALTER TABLE run_checkpoints ADD COLUMN storage TEXT NOT NULL DEFAULT '{}'", nullptr, nullptr, nullptr);
-    return {};
-  }
-  std::string why = err ? err : sqlite3_errmsg(db);
-  sqlite3_free(err);
-  return errorf(Code::Internal, "cannot create the run_checkpoints table: {}", why);
+  TRY(exec(db,
+           "CREATE TABLE IF NOT EXISTS run_checkpoints (run_id TEXT PRIMARY KEY, iteration INTEGER NOT NULL, "
+           "state TEXT NOT NULL, env TEXT NOT NULL, cookies TEXT NOT NULL, saved_at REAL NOT NULL)",
+           "create the run_checkpoints table"));
+  // localStorage came later than the table: added to one made before (an error only says the
+  // column is there already).
+  (void)sqlite3_exec(db, "ALTER TABLE run_checkpoints ADD COLUMN storage TEXT NOT NULL DEFAULT '{}'", nullptr, nullptr, nullptr);
+  return {};
 }
 
 }  // namespace

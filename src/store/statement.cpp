@@ -24,6 +24,14 @@ std::string text(sqlite3_stmt* s, int i) {
   return t ? std::string(t, static_cast<size_t>(sqlite3_column_bytes(s, i))) : std::string();
 }
 
+Result<void> exec(sqlite3* db, const char* sql, std::string_view what) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) == SQLITE_OK) return {};
+  std::string why = err ? err : sqlite3_errmsg(db);
+  sqlite3_free(err);
+  return errorf(Code::Internal, "cannot {}: {}", what, why);
+}
+
 Result<void> finished_reading(sqlite3* db, int rc, std::string_view what) {
   if (rc == SQLITE_DONE) return {};
   return errorf(Code::Internal, "cannot read {}: {}", what, sqlite3_errmsg(db));

@@ -37,6 +37,9 @@ inline void bind(sqlite3_stmt* s, int i, const std::string& v) { bind(s, i, std:
 // Column i as text, "" for NULL. NUL bytes inside the value are kept.
 std::string text(sqlite3_stmt* s, int i);
 
+// Runs SQL that returns no rows (a schema), or an error with SQLite's reason: "cannot WHAT: …".
+Result<void> exec(sqlite3* db, const char* sql, std::string_view what);
+
 // After stepping through rows: SQLITE_DONE, or an error saying what was being read.
 Result<void> finished_reading(sqlite3* db, int rc, std::string_view what);
 

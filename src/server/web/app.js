@@ -451,6 +451,63 @@
           };
           li.append(resume);
         }
+        if (r.state === 'done') {
+          // Kept as a script: the proposed parameters shown one by one to rename or drop first.
+          const save = el('button', 'resume', 'Save as script');
+          save.type = 'button';
+          save.title = 'Keep this run to replay it without a model, its values as parameters';
+          save.onclick = async () => {
+            const name = prompt('Script name (letters, digits, _ - .)', r.task.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'script');
+            if (!name) return;
+            try {
+              const proposal = await api('POST', `/api/runs/${r.id}/script`, {name, dry_run: true});
+              const params = [];
+              for (const p of proposal.params) {
+                const kept = prompt(`Parameter for the value "${p.value}" (empty: keep the value fixed)`, p.name);
+                if (kept) params.push({name: kept, value: p.value});
+              }
+              const saved = await api('POST', `/api/runs/${r.id}/script`, {name, params});
+              addMessage('guidance', `Saved as script ${saved.name} v${saved.version} (${saved.steps.length} steps; parameters: ${saved.params.map(p => p.name).join(', ') || 'none'}).`);
+              refreshScripts();
+            } catch (err) { addMessage('partial', err.message); }
+          };
+          li.append(save);
+        }
+        ul.append(li);
+      }
+    } catch (err) { /* the list shows what it can */ }
+    refreshScripts();
+  }
+
+  // Scripts: each one's latest version, and Run — a replay with no model, its values asked for.
+  async function refreshScripts() {
+    try {
+      const {scripts} = await api('GET', '/api/scripts');
+      const ul = $('scripts-list');
+      ul.textContent = '';
+      for (const sc of scripts) {
+        const li = el('li');
+        const run = el('button', null, `${sc.name} v${sc.version}`);
+        run.type = 'button';
+        run.title = `Run without a model: ${sc.task}`;
+        run.append(el('span', 'state', `${sc.steps.length} steps · ${sc.params.map(p => p.name).join(', ') || 'no parameters'}`));
+        run.onclick = async () => {
+          const vars = {};
+          for (const p of sc.params) {
+            const v = prompt(`${p.name}`, p.value);
+            if (v === null) return;
+            vars[p.name] = v;
+          }
+          try {
+            const created = await api('POST', `/api/scripts/${encodeURIComponent(sc.name)}/run`, {vars});
+            $('messages').textContent = '';
+            $('iterations').textContent = '';
+            addMessage('user', created.task);
+            setRunning(true);
+            open(created.id, true);
+          } catch (err) { addMessage('partial', err.message); }
+        };
+        li.append(run);
         ul.append(li);
       }
     } catch (err) { /* the list shows what it can */ }

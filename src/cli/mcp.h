@@ -1,0 +1,24 @@
+// `ouro mcp`: the MCP server over stdio (src/mcp/). stdout carries the protocol and nothing else:
+// everything else the process or its children would print there goes to stderr.
+#pragma once
+
+#include "base/error.h"
+#include "mcp/server.h"
+#include "session/session.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ouro::cli {
+
+struct McpSetup {
+  session::SessionOptions session;  // the connection's session (browser_exec, snapshot, act, …)
+  std::vector<std::string> urls;    // opened before the first message is read
+  std::optional<mcp::TaskSupport> task;  // browser_task, when a model is configured
+};
+
+// Serves until the client closes standard input. Fails when the browser cannot start.
+Result<int> cmd_mcp(McpSetup setup);
+
+}  // namespace ouro::cli

@@ -1,0 +1,361 @@
+#include "mcp/server.h"
+
+#include "actions/host.h"
+#include "actions/registry.h"
+#include "agent/run.h"
+#include "base/text.h"
+#include "jsrt/summary.h"
+#include "llm/provider.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <thread>
+#include <mutex>
+#include <unistd.h>
+
+namespace ouro::mcp {
+
+namespace {
+
+// What leaves the REPL for the client's model is bounded whatever the value's size (principle 2).
+constexpr size_t kPreviewChars = 4000;
+constexpr size_t kMaxLogLines = 20;
+constexpr size_t kMaxResultChars = 40000;  // a snapshot is ~4,000 tokens by design; this is a backstop
+
+// The tools that are registry capabilities: their descriptions and parameter schemas come from
+// the registry's declaration (actions/registry.cpp), never from a second list.
+struct RegistryTool {
+  const char* tool;
+  const char* capability;
+};
+constexpr RegistryTool kRegistryTools[] = {
+    {"browser_snapshot", "snapshot"},
+    {"browser_act", "act"},
+    {"browser_tabs", "tabs"},
+    {"browser_screenshot", "screenshot"},
+};
+
+const char* kExecDescription =
+    "Runs JavaScript in ouro's browser REPL (top-level await; the last expression is the value) and returns the value's metadata "
+    "summary — type, size, schema, first items — and a preview of at most 4,000 characters, never the whole value. State persists "
+    "between calls: keep data in variables or env (env.rows = await extract(activeTab)) and look at it piece by piece. The browser API "
+    "(openTab, navigate, click, type, snapshot, find, extract, read, getText, execInTab, …) takes a tab id first; `activeTab` and "
+    "`tabs` are predeclared.";
+
+const char* kTaskDescription =
+    "Runs a whole browser task with ouro's own agent (a model writing REPL code, several iterations) in a browser context of its own, "
+    "and returns its final answer. Progress is reported per iteration. Give the start URLs when the task needs particular sites.";
+
+// browser_exec's description: the text above and the REPL's functions as the registry declares
+// them (names and parameters; the full reference is `ouro help api`).
+std::string exec_description() {
+  std::string text = std::string(kExecDescription) + "\n\nFunctions:";
+  std::string group;
+  for (const auto& c : actions::registry()) {
+    if (c.internal || c.property) continue;
+    if (c.group != group) {
+      group = c.group;
+      text += "\n" + group + ": ";
+    } else {
+      text += ", ";
+    }
+    std::string params;
+    for (const auto& p : c.params) params += (params.empty() ? "" : ", ") + p.name + (p.optional ? "?" : "");
+    text += c.name + "(" + params + ")";
+  }
+  return text;
+}
+
+json tool_entry(const std::string& name, const std::string& description, json schema) {
+  return {{"name", name}, {"description", description}, {"inputSchema", std::move(schema)}};
+}
+
+// The capability's parameters as a tool's input schema, its tab made optional (the active tab).
+json registry_input_schema(const actions::Capability& cap) {
+  json schema = actions::params_json_schema(cap);
+  if (schema.contains("properties") && schema["properties"].contains("tabId")) {
+    schema["properties"]["tabId"]["description"] = "The tab (t1, t2, … as browser_tabs lists them); default: the active tab";
+    json required = json::array();
+    for (const auto& r : get_array(schema, "required"))
+      if (r != "tabId") required.push_back(r);
+    if (required.empty()) schema.erase("required");
+    else schema["required"] = required;
+  }
+  return schema;
+}
+
+std::string plural(size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
+std::string eval_error_text(const jsrt::EvalResult& r) {
+  std::string s = r.error_name.empty() || r.error_message.rfind(r.error_name, 0) == 0 ? r.error_message : r.error_name + ": " + r.error_message;
+  if (r.error_line > 0 && r.kind.empty()) s += " (line " + std::to_string(r.error_line) + ")";
+  if (!r.kind.empty() && r.kind != "interrupted") s += " [" + r.kind + "; the REPL's state is kept]";
+  return s;
+}
+
+// Progress for a call that takes a while (an evaluation, a long act): every 2 s the seconds so
+// far, so a client that asked for progress sees it is alive (and may reset its timeout on it).
+class Heartbeat {
+ public:
+  Heartbeat(CallContext& ctx, std::string what) : m_thread([this, &ctx, what = std::move(what)] {
+    auto start = std::chrono::steady_clock::now();
+    std::unique_lock lock(m_mutex);
+    while (!m_cv.wait_for(lock, std::chrono::seconds(2), [this] { return m_done; })) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ctx.progress(s, std::nullopt, fmt::format("{} running for {:.0f} s", what, s));
+    }
+  }) {}
+  ~Heartbeat() {
+    {
+      std::lock_guard lock(m_mutex);
+      m_done = true;
+    }
+    m_cv.notify_all();
+    m_thread.join();
+  }
+
+ private:
+  std::mutex m_mutex;
+  std::condition_variable m_cv;
+  bool m_done = false;
+  std::thread m_thread;  // last: started once the members it uses exist
+};
+
+}  // namespace
+
+struct BrowserTools::Parts {
+  std::unique_ptr<session::Session> session;
+  std::optional<TaskSupport> task;
+  std::mutex exec_mutex;  // the REPL runs one evaluation at a time
+  json tools = json::array();
+  std::map<std::string, const actions::Capability*> by_tool;
+
+  json exec(const json& args, CallContext& ctx);
+  json registry_call(const std::string& tool, const actions::Capability& cap, json args, CallContext& ctx);
+  json run_task(const json& args, CallContext& ctx);
+};
+
+Result<std::unique_ptr<BrowserTools>> BrowserTools::create(std::unique_ptr<session::Session> session, std::optional<TaskSupport> task) {
+  std::unique_ptr<BrowserTools> t(new BrowserTools());
+  t->m = std::make_unique<Parts>();
+  t->m->session = std::move(session);
+  t->m->task = std::move(task);
+  json& tools = t->m->tools;
+  tools.push_back(tool_entry("browser_exec", exec_description(),
+                             {{"type", "object"},
+                              {"properties", {{"code", {{"type", "string"}, {"description", "JavaScript for the REPL"}}}}},
+                              {"required", {"code"}}}));
+  for (const auto& rt : kRegistryTools) {
+    const actions::Capability* cap = actions::find(rt.capability);
+    if (!cap) return errorf(Code::Internal, "the registry has no capability '{}' for the MCP tool {}", rt.capability, rt.tool);
+    t->m->by_tool[rt.tool] = cap;
+    tools.push_back(tool_entry(rt.tool, cap->doc, registry_input_schema(*cap)));
+  }
+  if (t->m->task)
+    tools.push_back(tool_entry("browser_task", kTaskDescription,
+                               {{"type", "object"},
+                                {"properties",
+                                 {{"task", {{"type", "string"}, {"description", "What to do, in plain words"}}},
+                                  {"urls", {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Pages to start on"}}}}},
+                                {"required", {"task"}}}));
+  return t;
+}
+
+BrowserTools::~BrowserTools() = default;
+
+json BrowserTools::list() { return m->tools; }
+
+json BrowserTools::call(const std::string& name, const json& arguments, CallContext& ctx) {
+  if (name == "browser_exec") return m->exec(arguments, ctx);
+  if (name == "browser_task" && m->task) return m->run_task(arguments, ctx);
+  if (auto it = m->by_tool.find(name); it != m->by_tool.end()) return m->registry_call(name, *it->second, arguments, ctx);
+  std::string names;
+  for (const auto& t : m->tools) names += (names.empty() ? "" : ", ") + get_str(t, "name");
+  return error_result(fmt::format("unknown tool '{}' (the tools: {})", clip_text(name, 100), names));
+}
+
+json BrowserTools::Parts::exec(const json& args, CallContext& ctx) {
+  for (auto it = args.begin(); it != args.end(); ++it)
+    if (it.key() != "code") return error_result(fmt::format("browser_exec: unknown argument '{}' (its arguments: code)", clip_text(it.key(), 100)));
+  const json& code = get_field(args, "code");
+  if (!code.is_string()) return error_result(fmt::format("browser_exec: the argument 'code' must be a string, got {}", code.is_null() ? "nothing" : code.type_name()));
+  std::lock_guard lock(exec_mutex);
+  if (ctx.cancelled()) return error_result("cancelled");
+  jsrt::Repl* repl = &session->repl();
+  ctx.on_cancel([repl] { repl->interrupt(); });
+  Result<jsrt::EvalResult> r = make_error(Code::Internal, "");
+  {
+    Heartbeat beat(ctx, "browser_exec");
+    r = repl->eval(code.get<std::string>());
+  }
+  ctx.on_cancel({});
+  if (!r) return error_result("browser_exec: the REPL failed: " + r.error().message);
+  std::string text;
+  for (size_t i = 0; i < r->logs.size() && i < kMaxLogLines; ++i) text += "log: " + clip_text(r->logs[i], 500) + "\n";
+  if (r->logs.size() > kMaxLogLines) text += fmt::format("log: … {} more lines\n", r->logs.size() - kMaxLogLines);
+  if (!r->ok) return error_result(text + "Error: " + eval_error_text(*r));
+  const json& shown = r->final ? *r->final : r->value;
+  const std::string summary = jsrt::summarize_value(shown);
+  text += (r->final ? "setFinal " : "") + summary;
+  // The value itself when it is small and the summary did not already show it whole.
+  if (!shown.is_discarded() && summary.find(dump_json(shown)) == std::string::npos) {
+    std::string dumped = shown.is_string() ? shown.get<std::string>() : dump_json(shown);
+    if (dumped.size() <= kPreviewChars) text += "\n\nValue: " + dumped;
+    else text += fmt::format("\n\nPreview (first and last characters of {}; keep the value in a variable and read parts of it):\n{}",
+                             jsrt::with_commas(dumped.size()), clip_text(dumped, kPreviewChars));
+  }
+  for (const auto& n : session->host().take_notes()) text += "\nnote: " + n;
+  text += fmt::format("\n({:.1f} ms)", r->ms);
+  return text_result(text);
+}
+
+json BrowserTools::Parts::registry_call(const std::string& tool, const actions::Capability& cap, json args, CallContext& ctx) {
+  // Host calls are not interrupted by a cancellation: they end at their own deadlines.
+  std::string tab;
+  if (args.contains("tabId")) {
+    if (!args["tabId"].is_string()) return error_result(fmt::format("{}: tabId must be a string such as \"t1\", got {}", tool, args["tabId"].type_name()));
+    tab = args["tabId"].get<std::string>();
+    args.erase("tabId");
+  }
+  if (cap.name == "tabs") {
+    if (!args.empty()) return error_result(tool + ": takes no arguments");
+    std::string active = session->active_tab();
+    json list = json::array();
+    for (const auto& t : session->tabs()) {
+      json j = t.to_json();
+      j["active"] = t.id == active;
+      list.push_back(j);
+    }
+    return text_result(dump_json(list));
+  }
+  if (tab.empty()) tab = session->active_tab();
+  if (tab.empty()) return error_result(tool + ": no tab is open; open one with browser_exec: await openTab(\"https://…\")");
+  actions::Capability named = cap;
+  named.tool = tool;  // messages name the MCP tool
+  auto call_args = actions::tool_args(named, args, tab);
+  if (!call_args) return error_result(call_args.error().message);
+  Result<json> r = make_error(Code::Internal, "");
+  {
+    Heartbeat beat(ctx, tool);
+    r = session->host().call_sync(cap.name, std::move(*call_args));
+  }
+  if (!r) return error_result(tool + ": " + r.error().message);
+  if (cap.name == "screenshot") {
+    // A data URL from the capability: data:image/png;base64,…
+    std::string url = r->is_string() ? r->get<std::string>() : "";
+    size_t comma = url.find(',');
+    if (url.rfind("data:", 0) != 0 || comma == std::string::npos || url.find(";base64") > comma)
+      return error_result(tool + ": the screenshot came back in an unexpected form");
+    std::string mime = url.substr(5, url.find(';') - 5);
+    json content = json::array({{{"type", "image"}, {"data", url.substr(comma + 1)}, {"mimeType", mime}}});
+    return {{"content", content}};
+  }
+  std::string text = r->is_string() ? r->get<std::string>() : dump_json(*r);
+  json out = text_result(clip_text(text, kMaxResultChars));
+  if (cap.name == "act" && r->is_object() && r->contains("ok") && !get_bool(*r, "ok")) out["isError"] = true;
+  return out;
+}
+
+json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
+  for (auto it = args.begin(); it != args.end(); ++it)
+    if (it.key() != "task" && it.key() != "urls")
+      return error_result(fmt::format("browser_task: unknown argument '{}' (its arguments: task, urls?)", clip_text(it.key(), 100)));
+  const json& task = get_field(args, "task");
+  if (!task.is_string() || task.get<std::string>().find_first_not_of(" \t\r\n") == std::string::npos)
+    return error_result("browser_task: the argument 'task' must be a non-empty string");
+  std::vector<std::string> urls;
+  if (args.contains("urls")) {
+    if (!args["urls"].is_array()) return error_result("browser_task: 'urls' must be an array of strings");
+    for (const auto& u : args["urls"]) {
+      if (!u.is_string()) return error_result("browser_task: 'urls' must be an array of strings");
+      urls.push_back(u.get<std::string>());
+    }
+  }
+  auto opts = this->task->session_options(task.get<std::string>(), urls);
+  if (!opts) return error_result("browser_task: " + opts.error().message);
+  opts->isolated = true;  // its own cookies and storage, apart from browser_exec's
+  opts->repl.timeout = std::chrono::seconds(180);
+  auto s = session::Session::attach(session->runtime(), std::move(*opts));
+  if (!s) return error_result("browser_task: " + s.error().message);
+  if (auto opened = (*s)->open_urls(urls); !opened) return error_result("browser_task: " + opened.error().message);
+  auto provider = llm::make_provider(this->task->settings.spec);
+  if (!provider) return error_result("browser_task: " + provider.error().message);
+  agent::RunOptions ro;
+  ro.task = task.get<std::string>();
+  ro.model = this->task->settings.model;
+  ro.sub_model = this->task->settings.sub_model;
+  ro.params = this->task->settings.params;
+  ro.max_iterations = this->task->max_iterations;
+  const double total = ro.max_iterations;
+  agent::Run run(**s, **provider, ro, [&ctx, total](const agent::Event& e) {
+    int it = static_cast<int>(get_int(e.data, "iteration"));
+    if (e.type == "iteration-start") ctx.progress(it - 0.5, total, fmt::format("iteration {} started", it));
+    else if (e.type == "iteration-end") ctx.progress(it, total, fmt::format("iteration {} done", it));
+  });
+  ctx.on_cancel([&run] { run.cancel(); });
+  agent::RunResult r = run.execute();
+  ctx.on_cancel({});
+  std::string answer = r.final.is_string() ? r.final.get<std::string>() : dump_json(r.final, 2);
+  std::string text = clip_text(answer, kMaxResultChars);
+  text += fmt::format("\n\n({}{}{})", plural(static_cast<size_t>(r.iterations), "iteration"), r.partial ? "; partial results" : "",
+                      r.error.empty() ? "" : "; " + r.error);
+  return text_result(text, r.cancelled || (!r.error.empty() && r.final.is_null()));
+}
+
+namespace {
+
+// One message per write, whole: the protocol's only writer of `fd`.
+class LineWriter {
+ public:
+  explicit LineWriter(int fd) : m_fd(fd) {}
+  void write_line(const std::string& line) {
+    std::lock_guard lock(m_mutex);
+    if (m_broken) return;
+    std::string data = line + "\n";
+    size_t done = 0;
+    while (done < data.size()) {
+      ssize_t n = ::write(m_fd, data.data() + done, data.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        spdlog::warn("mcp: the client stopped reading ({}); answers are dropped", std::strerror(errno));
+        m_broken = true;
+        return;
+      }
+      done += static_cast<size_t>(n);
+    }
+  }
+
+ private:
+  int m_fd;
+  std::mutex m_mutex;
+  bool m_broken = false;
+};
+
+}  // namespace
+
+void serve_stdio(Tools& tools, const Protocol::Info& info, int in_fd, int out_fd) {
+  LineWriter writer(out_fd);
+  Protocol protocol(tools, info, [&writer](const std::string& line) { writer.write_line(line); });
+  LineSplitter splitter;
+  std::vector<char> buf(64 * 1024);
+  while (true) {
+    ssize_t n = ::read(in_fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    splitter.feed(std::string_view(buf.data(), static_cast<size_t>(n)), [&](LineSplitter::Line line) {
+      if (line.overlong) protocol.on_overlong_line();
+      else protocol.on_line(line.text);
+    });
+  }
+  // stdio shutdown: the client closed our input. What still runs is cancelled and waited for.
+  spdlog::info("mcp: the client closed the connection");
+  protocol.cancel_all();
+  protocol.drain();
+}
+
+}  // namespace ouro::mcp

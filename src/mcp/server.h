@@ -1,0 +1,55 @@
+// `ouro mcp`: the MCP server's tools over one session (a browser context, its host and its REPL,
+// kept for the connection), and the stdio loop that carries the protocol (protocol.h).
+//
+// Tools: browser_exec (REPL code; the value's metadata summary and a bounded preview, state kept
+// between calls), and from the capability registry — their descriptions and JSON Schemas are the
+// registry's — browser_snapshot (`snapshot`), browser_act (`act`), browser_screenshot
+// (`screenshot`, as image content) and browser_tabs (`tabs`); browser_task (a whole run,
+// agent::Run, in a session of its own) only when a model is configured. Every call goes through
+// the session's host: the registry's argument checks, the permissions and, when the session has
+// one, the egress gate. Nothing here writes to stdout but the protocol.
+#pragma once
+
+#include "base/json.h"
+#include "llm/settings.h"
+#include "mcp/protocol.h"
+#include "session/session.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ouro::mcp {
+
+struct TaskSupport {
+  llm::Settings settings;  // the model (resolved: a provider and a key, or a script)
+  // Options of a task's own session (the egress gate from the task's text and URLs).
+  std::function<Result<session::SessionOptions>(const std::string& task, const std::vector<std::string>& urls)> session_options;
+  int max_iterations = 25;
+};
+
+class BrowserTools final : public Tools {
+ public:
+  // `session` is the connection's (null only in tests: then list() and argument errors alone
+  // work); `task`, when set, adds browser_task. Confirmations the gate or
+  // a sensitive action would ask for are denied (an MCP client has no channel for them here).
+  static Result<std::unique_ptr<BrowserTools>> create(std::unique_ptr<session::Session> session, std::optional<TaskSupport> task);
+  ~BrowserTools() override;
+
+  json list() override;
+  json call(const std::string& name, const json& arguments, CallContext& ctx) override;
+
+ private:
+  BrowserTools() = default;
+  struct Parts;
+  std::unique_ptr<Parts> m;
+};
+
+// Reads messages from `in_fd` until end of file and writes answers to `out_fd`, one line each
+// (one write in flight: a mutex). Returns when the input ends; calls still running are cancelled
+// and waited for.
+void serve_stdio(Tools& tools, const Protocol::Info& info, int in_fd, int out_fd);
+
+}  // namespace ouro::mcp

@@ -1,0 +1,234 @@
+// End-to-end test of `ouro mcp` with a client nobody here wrote: the official MCP TypeScript SDK
+// (@modelcontextprotocol/sdk, installed in tests/mcp/node by scripts/setup.sh). It serves a small
+// page itself, starts `ouro mcp --url <page>` over StdioClientTransport, lists the tools, calls
+// each of them and checks what comes back; then it speaks raw JSON-RPC to a second server with
+// hostile lines. Exits non-zero on any mismatch (77 when the SDK is not installed: skipped).
+//
+//   node tests/mcp/client.mjs build/release/ouro
+import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import http from 'node:http';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ouro = resolve(process.argv[2] || join(here, '../../build/release/ouro'));
+const sdkHome = join(here, 'node', 'package.json');
+let Client, StdioClientTransport;
+try {
+  const require = createRequire(sdkHome);
+  ({ Client } = require('@modelcontextprotocol/sdk/client/index.js'));
+  ({ StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js'));
+} catch (e) {
+  console.error(`skipped: the MCP SDK is not installed in ${dirname(sdkHome)} (scripts/setup.sh installs it when npm is there): ${e.message}`);
+  process.exit(77);
+}
+
+let failures = 0;
+function check(cond, what, detail) {
+  if (cond) {
+    console.error(`ok   ${what}`);
+  } else {
+    failures++;
+    console.error(`FAIL ${what}${detail === undefined ? '' : ': ' + (typeof detail === 'string' ? detail : JSON.stringify(detail)).slice(0, 2000)}`);
+  }
+}
+const textOf = (r) => (r.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+
+// The fixture page: a field, a button that greets, a list long enough to need a preview.
+const page = `<!doctype html><html><head><title>MCP fixture</title></head><body>
+<main><h1>Hello MCP</h1>
+<label for="name">Name</label> <input id="name" name="name">
+<button id="go" onclick="document.getElementById('out').textContent = 'Hi ' + document.getElementById('name').value">Greet</button>
+<p id="out"></p>
+<ul>${Array.from({ length: 300 }, (_, i) => `<li>Item ${i + 1}</li>`).join('')}</ul></main></body></html>`;
+const site = http.createServer((req, res) => {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(page);
+});
+await new Promise((ok) => site.listen(0, '127.0.0.1', ok));
+const url = `http://127.0.0.1:${site.address().port}/`;
+
+const data = mkdtempSync(join(tmpdir(), 'ouro-mcp-'));
+// browser_task's model: a scripted provider, so the test needs no key.
+const script = join(data, 'task.jsonl');
+writeFileSync(script, JSON.stringify({ text: "Reading the heading.\n```repl\nconst h = await getText(activeTab, 'h1');\nsetFinal('heading: ' + h.trim())\n```" }) + '\n');
+const env = { ...process.env, OURO_DATA_DIR: data, OURO_CONFIG: '/nonexistent' };
+for (const k of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OURO_API_KEY', 'OURO_PROVIDER']) delete env[k];
+
+const watchdog = setTimeout(() => {
+  console.error('FAIL the test took longer than 240 s');
+  process.exit(1);
+}, 240_000);
+
+async function main() {
+  const transport = new StdioClientTransport({
+    command: ouro,
+    args: ['mcp', '--url', url, '--provider', `script:${script}`, '--max-iterations', '3'],
+    env,
+    stderr: 'inherit',
+  });
+  const client = new Client({ name: 'ouro-mcp-test', version: '1.0.0' });
+  await client.connect(transport);
+  check(client.getServerVersion()?.name === 'ouro', 'initialize: serverInfo names ouro', client.getServerVersion());
+  check(!!client.getServerCapabilities()?.tools, 'initialize: the tools capability', client.getServerCapabilities());
+
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  const expected = ['browser_act', 'browser_exec', 'browser_screenshot', 'browser_snapshot', 'browser_tabs', 'browser_task'];
+  check(JSON.stringify(names) === JSON.stringify(expected), 'tools/list: the six tools', names);
+  for (const t of tools) check(t.inputSchema?.type === 'object' && typeof t.description === 'string' && t.description.length > 20, `tools/list: ${t.name} has a schema and a description`, t);
+  const act = tools.find((t) => t.name === 'browser_act');
+  check(act && act.inputSchema.required?.includes('commands') && !act.inputSchema.required?.includes('tabId'), 'browser_act: commands required, tabId optional', act?.inputSchema);
+
+  // browser_exec: state persists between calls; the value comes back as a summary and a preview.
+  let r = await client.callTool({ name: 'browser_exec', arguments: { code: 'var counter = 41; env.items = await getText(activeTab, "ul"); counter' } });
+  check(!r.isError && /41/.test(textOf(r)), 'browser_exec: a value', r);
+  r = await client.callTool({ name: 'browser_exec', arguments: { code: 'counter + 1' } });
+  check(!r.isError && /42/.test(textOf(r)), 'browser_exec: state kept between calls', r);
+  r = await client.callTool({ name: 'browser_exec', arguments: { code: 'Array.from({length: 100000}, (_, i) => ({i, text: "row " + i}))' } });
+  check(!r.isError && textOf(r).length < 8000 && /Array/.test(textOf(r)) && /100,000|100000/.test(textOf(r)), 'browser_exec: a big value is summarised, not sent', textOf(r).length);
+  r = await client.callTool({ name: 'browser_exec', arguments: { code: 'throw new TypeError("nope")' } });
+  check(r.isError === true && /TypeError: nope/.test(textOf(r)), 'browser_exec: a thrown error is isError', r);
+  r = await client.callTool({ name: 'browser_exec', arguments: { code: 5 } });
+  check(r.isError === true && /code/.test(textOf(r)), 'browser_exec: bad arguments are isError', r);
+
+  // A long evaluation reports progress when asked (every 2 s).
+  const beats = [];
+  r = await client.callTool({ name: 'browser_exec', arguments: { code: 'await sleep(4500); "slept"' } }, undefined, { onprogress: (p) => beats.push(p) });
+  check(!r.isError && /slept/.test(textOf(r)) && beats.length >= 1 && /running/.test(beats[0].message || ''), 'browser_exec: progress while it runs', beats);
+
+  // Cancellation: an endless loop is interrupted when the client aborts; the REPL goes on.
+  const abort = new AbortController();
+  const t0 = Date.now();
+  const pending = client.callTool({ name: 'browser_exec', arguments: { code: 'while (true) {}' } }, undefined, { signal: abort.signal, timeout: 60_000 });
+  setTimeout(() => abort.abort('test'), 500);
+  let aborted = false;
+  try {
+    await pending;
+  } catch {
+    aborted = true;
+  }
+  check(aborted, 'cancellation: the aborted call rejects on the client');
+  r = await client.callTool({ name: 'browser_exec', arguments: { code: 'counter' } });
+  check(!r.isError && /41/.test(textOf(r)) && Date.now() - t0 < 20_000, 'cancellation: the loop was interrupted and state is kept', { r, ms: Date.now() - t0 });
+
+  // browser_snapshot, browser_act, browser_tabs, browser_screenshot.
+  r = await client.callTool({ name: 'browser_snapshot', arguments: {} });
+  check(!r.isError && /Greet/.test(textOf(r)) && /"ref"/.test(textOf(r)), 'browser_snapshot: the page\'s actions with refs', r);
+  r = await client.callTool({ name: 'browser_act', arguments: { commands: 'type "Kathy" into the Name field\nclick the Greet button' } });
+  check(!r.isError && /"ok":\s*true/.test(textOf(r)), 'browser_act: commands run', r);
+  r = await client.callTool({ name: 'browser_exec', arguments: { code: 'await getText(activeTab, "#out")' } });
+  check(/Hi Kathy/.test(textOf(r)), 'browser_act: the page changed', r);
+  r = await client.callTool({ name: 'browser_act', arguments: { commands: 'click the Frobnicate button' } });
+  check(r.isError === true, 'browser_act: a failed step is isError', r);
+  r = await client.callTool({ name: 'browser_tabs', arguments: {} });
+  let tabs = [];
+  try {
+    tabs = JSON.parse(textOf(r));
+  } catch {}
+  check(!r.isError && tabs.length >= 1 && tabs.some((t) => t.url === url && t.active), 'browser_tabs: the fixture tab, active', r);
+  r = await client.callTool({ name: 'browser_screenshot', arguments: {} });
+  const img = (r.content || []).find((c) => c.type === 'image');
+  check(!r.isError && img && /^image\/(png|jpeg)$/.test(img.mimeType) && Buffer.from(img.data, 'base64').subarray(1, 4).toString() === 'PNG', 'browser_screenshot: image content (PNG)', { isError: r.isError, mime: img?.mimeType });
+  r = await client.callTool({ name: 'browser_screenshot', arguments: { tabId: 't999' } });
+  check(r.isError === true && /t999/.test(textOf(r)), 'browser_screenshot: an unknown tab is isError', r);
+  r = await client.callTool({ name: 'browser_snapshot', arguments: { options: { topK: 'many' } } });
+  check(r.isError === true && /topK/.test(textOf(r)), 'browser_snapshot: a wrong type is isError', r);
+  r = await client.callTool({ name: 'browser_act', arguments: {} });
+  check(r.isError === true && /commands/.test(textOf(r)), 'browser_act: a missing argument is isError', r);
+  r = await client.callTool({ name: 'browser_fly', arguments: {} });
+  check(r.isError === true && /unknown tool/.test(textOf(r)), 'an unknown tool is isError', r);
+
+  // browser_task: a whole run (scripted model), with progress per iteration.
+  const progress = [];
+  r = await client.callTool({ name: 'browser_task', arguments: { task: 'What does the heading say?', urls: [url] } }, undefined, {
+    onprogress: (p) => progress.push(p),
+    timeout: 120_000,
+  });
+  check(!r.isError && /heading: Hello MCP/.test(textOf(r)), 'browser_task: the run\'s final answer', r);
+  check(progress.length >= 1 && progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress), 'browser_task: progress notifications', progress);
+
+  await client.close();
+}
+
+// Raw JSON-RPC over the pipe: hostile lines are answered with errors and the server goes on.
+async function hostile() {
+  // The settings file denies screenshots; --mode autonomous puts the session under the egress gate
+  // (allowed: the fixture site only), as it would `ouro exec`.
+  const config = join(data, 'settings.json');
+  writeFileSync(config, JSON.stringify({ permissions: { screenshot: 'deny' } }));
+  const child = spawn(ouro, ['mcp', '--url', url, '--mode', 'autonomous'], { env: { ...env, OURO_CONFIG: config }, stdio: ['pipe', 'pipe', 'inherit'] });
+  let buffer = '';
+  const messages = [];
+  child.stdout.on('data', (d) => {
+    buffer += d;
+    let nl;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      try {
+        messages.push(JSON.parse(line));
+      } catch {
+        messages.push({ notJson: line.slice(0, 200) });
+      }
+    }
+  });
+  const send = (s) => child.stdin.write(s + '\n');
+  const waitFor = async (pred, ms = 30_000) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      const m = messages.find(pred);
+      if (m) return m;
+      await new Promise((ok) => setTimeout(ok, 20));
+    }
+    return undefined;
+  };
+  send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
+  const init = await waitFor((m) => m.id === 0);
+  check(init?.result?.protocolVersion === '2024-11-05', 'raw: an older revision is accepted', init);
+  send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  send('x'.repeat(5 * 1024 * 1024));
+  send('{oops');
+  send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'nope' }));
+  send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 42 } }));
+  for (let i = 0; i < 2000; i++) send(JSON.stringify({ jsonrpc: '2.0', id: 100 + i, method: 'ping' }));
+  send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }));
+  const pong = await waitFor((m) => m.id === 3);
+  check(pong && JSON.stringify(pong.result) === '{}', 'raw: ping answered after hostile lines', pong);
+  const parseErrors = messages.filter((m) => m.error?.code === -32700);
+  check(parseErrors.length === 2, 'raw: a 5 MB line and broken JSON are parse errors (-32700)', parseErrors);
+  check((await waitFor((m) => m.id === 1))?.error?.code === -32601, 'raw: an unknown method is -32601');
+  check((await waitFor((m) => m.id === 2))?.error?.code === -32602, 'raw: a wrong-typed tool name is -32602');
+  check(messages.filter((m) => m.id >= 100 && m.result).length === 2000, 'raw: 2,000 pings answered');
+  check(!messages.some((m) => m.notJson !== undefined), 'raw: nothing but JSON on stdout', messages.find((m) => m.notJson !== undefined));
+  send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'browser_screenshot', arguments: {} } }));
+  const denied = await waitFor((m) => m.id === 4);
+  check(denied?.result?.isError === true && /screenshot/.test(denied.result.content[0].text) && /den/i.test(denied.result.content[0].text),
+    'gate: a capability the settings deny is an error result', denied);
+  send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'browser_exec', arguments: { code: 'await navigate(activeTab, "http://example.com/")' } } }));
+  const refused = await waitFor((m) => m.id === 5);
+  check(refused?.result?.isError === true && /example\.com/.test(refused.result.content[0].text), 'gate: leaving the allowed sites is refused', refused);
+  send(JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'browser_exec', arguments: { code: 'await getText(activeTab, "h1")' } } }));
+  const allowed = await waitFor((m) => m.id === 6);
+  check(allowed?.result && !allowed.result.isError && /Hello MCP/.test(allowed.result.content[0].text), 'gate: the allowed site is read', allowed);
+  child.stdin.end();
+  const code = await new Promise((ok) => child.on('exit', (c) => ok(c)));
+  check(code === 0, 'raw: the server exits 0 when its input ends', code);
+}
+
+try {
+  await main();
+  await hostile();
+} catch (e) {
+  failures++;
+  console.error('FAIL', e?.stack || e);
+} finally {
+  clearTimeout(watchdog);
+  site.close();
+  rmSync(data, { recursive: true, force: true });
+}
+console.error(failures ? `${failures} check(s) failed` : 'all checks passed');
+process.exit(failures ? 1 : 0);

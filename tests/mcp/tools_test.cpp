@@ -1,0 +1,73 @@
+// The MCP tools' definitions come from the capability registry, and argument errors are error
+// results — checked without a browser (a null session: nothing here reaches it).
+#include "actions/registry.h"
+#include "mcp/server.h"
+
+#include <gtest/gtest.h>
+
+namespace ouro::mcp {
+namespace {
+
+class NoCancel : public CallContext {
+ public:
+  void progress(double, std::optional<double>, const std::string&) override {}
+  bool cancelled() const override { return false; }
+  void on_cancel(std::function<void()>) override {}
+};
+
+json tool_named(const json& tools, const std::string& name) {
+  for (const auto& t : tools)
+    if (get_str(t, "name") == name) return t;
+  return json();
+}
+
+TEST(McpTools, DefinitionsComeFromTheRegistry) {
+  auto tools = BrowserTools::create(nullptr, std::nullopt);
+  ASSERT_TRUE(tools) << tools.error().message;
+  json list = (*tools)->list();
+  std::vector<std::string> names;
+  for (const auto& t : list) names.push_back(get_str(t, "name"));
+  EXPECT_EQ(names, (std::vector<std::string>{"browser_exec", "browser_snapshot", "browser_act", "browser_tabs", "browser_screenshot"}))
+      << "no browser_task without a model";
+  for (const auto& [tool, capability] : std::vector<std::pair<std::string, std::string>>{
+           {"browser_snapshot", "snapshot"}, {"browser_act", "act"}, {"browser_screenshot", "screenshot"}, {"browser_tabs", "tabs"}}) {
+    const actions::Capability* cap = actions::find(capability);
+    ASSERT_NE(cap, nullptr);
+    json t = tool_named(list, tool);
+    EXPECT_EQ(get_str(t, "description"), cap->doc) << tool;
+    json expected = actions::params_json_schema(*cap);
+    json got = t["inputSchema"];
+    ASSERT_EQ(got["type"], "object");
+    for (const auto& p : cap->params) {
+      ASSERT_TRUE(got["properties"].contains(p.name)) << tool << " " << p.name;
+      json prop = got["properties"][p.name];
+      prop.erase("description");
+      EXPECT_EQ(prop, expected["properties"][p.name]) << tool << " " << p.name;
+    }
+    for (const auto& r : get_array(got, "required")) EXPECT_NE(r, "tabId") << tool << ": the tab is optional (the active one)";
+  }
+  EXPECT_EQ(tool_named(list, "browser_act")["inputSchema"]["required"], json::array({"commands"}));
+  // browser_exec lists the REPL's functions from the registry.
+  EXPECT_NE(get_str(tool_named(list, "browser_exec"), "description").find("click(tabId, selector, options?)"), std::string::npos);
+}
+
+TEST(McpTools, WrongArgumentsAndUnknownToolsAreErrorResults) {
+  auto tools = BrowserTools::create(nullptr, std::nullopt);
+  ASSERT_TRUE(tools);
+  NoCancel ctx;
+  for (const auto& [name, args, says] : std::vector<std::tuple<std::string, json, std::string>>{
+           {"browser_fly", json::object(), "unknown tool 'browser_fly'"},
+           {"browser_task", {{"task", "x"}}, "unknown tool 'browser_task'"},
+           {"browser_exec", json::object(), "'code' must be a string, got nothing"},
+           {"browser_exec", {{"code", 5}}, "'code' must be a string, got number"},
+           {"browser_exec", {{"code", "1"}, {"extra", true}}, "unknown argument 'extra'"},
+           {"browser_snapshot", {{"tabId", 3}}, "tabId must be a string"},
+       }) {
+    json r = (*tools)->call(name, args, ctx);
+    EXPECT_EQ(r["isError"], true) << name << " " << args.dump();
+    EXPECT_NE(get_str(r["content"][0], "text").find(says), std::string::npos) << r.dump();
+  }
+}
+
+}  // namespace
+}  // namespace ouro::mcp
