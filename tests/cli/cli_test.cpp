@@ -1,5 +1,6 @@
 // `ouro` as a user runs it: exit codes, stdout/stderr, messages.
 #include "browser_env.h"
+#include "serve_process.h"
 
 #include "injection_sites.h"
 #include "raw_server.h"
@@ -28,27 +29,11 @@ namespace {
 using testing::RawServer;
 using testing::Step;
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using Outcome = Exited;
 
 Outcome ouro(const std::string& args, const std::string& stdin_text = "", const std::string& env = "") {
   static std::string data = temp_dir();
-  std::string err_file = temp_dir() + "/stderr", in_file = temp_dir() + "/stdin";
-  std::ofstream(in_file) << stdin_text;
-  std::string cmd = "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u OURO_API_KEY -u OURO_PROVIDER OURO_CONFIG=/nonexistent OURO_DATA_DIR=" + data +
-                    " " + env + " " + ouro_binary() + " " + args + " <" + in_file + " 2>" + err_file;
-  FILE* p = popen(cmd.c_str(), "r");
-  Outcome r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  return r;
+  return ouro_shell(data, args, stdin_text, env);
 }
 
 TEST(Cli, ExecPrintsTheValueAndItsSummary) {

@@ -6,6 +6,7 @@
 // stops at that step with an error that names it. The same through the terminal: `ouro run
 // --save-script`, `ouro script list|show|rm`, `ouro replay` with its exit codes.
 #include "api_env.h"
+#include "serve_process.h"
 
 #include <gtest/gtest.h>
 
@@ -19,28 +20,10 @@ namespace {
 
 Http del(Server& s, const std::string& path) { return request("DELETE", s.url(path), s.api->token()); }
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-// `ouro ARGS` with no model anywhere (keys and provider unset, no settings file) in a data
-// directory of this test's.
-Outcome ouro(const std::string& args) {
+// `ouro ARGS` with no model anywhere, in a data directory of this test's.
+Exited ouro(const std::string& args) {
   static std::string data = temp_dir();
-  std::string err_file = temp_dir() + "/stderr";
-  std::string cmd = "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u OURO_API_KEY -u OURO_PROVIDER OURO_CONFIG=/nonexistent OURO_DATA_DIR=" + data +
-                    " " + ouro_binary() + " " + args + " </dev/null 2>" + err_file;
-  FILE* p = popen(cmd.c_str(), "r");
-  Outcome r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  return r;
+  return ouro_shell(data, args);
 }
 
 TEST(ScriptsServe, ARecordedRunIsSavedAndReplayedWithAnotherValueWithoutAModel) {
@@ -125,38 +108,38 @@ TEST(ScriptsServe, ARecordedRunIsSavedAndReplayedWithAnotherValueWithoutAModel) 
 TEST(ScriptsCli, RunSaveScriptThenReplayWithAVarAndNoModel) {
   std::string path = script_file({{{"text", repl_reply("await type(activeTab, '#name', 'Ada Lovelace')")}, {"delay_ms", 300}},
                                   {{"text", repl_reply("setFinal('Saved: ' + JSON.parse(await getText(activeTab, '#state')).name)")}, {"delay_ms", 300}}});
-  Outcome run = ouro("run 'Type \"Ada Lovelace\" into the name field' --url " + site().url("/form") + " --provider script:" + path +
+  Exited run = ouro("run 'Type \"Ada Lovelace\" into the name field' --url " + site().url("/form") + " --provider script:" + path +
                      " --save-script signup");
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_EQ(run.out, "Saved: Ada Lovelace\n");
   EXPECT_NE(run.err.find("saved as script signup v1 (2 steps); replay: ouro replay signup"), std::string::npos) << run.err;
 
-  Outcome listed = ouro("script list");
+  Exited listed = ouro("script list");
   ASSERT_EQ(listed.code, 0) << listed.err;
   EXPECT_NE(listed.out.find("signup v1"), std::string::npos) << listed.out;
   EXPECT_NE(listed.out.find("params: name=\"Ada Lovelace\""), std::string::npos) << listed.out;
-  Outcome shown = ouro("script show signup --json");
+  Exited shown = ouro("script show signup --json");
   ASSERT_EQ(shown.code, 0) << shown.err;
   auto j = parse_json(shown.out);
   ASSERT_TRUE(j) << shown.out;
   EXPECT_EQ((*j)["steps"][0]["code"], "await type(activeTab, '#name', {{name}})");
 
-  Outcome replay = ouro("replay signup --var 'name=Grace \"G\" O'\\''Hara'");
+  Exited replay = ouro("replay signup --var 'name=Grace \"G\" O'\\''Hara'");
   ASSERT_EQ(replay.code, 0) << replay.err;
   EXPECT_EQ(replay.out, "Saved: Grace \"G\" O'Hara\n");
   EXPECT_NE(replay.err.find("ouro replay · script signup v1 · 2 steps · no model"), std::string::npos) << replay.err;
   EXPECT_NE(replay.err.find("replayed in "), std::string::npos) << replay.err;
   EXPECT_NE(replay.err.find("(the recorded run took "), std::string::npos) << replay.err;
 
-  Outcome broken = ouro("replay signup --action-timeout 500 --url " + site().url("/"));
+  Exited broken = ouro("replay signup --action-timeout 500 --url " + site().url("/"));
   EXPECT_EQ(broken.code, 1) << broken.err;
   EXPECT_NE(broken.err.find("stopped at step 1 of 2 (type on type '#name')"), std::string::npos) << broken.err;
-  Outcome unknown = ouro("replay signup --var nosuch=1");
+  Exited unknown = ouro("replay signup --var nosuch=1");
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("script signup has no parameter nosuch (its parameters: name)"), std::string::npos) << unknown.err;
 
   EXPECT_EQ(ouro("script rm signup").code, 0);
-  Outcome gone = ouro("script show signup");
+  Exited gone = ouro("script show signup");
   EXPECT_EQ(gone.code, 1);
   EXPECT_NE(gone.err.find("no script named signup"), std::string::npos) << gone.err;
 }

@@ -58,6 +58,24 @@ Exited wait_ouro(pid_t pid, const std::string& out_file) {
   return r;
 }
 
+Exited ouro_shell(const std::string& data_dir, const std::string& args, const std::string& stdin_text, const std::string& env) {
+  std::string err_file = temp_dir() + "/stderr", in_file = temp_dir() + "/stdin";
+  std::ofstream(in_file) << stdin_text;
+  std::string cmd = "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u OURO_API_KEY -u OURO_PROVIDER OURO_CONFIG=/nonexistent OURO_DATA_DIR=" +
+                    data_dir + " " + env + " " + ouro_binary() + " " + args + " <" + in_file + " 2>" + err_file;
+  FILE* p = popen(cmd.c_str(), "r");
+  Exited r;
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err_file);
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  return r;
+}
+
 ServeProcess::ServeProcess(std::string data_dir, const std::vector<std::pair<std::string, std::string>>& env) : dir(std::move(data_dir)) {
   std::string out = dir + "/serve-out.txt";
   std::remove(out.c_str());

@@ -42,4 +42,9 @@ struct Exited {
 };
 Exited wait_ouro(pid_t pid, const std::string& out_file);
 
+// `ouro ARGS` through the shell (ARGS is shell text), with no model anywhere (keys and provider
+// unset, no settings file), in data_dir; stdin_text on its standard input; env: more shell
+// assignments ("A=1 B=2").
+Exited ouro_shell(const std::string& data_dir, const std::string& args, const std::string& stdin_text = "", const std::string& env = "");
+
 }  // namespace ouro::testing
