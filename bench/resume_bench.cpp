@@ -81,10 +81,10 @@ int main(int argc, char** argv) {
   ro.task = row.task;
   ro.model = "scripted";
   ro.max_iterations = iterations + 2;
-  ro.on_checkpoint = [&](const json& state, const std::string& env) {
+  ro.on_checkpoint = [&](int iteration, const std::string& state, const std::string& env) {
     auto t0 = Clock::now();
-    auto r = server::store_checkpoint(db, **s, row.id, state, env);
-    points.push_back({state.value("lastIteration", 0), dump_json(state).size(), env.size(), ms_since(t0)});
+    auto r = server::store_checkpoint(db, **s, row.id, iteration, state, env);
+    points.push_back({iteration, state.size(), env.size(), ms_since(t0)});
     return r;
   };
   auto t_run = Clock::now();

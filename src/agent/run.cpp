@@ -204,15 +204,18 @@ void Run::checkpoint(int it) {
   std::string env = m_session.repl().env_checkpoint();
   json data = {{"iteration", it}, {"tabs", tabs}, {"activeTab", m_session.active_tab()}, {"provider", m_provider.position()}, {"envBytes", env.size()}};
   if (m_options.on_checkpoint) {
-    json state;
+    json compacted;
     {
+      // The checkpoint's own fields go into the state now (its event, which sets the same ones,
+      // follows once it is stored): no copy of the whole history each iteration, and the text is
+      // made outside the lock every event takes.
       std::lock_guard lock(m_emit_mutex);
-      RunState next = m_state;
-      apply_event(next, "checkpoint", data);
-      state = checkpoint_json(next);
+      apply_event(m_state, "checkpoint", data);
+      compacted = checkpoint_json(m_state);
     }
-    data["stateBytes"] = dump_json(state).size();
-    if (auto kept = m_options.on_checkpoint(state, env); !kept) {
+    std::string state = dump_json(compacted);
+    data["stateBytes"] = state.size();
+    if (auto kept = m_options.on_checkpoint(it, state, env); !kept) {
       emit("error", {{"iteration", it}, {"error", "the checkpoint could not be stored: " + kept.error().message}, {"warning", true}});
       return;
     }

@@ -55,9 +55,9 @@ struct RunOptions {
   // values lost, tabs reopened). The run continues from the iteration after the checkpoint.
   std::optional<RunState> resume;
   std::string resume_note;
-  // After each iteration: the run's state as a checkpoint keeps it and the REPL's env (typed
-  // JSON), to be stored before the checkpoint event is. Its failure is reported, not fatal.
-  std::function<Result<void>(const json& state, const std::string& env)> on_checkpoint;
+  // After each iteration: the run's state as a checkpoint keeps it (JSON text) and the REPL's env
+  // (typed JSON), to be stored before the checkpoint event is. Its failure is reported, not fatal.
+  std::function<Result<void>(int iteration, const std::string& state, const std::string& env)> on_checkpoint;
 };
 
 struct RunResult {

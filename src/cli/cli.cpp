@@ -731,7 +731,9 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
     ro.resume_note = resume_note;
     ro.earlier = resume->state.turns;
   }
-  ro.on_checkpoint = [&db, &s, id = row.id](const json& state, const std::string& env) { return server::store_checkpoint(db, *s, id, state, env); };
+  ro.on_checkpoint = [&db, &s, id = row.id](int iteration, const std::string& state, const std::string& env) {
+    return server::store_checkpoint(db, *s, id, iteration, state, env);
+  };
   ro.confirm = [&](const json& req) { return confirmer.ask(req); };
   ro.ask_user = [&](const json& q) { return confirmer.ask_text(q, std::chrono::seconds(rf.ask_timeout_s)); };
   ro.confirm_timeout = std::chrono::seconds(rf.confirm_timeout_s);
@@ -788,7 +790,8 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   // Memory across tasks: a run that finished with its answer is remembered for later runs (a
   // failure is logged and the run's result stands).
   json kept_options = parse_json(row.options).value_or(json::object());
-  bool opted_out = rf.no_remember || (kept_options.is_object() && kept_options.contains("remember") && kept_options["remember"] == false);
+  // A replay is not remembered (its task carries the values it was given, which may be secrets).
+  bool opted_out = rf.no_remember || rf.replay || (kept_options.is_object() && kept_options.contains("remember") && kept_options["remember"] == false);
   if (row.state == "done" && !opted_out) (void)server::remember_run(db, row.id, task, r.final);
   std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);
   if (rf.replay) {

@@ -23,6 +23,18 @@ namespace ouro::hooks {
 
 namespace {
 
+// A webhook as the log names it: scheme and host only — its path, query or user part often is
+// its secret (a Slack hook's path, ?token=…).
+std::string site_of(const std::string& url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return "a webhook";
+  size_t end = url.find_first_of("/?#", scheme + 3);
+  std::string host = url.substr(scheme + 3, end == std::string::npos ? std::string::npos : end - scheme - 3);
+  if (size_t at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  return url.substr(0, scheme + 3) + host;
+}
+
+
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kMaxData = 64 * 1024;  // a payload's `data`, as JSON text
@@ -490,7 +502,7 @@ void Pipeline::deliver(const Job& job) {
   (void)effective(deadline, m_hard_deadline, &cut_short);
   if (outcome.kind == Outcome::TimedOut && cut_short) outcome.detail = "cut short as ouro stops";
   if (outcome.kind != Outcome::Ok)
-    spdlog::warn("hook {} ({}): {}", hook.label, hook.url.empty() ? hook.command[0] : hook.url, redact(outcome.detail));
+    spdlog::warn("hook {} ({}): {}", hook.label, hook.url.empty() ? hook.command[0] : site_of(hook.url), redact(outcome.detail));
 }
 
 }  // namespace ouro::hooks

@@ -248,8 +248,12 @@ namespace {
 // As ENV_DEPTH and ENV_BUDGET in js/prelude.js, for the sentences both sides write.
 constexpr int kEnvDepth = 64;
 constexpr size_t kEnvBudgetMb = 64;
-// A plain view writes at most this many nulls for the holes of one array (`a[1e9] = 1`).
+// A plain view writes at most this many nulls for holes, in all its arrays together (`a[1e9] = 1`
+// in a thousand arrays is a few KB of checkpoint and would be 1e12 nulls).
 constexpr size_t kMaxHoleNulls = 100000;
+// A typed array past this many elements is shown by its length: its bytes are compact in the
+// checkpoint, one JSON value an element is not (45 MB of Uint8Array would be 45 million of them).
+constexpr size_t kMaxTypedElements = 10000;
 // Copies of shared objects may add at most this many nodes beyond the checkpoint's own.
 constexpr size_t kCopyAllowance = 100000;
 // Plain views are at most this deep (copies of shared objects nest; the checkpoint's own values
@@ -449,6 +453,7 @@ bool has_refs(const json& e, int depth = 0) {
 class PlainView {
  public:
   explicit PlainView(const json& typed) : m_refs(has_refs(typed)) {}
+  size_t m_nulls = 0;  // hole nulls written so far, in the whole view
 
   json run(const json& typed) {
     json v = view(typed, std::string(), 0);
@@ -569,11 +574,11 @@ class PlainView {
   json array(const json& e, const std::string& key, int depth) {
     enter(key, e);
     json out = json::array();
-    size_t index = 0, nulls = 0;
+    size_t index = 0;
     for (const auto& x : e) {
       if (tag_of(x) == "Hole") {
         size_t run = hole_run(x);
-        for (size_t i = 0; i < run && nulls < kMaxHoleNulls; ++i, ++nulls) out.push_back(nullptr);
+        for (size_t i = 0; i < run && m_nulls < kMaxHoleNulls; ++i, ++m_nulls) out.push_back(nullptr);
         index += run;
         continue;
       }
@@ -641,6 +646,7 @@ class PlainView {
     }
     leave(key);
     if (vt.kind == 'd') return {{"byteLength", count}};
+    if (count > kMaxTypedElements) return {{"length", count}, {"byteLength", count * static_cast<size_t>(vt.size)}};
     json out = json::array();
     for (size_t i = 0; i < count && off + (i + 1) * static_cast<size_t>(vt.size) <= bytes.size(); ++i)
       out.push_back(element(vt, reinterpret_cast<const unsigned char*>(bytes.data()) + off + i * static_cast<size_t>(vt.size)));

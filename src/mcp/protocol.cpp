@@ -196,7 +196,7 @@ void Protocol::handle(const json& msg) {
       }
       // An unknown or finished request is ignored, as the specification asks.
       if (call) {
-        spdlog::info("mcp: call {} cancelled by the client{}", call->key, get_str(params, "reason").empty() ? "" : ": " + get_str(params, "reason"));
+        spdlog::info("mcp: call {} cancelled by the client{}", call->key, get_str(params, "reason").empty() ? "" : ": " + clip_text(get_str(params, "reason"), 200));
         call->do_cancel();
       }
     }
@@ -221,8 +221,8 @@ void Protocol::handle(const json& msg) {
                    {"serverInfo", {{"name", m->info.name}, {"version", m->info.version}}}};
     if (!m->info.instructions.empty()) result["instructions"] = m->info.instructions;
     const json& client = get_field(params, "clientInfo");
-    spdlog::info("mcp: initialized by {} {} (revision {}, answered {})", get_str(client, "name", "a client"), get_str(client, "version"),
-              requested.get<std::string>(), version);
+    spdlog::info("mcp: initialized by {} {} (revision {}, answered {})", clip_text(get_str(client, "name", "a client"), 100), clip_text(get_str(client, "version"), 40),
+              clip_text(requested.get<std::string>(), 40), version);
     send(response(id, std::move(result)));
   } else if (method == "ping") {
     send(response(id, json::object()));

@@ -95,10 +95,11 @@ Result<int64_t> remember_run(store::Database& db, const std::string& run_id, con
   memory::RememberOptions options;
   options.kind = memory::Kind::Run;
   options.source_run = run_id;
-  auto id = memory.remember(run_memory_text(task, final, memory::kMaxTextBytes), options);
+  // Later runs' prompts show it: keys, passwords and tokens the task or answer carried stay behind.
+  auto id = memory.remember(redact(run_memory_text(task, final, memory::kMaxTextBytes)), options);
   // Invalid UTF-8 in the text grows when replaced (one byte becomes three): try once more, cut to a third.
   if (!id && id.error().code == Code::InvalidArgument)
-    id = memory.remember(run_memory_text(task, final, memory::kMaxTextBytes / 3), options);
+    id = memory.remember(redact(run_memory_text(task, final, memory::kMaxTextBytes / 3)), options);
   if (!id) spdlog::warn("run {}: its task and answer are not remembered: {}", run_id, redact(id.error().message));
   return id;
 }

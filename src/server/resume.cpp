@@ -47,7 +47,8 @@ std::string origin_of(const std::string& url) {
   return url.substr(0, end);
 }
 
-constexpr size_t kStoragePerOrigin = 1 << 20, kStorageInAll = 4 << 20;
+// Past these an origin's localStorage is not kept: restoring it is a DevTools call an item.
+constexpr size_t kStoragePerOrigin = 1 << 20, kStorageInAll = 4 << 20, kStorageItems = 2000;
 
 }  // namespace
 
@@ -182,11 +183,11 @@ Result<std::string> restore_browser(session::Session& session, const ResumePoint
   return note;
 }
 
-Result<void> store_checkpoint(store::Database& db, session::Session& session, const std::string& run_id, const json& state,
-                              const std::string& env) {
+Result<void> store_checkpoint(store::Database& db, session::Session& session, const std::string& run_id, int iteration,
+                              const std::string& state, const std::string& env) {
   store::RunCheckpoint c;
-  c.iteration = state.value("lastIteration", 0);
-  c.state = dump_json(state);
+  c.iteration = iteration;
+  c.state = state;
   c.env = env;
   // A context of the run's own: its cookies go with the checkpoint (the user's own context keeps
   // its cookies in the profile).
@@ -207,7 +208,7 @@ Result<void> store_checkpoint(store::Database& db, session::Session& session, co
       auto items = session.browser().send(t.id, "DOMStorage.getDOMStorageItems", {{"storageId", id}}, std::chrono::seconds(3));
       if (!items || !items->contains("entries") || !(*items)["entries"].is_array() || (*items)["entries"].empty()) continue;
       size_t bytes = dump_json((*items)["entries"]).size();
-      if (bytes > kStoragePerOrigin || total + bytes > kStorageInAll) continue;  // too big to keep with every checkpoint
+      if ((*items)["entries"].size() > kStorageItems || bytes > kStoragePerOrigin || total + bytes > kStorageInAll) continue;
       total += bytes;
       storage[origin] = (*items)["entries"];
     }

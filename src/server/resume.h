@@ -43,7 +43,7 @@ Result<std::string> restore_browser(session::Session& session, const ResumePoint
 // The checkpoint after an iteration: the state and env as given, and the cookies and the open
 // pages' localStorage of the session's context when it has one of its own (at most 1 MB an
 // origin, 4 MB in all: past that an origin's storage is not kept).
-Result<void> store_checkpoint(store::Database& db, session::Session& session, const std::string& run_id, const json& state,
-                              const std::string& env);
+Result<void> store_checkpoint(store::Database& db, session::Session& session, const std::string& run_id, int iteration,
+                              const std::string& state, const std::string& env);
 
 }  // namespace ouro::server

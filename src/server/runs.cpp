@@ -731,8 +731,8 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   ro.confirm_timeout = m_config.confirm_timeout;
   // After every iteration: the checkpoint a crash resumes from (before its event is stored).
   session::Session* checkpointed = session->get();
-  ro.on_checkpoint = [this, run, checkpointed](const json& state, const std::string& env) {
-    return store_checkpoint(m_db, *checkpointed, run->id, state, env);
+  ro.on_checkpoint = [this, run, checkpointed](int iteration, const std::string& state, const std::string& env) {
+    return store_checkpoint(m_db, *checkpointed, run->id, iteration, state, env);
   };
   ro.confirm = [this, run](const json& req) {
     std::string id = req.value("id", "");
@@ -818,7 +818,9 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     // Memory across tasks: a turn that finished with its answer is remembered for later runs
     // (before its row says done, so a run started after that finds it), unless the run said not
     // to. A failure is logged there and the run goes on.
-    if (turn_state(r, store_error) == "done" && !(options.contains("remember") && options["remember"] == false))
+    // A replay is not remembered: its task carries the values it was given (they may be secrets),
+    // and it learned nothing its script did not know.
+    if (turn_state(r, store_error) == "done" && !(options.contains("remember") && options["remember"] == false) && !options.contains("script"))
       (void)remember_run(m_db, run->id, task, r.final);
     record_turn(*run, r, store_error);
     // The env as this turn left it, for a conversation continued after this session is gone.

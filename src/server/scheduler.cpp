@@ -188,7 +188,18 @@ std::chrono::milliseconds Scheduler::pass() {
     if (m_reported.insert(id).second) spdlog::warn("scheduler: the schedule {} is skipped: {}", clip_text(id, 60), why);
   std::optional<int64_t> earliest;
   bool fired = false;
-  for (const auto& job : listed->jobs) {
+  for (schedule::Job job : listed->jobs) {
+    // A fire the row does not show yet: the run it started and its next time stand in, and
+    // storing them is tried again.
+    if (auto u = m_unrecorded.find(job.id); u != m_unrecorded.end()) {
+      if (schedule::record_fire(m_db, job.id, now_ms() / 1000, u->second.run_id, u->second.next)) {
+        m_unrecorded.erase(u);
+        continue;  // read again at the next pass
+      }
+      job.last_run_id = u->second.run_id;
+      job.next_fire = u->second.next;
+      job.run_requested = false;
+    }
     if (!job.enabled || !job.next_fire) continue;
     const int64_t ms = now_ms();
     if (job.run_requested || *job.next_fire * 1000 <= ms) {
@@ -227,6 +238,9 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
   }
   json options = job.options;
   options["schedule"] = job.id;
+  // A recurring job's every answer would crowd memory with near-copies: remembered only when the
+  // job asks for it.
+  if (!options.contains("remember")) options["remember"] = false;
   json urls = json::array();
   for (const auto& u : job.urls) urls.push_back(u);
   auto created = m_runs.create(json{{"task", job.task}, {"urls", urls}, {"options", options}});
@@ -242,8 +256,11 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
   }
   std::string run_id = get_str(*created, "id");
   spdlog::info("scheduler: {} ({}) started run {}{}", job.id, job.name, run_id, job.run_requested ? " (run now)" : "");
-  if (auto saved = schedule::record_fire(m_db, job.id, now, run_id, next); !saved)
-    spdlog::error("scheduler: {}: started run {} but cannot record it: {}", job.id, run_id, redact(saved.error().message));
+  if (auto saved = schedule::record_fire(m_db, job.id, now, run_id, next); !saved) {
+    spdlog::error("scheduler: {}: started run {} but cannot record it (tried again at each pass): {}", job.id, run_id,
+                  redact(saved.error().message));
+    m_unrecorded[job.id] = Unrecorded{run_id, next};
+  }
 }
 
 Result<json> Scheduler::list() {

@@ -25,6 +25,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -89,6 +90,14 @@ class Scheduler {
   bool m_started = false;
   int m_lock_fd = -1;
   std::set<std::string> m_reported;  // bad rows logged already (the scheduler thread's)
+  // Fires whose row could not be updated (a busy or failing database): the run started and when
+  // the job is next due, held here until the row says so, so a stale row never starts the job
+  // again and again. The scheduler thread's.
+  struct Unrecorded {
+    std::string run_id;
+    std::optional<int64_t> next;
+  };
+  std::map<std::string, Unrecorded> m_unrecorded;
   std::thread m_thread;
 };
 

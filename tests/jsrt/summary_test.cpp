@@ -169,6 +169,20 @@ TEST(PlainView, SharedReferencesCannotBlowUpTheCopy) {
   EXPECT_EQ(plain["sparse"].size(), 100000u) << "holes are written as nulls up to a cap";
 }
 
+TEST(PlainView, CompactValuesDoNotGrowPastTheirCapsWhenViewed) {
+  // A thousand small sparse arrays (a few KB of checkpoint) share one cap on nulls, and a typed
+  // array of 45 MB is shown by its length, not as 45 million values.
+  json typed = json::object();
+  for (int i = 0; i < 1000; ++i) typed["s" + std::to_string(i)] = json::array({{{"$t", "Hole"}, {"n", 1000000}}});
+  typed["bytes"] = {{"$t", "Uint8Array"}, {"b64", std::string(60000000, 'A')}};
+  json plain = plain_view(typed);
+  size_t nulls = 0;
+  for (int i = 0; i < 1000; ++i) nulls += plain["s" + std::to_string(i)].size();
+  EXPECT_EQ(nulls, 100000u) << "one budget of nulls for the whole view";
+  ASSERT_TRUE(plain["bytes"].is_object()) << plain["bytes"].type_name();
+  EXPECT_EQ(plain["bytes"]["length"], 45000000);
+}
+
 TEST(PlainView, DamagedTagsAreReadAsPlainObjects) {
   json typed = json::parse(R"({"a":{"$t":"Map","v":"not entries"},"b":{"$t":"Ref","p":["nowhere"]},"c":{"$t":"Nope","x":1},
                                "d":{"$t":"Float64Array","b64":"!!!"},"e":{"$t":"Date","v":"soon"}})");
