@@ -3,11 +3,14 @@
 // its replay as a script with other values and no model. The scripted model answers after
 // --model-ms (default 1500: a stand-in for a hosted model's time to first token and its
 // output; 0 shows ouro's own cost per iteration alone). The replay's time is the run's wall time,
-// prompts built and events emitted as in any run.
+// prompts built and events emitted as in any run. Then self-healing: a newsletter form recorded
+// the same way (tests/scripts/heal_site.h), replayed with no model on its variant with every id
+// and class renamed, each of its four targets found again from what the recording kept.
 //
 // Usage: replay_bench [--model-ms N] [--rounds N] (defaults 1500 and 3)
 #include "agent/run.h"
 #include "fixtures.h"
+#include "heal_site.h"
 #include "llm/provider.h"
 #include "scripts/replay.h"
 #include "scripts/script.h"
@@ -71,17 +74,19 @@ int main(int argc, char** argv) {
     json final;
     std::vector<scripts::RecordedEvent> events;
   };
-  auto run_once = [&](llm::Provider& provider, const std::string& task, scripts::ReplayProvider* replay) -> Outcome {
+  auto run_once = [&](llm::Provider& provider, const std::string& task, scripts::ReplayProvider* replay,
+                      const std::string& url = "") -> Outcome {
     Outcome out;
     auto s = session::Session::attach((*base)->runtime(), o);
-    if (!s || !(*s)->open_urls({site.url("/form")})) return out;
+    if (!s || !(*s)->open_urls({url.empty() ? site.url("/form") : url})) return out;
     agent::RunOptions ro;
     ro.task = task;
     ro.model = "scripted";
+    if (replay) ro.recorded = [replay](const std::string& a, const std::string& sel) { return replay->recorded(a, sel); };
     auto t0 = Clock::now();
     agent::Run run(**s, provider, ro, [&](const agent::Event& e) {
       if (replay) replay->observe(e.type, e.data);
-      if (e.type == "code-generated" || e.type == "code-result") out.events.push_back({e.type, e.data});
+      if (e.type == "code-generated" || e.type == "code-result" || e.type == "target" || e.type == "heal") out.events.push_back({e.type, e.data});
     });
     auto r = run.execute();
     out.ms = ms_since(t0);
@@ -132,6 +137,47 @@ int main(int argc, char** argv) {
   std::printf("  recorded run: %d iterations, median %.0f ms; final %s\n", recorded.iterations, median(recorded_ms), dump_json(recorded.final).c_str());
   std::printf("  replay, no model: %d iterations, median %.0f ms; final %s\n", replayed.iterations, median(replay_ms), dump_json(replayed.final).c_str());
   std::printf("  replay / recorded %.2f\n", median(replay_ms) / std::max(1.0, median(recorded_ms)));
+
+  // Self-healing: recorded on the newsletter form, replayed on its variant with ids and classes renamed.
+  testing::HealSite heal_site;
+  const std::vector<std::string> heal_steps = {"await type(activeTab, '#email', 'ada@example.com')", "await fill(activeTab, {'#terms': true})",
+                                               "await select(activeTab, '#plan', 'Pro')", "await click(activeTab, '#subscribe')",
+                                               "setFinal(await getText(activeTab, '#log'))"};
+  std::string heal_model = dir + "/heal-model.jsonl";
+  {
+    std::ofstream out(heal_model);
+    for (const auto& code : heal_steps) out << json{{"text", "Next.\n```repl\n" + code + "\n```"}, {"delay_ms", model_ms}}.dump() << "\n";
+  }
+  std::vector<double> heal_recorded_ms, healed_ms;
+  Outcome heal_recorded, healed;
+  size_t heals = 0;
+  for (int i = 0; i < rounds; ++i) {
+    auto model = llm::make_provider(llm::ProviderSpec{"script", "", "", heal_model, {}});
+    if (!model) return 1;
+    heal_recorded = run_once(**model, "Subscribe ada@example.com on the Pro plan", nullptr, heal_site.url("orig"));
+    if (heal_recorded.partial) {
+      std::fprintf(stderr, "replay_bench: the recorded newsletter run did not finish: %s\n", dump_json(heal_recorded.final).c_str());
+      return 1;
+    }
+    heal_recorded_ms.push_back(heal_recorded.ms);
+    auto script = scripts::from_events("Subscribe ada@example.com on the Pro plan", heal_recorded.events);
+    if (!script) return 1;
+    script->name = "news";
+    auto replay = scripts::ReplayProvider::create(*script, {});
+    if (!replay) return 1;
+    healed = run_once(**replay, (*replay)->task(), replay->get(), heal_site.url("renamed"));
+    if (healed.partial) {
+      std::fprintf(stderr, "replay_bench: the healing replay did not finish: %s\n", dump_json(healed.final).c_str());
+      return 1;
+    }
+    healed_ms.push_back(healed.ms);
+    heals = std::count_if(healed.events.begin(), healed.events.end(), [](const auto& e) { return e.type == "heal"; });
+  }
+  std::printf("Self-healing: a newsletter form (4 targets, a decoy beside each), recorded, then replayed with every id and class renamed:\n");
+  std::printf("  recorded run: %d iterations, median %.0f ms\n", heal_recorded.iterations, median(heal_recorded_ms));
+  std::printf("  replay with healing, no model: %d iterations, %zu targets healed, median %.0f ms; final %s\n", healed.iterations, heals,
+              median(healed_ms), dump_json(healed.final).c_str());
+  std::printf("  healed replay / recorded %.2f\n", median(healed_ms) / std::max(1.0, median(heal_recorded_ms)));
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   return 0;

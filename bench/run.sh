@@ -2,7 +2,7 @@
 # `make bench`: ouro's kernel benchmark next to Playwright on the same Chromium and pages.
 set -euo pipefail
 build=${1:-build/release}
-cmake --build "$build" --target ouro_bench prompt_bench resume_bench replay_bench
+cmake --build "$build" --target ouro_bench prompt_bench resume_bench replay_bench pool_bench
 echo "== Browser kernel: ouro vs Playwright on the same Chromium =="
 "$build/bench/ouro_bench" "${@:2}"
 echo
@@ -14,6 +14,9 @@ echo "== Checkpoints and resume: bytes and time per iteration, resume against a 
 echo
 echo "== Scripts: a recorded run against its replay without a model =="
 "$build/bench/replay_bench"
+echo
+echo "== Browser pools: throughput of a scripted task on 1, 2 and 3 endpoints =="
+"$build/bench/pool_bench"
 echo
 echo "== act(): plain instructions on the task suites, no model =="
 node "$(dirname "$0")/act_tasks.mjs" "$build"

@@ -28,10 +28,11 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# `make test` drives `ouro mcp` with the official MCP TypeScript SDK's client (tests/mcp/node);
+# `make test` drives `ouro mcp` with the official MCP TypeScript SDK's client and the MCP Inspector CLI (tests/mcp/node);
 # it is installed when npm is there, or can be had from apt, and the test is skipped otherwise.
 here=$(cd "$(dirname "$0")/.." && pwd)
-if [[ ! -f "$here/tests/mcp/node/node_modules/@modelcontextprotocol/sdk/package.json" ]]; then
+if [[ ! -f "$here/tests/mcp/node/node_modules/@modelcontextprotocol/sdk/package.json" ||
+      ! -f "$here/tests/mcp/node/node_modules/@modelcontextprotocol/inspector/package.json" ]]; then
   if ! command -v npm >/dev/null; then
     sudo=""
     [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && sudo="sudo"
@@ -41,7 +42,7 @@ if [[ ! -f "$here/tests/mcp/node/node_modules/@modelcontextprotocol/sdk/package.
   fi
   if command -v npm >/dev/null; then
     (cd "$here/tests/mcp/node" && npm install --no-audit --no-fund --silent) ||
-      echo "setup: could not install the MCP SDK for tests/mcp (the mcp_client test will be skipped)" >&2
+      echo "setup: could not install the MCP SDK and Inspector for tests/mcp (the mcp_client and mcp_inspector tests will be skipped)" >&2
   fi
 fi
 

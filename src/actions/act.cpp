@@ -7,6 +7,8 @@
 // says what each step did, which success criteria hold, and where the page is now.
 #include "actions/impl.h"
 
+#include "actions/action_cache.h"
+
 #include "base/text.h"
 #include "browser/browser.h"
 #include "commands/sentence.h"
@@ -79,6 +81,54 @@ struct Bound {
 
 Result<json> helpers(Run& run, const std::string& expr) { return run.ctx.browser.eval_helpers(run.tab, expr, run.ctx.limits.exec_timeout); }
 
+// One binding's use of the action cache (actions/action_cache.h): the kept resolutions of the
+// target's words on the tab's site, and, from the page's answer, a hit (counted, marked used), a
+// kept one that failed (dropped), or a fresh binding to keep. Counted once, as a hit or a miss.
+// Failures of the cache itself never fail the command: it binds as if there were none.
+class CacheUse {
+ public:
+  CacheUse(Run& run, const Target& t, const std::string& verb) : m_run(run) {
+    if (!run.ctx.db) return;
+    m_key = action_cache_key(verb, t);
+    if (m_key.empty()) return;
+    auto info = run.ctx.browser.tab_info(run.tab);
+    if (!info) return;
+    m_site = action_cache_site(info->url);
+    if (m_site.empty()) return;
+    m_cache.emplace(*run.ctx.db);
+  }
+  ~CacheUse() {
+    if (!on()) return;
+    if (m_hit) ++m_run.ctx.action_cache.hits;
+    else ++m_run.ctx.action_cache.misses;
+  }
+  bool on() const { return m_cache.has_value(); }
+  json kept() {
+    json out = json::array();
+    if (auto list = m_cache->lookup(m_site, m_key))
+      for (const auto& e : *list) out.push_back(e.to_json());
+    return out;
+  }
+  void heard(const json& r) {
+    if (r.contains("dropped") && r["dropped"].is_string()) (void)m_cache->drop(m_site, m_key, r["dropped"].get<std::string>());
+    std::string shape = get_str(r, "shape");
+    if (r.value("cached", false)) {
+      m_hit = true;
+      (void)m_cache->touch(m_site, m_key, shape);
+    } else if (r.value("ok", false) && r.contains("keep") && r["keep"].is_object() && !shape.empty()) {
+      const json& k = r["keep"];
+      ActionCache::Entry e{shape, get_str(k, "selector"), get_str(k, "role"), get_str(k, "name"), k.value("confidence", 0.0)};
+      (void)m_cache->put(m_site, m_key, e);
+    }
+  }
+
+ private:
+  Run& m_run;
+  std::string m_key, m_site;
+  std::optional<ActionCache> m_cache;
+  bool m_hit = false;
+};
+
 // Binds a target on the page: refs and selectors as written; words through the binder, waiting
 // (until the step's deadline) for a target that is not there yet, and showing one that is hidden
 // in a closed tab panel or section by clicking what reveals it.
@@ -93,10 +143,22 @@ Result<Bound> bind_target(Run& run, const Target& t, Verb verb, const std::strin
   if (!verb_override.empty()) spec["verb"] = verb_override;
   if (!t.within.empty()) spec["within"] = t.within;
   if (!t.near.empty()) spec["near"] = t.near;
+  // The action cache: a resolution of these words kept on this site, for a page of this shape, is
+  // tried before ranking; a fresh single binding is kept.
+  CacheUse cache(run, t, spec["verb"].get<std::string>());
+  if (cache.on()) {
+    spec["kept"] = cache.kept();
+    spec["keep"] = true;
+  }
+  const std::string call = cache.on() ? "__ouroBind.bindKept(" : "__ouroBind.bind(";
   int reveals = 0;
   while (true) {
-    auto r = TRY(helpers(run, "__ouroBind.bind(" + dump_json(spec) + ")"));
+    auto r = TRY(helpers(run, call + dump_json(spec) + ")"));
     if (!r.is_object()) return errorf(Code::Internal, "{}: the page's binder gave no answer (the page may block scripts)", what);
+    if (cache.on()) {
+      cache.heard(r);
+      spec.erase("kept");  // tried once: a dropped one is not tried again, and a kept one is in the answer
+    }
     if (r.value("ok", false)) {
       b.matches = r["matches"];
       return b;

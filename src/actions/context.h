@@ -1,6 +1,7 @@
 // What host capabilities act on, and the limits they act within.
 #pragma once
 
+#include "actions/action_cache.h"
 #include "base/json.h"
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -71,6 +73,8 @@ struct Context : std::enable_shared_from_this<Context> {
   // The final of the previous run of the schedule that started this run (server/scheduler.h),
   // for previousFinal(); null when the run was not scheduled or its schedule has not run before.
   json previous_final;
+  // act()'s lookups in the action cache (actions/action_cache.h), for the run's usage.
+  ActionCacheStats action_cache;
   // What an agent run lends the host while it runs. Installed and removed as a whole, under a
   // lock, so a pool thread never reads a half-replaced std::function; a call that started before
   // removal keeps the hooks it took alive until it returns.
@@ -88,6 +92,13 @@ struct Context : std::enable_shared_from_this<Context> {
     std::function<Result<std::string>(const json& question)> ask_user;
     // Answers llm_query/llm_batch during an agent run; unset outside runs.
     std::function<Result<json>(const std::string& function, const json& args)> sub_llm;
+    // Recordings and replays (issue 16; actions/targets.h). on_record hears what identifies the
+    // target of each action ("target": {action, selector, tab, details}) and each target a replay
+    // found again ("heal": {step, action, old, new, confidence, candidates}); it never blocks.
+    // recorded: in a replay only, what the script recorded about the target a step's action names
+    // by this selector ({details, step}), nullopt when nothing was.
+    std::function<void(const std::string& type, const json& data)> on_record;
+    std::function<std::optional<json>(const std::string& action, const std::string& selector)> recorded;
   };
   void set_hooks(std::shared_ptr<const Hooks> h) {
     std::lock_guard lock(hooks_mutex);

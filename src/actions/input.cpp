@@ -5,7 +5,9 @@
 #include "actions/egress.h"
 #include "actions/impl.h"
 #include "actions/sensitive.h"
+#include "actions/targets.h"
 #include "browser/browser.h"
+#include "base/text.h"
 #include "safety/secrets.h"
 
 #include <thread>
@@ -29,13 +31,17 @@ std::chrono::milliseconds action_timeout(Context& ctx, const json& options) {
 // Waits until the element is actionable; returns the helper's {x, y, element, target}.
 Result<json> dismiss_overlays_on(Context& ctx, const std::string& tab);
 
-Result<json> actionable(Context& ctx, const std::string& tab, const std::string& selector, Needs needs, const char* what,
+// In a replay, `selector` becomes the one healing found when the recorded target is gone (targets.h).
+Result<json> actionable(Context& ctx, const std::string& tab, std::string& selector, Needs needs, const char* what,
                         std::chrono::milliseconds timeout, bool may_dismiss = true) {
   if (selector.empty()) return errorf(Code::InvalidArgument, "{}: the selector is empty", what);
   auto deadline = Clock::now() + timeout;
+  if (may_dismiss) selector = TRY(replay_target(ctx, tab, what, selector, timeout));
   const std::string frame = browser::Browser::frame_of(selector);  // a cross-origin frame's ref runs there
+  // A run records what identifies the element, computed in this same call (heal.js).
+  const bool identify = recording(ctx);
   std::string expr = "__ouro.actionable(" + js_string(selector) + ", " +
-                     json{{"enabled", needs.enabled}, {"editable", needs.editable}, {"hit", needs.hit}}.dump() + ")";
+                     json{{"enabled", needs.enabled}, {"editable", needs.editable}, {"hit", needs.hit}, {"identify", identify}}.dump() + ")";
   json last;
   Clock::time_point covered_since{};  // epoch: not covered now
   while (true) {
@@ -47,6 +53,8 @@ Result<json> actionable(Context& ctx, const std::string& tab, const std::string&
       return errorf(r.error().code, "{} '{}' on tab {}: {}", what, selector, tab, r.error().message);
     }
     if (r->value("ok", false)) {
+      if (identify && r->contains("details")) record_target(ctx, tab, what, selector, (*r)["details"]);
+      r->erase("details");
       if (frame.empty()) return *r;
       // Inside a cross-origin frame: its coordinates moved into the tab's viewport, where input goes.
       // Input is routed to a frame by what the browser last drew, and a scroll inside an
@@ -283,11 +291,38 @@ Result<json> hover(Context& ctx, const json& args) {
 
 // Types like a person: focus by clicking, caret to the end, then one key press per character,
 // so keydown/keypress/input/keyup all fire and framework-controlled inputs see every change.
+// Date and time fields (<input type=date|time|datetime-local|month|week>) take no typed text in
+// Chromium (their segments take digits in the locale's order): their value is set as a person's
+// date is read — 2016-11-08, 11/08/2016, November 8, 2016 — with input and change events
+// (binding.js setDate). nullopt: the element is not such a field.
+std::optional<Result<json>> set_date_field(Context& ctx, const std::string& tab, const std::string& sel, const std::string& text, const char* what) {
+  const std::string frame = browser::Browser::frame_of(sel);
+  auto kind = ctx.browser.eval_helpers(
+      tab, "(() => { const el = __ouro.resolve(" + js_string(sel) + "); return el && el.localName === 'input' ? String(el.type).toLowerCase() : null; })()",
+      ctx.limits.exec_timeout, frame);
+  if (!kind || !kind->is_string()) return std::nullopt;
+  const std::string& type = kind->get_ref<const std::string&>();
+  if (type != "date" && type != "time" && type != "datetime-local" && type != "month" && type != "week") return std::nullopt;
+  auto r = ctx.browser.eval_helpers(tab, "__ouroBind.setDate(" + js_string(sel) + ", " + js_string(text) + ")", ctx.limits.exec_timeout, frame);
+  if (!r) return tl::make_unexpected(r.error());
+  if (!r->is_object() || !r->value("ok", false)) {
+    std::string example = r->is_object() ? get_str(*r, "example") : "";
+    return errorf(Code::InvalidArgument, "{}: '{}' is a {} field and '{}' is not a {} it takes ({}){}", what, sel, type, clip_text(text, 60), type,
+                  r->is_object() ? get_str(*r, "reason", "refused") : "refused", example.empty() ? "" : "; write it like " + example);
+  }
+  return json{{"set", get_str(*r, "value")}};
+}
+
 Result<json> type(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   std::string text = TRY(text_to_type(ctx, tab, args.size() > 2 ? args[2] : json(""), "type"));
   auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "type", ctx.limits.action_timeout));
   TRY(gate(ctx, "type", tab, sel, at["target"], at.value("element", "")));
+  if (!is_secret_handle(args.size() > 2 ? args[2] : json()))
+    if (auto dated = set_date_field(ctx, tab, sel, text, "type")) {
+      json set = TRY(std::move(*dated));
+      return json{{"element", at.value("element", "")}, {"typed", text.size()}, {"value", set["set"]}};
+    }
   TRY(click_at(ctx, tab, at));
   TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'end')", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
   InputEvents events;
@@ -312,7 +347,8 @@ Result<json> fill(Context& ctx, const json& args) {
     return make_error(Code::InvalidArgument, "fill(tabId, formData): formData must be an object like {'#email': 'a@b.c'}");
   json filled = json::array();
   for (auto it = data.begin(); it != data.end(); ++it) {
-    const std::string& sel = it.key();
+    // In a replay, a field the key no longer names is found again from what was recorded.
+    std::string sel = TRY(replay_target(ctx, tab, "fill", it.key(), ctx.limits.action_timeout));
     const json& value = it.value();
     // <select>: pick the option; checkbox/radio: click when the state differs; else replace the text.
     auto kind = TRY(ctx.browser.eval_helpers(
@@ -322,6 +358,7 @@ Result<json> fill(Context& ctx, const json& args) {
     if (kind.is_array() && kind[0] == "SELECT") {
       json sel_args = json::array({tab, sel, value});
       TRY(select(ctx, sel_args));
+      if (recording(ctx)) record_target(ctx, tab, "fill", sel, nullptr);
     } else if (kind.is_array() && (kind[1] == "checkbox" || kind[1] == "radio")) {
       bool want = value.is_boolean() ? value.get<bool>() : (value.is_string() ? !value.get<std::string>().empty() && value != "false" : !value.is_null());
       if (want != kind[2].get<bool>()) {
@@ -333,6 +370,12 @@ Result<json> fill(Context& ctx, const json& args) {
       std::string text = TRY(text_to_type(ctx, tab, value, "fill"));
       auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "fill", ctx.limits.action_timeout));
       TRY(gate(ctx, "fill", tab, sel, at["target"], at.value("element", "")));
+      if (kind.is_array() && !is_secret_handle(value))
+        if (auto dated = set_date_field(ctx, tab, sel, text, "fill")) {
+          TRY(std::move(*dated));
+          filled.push_back(it.key());
+          continue;
+        }
       TRY(click_at(ctx, tab, at));
       TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'select')", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
       InputEvents events;
@@ -340,7 +383,7 @@ Result<json> fill(Context& ctx, const json& args) {
       else events.emplace_back("Input.insertText", json{{"text", text}});
       TRY(dispatch(ctx, tab, std::move(events)));
     }
-    filled.push_back(sel);
+    filled.push_back(it.key());
   }
   return json{{"filled", filled}};
 }
@@ -348,6 +391,7 @@ Result<json> fill(Context& ctx, const json& args) {
 Result<json> select(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   json value = args.size() > 2 ? args[2] : json();
+  sel = TRY(replay_target(ctx, tab, "select", sel, ctx.limits.action_timeout));
   if (auto hooks = ctx.hooks(); hooks && hooks->confirm) {
     auto target = TRY(ctx.browser.eval_helpers(tab, "__ouro.targetInfo(" + js_string(sel) + ")", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
     if (!target.is_null()) TRY(gate(ctx, "select", tab, sel, target, ""));
@@ -357,7 +401,10 @@ Result<json> select(Context& ctx, const json& args) {
   while (true) {
     r = TRY(ctx.browser.eval_helpers(tab, "__ouro.selectOption(" + js_string(sel) + ", " + dump_json(value) + ")", ctx.limits.exec_timeout,
                                      browser::Browser::frame_of(sel)));
-    if (r.value("ok", false)) return json{{"selected", r["selected"]}};
+    if (r.value("ok", false)) {
+      if (recording(ctx)) record_target(ctx, tab, "select", sel, nullptr);
+      return json{{"selected", r["selected"]}};
+    }
     if (!r.value("missing", false) || Clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

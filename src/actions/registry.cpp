@@ -33,7 +33,7 @@ std::vector<Capability> build() {
   host(g, "navigate", {kTab, {"url", "string"}}, TabInfo, "Loads url in the tab and waits for its load event (up to 10 s; a slow page is returned still 'loading').", Risk::Navigate, navigate);
   r.back().tool = "navigate";
   host(g, "switchTab", {kTab}, "true", "Brings a tab to the front and makes it activeTab.", Risk::Navigate, switch_tab);
-  host(g, "waitForLoad", {kTab, {"timeout", "number(0..120000)", true}}, TabInfo, "Waits until the tab has loaded (default 10 s). Prefer it to sleep().", Risk::Read, wait_for_load);
+  host(g, "waitForLoad", {kTab, {"timeout", "number(0..120000)", true}}, TabInfo, "Waits until the tab has loaded (default 10 s); right after a click or key press, first gives the navigation it started 0.4 s to begin. Prefer it to sleep().", Risk::Read, wait_for_load);
 
   g = "DOM Introspection";
   host(g, "execInTab", {kTab, {"code", "string"}}, "any (JSON; DOM nodes become their HTML)",
@@ -94,7 +94,7 @@ std::vector<Capability> build() {
        Risk::Act, click);
   r.back().tool = "click";
   host(g, "type", {kTab, {"selector", "string"}, {"text", "string|Secret"}}, "{ element: string, typed: number }",
-       "Focuses the field and types text key by key at the end of what is there (\\n presses Enter); text may be secret(name).", Risk::Act, type);
+       "Focuses the field and types text key by key at the end of what is there (\\n presses Enter); text may be secret(name). A date or time field is set from the date as written (2016-11-08, 11/08/2016, November 8, 2016).", Risk::Act, type);
   r.back().tool = "type";
   host(g, "fill", {kTab, {"formData", "Record<string, string|number|boolean|string[]|Secret>"}}, "{ filled: string[] }",
        "Sets fields to values: {selector: value}. Text fields are replaced, <select>s pick the option, checkboxes take true/false.", Risk::Act, fill);

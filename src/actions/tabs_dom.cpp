@@ -2,6 +2,7 @@
 #include "actions/claims.h"
 #include "actions/egress.h"
 #include "actions/impl.h"
+#include "actions/targets.h"
 #include "browser/browser.h"
 #include "store/database.h"
 
@@ -72,15 +73,18 @@ Result<json> exec_in_tab(Context& ctx, const json& args) {
   return ctx.browser.eval_page(arg_string(args, 0), arg_string(args, 1), ctx.limits.exec_timeout, ctx.limits.result_cap);
 }
 
-Result<json> get_dom(Context& ctx, const json& args) {
-  std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
-  return read_helper(ctx, tab, "__ouro.dom(" + js_string(sel) + ")", "getDOM", sel);
+// A read of one element: in a replay its selector is found again when the page changed under it
+// (targets.h), and a run records what identifies what it read.
+Result<json> read_element(Context& ctx, const std::string& tab, std::string sel, const char* fn, const char* what) {
+  if (!sel.empty()) sel = TRY(replay_target(ctx, tab, what, sel, ctx.limits.action_timeout));
+  auto r = TRY(read_helper(ctx, tab, std::string("__ouro.") + fn + "(" + js_string(sel) + ")", what, sel));
+  if (!sel.empty() && recording(ctx)) record_target(ctx, tab, what, sel, nullptr);
+  return r;
 }
 
-Result<json> get_text(Context& ctx, const json& args) {
-  std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
-  return read_helper(ctx, tab, "__ouro.text(" + js_string(sel) + ")", "getText", sel);
-}
+Result<json> get_dom(Context& ctx, const json& args) { return read_element(ctx, arg_string(args, 0), arg_string(args, 1), "dom", "getDOM"); }
+
+Result<json> get_text(Context& ctx, const json& args) { return read_element(ctx, arg_string(args, 0), arg_string(args, 1), "text", "getText"); }
 
 Result<json> get_links(Context& ctx, const json& args) {
   return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.links()", ctx.limits.exec_timeout);

@@ -56,6 +56,17 @@ std::vector<safety::InjectionFlag> scan_strings(const json& value) {
   return safety::scan_for_injection(text);
 }
 
+// What a value holds, for comparing a replay with its recording: {kind, size} (a collection's
+// items, a string's length).
+json value_shape(const json& v) {
+  if (v.is_discarded()) return {{"kind", "undefined"}, {"size", 0}};
+  if (v.is_null()) return {{"kind", "null"}, {"size", 0}};
+  if (v.is_array()) return {{"kind", "array"}, {"size", v.size()}};
+  if (v.is_object()) return {{"kind", "object"}, {"size", v.size()}};
+  if (v.is_string()) return {{"kind", "string"}, {"size", v.get_ref<const std::string&>().size()}};
+  return {{"kind", v.is_boolean() ? "boolean" : "number"}, {"size", 1}};
+}
+
 }  // namespace
 
 json RunResult::to_json() const {
@@ -64,6 +75,7 @@ json RunResult::to_json() const {
   if (cancelled) j["cancelled"] = true;
   if (!error.empty()) j["error"] = error;
   if (tabs.is_array()) j["tabs"] = tabs;
+  if (action_cache.is_object() && action_cache.value("hits", 0) + action_cache.value("misses", 0) > 0) j["actionCache"] = action_cache;
   return j;
 }
 
@@ -110,6 +122,13 @@ Run::Run(session::Session& session, llm::Provider& provider, RunOptions options,
                               {"message", "refused " + get_str(decision, "method") + " " + clip(get_str(decision, "url"), 150) + ": " +
                                               get_str(decision, "reason") + " (decided by " + get_str(decision, "by") + ")"}});
   };
+  // What identifies each action's target (and, in a replay, each target found again): events,
+  // from which a script keeps the details (scripts/script.h). Never blocks.
+  hooks->on_record = [alive = m_alive](const std::string& type, const json& data) {
+    std::shared_lock lock(alive->mutex);
+    if (alive->run) alive->run->emit(type, data);
+  };
+  hooks->recorded = m_options.recorded;
   m_session.host().context().set_hooks(std::move(hooks));
   // Never blocks: the listener runs on the network thread.
   m_notice_listener = m_session.browser().add_notice_listener([box = m_notices, context = m_session.context()](const browser::PageNotice& n) {
@@ -468,8 +487,17 @@ RunResult Run::execute() {
   const int turn_first = m_options.resume ? first - m_options.resume->turn_iterations : first;  // this turn's first iteration
   // A crash before the first iteration ends resumes from here: the turn's start, its tabs open.
   if (!m_options.resume) checkpoint(first - 1);
+  // A pool's run stops at a boundary where its browser has gone, to move elsewhere (run.h).
+  auto browser_lost = [&]() -> bool {
+    if (!m_options.stop_when_browser_lost) return false;
+    auto dead = m_session.browser().dead();
+    if (!dead) return false;
+    result.browser_lost = dead->message;
+    return true;
+  };
   for (int it = first; it < first + cap; ++it) {
     if (m_cancel.cancelled()) break;
+    if (browser_lost()) return lost(std::move(result));
     result.iterations = it - turn_first + 1;
     auto t_iter = Clock::now();
 
@@ -582,13 +610,29 @@ RunResult Run::execute() {
           br.summary = jsrt::summarize_value(r->value);
           br.one_liner = jsrt::one_liner(r->value);
           br.logs = r->logs;
-          meta = {{"ok", true}, {"summary", br.summary}, {"type", jsrt::describe_type(r->value)}, {"chars", jsrt::json_chars(r->value)}, {"ms", r->ms}};
+          meta = {{"ok", true}, {"summary", br.summary}, {"type", jsrt::describe_type(r->value)}, {"chars", jsrt::json_chars(r->value)}, {"ms", r->ms},
+                  {"shape", value_shape(r->value)}};
         }
         if (r && r->final) {
           br.set_final = true;
           br.summary += "\nsetFinal() called: " + jsrt::one_liner(*r->final);
           final = *r->final;
           have_final = true;
+          meta["finalShape"] = value_shape(*r->final);
+        }
+        if (m_options.vet_block && get_bool(meta, "ok", true)) {
+          if (std::string why = m_options.vet_block(meta); !why.empty()) {
+            br.ok = false;
+            br.summary = "Result: ERROR — " + why;
+            br.one_liner = "→ ERROR: " + clip(why, 80);
+            meta["ok"] = false;
+            meta["error"] = why;
+            if (br.set_final) {  // not delivered: the replay stops here, or its model takes over
+              br.set_final = false;
+              have_final = false;
+              final = json();
+            }
+          }
         }
         for (const auto& n : notes) br.summary += "\nNote: " + n;
         if (std::string notices = take_notices(it); !notices.empty()) br.summary += "\nPage notices while it ran:\n" + notices;
@@ -640,9 +684,20 @@ RunResult Run::execute() {
                            {"cost", response->cost_known ? json(response->cost_usd) : json(nullptr)},
                            {"codeBlocks", record.blocks.size()}});
     if (have_final) break;
+    if (browser_lost()) return lost(std::move(result));
     checkpoint(it);
   }
   return finish(std::move(result), have_final, std::move(final));
+}
+
+RunResult Run::lost(RunResult result) {
+  std::lock_guard lock(m_usage_mutex);
+  result.usage = m_usage;
+  result.cost_usd = m_cost;
+  result.cost_known = m_cost_known;
+  result.partial = true;
+  result.error = result.browser_lost;
+  return result;
 }
 
 RunResult Run::finish(RunResult result, bool have_final, json final) {
@@ -652,6 +707,7 @@ RunResult Run::finish(RunResult result, bool have_final, json final) {
     result.cost_usd = m_cost;
     result.cost_known = m_cost_known;
   }
+  result.action_cache = m_session.host().context().action_cache.to_json();
   result.cancelled = m_cancel.cancelled();
   if (have_final && !result.cancelled) {
     result.final = std::move(final);

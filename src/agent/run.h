@@ -58,6 +58,21 @@ struct RunOptions {
   // After each iteration: the run's state as a checkpoint keeps it (JSON text) and the REPL's env
   // (typed JSON), to be stored before the checkpoint event is. Its failure is reported, not fatal.
   std::function<Result<void>(int iteration, const std::string& state, const std::string& env)> on_checkpoint;
+  // A replay (issue 16): what the script recorded about the target an action names by a selector
+  // ({details, step}; nullopt: nothing), so the host can find a changed target again. Unset: the
+  // actions act on their selectors as given. Every run records its actions' targets (`target`
+  // events) and a replay's healed ones (`heal` events).
+  std::function<std::optional<json>(const std::string& action, const std::string& selector)> recorded;
+  // A replay: looks at each block's result before it counts (its code-result metadata, with the
+  // value's `shape` and, after setFinal, the final's `finalShape`: {kind, size}); a non-empty answer
+  // is why the block failed — its final, if any, is not delivered.
+  std::function<std::string(const json& metadata)> vet_block;
+  // A run on a browser pool's endpoint (server/pool.h): when the browser is gone at an iteration
+  // boundary (before an iteration starts, or after one ends and before its checkpoint), the run
+  // stops there with RunResult::browser_lost set — no checkpoint of the iteration that saw the
+  // loss and no complete event — so the caller can move it to another browser from the last good
+  // checkpoint. Otherwise (false) every call fails "the browser is gone: …" and the model sees it.
+  bool stop_when_browser_lost = false;
 };
 
 struct RunResult {
@@ -72,7 +87,11 @@ struct RunResult {
   size_t max_prompt_tokens = 0;
   json tabs;                  // in the user's browser: the tabs it held, left open ({id, url, title})
   std::vector<std::string> unread_guidance;  // messages that came too late for an iteration
-  json to_json() const;       // {final, iterations, partial, usage, cost, …}
+  // With RunOptions::stop_when_browser_lost: why the browser went (the run stopped at the
+  // boundary, its turn unfinished); empty otherwise.
+  std::string browser_lost;
+  json action_cache;          // act()'s action cache in this run's session: {hits, misses, hitRate}
+  json to_json() const;       // {final, iterations, partial, usage, cost, actionCache?, …}
 };
 
 class Run {
@@ -101,6 +120,8 @@ class Run {
   Result<llm::Response> call_model(int iteration, const llm::Request& request, double& ms);
   // The partial-results answer and the user's tabs, then the complete event.
   RunResult finish(RunResult result, bool have_final, json final);
+  // Stopped at a boundary because the browser is gone (stop_when_browser_lost): no complete event.
+  RunResult lost(RunResult result);
   Result<json> sub_call(const std::string& function, const json& args);
   // images: data URLs (screenshot()), sent as image content to a vision sub-model.
   std::string sub_query(const std::string& prompt, const json& data, int index, const json& images = json());

@@ -241,7 +241,16 @@ Result<void> Browser::switch_tab(const std::string& tab_id) {
 Result<TabInfo> Browser::wait_for_load(const std::string& tab_id, Millis timeout) {
   std::unique_lock lock(m_impl->mutex);
   auto tab = TRY(m_impl->find_tab(tab_id));
-  bool ok = m_impl->wait_until(lock, Clock::now() + timeout,
+  const auto deadline = Clock::now() + timeout;
+  // Just after a click or a key press: the navigation it causes begins after the input's reply,
+  // so give it a moment to begin rather than answer for the page that is about to go.
+  constexpr auto kNavigationGrace = std::chrono::milliseconds(400);
+  if (tab->input_at.time_since_epoch().count() != 0 && tab->navigations == tab->navigations_at_input) {
+    auto until = std::min(deadline, tab->input_at + kNavigationGrace);
+    if (Clock::now() < until)
+      (void)m_impl->wait_until(lock, until, [&] { return tab->closed || tab->crashed || tab->navigations != tab->navigations_at_input; });
+  }
+  bool ok = m_impl->wait_until(lock, deadline,
                                [&] { return tab->closed || tab->crashed || (tab->status == "loaded" && !tab->title_pending); });
   if (m_impl->dead) return tl::make_unexpected(*m_impl->dead);
   if (tab->closed) return errorf(Code::NotFound, "tab {} was closed while waiting for it to load", tab_id);
@@ -290,7 +299,14 @@ Result<json> Browser::send(const std::string& tab_id, std::string_view method, j
   std::string sid;
   {
     std::lock_guard lock(m_impl->mutex);
-    sid = TRY(m_impl->find_tab(tab_id))->session_id;
+    auto tab = TRY(m_impl->find_tab(tab_id));
+    sid = tab->session_id;
+    // A press that may navigate (a click's release, a key such as Enter): see wait_for_load.
+    std::string kind = params.is_object() ? get_str(params, "type") : "";
+    if (method.rfind("Input.dispatch", 0) == 0 && (kind == "mouseReleased" || kind == "keyDown" || kind == "rawKeyDown")) {
+      tab->input_at = Clock::now();
+      tab->navigations_at_input = tab->navigations;
+    }
   }
   return m_impl->conn->call(method, std::move(params), sid, timeout);
 }

@@ -16,6 +16,7 @@ namespace ouro::embedded {
 extern const std::string_view helpers_js;
 extern const std::string_view affordances_js;
 extern const std::string_view binding_js;
+extern const std::string_view heal_js;
 extern const std::string_view serialize_js;
 extern const std::string_view websocket_guard_js;
 }  // namespace ouro::embedded
@@ -24,10 +25,12 @@ namespace ouro::browser {
 
 // What ouro's isolated world of every document runs: the page helpers and the page-affordances
 // engine (selectors, snapshot, find, extract) they resolve selectors with, and the command binder
-// (a command's target words → an element) that reads the engine's facts.
+// (a command's target words → an element) that reads the engine's facts, and what identifies an
+// action's target for a replay to find it again (heal.js).
 inline const std::string& page_helpers_source() {
   static const std::string source =
-      std::string(embedded::affordances_js) + "\n;\n" + std::string(embedded::binding_js) + "\n;\n" + std::string(embedded::helpers_js);
+      std::string(embedded::affordances_js) + "\n;\n" + std::string(embedded::binding_js) + "\n;\n" +
+      std::string(embedded::heal_js) + "\n;\n" + std::string(embedded::helpers_js);
   return source;
 }
 

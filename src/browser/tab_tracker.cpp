@@ -203,6 +203,7 @@ TrackerActions TabTracker::session_event(Tab& tab, const cdp::Event& ev, double 
   if (m == "Page.frameStartedLoading") {
     if (get_str(p, "frameId") != tab.target_id) return out;
     tab.status = "loading";
+    ++tab.navigations;
     out.tabs_changed = true;
   } else if (m == "Page.frameNavigated") {
     const json& f = get_field(p, "frame");
@@ -213,6 +214,7 @@ TrackerActions TabTracker::session_event(Tab& tab, const cdp::Event& ev, double 
     out.tabs_changed = true;
   } else if (m == "Page.navigatedWithinDocument") {
     if (get_str(p, "frameId") != tab.target_id) return out;
+    ++tab.navigations;
     std::string url = cap_text(get_str(p, "url", tab.url), kUrlCap);
     if (url == tab.url) return out;
     tab.url = std::move(url);

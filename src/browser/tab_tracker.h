@@ -14,6 +14,7 @@
 #include "browser/types.h"
 #include "cdp/connection.h"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,6 +41,13 @@ struct Tab {
   std::string last_window_open;  // the URL its last window.open asked for (a popup attaches without one)
   std::optional<DialogPolicy> dialog_policy;
   PageLog log;
+  // Navigations this tab began (started loading — not merely requested: until it starts, the tab
+  // still says "loaded" for the page it leaves — or moved within the document), and
+  // the count when the last trusted input was sent to it: a click's navigation starts after the
+  // input's reply, so waitForLoad right after it waits briefly for one to begin (Browser).
+  int navigations = 0;
+  int navigations_at_input = 0;
+  std::chrono::steady_clock::time_point input_at{};
 
   TabInfo info() const;
 };

@@ -4,6 +4,7 @@
 #include "cli/mcp.h"
 #include "cli/memory.h"
 #include "cli/script.h"
+#include "scripts/rewrite.h"
 #include "scripts/store.h"
 #include "cli/schedule.h"
 
@@ -12,6 +13,8 @@
 #include "agent/run.h"
 #include "net/io.h"
 #include "browser/discovery.h"
+#include "cli/pool.h"
+#include "server/pool.h"
 #include "server/api.h"
 #include "server/conversation.h"
 #include "server/memories.h"
@@ -55,6 +58,8 @@ struct CommonFlags {
   std::vector<std::string> urls;
   bool headed = false;
   std::string browser_ws;
+  std::vector<std::string> browsers;  // every --browser given (serve: two or more make a pool)
+  std::string browser_pool;           // serve --browser-pool FILE
   std::string browser_dir;  // --browser auto: where its DevToolsActivePort is
   std::string data_dir;
   std::string profile;
@@ -76,9 +81,11 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
   // Repeatable options take one value each, so a positional after them is not swallowed.
   cmd->add_option("--url", f.urls, "Open URL in a tab before running (repeat for more tabs)")->allow_extra_args(false);
   cmd->add_flag("--headed", f.headed, "Show the browser window (default: headless)");
-  cmd->add_option("--browser", f.browser_ws,
+  cmd->add_option("--browser", f.browsers,
                   "Attach to a running browser instead of launching one: ws://host:port/devtools/browser/…, or auto (the "
-                  "DevToolsActivePort of a Chrome/Chromium started with --remote-debugging-port, in --browser-dir or the usual places)");
+                  "DevToolsActivePort of a Chrome/Chromium started with --remote-debugging-port, in --browser-dir or the usual places); "
+                  "serve: repeat it (ws:// or http://host:port) for a pool of browsers")
+      ->allow_extra_args(false);
   cmd->add_option("--browser-dir", f.browser_dir, "With --browser auto: the user-data-dir of the browser to attach to");
   cmd->add_option("--data-dir", f.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
   cmd->add_option("--workspace", f.workspace,
@@ -128,6 +135,19 @@ Result<std::string> workspace_data_dir(const std::string& data_dir, std::string&
   // A workspace holds runs, stored values and a browser profile: the user's alone.
   for (const auto& d : {dir.parent_path(), dir}) std::filesystem::permissions(d, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
   return dir.string();
+}
+
+// --browser is repeatable for `ouro serve` only (a pool); elsewhere one browser.
+Result<void> take_browsers(CommonFlags& f, bool serve) {
+  if (f.browsers.size() > 1 && !serve) return make_error(Code::InvalidArgument, "--browser is given once here (ouro serve takes several: a pool)");
+  if (!serve && !f.browser_pool.empty()) return make_error(Code::InvalidArgument, "--browser-pool goes with ouro serve");
+  if (f.browsers.size() == 1 && f.browser_pool.empty()) f.browser_ws = f.browsers.front();
+  if (cli::wants_pool(f.browsers, f.browser_pool)) {
+    for (const auto& b : f.browsers)
+      if (b == "auto") return make_error(Code::InvalidArgument, "--browser auto cannot be part of a pool: give ws:// or http:// URLs");
+    if (!f.profile.empty()) return make_error(Code::InvalidArgument, "--profile does not go with a browser pool (its browsers keep their own profiles)");
+  }
+  return {};
 }
 
 Result<void> enter_workspace(CommonFlags& f) {
@@ -562,11 +582,17 @@ class TerminalView {
                                   d["cost"].is_number() ? fmt::format(" · ${:.4f}", d["cost"].get<double>()) : "")));
     }
     if (e.type == "complete") {
+      auto action_cache_note = [](const json& c) -> std::string {
+        if (!c.contains("actionCache") || !c["actionCache"].is_object()) return "";
+        const json& a = c["actionCache"];
+        return fmt::format(" · action cache {}/{} hits", a.value("hits", 0), a.value("hits", 0) + a.value("misses", 0));
+      };
       const json& u = d["usage"];
       std::string status = d.value("cancelled", false) ? "cancelled" : d.value("partial", false) ? "stopped with partial results" : "done";
       line(bold(fmt::format("\n■ {} after {} iteration{}", status, d.value("iterations", 0), d.value("iterations", 0) == 1 ? "" : "s")) +
            dim(fmt::format(" · {} in{} / {} out tokens{}", u.value("input_tokens", 0), cached(u), u.value("output_tokens", 0),
-                           d["cost"].is_number() ? fmt::format(" · ${:.4f}", d["cost"].get<double>()) : " · cost unknown")));
+                           d["cost"].is_number() ? fmt::format(" · ${:.4f}", d["cost"].get<double>()) : " · cost unknown") +
+                           action_cache_note(d)));
     }
   }
 
@@ -624,7 +650,7 @@ struct RunFlags {
   double recorded_ms = 0;     // how long the replayed script's recorded run took (0: unknown)
 };
 
-Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
+Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   if (rf.task.find_first_not_of(" \t\n") == std::string::npos && rf.resume_id.empty())
     return make_error(Code::InvalidArgument, "run needs a task: ouro run \"Summarize the unread emails in my inbox\" --url https://mail.example.com");
   if (!rf.resume_id.empty() && !rf.continue_id.empty())
@@ -632,12 +658,33 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   llm::SettingsFlags sf = rf.settings;
   // Keys `ouro auth set` kept in the file when there was no keyring.
   sf.secrets_path = (!flags.base_data_dir.empty() ? flags.base_data_dir : flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/secrets.json";
-  // A replay needs no model: its provider is the script.
+  // --resume of a replay: the replay goes on (its script, version and values as the run kept them).
+  bool replay_fallback = rf.replay && rf.settings.provider.has_value();
+  if (!rf.resume_id.empty() && !rf.replay) {
+    auto db = TRY(store::Database::open((flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/ouro.db"));
+    if (auto row = db->get_run(rf.resume_id); row && *row) {
+      json stored = parse_json((*row)->options).value_or(json::object());
+      if (const json& sc = get_field(stored, "script"); sc.is_object()) {
+        auto script = TRY(scripts::get(*db, get_str(sc, "name"), get_int(sc, "version") > 0 ? std::optional<int>(get_int(sc, "version")) : std::nullopt));
+        std::map<std::string, std::string> vars;
+        for (const auto& [k, v] : get_field(sc, "vars").items())
+          if (v.is_string()) vars[k] = v.get<std::string>();
+        rf.replay = std::shared_ptr<scripts::ReplayProvider>(TRY(scripts::ReplayProvider::create(std::move(script), vars)));
+        replay_fallback = get_bool(sc, "fallback");
+      }
+    }
+  }
+  // A replay needs no model: its provider is the script — and a model, when one is given
+  // (--provider), to take over where a step cannot heal.
   llm::Settings settings;
   std::unique_ptr<llm::Provider> model;
-  if (!rf.replay) {
+  if (!rf.replay || replay_fallback) {
     settings = TRY(llm::resolve_settings(sf));
     model = TRY(llm::make_provider(settings.spec));
+  }
+  if (rf.replay && model) {
+    rf.replay->set_fallback(std::move(model), settings.model, settings.sub_model);
+    rf.max_iterations = std::max(rf.max_iterations, rf.replay->max_iterations());
   }
   llm::Provider* provider = rf.replay ? static_cast<llm::Provider*>(rf.replay.get()) : model.get();
   std::unique_ptr<std::ofstream> trace;
@@ -713,7 +760,11 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
     if (!context.empty()) options["context"] = context;
     if (!flags.urls.empty()) options["urls"] = flags.urls;  // for a resume: the sites the run was given
     if (rf.no_remember) options["remember"] = false;  // kept for its follow-ups and a resume
-    if (rf.replay) options["script"] = {{"name", rf.replay->script().name}, {"version", rf.replay->script().version}};
+    if (rf.replay) {
+      // The values too: a resume goes on with them (the task, kept with the run, carries them as well).
+      options["script"] = {{"name", rf.replay->script().name}, {"version", rf.replay->script().version}, {"vars", rf.replay->vars()}};
+      if (rf.replay->has_fallback()) options["script"]["fallback"] = true;
+    }
     row.options = dump_json(options);
     row.created_at = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
@@ -742,6 +793,11 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   ro.params = settings.params;
   ro.max_iterations = rf.max_iterations;
   ro.agent = rf.agent;
+  if (rf.replay) {
+    // The targets the script recorded, for the host to find changed ones again (actions/targets.h).
+    ro.recorded = [replay = rf.replay](const std::string& action, const std::string& selector) { return replay->recorded(action, selector); };
+    ro.vet_block = [replay = rf.replay](const json& meta) { return replay->vet(meta); };
+  }
   if (prior) {
     ro.earlier = prior->turns;
     ro.first_iteration = prior->row.iterations + 1;
@@ -765,8 +821,9 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
     if (trace) *trace << redact(dump_json(e.to_json())) << "\n" << std::flush;
   });
   if (rf.replay)
-    std::cerr << fmt::format("ouro replay · script {} v{} · {} steps · no model\n", rf.replay->script().name, rf.replay->script().version,
-                             rf.replay->script().steps.size());
+    std::cerr << fmt::format("ouro replay · script {} v{} · {} steps · {}\n", rf.replay->script().name, rf.replay->script().version,
+                             rf.replay->script().steps.size(),
+                             rf.replay->has_fallback() ? "model " + settings.model + " takes over where a step cannot heal" : "no model");
   else
     std::cerr << fmt::format("ouro run · {} · model {} · sub-model {} · up to {} iterations\n", settings.provider, settings.model,
                              settings.sub_model, rf.max_iterations);
@@ -796,8 +853,17 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
   std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);
   if (rf.replay) {
     double ms = row.updated_at - row.created_at;
-    std::cerr << fmt::format("replayed in {:.1f} s{}\n", ms / 1000,
-                             rf.recorded_ms > 0 ? fmt::format(" (the recorded run took {:.1f} s)", rf.recorded_ms / 1000) : "");
+    std::cerr << fmt::format("replayed in {:.1f} s{} · path {}{}\n", ms / 1000,
+                             rf.recorded_ms > 0 ? fmt::format(" (the recorded run took {:.1f} s)", rf.recorded_ms / 1000) : "",
+                             rf.replay->path(), rf.replay->heals() ? fmt::format(" · {} target(s) healed", rf.replay->heals()) : "");
+    // Healed steps, or steps a model took over: a new version of the script (the old one kept).
+    if (row.state == "done") {
+      auto saved = scripts::save_replayed(db, row.id, *rf.replay);
+      if (!saved) std::cerr << "the script is not rewritten: " << saved.error().message << "\n";
+      else if (*saved)
+        std::cerr << fmt::format("saved {} v{} from v{} (see the change: ouro script show {} --diff)\n", (*saved)->name, (*saved)->version,
+                                 (*saved)->based_on, (*saved)->name);
+    }
   }
   // --save-script NAME: a run that delivered its final is kept as a script (its proposed parameters).
   if (!rf.save_script.empty()) {
@@ -814,7 +880,7 @@ Result<int> cmd_run(const CommonFlags& flags, const RunFlags& rf) {
 }
 
 // ouro mcp: the MCP server over stdio, its session gated as `ouro exec`'s is (--allow-domain or
-// --mode), and browser_task when a model resolves (no model: the other tools only).
+// --mode); browser_task's model is the one that resolves, else the client's through MCP sampling.
 Result<int> cmd_mcp_flags(const CommonFlags& flags, llm::SettingsFlags sf, int max_iterations) {
   bool gated = !flags.allow_domains.empty() || !flags.mode.empty();
   McpSetup setup;
@@ -823,26 +889,39 @@ Result<int> cmd_mcp_flags(const CommonFlags& flags, llm::SettingsFlags sf, int m
   setup.session = TRY(session_options(with_config, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }, gated));
   setup.urls = flags.urls;
   sf.secrets_path = (!flags.base_data_dir.empty() ? flags.base_data_dir : flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/secrets.json";
+  mcp::TaskSupport task;
+  task.max_iterations = max_iterations;
+  task.session_options = [with_config](const std::string& text, const std::vector<std::string>& urls) {
+    CommonFlags f = with_config;
+    f.urls.insert(f.urls.end(), urls.begin(), urls.end());
+    return session_options(f, {}, true, text);
+  };
   if (auto settings = llm::resolve_settings(sf); settings) {
-    mcp::TaskSupport task;
     task.settings = std::move(*settings);
-    task.max_iterations = max_iterations;
-    task.session_options = [with_config](const std::string& text, const std::vector<std::string>& urls) {
-      CommonFlags f = with_config;
-      f.urls.insert(f.urls.end(), urls.begin(), urls.end());
-      return session_options(f, {}, true, text);
-    };
-    setup.task = std::move(task);
   } else {
-    std::cerr << "mcp: no model configured, so no browser_task tool (" << settings.error().message << ")\n";
+    // browser_task then uses the client's model (MCP sampling) when the client offers it.
+    task.no_model_reason = settings.error().message;
+    std::cerr << "mcp: no model configured; browser_task will ask the client's model through MCP sampling (" << settings.error().message << ")\n";
   }
+  setup.task = std::move(task);
   return cmd_mcp(std::move(setup));
 }
 
 Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_timeout_s = 60) {
   std::string data_dir = flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir;
-  // The profile's session keeps the runtime (browser, database) for the server's lifetime.
-  auto base = TRY(session::Session::start(TRY(session_options(flags, {}))));
+  // The profile's session keeps the runtime (browser, database) for the server's lifetime; on a
+  // browser pool the runtime has the network thread and database only (cli/pool.h).
+  std::unique_ptr<session::Session> base;
+  std::shared_ptr<session::Runtime> runtime;
+  std::optional<ServePool> pool;
+  if (wants_pool(flags.browsers, flags.browser_pool)) {
+    pool = TRY(start_pool(flags.browsers, flags.browser_pool, data_dir));
+    runtime = pool->runtime;
+    open_page = false;
+  } else {
+    base = TRY(session::Session::start(TRY(session_options(flags, {}))));
+    runtime = base->runtime();
+  }
   server::RunManager::Config rc;
   rc.data_dir = flags.base_data_dir.empty() ? data_dir : flags.base_data_dir;  // API keys are not per workspace
   rc.workspace = flags.workspace;
@@ -853,21 +932,49 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   // A profile that is kept (plain `ouro`, --profile) or a browser we attached to is the user's:
   // runs work in it unless they ask for a clean session.
   rc.mine_by_default = !flags.profile.empty() || !flags.browser_ws.empty();
-  server::RunManager runs(base->runtime(), rc);
+  if (pool) {
+    rc.pool = pool->pool;
+    rc.mine_by_default = false;
+    rc.max_active_runs = std::max<size_t>(rc.max_active_runs, 2 * pool->pool->total_capacity());  // the rest wait queued
+  }
+  server::RunManager runs(runtime, rc);
   // Daemon mode: saved jobs start runs while the server runs (missed ones by their policy now).
   server::Scheduler::Config sc;
   sc.lock_path = data_dir + "/scheduler.lock";
-  server::Scheduler scheduler(base->db(), runs, sc);
+  server::Scheduler scheduler(*runtime->db, runs, sc);
+  // /mcp: the MCP server over Streamable HTTP, gated as `ouro mcp` is (--allow-domain/--mode),
+  // browser_task with the model that resolves when a session starts, else the client's (sampling).
+  bool mcp_gated = !flags.allow_domains.empty() || !flags.mode.empty();
+  auto mcp_http = make_mcp_http(
+      runtime, [flags, mcp_gated] { return session_options(flags, {}, mcp_gated); },
+      [flags, data_dir] {
+        mcp::TaskSupport task;
+        task.session_options = [flags](const std::string& text, const std::vector<std::string>& urls) {
+          CommonFlags f = flags;
+          f.urls.insert(f.urls.end(), urls.begin(), urls.end());
+          return session_options(f, {}, true, text);
+        };
+        llm::SettingsFlags sf;
+        if (!flags.config_path.empty()) sf.config_path = flags.config_path;
+        sf.secrets_path = (flags.base_data_dir.empty() ? data_dir : flags.base_data_dir) + "/secrets.json";
+        if (auto settings = llm::resolve_settings(sf)) task.settings = std::move(*settings);
+        else task.no_model_reason = settings.error().message;
+        return task;
+      });
   server::ApiServer::Options api_options;
   api_options.port = static_cast<uint16_t>(port);
   api_options.scheduler = &scheduler;
-  auto started = server::ApiServer::start(*base->runtime()->io, runs, base->runtime(), api_options);
+  api_options.mcp = [endpoint = mcp_http.get()](const net::HttpRequest& r, std::function<void(net::HttpResponse)> respond) {
+    endpoint->handle(r, std::move(respond));
+  };
+  auto started = server::ApiServer::start(*runtime->io, runs, runtime, api_options);
   if (!started)
     return make_error(started.error().code, started.error().message + " (is another ouro serving there? pass --port N, or --port 0 for any free port)");
   auto api = std::move(*started);
   scheduler.start();
   std::cout << "Ouroboros Command Center: " << api->url() << "\n"
             << "API: http://127.0.0.1:" << api->port() << "/api (Authorization: Bearer " << api->token() << ")\n"
+            << "MCP (Streamable HTTP): http://127.0.0.1:" << api->port() << "/mcp (the same token)\n"
             << (flags.workspace.empty() ? "" : "Workspace: " + flags.workspace + " (" + data_dir + ")\n")
             << "Ctrl-C stops the server (runs in progress are cancelled).\n"
             << std::flush;
@@ -886,8 +993,10 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
     cv.notify_all();
   });
   std::unique_lock lock(m);
-  while (!stop && !base->browser().dead()) cv.wait_for(lock, std::chrono::milliseconds(500));
-  if (auto dead = base->browser().dead()) std::cerr << "ouro: " << dead->message << "\n";
+  // A pool's endpoints come and go; the server's own browser, when it has one, ends it.
+  auto dead = [&] { return base ? base->browser().dead() : std::nullopt; };
+  while (!stop && !dead()) cv.wait_for(lock, std::chrono::milliseconds(500));
+  if (auto gone = dead()) std::cerr << "ouro: " << gone->message << "\n";
   std::cerr << "stopping…\n";
   return 0;
 }
@@ -998,6 +1107,9 @@ Result<int> run(int argc, char** argv) {
   add_common(serve, serve_flags);
   serve->add_option("--port", port, "Port on 127.0.0.1 (default 7777; 0 picks a free one)")->check(CLI::Range(0, 65535));
   serve->add_flag("--no-open", no_open, "Do not open the Command Center in the browser");
+  serve->add_option("--browser-pool", serve_flags.browser_pool,
+                    "A JSON file of browser endpoints for the runs: {\"endpoints\": [{\"url\": \"ws://…|http://host:port\", \"capacity\": 4}, …]} "
+                    "(see docs/scaling.md)");
   int serve_confirm_timeout = 60;
   serve->add_option("--confirm-timeout", serve_confirm_timeout, "Seconds a sensitive-action question waits for an answer before it counts as deny (default 60)")
       ->check(CLI::Range(1, 3600));
@@ -1007,7 +1119,7 @@ Result<int> run(int argc, char** argv) {
   int mcp_max_iterations = 25;
   auto* mcpc = app.add_subcommand("mcp", "An MCP server on stdin/stdout for Claude, Cursor, VS Code and other agents: browser_exec, snapshot, act, tabs, screenshot, task");
   add_common(mcpc, mcp_flags);
-  mcpc->add_option("--provider", mcp_settings.provider, "The model of browser_task (default: as `ouro run` resolves it; none: no browser_task)");
+  mcpc->add_option("--provider", mcp_settings.provider, "The model of browser_task (default: as `ouro run` resolves it; none: the MCP client's own model through sampling)");
   mcpc->add_option("--model", mcp_settings.model, "browser_task's primary model");
   mcpc->add_option("--sub-model", mcp_settings.sub_model, "browser_task's model for llm_query/llm_batch sub-calls");
   mcpc->add_option("--base-url", mcp_settings.base_url, "Override the provider's API base URL");
@@ -1065,6 +1177,12 @@ Result<int> run(int argc, char** argv) {
   replayc->add_option("--var", replay_vars, "name=value: a parameter's value for this replay (repeatable; the others keep their defaults)")
       ->allow_extra_args(false);
   replayc->add_option("--version", replay_version, "Which version of the script (default: the latest)")->check(CLI::Range(1, 1000000));
+  replayc->add_option("--provider", replay_rf.settings.provider,
+                      "A model to take over where a step cannot heal (as ouro run's --provider, script:FILE included); without one the "
+                      "replay stops there with the error");
+  replayc->add_option("--model", replay_rf.settings.model, "The model that takes over (default: the provider's)");
+  replayc->add_option("--sub-model", replay_rf.settings.sub_model, "Its model for llm_query/llm_batch");
+  replayc->add_option("--base-url", replay_rf.settings.base_url, "Override the provider's API base URL");
   replayc->add_flag("--json", replay_rf.as_json, "Print {final, iterations, partial, usage, cost} as JSON");
   replayc->add_option("--trace", replay_rf.trace, "Write every event as a JSON line to this file");
   replayc->add_option("--config", replay_rf.settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
@@ -1100,7 +1218,10 @@ Result<int> run(int argc, char** argv) {
 
   // --workspace / $OURO_WORKSPACE: the subcommand's data directory becomes the workspace's.
   for (auto [sub, f] : {std::pair{exec, &exec_flags}, {doc, &do_flags}, {repl, &repl_flags}, {runc, &run_flags}, {serve, &serve_flags}, {mcpc, &mcp_flags}, {replayc, &replay_flags}})
-    if (*sub) TRY(enter_workspace(*f));
+    if (*sub) {
+      TRY(take_browsers(*f, sub == serve));
+      TRY(enter_workspace(*f));
+    }
   if (*mem) mf.data_dir = TRY(workspace_data_dir(mf.data_dir, mem_workspace));
   if (*sched) sched_flags.data_dir = TRY(workspace_data_dir(sched_flags.data_dir, sched_workspace));
   if (*exec) return cmd_exec(exec_flags, code, as_json);

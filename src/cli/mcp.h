@@ -3,9 +3,12 @@
 #pragma once
 
 #include "base/error.h"
+#include "mcp/http.h"
 #include "mcp/server.h"
 #include "session/session.h"
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,5 +23,12 @@ struct McpSetup {
 
 // Serves until the client closes standard input. Fails when the browser cannot start.
 Result<int> cmd_mcp(McpSetup setup);
+
+// /mcp of `ouro serve`: each MCP session gets a session on `runtime` in a browser context of its
+// own (options from `session_options`, confirmations refused as in `ouro mcp`) and browser_task
+// as `task` makes it (called per session, so a key configured meanwhile is used).
+std::unique_ptr<mcp::HttpEndpoint> make_mcp_http(std::shared_ptr<session::Runtime> runtime,
+                                                 std::function<Result<session::SessionOptions>()> session_options,
+                                                 std::function<mcp::TaskSupport()> task);
 
 }  // namespace ouro::cli

@@ -93,6 +93,9 @@ int add(const ScheduleFlags& f) {
   auto options = options_from(f.options);
   if (!options) return fail("add", options.error());
   spec.options = *options;
+  // A job that replays a script first; the agent (the job's model) takes over only where a step
+  // cannot heal.
+  if (!f.script.empty()) spec.options["script"] = {{"name", f.script}, {"fallback", true}};
   auto db = open_db(f);
   if (!db) return fail("add", db.error());
   const int64_t now = now_s();
@@ -155,6 +158,8 @@ CLI::App* add_schedule_command(CLI::App& app, ScheduleFlags& f) {
   add->add_option("--missed", f.missed, "Runs that fell due while ouro was not running: run-once (run once at start; the default) or skip")
       ->check(CLI::IsMember({"run-once", "skip"}));
   add->add_option("--name", f.name, "A name for the list (default: the task's first words)");
+  add->add_option("--script", f.script, "Replay this saved script at each fire (ouro script list), the agent taking over only where "
+                                        "a step cannot heal; the run's usage says which path ran (replay, replay+agent, agent)");
   add->add_option("--option", f.options, "A run option as the runs API takes it, name=value: provider=anthropic, model=…, max_iterations=10, "
                                          "context=clean, mode=autonomous, allowed_domains='[\"example.com\"]' (repeatable)")
       ->allow_extra_args(false);

@@ -50,6 +50,8 @@ CLI::App* add_script_command(CLI::App& app, ScriptFlags& f) {
   auto* show = cmd->add_subcommand("show", "A script's task, parameters and steps");
   show->add_option("name", f.name, "The script's name")->required();
   show->add_option("--version", f.version, "Which version (default: the latest)")->check(CLI::Range(1, 1000000));
+  show->add_flag("--diff", f.diff, "Show what changed from the version it was made from (a replay's healed selectors, the steps a model took "
+                                   "over): a line diff of the steps' code");
   auto* rm = cmd->add_subcommand("rm", "Delete a script, every version");
   rm->add_option("name", f.name, "The script's name")->required();
   for (auto* sub : {save, list, show, rm}) {
@@ -115,6 +117,16 @@ int cmd_script(const CLI::App& command, ScriptFlags& f) {
   if (f.action == "show") {
     auto s = scripts::get(**db, f.name, f.version > 0 ? std::optional<int>(f.version) : std::nullopt);
     if (!s) return fail(s.error());
+    if (f.diff) {
+      int from = s->based_on > 0 ? s->based_on : s->version - 1;
+      if (from < 1) return fail(Error{Code::FailedPrecondition, fmt::format("{} v{} is the first version: nothing to compare it with", s->name, s->version), nullptr});
+      auto before = scripts::get(**db, f.name, from);
+      if (!before) return fail(before.error());
+      std::string d = scripts::diff(*before, *s);
+      if (f.as_json) std::cout << dump_json(json{{"name", s->name}, {"from", from}, {"to", s->version}, {"diff", d}, {"changes", s->changes}}) << "\n";
+      else std::cout << (d.empty() ? fmt::format("{} v{} and v{} have the same steps\n", s->name, from, s->version) : d);
+      return 0;
+    }
     if (f.as_json) {
       std::cout << dump_json(s->to_json(), 2) << "\n";
       return 0;
@@ -123,7 +135,9 @@ int cmd_script(const CLI::App& command, ScriptFlags& f) {
     for (size_t i = 0; i < s->steps.size(); ++i) {
       const auto& st = s->steps[i];
       std::cout << fmt::format("\nstep {} (iteration {} of the run){} · {}\n", i + 1, st.iteration, st.set_final ? " · final" : "", st.intent);
-      for (const auto& t : st.targets) std::cout << "  target: " << t.action << " " << t.target << "\n";
+      for (const auto& t : st.targets)
+        std::cout << "  target: " << t.action << " " << t.target
+                  << (t.details.is_object() ? fmt::format(" — {} \"{}\"", get_str(t.details, "role"), get_str(t.details, "name")) : "") << "\n";
       std::cout << st.code << "\n";
     }
     return 0;

@@ -22,6 +22,7 @@ struct ScriptFlags {
   std::string name;     // save, show, rm
   std::vector<std::string> params;  // save: name=value, the parameters to lift (none: the proposed ones)
   int version = 0;      // show: 0 = the latest
+  bool diff = false;    // show --diff: the version's change from the one it was based on
   bool as_json = false;
   std::string data_dir;  // "" = $OURO_DATA_DIR or the default
 };

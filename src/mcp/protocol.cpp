@@ -64,11 +64,36 @@ std::string type_of(const json& v) { return v.is_number_integer() || v.is_number
 
 }  // namespace
 
+// A request of ours to the client, waiting for its answer.
+struct Protocol::Pending {
+  bool done = false;
+  json answer;  // the whole response: {result} or {error}
+};
+
+struct Protocol::State {
+  Tools& tools;
+  Info info;
+  std::function<void(const std::string&)> send;
+  mutable std::mutex mutex;  // guards everything below
+  std::condition_variable idle;
+  std::condition_variable answers;  // a pending request was answered, a call cancelled, or closed
+  std::map<std::string, std::shared_ptr<Call>> calls;  // in flight or waiting, by id
+  std::map<std::string, std::shared_ptr<Pending>> pending;  // our requests to the client, by id
+  uint64_t next_request = 1;
+  bool closed = false;  // cancel_all ran: no request to the client can be answered any more
+  bool initialized = false;
+  std::string version;
+  json client_capabilities = json::object();
+  std::unique_ptr<ThreadPool> pool;
+  State(Tools& t, Info i, std::function<void(const std::string&)> s) : tools(t), info(std::move(i)), send(std::move(s)) {}
+};
+
 struct Protocol::Call final : CallContext {
   json id;
   std::string key;  // id.dump(): "1" and "\"1\"" are different requests
   json token;       // progressToken, or null
-  Protocol* owner = nullptr;
+  State* state = nullptr;
+  Reply reply;      // where its progress, its requests to the client and its answer go
   std::atomic<bool> cancel{false};
   std::mutex progress_mutex;
   double last_progress = -1;
@@ -87,7 +112,7 @@ struct Protocol::Call final : CallContext {
     json params = {{"progressToken", token}, {"progress", p}};
     if (total) params["total"] = *total;
     if (!message.empty()) params["message"] = message;
-    owner->send({{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}});
+    reply(dump_json(json{{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", params}}), false);
   }
   bool cancelled() const override { return cancel; }
   void on_cancel(std::function<void()> h) override {
@@ -98,23 +123,78 @@ struct Protocol::Call final : CallContext {
     }
     hook = std::move(h);
   }
-  void do_cancel() {
-    std::lock_guard lock(hook_mutex);
-    if (cancel.exchange(true)) return;
-    if (hook) hook();
-    hook = nullptr;
+  json client_capabilities() const override {
+    std::lock_guard lock(state->mutex);
+    return state->client_capabilities;
   }
-};
 
-struct Protocol::State {
-  Tools& tools;
-  Info info;
-  std::function<void(const std::string&)> send;
-  std::mutex mutex;  // guards calls
-  std::condition_variable idle;
-  std::map<std::string, std::shared_ptr<Call>> calls;  // in flight or waiting, by id
-  std::unique_ptr<ThreadPool> pool;
-  State(Tools& t, Info i, std::function<void(const std::string&)> s) : tools(t), info(std::move(i)), send(std::move(s)) {}
+  Result<json> request(const std::string& method, const json& params, std::chrono::milliseconds timeout, std::function<bool()> abandon) override {
+    if (cancel) return make_error(Code::Cancelled, "the tool call was cancelled");
+    auto pending = std::make_shared<Pending>();
+    std::string rid;
+    {
+      std::lock_guard lock(state->mutex);
+      if (state->closed) return make_error(Code::Unavailable, "the client has disconnected");
+      rid = "ouro-" + std::to_string(state->next_request++);
+      state->pending[rid] = pending;
+    }
+    auto forget = [&] {
+      std::lock_guard lock(state->mutex);
+      state->pending.erase(rid);
+    };
+    // Cancellation (basic/utilities/cancellation) of a request of ours the client need not answer any more.
+    auto withdraw = [&](const char* reason) {
+      reply(dump_json(json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", rid}, {"reason", reason}}}}), false);
+    };
+    if (!reply(dump_json(json{{"jsonrpc", "2.0"}, {"id", rid}, {"method", method}, {"params", params}}), false)) {
+      forget();
+      return errorf(Code::Unavailable, "{} could not be sent: the client's stream for this call is closed", method);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::unique_lock lock(state->mutex);
+    bool abandoned = false;
+    while (!pending->done && !cancel && !state->closed && std::chrono::steady_clock::now() < deadline) {
+      // `abandon` is the run's own cancellation, which nothing here is told of: looked at between waits.
+      auto until = abandon ? std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(200)) : deadline;
+      state->answers.wait_until(lock, until, [&] { return pending->done || cancel || state->closed; });
+      if (abandon && !pending->done && abandon()) {
+        abandoned = true;
+        break;
+      }
+    }
+    json answer = std::move(pending->answer);
+    bool done = pending->done, closed = state->closed;
+    state->pending.erase(rid);
+    lock.unlock();
+    if (done) {
+      if (answer.contains("result")) return answer["result"];
+      const json& err = get_field(answer, "error");
+      return make_error(Code::Unavailable,
+                        fmt::format("the client answered {} with an error: {} (code {})", method, clip_text(get_str(err, "message", "no message"), 300),
+                                    get_field(err, "code").dump()),
+                        json{{"code", get_field(err, "code")}, {"data", get_field(err, "data")}});
+    }
+    if (cancel || abandoned) {
+      withdraw("the tool call was cancelled");
+      return make_error(Code::Cancelled, "the tool call was cancelled");
+    }
+    if (closed) return make_error(Code::Unavailable, "the client disconnected before it answered " + method);
+    withdraw("timed out");
+    return errorf(Code::DeadlineExceeded, "the client did not answer {} within {} s", method,
+                  std::chrono::duration_cast<std::chrono::seconds>(timeout).count());
+  }
+
+  void do_cancel() {
+    {
+      std::lock_guard lock(hook_mutex);
+      if (cancel.exchange(true)) return;
+      if (hook) hook();
+      hook = nullptr;
+    }
+    // Wakes a request to the client this call waits on.
+    { std::lock_guard lock(state->mutex); }
+    state->answers.notify_all();
+  }
 };
 
 Protocol::Protocol(Tools& tools, Info info, std::function<void(const std::string& line)> send)
@@ -127,61 +207,68 @@ Protocol::~Protocol() {
   m->pool.reset();  // runs what waits (each sees its call cancelled) and joins
 }
 
-void Protocol::send(const json& msg) { m->send(dump_json(msg)); }
-
 void Protocol::on_overlong_line() {
-  send(error_response(nullptr, kParseError, "Parse error: the message is longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB"));
+  m->send(dump_json(error_response(nullptr, kParseError, "Parse error: the message is longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB")));
 }
 
 void Protocol::on_line(std::string_view line) {
+  on_line(line, [this](const std::string& text, bool) {
+    if (!text.empty()) m->send(text);
+    return true;
+  });
+}
+
+void Protocol::on_line(std::string_view line, Reply reply) {
+  auto answer = [&](const json& msg) { reply(dump_json(msg), true); };
   try {
     // Deeply nested text is refused before nlohmann's recursive parser sees it.
     if (nested_deeper_than(line, kMaxJsonDepth)) {
-      send(error_response(nullptr, kParseError, "Parse error: the message is nested too deeply"));
+      answer(error_response(nullptr, kParseError, "Parse error: the message is nested too deeply"));
       return;
     }
     auto parsed = parse_json(line, "the message");
     if (!parsed) {
-      send(error_response(nullptr, kParseError, "Parse error: " + parsed.error().message));
+      answer(error_response(nullptr, kParseError, "Parse error: " + parsed.error().message));
       return;
     }
-    handle(*parsed);
+    handle(*parsed, reply);
   } catch (const std::exception& e) {
     spdlog::warn("mcp: a message could not be handled: {}", e.what());
-    send(error_response(nullptr, kInternalError, std::string("Internal error: ") + e.what()));
+    answer(error_response(nullptr, kInternalError, std::string("Internal error: ") + e.what()));
   }
 }
 
-void Protocol::handle(const json& msg) {
+void Protocol::handle(const json& msg, const Reply& reply) {
+  auto answer = [&](const json& out) { reply(dump_json(out), true); };
   if (msg.is_array()) {
-    send(error_response(nullptr, kInvalidRequest, "Invalid Request: batches are not supported (MCP 2025-06-18 removed JSON-RPC batching)"));
+    answer(error_response(nullptr, kInvalidRequest, "Invalid Request: batches are not supported (MCP 2025-06-18 removed JSON-RPC batching)"));
     return;
   }
   if (!msg.is_object()) {
-    send(error_response(nullptr, kInvalidRequest, "Invalid Request: a message is a JSON object, got " + type_of(msg)));
+    answer(error_response(nullptr, kInvalidRequest, "Invalid Request: a message is a JSON object, got " + type_of(msg)));
     return;
   }
   const json& id = get_field(msg, "id");
   bool has_id = msg.contains("id");
   json reply_id = has_id && valid_id(id) ? id : json(nullptr);
   if (get_str(msg, "jsonrpc") != "2.0") {
-    if (has_id || msg.contains("method")) send(error_response(reply_id, kInvalidRequest, "Invalid Request: \"jsonrpc\" must be \"2.0\""));
+    if (has_id || msg.contains("method")) answer(error_response(reply_id, kInvalidRequest, "Invalid Request: \"jsonrpc\" must be \"2.0\""));
     return;
   }
   if (!msg.contains("method")) {
-    // A response (result or error) to a request of ours: this server sends none, so it is dropped.
-    if (msg.contains("result") || msg.contains("error")) return;
-    send(error_response(reply_id, kInvalidRequest, "Invalid Request: no \"method\""));
+    // A response (result or error) to a request of ours.
+    if (msg.contains("result") || msg.contains("error")) return on_answer(msg);
+    answer(error_response(reply_id, kInvalidRequest, "Invalid Request: no \"method\""));
     return;
   }
   if (!msg["method"].is_string()) {
-    send(error_response(reply_id, kInvalidRequest, "Invalid Request: \"method\" must be a string, got " + type_of(msg["method"])));
+    answer(error_response(reply_id, kInvalidRequest, "Invalid Request: \"method\" must be a string, got " + type_of(msg["method"])));
     return;
   }
   const std::string method = msg["method"].get<std::string>();
   const json& params = get_field(msg, "params");
   if (msg.contains("params") && !params.is_object()) {
-    if (has_id) send(error_response(reply_id, kInvalidParams, "Invalid params: \"params\" must be an object, got " + type_of(params)));
+    if (has_id) answer(error_response(reply_id, kInvalidParams, "Invalid params: \"params\" must be an object, got " + type_of(params)));
     return;
   }
 
@@ -196,21 +283,22 @@ void Protocol::handle(const json& msg) {
       }
       // An unknown or finished request is ignored, as the specification asks.
       if (call) {
-        spdlog::info("mcp: call {} cancelled by the client{}", call->key, get_str(params, "reason").empty() ? "" : ": " + clip_text(get_str(params, "reason"), 200));
+        spdlog::info("mcp: call {} cancelled by the client{}", clip_text(call->key, 100),
+                     get_str(params, "reason").empty() ? "" : ": " + clip_text(get_str(params, "reason"), 200));
         call->do_cancel();
       }
     }
     return;  // notifications/initialized and anything else
   }
   if (!valid_id(id)) {
-    send(error_response(nullptr, kInvalidRequest, "Invalid Request: \"id\" must be a string or an integer, got " + type_of(id)));
+    answer(error_response(nullptr, kInvalidRequest, "Invalid Request: \"id\" must be a string or an integer, got " + type_of(id)));
     return;
   }
 
   if (method == "initialize") {
     const json& requested = get_field(params, "protocolVersion");
     if (!requested.is_string()) {
-      send(error_response(id, kInvalidParams, "Invalid params: initialize needs \"protocolVersion\" (a string)"));
+      answer(error_response(id, kInvalidParams, "Invalid params: initialize needs \"protocolVersion\" (a string)"));
       return;
     }
     std::string version = requested.get<std::string>();
@@ -221,86 +309,141 @@ void Protocol::handle(const json& msg) {
                    {"serverInfo", {{"name", m->info.name}, {"version", m->info.version}}}};
     if (!m->info.instructions.empty()) result["instructions"] = m->info.instructions;
     const json& client = get_field(params, "clientInfo");
-    spdlog::info("mcp: initialized by {} {} (revision {}, answered {})", clip_text(get_str(client, "name", "a client"), 100), clip_text(get_str(client, "version"), 40),
-              clip_text(requested.get<std::string>(), 40), version);
-    send(response(id, std::move(result)));
-  } else if (method == "ping") {
-    send(response(id, json::object()));
+    const json& caps = get_field(params, "capabilities");
+    {
+      std::lock_guard lock(m->mutex);
+      m->initialized = true;
+      m->version = version;
+      m->client_capabilities = caps.is_object() ? caps : json::object();
+    }
+    spdlog::info("mcp: initialized by {} {} (revision {}, answered {}{})", clip_text(get_str(client, "name", "a client"), 100), clip_text(get_str(client, "version"), 40),
+                 clip_text(requested.get<std::string>(), 40), version, caps.is_object() && caps.contains("sampling") ? "; it offers sampling" : "");
+    answer(response(id, std::move(result)));
+    return;
+  }
+  if (method == "ping") {
+    answer(response(id, json::object()));
+    return;
+  }
+  bool initialized;
+  {
+    std::lock_guard lock(m->mutex);
+    initialized = m->initialized;
+  }
+  if (!initialized) {
+    answer(error_response(id, kNotInitialized, "Server not initialized: send initialize first (only ping may come before it)"));
   } else if (method == "tools/list") {
-    send(response(id, {{"tools", m->tools.list()}}));
+    answer(response(id, {{"tools", m->tools.list()}}));
   } else if (method == "tools/call") {
-    start_call(id, params);
+    start_call(id, params, reply);
   } else {
-    send(error_response(id, kMethodNotFound, "Method not found: " + clip_text(method, 100)));
+    answer(error_response(id, kMethodNotFound, "Method not found: " + clip_text(method, 100)));
   }
 }
 
-void Protocol::start_call(const json& id, const json& params) {
+void Protocol::on_answer(const json& msg) {
+  const json& id = get_field(msg, "id");
+  std::shared_ptr<Pending> pending;
+  {
+    std::lock_guard lock(m->mutex);
+    if (id.is_string())
+      if (auto it = m->pending.find(id.get<std::string>()); it != m->pending.end()) pending = it->second;
+    if (pending && !pending->done) {
+      pending->done = true;
+      pending->answer = msg.contains("result") ? json{{"result", msg["result"]}} : json{{"error", msg["error"]}};
+    }
+  }
+  if (pending) m->answers.notify_all();
+  else spdlog::info("mcp: dropped an answer to {}, which no call waits for", clip_text(id.dump(), 100));
+}
+
+void Protocol::start_call(const json& id, const json& params, const Reply& reply) {
+  auto answer = [&](const json& out) { reply(dump_json(out), true); };
   const json& name = get_field(params, "name");
   if (!name.is_string()) {
-    send(error_response(id, kInvalidParams, "Invalid params: tools/call needs \"name\" (a string)"));
+    answer(error_response(id, kInvalidParams, "Invalid params: tools/call needs \"name\" (a string)"));
     return;
   }
   const json& arguments = get_field(params, "arguments");
   if (params.contains("arguments") && !arguments.is_object() && !arguments.is_null()) {
-    send(error_response(id, kInvalidParams, "Invalid params: \"arguments\" must be an object, got " + type_of(arguments)));
+    answer(error_response(id, kInvalidParams, "Invalid params: \"arguments\" must be an object, got " + type_of(arguments)));
     return;
   }
   auto call = std::make_shared<Call>();
   call->id = id;
   call->key = id.dump();
-  call->owner = this;
+  call->state = m.get();
+  call->reply = reply;
   const json& token = get_field(get_field(params, "_meta"), "progressToken");
   if (token.is_string() || token.is_number_integer() || token.is_number_unsigned()) call->token = token;
   {
     std::lock_guard lock(m->mutex);
     if (m->calls.count(call->key)) {
-      send(error_response(id, kInvalidRequest, "Invalid Request: request id " + clip_text(call->key, 100) + " is already in use by a call in progress"));
+      answer(error_response(id, kInvalidRequest, "Invalid Request: request id " + clip_text(call->key, 100) + " is already in use by a call in progress"));
       return;
     }
     m->calls[call->key] = call;
   }
   std::string tool = name.get<std::string>();
   json args = arguments.is_object() ? arguments : json::object();
-  bool queued = m->pool->try_post([this, call, tool = std::move(tool), args = std::move(args)] {
+  State* state = m.get();
+  // Sends the answer (unless the call was cancelled: "Receivers of a cancellation notification
+  // SHOULD … not send a response") and forgets the call.
+  auto finish = [state, call](json result) {
+    if (!call->cancelled()) call->reply(dump_json(response(call->id, std::move(result))), true);
+    else call->reply(std::string(), true);
+    std::lock_guard lock(state->mutex);
+    state->calls.erase(call->key);
+    if (state->calls.empty()) state->idle.notify_all();
+  };
+  bool queued = m->pool->try_post([state, call, finish, tool = std::move(tool), args = std::move(args)] {
     json result;
     if (call->cancelled()) {
       result = error_result("cancelled");
     } else {
       try {
-        result = m->tools.call(tool, args, *call);
+        result = state->tools.call(tool, args, *call);
       } catch (const std::exception& e) {
         result = error_result(tool + " failed inside ouro (" + std::string(e.what()) + ")");
       }
     }
-    finish(call, std::move(result));
+    finish(std::move(result));
   });
   if (!queued) {
-    finish(call, error_result(fmt::format("the server is busy: {} calls are running and {} more are waiting; try again when some have finished",
-                                          kWorkers, kMaxWaiting)));
+    finish(error_result(fmt::format("the server is busy: {} calls are running and {} more are waiting; try again when some have finished",
+                                    kWorkers, kMaxWaiting)));
   }
-}
-
-void Protocol::finish(const std::shared_ptr<Call>& call, json result) {
-  // Cancellation: "Receivers of a cancellation notification SHOULD … not send a response".
-  if (!call->cancelled()) send(response(call->id, std::move(result)));
-  std::lock_guard lock(m->mutex);
-  m->calls.erase(call->key);
-  if (m->calls.empty()) m->idle.notify_all();
 }
 
 void Protocol::cancel_all() {
   std::vector<std::shared_ptr<Call>> calls;
   {
     std::lock_guard lock(m->mutex);
+    m->closed = true;
     for (auto& [key, call] : m->calls) calls.push_back(call);
   }
+  m->answers.notify_all();
   for (auto& c : calls) c->do_cancel();
 }
 
 void Protocol::drain() {
   std::unique_lock lock(m->mutex);
   m->idle.wait(lock, [&] { return m->calls.empty(); });
+}
+
+bool Protocol::drain_for(std::chrono::milliseconds deadline) {
+  std::unique_lock lock(m->mutex);
+  return m->idle.wait_for(lock, deadline, [&] { return m->calls.empty(); });
+}
+
+std::string Protocol::protocol_version() const {
+  std::lock_guard lock(m->mutex);
+  return m->version;
+}
+
+size_t Protocol::calls_in_flight() const {
+  std::lock_guard lock(m->mutex);
+  return m->calls.size();
 }
 
 }  // namespace ouro::mcp

@@ -13,12 +13,21 @@
 //     kMaxWaiting waiting; past that an error result at once), its result a CallToolResult;
 //   - notifications/cancelled: the call's cancel hook runs and its response is never sent;
 //   - a request for an unknown method: -32601; wrong params: -32602; notifications not known
-//     are ignored (never answered), and so are responses (this server sends no requests).
+//     are ignored (never answered);
+//   - before initialize, any request but initialize and ping: -32002 "not initialized"
+//     (basic/lifecycle: "the client SHOULD NOT send requests other than pings before the server
+//     has responded to the initialize request");
+//   - a response (result or error) answers a request of ours — a tool call asking the client
+//     for sampling/createMessage (client/sampling) through CallContext::request; one whose id is
+//     not waiting is dropped.
 #pragma once
 
 #include "base/json.h"
 
+#include "base/error.h"
+
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -33,7 +42,8 @@ inline constexpr const char* kProtocolVersion = "2025-06-18";
 inline const std::vector<std::string> kSupportedVersions = {"2025-06-18", "2025-03-26", "2024-11-05"};
 
 // JSON-RPC 2.0 error codes (section 5.1).
-enum ErrorCode : int { kParseError = -32700, kInvalidRequest = -32600, kMethodNotFound = -32601, kInvalidParams = -32602, kInternalError = -32603 };
+enum ErrorCode : int { kParseError = -32700, kInvalidRequest = -32600, kMethodNotFound = -32601, kInvalidParams = -32602, kInternalError = -32603,
+                       kNotInitialized = -32002 };
 
 // The longest line read (a message); longer ones are dropped with a parse error.
 inline constexpr size_t kMaxLineBytes = 4u << 20;
@@ -70,6 +80,30 @@ class CallContext {
   // a hook that is running has returned, so clear it before destroying what it touches. The hook
   // runs under the call's lock: it must be quick (an interrupt, a flag) and not call back here.
   virtual void on_cancel(std::function<void()> hook) = 0;
+  // Sends the client a request about this call (sampling/createMessage) on the call's channel and
+  // blocks until it is answered: the answer's "result", or an error — the client's JSON-RPC error
+  // (Unavailable, its code and data in details), DeadlineExceeded after `timeout` (the request is
+  // then cancelled at the client), Cancelled when this call is cancelled, Unavailable when the
+  // connection closes or the message cannot be delivered, Cancelled too when `abandon` (checked
+  // a few times a second, under the Protocol's lock: a flag read, nothing more) says so. A tool's
+  // own thread only.
+  virtual Result<json> request(const std::string& method, const json& params, std::chrono::milliseconds timeout,
+                               std::function<bool()> abandon = {}) = 0;
+  // What the client declared at initialize ("capabilities"); {} when it declared nothing.
+  virtual json client_capabilities() const = 0;
+};
+
+// Clears a call's cancel hook when it goes out of scope, however the tool returns or throws:
+// the hook never outlives what it touches.
+class CancelHookScope {
+ public:
+  CancelHookScope(CallContext& ctx, std::function<void()> hook) : m_ctx(ctx) { m_ctx.on_cancel(std::move(hook)); }
+  ~CancelHookScope() { m_ctx.on_cancel({}); }
+  CancelHookScope(const CancelHookScope&) = delete;
+  CancelHookScope& operator=(const CancelHookScope&) = delete;
+
+ private:
+  CallContext& m_ctx;
 };
 
 // The server's tools. Implementations run calls on pool threads, several at once.
@@ -97,8 +131,15 @@ class Protocol {
     std::string version;
     std::string instructions;  // for the client's model; empty: none
   };
+  // Where the messages about one incoming message go (Streamable HTTP answers each POST on its
+  // own): progress notifications and requests to the client of a tool call (`last` false), then
+  // its answer (`last` true). A request that ends with no answer (cancelled) gets an empty line
+  // with `last` true. Returns false when the message could not be delivered (the client's
+  // stream is gone). Any thread; must not call back into the Protocol.
+  using Reply = std::function<bool(const std::string& line, bool last)>;
+
   // `send` writes one message (one line, no newline inside) and must be safe from any thread;
-  // `tools` outlives the Protocol.
+  // it carries whatever on_line(line) without a Reply produces. `tools` outlives the Protocol.
   Protocol(Tools& tools, Info info, std::function<void(const std::string& line)> send);
   // Cancels what runs and waits for the calls to end (their responses are not sent).
   ~Protocol();
@@ -108,19 +149,29 @@ class Protocol {
   // Handles one line (one message). Answers to most requests are sent before it returns;
   // tools/call answers later, from a pool thread. Never throws.
   void on_line(std::string_view line);
+  // The same, with what it produces going to `reply` instead of the constructor's `send`.
+  void on_line(std::string_view line, Reply reply);
   // The reader saw a line over the limit.
   void on_overlong_line();
-  // The client went away: cancels every call in flight.
+  // The client went away: cancels every call in flight and fails every request to the client
+  // still waiting (Unavailable).
   void cancel_all();
-  // Waits until no call is in flight or waiting (tests; shutdown).
+  // Waits until no call is in flight or waiting (tests).
   void drain();
+  // Waits at most `deadline`; false when calls were still running then (shutdown: they were
+  // cancelled, and end at their own deadlines).
+  [[nodiscard]] bool drain_for(std::chrono::milliseconds deadline);
+  // After a successful initialize: the revision answered; empty before.
+  std::string protocol_version() const;
+  // Calls in flight or waiting.
+  size_t calls_in_flight() const;
 
  private:
   struct Call;
-  void handle(const json& msg);
-  void start_call(const json& id, const json& params);
-  void send(const json& msg);
-  void finish(const std::shared_ptr<Call>& call, json result);
+  struct Pending;
+  void handle(const json& msg, const Reply& reply);
+  void start_call(const json& id, const json& params, const Reply& reply);
+  void on_answer(const json& msg);
 
   struct State;
   std::unique_ptr<State> m;

@@ -6,6 +6,7 @@
 #include "base/text.h"
 #include "jsrt/summary.h"
 #include "llm/provider.h"
+#include "mcp/sampling_provider.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -49,7 +50,9 @@ const char* kExecDescription =
 
 const char* kTaskDescription =
     "Runs a whole browser task with ouro's own agent (a model writing REPL code, several iterations) in a browser context of its own, "
-    "and returns its final answer. Progress is reported per iteration. Give the start URLs when the task needs particular sites.";
+    "and returns its final answer. Progress is reported per iteration. Give the start URLs when the task needs particular sites. "
+    "Its model is the one configured for ouro (an API key); without one, it asks your model through MCP sampling "
+    "(sampling/createMessage) when this client offers sampling, and otherwise answers an error saying how to configure a key.";
 
 // browser_exec's description: the text above and the REPL's functions as the registry declares
 // them (names and parameters; the full reference is `ouro help api`).
@@ -156,8 +159,7 @@ Result<std::unique_ptr<BrowserTools>> BrowserTools::create(std::unique_ptr<sessi
     t->m->by_tool[rt.tool] = cap;
     tools.push_back(tool_entry(rt.tool, cap->doc, registry_input_schema(*cap)));
   }
-  if (t->m->task)
-    tools.push_back(tool_entry("browser_task", kTaskDescription,
+  tools.push_back(tool_entry("browser_task", kTaskDescription,
                                {{"type", "object"},
                                 {"properties",
                                  {{"task", {{"type", "string"}, {"description", "What to do, in plain words"}}},
@@ -172,7 +174,7 @@ json BrowserTools::list() { return m->tools; }
 
 json BrowserTools::call(const std::string& name, const json& arguments, CallContext& ctx) {
   if (name == "browser_exec") return m->exec(arguments, ctx);
-  if (name == "browser_task" && m->task) return m->run_task(arguments, ctx);
+  if (name == "browser_task") return m->run_task(arguments, ctx);
   if (auto it = m->by_tool.find(name); it != m->by_tool.end()) return m->registry_call(name, *it->second, arguments, ctx);
   std::string names;
   for (const auto& t : m->tools) names += (names.empty() ? "" : ", ") + get_str(t, "name");
@@ -187,13 +189,12 @@ json BrowserTools::Parts::exec(const json& args, CallContext& ctx) {
   std::lock_guard lock(exec_mutex);
   if (ctx.cancelled()) return error_result("cancelled");
   jsrt::Repl* repl = &session->repl();
-  ctx.on_cancel([repl] { repl->interrupt(); });
   Result<jsrt::EvalResult> r = make_error(Code::Internal, "");
   {
+    CancelHookScope hook(ctx, [repl] { repl->interrupt(); });
     Heartbeat beat(ctx, "browser_exec");
     r = repl->eval(code.get<std::string>());
   }
-  ctx.on_cancel({});
   if (!r) return error_result("browser_exec: the REPL failed: " + r.error().message);
   std::string text;
   for (size_t i = 0; i < r->logs.size() && i < kMaxLogLines; ++i) text += "log: " + clip_text(r->logs[i], 500) + "\n";
@@ -276,6 +277,23 @@ json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
       urls.push_back(u.get<std::string>());
     }
   }
+  if (!this->task) return error_result("browser_task: this server has no browser for tasks");
+  // The model: the configured one, else the client's through sampling, else a clear error.
+  std::unique_ptr<llm::Provider> model;
+  if (this->task->settings) {
+    auto made = llm::make_provider(this->task->settings->spec);
+    if (!made) return error_result("browser_task: " + made.error().message);
+    model = std::move(*made);
+  } else if (offers_sampling(ctx.client_capabilities())) {
+    model = std::make_unique<SamplingProvider>(ctx, SamplingProvider::Options{});
+  } else {
+    return error_result(
+        "browser_task needs a model, and none is available: configure an API key for ouro (ANTHROPIC_API_KEY or OPENAI_API_KEY in the "
+        "server's environment, `ouro auth set`, or --provider/--api-key on `ouro mcp`), or use an MCP client that offers sampling, whose "
+        "own model then drives the task with no key. The other tools (browser_exec, browser_snapshot, browser_act, …) work without a model." +
+        (this->task->no_model_reason.empty() ? std::string() : " (" + clip_text(this->task->no_model_reason, 300) + ")"));
+  }
+  if (!session) return error_result("browser_task: this server has no browser for tasks");
   auto opts = this->task->session_options(task.get<std::string>(), urls);
   if (!opts) return error_result("browser_task: " + opts.error().message);
   opts->isolated = true;  // its own cookies and storage, apart from browser_exec's
@@ -283,23 +301,25 @@ json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
   auto s = session::Session::attach(session->runtime(), std::move(*opts));
   if (!s) return error_result("browser_task: " + s.error().message);
   if (auto opened = (*s)->open_urls(urls); !opened) return error_result("browser_task: " + opened.error().message);
-  auto provider = llm::make_provider(this->task->settings.spec);
-  if (!provider) return error_result("browser_task: " + provider.error().message);
   agent::RunOptions ro;
   ro.task = task.get<std::string>();
-  ro.model = this->task->settings.model;
-  ro.sub_model = this->task->settings.sub_model;
-  ro.params = this->task->settings.params;
+  if (this->task->settings) {
+    ro.model = this->task->settings->model;
+    ro.sub_model = this->task->settings->sub_model;
+    ro.params = this->task->settings->params;
+  }
   ro.max_iterations = this->task->max_iterations;
   const double total = ro.max_iterations;
-  agent::Run run(**s, **provider, ro, [&ctx, total](const agent::Event& e) {
+  agent::Run run(**s, *model, ro, [&ctx, total](const agent::Event& e) {
     int it = static_cast<int>(get_int(e.data, "iteration"));
     if (e.type == "iteration-start") ctx.progress(it - 0.5, total, fmt::format("iteration {} started", it));
     else if (e.type == "iteration-end") ctx.progress(it, total, fmt::format("iteration {} done", it));
   });
-  ctx.on_cancel([&run] { run.cancel(); });
-  agent::RunResult r = run.execute();
-  ctx.on_cancel({});
+  agent::RunResult r;
+  {
+    CancelHookScope hook(ctx, [&run] { run.cancel(); });
+    r = run.execute();
+  }
   std::string answer = r.final.is_string() ? r.final.get<std::string>() : dump_json(r.final, 2);
   std::string text = clip_text(answer, kMaxResultChars);
   text += fmt::format("\n\n({}{}{})", plural(static_cast<size_t>(r.iterations), "iteration"), r.partial ? "; partial results" : "",
@@ -352,10 +372,13 @@ void serve_stdio(Tools& tools, const Protocol::Info& info, int in_fd, int out_fd
       else protocol.on_line(line.text);
     });
   }
-  // stdio shutdown: the client closed our input. What still runs is cancelled and waited for.
+  // stdio shutdown: the client closed our input. What still runs is cancelled and waited for a
+  // while; a call still busy then (a host call that ends only at its own deadline) is left to
+  // end there, and the Protocol's destructor joins it.
   spdlog::info("mcp: the client closed the connection");
   protocol.cancel_all();
-  protocol.drain();
+  if (!protocol.drain_for(std::chrono::seconds(10)))
+    spdlog::warn("mcp: {} call(s) still running 10 s after the client left; waiting for their own deadlines", protocol.calls_in_flight());
 }
 
 }  // namespace ouro::mcp

@@ -5,7 +5,9 @@
 // between calls), and from the capability registry — their descriptions and JSON Schemas are the
 // registry's — browser_snapshot (`snapshot`), browser_act (`act`), browser_screenshot
 // (`screenshot`, as image content) and browser_tabs (`tabs`); browser_task (a whole run,
-// agent::Run, in a session of its own) only when a model is configured. Every call goes through
+// agent::Run, in a session of its own), always listed: its model is the configured one (an API
+// key), else the client's own through MCP sampling when the client offers it, else the call is a
+// tool error saying how to get one. Every call goes through
 // the session's host: the registry's argument checks, the permissions and, when the session has
 // one, the egress gate. Nothing here writes to stdout but the protocol.
 #pragma once
@@ -24,7 +26,10 @@
 namespace ouro::mcp {
 
 struct TaskSupport {
-  llm::Settings settings;  // the model (resolved: a provider and a key, or a script)
+  // The model (resolved: a provider and a key, or a script); none: the client's, by sampling.
+  std::optional<llm::Settings> settings;
+  // Why no model resolved (said in browser_task's error when the client cannot sample either).
+  std::string no_model_reason;
   // Options of a task's own session (the egress gate from the task's text and URLs).
   std::function<Result<session::SessionOptions>(const std::string& task, const std::vector<std::string>& urls)> session_options;
   int max_iterations = 25;
@@ -33,7 +38,7 @@ struct TaskSupport {
 class BrowserTools final : public Tools {
  public:
   // `session` is the connection's (null only in tests: then list() and argument errors alone
-  // work); `task`, when set, adds browser_task. Confirmations the gate or
+  // work); `task` runs browser_task (none: browser_task answers an error). Confirmations the gate or
   // a sensitive action would ask for are denied (an MCP client has no channel for them here).
   static Result<std::unique_ptr<BrowserTools>> create(std::unique_ptr<session::Session> session, std::optional<TaskSupport> task);
   ~BrowserTools() override;
@@ -49,7 +54,7 @@ class BrowserTools final : public Tools {
 
 // Reads messages from `in_fd` until end of file and writes answers to `out_fd`, one line each
 // (one write in flight: a mutex). Returns when the input ends; calls still running are cancelled
-// and waited for.
+// and waited for (10 s, then for their own deadlines).
 void serve_stdio(Tools& tools, const Protocol::Info& info, int in_fd, int out_fd);
 
 }  // namespace ouro::mcp

@@ -16,6 +16,7 @@
 #include <future>
 #include <mutex>
 #include <optional>
+#include <sstream>
 
 namespace ouro::net {
 
@@ -38,6 +39,104 @@ HttpResponse json_error(int status, std::string_view code, const std::string& me
   r.headers.push_back({"Cache-Control", "no-store"});
   return r;
 }
+
+// --- Streamed bodies ----------------------------------------------------------------------------
+
+struct BodyStream::State {
+  mutable std::mutex mutex;
+  std::deque<std::string> queue;
+  size_t queued_bytes = 0, max_bytes = 0;
+  bool ended = false;   // no more writes; closes when the queue is sent
+  bool closed = false;  // over: nothing more is sent
+  std::function<void()> wake;      // set by the connection: there is something to send
+  std::function<void()> on_close;  // the owner's
+};
+
+std::shared_ptr<BodyStream> BodyStream::create(size_t max_buffered_bytes) {
+  std::shared_ptr<BodyStream> s(new BodyStream());
+  s->m = std::make_unique<State>();
+  s->m->max_bytes = max_buffered_bytes;
+  return s;
+}
+
+BodyStream::~BodyStream() = default;
+
+bool BodyStream::write(std::string bytes) {
+  std::function<void()> wake;
+  {
+    std::lock_guard lock(m->mutex);
+    if (m->ended || m->closed) return false;
+    if (m->queued_bytes + bytes.size() > m->max_bytes && !m->queue.empty()) {
+      // Too far behind: the connection closes when it looks next.
+      m->ended = true;
+      m->queue.clear();
+      m->queued_bytes = 0;
+      wake = m->wake;
+    } else {
+      m->queued_bytes += bytes.size();
+      m->queue.push_back(std::move(bytes));
+      wake = m->wake;
+      bytes.clear();
+    }
+  }
+  if (wake) wake();
+  return bytes.empty();
+}
+
+void BodyStream::end() {
+  std::function<void()> wake;
+  {
+    std::lock_guard lock(m->mutex);
+    if (m->ended || m->closed) return;
+    m->ended = true;
+    wake = m->wake;
+  }
+  if (wake) wake();
+}
+
+bool BodyStream::open() const {
+  std::lock_guard lock(m->mutex);
+  return !m->ended && !m->closed;
+}
+
+void BodyStream::on_close(std::function<void()> fn) {
+  {
+    std::lock_guard lock(m->mutex);
+    if (!m->closed) {
+      m->on_close = std::move(fn);
+      return;
+    }
+  }
+  if (fn) fn();
+}
+
+// The connection's side of a BodyStream.
+struct BodyStreamAccess {
+  static void attach(BodyStream& s, std::function<void()> wake) {
+    std::lock_guard lock(s.m->mutex);
+    s.m->wake = std::move(wake);
+  }
+  // What waits, appended to `out`; true when the stream has ended and nothing more will come.
+  static bool take(BodyStream& s, std::string& out) {
+    std::lock_guard lock(s.m->mutex);
+    for (auto& piece : s.m->queue) out += piece;
+    s.m->queue.clear();
+    s.m->queued_bytes = 0;
+    return s.m->ended;
+  }
+  static void finish(BodyStream& s) {
+    std::function<void()> fn;
+    {
+      std::lock_guard lock(s.m->mutex);
+      if (s.m->closed) return;
+      s.m->closed = true;
+      s.m->queue.clear();
+      s.m->wake = nullptr;
+      fn = std::move(s.m->on_close);
+    }
+    if (fn) fn();
+  }
+};
 
 namespace {
 
@@ -273,6 +372,10 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
   std::shared_ptr<http::response<http::string_body>> response;
   HttpRequest request;  // the one being answered
   bool closed = false;  // network thread
+  // A streamed response (HttpResponse::stream), once it has begun: network thread.
+  std::shared_ptr<BodyStream> body_stream;
+  std::string stream_out;  // being written
+  bool stream_writing = false;
 
   const HttpServer::Limits& limits() const { return server->options.limits; }
 
@@ -396,7 +499,11 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
   }
 
   void respond(HttpResponse out, unsigned version, bool keep_alive) {
-    if (closed || server->stopped) return;
+    if (closed || server->stopped) {
+      if (out.stream) BodyStreamAccess::finish(*out.stream);
+      return;
+    }
+    if (out.stream) return start_stream(std::move(out), version);
     response = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(out.status), version);
     response->set(http::field::content_type, out.content_type);
     for (auto& [k, v] : out.headers) response->insert(k, v);
@@ -424,6 +531,65 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
       if (ec) return self->close();
       if (!self->response->keep_alive()) return self->linger();
       self->read_header();
+    });
+  }
+
+  // A streamed body: the header now (no length; the connection closes after the body), then
+  // the stream's bytes as they are written. The client is read meanwhile only to notice it leave.
+  void start_stream(HttpResponse out, unsigned version) {
+    body_stream = std::move(out.stream);
+    http::response<http::empty_body> head(static_cast<http::status>(out.status), version);
+    head.set(http::field::content_type, out.content_type);
+    for (auto& [k, v] : out.headers) head.insert(k, v);
+    head.set(http::field::connection, "close");
+    std::ostringstream text;
+    text << head.base();
+    stream_out = text.str();
+    stream.expires_never();
+    std::weak_ptr<Connection> weak = shared_from_this();
+    auto executor = stream.get_executor();
+    BodyStreamAccess::attach(*body_stream, [weak, executor] {
+      asio::post(executor, [weak] {
+        if (auto self = weak.lock()) self->pump_stream();
+      });
+    });
+    watch_peer();
+    pump_stream();
+  }
+
+  void watch_peer() {
+    auto scratch = std::make_shared<std::array<char, 1024>>();
+    stream.socket().async_read_some(asio::buffer(*scratch), [self = shared_from_this(), scratch](beast::error_code ec, std::size_t) {
+      if (ec || self->closed) return self->close();
+      self->watch_peer();  // whatever else the client sends is not read as a request
+    });
+  }
+
+  void pump_stream() {
+    if (closed || stream_writing || !body_stream) return;
+    bool ended = false;
+    if (stream_out.empty()) ended = BodyStreamAccess::take(*body_stream, stream_out);
+    if (stream_out.empty()) {
+      if (ended) {
+        beast::error_code ec;
+        stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+        close();
+      }
+      return;
+    }
+    stream_writing = true;
+    // A client that takes nothing for this long is gone.
+    timer.expires_after(limits().body_timeout);
+    timer.async_wait([weak = std::weak_ptr<Connection>(shared_from_this())](beast::error_code ec) {
+      if (ec) return;
+      if (auto self = weak.lock()) self->close();
+    });
+    asio::async_write(stream.socket(), asio::buffer(stream_out), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->timer.cancel();
+      self->stream_writing = false;
+      self->stream_out.clear();
+      if (ec) return self->close();
+      self->pump_stream();
     });
   }
 
@@ -455,6 +621,7 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
     closed = true;
     beast::error_code ec;
     stream.socket().close(ec);
+    if (body_stream) BodyStreamAccess::finish(*body_stream);
   }
 
   void force_close() override { close(); }

@@ -35,12 +35,47 @@ struct HttpRequest {
   std::string header(const std::string& lower_name) const;
 };
 
+// A response body sent while it is produced (Server-Sent Events, WHATWG HTML §9.2): the handler
+// keeps the stream and writes to it from any thread; the connection sends the header at once,
+// then what is written as it comes, and closes after the end — the body is delimited by the
+// connection's close (RFC 9112 §6.3, rule 8), so a streamed response is the connection's last.
+// Bytes written before the response is given wait in the stream.
+class BodyStream {
+ public:
+  // At most `max_buffered_bytes` wait to be sent; past that the client is too far behind.
+  static std::shared_ptr<BodyStream> create(size_t max_buffered_bytes = 8u << 20);
+  ~BodyStream();
+  BodyStream(const BodyStream&) = delete;
+  BodyStream& operator=(const BodyStream&) = delete;
+
+  // Queues bytes. False (nothing queued) once the stream has ended or is closed, and when the
+  // bytes would take what waits past the limit — the stream is then closed. Any thread.
+  bool write(std::string bytes);
+  // Nothing more comes: the connection closes once what is queued has been sent. Any thread.
+  void end();
+  // False once ended or closed.
+  bool open() const;
+  // `fn` runs once when the stream is over — its end sent, the client gone, the server stopped —
+  // on the network thread, not under the stream's lock; at once when it is over already. It must
+  // not block. Replaces an earlier one.
+  void on_close(std::function<void()> fn);
+
+ private:
+  BodyStream() = default;
+  friend struct BodyStreamAccess;
+  struct State;
+  std::unique_ptr<State> m;
+};
+
 struct HttpResponse {
   int status = 200;
   std::string content_type = "text/html; charset=utf-8";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
   std::chrono::milliseconds delay{0};  // answer after this long (fixtures: slow pages)
+  // Set: the body is this stream's, sent as it is written (`body` is ignored); the connection
+  // closes after it. A client that reads nothing for Limits::body_timeout is cut off.
+  std::shared_ptr<BodyStream> stream;
 };
 
 // {"error": {"code": code, "message": message}} with the given status, as the API answers

@@ -225,18 +225,25 @@ bool is_number(const std::string& v) {
 }
 
 const std::set<std::string> kActions = {"click", "dblclick", "type", "fill", "select", "selectOption", "check", "uncheck",
-                                         "hover", "press", "upload", "focus", "act"};
+                                         "hover", "press", "upload", "focus", "act",
+                                         "getText", "getDOM"};  // reads too: what they read is found again like a target
 
 }  // namespace
 
 json Param::to_json() const { return {{"name", name}, {"value", value}, {"source", source}}; }
-json Target::to_json() const { return {{"action", action}, {"target", target}}; }
+json Target::to_json() const {
+  json j = {{"action", action}, {"target", target}};
+  if (!details.is_null()) j["details"] = details;
+  return j;
+}
 
 json Step::to_json() const {
   json t = json::array();
   for (const auto& x : targets) t.push_back(x.to_json());
   json j = {{"iteration", iteration}, {"code", code}, {"intent", intent}, {"targets", t}};
   if (set_final) j["setFinal"] = true;
+  if (shape.is_object()) j["shape"] = shape;
+  if (final_shape.is_object()) j["finalShape"] = final_shape;
   return j;
 }
 
@@ -244,8 +251,11 @@ json Script::to_json() const {
   json p = json::array(), s = json::array();
   for (const auto& x : params) p.push_back(x.to_json());
   for (const auto& x : steps) s.push_back(x.to_json());
-  return {{"name", name}, {"version", version}, {"created_at", created_at}, {"source_run", source_run}, {"task", task},
-          {"params", p}, {"steps", s}, {"urls", urls}};
+  json j = {{"name", name}, {"version", version}, {"created_at", created_at}, {"source_run", source_run}, {"task", task},
+            {"params", p}, {"steps", s}, {"urls", urls}};
+  if (based_on > 0) j["based_on"] = based_on;
+  if (changes.is_array() && !changes.empty()) j["changes"] = changes;
+  return j;
 }
 
 Result<void> check_name(const std::string& name) {
@@ -270,11 +280,18 @@ Result<Script> script_from_json(const json& j) {
     st.code = get_str(b, "code");
     st.intent = get_str(b, "intent");
     st.set_final = get_bool(b, "setFinal");
-    for (const auto& t : get_array(b, "targets")) st.targets.push_back({get_str(t, "action"), get_str(t, "target")});
+    if (const json& sh = get_field(b, "shape"); sh.is_object()) st.shape = sh;
+    if (const json& sh = get_field(b, "finalShape"); sh.is_object()) st.final_shape = sh;
+    for (const auto& t : get_array(b, "targets")) {
+      json details = get_field(t, "details");
+      st.targets.push_back({get_str(t, "action"), get_str(t, "target"), details.is_object() ? details : json()});
+    }
     s.steps.push_back(std::move(st));
   }
   for (const auto& u : get_array(j, "urls"))
     if (u.is_string()) s.urls.push_back(u.get<std::string>());
+  s.based_on = static_cast<int>(get_int(j, "based_on"));
+  if (const json& c = get_field(j, "changes"); c.is_array()) s.changes = c;
   if (s.steps.empty()) return make_error(Code::InvalidArgument, "a script needs at least one step");
   return s;
 }
@@ -289,8 +306,40 @@ std::string js_string(const std::string& value) {
 
 namespace {
 
+// The spans of code that are text, not code: string and template literals, and comments.
+std::vector<std::pair<size_t, size_t>> opaque_spans(const std::string& code) {
+  std::vector<std::pair<size_t, size_t>> out;
+  for (const auto& t : tokenize(code))
+    if (t.kind == Token::Kind::String) out.emplace_back(t.begin, t.end);
+  // Comments: the tokenizer skips them; find them between the tokens the same way it does.
+  size_t i = 0, n = code.size();
+  size_t next_span = 0;
+  while (i < n) {
+    while (next_span < out.size() && out[next_span].second <= i) ++next_span;
+    if (next_span < out.size() && out[next_span].first <= i) {
+      i = out[next_span].second;
+      continue;
+    }
+    if (code[i] == '/' && i + 1 < n && code[i + 1] == '/') {
+      size_t e = code.find('\n', i);
+      e = e == std::string::npos ? n : e;
+      out.insert(out.begin() + static_cast<std::ptrdiff_t>(next_span), {i, e});
+      i = e;
+    } else if (code[i] == '/' && i + 1 < n && code[i + 1] == '*') {
+      size_t e = code.find("*/", i + 2);
+      e = e == std::string::npos ? n : e + 2;
+      out.insert(out.begin() + static_cast<std::ptrdiff_t>(next_span), {i, e});
+      i = e;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
 template <class F>
-std::string replace_placeholders(const std::string& text, const std::vector<Param>& params, const std::map<std::string, std::string>& vars, F&& render) {
+std::string replace_placeholders(const std::string& text, const std::vector<Param>& params, const std::map<std::string, std::string>& vars, F&& render,
+                                 const std::vector<std::pair<size_t, size_t>>& opaque = {}) {
   std::string out;
   size_t i = 0;
   while (i < text.size()) {
@@ -300,7 +349,8 @@ std::string replace_placeholders(const std::string& text, const std::vector<Para
     if (close == std::string::npos) break;
     std::string name = text.substr(open + 2, close - open - 2);
     auto p = std::find_if(params.begin(), params.end(), [&](const Param& x) { return x.name == name; });
-    if (p == params.end()) {
+    bool in_text = std::any_of(opaque.begin(), opaque.end(), [&](const auto& sp) { return open >= sp.first && open < sp.second; });
+    if (p == params.end() || in_text) {
       out += text.substr(i, open + 2 - i);
       i = open + 2;
       continue;
@@ -315,7 +365,7 @@ std::string replace_placeholders(const std::string& text, const std::vector<Para
 }  // namespace
 
 std::string substitute_code(const std::string& code, const std::vector<Param>& params, const std::map<std::string, std::string>& vars) {
-  return replace_placeholders(code, params, vars, [](const std::string& v) { return js_string(v); });
+  return replace_placeholders(code, params, vars, [](const std::string& v) { return js_string(v); }, opaque_spans(code));
 }
 
 std::string substitute_text(const std::string& text, const std::vector<Param>& params, const std::map<std::string, std::string>& vars) {
@@ -364,6 +414,78 @@ std::string lift(const std::string& code, const std::string& value, const std::s
   return out + code.substr(copied);
 }
 
+std::string replace_literal(const std::string& code, const std::string& old, const std::string& now) {
+  if (old.empty()) return code;
+  auto toks = tokenize(code);
+  std::string out;
+  size_t copied = 0;
+  for (size_t i = 0; i < toks.size(); ++i) {
+    const Token& t = toks[i];
+    if (t.kind != Token::Kind::String || t.quote == '`' || secret_argument(toks, i) || t.text != old) continue;
+    out += code.substr(copied, t.begin - copied) + js_string(now);
+    copied = t.end;
+  }
+  return out + code.substr(copied);
+}
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  while (from <= text.size()) {
+    size_t e = text.find('\n', from);
+    out.push_back(text.substr(from, e == std::string::npos ? std::string::npos : e - from));
+    if (e == std::string::npos) break;
+    from = e + 1;
+  }
+  return out;
+}
+
+// A line diff by the longest common subsequence (steps are short: bounded at 2,000 lines each).
+std::string line_diff(const std::string& a, const std::string& b) {
+  auto x = lines_of(a), y = lines_of(b);
+  if (x.size() > 2000 || y.size() > 2000) return "-(" + std::to_string(x.size()) + " lines)\n+(" + std::to_string(y.size()) + " lines)\n";
+  std::vector<std::vector<int>> l(x.size() + 1, std::vector<int>(y.size() + 1, 0));
+  for (size_t i = x.size(); i-- > 0;)
+    for (size_t j = y.size(); j-- > 0;) l[i][j] = x[i] == y[j] ? l[i + 1][j + 1] + 1 : std::max(l[i + 1][j], l[i][j + 1]);
+  std::string out;
+  size_t i = 0, j = 0;
+  while (i < x.size() || j < y.size()) {
+    if (i < x.size() && j < y.size() && x[i] == y[j]) {
+      out += " " + x[i++] + "\n";
+      ++j;
+    } else if (i < x.size() && (j == y.size() || l[i + 1][j] >= l[i][j + 1])) {
+      out += "-" + x[i++] + "\n";  // removals before additions
+    } else {
+      out += "+" + y[j++] + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string diff(const Script& from, const Script& to) {
+  std::string out;
+  size_t n = std::max(from.steps.size(), to.steps.size());
+  for (size_t k = 0; k < n; ++k) {
+    const std::string a = k < from.steps.size() ? from.steps[k].code : "";
+    const std::string b = k < to.steps.size() ? to.steps[k].code : "";
+    if (a == b) continue;
+    out += fmt::format("@@ step {}{}\n", k + 1, k >= from.steps.size() ? " (new)" : k >= to.steps.size() ? " (removed)" : "");
+    if (k >= from.steps.size()) {
+      for (const auto& line : lines_of(b)) out += "+" + line + "\n";
+    } else if (k >= to.steps.size()) {
+      for (const auto& line : lines_of(a)) out += "-" + line + "\n";
+    } else {
+      out += line_diff(a, b);
+    }
+  }
+  if (out.empty()) return out;
+  return fmt::format("--- {} v{}\n+++ {} v{}\n", from.name, from.version, to.name, to.version) + out;
+}
+
 std::vector<Target> targets_of(const std::string& code) {
   auto toks = tokenize(code);
   std::vector<Target> out;
@@ -378,7 +500,7 @@ std::vector<Target> targets_of(const std::string& code) {
           size_t e = text.find_first_of(";\n", s);
           std::string line = text.substr(s, e == std::string::npos ? std::string::npos : e - s);
           line.erase(0, line.find_first_not_of(" \t"));
-          if (!line.empty()) out.push_back({"act", line});
+          if (!line.empty()) out.push_back({"act", line, json()});
           if (e == std::string::npos) break;
           s = e + 1;
         }
@@ -386,9 +508,9 @@ std::vector<Target> targets_of(const std::string& code) {
     } else if (call.name == "fill") {
       for (size_t k = call.args[1].first; k + 1 < call.args[1].second; ++k)
         if ((toks[k].kind == Token::Kind::String || toks[k].kind == Token::Kind::Ident) && is_punct(toks[k + 1], ':'))
-          out.push_back({"fill", toks[k].text});
+          out.push_back({"fill", toks[k].text, json()});
     } else if (const Token* sel = single_string(toks, call.args[1])) {
-      out.push_back({call.name, sel->text});
+      out.push_back({call.name, sel->text, json()});
     }
   }
   return out;
@@ -455,6 +577,9 @@ Result<Script> from_events(const std::string& task, const std::vector<RecordedEv
     int iteration = 0, index = 0;
     std::string code;
     bool done = false, ok = false, set_final = false;
+    json shape, final_shape;    // of its value and final, as the run's code-result gave them
+    std::vector<json> targets;  // `target` events while it ran: {action, selector, details}
+    std::vector<json> heals;    // `heal` events while it ran: {step, action, old, new, confidence}
   };
   std::vector<Block> blocks;
   std::string turn_task = task;
@@ -464,7 +589,11 @@ Result<Script> from_events(const std::string& task, const std::vector<RecordedEv
       blocks.clear();
       turn_task = get_str(e.data, "text", task);
     } else if (e.type == "code-generated") {
-      blocks.push_back({static_cast<int>(get_int(e.data, "iteration")), static_cast<int>(get_int(e.data, "blockIndex")), get_str(e.data, "code")});
+      blocks.push_back({static_cast<int>(get_int(e.data, "iteration")), static_cast<int>(get_int(e.data, "blockIndex")), get_str(e.data, "code"), false, false, false, {}, {}, {}, {}});
+    } else if ((e.type == "target" || e.type == "heal") && !blocks.empty() && !blocks.back().done) {
+      // What the block's actions acted on (and, in a replay, found again), as it ran.
+      auto& list = e.type == "target" ? blocks.back().targets : blocks.back().heals;
+      if (list.size() < 200) list.push_back(e.data);
     } else if (e.type == "code-result") {
       int it = static_cast<int>(get_int(e.data, "iteration")), bi = static_cast<int>(get_int(e.data, "blockIndex"));
       for (auto b = blocks.rbegin(); b != blocks.rend(); ++b) {
@@ -473,21 +602,35 @@ Result<Script> from_events(const std::string& task, const std::vector<RecordedEv
         b->done = true;
         b->ok = get_bool(meta, "ok");
         b->set_final = get_bool(meta, "setFinal");
+        if (const json& sh = get_field(meta, "shape"); sh.is_object()) b->shape = sh;
+        if (const json& sh = get_field(meta, "finalShape"); sh.is_object()) b->final_shape = sh;
         break;
       }
     }
   }
   Script s;
   std::vector<std::string> codes;
+  std::vector<const Block*> kept;
   for (const auto& b : blocks) {
     // A failed block is a dead end, unless it is the one that delivered the final.
     if (!b.done || (!b.ok && !b.set_final)) continue;
     Step st;
     st.iteration = b.iteration;
     st.code = b.code;
+    // A replay's healed selectors go into the step's code.
+    for (const auto& h : b.heals) {
+      std::string old = get_str(h, "old"), now = get_str(h, "new");
+      if (old.empty() || now.empty()) continue;
+      st.code = replace_literal(st.code, old, now);
+      s.changes.push_back({{"kind", "heal"}, {"step", s.steps.size() + 1}, {"action", get_str(h, "action")}, {"old", old}, {"new", now},
+                           {"confidence", get_num(h, "confidence")}});
+    }
     st.set_final = b.set_final;
+    st.shape = b.shape;
+    st.final_shape = b.final_shape;
+    codes.push_back(st.code);
     s.steps.push_back(std::move(st));
-    codes.push_back(b.code);
+    kept.push_back(&b);
     if (b.set_final) break;
   }
   if (s.steps.empty() || !s.steps.back().set_final)
@@ -518,9 +661,21 @@ Result<Script> from_events(const std::string& task, const std::vector<RecordedEv
     }
     s.task = next + s.task.substr(from);
   }
-  for (auto& st : s.steps) {
+  for (size_t k = 0; k < s.steps.size(); ++k) {
+    auto& st = s.steps[k];
     st.intent = agent::summarize_code_intent(st.code);
     st.targets = targets_of(st.code);
+    // Each target's details: the first recorded one of the same action and selector.
+    std::vector<bool> used(kept[k]->targets.size(), false);
+    for (auto& t : st.targets) {
+      for (size_t r = 0; r < used.size(); ++r) {
+        const json& rec = kept[k]->targets[r];
+        if (used[r] || get_str(rec, "action") != t.action || get_str(rec, "selector") != t.target) continue;
+        if (const json& d = get_field(rec, "details"); d.is_object()) t.details = d;
+        used[r] = true;
+        break;
+      }
+    }
   }
   s.params = std::move(lifted);
   return s;

@@ -29,11 +29,15 @@ struct Param {
 };
 
 // What an action of a block acted on, as the run's code named it: the call and its selector or
-// ref ("type", "#name"), or for act() the command line ("type \"Ada\" into Name"). The
-// perception details (role, accessible name, label, landmark, frame path) join these later.
+// ref ("type", "#name"), or for act() the command line ("type \"Ada\" into Name"); and what
+// identified the element beyond the selector when the run acted on it (the run's `target` event,
+// browser/page/heal.js's identify(): role, accessible name, label, placeholder, landmark, heading,
+// nearby text, form, stable attributes, frame path, ordinal among namesakes, the near-namesakes
+// beside it). A replay finds a changed target again from these (actions/targets.h).
 struct Target {
   std::string action;
   std::string target;
+  json details;  // null when nothing was recorded (act() lines, a step that did not reach it)
   json to_json() const;
 };
 
@@ -43,6 +47,10 @@ struct Step {
   std::string intent;           // "type, click" (agent::summarize_code_intent)
   std::vector<Target> targets;
   bool set_final = false;
+  // What the block's value and final held when it was recorded ({kind, size}; null when unknown):
+  // a replay whose step reads nothing where the recording read something stops there.
+  json shape;
+  json final_shape;
   json to_json() const;
 };
 
@@ -55,7 +63,12 @@ struct Script {
   std::vector<Param> params;
   std::vector<Step> steps;
   std::vector<std::string> urls;  // the recorded run's start pages: the replay's unless it is given others
-  json to_json() const;     // {name, version, created_at, source_run, task, params, steps, urls}
+  // A version written by a replay (healed selectors, or steps an agent took over): the version it
+  // was made from, and what changed ({kind: "heal", step, action, old, new, confidence} |
+  // {kind: "agent", from_step, steps}).
+  int based_on = 0;
+  json changes = json::array();
+  json to_json() const;     // {name, version, created_at, source_run, task, params, steps, urls, based_on?, changes?}
 };
 
 // A stored event of a run, as from_events reads it.
@@ -82,7 +95,9 @@ std::vector<Param> propose_params(const std::string& task, const std::vector<std
 std::string js_string(const std::string& value);
 
 // The code with each `{{name}}` of a declared parameter replaced by js_string(its value); vars
-// override the defaults. Placeholders of undeclared names are left alone.
+// override the defaults. Placeholders of undeclared names are left alone, and so is every
+// `{{…}}` inside a string literal, template literal or comment: a value lifted from a page is
+// never a placeholder, so a typed "{{x}}" stays text.
 std::string substitute_code(const std::string& code, const std::vector<Param>& params, const std::map<std::string, std::string>& vars);
 // The task text with each `{{name}}` replaced by the value itself (it is text, not code).
 std::string substitute_text(const std::string& text, const std::vector<Param>& params, const std::map<std::string, std::string>& vars);
@@ -95,6 +110,14 @@ std::string lift(const std::string& code, const std::string& value, const std::s
 
 // The action targets the code names (see Target).
 std::vector<Target> targets_of(const std::string& code);
+
+// The code with every string literal whose value is `old` replaced by js_string(`now`) (a healed
+// selector put in the step's code). Template literals and secret('…') arguments are left alone.
+std::string replace_literal(const std::string& code, const std::string& old, const std::string& now);
+
+// The steps' code of two versions as a line diff ("--- v1", "+++ v2", "@@ step N", "-…", "+…"),
+// only the steps that differ; "" when none do.
+std::string diff(const Script& from, const Script& to);
 
 // Checks a script's name: 1 to 64 of [A-Za-z0-9_.-] (InvalidArgument saying so).
 Result<void> check_name(const std::string& name);

@@ -11,14 +11,18 @@ namespace ouro::scripts {
 namespace {
 
 Result<void> ensure_schema(sqlite3* db) {
-  return store::exec(db,
-                     "CREATE TABLE IF NOT EXISTS scripts (name TEXT NOT NULL, version INTEGER NOT NULL, created_at REAL NOT NULL, "
-                     "source_run TEXT NOT NULL, task TEXT NOT NULL, params TEXT NOT NULL, blocks TEXT NOT NULL, urls TEXT NOT NULL, "
-                     "PRIMARY KEY (name, version))",
-                     "create the scripts table");
+  TRY(store::exec(db,
+                  "CREATE TABLE IF NOT EXISTS scripts (name TEXT NOT NULL, version INTEGER NOT NULL, created_at REAL NOT NULL, "
+                  "source_run TEXT NOT NULL, task TEXT NOT NULL, params TEXT NOT NULL, blocks TEXT NOT NULL, urls TEXT NOT NULL, "
+                  "meta TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (name, version))",
+                  "create the scripts table"));
+  // A table from before versions knew what they were made from ({based_on, changes}): add it.
+  if (!store::prepare(db, "SELECT meta FROM scripts LIMIT 0"))
+    TRY(store::exec(db, "ALTER TABLE scripts ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'", "add the scripts' meta column"));
+  return {};
 }
 
-constexpr const char* kColumns = "name, version, created_at, source_run, task, params, blocks, urls";
+constexpr const char* kColumns = "name, version, created_at, source_run, task, params, blocks, urls, meta";
 
 // A row (kColumns' order) → a script; a row that does not read is InvalidArgument naming it.
 Result<Script> row_script(sqlite3_stmt* s) {
@@ -30,6 +34,10 @@ Result<Script> row_script(sqlite3_stmt* s) {
   if (!params || !blocks || !urls) return errorf(Code::InvalidArgument, "script {} version {} cannot be read", name, version);
   json j = {{"name", name}, {"version", version}, {"created_at", sqlite3_column_double(s, 2)}, {"source_run", store::text(s, 3)},
             {"task", store::text(s, 4)}, {"params", *params}, {"steps", *blocks}, {"urls", *urls}};
+  json meta = parse_json(store::text(s, 8)).value_or(json::object());
+  if (meta.is_object())
+    for (const char* k : {"based_on", "changes"})
+      if (meta.contains(k)) j[k] = meta[k];
   return script_from_json(j);
 }
 
@@ -48,7 +56,7 @@ Result<Script> from_run(store::Database& db, const std::string& run_id, const st
   events.reserve(rows.size());
   for (const auto& r : rows) {
     // Only what extraction reads; stream tokens and prompts are most of a run's bytes.
-    if (r.type != "code-generated" && r.type != "code-result" && r.type != "user-message") continue;
+    if (r.type != "code-generated" && r.type != "code-result" && r.type != "user-message" && r.type != "target" && r.type != "heal") continue;
     events.push_back({r.type, parse_json(r.data, "event").value_or(json::object())});
   }
   Script s = TRY(from_events(row->task, events, params));
@@ -67,8 +75,8 @@ Result<Script> save(store::Database& db, Script script) {
     TRY(ensure_schema(h));
     // One statement picks the next version and inserts it, so two saves at once cannot collide.
     store::Stmt st = TRY(store::prepare(h,
-                                        "INSERT INTO scripts (name, version, created_at, source_run, task, params, blocks, urls) "
-                                        "SELECT ?1, COALESCE(MAX(version), 0) + 1, ?2, ?3, ?4, ?5, ?6, ?7 FROM scripts WHERE name = ?1 "
+                                        "INSERT INTO scripts (name, version, created_at, source_run, task, params, blocks, urls, meta) "
+                                        "SELECT ?1, COALESCE(MAX(version), 0) + 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM scripts WHERE name = ?1 "
                                         "RETURNING version"));
     json j = script.to_json();
     script.created_at = now_ms();
@@ -79,6 +87,10 @@ Result<Script> save(store::Database& db, Script script) {
     store::bind(st.s, 5, dump_json(j["params"]));
     store::bind(st.s, 6, dump_json(j["steps"]));
     store::bind(st.s, 7, dump_json(j["urls"]));
+    json meta = json::object();
+    if (script.based_on > 0) meta["based_on"] = script.based_on;
+    if (script.changes.is_array() && !script.changes.empty()) meta["changes"] = script.changes;
+    store::bind(st.s, 8, dump_json(meta));
     if (sqlite3_step(st.s) != SQLITE_ROW) return errorf(Code::Internal, "cannot store script {}: {}", script.name, sqlite3_errmsg(h));
     script.version = sqlite3_column_int(st.s, 0);
     if (int rc = sqlite3_step(st.s); rc != SQLITE_DONE) return errorf(Code::Internal, "cannot store script {}: {}", script.name, sqlite3_errmsg(h));
@@ -97,7 +109,7 @@ Result<std::vector<Listed>> list(store::Database& db) {
     while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
       auto s = row_script(st.s);
       if (!s) continue;  // a damaged row: the others are still listed
-      out.push_back({std::move(*s), sqlite3_column_int(st.s, 8)});
+      out.push_back({std::move(*s), sqlite3_column_int(st.s, 9)});
     }
     TRY(store::finished_reading(h, rc, "the scripts"));
     return out;

@@ -155,6 +155,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   std::unique_ptr<ThreadPool> work;  // blocking work of the handlers, with a bounded queue (503 beyond)
   std::atomic<int> tabs_opening{0};
   std::unique_ptr<net::HttpServer> http;
+  net::HttpServer::AsyncHandler mcp;  // /mcp, when ouro serve offers it
 
   // DNS rebinding: a page on evil.example that resolves to 127.0.0.1 sends its own Host and
   // Origin; we accept only our own.
@@ -211,6 +212,18 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       res.headers.push_back({"Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self' ws://127.0.0.1:* ws://localhost:*"});
       res.headers.push_back({"Referrer-Policy", "no-referrer"});
       return respond(res);
+    }
+    if (p == "/mcp" && mcp) {
+      // MCP over Streamable HTTP: on a worker; its tool calls run on the MCP session's own threads.
+      bool queued = work->try_post([handler = mcp, r, respond] {
+        try {
+          handler(r, respond);
+        } catch (const std::exception& e) {
+          respond(net::json_error(500, "Internal", redact(std::string("handling /mcp failed: ") + e.what())));
+        }
+      });
+      if (!queued) respond(busy());
+      return;
     }
     if (p.rfind("/api/", 0) != 0) return respond(no_such_endpoint(r));
     std::weak_ptr<Impl> weak = weak_from_this();
@@ -275,7 +288,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
     } else if (parts.size() == 2 && parts[1] == "scripts" && m == "GET") {
       return from(list_scripts(*runtime->db));
     } else if (parts.size() == 3 && parts[1] == "scripts" && m == "GET") {
-      return from(show_script(*runtime->db, parts[2], query_param(r.query, "version")));
+      return from(show_script(*runtime->db, parts[2], query_param(r.query, "version"), query_param(r.query, "diff")));
     } else if (parts.size() == 3 && parts[1] == "scripts" && m == "DELETE") {
       return from(delete_script(*runtime->db, parts[2]));
     } else if (parts.size() == 4 && parts[1] == "scripts" && parts[3] == "run" && m == "POST") {
@@ -289,7 +302,11 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       return from(memory_delete(*runtime->db, parts[2]));
     } else if (parts.size() >= 2 && parts[1] == "schedules") {
       if (auto handled = schedules(parts, m, body)) return *handled;
+    } else if (parts.size() == 2 && parts[1] == "pool" && m == "GET") {
+      return from(runs->pool_state());
     } else if (parts.size() == 2 && parts[1] == "tabs") {
+      // On a browser pool the server has no browser of its own: runs' tabs are on the endpoints.
+      if (!runtime->browser) return net::json_error(404, "NotFound", "this server has no browser of its own (its runs use a browser pool: GET /api/pool)");
       if (m == "GET") {
         browser::Browser& b = *runtime->browser;
         json tabs = json::array();
@@ -398,6 +415,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   std::optional<HttpResponse> screencast(const HttpRequest& r, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& handlers) {
     std::string run = query_param(r.query, "run");
     if (run.empty()) return net::json_error(400, "InvalidArgument", "which run? /api/screencast?run=<id>");
+    if (!runtime->browser) return net::json_error(404, "NotFound", "the live view of runs on a browser pool is not available yet");
     auto viewer = std::make_shared<Viewer>();
     std::weak_ptr<Impl> weak = weak_from_this();
     std::weak_ptr<net::WsPeer> client = peer;
@@ -439,6 +457,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
   s->m = std::make_shared<Impl>();
   s->m->runs = &runs;
   s->m->scheduler = options.scheduler;
+  s->m->mcp = std::move(options.mcp);
   s->m->runtime = std::move(runtime);
   s->m->token = options.token.empty() ? random_token() : options.token;
   s->m->work = std::make_unique<ThreadPool>(std::max<size_t>(options.workers, 1), std::max<size_t>(options.max_queued_work, 1));

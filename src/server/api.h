@@ -31,6 +31,9 @@ class ApiServer {
     size_t max_queued_work = 64;  // requests waiting for a worker beyond this get 503
     // /api/schedules (ouro serve's scheduler); null: those routes answer 503. Must outlive the server.
     Scheduler* scheduler = nullptr;
+    // /mcp (the MCP server over Streamable HTTP, src/mcp/http.h): called on a worker with a
+    // request whose token and Origin passed; answers through `respond`. Empty: /mcp is 404.
+    net::HttpServer::AsyncHandler mcp;
   };
 
   // Listens on 127.0.0.1. `runs` must outlive the ApiServer. Not on the network thread.

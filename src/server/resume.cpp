@@ -107,12 +107,13 @@ Result<ResumePoint> load_resume_point(store::Database& db, const std::string& ru
   return p;
 }
 
-Result<std::string> restore_browser(session::Session& session, const ResumePoint& point) {
+Result<std::string> restore_browser(session::Session& session, const ResumePoint& point, const std::string& reason) {
+  const std::string why = reason.empty() ? "ouro stopped while this run worked and has started again" : reason;
   std::string note = fmt::format(
-      "ouro stopped while this run worked and has started again. Iterations 1–{} are done (their history is above); iteration {} "
+      "{}. Iterations 1–{} are done (their history is above); iteration {} "
       "was cut short and starts over now. env is as it was after iteration {}.",
-      point.state.last_iteration, point.state.last_iteration + 1, point.state.last_iteration);
-  if (!point.from_checkpoint) note = "ouro stopped while this run worked and has started again; the turn starts over.";
+      why, point.state.last_iteration, point.state.last_iteration + 1, point.state.last_iteration);
+  if (!point.from_checkpoint) note = why + "; the turn starts over.";
   // What a restart cannot bring back (functions, class instances): named, with stand-ins in place.
   if (auto env = parse_json(point.env, "the checkpoint's env"); env)
     if (auto lost = jsrt::lost_values(*env); !lost.empty())
@@ -214,6 +215,11 @@ Result<void> store_checkpoint(store::Database& db, session::Session& session, co
     }
     c.storage = dump_json(storage);
   }
+  // A browser that went while these were read gave nothing, not "no cookies, no storage": the
+  // previous checkpoint stays, and the run goes on (or fails over) from there.
+  if (auto gone = session.browser().dead())
+    return errorf(Code::Unavailable, "checkpoint {} not saved: the browser went while its cookies and storage were read ({})", iteration,
+                  gone->message);
   c.saved_at = now_ms();
   return store::save_run_checkpoint(db, run_id, c);
 }

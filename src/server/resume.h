@@ -37,8 +37,9 @@ Result<ResumePoint> load_resume_point(store::Database& db, const std::string& ru
 // The browser part of a resume, in a fresh session: the cookies (for a context of its own), then
 // the tabs at their checkpoint URLs, the active one first, and their localStorage put back (each
 // page with saved storage is loaded again once it is there). Returns what the model is told: the
-// restart, the iteration run again, the tabs and their new ids where they changed.
-Result<std::string> restore_browser(session::Session& session, const ResumePoint& point);
+// restart, the iteration run again, the tabs and their new ids where they changed. `reason`, when
+// given, says why in place of "ouro stopped…" (a browser pool's failover: the endpoint died).
+Result<std::string> restore_browser(session::Session& session, const ResumePoint& point, const std::string& reason = {});
 
 // The checkpoint after an iteration: the state and env as given, and the cookies and the open
 // pages' localStorage of the session's context when it has one of its own (at most 1 MB an

@@ -4,10 +4,13 @@
 #include "llm/keyring.h"
 
 #include "server/conversation.h"
+#include "server/failover.h"
+#include "server/pool.h"
 #include "server/memories.h"
 #include "server/resume.h"
 #include "schedule/jobs.h"
 #include "scripts/replay.h"
+#include "scripts/rewrite.h"
 #include "scripts/store.h"
 #include "server/sites.h"
 
@@ -131,8 +134,8 @@ Result<void> check_options(const json& options) {
     } else if (k == "script") {
       // Internal: the script a replay runs (POST /api/scripts/{name}/run), with no model.
       if (!v.is_object() || !v.contains("name") || !v["name"].is_string() || (v.contains("version") && !v["version"].is_number_integer()) ||
-          (v.contains("vars") && !v["vars"].is_object()))
-        return errorf(Code::InvalidArgument, "options.script must be {{name, version?, vars?}}, got {}", describe(v));
+          (v.contains("vars") && !v["vars"].is_object()) || (v.contains("fallback") && !v["fallback"].is_boolean()))
+        return errorf(Code::InvalidArgument, "options.script must be {{name, version?, vars?, fallback?: boolean}}, got {}", describe(v));
       const json vars = v.contains("vars") ? v["vars"] : json::object();
       for (const auto& [name, value] : vars.items())
         if (!value.is_string()) return errorf(Code::InvalidArgument, "options.script.vars.{} must be a string, got {}", short_name(name), describe(value));
@@ -655,6 +658,13 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     auto made = scripts::ReplayProvider::create(std::move(*script), vars);
     if (!made) return fail(made.error().message);
     replay = made->get();
+    // fallback: the configured model takes over where a step cannot heal (a scheduled job's, or the
+    // request's). Without one the replay stops there with its error, as any replay does.
+    if (get_bool(*sc, "fallback")) {
+      auto model = settings ? llm::make_provider(settings->spec) : Result<std::unique_ptr<llm::Provider>>(tl::make_unexpected(settings.error()));
+      if (model) replay->set_fallback(std::move(*model), settings->model, settings->sub_model);
+      else spdlog::warn("run {}: replays without a model to take over: {}", run->id, redact(model.error().message));
+    }
     provider = std::unique_ptr<llm::Provider>(std::move(*made));
   } else {
     if (!settings && !commands) return fail(settings.error().message);
@@ -663,7 +673,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   if (!provider) return fail(provider.error().message);
   if (!settings) settings = llm::Settings{};
   session::SessionOptions so;
-  so.isolated = context_of(options) == "clean";
+  so.isolated = context_of(options) == "clean" || m_config.pool;  // a pool's browsers are no one's own
   so.shared = !so.isolated;  // My browser: the user's tabs, held one run at a time, left open
   so.owner = "run " + run->id;
   std::vector<std::string> urls;
@@ -704,7 +714,24 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     if (previous) so.previous_final = *previous;
     else spdlog::warn("run {}: cannot read its schedule's previous final: {}", run->id, redact(previous.error().message));
   }
-  auto session = session::Session::attach(m_runtime, so);
+  // On a browser pool: a place on the least-loaded healthy endpoint (queued while all are full).
+  std::optional<BrowserPool::Lease> lease;
+  auto cancelled = [run] {
+    std::lock_guard lock(run->mutex);
+    return run->cancel_requested;
+  };
+  if (m_config.pool) {
+    auto placed = m_config.pool->acquire(std::chrono::duration_cast<std::chrono::milliseconds>(m_config.pool_wait), cancelled);
+    if (!placed) return fail(placed.error().message);
+    lease.emplace(std::move(*placed));
+    {
+      std::lock_guard lock(m_mutex);
+      m_placed[run->id] = lease->endpoint();
+      if (m_placed.size() > 1000) m_placed.erase(m_placed.begin());
+    }
+    publish(*run, "placement", {{"endpoint", lease->endpoint()}}, now_ms());
+  }
+  auto session = session::Session::attach(lease ? lease->runtime() : m_runtime, so);
   if (!session) return fail(session.error().message);
   std::string resume_note;
   if (run->resume) {
@@ -729,11 +756,21 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     ro.max_iterations = whole_in((*stored)["max_iterations"], 1, kMaxIterations).value_or(25);
   }
   ro.confirm_timeout = m_config.confirm_timeout;
+  if (replay) {
+    // Targets the script recorded, for the host to find changed ones again (actions/targets.h).
+    ro.recorded = [replay](const std::string& action, const std::string& selector) { return replay->recorded(action, selector); };
+    ro.vet_block = [replay](const json& meta) { return replay->vet(meta); };
+    ro.max_iterations = std::max(ro.max_iterations, replay->max_iterations());
+  }
   // After every iteration: the checkpoint a crash resumes from (before its event is stored).
-  session::Session* checkpointed = session->get();
-  ro.on_checkpoint = [this, run, checkpointed](int iteration, const std::string& state, const std::string& env) {
-    return store_checkpoint(m_db, *checkpointed, run->id, iteration, state, env);
+  auto checkpoint_in = [this, run](session::Session* checkpointed) {
+    return [this, run, checkpointed](int iteration, const std::string& state, const std::string& env) {
+      return store_checkpoint(m_db, *checkpointed, run->id, iteration, state, env);
+    };
   };
+  ro.on_checkpoint = checkpoint_in(session->get());
+  // On a pool, a dead endpoint stops the run at its next iteration boundary, to move it.
+  ro.stop_when_browser_lost = m_config.pool != nullptr;
   ro.confirm = [this, run](const json& req) {
     std::string id = req.value("id", "");
     std::unique_lock lock(run->mutex);
@@ -791,23 +828,58 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     if (auto updated = m_db.update_run(run->row); !updated)
       spdlog::warn("run {}: cannot record that it is running: {}", run->id, redact(updated.error().message));
     agent::RunResult r;
-    {
-      agent::Run agent_run(**session, **provider, ro, [this, run, replay](const agent::Event& e) {
-        if (replay) replay->observe(e.type, e.data);
-        publish(*run, e.type, e.data, e.ts);
-      });
+    for (bool moved = false;; moved = true) {
+      {
+        agent::Run agent_run(**session, **provider, ro, [this, run, replay](const agent::Event& e) {
+          if (replay) replay->observe(e.type, e.data);
+          publish(*run, e.type, e.data, e.ts);
+        });
+        {
+          std::lock_guard lock(run->mutex);
+          run->run = &agent_run;
+          run->session = session->get();
+          run->finished = false;
+          if (!moved && (!run->resume || run->first_begun)) ++run->begun;  // a resumed turn was begun before the restart
+          run->first_begun = true;
+          if (run->cancel_requested) agent_run.cancel();
+        }
+        r = agent_run.execute();
+        std::lock_guard lock(run->mutex);
+        run->run = nullptr;
+      }
+      if (r.browser_lost.empty() || r.cancelled || !lease) break;
+      // Its endpoint died: on to another from the last checkpoint, as a resume goes on (failover.h).
+      std::string from = lease->endpoint();
+      auto to = fail_over(m_db, *m_config.pool, run->id, from, r.browser_lost, so,
+                          std::chrono::duration_cast<std::chrono::milliseconds>(m_config.pool_wait), cancelled);
+      if (!to) {
+        r.error = to.error().message;
+        r.final = {{"partial", true}, {"message", "The run stopped: " + r.error}};
+        publish(*run, "error", {{"error", r.error}}, now_ms());
+        publish(*run, "complete", {{"final", r.final}, {"iterations", run->row.iterations + r.iterations}, {"partial", true}, {"error", r.error}}, now_ms());
+        break;
+      }
       {
         std::lock_guard lock(run->mutex);
-        run->run = &agent_run;
-        run->session = session->get();
-        run->finished = false;
-        if (!run->resume || run->first_begun) ++run->begun;  // a resumed turn was begun before the restart
-        run->first_begun = true;
-        if (run->cancel_requested) agent_run.cancel();
+        run->session = to->session.get();
       }
-      r = agent_run.execute();
-      std::lock_guard lock(run->mutex);
-      run->run = nullptr;
+      session->swap(to->session);  // the dead session closes when `to` goes
+      lease.swap(to->lease);
+      {
+        std::lock_guard lock(m_mutex);
+        m_placed[run->id] = lease->endpoint();
+      }
+      const ResumePoint& point = to->point;
+      publish(*run, "failover", {{"from", from}, {"to", lease->endpoint()}, {"reason", r.browser_lost}, {"fromIteration", point.state.last_iteration + 1}},
+              now_ms());
+      // As a resume: the whole run's usage comes back with the checkpoint's state.
+      run->row.usage_json.clear();
+      run->row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
+      run->row.iterations = point.state.last_iteration - point.state.turn_iterations;
+      (*provider)->seek(point.state.provider);
+      ro.resume = point.state;
+      ro.resume_note = to->note;
+      ro.on_checkpoint = checkpoint_in(session->get());
     }
     ro.resume.reset();  // the turns after the resumed one start as any turn does
     std::string store_error;
@@ -822,7 +894,24 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     // and it learned nothing its script did not know.
     if (turn_state(r, store_error) == "done" && !(options.contains("remember") && options["remember"] == false) && !options.contains("script"))
       (void)remember_run(m_db, run->id, task, r.final);
+    // A replay that healed a step or that a model took over from leaves a new version of its script.
+    if (replay && turn_state(r, store_error) == "done") {
+      auto saved = scripts::save_replayed(m_db, run->id, *replay);
+      if (!saved) spdlog::warn("run {}: the replayed script is not rewritten: {}", run->id, redact(saved.error().message));
+      else if (*saved)
+        publish(*run, "script-saved", {{"name", (*saved)->name}, {"version", (*saved)->version}, {"based_on", (*saved)->based_on},
+                                       {"changes", (*saved)->changes}}, now_ms());
+    }
     record_turn(*run, r, store_error);
+    // Which path the turn ran (a replay, a replay a model took over, an agent), in its usage.
+    if (replay || options.contains("schedule")) {
+      json usage = parse_json(run->row.usage_json).value_or(json::object());
+      if (usage.is_object()) {
+        usage["path"] = replay ? replay->path() : "agent";
+        run->row.usage_json = dump_json(usage);
+        if (auto updated = m_db.update_run(run->row); !updated) spdlog::warn("run {}: cannot record its path: {}", run->id, redact(updated.error().message));
+      }
+    }
     // The env as this turn left it, for a conversation continued after this session is gone.
     if (auto saved = m_db.set_checkpoint(run->id, (*session)->repl().env_checkpoint()); !saved)
       spdlog::warn("run {}: cannot keep its env for a follow-up: {}", run->id, redact(saved.error().message));
@@ -832,13 +921,16 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     // Messages that came too late for an iteration open the next turn.
     for (auto g = r.unread_guidance.rbegin(); g != r.unread_guidance.rend(); ++g) run->inbox.push_front(*g);
     run->finished = true;
-    if (!store_error.empty() || r.cancelled || run->cancel_requested) {
+    if (!store_error.empty() || r.cancelled || run->cancel_requested || !r.browser_lost.empty()) {
       run->leaving = true;
       break;
     }
     run->idle = true;
     run->idle_since = Clock::now();
-    run->answered.wait_for(lock, m_config.keep_idle, [&] { return !run->inbox.empty() || run->expire || run->cancel_requested; });
+    // On a browser pool a place is for a run that works: between turns the session goes, and a
+    // follow-up continues from storage on whichever endpoint is free then.
+    run->answered.wait_for(lock, m_config.pool ? std::chrono::seconds(0) : m_config.keep_idle,
+                           [&] { return !run->inbox.empty() || run->expire || run->cancel_requested; });
     run->idle = false;
     if (run->inbox.empty() || run->expire || run->cancel_requested) {
       run->leaving = true;
@@ -866,6 +958,7 @@ Result<json> RunManager::get(const std::string& id) {
   {
     std::lock_guard lock(m_mutex);
     if (auto it = m_runs.find(id); it != m_runs.end()) active = it->second;
+    if (auto p = m_placed.find(id); p != m_placed.end()) j["endpoint"] = p->second;
   }
   if (active) {
     std::lock_guard lock(active->mutex);
@@ -898,8 +991,17 @@ Result<json> RunManager::tabs_of(const std::string& run_id) {
 Result<json> RunManager::list() {
   auto rows = TRY(m_db.list_runs(200));
   json out = json::array();
-  for (const auto& r : rows) out.push_back(row_json(r));
+  std::lock_guard lock(m_mutex);
+  for (const auto& r : rows) {
+    out.push_back(row_json(r));
+    if (auto p = m_placed.find(r.id); p != m_placed.end()) out.back()["endpoint"] = p->second;
+  }
   return out;
+}
+
+Result<json> RunManager::pool_state() {
+  if (!m_config.pool) return make_error(Code::NotFound, "this server has no browser pool (ouro serve --browser-pool FILE, or --browser twice or more)");
+  return m_config.pool->to_json();
 }
 
 Result<json> RunManager::cancel(const std::string& id) {

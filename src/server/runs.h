@@ -27,6 +27,8 @@ namespace ouro::hooks { class Pipeline; }
 
 namespace ouro::server {
 
+class BrowserPool;
+
 // A run's options as POST /api/runs takes them, field by field (InvalidArgument naming the field
 // and what was expected, or the unknown option and the known ones). Schedules check theirs here too.
 Result<void> check_run_options(const json& options);
@@ -52,6 +54,11 @@ class RunManager {
     // settings file's "hooks"); null: none. Shared: `ouro run` and tests make their own.
     std::shared_ptr<hooks::Pipeline> hooks;
     std::string workspace;  // --workspace NAME ("" = the default data directory), for GET /api/settings
+    // A pool of remote browsers (server/pool.h): each run is placed on one of its endpoints, in a
+    // context of its own, instead of the runtime's browser, and moves to another endpoint at its
+    // next iteration boundary when its endpoint dies. null: the runtime's browser.
+    std::shared_ptr<BrowserPool> pool;
+    std::chrono::seconds pool_wait{600};  // how long a run waits queued while every endpoint is full
   };
 
   RunManager(std::shared_ptr<session::Runtime> runtime, Config config);
@@ -84,6 +91,8 @@ class RunManager {
 
   // The tabs of a run in progress ({tabs, activeTab}), for the live view.
   Result<json> tabs_of(const std::string& run_id);
+  // GET /api/pool: the browser pool's endpoints and their state; NotFound without a pool.
+  Result<json> pool_state();
 
   // Settings: what the Command Center shows and changes. The key is stored apart (0600) and
   // only ever returned masked.
@@ -133,6 +142,7 @@ class RunManager {
   Config m_config;
   std::mutex m_mutex;  // runs, subscribers and the reaper's list; also orders append + broadcast
   std::map<std::string, std::shared_ptr<Active>> m_runs;  // until the reaper has joined them
+  std::map<std::string, std::string> m_placed;  // run id -> its pool endpoint (redacted), the latest 1,000 runs
   struct Subscriber {
     std::string run_id;
     EventSink fn;

@@ -2,6 +2,7 @@
 
 #include "base/log.h"
 #include "base/text.h"
+#include "scripts/store.h"
 #include "server/runs.h"
 #include "store/database.h"
 
@@ -47,10 +48,10 @@ Result<schedule::JobSpec> job_spec_from_json(const json& body) {
     return make_error(Code::InvalidArgument,
                       "a schedule is {\"task\": \"…\", \"every\": \"1h\" | \"cron\": \"0 8 * * 1-5\" | \"at\": \"2026-12-01 08:00\", "
                       "\"urls\"?: […], \"options\"?: {…}, \"tz\"?: \"Europe/Berlin\", \"missed\"?: \"run-once\"|\"skip\", \"name\"?: \"…\"}");
-  static const std::set<std::string> kKnown = {"task", "urls", "options", "at", "every", "cron", "tz", "missed", "name"};
+  static const std::set<std::string> kKnown = {"task", "urls", "options", "at", "every", "cron", "tz", "missed", "name", "script"};
   for (const auto& [k, v] : body.items())
     if (!kKnown.count(k))
-      return errorf(Code::InvalidArgument, "unknown field '{}'; a schedule has task, urls, options, at|every|cron, tz, missed, name",
+      return errorf(Code::InvalidArgument, "unknown field '{}'; a schedule has task, urls, options, at|every|cron, tz, missed, name, script",
                     clip_text(k, 60));
   schedule::JobSpec spec;
   if (!body.contains("task")) return make_error(Code::InvalidArgument, "task is missing: what the scheduled runs do, in plain words");
@@ -67,6 +68,12 @@ Result<schedule::JobSpec> job_spec_from_json(const json& body) {
   if (body.contains("options")) {
     if (!body["options"].is_object()) return errorf(Code::InvalidArgument, "options must be an object, got {}", describe_json(body["options"]));
     spec.options = body["options"];
+  }
+  // script: a saved script each fire replays first, the agent taking over only where a step cannot heal.
+  if (body.contains("script")) {
+    std::string name = TRY(string_field(body, "script"));
+    TRY(scripts::check_name(name));
+    spec.options["script"] = {{"name", name}, {"fallback", true}};
   }
   int kinds = 0;
   for (auto [key, kind] : {std::pair{"at", schedule::TimingKind::Once}, std::pair{"every", schedule::TimingKind::Every},
@@ -238,12 +245,26 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
   }
   json options = job.options;
   options["schedule"] = job.id;
+  std::string task = job.task;
+  std::vector<std::string> urls_from_script;
+  // A job that names a script replays it (its path "replay"); a script that is gone leaves the
+  // agent to do the task (path "agent"), said in the log.
+  if (options.contains("script") && options["script"].is_object()) {
+    auto script = scripts::get(m_db, get_str(options["script"], "name"));
+    if (!script) {
+      spdlog::warn("scheduler: {}: its script is not there ({}); the agent does the task", job.id, redact(script.error().message));
+      options.erase("script");
+    } else if (job.urls.empty()) {
+      for (const auto& u : script->urls) urls_from_script.push_back(u);
+    }
+  }
   // A recurring job's every answer would crowd memory with near-copies: remembered only when the
   // job asks for it.
   if (!options.contains("remember")) options["remember"] = false;
   json urls = json::array();
   for (const auto& u : job.urls) urls.push_back(u);
-  auto created = m_runs.create(json{{"task", job.task}, {"urls", urls}, {"options", options}});
+  for (const auto& u : urls_from_script) urls.push_back(u);
+  auto created = m_runs.create(json{{"task", task}, {"urls", urls}, {"options", options}});
   if (!created) {
     const Error& e = created.error();
     // Busy (too many runs, shutting down): try again in half a minute, unless its next time comes first.

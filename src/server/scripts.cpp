@@ -52,10 +52,19 @@ Result<json> list_scripts(store::Database& db) {
   return json{{"scripts", out}};
 }
 
-Result<json> show_script(store::Database& db, const std::string& name, const std::string& version_text) {
+Result<json> show_script(store::Database& db, const std::string& name, const std::string& version_text, const std::string& diff_text) {
   auto version = TRY(version_of(version_text));
+  auto diff_version = TRY(version_of(diff_text));
+  if (diff_version) version = diff_version;
   auto script = TRY(scripts::get(db, name, version));
   json j = script.to_json();
+  if (diff_version) {
+    int from = script.based_on > 0 ? script.based_on : script.version - 1;
+    if (from < 1) return errorf(Code::FailedPrecondition, "script {} v{} is the first version: there is nothing to compare it with", name, script.version);
+    auto before = TRY(scripts::get(db, name, from));
+    j["diff"] = scripts::diff(before, script);
+    j["diff_from"] = from;
+  }
   if (auto run = db.get_run(script.source_run); run && *run && (*run)->updated_at > (*run)->created_at)
     j["source_run_ms"] = (*run)->updated_at - (*run)->created_at;
   return j;
@@ -67,7 +76,10 @@ Result<json> delete_script(store::Database& db, const std::string& name) {
 }
 
 Result<json> replay_run_body(store::Database& db, const std::string& name, const json& body) {
-  if (!body.is_object()) return make_error(Code::InvalidArgument, "a replay takes {\"vars\"?: {…}, \"urls\"?: [...], \"version\"?: N}");
+  if (!body.is_object())
+    return make_error(Code::InvalidArgument, "a replay takes {\"vars\"?: {…}, \"urls\"?: [...], \"version\"?: N, \"fallback\"?: true}");
+  if (body.contains("fallback") && !body["fallback"].is_boolean())
+    return make_error(Code::InvalidArgument, "fallback must be true (the configured model takes over where a step cannot heal) or false");
   std::optional<int> version;
   if (body.contains("version")) {
     if (!body["version"].is_number_integer()) return make_error(Code::InvalidArgument, "version must be a whole number");
@@ -86,6 +98,7 @@ Result<json> replay_run_body(store::Database& db, const std::string& name, const
   auto replay = TRY(scripts::ReplayProvider::create(script, vars));
   json options = body.contains("options") && body["options"].is_object() ? body["options"] : json::object();
   options["script"] = {{"name", script.name}, {"version", script.version}, {"vars", vars}};
+  if (get_bool(body, "fallback")) options["script"]["fallback"] = true;
   if (!options.contains("max_iterations")) options["max_iterations"] = std::min(500, replay->max_iterations());
   json urls = body.contains("urls") ? body["urls"] : json(script.urls);
   return json{{"task", replay->task()}, {"urls", urls}, {"options", options}};

@@ -20,7 +20,9 @@ Result<json> save_script_from_run(store::Database& db, const std::string& run_id
 Result<json> list_scripts(store::Database& db);
 // GET /api/scripts/{name}[?version=N]: the script, with its steps' code, and how long its
 // recorded run took (source_run_ms, when that run is still stored).
-Result<json> show_script(store::Database& db, const std::string& name, const std::string& version_text);
+// diff_text: "" or a version N, whose change from the version it was based on (else N-1) comes
+// back as `diff` (scripts::diff's text; "" when the steps are the same).
+Result<json> show_script(store::Database& db, const std::string& name, const std::string& version_text, const std::string& diff_text = "");
 // DELETE /api/scripts/{name}: every version.
 Result<json> delete_script(store::Database& db, const std::string& name);
 // POST /api/scripts/{name}/run {vars?: {k: v}, urls?: [...], version?, options?}: the body of

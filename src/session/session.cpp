@@ -152,20 +152,30 @@ Result<void> set_up_downloads(browser::Browser& b, const std::string& data_dir, 
 }
 }  // namespace
 
-Result<std::unique_ptr<Session>> Session::start(SessionOptions options) {
+std::shared_ptr<Runtime> make_runtime(std::shared_ptr<net::IoThread> io, std::shared_ptr<store::Database> db,
+                                      std::unique_ptr<browser::Browser> browser, std::string data_dir, std::function<void()> on_tabs_changed) {
   auto rt = std::make_shared<Runtime>();
-  rt->io = net::IoThread::start();
-  std::string db_path = options.db_path.empty() ? store::default_data_dir() + "/ouro.db" : options.db_path;
-  std::filesystem::path parent = std::filesystem::path(db_path).parent_path();
-  rt->data_dir = parent.empty() ? std::filesystem::current_path().string() : parent.string();
-  rt->db = TRY(store::Database::open(db_path));
-  rt->browser = TRY(browser::Browser::start(*rt->io, options.browser));
+  rt->io = std::move(io);
+  rt->db = std::move(db);
+  rt->browser = std::move(browser);
+  rt->data_dir = std::move(data_dir);
   rt->tab_listeners = std::make_shared<TabListeners>();
   std::weak_ptr<TabListeners> weak = rt->tab_listeners;
-  rt->browser->set_tabs_listener([weak] {
+  rt->browser->set_tabs_listener([weak, also = std::move(on_tabs_changed)] {
     if (auto l = weak.lock()) l->notify();
+    if (also) also();
   });
-  return attach(std::move(rt), std::move(options));
+  return rt;
+}
+
+Result<std::unique_ptr<Session>> Session::start(SessionOptions options) {
+  std::shared_ptr<net::IoThread> io = net::IoThread::start();
+  std::string db_path = options.db_path.empty() ? store::default_data_dir() + "/ouro.db" : options.db_path;
+  std::filesystem::path parent = std::filesystem::path(db_path).parent_path();
+  std::string data_dir = parent.empty() ? std::filesystem::current_path().string() : parent.string();
+  std::shared_ptr<store::Database> db = TRY(store::Database::open(db_path));
+  auto browser = TRY(browser::Browser::start(*io, options.browser));
+  return attach(make_runtime(std::move(io), std::move(db), std::move(browser), std::move(data_dir)), std::move(options));
 }
 
 Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtime, SessionOptions options) {
@@ -173,6 +183,9 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   s->m = std::make_unique<Parts>();
   Parts& p = *s->m;
   p.runtime = std::move(runtime);
+  // A server on a browser pool has no browser of its own: its runs attach to an endpoint's.
+  if (!p.runtime || !p.runtime->browser)
+    return make_error(Code::FailedPrecondition, "this server has no browser of its own (its runs use a browser pool)");
   browser::Browser& b = *p.runtime->browser;
   if (options.isolated) {
     p.context = TRY(b.create_context());

@@ -51,15 +51,26 @@ struct SessionOptions {
 
 struct TabListeners;
 
-// What sessions share: owned by the sessions that use it, gone with the last one.
+// What sessions share: owned by the sessions that use it, gone with the last one. The network
+// thread and the database are shared pointers so that a browser pool (server/pool.h) can give
+// each of its endpoints a Runtime of its own — its own Browser and tab listeners — over the one
+// network thread and database; the browser goes first, then the thread stops with its last owner.
 struct Runtime {
-  std::unique_ptr<net::IoThread> io;
-  std::unique_ptr<store::Database> db;
+  std::shared_ptr<net::IoThread> io;
+  std::shared_ptr<store::Database> db;
   std::unique_ptr<browser::Browser> browser;
   std::shared_ptr<TabListeners> tab_listeners;  // every session's `tabs` sink
   std::string data_dir;                          // where the database is: downloads go under it
   ~Runtime();
 };
+
+// A Runtime around a started browser, on a network thread and database that may be shared with
+// other Runtimes (a browser pool's endpoints). `on_tabs_changed`, if given, runs after the
+// sessions' tab sinks each time the browser reports a change of its tabs or the loss of its
+// connection — on the network thread, so it must not block.
+std::shared_ptr<Runtime> make_runtime(std::shared_ptr<net::IoThread> io, std::shared_ptr<store::Database> db,
+                                      std::unique_ptr<browser::Browser> browser, std::string data_dir,
+                                      std::function<void()> on_tabs_changed = {});
 
 class Session {
  public:

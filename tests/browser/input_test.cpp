@@ -220,5 +220,37 @@ TEST(Arguments, WrongTypesAreNamed) {
   EXPECT_NE(err.find("fill: formData.#a must be"), std::string::npos) << err;
 }
 
+// A link's navigation begins only after the click's input has been answered: waitForLoad right
+// after the click answers for the page the click opened, not for the one it is leaving (a
+// replayed script's next step reads the new page).
+TEST(Click, WaitForLoadRightAfterAClickWaitsForTheNavigationItStarted) {
+  json r = ok(R"(const out = [];
+    const t = await openTab('{{/}}');
+    for (let i = 0; i < 8; i++) {
+      await navigate(t, '{{/}}');
+      await click(t, '#nav-b');
+      await waitForLoad(t);
+      out.push(await getText(t, 'h1'));
+    }
+    out)");
+  ASSERT_TRUE(r.is_array()) << r.dump();
+  for (const auto& h : r) EXPECT_EQ(h, "Page B") << r.dump();
+}
+
+// Date fields take no typed characters in Chromium: type() and fill() set them from a date as
+// people write it, and say clearly when the text is not a date.
+TEST(Type, DateFieldsTakeDatesAsPeopleWriteThem) {
+  json r = ok(R"(const t = await openTab('{{/act/pages/date.html}}');
+    await type(t, '#tt', '11/08/2016');
+    const a = await execInTab(t, "document.getElementById('tt').value");
+    await fill(t, {'#tt': 'March 3, 2021'});
+    const b = await execInTab(t, "document.getElementById('tt').value");
+    await fill(t, {'#tt': '2024-02-29'});
+    [a, b, await execInTab(t, "document.getElementById('tt').value")])");
+  EXPECT_EQ(r, json::array({"2016-11-08", "2021-03-03", "2024-02-29"}));
+  std::string err = fails("await fill(activeTab, {'#tt': 'next blue moon'})");
+  EXPECT_NE(err.find("is a date field"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace ouro::testing

@@ -1,8 +1,11 @@
 // End-to-end test of `ouro mcp` with a client nobody here wrote: the official MCP TypeScript SDK
 // (@modelcontextprotocol/sdk, installed in tests/mcp/node by scripts/setup.sh). It serves a small
 // page itself, starts `ouro mcp --url <page>` over StdioClientTransport, lists the tools, calls
-// each of them and checks what comes back; then it speaks raw JSON-RPC to a second server with
-// hostile lines. Exits non-zero on any mismatch (77 when the SDK is not installed: skipped).
+// each of them and checks what comes back — browser_task with no key, driven by the client's own
+// (scripted) model through MCP sampling; then it speaks raw JSON-RPC to a second server with
+// hostile lines; then it does the same over Streamable HTTP against a real `ouro serve` (/mcp,
+// StreamableHTTPClientTransport with the Bearer token), and sends that endpoint hostile requests.
+// Exits non-zero on any mismatch (77 when the SDK is not installed: skipped).
 //
 //   node tests/mcp/client.mjs build/release/ouro
 import { createRequire } from 'node:module';
@@ -16,18 +19,21 @@ import http from 'node:http';
 const here = dirname(fileURLToPath(import.meta.url));
 const ouro = resolve(process.argv[2] || join(here, '../../build/release/ouro'));
 const sdkHome = join(here, 'node', 'package.json');
-let Client, StdioClientTransport;
+let Client, StdioClientTransport, StreamableHTTPClientTransport, CreateMessageRequestSchema;
 try {
   const require = createRequire(sdkHome);
   ({ Client } = require('@modelcontextprotocol/sdk/client/index.js'));
   ({ StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js'));
+  ({ StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js'));
+  ({ CreateMessageRequestSchema } = require('@modelcontextprotocol/sdk/types.js'));
 } catch (e) {
   console.error(`skipped: the MCP SDK is not installed in ${dirname(sdkHome)} (scripts/setup.sh installs it when npm is there): ${e.message}`);
   process.exit(77);
 }
 
 let failures = 0;
-function check(cond, what, detail) {
+const check = (cond, what, detail) => checkAs(cond, what, detail);
+function checkAs(cond, what, detail) {
   if (cond) {
     console.error(`ok   ${what}`);
   } else {
@@ -52,26 +58,48 @@ await new Promise((ok) => site.listen(0, '127.0.0.1', ok));
 const url = `http://127.0.0.1:${site.address().port}/`;
 
 const data = mkdtempSync(join(tmpdir(), 'ouro-mcp-'));
-// browser_task's model: a scripted provider, so the test needs no key.
-const script = join(data, 'task.jsonl');
-writeFileSync(script, JSON.stringify({ text: "Reading the heading.\n```repl\nconst h = await getText(activeTab, 'h1');\nsetFinal('heading: ' + h.trim())\n```" }) + '\n');
 const env = { ...process.env, OURO_DATA_DIR: data, OURO_CONFIG: '/nonexistent' };
 for (const k of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OURO_API_KEY', 'OURO_PROVIDER']) delete env[k];
 
 const watchdog = setTimeout(() => {
-  console.error('FAIL the test took longer than 240 s');
+  console.error('FAIL the test took longer than 420 s');
   process.exit(1);
-}, 240_000);
+}, 420_000);
+
+// The client's own model, scripted: the main loop gets REPL code that reads the heading and asks
+// a sub-call (llm_query), which is answered from the sub-task's prompt. Every sampling request
+// the server sends is kept for the checks.
+function samplingClient(name, samples) {
+  const client = new Client({ name, version: '1.0.0' }, { capabilities: { sampling: {} } });
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    const p = request.params;
+    samples.push(p);
+    const sub = /Your Sub-Task/.test(p.systemPrompt || '');
+    const text = sub
+      ? 'the magic word is PLUGH'
+      : "Reading the heading.\n```repl\nconst h = await getText(activeTab, 'h1');\nconst w = await llm_query('Say the magic word');\nsetFinal('heading: ' + h.trim() + '; ' + w)\n```";
+    return { role: 'assistant', model: 'scripted-client-model', stopReason: 'endTurn', content: { type: 'text', text } };
+  });
+  return client;
+}
 
 async function main() {
   const transport = new StdioClientTransport({
     command: ouro,
-    args: ['mcp', '--url', url, '--provider', `script:${script}`, '--max-iterations', '3'],
+    args: ['mcp', '--url', url, '--max-iterations', '3'],
     env,
     stderr: 'inherit',
   });
-  const client = new Client({ name: 'ouro-mcp-test', version: '1.0.0' });
+  const samples = [];
+  const client = samplingClient('ouro-mcp-test', samples);
   await client.connect(transport);
+  await exercise(client, 'stdio', samples);
+  await client.close();
+}
+
+// Every tool, through whichever transport `client` is connected with.
+async function exercise(client, via, samples) {
+  const check = (cond, what, detail) => checkAs(cond, `${via}: ${what}`, detail);
   check(client.getServerVersion()?.name === 'ouro', 'initialize: serverInfo names ouro', client.getServerVersion());
   check(!!client.getServerCapabilities()?.tools, 'initialize: the tools capability', client.getServerCapabilities());
 
@@ -142,16 +170,22 @@ async function main() {
   r = await client.callTool({ name: 'browser_fly', arguments: {} });
   check(r.isError === true && /unknown tool/.test(textOf(r)), 'an unknown tool is isError', r);
 
-  // browser_task: a whole run (scripted model), with progress per iteration.
+  // browser_task: a whole run with no key, its main loop and its sub-call answered by the
+  // client's model through sampling, with progress per iteration.
   const progress = [];
   r = await client.callTool({ name: 'browser_task', arguments: { task: 'What does the heading say?', urls: [url] } }, undefined, {
     onprogress: (p) => progress.push(p),
     timeout: 120_000,
   });
-  check(!r.isError && /heading: Hello MCP/.test(textOf(r)), 'browser_task: the run\'s final answer', r);
+  check(!r.isError && /heading: Hello MCP; the magic word is PLUGH/.test(textOf(r)), 'browser_task: the run\'s final answer, from sampling', r);
   check(progress.length >= 1 && progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress), 'browser_task: progress notifications', progress);
-
-  await client.close();
+  const main = samples.find((p) => !/Your Sub-Task/.test(p.systemPrompt || ''));
+  const sub = samples.find((p) => /Your Sub-Task/.test(p.systemPrompt || ''));
+  check(main && main.systemPrompt.length > 100 && Number.isInteger(main.maxTokens) && main.messages.length >= 1 &&
+    main.messages[0].content.type === 'text' && /heading/.test(main.messages.map((m) => m.content.text).join('\n')) &&
+    main.modelPreferences && main.includeContext === 'none', 'sampling: the main loop\'s request (system prompt, messages, maxTokens, preferences)', main);
+  check(sub && /magic word/.test(JSON.stringify(sub)) && sub.modelPreferences.speedPriority > sub.modelPreferences.intelligencePriority,
+    'sampling: llm_query went to the client too, preferring speed', sub);
 }
 
 // Raw JSON-RPC over the pipe: hostile lines are answered with errors and the server goes on.
@@ -186,6 +220,9 @@ async function hostile() {
     }
     return undefined;
   };
+  send(JSON.stringify({ jsonrpc: '2.0', id: 'early', method: 'tools/list' }));
+  const early = await waitFor((m) => m.id === 'early');
+  check(early?.error?.code === -32002, 'raw: a request before initialize is refused (-32002)', early);
   send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
   const init = await waitFor((m) => m.id === 0);
   check(init?.result?.protocolVersion === '2024-11-05', 'raw: an older revision is accepted', init);
@@ -214,14 +251,128 @@ async function hostile() {
   send(JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'browser_exec', arguments: { code: 'await getText(activeTab, "h1")' } } }));
   const allowed = await waitFor((m) => m.id === 6);
   check(allowed?.result && !allowed.result.isError && /Hello MCP/.test(allowed.result.content[0].text), 'gate: the allowed site is read', allowed);
+  // No key and a client without sampling: browser_task is listed, and says how to get a model.
+  send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'browser_task', arguments: { task: 'anything' } } }));
+  const nokey = await waitFor((m) => m.id === 7);
+  check(nokey?.result?.isError === true && /API key/.test(nokey.result.content[0].text) && /sampling/.test(nokey.result.content[0].text),
+    'browser_task without a key or sampling: a tool error that says how to configure one', nokey);
   child.stdin.end();
   const code = await new Promise((ok) => child.on('exit', (c) => ok(c)));
   check(code === 0, 'raw: the server exits 0 when its input ends', code);
 }
 
+// `ouro serve` on a free port: its base URL and token, from what it prints.
+async function startServe() {
+  const dir = mkdtempSync(join(tmpdir(), 'ouro-mcp-serve-'));
+  const child = spawn(ouro, ['serve', '--port', '0'], { env: { ...env, OURO_DATA_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const end = Date.now() + 60_000;
+  while (Date.now() < end) {
+    const m = /Ouroboros Command Center: (http:\/\/[^/]+)\/\?token=(\w+)/.exec(out);
+    if (m) return { child, dir, base: m[1], token: m[2], printed: () => out };
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('ouro serve did not start: ' + out);
+}
+
+async function overHttp() {
+  const serve = await startServe();
+  try {
+    check(/\/mcp/.test(serve.printed()), 'http: ouro serve prints the /mcp endpoint', serve.printed());
+    const endpoint = new URL(serve.base + '/mcp');
+    const auth = { Authorization: `Bearer ${serve.token}` };
+    const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: auth } });
+    const samples = [];
+    const client = samplingClient('ouro-mcp-http-test', samples);
+    await client.connect(transport);
+    check(typeof transport.sessionId === 'string' && transport.sessionId.length >= 32, 'http: a session id was issued', transport.sessionId);
+    // The session's browser context starts empty: open the fixture page first.
+    let r = await client.callTool({ name: 'browser_exec', arguments: { code: `await openTab(${JSON.stringify(url)})` } });
+    check(!r.isError, 'http: browser_exec opens the fixture page', r);
+    await exercise(client, 'http', samples);
+    const sid = transport.sessionId;
+    await transport.terminateSession();
+    await client.close();
+    await hostileHttp(serve, endpoint, auth, sid);
+  } finally {
+    try {
+      process.kill(-serve.child.pid, 'SIGINT');
+    } catch {}
+    await new Promise((ok) => {
+      const t = setTimeout(() => {
+        try {
+          process.kill(-serve.child.pid, 'SIGKILL');
+        } catch {}
+        ok();
+      }, 15_000);
+      serve.child.on('exit', () => {
+        clearTimeout(t);
+        ok();
+      });
+    });
+    rmSync(serve.dir, { recursive: true, force: true });
+  }
+}
+
+// Raw HTTP at /mcp: what a client nobody trusts may send.
+async function hostileHttp(serve, endpoint, auth, endedSession) {
+  const headers = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const post = (body, extra = {}) => fetch(endpoint, { method: 'POST', headers: { ...headers, ...extra }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+  let res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', accept: headers.accept }, body: JSON.stringify(init) });
+  check(res.status === 401, 'http: no token is 401', res.status);
+  res = await fetch(endpoint, { method: 'POST', headers: { ...headers, authorization: 'Bearer wrong' }, body: JSON.stringify(init) });
+  check(res.status === 401, 'http: a wrong token is 401', res.status);
+  res = await post(init, { origin: 'http://evil.example' });
+  check(res.status === 403, 'http: a foreign Origin is 403', res.status);
+  res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': 'f'.repeat(32) });
+  check(res.status === 404, 'http: an unknown session is 404', res.status);
+  res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': endedSession });
+  check(res.status === 404, 'http: a session ended with DELETE is 404', res.status);
+  res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+  check(res.status === 400, 'http: a request without a session is 400', res.status);
+  res = await post('x'.repeat(2 * 1024 * 1024));
+  check(res.status === 413, 'http: an oversized body is 413', res.status);
+  res = await post('{oops');
+  let body = await res.json().catch(() => null);
+  check(res.status === 400 && body?.error?.code === -32700, 'http: malformed JSON is 400 with a parse error', { status: res.status, body });
+  res = await post([init]);
+  check(res.status === 400, 'http: a batch is 400', res.status);
+  res = await post(init, { accept: 'application/json' });
+  check(res.status === 406, 'http: an Accept without text/event-stream is 406', res.status);
+  res = await post(init, { 'content-type': 'text/plain' });
+  check(res.status === 415, 'http: a body that is not JSON is 415', res.status);
+  res = await fetch(endpoint, { method: 'GET', headers: { ...auth, accept: 'text/event-stream' } });
+  check(res.status === 405, 'http: GET is 405 (no server-initiated stream)', res.status);
+  // A raw session of our own: JSON answers, the protocol version header, DELETE.
+  res = await post(init);
+  const sid = res.headers.get('mcp-session-id');
+  body = await res.json().catch(() => null);
+  check(res.status === 200 && /^[\x21-\x7e]{32,}$/.test(sid || '') && body?.result?.protocolVersion === '2025-06-18', 'http: initialize answers JSON and a session id', { status: res.status, sid, body });
+  res = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sid });
+  check(res.status === 202, 'http: a notification is 202', res.status);
+  res = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': sid, 'mcp-protocol-version': '1999-01-01' });
+  check(res.status === 400, 'http: a wrong MCP-Protocol-Version is 400', res.status);
+  res = await post({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
+  body = await res.json().catch(() => null);
+  check(res.status === 200 && /application\/json/.test(res.headers.get('content-type')) && body?.result?.tools?.length === 6, 'http: tools/list answers JSON', { status: res.status, body });
+  res = await post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'browser_task', arguments: { task: 'x' } } }, { 'mcp-session-id': sid });
+  body = await res.json().catch(() => null);
+  check(body?.result?.isError === true && /sampling/.test(body.result.content[0].text), 'http: browser_task without a key or sampling says how to get one', body);
+  res = await post({ jsonrpc: '2.0', id: 'late', result: { content: { type: 'text', text: 'nobody asked' } } }, { 'mcp-session-id': sid });
+  check(res.status === 202, 'http: an answer nobody waits for is accepted and dropped', res.status);
+  res = await fetch(endpoint, { method: 'DELETE', headers: { ...auth, 'mcp-session-id': sid } });
+  check(res.status === 204, 'http: DELETE ends the session', res.status);
+  res = await fetch(endpoint, { method: 'DELETE', headers: { ...auth, 'mcp-session-id': sid } });
+  check(res.status === 404, 'http: a second DELETE is 404', res.status);
+}
+
 try {
   await main();
   await hostile();
+  await overHttp();
 } catch (e) {
   failures++;
   console.error('FAIL', e?.stack || e);

@@ -45,6 +45,12 @@ class FakeTools : public Tools {
       return text_result(was_cancelled ? "cancelled" : "released");
     }
     if (name == "throw") throw std::runtime_error("boom");
+    if (name == "ask") {
+      // Asks the client (sampling) and answers with what it said.
+      auto r = ctx.request("sampling/createMessage", {{"maxTokens", 10}}, std::chrono::milliseconds(get_int(arguments, "timeout_ms", 10000)));
+      return r ? text_result(r->dump()) : error_result(std::string(code_name(r.error().code)) + ": " + r.error().message);
+    }
+    if (name == "caps") return text_result(ctx.client_capabilities().dump());
     return error_result("unknown tool '" + name + "'");
   }
   void release() {
@@ -69,7 +75,11 @@ class McpProtocol : public ::testing::Test {
                      std::lock_guard lock(mutex);
                      EXPECT_EQ(line.find('\n'), std::string::npos) << "a message must be one line";
                      out.push_back(*parse_json(line));
-                   }) {}
+                   }) {
+    request("init", "initialize", {{"protocolVersion", kProtocolVersion}, {"capabilities", {{"sampling", json::object()}}}});
+    std::lock_guard lock(mutex);
+    out.clear();
+  }
 
   std::vector<json> sent() {
     std::lock_guard lock(mutex);
@@ -238,11 +248,147 @@ TEST_F(McpProtocol, TenThousandRequestsAreAllAnsweredAndCallsStayBounded) {
 
 TEST_F(McpProtocol, DestroyingWithCallsInFlightCancelsThem) {
   auto p = std::make_unique<Protocol>(tools, Protocol::Info{}, [](const std::string&) {});
+  p->on_line(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})");
   p->on_line(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}})");
   tools.wait_started(1);
   auto t0 = std::chrono::steady_clock::now();
   p.reset();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+}
+
+TEST(McpProtocolLifecycle, RequestsBeforeInitializeAreRefusedButPing) {
+  FakeTools tools;
+  std::vector<json> out;
+  std::mutex mutex;
+  Protocol p(tools, Protocol::Info{}, [&](const std::string& line) {
+    std::lock_guard lock(mutex);
+    out.push_back(*parse_json(line));
+  });
+  p.on_line(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+  p.on_line(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}})");
+  p.on_line(R"({"jsonrpc":"2.0","id":3,"method":"ping"})");
+  p.on_line(R"({"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}})");
+  EXPECT_EQ(p.protocol_version(), "2025-06-18");
+  p.on_line(R"({"jsonrpc":"2.0","id":5,"method":"tools/list"})");
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(out[0]["error"]["code"], kNotInitialized);
+  EXPECT_EQ(out[1]["error"]["code"], kNotInitialized);
+  EXPECT_EQ(out[2]["result"], json::object());
+  EXPECT_TRUE(out[3].contains("result"));
+  EXPECT_TRUE(out[4]["result"].contains("tools"));
+}
+
+// The request our tool sent the client, waiting for it up to 10 s.
+json wait_for_request(const std::function<std::vector<json>()>& sent, const std::string& method) {
+  for (int i = 0; i < 1000; ++i) {
+    for (const auto& m : sent())
+      if (get_str(m, "method") == method && m.contains("id")) return m;
+    std::this_thread::sleep_for(10ms);
+  }
+  return json();
+}
+
+TEST_F(McpProtocol, AToolAsksTheClientAndGetsItsAnswerMatchedById) {
+  request(1, "tools/call", {{"name", "caps"}});
+  EXPECT_EQ(response_to(1)["result"]["content"][0]["text"], R"({"sampling":{}})");
+  request(2, "tools/call", {{"name", "ask"}});
+  json asked = wait_for_request([this] { return sent(); }, "sampling/createMessage");
+  ASSERT_TRUE(asked.is_object());
+  EXPECT_TRUE(asked["id"].is_string());
+  EXPECT_EQ(asked["params"]["maxTokens"], 10);
+  // Answers to ids nobody waits for are dropped; the right one is delivered.
+  protocol.on_line(R"({"jsonrpc":"2.0","id":"ouro-999","result":{"x":1}})");
+  protocol.on_line(R"({"jsonrpc":"2.0","id":12345,"result":{"x":1}})");
+  protocol.on_line(json{{"jsonrpc", "2.0"}, {"id", asked["id"]}, {"result", {{"content", {{"type", "text"}, {"text", "hi"}}}}}}.dump());
+  json r = response_to(2);
+  EXPECT_FALSE(r["result"].contains("isError")) << r.dump();
+  EXPECT_NE(r["result"]["content"][0]["text"].get<std::string>().find("hi"), std::string::npos);
+  // A second answer to the same id changes nothing.
+  protocol.on_line(json{{"jsonrpc", "2.0"}, {"id", asked["id"]}, {"result", json::object()}}.dump());
+}
+
+TEST_F(McpProtocol, AClientErrorATimeoutAndACancellationEndTheRequest) {
+  request(1, "tools/call", {{"name", "ask"}});
+  json asked = wait_for_request([this] { return sent(); }, "sampling/createMessage");
+  protocol.on_line(json{{"jsonrpc", "2.0"}, {"id", asked["id"]}, {"error", {{"code", -1}, {"message", "User rejected sampling request"}}}}.dump());
+  json r = response_to(1);
+  EXPECT_EQ(r["result"]["isError"], true);
+  EXPECT_NE(r["result"]["content"][0]["text"].get<std::string>().find("User rejected"), std::string::npos) << r.dump();
+  {
+    std::lock_guard lock(mutex);
+    out.clear();
+  }
+  // No answer: the deadline ends it, and the client is told the request is withdrawn.
+  request(2, "tools/call", {{"name", "ask"}, {"arguments", {{"timeout_ms", 200}}}});
+  r = response_to(2);
+  EXPECT_NE(r["result"]["content"][0]["text"].get<std::string>().find("DeadlineExceeded"), std::string::npos) << r.dump();
+  bool withdrawn = false;
+  for (const auto& m : sent())
+    if (get_str(m, "method") == "notifications/cancelled" && m["params"]["reason"] == "timed out") withdrawn = true;
+  EXPECT_TRUE(withdrawn);
+  {
+    std::lock_guard lock(mutex);
+    out.clear();
+  }
+  // The call is cancelled while it waits: it ends at once and sends no answer.
+  request(3, "tools/call", {{"name", "ask"}});
+  json third = wait_for_request([this] { return sent(); }, "sampling/createMessage");
+  ASSERT_TRUE(third.is_object());
+  auto t0 = std::chrono::steady_clock::now();
+  protocol.on_line(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}})");
+  EXPECT_TRUE(protocol.drain_for(5s));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  for (const auto& m : sent()) EXPECT_FALSE(m.contains("id") && m["id"] == 3) << m.dump();
+}
+
+TEST_F(McpProtocol, TheClientLeavingFailsWaitingRequests) {
+  request(1, "tools/call", {{"name", "ask"}});
+  ASSERT_TRUE(wait_for_request([this] { return sent(); }, "sampling/createMessage").is_object());
+  auto t0 = std::chrono::steady_clock::now();
+  protocol.cancel_all();
+  EXPECT_TRUE(protocol.drain_for(5s));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+}
+
+TEST_F(McpProtocol, RepliesGoWhereTheirMessageCameFrom) {
+  // Streamable HTTP answers each POST on its own: a call's request to the client and its answer
+  // go to the reply it came with, the answer marked last.
+  std::mutex m;
+  std::vector<std::pair<json, bool>> got;
+  auto reply = [&](const std::string& line, bool last) {
+    std::lock_guard lock(m);
+    got.push_back({line.empty() ? json() : *parse_json(line), last});
+    return true;
+  };
+  protocol.on_line(R"({"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"ask"}})", reply);
+  json asked;
+  for (int i = 0; i < 1000 && asked.is_null(); ++i) {
+    {
+      std::lock_guard lock(m);
+      if (!got.empty()) asked = got[0].first;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_EQ(get_str(asked, "method"), "sampling/createMessage");
+  // The client's answer comes on another channel (another POST).
+  protocol.on_line(json{{"jsonrpc", "2.0"}, {"id", asked["id"]}, {"result", {{"ok", true}}}}.dump(), [](const std::string&, bool) { return true; });
+  protocol.drain();
+  std::lock_guard lock(m);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_FALSE(got[0].second);
+  EXPECT_TRUE(got[1].second);
+  EXPECT_EQ(got[1].first["id"], "x");
+  EXPECT_TRUE(sent().empty()) << "nothing went to the default channel";
+}
+
+TEST_F(McpProtocol, ARequestThatCannotBeDeliveredFailsAtOnce) {
+  protocol.on_line(R"({"jsonrpc":"2.0","id":"y","method":"tools/call","params":{"name":"ask"}})", [](const std::string& line, bool last) {
+    return last || line.find("sampling/createMessage") == std::string::npos;  // the client's stream is gone
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  protocol.drain();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
 }
 
 TEST(McpLineSplitter, SplitsAtEveryByteAndCutsOverlongLines) {

@@ -13,6 +13,10 @@ class NoCancel : public CallContext {
   void progress(double, std::optional<double>, const std::string&) override {}
   bool cancelled() const override { return false; }
   void on_cancel(std::function<void()>) override {}
+  Result<json> request(const std::string&, const json&, std::chrono::milliseconds, std::function<bool()>) override {
+    return make_error(Code::Unavailable, "no client here");
+  }
+  json client_capabilities() const override { return json::object(); }
 };
 
 json tool_named(const json& tools, const std::string& name) {
@@ -27,8 +31,9 @@ TEST(McpTools, DefinitionsComeFromTheRegistry) {
   json list = (*tools)->list();
   std::vector<std::string> names;
   for (const auto& t : list) names.push_back(get_str(t, "name"));
-  EXPECT_EQ(names, (std::vector<std::string>{"browser_exec", "browser_snapshot", "browser_act", "browser_tabs", "browser_screenshot"}))
-      << "no browser_task without a model";
+  EXPECT_EQ(names, (std::vector<std::string>{"browser_exec", "browser_snapshot", "browser_act", "browser_tabs", "browser_screenshot", "browser_task"}))
+      << "browser_task is always listed; without a model it says how to get one";
+  EXPECT_NE(get_str(tool_named(list, "browser_task"), "description").find("sampling"), std::string::npos);
   for (const auto& [tool, capability] : std::vector<std::pair<std::string, std::string>>{
            {"browser_snapshot", "snapshot"}, {"browser_act", "act"}, {"browser_screenshot", "screenshot"}, {"browser_tabs", "tabs"}}) {
     const actions::Capability* cap = actions::find(capability);
@@ -57,7 +62,9 @@ TEST(McpTools, WrongArgumentsAndUnknownToolsAreErrorResults) {
   NoCancel ctx;
   for (const auto& [name, args, says] : std::vector<std::tuple<std::string, json, std::string>>{
            {"browser_fly", json::object(), "unknown tool 'browser_fly'"},
-           {"browser_task", {{"task", "x"}}, "unknown tool 'browser_task'"},
+           {"browser_task", {{"task", "x"}}, "no browser for tasks"},
+           {"browser_task", {{"task", ""}}, "must be a non-empty string"},
+           {"browser_task", {{"task", "x"}, {"urls", "y"}}, "'urls' must be an array"},
            {"browser_exec", json::object(), "'code' must be a string, got nothing"},
            {"browser_exec", {{"code", 5}}, "'code' must be a string, got number"},
            {"browser_exec", {{"code", "1"}, {"extra", true}}, "unknown argument 'extra'"},
@@ -67,6 +74,23 @@ TEST(McpTools, WrongArgumentsAndUnknownToolsAreErrorResults) {
     EXPECT_EQ(r["isError"], true) << name << " " << args.dump();
     EXPECT_NE(get_str(r["content"][0], "text").find(says), std::string::npos) << r.dump();
   }
+}
+
+TEST(McpTools, BrowserTaskWithoutAModelOrSamplingSaysHowToGetOne) {
+  TaskSupport task;
+  task.no_model_reason = "no API key found";
+  task.session_options = [](const std::string&, const std::vector<std::string>&) -> Result<session::SessionOptions> {
+    return make_error(Code::Internal, "not reached: the model is checked first");
+  };
+  // The model is looked for before the session is touched (there is none here).
+  auto tools = BrowserTools::create(nullptr, task);
+  ASSERT_TRUE(tools);
+  NoCancel ctx;
+  json r = (*tools)->call("browser_task", {{"task", "x"}}, ctx);
+  EXPECT_EQ(r["isError"], true);
+  std::string text = get_str(r["content"][0], "text");
+  for (const char* says : {"needs a model", "ANTHROPIC_API_KEY", "sampling", "no API key found"})
+    EXPECT_NE(text.find(says), std::string::npos) << says << " in " << text;
 }
 
 }  // namespace

@@ -55,7 +55,11 @@ TEST(ScriptsServe, ARecordedRunIsSavedAndReplayedWithAnotherValueWithoutAModel) 
   EXPECT_EQ(saved.body["task"], "Type \"{{name}}\" into the name field and say what the page saved");
   ASSERT_EQ(saved.body["steps"].size(), 2u) << saved.raw;
   EXPECT_EQ(saved.body["steps"][0]["code"], "await type(activeTab, '#name', {{name}})");
-  EXPECT_EQ(saved.body["steps"][0]["targets"][0], json({{"action", "type"}, {"target", "#name"}}));
+  EXPECT_EQ(saved.body["steps"][0]["targets"][0]["action"], "type");
+  EXPECT_EQ(saved.body["steps"][0]["targets"][0]["target"], "#name");
+  // With what identifies the field beyond its selector (issue 16's perception details).
+  EXPECT_EQ(saved.body["steps"][0]["targets"][0]["details"]["role"], "textbox") << saved.raw;
+  EXPECT_EQ(saved.body["steps"][0]["targets"][0]["details"]["name"], "Name") << saved.raw;
   EXPECT_EQ(saved.body["urls"], json::array({site().url("/form")}));
   Http listed = s.get("/api/scripts");
   ASSERT_EQ(listed.status, 200) << listed.raw;

@@ -307,3 +307,74 @@ TEST(HttpServer, DestroyingItWithARequestInFlightAndAWebSocketOpenIsSafe) {
 
 }  // namespace
 }  // namespace ouro::testing
+
+namespace ouro::testing {
+namespace {
+
+// A server whose handler answers with a stream the test writes to.
+struct StreamFixture {
+  std::unique_ptr<net::IoThread> io = net::IoThread::start();
+  std::unique_ptr<HttpServer> server;
+  std::shared_ptr<net::BodyStream> stream = net::BodyStream::create(64);
+  std::atomic<int> closes{0};
+  StreamFixture() {
+    stream->on_close([this] { ++closes; });
+    auto s = HttpServer::start_async(*io, HttpServer::Options{}, [this](const HttpRequest&, std::function<void(HttpResponse)> respond) {
+      HttpResponse r;
+      r.content_type = "text/event-stream";
+      r.stream = stream;
+      respond(std::move(r));
+    });
+    if (!s) throw std::runtime_error(s.error().message);
+    server = std::move(*s);
+  }
+};
+
+TEST(HttpServerStream, BytesGoOutAsWrittenAndTheEndClosesTheConnection) {
+  StreamFixture f;
+  ASSERT_TRUE(f.stream->write("data: before\n\n"));  // written before the response began: kept
+  RawClient c(f.server->port());
+  c.send(request_head("POST", "/mcp", f.server->port(), "Content-Length: 2\r\n") + "{}");
+  RawResponse head = c.read_response();
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.headers["content-type"], "text/event-stream");
+  EXPECT_EQ(head.headers.count("content-length"), 0u);
+  EXPECT_EQ(head.headers["connection"], "close");
+  ASSERT_TRUE(f.stream->write("data: after\n\n"));
+  f.stream->end();
+  EXPECT_FALSE(f.stream->write("late")) << "nothing is taken after the end";
+  EXPECT_EQ(c.read_to_close(), "data: before\n\ndata: after\n\n");
+  for (int i = 0; i < 100 && f.closes == 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(f.closes, 1);
+}
+
+TEST(HttpServerStream, AClientThatLeavesClosesTheStream) {
+  StreamFixture f;
+  {
+    RawClient c(f.server->port());
+    c.send(request_head("GET", "/events", f.server->port()));
+    EXPECT_EQ(c.read_response().status, 200);
+  }
+  for (int i = 0; i < 500 && f.closes == 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(f.closes, 1);
+  EXPECT_FALSE(f.stream->open());
+  EXPECT_FALSE(f.stream->write("x"));
+}
+
+TEST(HttpServerStream, TooMuchWaitingEndsTheStreamAndDestroyingTheServerClosesIt) {
+  StreamFixture f;
+  ASSERT_TRUE(f.stream->write(std::string(40, 'a')));
+  EXPECT_FALSE(f.stream->write(std::string(40, 'b'))) << "past the 64-byte limit";
+  EXPECT_FALSE(f.stream->open());
+  // Another stream, open when the server goes: its owner hears of the close.
+  StreamFixture g;
+  RawClient c(g.server->port());
+  c.send(request_head("GET", "/events", g.server->port()));
+  EXPECT_EQ(c.read_response().status, 200);
+  g.server.reset();
+  EXPECT_EQ(g.closes, 1);
+  EXPECT_TRUE(c.closed_within(5s));
+}
+
+}  // namespace
+}  // namespace ouro::testing

@@ -371,6 +371,22 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
         res.status = 404;
         res.body = page("Not found", "<h1>404</h1>");
       }
+    } else if (p.rfind("/cache/shop/", 0) == 0) {
+      // Product pages of one kind for the action cache: ids and classes differ per page, a decoy
+      // of similar name sits beside the target; `v=reworded` says "Add to basket", `v=swapped`
+      // gives the decoy the target's old place and id.
+      std::string n = p.substr(12, 6);
+      if (n.find_first_not_of("0123456789") != std::string::npos) n = "0";
+      bool reworded = r.query.find("v=reworded") != std::string::npos, swapped = r.query.find("v=swapped") != std::string::npos;
+      std::string cart = reworded ? "Add to basket" : "Add to cart";
+      std::string target = "<button id=\"" + std::string(swapped ? "x-" : "buy-") + n + "\" class=\"b" + n + "\">" + cart + "</button>";
+      std::string decoy = "<button id=\"" + std::string(swapped ? "buy-" : "wish-") + n + "\">Add to wishlist</button>";
+      res.body = page("Product " + n,
+                      "<header><nav><a href=\"/\">Home</a> <a href=\"/cache/shop/1\">Shop</a></nav></header><main><h1>Product " + n +
+                          "</h1><p>A fine thing.</p>" + (swapped ? target + decoy : decoy + target) +
+                          "<label>Quantity <input type=number value=1></label></main>"
+                          "<script>window.__clicked = []; document.addEventListener('click', e => { const b = e.target.closest('button');"
+                          " if (b) __clicked.push(b.textContent); });</script>");
     } else if (p == "/favicon.ico") {
       res.status = 404;
       res.body = "";

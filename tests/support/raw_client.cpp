@@ -93,6 +93,14 @@ RawResponse RawClient::read_response(std::chrono::milliseconds deadline, bool he
   return out;
 }
 
+std::string RawClient::read_to_close(std::chrono::milliseconds deadline) {
+  auto until = Clock::now() + deadline;
+  while (!m_eof && Clock::now() < until) fill(m_pending.size() + 1, until);
+  std::string out = std::move(m_pending);
+  m_pending.clear();
+  return out;
+}
+
 bool RawClient::closed_within(std::chrono::milliseconds deadline) {
   auto until = Clock::now() + deadline;
   while (!m_eof) {

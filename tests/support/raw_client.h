@@ -44,6 +44,9 @@ class RawClient {
   // True when the server closes the connection (EOF or reset) within the deadline; what
   // arrives before is discarded.
   bool closed_within(std::chrono::milliseconds deadline);
+  // What arrives (after what read_response left) until the server closes the connection or the
+  // deadline: a body delimited by the close (a streamed response).
+  std::string read_to_close(std::chrono::milliseconds deadline = std::chrono::seconds(5));
   // Reads one WebSocket frame, until the deadline.
   std::optional<WsFrame> read_frame(std::chrono::milliseconds deadline = std::chrono::seconds(5));
   // Reads one whole message (its frames joined) or a control frame, until the deadline.

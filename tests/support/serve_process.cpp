@@ -76,14 +76,20 @@ Exited ouro_shell(const std::string& data_dir, const std::string& args, const st
   return r;
 }
 
-ServeProcess::ServeProcess(std::string data_dir, const std::vector<std::pair<std::string, std::string>>& env) : dir(std::move(data_dir)) {
+ServeProcess::ServeProcess(std::string data_dir, const std::vector<std::pair<std::string, std::string>>& env, const std::vector<std::string>& args)
+    : dir(std::move(data_dir)) {
   std::string out = dir + "/serve-out.txt";
   std::remove(out.c_str());
   pid = fork();
   if (pid == 0) {
     child_environment(dir, env);
     if (!freopen(out.c_str(), "w", stdout) || !freopen((dir + "/serve-err.txt").c_str(), "a", stderr)) _exit(126);
-    execl(ouro_binary().c_str(), "ouro", "serve", "--port", "0", nullptr);
+    std::vector<std::string> all = {"ouro", "serve", "--port", "0"};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(ouro_binary().c_str(), argv.data());
     _exit(127);
   }
   setpgid(pid, pid);

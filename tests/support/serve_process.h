@@ -19,7 +19,9 @@ struct ServeProcess {
 
   // OURO_DATA_DIR=data_dir, no settings file, no API keys from the test's environment; `env`
   // adds variables (name, value).
-  explicit ServeProcess(std::string data_dir, const std::vector<std::pair<std::string, std::string>>& env = {});
+  // `args`: more arguments after `serve --port 0` (e.g. --browser-pool FILE).
+  explicit ServeProcess(std::string data_dir, const std::vector<std::pair<std::string, std::string>>& env = {},
+                        const std::vector<std::string>& args = {});
   ~ServeProcess();
   // Ctrl-C, as a person stops it; SIGKILL to the group if it has not gone in 15 s.
   void stop();

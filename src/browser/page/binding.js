@@ -13,6 +13,8 @@
 //     | {ok: false, reason, candidates}
 //   state(ref) -> {tag, role, checked?, value?, selected?: [texts], expanded?, focused, url}
 //   submitFor(ref?) -> the submit control of the field's form (or of the page's one form): {ref, name} | null
+//   bindKept({...bind's spec, kept?: [{shape, selector, role, name, confidence}], keep?}) -> bind() through
+//     the action cache (see bindKept); shape() -> this page's shape for the cache
 (() => {
   if (globalThis.__ouroBind) return;
   const P = globalThis.__ouroPcd;
@@ -669,8 +671,88 @@
     } catch (_) { return null; }
   }
 
+  // The action cache (actions/action_cache.h). A page's shape: what pages of one kind share — the
+  // path with its numbers and long ids blanked, its landmarks, how many forms, and how many visible
+  // controls of each role in powers of two — hashed. A kept resolution is tried only on its shape.
+  const LANDMARK_TAGS = { main: 'main', nav: 'navigation', header: 'banner', footer: 'contentinfo', aside: 'complementary',
+                          form: 'form', dialog: 'dialog', search: 'search' };
+  const LANDMARK_ROLES = new Set(['main', 'navigation', 'banner', 'contentinfo', 'complementary', 'form', 'dialog', 'search',
+                                  'region', 'alertdialog']);
+  const SHAPE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'checkbox', 'radio', 'button', 'switch', 'slider', 'spinbutton']);
+  function shape() {
+    const path = String(location.pathname || '/').split('/')
+      .map(p => (/\d/.test(p) || p.length > 24 ? '*' : p.toLowerCase())).join('/');
+    const lm = new Set();
+    let seen = 0;
+    for (const el of document.querySelectorAll('main,nav,header,footer,aside,form,dialog[open],search,[role]')) {
+      if (++seen > 3000) break;
+      const r = (attr(el, 'role') || '').trim().toLowerCase();
+      const l = LANDMARK_ROLES.has(r) ? r : (r ? '' : LANDMARK_TAGS[el.localName] || '');
+      if (l) lm.add(l);
+    }
+    const n = {};
+    for (const c of P.elements()) if (c.vis && SHAPE_ROLES.has(c.role)) n[c.role] = (n[c.role] || 0) + 1;
+    const counts = Object.keys(n).sort().map(r => r + Math.ceil(Math.log2(n[r] + 1)));
+    const text = `${path}|${[...lm].sort().join(',')}|${document.forms.length}|${counts.join(',')}`;
+    let h = 0x811c9dc5;   // FNV-1a, 32 bits
+    for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
+    return h.toString(16).padStart(8, '0');
+  }
+  // A kept resolution found again: its selector must find exactly one visible element, with the
+  // role and accessible name it had. Anything else is no answer (the caller drops it).
+  function recall(e) {
+    try {
+      if (!e || typeof e.selector !== 'string' || !e.selector) return null;
+      const els = P.resolveAll(e.selector).filter(el => P.visible(el));
+      if (els.length !== 1) return null;
+      const el = els[0];
+      if (P.role(el) !== e.role || norm(P.accessibleName(el)) !== e.name) return null;
+      return { ref: P.refOf(el), role: e.role, name: e.name, confidence: Number(e.confidence) || 0.5, how: 'kept (action cache)' };
+    } catch (_) { return null; }
+  }
+  // What to keep of a binding: a selector that finds it alone (no ordinal, not in a frame), and
+  // its role and name, checked again by recall.
+  function keepFor(m) {
+    try {
+      const d = P.details([m.ref])[0];
+      if (!d || d.error || (d.framePath && d.framePath.length)) return null;
+      const sel = d.selector;
+      if (typeof sel !== 'string' || !sel || sel.length > 400 || / >> nth=/.test(sel)) return null;
+      const el = P.resolve(m.ref);
+      if (!el) return null;
+      const k = { selector: sel, role: P.role(el), name: norm(P.accessibleName(el)) };
+      return recall(k) && k.name ? k : null;
+    } catch (_) { return null; }
+  }
+  // bind() through the cache: spec.kept — the kept resolutions of this command on this site —
+  // tried first on a page of their shape; spec.keep asks for what to keep of a fresh binding.
+  //   -> bind()'s answer and {shape, cached?: true, dropped?: shape, keep?: {selector, role, name}}
+  function bindKept(spec) {
+    const s = spec || {};
+    let sh = '';
+    try { sh = shape(); } catch (_) { sh = ''; }
+    let dropped;
+    if (sh) {
+      for (const e of Array.isArray(s.kept) ? s.kept.slice(0, 16) : []) {
+        if (!e || e.shape !== sh) continue;
+        const m = recall(e);
+        if (m) return { ok: true, matches: [m], cached: true, shape: sh };
+        dropped = sh;
+        break;
+      }
+    }
+    const r = bind(s);
+    const out = Object.assign({}, r, { shape: sh });
+    if (dropped) out.dropped = dropped;
+    if (sh && s.keep && r.ok && r.matches && r.matches.length === 1) {
+      const k = keepFor(r.matches[0]);
+      if (k) out.keep = Object.assign(k, { confidence: r.matches[0].confidence });
+    }
+    return out;
+  }
+
   Object.defineProperty(globalThis, '__ouroBind', {
-    value: Object.freeze({ bind, choose, state, submitFor, setDate, version: 1 }),
+    value: Object.freeze({ bind, bindKept, shape, choose, state, submitFor, setDate, version: 1 }),
     enumerable: false,
   });
 })();

@@ -148,7 +148,10 @@
       if (!inside && !label) return { ok: false, reason: `element ${describe(el)} is covered by ${hit ? describe(hit) : 'nothing (off screen)'}` };
     }
     const off = frameOffset(el);
-    return { ok: true, x: cx + off.x, y: cy + off.y, element: describe(el), count: all.length, target: target(el) };
+    const out = { ok: true, x: cx + off.x, y: cy + off.y, element: describe(el), count: all.length, target: target(el) };
+    // A run records what identifies the element (heal.js), in this same call.
+    if (needs.identify && globalThis.__ouroHeal) out.details = globalThis.__ouroHeal.identify(el);
+    return out;
   }
 
   // What an action is about to touch, for the sensitive-action check.

@@ -203,9 +203,13 @@
       case 'injection-flag': current.lastIterCard().body.append(el('div', 'line warn',
         '⚠ possible prompt injection in page text: ' + (d.flags || []).map(f => `${f.kind}: “${f.excerpt}”`).join('; '))); break;
       case 'confirmation-res': if ($('confirm-dialog').dataset.id === d.id && $('confirm-dialog').open) $('confirm-dialog').close(); current.lastIterCard().body.append(el('div', 'line ' + (d.approved ? '' : 'warn'), d.approved ? '✓ sensitive action allowed' : '✗ sensitive action denied')); break;
+      case 'heal': current.lastIterCard().body.append(el('div', 'line sub', `✚ step ${d.step}: ${d.action} target found again — '${d.old}' → ${d.new} (confidence ${d.confidence})`)); break;
+      case 'script-saved': addMessage('guidance', `script ${d.name} v${d.version} saved from v${d.based_on} (${(d.changes || []).length} change${(d.changes || []).length === 1 ? '' : 's'}; see its diff)`); break;
       case 'loop-detected': current.lastIterCard().body.append(el('div', 'line err', `⛔ loop detected: ${d.reason}`)); break;
       case 'reflection': { const r = d.reflection || {}; current.lastIterCard().body.append(el('div', 'line ' + (r.efficiency === 'low' ? 'warn' : 'sub'), `↺ reflection after step ${r.step}: efficiency ${r.efficiency}${(r.issues || []).map(i => '; ' + i).join('')}`)); break; }
       case 'resumed': addMessage('guidance', `↻ resumed after a restart: from iteration ${d.fromIteration}. ${d.note || ''}`); setRunning(true); break;
+      case 'placement': $('totals').title = `browser: ${d.endpoint}`; break;
+      case 'failover': addMessage('guidance', `⇄ its browser (${d.from}) died: moved to ${d.to}, from iteration ${d.fromIteration}`); break;
       case 'complete': finish(d); break;
     }
   }
@@ -233,7 +237,8 @@
 
   function finish(d) {
     const u = d.usage || {};
-    $('totals').textContent = `${d.iterations} iteration${d.iterations === 1 ? '' : 's'} · ${u.input_tokens || 0} in${cachedNote(u)} / ${u.output_tokens || 0} out${fmtCost(d.cost)}`;
+    const ac = d.actionCache ? ` · action cache ${d.actionCache.hits}/${d.actionCache.hits + d.actionCache.misses} hits` : '';
+    $('totals').textContent = `${d.iterations} iteration${d.iterations === 1 ? '' : 's'} · ${u.input_tokens || 0} in${cachedNote(u)} / ${u.output_tokens || 0} out${fmtCost(d.cost)}${ac}`;
     const box = el('div');
     if (d.partial) {
       box.append(el('p', null, (d.final && d.final.message) || 'Stopped with partial results.'));
@@ -421,7 +426,20 @@
   $('task').addEventListener('keydown', ev => { if (ev.key === 'Enter' && !ev.shiftKey) { ev.preventDefault(); $('task-form').requestSubmit(); } });
   $('cancel-btn').onclick = async () => { if (current) { try { await api('POST', `/api/runs/${current.id}/cancel`); } catch (err) { addMessage('partial', err.message); } } };
 
+  // A server on a browser pool (ouro serve --browser-pool): its endpoints, their state and load.
+  async function refreshPool() {
+    try {
+      const p = await api('GET', '/api/pool');
+      const ul = $('pool-list');
+      ul.textContent = '';
+      for (const e of p.endpoints || [])
+        ul.append(el('li', e.state === 'healthy' ? null : 'err', `${e.url} — ${e.state}, ${e.running}/${e.capacity} runs${e.lastError ? ' — ' + e.lastError : ''}`));
+      $('pool').hidden = false;
+    } catch (err) { $('pool').hidden = true; }
+  }
+
   async function refreshHistory() {
+    refreshPool();
     try {
       const runs = await api('GET', '/api/runs');
       const ul = $('runs');
@@ -431,7 +449,7 @@
         const b = el('button', null, r.task);
         b.type = 'button';
         b.dataset.run = r.id;
-        b.append(el('span', 'state', `${r.state} · ${r.iterations} iterations`));
+        b.append(el('span', 'state', `${r.state} · ${r.iterations} iterations${r.endpoint ? ' · on ' + r.endpoint : ''}`));
         b.onclick = () => { addMessage('user', r.task); setRunning(r.state === 'running' || r.state === 'queued'); open(r.id, r.state === 'running' || r.state === 'queued'); };
         li.append(b);
         if (r.state === 'interrupted') {
