@@ -294,23 +294,20 @@ Result<json> hover(Context& ctx, const json& args) {
 // Date and time fields (<input type=date|time|datetime-local|month|week>) take no typed text in
 // Chromium (their segments take digits in the locale's order): their value is set as a person's
 // date is read — 2016-11-08, 11/08/2016, November 8, 2016 — with input and change events
-// (binding.js setDate). nullopt: the element is not such a field.
-std::optional<Result<json>> set_date_field(Context& ctx, const std::string& tab, const std::string& sel, const std::string& text, const char* what) {
-  const std::string frame = browser::Browser::frame_of(sel);
-  auto kind = ctx.browser.eval_helpers(
-      tab, "(() => { const el = __ouro.resolve(" + js_string(sel) + "); return el && el.localName === 'input' ? String(el.type).toLowerCase() : null; })()",
-      ctx.limits.exec_timeout, frame);
-  if (!kind || !kind->is_string()) return std::nullopt;
-  const std::string& type = kind->get_ref<const std::string&>();
-  if (type != "date" && type != "time" && type != "datetime-local" && type != "month" && type != "week") return std::nullopt;
-  auto r = ctx.browser.eval_helpers(tab, "__ouroBind.setDate(" + js_string(sel) + ", " + js_string(text) + ")", ctx.limits.exec_timeout, frame);
-  if (!r) return tl::make_unexpected(r.error());
-  if (!r->is_object() || !r->value("ok", false)) {
-    std::string example = r->is_object() ? get_str(*r, "example") : "";
-    return errorf(Code::InvalidArgument, "{}: '{}' is a {} field and '{}' is not a {} it takes ({}){}", what, sel, type, clip_text(text, 60), type,
-                  r->is_object() ? get_str(*r, "reason", "refused") : "refused", example.empty() ? "" : "; write it like " + example);
+// (binding.js setDate).
+bool is_date_input(const std::string& input_type) {
+  return input_type == "date" || input_type == "time" || input_type == "datetime-local" || input_type == "month" || input_type == "week";
+}
+Result<json> set_date_field(Context& ctx, const std::string& tab, const std::string& sel, const std::string& input_type, const std::string& text,
+                            const char* what) {
+  auto r = TRY(ctx.browser.eval_helpers(tab, "__ouroBind.setDate(" + js_string(sel) + ", " + js_string(text) + ")", ctx.limits.exec_timeout,
+                                        browser::Browser::frame_of(sel)));
+  if (!r.is_object() || !r.value("ok", false)) {
+    std::string example = r.is_object() ? get_str(r, "example") : "";
+    return errorf(Code::InvalidArgument, "{}: '{}' is a {} field and '{}' is not a {} it takes ({}){}", what, sel, input_type, clip_text(text, 60),
+                  input_type, r.is_object() ? get_str(r, "reason", "refused") : "refused", example.empty() ? "" : "; write it like " + example);
   }
-  return json{{"set", get_str(*r, "value")}};
+  return json{{"set", get_str(r, "value")}};
 }
 
 Result<json> type(Context& ctx, const json& args) {
@@ -318,11 +315,10 @@ Result<json> type(Context& ctx, const json& args) {
   std::string text = TRY(text_to_type(ctx, tab, args.size() > 2 ? args[2] : json(""), "type"));
   auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "type", ctx.limits.action_timeout));
   TRY(gate(ctx, "type", tab, sel, at["target"], at.value("element", "")));
-  if (!is_secret_handle(args.size() > 2 ? args[2] : json()))
-    if (auto dated = set_date_field(ctx, tab, sel, text, "type")) {
-      json set = TRY(std::move(*dated));
-      return json{{"element", at.value("element", "")}, {"typed", text.size()}, {"value", set["set"]}};
-    }
+  if (is_date_input(get_str(at, "inputType")) && !is_secret_handle(args.size() > 2 ? args[2] : json())) {
+    json set = TRY(set_date_field(ctx, tab, sel, get_str(at, "inputType"), text, "type"));
+    return json{{"element", at.value("element", "")}, {"typed", text.size()}, {"value", set["set"]}};
+  }
   TRY(click_at(ctx, tab, at));
   TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'end')", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
   InputEvents events;
@@ -370,12 +366,11 @@ Result<json> fill(Context& ctx, const json& args) {
       std::string text = TRY(text_to_type(ctx, tab, value, "fill"));
       auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "fill", ctx.limits.action_timeout));
       TRY(gate(ctx, "fill", tab, sel, at["target"], at.value("element", "")));
-      if (kind.is_array() && !is_secret_handle(value))
-        if (auto dated = set_date_field(ctx, tab, sel, text, "fill")) {
-          TRY(std::move(*dated));
-          filled.push_back(it.key());
-          continue;
-        }
+      if (kind.is_array() && kind[1].is_string() && is_date_input(kind[1].get<std::string>()) && !is_secret_handle(value)) {
+        TRY(set_date_field(ctx, tab, sel, kind[1].get<std::string>(), text, "fill"));
+        filled.push_back(it.key());
+        continue;
+      }
       TRY(click_at(ctx, tab, at));
       TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'select')", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
       InputEvents events;

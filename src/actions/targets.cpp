@@ -1,6 +1,7 @@
 #include "actions/targets.h"
 
 #include "actions/impl.h"
+#include "base/text.h"
 #include "browser/browser.h"
 #include "safety/secrets.h"
 
@@ -12,15 +13,14 @@ namespace ouro::actions::impl {
 
 namespace {
 
+// Selectors longer than this are not recorded (a clipped one would never match the code again),
+// and a healed one this long is not taken.
+constexpr size_t kMaxSelector = 500;
+
+bool healable(const json& h) { return get_bool(h, "ok") && !get_str(h, "selector").empty() && get_str(h, "selector").size() <= kMaxSelector; }
+
 using Clock = std::chrono::steady_clock;
 
-// At most n bytes, cut at a UTF-8 character boundary.
-std::string clip(const std::string& s, size_t n) {
-  if (s.size() <= n) return s;
-  size_t end = n;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
-  return s.substr(0, end) + "…";
-}
 
 // What heal.js's heal() may take for an action: a text field for typing, a list for select, …
 std::string verb_for(const std::string& action, const json& details) {
@@ -41,7 +41,7 @@ std::string candidates_text(const json& cands) {
   std::string out;
   for (const auto& c : cands.is_array() ? cands : json::array()) {
     if (!out.empty()) out += ", ";
-    out += fmt::format("{} \"{}\" {:.2f}", get_str(c, "role", "?"), clip(get_str(c, "name"), 60), get_num(c, "score"));
+    out += fmt::format("{} \"{}\" {:.2f}", get_str(c, "role", "?"), clip_text(get_str(c, "name"), 60), get_num(c, "score"));
   }
   return out.empty() ? "none" : out;
 }
@@ -55,7 +55,7 @@ bool recording(const Context& ctx) {
 
 void record_target(Context& ctx, const std::string& tab, const std::string& action, const std::string& selector, const json& details) {
   auto hooks = ctx.hooks();
-  if (!hooks || !hooks->on_record) return;
+  if (!hooks || !hooks->on_record || selector.size() > kMaxSelector) return;
   json d = details;
   if (d.is_null()) {
     auto r = ctx.browser.eval_helpers(tab, "globalThis.__ouroHeal ? __ouroHeal.identifySelector(" + js_string(selector) + ") : null",
@@ -68,20 +68,20 @@ void record_target(Context& ctx, const std::string& tab, const std::string& acti
   if (ctx.secrets) ctx.secrets->scrub(d);
   // Bounded: the page clips every string; a page that still sends a lot is not recorded.
   if (dump_json(d).size() > 4000) return;
-  hooks->on_record("target", json{{"action", action}, {"selector", clip(selector, 500)}, {"tab", tab}, {"details", std::move(d)}});
+  hooks->on_record("target", json{{"action", action}, {"selector", selector}, {"tab", tab}, {"details", std::move(d)}});
 }
 
 std::string describe_details(const json& d) {
-  std::string out = fmt::format("{} \"{}\"", get_str(d, "role", get_str(d, "tag", "element")), clip(get_str(d, "name"), 80));
+  std::string out = fmt::format("{} \"{}\"", get_str(d, "role", get_str(d, "tag", "element")), clip_text(get_str(d, "name"), 80));
   std::vector<std::string> more;
-  if (auto l = get_str(d, "label"); !l.empty() && l != get_str(d, "name")) more.push_back("label \"" + clip(l, 60) + "\"");
-  if (auto p = get_str(d, "placeholder"); !p.empty()) more.push_back("placeholder \"" + clip(p, 60) + "\"");
+  if (auto l = get_str(d, "label"); !l.empty() && l != get_str(d, "name")) more.push_back("label \"" + clip_text(l, 60) + "\"");
+  if (auto p = get_str(d, "placeholder"); !p.empty()) more.push_back("placeholder \"" + clip_text(p, 60) + "\"");
   if (const json& lm = get_field(d, "landmark"); lm.is_object())
-    more.push_back("in " + get_str(lm, "role") + (get_str(lm, "name").empty() ? "" : " \"" + clip(get_str(lm, "name"), 40) + "\""));
-  if (auto h = get_str(d, "heading"); !h.empty()) more.push_back("under \"" + clip(h, 60) + "\"");
+    more.push_back("in " + get_str(lm, "role") + (get_str(lm, "name").empty() ? "" : " \"" + clip_text(get_str(lm, "name"), 40) + "\""));
+  if (auto h = get_str(d, "heading"); !h.empty()) more.push_back("under \"" + clip_text(h, 60) + "\"");
   if (const json& a = get_field(d, "attrs"); a.is_object()) {
     for (const char* k : {"name", "type", "href", "data-testid"})
-      if (auto v = get_str(a, k); !v.empty()) more.push_back(fmt::format("{}={}", k, clip(v, 60)));
+      if (auto v = get_str(a, k); !v.empty()) more.push_back(fmt::format("{}={}", k, clip_text(v, 60)));
   }
   if (!more.empty()) out += " (" + fmt::format("{}", fmt::join(more, ", ")) + ")";
   return out;
@@ -107,11 +107,11 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
   json last_heal;
   auto healed = [&](const json& h) -> std::string {
     std::string next = get_str(h, "selector");
-    if (hooks->on_record) {
-      json candidates = get_field(h, "candidates");
-      if (ctx.secrets) ctx.secrets->scrub(candidates);
-      hooks->on_record("heal", json{{"step", step}, {"action", action}, {"tab", tab}, {"old", clip(selector, 500)}, {"new", next},
-                                {"confidence", get_num(h, "confidence")}, {"candidates", std::move(candidates)}, {"reason", why}});
+    if (hooks->on_record && selector.size() <= kMaxSelector) {
+      json ev = {{"step", step}, {"action", action}, {"tab", tab}, {"old", selector}, {"new", next},
+                 {"confidence", get_num(h, "confidence")}, {"candidates", get_field(h, "candidates")}, {"reason", why}};
+      if (ctx.secrets) ctx.secrets->scrub(ev);  // names and labels the page shows may hold one
+      hooks->on_record("heal", std::move(ev));
     }
     return next;
   };
@@ -125,7 +125,7 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
     if (state == "weak") {
       // It resolves, but fits the record badly: another element takes it only by a clear margin.
       auto h = ctx.browser.eval_helpers(tab, heal_expr, wait, frame);
-      if (h && get_bool(*h, "ok") && get_num(*h, "confidence") >= get_num(*c, "score") + 0.2) {
+      if (h && healable(*h) && get_num(*h, "confidence") >= get_num(*c, "score") + 0.2) {
         why = fmt::format("'{}' names an element that fits the recording poorly ({:.2f})", selector, get_num(*c, "score"));
         return healed(*h);
       }
@@ -140,7 +140,7 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
       auto h = ctx.browser.eval_helpers(tab, heal_expr, wait, frame);
       if (!h) return errorf(h.error().code, "{} '{}' on tab {}: {}", action, selector, tab, h.error().message);
       last_heal = *h;
-      if (get_bool(*h, "ok")) {
+      if (healable(*h)) {
         std::string sel = get_str(*h, "selector");
         if (sel == last_healed) return healed(*h);
         last_healed = sel;
@@ -154,7 +154,7 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
   std::string heal_why = last_heal.is_object() ? get_str(last_heal, "why", "no confident match") :
                          frame.empty() ? "no confident match" : "a target inside a cross-origin frame is not healed";
   std::string message = fmt::format("{}: step {} of the replay: '{}' {}; it looked for {}; healing found {}; best candidates: {}", action, step,
-                                    clip(selector, 200), why, describe_details(details), heal_why, candidates_text(get_field(last_heal, "candidates")));
+                                    clip_text(selector, 200), why, describe_details(details), heal_why, candidates_text(get_field(last_heal, "candidates")));
   if (ctx.secrets) message = ctx.secrets->scrub_text(std::move(message));
   return make_error(Code::NotFound, message);
 }

@@ -122,6 +122,7 @@ struct HttpEndpoint::Impl {
   Options options;
   mutable std::mutex mutex;  // guards sessions and their last_used
   std::map<std::string, std::shared_ptr<Session>> sessions;
+  size_t starting = 0;  // sessions being started (counted against the limit while their context opens)
 
   // Sessions idle past the timeout, taken out of the map (destroyed by the caller, unlocked).
   std::vector<std::shared_ptr<Session>> take_expired() {
@@ -255,7 +256,7 @@ void HttpEndpoint::Impl::initialize(const std::string& body, std::function<void(
   std::shared_ptr<Session> evicted;
   {
     std::lock_guard lock(mutex);
-    if (sessions.size() >= options.max_sessions) {
+    if (sessions.size() + starting >= options.max_sessions) {
       // The longest-idle session with no call in flight makes room, if it has been idle a minute.
       auto oldest = sessions.end();
       for (auto it = sessions.begin(); it != sessions.end(); ++it)
@@ -268,7 +269,16 @@ void HttpEndpoint::Impl::initialize(const std::string& body, std::function<void(
       evicted = std::move(oldest->second);
       sessions.erase(oldest);
     }
+    ++starting;  // a place held while the session starts: concurrent initializes cannot pass the limit
   }
+  // However this returns, the held place is given back (to `sessions` when the session is kept).
+  struct Starting {
+    Impl& self;
+    ~Starting() {
+      std::lock_guard lock(self.mutex);
+      --self.starting;
+    }
+  } held{*this};
   evicted.reset();
   auto tools = factory();
   if (!tools) return respond(rpc_error(503, kInternalError, "Service Unavailable: the MCP session could not start: " + tools.error().message));

@@ -1,18 +1,11 @@
 #include "scripts/replay.h"
 
+#include "base/text.h"
+
 #include <fmt/format.h>
 
 namespace ouro::scripts {
 
-namespace {
-// At most n bytes, cut at a UTF-8 character boundary.
-std::string clip(const std::string& s, size_t n) {
-  if (s.size() <= n) return s;
-  size_t end = n;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
-  return s.substr(0, end) + "…";
-}
-}  // namespace
 
 Result<std::unique_ptr<ReplayProvider>> ReplayProvider::create(Script script, const std::map<std::string, std::string>& vars) {
   for (const auto& [k, v] : vars) {
@@ -81,11 +74,11 @@ std::string ReplayProvider::handover_note() const {
   if (failed < m_script.steps.size()) {
     const Step& st = m_script.steps[failed];
     note += fmt::format("Step {} was meant to: {}. Its code was:\n```js\n{}\n```\n", failed + 1, st.intent.empty() ? "(no summary)" : st.intent,
-                        clip(substitute_code(st.code, m_script.params, m_vars), 3000));
+                        clip_text(substitute_code(st.code, m_script.params, m_vars), 3000));
   }
   std::string rest;
   for (size_t k = failed + 1; k < m_script.steps.size() && rest.size() < 6000; ++k)
-    rest += fmt::format("// step {}\n{}\n", k + 1, clip(substitute_code(m_script.steps[k].code, m_script.params, m_vars), 2000));
+    rest += fmt::format("// step {}\n{}\n", k + 1, clip_text(substitute_code(m_script.steps[k].code, m_script.params, m_vars), 2000));
   if (!rest.empty())
     note += "The script's remaining steps, as guidance only (their selectors may no longer fit the page):\n```js\n" + rest + "```\n";
   note += "Do the failed step's job on the page as it is now, then the rest of the task; finish with setFinal().";

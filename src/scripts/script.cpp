@@ -621,7 +621,9 @@ Result<Script> from_events(const std::string& task, const std::vector<RecordedEv
     for (const auto& h : b.heals) {
       std::string old = get_str(h, "old"), now = get_str(h, "new");
       if (old.empty() || now.empty()) continue;
-      st.code = replace_literal(st.code, old, now);
+      std::string healed = replace_literal(st.code, old, now);
+      if (healed == st.code) continue;  // not a literal of this step's code: nothing changed to list
+      st.code = std::move(healed);
       s.changes.push_back({{"kind", "heal"}, {"step", s.steps.size() + 1}, {"action", get_str(h, "action")}, {"old", old}, {"new", now},
                            {"confidence", get_num(h, "confidence")}});
     }

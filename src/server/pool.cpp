@@ -196,6 +196,7 @@ struct BrowserPool::Impl : std::enable_shared_from_this<Impl> {
     double down_since = 0;                       // wall-clock ms; 0 while healthy
     Clock::time_point next_try{};
     std::chrono::milliseconds backoff{0};
+    Clock::time_point up_since{};                // when it last came back
     bool connecting = false;
   };
 
@@ -222,7 +223,10 @@ struct BrowserPool::Impl : std::enable_shared_from_this<Impl> {
     e.runtime.reset();
     e.last_error = why;
     if (e.down_since == 0) e.down_since = now_ms();
-    e.backoff = options.first_backoff;
+    // One that drops again soon after it came back (crash-looping, or a stranger's endpoint that
+    // accepts and drops) waits longer each time; one that stayed up a while starts afresh.
+    bool flapping = e.backoff.count() > 0 && Clock::now() - e.up_since < options.max_backoff;
+    e.backoff = flapping ? std::min(options.max_backoff, e.backoff * 2) : options.first_backoff;
     e.next_try = Clock::now() + e.backoff;
     woken = true;  // the health thread lets the runtime go
     wake.notify_all();
@@ -311,7 +315,7 @@ struct BrowserPool::Impl : std::enable_shared_from_this<Impl> {
         e.healthy = true;
         e.last_error.clear();
         e.down_since = 0;
-        e.backoff = options.first_backoff;
+        e.up_since = Clock::now();  // the backoff stays until it has stayed up (mark_down)
         changed.notify_all();
       } else {
         e.last_error = rt.error().message;
@@ -470,7 +474,14 @@ Result<BrowserPool::Lease> BrowserPool::acquire(std::chrono::milliseconds wait, 
         if (e.name != avoid) why += (why.empty() ? "" : "; ") + e.name + ": " + (e.last_error.empty() ? "down" : e.last_error);
       return errorf(Code::Unavailable, "no browser endpoint is healthy{}{}", why.empty() ? "" : " (", why.empty() ? "" : why + ")");
     }
-    if (cancelled && cancelled()) return make_error(Code::Cancelled, "cancelled while waiting for a browser");
+    if (cancelled) {
+      // The caller's check takes its own locks: never under the pool's (a lock order the network
+      // thread's tab listener could close into a deadlock).
+      lock.unlock();
+      bool gone = cancelled();
+      lock.lock();
+      if (gone) return make_error(Code::Cancelled, "cancelled while waiting for a browser");
+    }
     if (Clock::now() >= deadline)
       return errorf(Code::ResourceExhausted, "every healthy browser endpoint stayed at capacity for {} s", wait.count() / 1000);
     m->changed.wait_for(lock, 250ms);

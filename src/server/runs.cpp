@@ -726,8 +726,11 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     lease.emplace(std::move(*placed));
     {
       std::lock_guard lock(m_mutex);
-      m_placed[run->id] = lease->endpoint();
-      if (m_placed.size() > 1000) m_placed.erase(m_placed.begin());
+      if (m_placed.insert_or_assign(run->id, lease->endpoint()).second) m_placed_order.push_back(run->id);
+      while (m_placed_order.size() > 1000) {
+        m_placed.erase(m_placed_order.front());
+        m_placed_order.pop_front();
+      }
     }
     publish(*run, "placement", {{"endpoint", lease->endpoint()}}, now_ms());
   }

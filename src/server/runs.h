@@ -13,6 +13,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -143,6 +144,7 @@ class RunManager {
   std::mutex m_mutex;  // runs, subscribers and the reaper's list; also orders append + broadcast
   std::map<std::string, std::shared_ptr<Active>> m_runs;  // until the reaper has joined them
   std::map<std::string, std::string> m_placed;  // run id -> its pool endpoint (redacted), the latest 1,000 runs
+  std::deque<std::string> m_placed_order;       // m_placed's ids, oldest first (the ids are random)
   struct Subscriber {
     std::string run_id;
     EventSink fn;

@@ -196,15 +196,20 @@ TEST(ScriptsHeal, AReadThatFindsNothingWhereTheRecordingFoundSomethingStopsTheRe
   EXPECT_EQ(again["final"], done["final"]);
 }
 
-// `ouro replay` heals too, says so, writes the new version; `ouro script show --diff` shows it.
-TEST(ScriptsHealCli, ReplayHealsAndShowsTheDiff) {
-  std::string data = temp_dir();
+// `ouro run --save-script news` in `data`: type, click, read the page's log (script "news" v1).
+void record_from_cli(const std::string& data) {
   std::string path = script_file({{{"text", repl_reply("await type(activeTab, '#email', 'ada@example.com')")}},
                                   {{"text", repl_reply("await click(activeTab, '#subscribe')")}},
                                   {{"text", repl_reply("setFinal(await getText(activeTab, '#log'))")}}});
   Exited run = ouro_shell(data, "run 'Subscribe ada@example.com' --url " + heal_site().url("orig") + " --provider script:" + path +
                                     " --save-script news");
   ASSERT_EQ(run.code, 0) << run.err;
+}
+
+// `ouro replay` heals too, says so, writes the new version; `ouro script show --diff` shows it.
+TEST(ScriptsHealCli, ReplayHealsAndShowsTheDiff) {
+  std::string data = temp_dir();
+  ASSERT_NO_FATAL_FAILURE(record_from_cli(data));
   Exited healed = ouro_shell(data, "replay news --var email=grace@example.com --url " + heal_site().url("reworded"));
   ASSERT_EQ(healed.code, 0) << healed.err;
   EXPECT_NE(healed.out.find("subscribed email=grace@example.com"), std::string::npos) << healed.out;
@@ -251,12 +256,7 @@ TEST(ScriptsHealCli, SecretsStayHandlesThroughAHealedReplay) {
 // and its usage says the path was "replay".
 TEST(ScriptsHealSchedule, AJobWithAScriptReplaysFirst) {
   std::string data = temp_dir();
-  std::string path = script_file({{{"text", repl_reply("await type(activeTab, '#email', 'ada@example.com')")}},
-                                  {{"text", repl_reply("await click(activeTab, '#subscribe')")}},
-                                  {{"text", repl_reply("setFinal(await getText(activeTab, '#log'))")}}});
-  Exited run = ouro_shell(data, "run 'Subscribe ada@example.com' --url " + heal_site().url("orig") + " --provider script:" + path +
-                                    " --save-script news");
-  ASSERT_EQ(run.code, 0) << run.err;
+  ASSERT_NO_FATAL_FAILURE(record_from_cli(data));
   ServeProcess serve(data);
   ASSERT_FALSE(serve.base.empty()) << serve.log();
   EXPECT_EQ(serve.post("/api/schedules", {{"task", "Subscribe"}, {"every", "1h"}, {"script", "bad name"}}).status, 400);

@@ -85,8 +85,8 @@ TEST(ScriptsServe, ARecordedRunIsSavedAndReplayedWithAnotherValueWithoutAModel) 
   ASSERT_EQ(code.size(), 2u);
   EXPECT_EQ(code[0]["code"], "await type(activeTab, '#name', \"Grace \\\"G\\\" O'Hara\\\"); setFinal('pwned') //\")");
   double replay_ms = again["updated_at"].get<double>() - again["created_at"].get<double>();
+  // Shown, not asserted: wall-clock on a shared machine is a benchmark's business (replay_bench).
   std::cout << "[ recorded run " << recorded_ms << " ms, replay " << replay_ms << " ms ]\n";
-  EXPECT_LT(replay_ms, recorded_ms) << "the replay has no model to wait for";
 
   // Unknown variables are the request's error; a page without the field stops the replay there.
   EXPECT_EQ(s.post("/api/scripts/signup/run", {{"vars", {{"nosuch", "x"}}}}).status, 400);

@@ -34,25 +34,6 @@ struct PoolChromium : RemoteChromium {
 
 struct Server : ServeProcess {
   using ServeProcess::ServeProcess;
-  std::vector<json> events(const std::string& id) {
-    Http r = get("/api/runs/" + id + "/events");
-    std::vector<json> out;
-    if (r.body.is_array())
-      for (const auto& e : r.body) out.push_back(e);
-    return out;
-  }
-  bool wait_events(const std::string& id, const std::function<bool(const std::vector<json>&)>& pred, std::chrono::seconds t = 60s) {
-    for (auto until = Clock::now() + t; Clock::now() < until; std::this_thread::sleep_for(20ms))
-      if (pred(events(id))) return true;
-    return false;
-  }
-  json wait_state(const std::string& id, const std::set<std::string>& states, std::chrono::seconds t = 90s) {
-    for (auto until = Clock::now() + t; Clock::now() < until; std::this_thread::sleep_for(50ms)) {
-      Http r = get("/api/runs/" + id);
-      if (states.count(r.body.value("state", ""))) return r.body;
-    }
-    return get("/api/runs/" + id).body;
-  }
   json endpoint_state(const std::string& url) {
     for (const auto& e : get("/api/pool").body.value("endpoints", json::array()))
       if (e.value("url", "") == url) return e;

@@ -26,30 +26,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The helpers the tests need on top of ServeProcess: the run's stored events, and polling.
-struct Server : ServeProcess {
-  using ServeProcess::ServeProcess;
-  std::vector<json> events(const std::string& id) {
-    Http r = get("/api/runs/" + id + "/events");
-    std::vector<json> out;
-    if (r.body.is_array())
-      for (const auto& e : r.body) out.push_back(e);
-    return out;
-  }
-  // Waits until pred holds for the run's stored events.
-  bool wait_events(const std::string& id, const std::function<bool(const std::vector<json>&)>& pred, std::chrono::seconds t = 60s) {
-    for (auto until = std::chrono::steady_clock::now() + t; std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(20ms))
-      if (pred(events(id))) return true;
-    return false;
-  }
-  json wait_state(const std::string& id, const std::set<std::string>& states, std::chrono::seconds t = 90s) {
-    for (auto until = std::chrono::steady_clock::now() + t; std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(50ms)) {
-      Http r = get("/api/runs/" + id);
-      if (states.count(r.body.value("state", ""))) return r.body;
-    }
-    return json();
-  }
-};
+using Server = ServeProcess;
 
 bool has_checkpoint(const std::vector<json>& events, int iteration) {
   return std::any_of(events.begin(), events.end(), [&](const json& e) { return e["type"] == "checkpoint" && e["data"].value("iteration", -1) == iteration; });

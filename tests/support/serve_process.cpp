@@ -133,6 +133,30 @@ Http ServeProcess::get(const std::string& path) { return request("GET", base + p
 Http ServeProcess::post(const std::string& path, const json& body) { return request("POST", base + path, token, dump_json(body)); }
 Http ServeProcess::del(const std::string& path) { return request("DELETE", base + path, token); }
 
+std::vector<json> ServeProcess::events(const std::string& run_id) {
+  Http r = get("/api/runs/" + run_id + "/events");
+  std::vector<json> out;
+  if (r.body.is_array())
+    for (const auto& e : r.body) out.push_back(e);
+  return out;
+}
+
+bool ServeProcess::wait_events(const std::string& run_id, const std::function<bool(const std::vector<json>&)>& pred, std::chrono::seconds timeout) {
+  for (auto until = std::chrono::steady_clock::now() + timeout; std::chrono::steady_clock::now() < until;
+       std::this_thread::sleep_for(std::chrono::milliseconds(20)))
+    if (pred(events(run_id))) return true;
+  return false;
+}
+
+json ServeProcess::wait_state(const std::string& run_id, const std::set<std::string>& states, std::chrono::seconds timeout) {
+  for (auto until = std::chrono::steady_clock::now() + timeout; std::chrono::steady_clock::now() < until;
+       std::this_thread::sleep_for(std::chrono::milliseconds(50))) {
+    Http r = get("/api/runs/" + run_id);
+    if (states.count(r.body.value("state", ""))) return r.body;
+  }
+  return get("/api/runs/" + run_id).body;
+}
+
 std::string ServeProcess::log() const {
   std::ifstream in(dir + "/serve-err.txt");
   return std::string(std::istreambuf_iterator<char>(in), {});

@@ -7,6 +7,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <functional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +35,12 @@ struct ServeProcess {
   Http del(const std::string& path);
   // What it wrote on stderr (the log).
   std::string log() const;
+  // A run's stored events; polling until pred holds for them (false at the deadline).
+  std::vector<json> events(const std::string& run_id);
+  bool wait_events(const std::string& run_id, const std::function<bool(const std::vector<json>&)>& pred,
+                   std::chrono::seconds timeout = std::chrono::seconds(60));
+  // Polls the run until its state is one of `states`; the run as it is then (or at the deadline).
+  json wait_state(const std::string& run_id, const std::set<std::string>& states, std::chrono::seconds timeout = std::chrono::seconds(90));
 };
 
 // `ouro ARGS…` in the same environment (and a process group of its own), its stdout to

@@ -18,7 +18,8 @@
   const THRESHOLD = 0.6;  // below this no element is taken
   const MARGIN = 0.1;     // the runner-up must be at least this far behind
   const norm = s => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
-  const clip = (s, n = 80) => { s = norm(s); return s.length > n ? s.slice(0, n) : s; };
+  // Sliced before it is normalised: a page's megabyte of text costs no more than a short one.
+  const clip = (s, n = 80) => { s = norm(String(s == null ? '' : s).slice(0, 4 * n + 64)); return s.length > n ? s.slice(0, n) : s; };
   const key = s => norm(s).toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
   const attr = (el, n) => { try { return el.getAttribute(n); } catch (_) { return null; } };
   const tagOf = el => String(el && el.localName || '').toLowerCase();
@@ -235,7 +236,8 @@
     const nm = attr(el, 'name'); if (nm && /^[\w.\-\[\]]+$/.test(nm)) tries.push(`${tagOf(el)}[name="${nm}"]`);
     const lb = labelOf(el); if (lb && /^(input|textarea|select)$/.test(tagOf(el))) tries.push(`label=${JSON.stringify(lb)}`);
     const ph = attr(el, 'placeholder'); if (ph) tries.push(`placeholder=${JSON.stringify(ph)}`);
-    for (const t of tries) if (unique(t)) return t;
+    // A page's value of any length does not become a selector (it goes into events and scripts).
+    for (const t of tries) if (t.length <= 200 && unique(t)) return t;
     // A text the step reads (a greeting, a total) often has nothing but its place: its path from
     // the nearest ancestor with an id, by position among its kind.
     if (!role || !name) {
@@ -299,12 +301,15 @@
   }
 
   // What a read (getText, getDOM) may have read: elements of the recorded tag with text, in order.
-  function readCandidates(d) {
+  // A page this big is not searched (nor is identify's): healing never holds a tab for long.
+  const MAX_ELEMENTS = 5000, BUDGET_MS = 400;
+  function tooBig() { try { return document.getElementsByTagName('*').length > MAX_ELEMENTS; } catch (_) { return true; } }
+  function readCandidates(d, until) {
     const out = [];
     let list = [];
     try { if (d.tag && /^[a-z][a-z0-9-]*$/.test(d.tag)) list = document.querySelectorAll(d.tag); } catch (_) {}
     for (const el of list) {
-      if (out.length >= 2000) break;
+      if (out.length >= 2000 || performance.now() > until) break;
       const t = (el.textContent || '').trim();
       if (!t || t.length > 5000) continue;
       out.push({ el, role: P.role(el) || '', name: P.accessibleName(el) || '', vis: P.visible(el), order: out.length });
@@ -315,11 +320,14 @@
   function heal(d, verb) {
     if (!d || typeof d !== 'object' || (!d.role && !(verb === 'read' && d.tag)))
       return { ok: false, why: 'nothing was recorded about the target', candidates: [] };
+    if (tooBig()) return { ok: false, why: `the page has over ${MAX_ELEMENTS} elements: too many to search`, candidates: [] };
+    const until = performance.now() + BUDGET_MS;
     let cands = [];
-    try { cands = verb === 'read' ? readCandidates(d) : P.elements(); } catch (e) { return { ok: false, why: String(e && e.message || e), candidates: [] }; }
+    try { cands = verb === 'read' ? readCandidates(d, until) : P.elements(); } catch (e) { return { ok: false, why: String(e && e.message || e), candidates: [] }; }
     const ord = ordinalFn(cands);
     const scored = [];
     for (const c of cands.slice(0, 3000)) {
+      if (performance.now() > until) return { ok: false, why: `the page took over ${BUDGET_MS} ms to search`, candidates: [] };
       if (!verbOk(verb, c.el, c.role)) continue;
       // A hidden element cannot be acted on now: it only wins by a clear margin.
       const s = Math.round(score(c.el, c.role, d, ord) * (c.vis ? 1 : 0.9) * 1000) / 1000;

@@ -149,6 +149,7 @@
     }
     const off = frameOffset(el);
     const out = { ok: true, x: cx + off.x, y: cy + off.y, element: describe(el), count: all.length, target: target(el) };
+    if (el.localName === 'input') out.inputType = String(el.type || '').toLowerCase();
     // A run records what identifies the element (heal.js), in this same call.
     if (needs.identify && globalThis.__ouroHeal) out.details = globalThis.__ouroHeal.identify(el);
     return out;
