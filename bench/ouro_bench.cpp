@@ -114,18 +114,15 @@ struct RealPages {
 };
 
 // Each real page is opened in a gated session with no one to ask; the run reads it, scrolls it,
-// and its code tries two ways out (a fetch and an image to the collector). How many of the page's
-// own requests did the gate count as the run's, how many were refused, did anything leak?
+// and its code tries two ways out (a fetch and an image to the collector). What did the page send,
+// what was refused once the run had acted (safety/gate.h), was anything asked, did anything leak?
 std::string real_page_attribution(session::Session& base, const std::string& data, testing::InjectionSites& sites, const RealPages& real) {
   if (!real.error.empty()) return "(real pages: " + real.error + ")\n";
   const json* pages = &real.list;
   const std::string& origin = real.origin;
-  // Per page: requests judged; of the page's own, how many were counted as the run's, how many of
-  // those would have been a question (careful mode, someone to ask) and how many were refused
-  // (no one asks here); the run's two attempts, and what reached the collector.
-  std::string report = fmt::format("{:<18} {:>9} {:>14} {:>10} {:>9} {:>9} {:>7}\n", "gate, real page", "requests", "own as run's",
-                                   "questions", "refused", "attempts", "leaked");
-  size_t total = 0, misattributed = 0, questions = 0, refused_own = 0, leaked_all = 0, attempts = 0;
+  std::string report = fmt::format("{:<18} {:>9} {:>9} {:>12} {:>10} {:>9} {:>7}\n", "gate, real page", "requests", "went out",
+                                   "own refused", "questions", "attempts", "leaked");
+  size_t total = 0, out = 0, questions = 0, refused_own = 0, leaked_all = 0, attempts = 0;
   for (const auto& pg : *pages) {
     std::string url = origin + get_str(pg, "path");
     auto o = options(data);
@@ -143,21 +140,21 @@ std::string real_page_attribution(session::Session& base, const std::string& dat
                                std::chrono::seconds(60));
     if (!r || !r->ok) return "(real pages: " + get_str(pg, "name") + ": " + (r ? r->error_message : r.error().message) + ")\n";
     auto st = actions::gate_stats((*g)->host().context());
-    constexpr size_t kAttempts = 2;  // each is the run's, and a question in careful mode
+    constexpr size_t kAttempts = 2;  // the run's own, refused
     size_t leaked = sites.collected().size() - before;
-    auto beyond = [](size_t n) { return n >= kAttempts ? n - kAttempts : 0; };
-    report += fmt::format("{:<18} {:>9} {:>14} {:>10} {:>9} {:>9} {:>7}\n", get_str(pg, "name"), st.requests, beyond(st.run_caused),
-                          beyond(st.asked), beyond(st.refused), kAttempts, leaked);
+    size_t own_refused = st.refused >= kAttempts ? st.refused - kAttempts : 0;
+    report += fmt::format("{:<18} {:>9} {:>9} {:>12} {:>10} {:>9} {:>7}\n", get_str(pg, "name"), st.requests, st.allowed, own_refused, st.asked,
+                          kAttempts, leaked);
     total += st.requests;
-    misattributed += beyond(st.run_caused);
-    questions += beyond(st.asked);
-    refused_own += beyond(st.refused);
+    out += st.allowed;
+    questions += st.asked;
+    refused_own += own_refused;
     leaked_all += leaked;
     attempts += kAttempts;
   }
-  report += fmt::format("{} pages, {} requests judged: {} of the page's own counted as the run's ({} would have been a question, "
-                        "{} refused); the run's attempts {}, blocked {}, leaked {}\n",
-                        pages->size(), total, misattributed, questions, refused_own, attempts, attempts - leaked_all, leaked_all);
+  report += fmt::format("{} pages, {} requests judged: {} went out, {} of the pages' own refused after the run acted, {} questions; "
+                        "the run's attempts {}, blocked {}, leaked {}\n",
+                        pages->size(), total, out, refused_own, questions, attempts, attempts - leaked_all, leaked_all);
   return report;
 }
 
@@ -245,6 +242,10 @@ int main(int argc, char** argv) {
       if (on) {
         safety::GateConfig gc;
         gc.urls = {many};
+        // The page's CDN is an allowed site here: this measures what judging every request costs
+        // (and the context's connections going through the gate's proxy), not refusals.
+        std::string cdn = sites.cdn("");
+        gc.allow_domains = {cdn.substr(cdn.find("://") + 3, cdn.find('/', cdn.find("://") + 3) - cdn.find("://") - 3)};
         o.gate = *safety::make_policy(gc);
       }
       auto g = session::Session::attach(S.runtime(), o);

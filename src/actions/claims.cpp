@@ -58,7 +58,7 @@ Result<void> hold_tab(Context& ctx, const std::string& tab_id, const std::string
   TRY(claim_under_gate(ctx, tab_id));
   // The user said yes to this tab: its site is one the run may work on.
   if (asked)
-    if (auto u = safety::parse_url(info.url)) allow_site(ctx, *u);
+    allow_site(ctx, info.url);
   return {};
 }
 

@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace ouro::actions {
@@ -29,6 +30,12 @@ struct GateState {
   std::map<std::string, std::string> refused;                           // kind key -> why
   size_t events = 0;
   std::atomic<bool> closing{false};
+  // The run has put its data or choices into a page (registry.h `changes_page`, or a navigation
+  // to a URL the user did not give): from then on every held tab keeps to the allowed sites.
+  std::atomic<bool> acted{false};
+  // Tabs a secret was typed into: their documents talk only to the secret's sites until the run
+  // navigates them (guarded by mutex).
+  std::map<std::string, std::vector<safety::SiteList>> secret_tabs;
   std::atomic<size_t> requests{0}, run_caused{0}, allowed{0}, asked{0}, denied{0};  // counts (GateStats)
   browser::EgressGate judge_request;  // what the browser calls for each paused request
   std::unique_ptr<ThreadPool> asker = std::make_unique<ThreadPool>(1, kMaxQueuedQuestions);
@@ -39,8 +46,6 @@ struct GateState {
 };
 
 namespace {
-
-bool state_changing(const std::string& method) { return method != "GET" && method != "HEAD" && method != "OPTIONS"; }
 
 void record(Context& ctx, GateState& st, json decision) {
   {
@@ -174,9 +179,31 @@ void ask(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& 
 }
 
 // The gate's verdict, and what follows from it: allowed at once, refused at once, or asked.
+// The secret rule: a page a secret was typed into may talk only to that secret's sites.
+std::optional<safety::GateVerdict> secret_rule(GateState& st, const std::string& tab, const safety::RequestFacts& f) {
+  if (tab.empty()) return std::nullopt;
+  std::lock_guard lock(st.mutex);
+  auto it = st.secret_tabs.find(tab);
+  if (it == st.secret_tabs.end()) return std::nullopt;
+  auto url = safety::parse_url(f.url);
+  if (url && (url->scheme == "data" || url->scheme == "blob" || url->scheme == "about")) return std::nullopt;
+  bool everywhere = url.has_value();  // a page with two secrets talks only to sites both allow
+  for (const auto& sites : it->second) everywhere = everywhere && sites.matches(*url);
+  if (everywhere) return std::nullopt;
+  std::string where;
+  for (const auto& sites : it->second)
+    for (const auto& p : sites.patterns()) where += (where.empty() ? "" : ", ") + p;
+  return safety::GateVerdict{safety::Decision::Deny, "secret's sites",
+                             fmt::format("{} {} was refused: a secret was typed into this tab's page, which may talk only to the secret's "
+                                         "sites ({}) until the run navigates the tab",
+                                         f.method, url ? url->host : f.url.substr(0, 100), where)};
+}
+
 void judge(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& st, const std::string& tab, const safety::RequestFacts& f,
            std::function<void(bool)> done, bool cannot_pause = false) {
   safety::GateVerdict v = safety::decide(*st->policy, f);
+  if (v.decision != safety::Decision::Deny)
+    if (auto secret = secret_rule(*st, tab, f)) v = std::move(*secret);
   if (v.decision == safety::Decision::Ask) ++st->asked;
   done = [st, done = std::move(done)](bool ok) {
     ++(ok ? st->allowed : st->denied);
@@ -215,18 +242,6 @@ std::string body_preview(const std::string& body) {
   return masked;
 }
 
-namespace {
-// Sent by a script of another site than the page (an analytics library on a CDN): what it
-// sends during a click is its own bookkeeping, not the click's effect.
-bool third_party_script(const browser::OutgoingRequest& r) {
-  if (r.script_url.empty() || r.page_url.empty()) return false;
-  auto script = safety::parse_url(r.script_url), page = safety::parse_url(r.page_url);
-  if (!script || !page || script->host.empty()) return false;
-  if (script->host == page->host) return script->port != page->port;
-  return safety::site_of_host(script->host) != safety::site_of_host(page->host);
-}
-}  // namespace
-
 safety::RequestFacts attribute(const browser::OutgoingRequest& r) {
   safety::RequestFacts f;
   f.url = r.url;
@@ -234,44 +249,24 @@ safety::RequestFacts attribute(const browser::OutgoingRequest& r) {
   f.resource_type = r.resource_type;
   f.top_level = r.main_frame_navigation;
   f.body_preview = body_preview(r.post_data);
-  const std::string& t = r.resource_type;
-  bool talks = t == "Document" || t == "XHR" || t == "Fetch" || t == "Ping" || t == "EventSource" || t == "WebSocket" ||
-               t == "CSPViolationReport" || state_changing(r.method);
-  if (r.cannot_pause) {
-    f.run_caused = true;  // held to the allowed sites whoever opens it
-    f.cause = r.tagged ? "the run's code (execInTab)" : "a WebSocket of the page";
-  } else if (r.tagged) {
+  // Who sent it is for the record and for one thing only: a write sent while an action the user
+  // approved was working is not asked about twice. It never lets a request leave the allowed sites.
+  if (r.tagged) {
     f.run_caused = true;
     f.cause = "the run's code (execInTab)";
   } else if (r.from_run_frame) {
     f.run_caused = true;
     f.cause = "a frame the run's code created";
   } else if (r.from_worker) {
-    f.run_caused = true;
     f.cause = "a worker in the page";
   } else if (!r.activity.empty() && !r.new_document) {
-    if (r.activity == "execInTab") {
-      // The code's own requests carry the tag; what runs meanwhile with page scripts on its stack
-      // is the page's. Without a stack (markup the code inserted) or from code without a URL
-      // (eval'd strings, string timers), it is the code's.
-      if (!r.initiator_known || !r.has_stack || r.anonymous_code) {
-        f.run_caused = true;
-        f.cause = "code run by execInTab";
-        // The browser starts some requests itself (the page's favicon after load, preloads):
-        // initiator "other", no stack. Markup the code inserted looks the same, so such a GET is
-        // held to the allowed sites but never becomes a question in a benign run.
-        if (r.initiator_known && r.initiator_type == "other" && !state_changing(r.method) && r.resource_type != "Document") {
-          f.uncertain = true;
-          f.cause = "a request with no initiator while execInTab's code ran";
-        }
-      }
-    } else if (talks && !third_party_script(r)) {
-      // What a click or a key sends: a submitted form, the page's handlers' calls. Images, fonts
-      // and styles the page loads meanwhile are its own.
-      f.run_caused = true;
-      f.cause = "the run's " + r.activity;
-      f.approved_action = r.activity_approved;
-    }
+    f.run_caused = true;
+    f.cause = "the page while the run's " + r.activity + " worked";
+    f.approved_action = r.activity_approved;
+  } else if (r.cannot_pause) {
+    f.cause = "a WebSocket of the page";
+  } else {
+    f.cause = "the page's own scripts";
   }
   return f;
 }
@@ -291,6 +286,8 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
     auto s = weak_st.lock();
     if (!c || !s) return answer(false);  // the session is ending: nothing more goes out for it
     safety::RequestFacts facts = attribute(r);
+    // A WebSocket cannot be paused: it is held to the allowed sites from the start.
+    facts.after_acted = s->acted || r.cannot_pause;
     ++s->requests;
     if (facts.run_caused) ++s->run_caused;
     judge(c, s, r.tab_id, facts, std::move(answer), r.cannot_pause);
@@ -306,11 +303,81 @@ Result<void> claim_under_gate(Context& ctx, const std::string& tab_id) {
   return ctx.browser.claim_tab(tab_id, ctx.owner, st->judge_request, websocket_patterns(*st->policy));
 }
 
-void allow_site(Context& ctx, const safety::Url& url) {
+void allow_site(Context& ctx, const std::string& page_url) {
   auto st = ctx.gate;
-  if (!st || (url.scheme != "http" && url.scheme != "https")) return;
-  st->policy->name_site_of(url);
+  auto url = safety::parse_url(page_url);
+  if (!st || !url || (url->scheme != "http" && url->scheme != "https")) return;
+  st->policy->name_site_of(*url);
+  st->policy->add_given_url(page_url);
   update_websockets(ctx, *st);
+}
+
+void mark_acted(Context& ctx, std::string_view what) {
+  auto st = ctx.gate;
+  if (!st || st->acted.exchange(true)) return;
+  json d = {{"decision", "note"}, {"rule", "acted"},
+            {"reason", fmt::format("the run acted on its pages ({}): from now on everything its tabs send keeps to its allowed sites", what)}};
+  record(ctx, *st, std::move(d));
+}
+
+bool has_acted(const Context& ctx) { return ctx.gate && ctx.gate->acted; }
+
+browser::EgressGate lingering_gate(const Context& ctx) {
+  auto st = ctx.gate;
+  if (!st || !st->acted) return nullptr;
+  std::shared_ptr<safety::GatePolicy> policy = st->policy;
+  return [policy](const browser::OutgoingRequest& r, browser::EgressAnswer answer) {
+    safety::RequestFacts f = attribute(r);
+    f.after_acted = true;
+    f.approved_action = false;
+    safety::GateVerdict v = safety::decide(*policy, f);
+    // No one is asked any more: a question is a no.
+    if (v.decision != safety::Decision::Allow)
+      spdlog::debug("gate (a finished run's tab): refused {} — {}", safety::describe_request(f), v.reason);
+    answer(v.decision == safety::Decision::Allow);
+  };
+}
+
+std::function<bool(const std::string&, uint16_t)> connection_rule(Context& ctx) {
+  std::weak_ptr<Context> weak_ctx = ctx.weak_from_this();
+  std::weak_ptr<GateState> weak = ctx.gate;
+  auto noted = std::make_shared<std::pair<std::mutex, std::set<std::string>>>();
+  return [weak, weak_ctx, noted](const std::string& host, uint16_t port) {
+    auto st = weak.lock();
+    if (!st || st->closing) return false;  // the run is ending: nothing more goes out for it
+    if (!st->acted) return true;           // its pages hold nothing of the run's yet (safety/gate.h)
+    safety::Url url{port == 443 ? "https" : "http", host, port};
+    if (st->policy->allowed(url) && st->policy->scheme_and_address(url).allowed) return true;
+    // A connection, not a request: WebRTC over TCP, a preconnect, a socket the page opened. The
+    // event is recorded off the network thread, once per host and port.
+    std::string key = host.substr(0, 200) + ":" + std::to_string(port);
+    {
+      std::lock_guard lock(noted->first);
+      if (noted->second.size() >= 100 || !noted->second.insert(key).second) return false;
+    }
+    (void)st->asker->try_post([weak, weak_ctx, key] {
+      auto s = weak.lock();
+      auto c = weak_ctx.lock();
+      if (!s || !c) return;
+      record(*c, *s, {{"decision", "deny"}, {"by", "policy"}, {"rule", "outside allowed sites"}, {"type", "Connection"}, {"url", key},
+                      {"reason", "a connection to " + key + " was refused: after the run has acted on its pages, its tabs connect only to its "
+                                 "allowed sites (WebRTC, preconnects and every other socket included)"}});
+    });
+    return false;
+  };
+}
+
+void leave_tabs(Context& ctx) {
+  if (ctx.shared_tabs) return ctx.browser.release_tabs(ctx.owner, lingering_gate(ctx));
+  if (!ctx.gate) return;
+  if (ctx.gate->acted && !ctx.browser.dead()) {
+    // What the run put into its pages (a timer, a worker, a handler) could still send once the
+    // gate is gone: their documents go first.
+    for (const auto& t : ctx.browser.tabs(ctx.browser_context))
+      if (auto r = ctx.browser.navigate(t.id, "about:blank", std::chrono::seconds(5)); !r)
+        spdlog::debug("gate: blanking tab {} at the end of the run: {}", t.id, r.error().message);
+  }
+  (void)ctx.browser.set_egress_gate(ctx.browser_context, nullptr);
 }
 
 GateStats gate_stats(const Context& ctx) {
@@ -330,13 +397,30 @@ std::optional<safety::GateMode> gate_mode(const Context& ctx) {
   return ctx.gate->policy->mode();
 }
 
-Result<void> check_navigation(Context& ctx, const std::string& function, const std::string& url) {
+void restrict_to_secret_sites(Context& ctx, const std::string& tab, const safety::SiteList& sites) {
   auto st = ctx.gate;
+  if (!st || tab.empty()) return;
+  std::lock_guard lock(st->mutex);
+  auto& lists = st->secret_tabs[tab];
+  if (lists.size() < 16) lists.push_back(sites);
+}
+
+Result<void> check_navigation(Context& ctx, const std::string& function, const std::string& url, const std::string& tab) {
+  auto st = ctx.gate;
+  if (st && !tab.empty()) {
+    // The run replaces the page a secret was typed into: the new one is not bound by it.
+    std::lock_guard lock(st->mutex);
+    st->secret_tabs.erase(tab);
+  }
   if (!st || url.empty() || url == "about:blank") return {};
+  // A URL the run chose may carry its data to a page that reflects it: from here on, its pages
+  // keep to the allowed sites. One the user gave carries nothing of the run's.
+  if (!st->policy->given(url)) mark_acted(ctx, function + " to a URL the user did not give");
   safety::RequestFacts f;
   f.url = url;
   f.resource_type = "Document";
   f.top_level = f.run_caused = true;
+  f.after_acted = st->acted;
   f.cause = "the run's " + function;
   auto promise = std::make_shared<std::promise<bool>>();
   auto answered = promise->get_future();

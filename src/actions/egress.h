@@ -28,15 +28,42 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
 
 // navigate/openTab: the gate's answer for a navigation the run asks for, before it starts
 // (blocks while the user is asked). PermissionDenied with the reason when refused.
-Result<void> check_navigation(Context& ctx, const std::string& function, const std::string& url);
+// `tab`: the tab it navigates (navigate), whose secret restriction ends with its page.
+Result<void> check_navigation(Context& ctx, const std::string& function, const std::string& url, const std::string& tab = {});
+
+// A secret was typed into the page of `tab`: until the run navigates the tab, that page may talk
+// only to the secret's sites (and, with two secrets, to the sites both allow).
+void restrict_to_secret_sites(Context& ctx, const std::string& tab, const safety::SiteList& sites);
 
 // Holds a tab of a shared context for this host (actions/claims.h), under its gate when it has
 // one; FailedPrecondition when another host holds it.
 Result<void> claim_under_gate(Context& ctx, const std::string& tab_id);
 
-// Adds a site to the run's allowed and named sites (the user handed over a tab there, or let the
-// run use one).
-void allow_site(Context& ctx, const safety::Url& url);
+// Adds a page's site to the run's allowed and named sites, and the page's URL to those the user
+// gave (the user handed over a tab there, or let the run use one).
+void allow_site(Context& ctx, const std::string& page_url);
+
+// The run is about to put its data or choices into a page (`what`: "click", "navigate to a URL the
+// user did not give"): from now on every tab it holds keeps to its allowed sites (safety/gate.h).
+// Called before the call acts, so nothing it causes is judged as the page's own. Records one
+// `gate` note the first time.
+void mark_acted(Context& ctx, std::string_view what);
+bool has_acted(const Context& ctx);
+
+// The rule of the run's egress proxy (net/socks_proxy.h), for connections below HTTP: any
+// before the run acts, afterwards only to its allowed sites; refusals become `gate` events. Runs
+// on the network thread without blocking.
+std::function<bool(const std::string& host, uint16_t port)> connection_rule(Context& ctx);
+
+// The gate that a finished run leaves on the shared-context tabs it held once it has acted:
+// its policy, nothing asked (a question is a no). nullptr when it has not acted.
+browser::EgressGate lingering_gate(const Context& ctx);
+
+// The end of a run's hold on its tabs; the gate is the last thing to leave them. In a shared
+// context its tabs are let go, lingering under lingering_gate() when it acted. Otherwise, when it
+// acted, its tabs are blanked (about:blank) before the gate is taken off. Blocks; not on the
+// network thread.
+void leave_tabs(Context& ctx);
 
 // The gate's mode, when the context has a gate.
 std::optional<safety::GateMode> gate_mode(const Context& ctx);
@@ -50,7 +77,8 @@ struct GateStats {
 };
 GateStats gate_stats(const Context& ctx);
 
-// Whose request it is, from what the browser saw (the attribution rules of browser/egress.h).
+// Whose request it is, from what the browser saw (browser/egress.h): for the record, and for
+// writes sent by an action the user approved.
 safety::RequestFacts attribute(const browser::OutgoingRequest& request);
 
 // A request body as the user may see it in a question: secret-named fields masked, short.

@@ -1,5 +1,7 @@
 #include "actions/host.h"
 
+#include "actions/egress.h"
+
 #include "actions/claims.h"
 #include "actions/fit.h"
 #include "actions/impl.h"
@@ -33,9 +35,9 @@ Host::Host(browser::Browser& browser, store::Database* db, Limits limits, std::s
 }
 
 Host::~Host() {
-  if (m_ctx->gate && !m_ctx->shared_tabs) (void)m_ctx->browser.set_egress_gate(m_ctx->browser_context, nullptr);
-  // The user's tabs it held (and those it opened) stay open, out of its gate.
-  if (m_ctx->shared_tabs) m_ctx->browser.release_tabs(m_ctx->owner);
+  // The user's tabs it held (and those it opened) stay open, out of its gate unless it acted on
+  // them; its own tabs are blanked before the gate goes (egress.h leave_tabs).
+  leave_tabs(*m_ctx);
   m_ctx->browser.set_pause_handler(m_ctx->owner, nullptr);
   m_pool.reset();
 }
@@ -67,9 +69,12 @@ Host::Outcome Host::run(const std::string& function, const json& args) {
     if (auto held = hold_tab(*m_ctx, tab, function); !held) return {tl::make_unexpected(held.error()), {}};
   // The exception boundary of every capability: a throw (a JSON type mismatch deep in an
   // implementation, a bad_alloc) is this call's error, never the process's end.
-  // What a tab sends while the run acts on it is the action's (the egress gate attributes it).
+  // From the first call that puts the run's data or choices into a page, every tab the run holds
+  // keeps to its allowed sites (safety/gate.h); marked before the call acts. What a tab sends
+  // while an action works is the action's (a write the user approved with it is not asked again).
   int activity = 0;
-  if (!tab.empty() && m_ctx->gate && (cap->risk == Risk::Act || cap->name == "execInTab")) activity = m_ctx->browser.begin_activity(tab, function);
+  if (cap->changes_page) mark_acted(*m_ctx, function);
+  if (!tab.empty() && m_ctx->gate && cap->changes_page) activity = m_ctx->browser.begin_activity(tab, function);
   Result<json> r = make_error(Code::Internal, "");
   try {
     r = cap->impl(*m_ctx, args);

@@ -268,6 +268,7 @@ Result<std::string> text_to_type(Context& ctx, const std::string& tab, const jso
     return errorf(Code::PermissionDenied, "{}: secret '{}' may only be typed into pages of {}; tab {} is on {}", action, name, where, tab,
                   url ? url->host : info.url.substr(0, 100));
   }
+  restrict_to_secret_sites(ctx, tab, s->sites);
   return s->value;
 }
 

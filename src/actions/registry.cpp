@@ -18,6 +18,7 @@ std::vector<Capability> build() {
   auto host = [&](std::string group, std::string name, std::vector<Param> params, std::string returns, std::string doc, Risk risk,
                   Implementation fn) {
     r.push_back(Capability{std::move(name), std::move(group), std::move(params), std::move(returns), std::move(doc), risk, Where::Host, false, std::move(fn)});
+    r.back().changes_page = risk == Risk::Act;
   };
   auto local = [&](std::string group, std::string name, std::vector<Param> params, std::string returns, std::string doc, bool property = false) {
     r.push_back(Capability{std::move(name), std::move(group), std::move(params), std::move(returns), std::move(doc), Risk::Local, Where::Worker, property, {}});
@@ -100,12 +101,14 @@ std::vector<Capability> build() {
        "Sets fields to values: {selector: value}. Text fields are replaced, <select>s pick the option, checkboxes take true/false.", Risk::Act, fill);
   host(g, "scroll", {kTab, {"direction", "'up'|'down'|'left'|'right'|'top'|'bottom'"}, {"amount", "number(0..1000000)", true}}, "{ x: number, y: number, height: number, viewportHeight: number, atTop: boolean, atBottom: boolean }",
        "Scrolls with the mouse wheel (amount in px, default 80% of the viewport; 'top' and 'bottom' go to the ends).", Risk::Read, scroll);
+  r.back().changes_page = true;
   r.back().tool = "scroll";
   host(g, "keyPress", {kTab, {"key", "string"}, {"modifiers", "Array<'Shift'|'Control'|'Alt'|'Meta'>", true}}, "true",
        "Presses a key in the focused element: a character or Enter, Tab, Escape, Backspace, Delete, Arrow*, Home, End, PageUp, PageDown, F1–F12.",
        Risk::Act, key_press);
   r.back().tool = "press";
   host(g, "hover", {kTab, {"selector", "string"}}, "{ element: string }", "Moves the mouse over the element.", Risk::Read, hover);
+  r.back().changes_page = true;
   host(g, "select", {kTab, {"selector", "string"}, {"value", "string|string[]"}}, "{ selected: string[] }",
        "Chooses option(s) of a <select> by value or visible label.", Risk::Act, select);
   r.back().tool = "select";
@@ -183,10 +186,12 @@ std::vector<Capability> build() {
        "Array<{ name: string, value: string, domain: string, path: string, expires: number, httpOnly: boolean, secure: boolean, sameSite: string }>",
        "Cookies for the tab's URL, or all cookies of this session without a tab (getCookies(filter) works too).", Risk::Storage, get_cookies);
   host(g, "setCookie", {{"cookie", "{ name: string, value: string|number|boolean, url?: string, domain?: string, path?: string, expires?: number, secure?: boolean, httpOnly?: boolean, sameSite?: 'Strict'|'Lax'|'None' }"}}, "true", "Sets a cookie (give a url or domain; default: the active tab's URL).", Risk::Storage, set_cookie);
+  r.back().changes_page = true;
   r.back().permission = Permission::Ask;
   host(g, "getLocalStorage", {kTab, {"key", "string", true}}, "object | string | null", "The tab's localStorage as an object, or one key's value.", Risk::Storage, get_local_storage);
   host(g, "getSessionStorage", {kTab, {"key", "string", true}}, "object | string | null", "The tab's sessionStorage as an object, or one key's value.", Risk::Storage, get_session_storage);
   host(g, "clearStorage", {kTab, {"type", "'local'|'session'|'cookies'|'all'", true}}, "{ cleared: string[] }", "Clears 'local', 'session', 'cookies' or 'all' (default) for the tab's site.", Risk::Storage, clear_storage);
+  r.back().changes_page = true;
   r.back().permission = Permission::Ask;
 
   g = "Network Introspection";
@@ -201,6 +206,7 @@ std::vector<Capability> build() {
        "request modification is enabled (--allow-request-modification): then handler(request) runs before the request is sent and may return "
        "{ block: true }, { url, method, headers, postData } or { respond: { status, body, headers } }. Handlers run while your code is running or awaiting.",
        Risk::Read, intercept_requests);
+  r.back().changes_page = true;
   r.back().permission = Permission::Ask;
 
   g = "Console & Errors";

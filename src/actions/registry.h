@@ -50,6 +50,11 @@ struct Capability {
   // Tool-calling mode (issue 17): the tool's name when the capability is one of the model's tools.
   // Its parameters are the capability's, a leading tabId left out (the run's active tab).
   std::string tool = {};
+  // Puts the run's data or choices into a page (every Act, and the Read or Storage calls that
+  // change what a page holds or does: hover, scroll, setCookie, clearStorage, interceptRequests).
+  // From the first such call on, the egress gate holds every tab of the run to its allowed sites
+  // (actions/egress.h).
+  bool changes_page = false;
 };
 
 // Everything the REPL offers, in reference order.

@@ -54,7 +54,7 @@ Result<json> close_tab(Context& ctx, const json& args) {
 }
 
 Result<json> navigate(Context& ctx, const json& args) {
-  TRY(check_navigation(ctx, "navigate", arg_string(args, 1)));
+  TRY(check_navigation(ctx, "navigate", arg_string(args, 1), arg_string(args, 0)));
   auto info = TRY(ctx.browser.navigate(arg_string(args, 0), arg_string(args, 1), ctx.limits.load_timeout));
   return info.to_json();
 }

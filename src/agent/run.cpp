@@ -1,5 +1,7 @@
 #include "agent/run.h"
 
+#include "actions/egress.h"
+
 #include "actions/host.h"
 #include "browser/browser.h"
 #include "agent/parser.h"
@@ -726,7 +728,11 @@ RunResult Run::finish(RunResult result, bool have_final, json final) {
   // In the user's own browser the tabs the run held stay open: say which they are.
   if (m_session.host().context().shared_tabs) {
     result.tabs = json::array();
-    for (const auto& t : m_session.held_tabs()) result.tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", t.title}});
+    // Once the run has acted on them they keep to its allowed sites after it ends, until the user
+    // replaces their page (actions/egress.h leave_tabs).
+    bool kept = actions::has_acted(m_session.host().context());
+    for (const auto& t : m_session.held_tabs())
+      result.tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", t.title}, {"underRule", kept}});
   }
   emit("complete", result.to_json());
   return result;

@@ -123,8 +123,15 @@ std::string Browser::active_tab(const std::string& context) const {
   return tab && m_impl->is_hidden(*tab) ? "" : id;
 }
 
-Result<std::string> Browser::create_context() {
-  auto r = TRY(m_impl->conn->call("Target.createBrowserContext", {{"disposeOnDetach", true}}, "", 10s));
+Result<std::string> Browser::create_context(const std::string& proxy) {
+  json params = {{"disposeOnDetach", true}};
+  if (!proxy.empty()) {
+    params["proxyServer"] = proxy;
+    // Chromium bypasses proxies for loopback by default; "<-loopback>" takes that rule away, so
+    // every connection of the context goes through the proxy.
+    params["proxyBypassList"] = "<-loopback>";
+  }
+  auto r = TRY(m_impl->conn->call("Target.createBrowserContext", params, "", 10s));
   return get_str(r, "browserContextId");
 }
 

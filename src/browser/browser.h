@@ -60,7 +60,9 @@ class Browser {
   // --- Browser contexts ------------------------------------------------------------------------
   // A context is an isolated set of tabs with its own cookies and storage (an incognito-like
   // profile), for runs that must not see each other. "" names the default context (the profile).
-  Result<std::string> create_context();
+  // `proxy` ("socks5://127.0.0.1:P"): every connection of the context goes through it, loopback
+  // included (net/socks_proxy.h).
+  Result<std::string> create_context(const std::string& proxy = {});
   // Closes the context's tabs and drops its data.
   void dispose_context(const std::string& context);
   // The context a tab lives in ("" for the default one), or NotFound.
@@ -189,8 +191,15 @@ class Browser {
                          const std::vector<std::string>& websocket_allow = {});
   std::string tab_owner(const std::string& tab_id) const;  // "" when nobody holds it
   std::vector<std::string> owned_tabs(const std::string& owner) const;  // open ones, in order
-  // Lets go of the owner's tabs: out of its gate, left open for the user.
-  void release_tabs(const std::string& owner);
+  // Lets go of the owner's tabs: out of its gate, left open for the user. With `lingering`, each
+  // stays under that gate (no longer asking: its questions are refused) until the user replaces
+  // its document — a navigation the browser itself started (the address bar, a bookmark, reload
+  // from the toolbar) — since what the run put into a page may still be working there. Another
+  // owner cannot claim a lingering tab meanwhile. Requests paused under a gate when it goes are
+  // refused, never let through.
+  void release_tabs(const std::string& owner, EgressGate lingering = nullptr);
+  // Tabs that still keep to a finished run's rule (release_tabs with `lingering`), by context.
+  std::vector<std::string> lingering_tabs(const std::string& context) const;
   // Tabs whose URL starts with one of these (the Command Center's own pages, which carry its
   // token) are hidden from everyone: not in tabs(), never active, not claimable.
   void set_hidden_prefixes(std::vector<std::string> prefixes);

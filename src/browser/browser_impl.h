@@ -6,6 +6,7 @@
 #include "browser/browser.h"
 #include "browser/tab_tracker.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -79,6 +80,17 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::map<std::string, Initiator> initiators;  // by Network requestId (= Fetch networkId)
   std::deque<std::string> initiator_order;      // oldest first, for the cap
   std::map<std::string, cdp::Event> waiting;    // paused before requestWillBeSent, by networkId
+  // Requests paused under a gate and not answered yet, by Fetch requestId: refused (never let
+  // through) when their tab leaves the gate.
+  struct Pending {
+    std::string session;
+    std::shared_ptr<std::atomic<bool>> answered;
+  };
+  std::map<std::string, Pending> pending;
+  // Refuses the pending and waiting requests of these sessions (mutex not held).
+  void refuse_pending(const std::set<std::string>& sessions);
+  // A lingering tab's document was replaced by the user: out of the gate (mutex not held).
+  void end_lingering(const std::string& tab_id);
   struct Activity {
     std::map<int, std::string> running;  // id -> action name
     std::string last;                    // the latest action's name
@@ -172,6 +184,8 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
     std::string owner;
     EgressGate gate;
     json websockets = json::array();  // Network.setBlockedURLs rules
+    bool lingering = false;           // its owner has finished; kept gated until the user replaces the document
+    std::string release_loader;       // the loader of the user's navigation that will replace it
   };
   std::map<std::string, Owned> owned;  // by tab id
   std::vector<std::string> hidden_prefixes;

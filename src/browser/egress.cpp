@@ -117,6 +117,19 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
     return true;
   }
   if (m == "Page.frameNavigated" && !get_field(ev.params, "frame").contains("parentId")) {
+    std::string lingering_tab;
+    {
+      std::lock_guard lock(mutex);
+      if (auto tab = tracker.by_session(ev.session_id))
+        if (auto o = owned.find(tab->id); o != owned.end() && o->second.lingering && !o->second.release_loader.empty() &&
+                                          o->second.release_loader == get_str(get_field(ev.params, "frame"), "loaderId"))
+          lingering_tab = tab->id;
+    }
+    if (!lingering_tab.empty()) {
+      // The user replaced the document a finished run had put things into: the tab is theirs again.
+      end_lingering(lingering_tab);
+      return false;
+    }
     // Async stack tracking and blocked URLs do not always survive a new document (a renderer
     // swapped in after an error page): set them again for each one, before code of ours runs there.
     json websockets;
@@ -266,7 +279,8 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
   const json& req = get_field(p, "request");
   OutgoingRequest r;
   EgressGate gate;
-  enum class Then { Decide, Deliver, Fail } then = Then::Decide;
+  enum class Then { Decide, Fail } then = Then::Decide;
+  bool user_navigation = false;
   // What is known about the request (mutex held).
   auto fill_facts = [&](const Tab& tab, const Child* child) {
     r.url = get_str(req, "url");
@@ -314,16 +328,24 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
       r.tab_id = tab->id;
       if (auto g = gate_of(*tab)) gate = *g;
     }
-    // The tab closed (its requests go nowhere) or the gate went meanwhile (the page decides).
-    if (!tab) then = Then::Fail;
-    else if (!gate) then = Then::Deliver;
+    // The tab closed (its requests go nowhere), or the gate went while this request waited for
+    // its facts: it was paused under a gate, so it is refused, never let through unjudged.
+    if (!tab || !gate) then = Then::Fail;
     else fill_facts(*tab, child);
+    // The user's own navigation of a tab a finished run left lingering (the browser started it:
+    // initiator "other", no script on the stack): it goes, and the tab is theirs once it commits.
+    if (then == Then::Decide && r.main_frame_navigation && r.initiator_known && r.initiator_type == "other" && !r.has_stack)
+      if (auto o = owned.find(r.tab_id); o != owned.end() && o->second.lingering)
+        if (auto i = initiators.find(get_str(p, "networkId")); i != initiators.end() && !i->second.loader_id.empty()) {
+          o->second.release_loader = i->second.loader_id;
+          user_navigation = true;
+        }
   }
+  if (user_navigation) return deliver_to_interceptor(r.tab_id, ev);
   if (then == Then::Fail) {
     conn->send("Fetch.failRequest", {{"requestId", get_str(p, "requestId")}, {"errorReason", "BlockedByClient"}}, ev.session_id, 5s, ignore);
     return;
   }
-  if (then == Then::Deliver) return deliver_to_interceptor(r.tab_id, ev);
   if (r.url.rfind(kGuardReportUrl, 0) == 0) {
     // A worker's guard refused a WebSocket: tell the gate, and send nothing.
     conn->send("Fetch.failRequest", {{"requestId", get_str(p, "requestId")}, {"errorReason", "BlockedByClient"}}, ev.session_id, 5s, ignore);
@@ -338,11 +360,19 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
   }
   std::weak_ptr<Impl> weak = shared_from_this();
   auto once = std::make_shared<std::atomic<bool>>(false);
-  std::string tab_id = r.tab_id;
-  EgressAnswer answer = [weak, once, tab_id, ev](bool allow) {
+  std::string tab_id = r.tab_id, request_id = get_str(p, "requestId");
+  {
+    std::lock_guard lock(mutex);
+    pending[request_id] = Pending{ev.session_id, once};
+  }
+  EgressAnswer answer = [weak, once, tab_id, request_id, ev](bool allow) {
     if (once->exchange(true)) return;
     auto self = weak.lock();
     if (!self) return;
+    {
+      std::lock_guard lock(self->mutex);
+      self->pending.erase(request_id);
+    }
     if (allow) self->deliver_to_interceptor(tab_id, ev);
     else
       self->conn->send("Fetch.failRequest", {{"requestId", get_str(ev.params, "requestId")}, {"errorReason", "BlockedByClient"}},
@@ -391,12 +421,40 @@ void Browser::Impl::egress_commands(const std::string& sid, bool gated_now, cons
     conn->send("Fetch.enable", {{"patterns", json::array({json{{"urlPattern", "*"}, {"requestStage", "Request"}}})}}, sid, 10s, std::move(last));
     return;
   }
+  // What was paused under the gate and not answered yet is refused before Fetch.disable, which
+  // would let it through.
+  refuse_pending({sid});
   conn->send("Network.setBypassServiceWorker", {{"bypass", false}}, sid, 10s, ignore);
   conn->send("Runtime.setAsyncCallStackDepth", {{"maxDepth", 0}}, sid, 10s, ignore);
   conn->send("Target.setAutoAttach", {{"autoAttach", false}, {"waitForDebuggerOnStart", false}, {"flatten", true}}, sid, 10s, ignore);
   conn->send("Network.setBlockedURLs", {{"urlPatterns", json::array()}}, sid, 10s, ignore);
   if (intercept.is_array() && !intercept.empty()) conn->send("Fetch.enable", {{"patterns", intercept}}, sid, 10s, std::move(last));
   else conn->send("Fetch.disable", json::object(), sid, 10s, std::move(last));
+}
+
+void Browser::Impl::refuse_pending(const std::set<std::string>& sessions) {
+  std::vector<std::pair<std::string, std::string>> refuse;  // {requestId, session}
+  {
+    std::lock_guard lock(mutex);
+    for (auto it = pending.begin(); it != pending.end();) {
+      if (sessions.count(it->second.session) && !it->second.answered->exchange(true)) {
+        refuse.emplace_back(it->first, it->second.session);
+        it = pending.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (auto it = waiting.begin(); it != waiting.end();) {
+      if (sessions.count(it->second.session_id)) {
+        refuse.emplace_back(get_str(it->second.params, "requestId"), it->second.session_id);
+        it = waiting.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const auto& [id, sid] : refuse)
+    conn->send("Fetch.failRequest", {{"requestId", id}, {"errorReason", "BlockedByClient"}}, sid, 5s, ignore);
 }
 
 // --- public ---------------------------------------------------------------------------------------

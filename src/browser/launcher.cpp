@@ -67,6 +67,9 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
       "--disable-extensions",
       "--disable-breakpad",
       "--disable-quic",
+      // WebRTC gets no UDP that does not go through a proxy (and a context's proxy here is
+      // TCP-only SOCKS5): STUN and TURN over UDP never leave, whatever a page asks for.
+      "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
       // Back/forward cache and paint holding keep or delay documents across navigations: an
       // agent wants each navigation to load and show its page now.
       "--disable-back-forward-cache",

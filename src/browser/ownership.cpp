@@ -42,13 +42,26 @@ Result<void> Browser::claim_tab(const std::string& tab_id, const std::string& ow
     auto tab = TRY(m_impl->find_tab(tab_id));
     if (tab->closed || m_impl->is_hidden(*tab)) return errorf(Code::NotFound, "no tab '{}'", tab_id);
     if (auto o = m_impl->owned.find(tab_id); o != m_impl->owned.end()) {
+      if (o->second.owner != owner && o->second.lingering)
+        return errorf(Code::FailedPrecondition,
+                      "tab {} still keeps to the rule of {}, which acted on its page and has finished; reload it from the address bar "
+                      "or use another tab",
+                      tab_id, o->second.owner);
       if (o->second.owner != owner)
         return errorf(Code::FailedPrecondition, "tab {} is in use by {}; a tab works for one run at a time", tab_id, o->second.owner);
+      if (o->second.lingering) {
+        // Its owner takes it back (a follow-up turn): under its live gate again. Had it been
+        // gated, it still is, so no command is needed.
+        if (gate) o->second.gate = std::move(gate);
+        o->second.lingering = false;
+        o->second.release_loader.clear();
+        return {};
+      }
       if (static_cast<bool>(o->second.gate) == static_cast<bool>(gate)) return {};  // held already
     }
     bool was_gated = m_impl->gated(*tab);
     bool gate_now = static_cast<bool>(gate);
-    m_impl->owned[tab_id] = Impl::Owned{owner, std::move(gate), websockets};
+    m_impl->owned[tab_id] = Impl::Owned{owner, std::move(gate), websockets, false, {}};
     if (gate_now && !was_gated && !tab->session_id.empty()) {
       auto pats = m_impl->intercept_patterns.find(tab_id);
       sessions.emplace_back(tab->session_id, pats == m_impl->intercept_patterns.end() ? json::array() : pats->second);
@@ -74,12 +87,19 @@ std::vector<std::string> Browser::owned_tabs(const std::string& owner) const {
   return out;
 }
 
-void Browser::release_tabs(const std::string& owner) {
+void Browser::release_tabs(const std::string& owner, EgressGate lingering) {
   std::vector<std::pair<std::string, json>> sessions;
   {
     std::lock_guard lock(m_impl->mutex);
     for (auto it = m_impl->owned.begin(); it != m_impl->owned.end();) {
       if (it->second.owner != owner) {
+        ++it;
+        continue;
+      }
+      auto open = m_impl->tracker.find(it->first);
+      if (lingering && it->second.gate && open && !open->closed) {
+        it->second.gate = lingering;
+        it->second.lingering = true;
         ++it;
         continue;
       }
@@ -95,6 +115,30 @@ void Browser::release_tabs(const std::string& owner) {
   if (sessions.empty() || dead()) return;
   // Out of the gate, so the user's own browsing there is not paused any longer.
   if (auto r = m_impl->gate_sessions(sessions, false, json::array()); !r) spdlog::debug("releasing tabs: {}", r.error().message);
+}
+
+std::vector<std::string> Browser::lingering_tabs(const std::string& context) const {
+  std::lock_guard lock(m_impl->mutex);
+  std::vector<std::string> out;
+  for (const auto& [id, o] : m_impl->owned)
+    if (auto t = m_impl->tracker.find(id); o.lingering && t && !t->closed && t->context == context) out.push_back(id);
+  return out;
+}
+
+void Browser::Impl::end_lingering(const std::string& tab_id) {
+  std::vector<std::pair<std::string, json>> sessions;
+  {
+    std::lock_guard lock(mutex);
+    auto o = owned.find(tab_id);
+    if (o == owned.end() || !o->second.lingering) return;
+    owned.erase(o);
+    auto tab = tracker.find(tab_id);
+    if (!tab || tab->closed || tab->session_id.empty() || gated(*tab)) return;
+    auto pats = intercept_patterns.find(tab_id);
+    sessions.emplace_back(tab->session_id, pats == intercept_patterns.end() ? json::array() : pats->second);
+  }
+  // On the network thread: the commands are sent, not awaited.
+  for (auto& [sid, pats] : sessions) egress_commands(sid, false, pats, json::array(), [](Result<json>) {});
 }
 
 void Browser::set_hidden_prefixes(std::vector<std::string> prefixes) {

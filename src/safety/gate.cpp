@@ -2,6 +2,7 @@
 
 #include "safety/redact.h"
 
+#include <boost/url.hpp>
 #include <fmt/format.h>
 
 namespace ouro::safety {
@@ -51,6 +52,30 @@ void GatePolicy::allow_site_of(const Url& url) {
   if (!m_allowed.matches(url)) m_allowed.add_site_of(url);
 }
 
+namespace {
+// The URL as RFC 3986 normalises it (case, percent-encoding, dot segments), without fragment and
+// with "/" for an empty path: "HTTP://Example.com" and "http://example.com/#top" are one URL.
+std::string given_key(std::string_view text) {
+  auto parsed = boost::urls::parse_uri(text);
+  if (!parsed) return std::string(text);
+  boost::urls::url u = *parsed;
+  u.remove_fragment();
+  u.normalize();
+  if (u.path().empty() && u.has_authority()) u.set_path("/");
+  return std::string(u.buffer());
+}
+}  // namespace
+
+void GatePolicy::add_given_url(std::string_view url) {
+  std::lock_guard lock(m_mutex);
+  if (m_given.size() < 1000) m_given.insert(given_key(url));
+}
+
+bool GatePolicy::given(std::string_view url) const {
+  std::lock_guard lock(m_mutex);
+  return m_given.count(given_key(url)) > 0;
+}
+
 std::vector<std::string> GatePolicy::patterns() const {
   std::lock_guard lock(m_mutex);
   return m_allowed.patterns();
@@ -58,10 +83,12 @@ std::vector<std::string> GatePolicy::patterns() const {
 
 Result<std::shared_ptr<GatePolicy>> make_policy(const GateConfig& config) {
   SiteList sites;
+  std::vector<std::string> given;
   for (const auto& u : config.urls) {
     auto url = parse_url(u);
     if (!url) return errorf(Code::InvalidArgument, "cannot read the URL '{}': {}", u.substr(0, 200), url.error().message);
     sites.add_site_of(*url);
+    given.push_back(u);
   }
   for (const auto& d : config.allow_domains)
     if (auto added = sites.add(d); !added)
@@ -73,9 +100,14 @@ Result<std::shared_ptr<GatePolicy>> make_policy(const GateConfig& config) {
     size_t end = t.find_first_of(" \t\r\n\"'<>()[]{}", at);
     std::string_view candidate = t.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
     while (!candidate.empty() && (candidate.back() == '.' || candidate.back() == ',' || candidate.back() == ';')) candidate.remove_suffix(1);
-    if (auto url = parse_url(candidate); url && !url->host.empty()) sites.add_site_of(*url);
+    if (auto url = parse_url(candidate); url && !url->host.empty()) {
+      sites.add_site_of(*url);
+      given.push_back(std::string(candidate));
+    }
   }
-  return std::make_shared<GatePolicy>(std::move(sites), config.mode);
+  auto policy = std::make_shared<GatePolicy>(std::move(sites), config.mode);
+  for (const auto& url : given) policy->add_given_url(url);
+  return policy;
 }
 
 namespace {
@@ -94,25 +126,26 @@ std::string sites_text(const GatePolicy& p) {
 }  // namespace
 
 GateVerdict decide(const GatePolicy& policy, const RequestFacts& r) {
-  if (!r.top_level && !r.run_caused) return {};  // the page's own
   auto url = parse_url(r.url);
   if (!url) return {Decision::Deny, "unreadable URL", "the request's URL cannot be read: " + url.error().message};
   // data:, blob: and about: carry nothing anywhere.
   if (url->scheme == "data" || url->scheme == "blob" || url->scheme == "about") return {};
+  std::string caused = r.cause.empty() ? "" : "; sent by " + r.cause;
+  if (!r.top_level && !r.after_acted) return {};  // the page's own, before the run put anything into it
   if (Verdict v = policy.scheme_and_address(*url); !v.allowed) return {Decision::Deny, "internal address", v.reason};
-  std::string what = r.top_level ? "navigation" : "request";
   if (!policy.allowed(*url)) {
-    std::string reason = fmt::format("{} to {} leaves this run's allowed sites ({}){}; the user can allow it with --allow-domain {} "
-                                     "(or allowed_domains in the run's options or the settings file)",
-                                     what, url->host, sites_text(policy), r.cause.empty() ? "" : "; caused by " + r.cause, url->host);
-    if (r.uncertain)
+    if (!r.top_level)
       return {Decision::Deny, "outside allowed sites",
-              reason + "; refused without asking: it had no initiator to tell it from the browser's own requests"};
+              fmt::format("{} {} was refused: it leaves this run's allowed sites ({}), and after the run has acted on its pages nothing may be "
+                          "sent elsewhere, whoever sends it{}; the user can allow the site with --allow-domain {} (or allowed_domains)",
+                          r.method, url->host, sites_text(policy), caused, url->host)};
+    std::string reason = fmt::format("navigation to {} leaves this run's allowed sites ({}){}; the user can allow it with --allow-domain {} "
+                                     "(or allowed_domains in the run's options or the settings file)",
+                                     url->host, sites_text(policy), caused, url->host);
     return {policy.mode() == GateMode::Careful ? Decision::Ask : Decision::Deny, "outside allowed sites", reason};
   }
-  if (r.run_caused && state_changing(r.method) && policy.mode() == GateMode::Careful && !r.approved_action)
-    return {Decision::Ask, "state-changing request",
-            fmt::format("{} {} changes state on {}{}", r.method, r.url.substr(0, 200), url->host, r.cause.empty() ? "" : "; caused by " + r.cause)};
+  if (r.after_acted && state_changing(r.method) && policy.mode() == GateMode::Careful && !r.approved_action)
+    return {Decision::Ask, "state-changing request", fmt::format("{} {} changes state on {}{}", r.method, r.url.substr(0, 200), url->host, caused)};
   return {};
 }
 

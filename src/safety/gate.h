@@ -1,15 +1,23 @@
-// The egress gate's rules (seed 000 §10 layers 2–3, seed 003 "Security Gate", issue 8): given
-// what is known about one request a tab is about to send, allow it, ask the user, or refuse it.
-// Pure: the browser gathers the facts (browser/egress.h), actions/egress.cpp asks and answers.
+// The egress gate's rules: given what is known about one request a tab the run holds is about
+// to send, allow it, ask the user, or refuse it. Pure: the browser gathers the facts
+// (browser/egress.h), actions/egress.cpp asks and answers.
 //
+// Deny by default. Who made a request (the run's code, the page's scripts, a handler attribute,
+// a worker, a frame, a document the run caused) never lets it leave for a site the run is not
+// allowed; it only chooses between asking and allowing among the allowed sites.
+//   * Before the run first acts (no call that puts its data or choices into a page has run yet:
+//     registry.h `changes_page`, or a navigation to a URL the user did not give), its pages hold
+//     nothing of the run's: their own requests — styles, fonts, images, scripts from their CDNs,
+//     their calls home — go out as when the user browses. This is what lets pages render.
+//   * From the run's first act on, every request of every tab it holds must stay on its allowed
+//     sites; anything else is refused without a question, whoever sent it and whenever.
+//   * Top-level navigations leave the allowed sites only with the user's yes (careful mode);
+//     autonomous mode and a run with no one to ask refuse them.
 //   * The rules of every mode (sites.h): privileged schemes and internal addresses are refused
 //     unless the task's URLs or --allow-domain name them.
-//   * A top-level navigation, whoever caused it, and any request the run caused (its code, its
-//     clicks and keys) must stay on the run's allowed sites; leaving them is asked about in
-//     careful mode and refused in autonomous mode or with no one to ask.
-//   * A state-changing request (not GET/HEAD/OPTIONS) the run caused is asked about in careful
-//     mode even on an allowed site.
-//   * Requests the page makes by itself (its subresources, its own scripts' calls) go out.
+//   * In careful mode, a state-changing request (not GET/HEAD/OPTIONS) after the run acted is
+//     asked about even on an allowed site — a write the run arranged through the page's own code
+//     is still the run's —, unless the user approved the action that sent it.
 // An approved navigation adds its site to the run's allowed sites.
 #pragma once
 
@@ -18,6 +26,7 @@
 
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -44,9 +53,14 @@ class GatePolicy {
   // The same for a site pattern the user allowed "always" ("example.com", "127.0.0.1:8080").
   Result<void> name_pattern(std::string_view pattern);
   std::vector<std::string> patterns() const;
+  // URLs the user gave (the task's, --url, a tab they handed over), exactly, without fragment:
+  // a navigation there carries nothing the run chose.
+  void add_given_url(std::string_view url);
+  bool given(std::string_view url) const;
 
  private:
   mutable std::mutex m_mutex;
+  std::set<std::string> m_given;
   SiteList m_allowed;
   SiteList m_named;
   const GateMode m_mode;
@@ -68,12 +82,10 @@ struct RequestFacts {
   std::string url, method = "GET";
   std::string resource_type;     // CDP's: Document, XHR, Fetch, Image, Ping, WebSocket, …
   bool top_level = false;        // a navigation of a tab's main frame
-  bool run_caused = false;       // the run's code or actions sent it (see `cause`)
-  std::string cause;             // how that was decided: "ouro script on the stack", "during click", …
-  bool approved_action = false;  // caused by an action the user approved just before (no second question)
-  // Possibly the run's, possibly the browser's own (a favicon or a preload with no initiator while
-  // the run's code ran): held to the allowed sites like the run's, but refused, never asked about.
-  bool uncertain = false;
+  bool after_acted = false;      // the run had acted (put data or choices into a page) when it was sent
+  bool run_caused = false;       // the run's code or actions sent it (see `cause`): for the record only
+  std::string cause;             // how that was decided: "the run's code (execInTab)", "during click", …
+  bool approved_action = false;  // sent by an action the user approved just before (no second question)
   std::string body_preview;      // redacted, short
 };
 

@@ -1,5 +1,7 @@
 #include "server/resume.h"
 
+#include "actions/egress.h"
+
 #include "actions/context.h"
 #include "actions/host.h"
 #include "jsrt/summary.h"
@@ -118,6 +120,9 @@ Result<std::string> restore_browser(session::Session& session, const ResumePoint
   if (auto env = parse_json(point.env, "the checkpoint's env"); env)
     if (auto lost = jsrt::lost_values(*env); !lost.empty())
       note += " Not restorable (stand-ins are in their place; define them again): " + jsrt::describe_lost(lost) + ".";
+  // A run that worked before it stopped had acted on its pages (their cookies and storage, which
+  // come back now, hold what it put there): it goes on held to its allowed sites from the start.
+  if (point.state.last_iteration > 0) actions::mark_acted(session.host().context(), "resumed after it had worked");
   const std::string& context = session.context();
   if (!context.empty() && point.cookies.is_array() && !point.cookies.empty()) {
     json params = cookie_params(point.cookies);

@@ -2,6 +2,7 @@
 
 #include "actions/claims.h"
 #include "actions/egress.h"
+#include "net/socks_proxy.h"
 #include "actions/host.h"
 #include "actions/registry.h"
 #include "base/log.h"
@@ -124,6 +125,7 @@ struct Session::Parts {
 
   std::unique_ptr<actions::Host> host;
   std::unique_ptr<jsrt::Repl> repl;
+  std::shared_ptr<net::SocksProxy> proxy;  // a context of its own in a browser on this machine
 };
 
 namespace {
@@ -188,7 +190,10 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
     return make_error(Code::FailedPrecondition, "this server has no browser of its own (its runs use a browser pool)");
   browser::Browser& b = *p.runtime->browser;
   if (options.isolated) {
-    p.context = TRY(b.create_context());
+    // A browser on this machine reaches a proxy on our loopback: every connection of the context
+    // then goes through the gate's rule, below HTTP too (WebRTC over TCP, preconnects).
+    if (options.gate && b.process_id()) p.proxy = TRY(net::SocksProxy::start(*p.runtime->io));
+    p.context = TRY(b.create_context(p.proxy ? p.proxy->url() : std::string()));
     p.owns_context = true;
   }
   bool shared = options.shared && !options.isolated;
@@ -198,6 +203,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   p.host->context().trusted_sites = options.trusted_sites;
   p.host->context().previous_final = options.previous_final;
   if (options.gate) TRY(actions::install_egress_gate(p.host->context(), options.gate));
+  if (p.proxy) p.proxy->set_rule(actions::connection_rule(p.host->context()));
   TRY(set_up_downloads(b, p.runtime->data_dir, p.context, options, p.host->context()));
   if (shared) {
     // Handed the tab the user was on: held (so no other run acts there meanwhile), under the
@@ -208,7 +214,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
         spdlog::info("session: the user's tab {} is not handed over: {}", p.handed, held.error().message);
         p.handed.clear();
       } else if (auto info = b.tab_info(p.handed)) {
-        if (auto u = safety::parse_url(info->url)) actions::allow_site(p.host->context(), *u);
+        actions::allow_site(p.host->context(), info->url);
       }
     }
   }
@@ -268,6 +274,7 @@ Session::~Session() {
   // threads end now rather than at their deadlines.
   if (m->owns_context && !m->runtime->browser->dead()) m->runtime->browser->dispose_context(m->context);
   m->host.reset();
+  m->proxy.reset();
   m->runtime.reset();
 }
 
@@ -297,7 +304,7 @@ Session::Held Session::let_go() {
   if (!m->host->context().shared_tabs) return h;
   h.active = active_tab();
   h.tabs = m->runtime->browser->owned_tabs(m->host->context().owner);
-  m->runtime->browser->release_tabs(m->host->context().owner);
+  m->runtime->browser->release_tabs(m->host->context().owner, actions::lingering_gate(m->host->context()));
   return h;
 }
 

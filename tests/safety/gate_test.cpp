@@ -17,29 +17,45 @@ std::shared_ptr<GatePolicy> policy(GateMode mode = GateMode::Careful, std::vecto
   return *make_policy(c);
 }
 
+// A request a held tab sends after the run acted on its pages (whoever sent it).
 RequestFacts run_request(std::string url, std::string method = "GET", std::string type = "Fetch") {
   RequestFacts f;
   f.url = std::move(url);
   f.method = std::move(method);
   f.resource_type = std::move(type);
-  f.run_caused = true;
+  f.after_acted = true;
   return f;
 }
 
-TEST(GateRules, ThePagesOwnRequestsGoOut) {
+TEST(GateRules, BeforeTheRunActsThePagesOwnRequestsGoOut) {
   RequestFacts f;
   f.url = "https://cdn.tracker.net/pixel.gif";
   f.method = "POST";
   EXPECT_EQ(decide(*policy(), f).decision, Decision::Allow);
 }
 
-TEST(GateRules, LeavingTheSitesIsAskedInCarefulModeAndRefusedInAutonomous) {
-  auto v = decide(*policy(), run_request("https://evil.example.net/steal?t=1"));
-  EXPECT_EQ(v.decision, Decision::Ask);
-  EXPECT_EQ(v.rule, "outside allowed sites");
-  EXPECT_NE(v.reason.find("evil.example.net"), std::string::npos);
-  EXPECT_NE(v.reason.find("*.example.com"), std::string::npos) << v.reason;
-  EXPECT_EQ(decide(*policy(GateMode::Autonomous), run_request("https://evil.example.net/")).decision, Decision::Deny);
+TEST(GateRules, AfterTheRunActsNothingLeavesTheSitesWhoeverSendsIt) {
+  // The page's own scripts, a worker, a handler attribute: the same refusal, and no question.
+  for (std::string cause : {"", "the page's own scripts", "a worker in the page", "the run's code (execInTab)"})
+    for (GateMode mode : {GateMode::Careful, GateMode::Autonomous})
+      for (std::string type : {"Image", "Fetch", "Script", "Stylesheet", "Ping", "Other"}) {
+        RequestFacts f = run_request("https://evil.example.net/steal?t=1", "GET", type);
+        f.cause = cause;
+        auto v = decide(*policy(mode), f);
+        EXPECT_EQ(v.decision, Decision::Deny) << cause << " " << type;
+        EXPECT_EQ(v.rule, "outside allowed sites");
+        EXPECT_NE(v.reason.find("evil.example.net"), std::string::npos);
+        EXPECT_NE(v.reason.find("*.example.com"), std::string::npos) << v.reason;
+      }
+}
+
+TEST(GateRules, LeavingTheSitesByNavigationIsAskedInCarefulModeAndRefusedInAutonomous) {
+  RequestFacts f = run_request("https://evil.example.net/steal?t=1", "GET", "Document");
+  f.top_level = true;
+  EXPECT_EQ(decide(*policy(), f).decision, Decision::Ask);
+  EXPECT_EQ(decide(*policy(GateMode::Autonomous), f).decision, Decision::Deny);
+  f.after_acted = false;  // before the run acted, too: a page that sends the user elsewhere
+  EXPECT_EQ(decide(*policy(), f).decision, Decision::Ask);
 }
 
 TEST(GateRules, TheSitesComeFromUrlsTaskTextAndAllowDomain) {
@@ -48,11 +64,17 @@ TEST(GateRules, TheSitesComeFromUrlsTaskTextAndAllowDomain) {
   EXPECT_EQ(decide(*p, run_request("https://api.example.com/x")).decision, Decision::Allow);  // the site, not the host
   EXPECT_EQ(decide(*p, run_request("https://news.other.org/a")).decision, Decision::Allow);   // named in the task
   EXPECT_EQ(decide(*p, run_request("https://cdn.partner.io/a")).decision, Decision::Allow);
-  EXPECT_EQ(decide(*p, run_request("https://example.org/a")).decision, Decision::Ask);
+  EXPECT_EQ(decide(*p, run_request("https://example.org/a")).decision, Decision::Deny);
 }
 
-TEST(GateRules, WritesOnAllowedSitesAskInCarefulModeOnly) {
+TEST(GateRules, WritesOnAllowedSitesAskInCarefulModeOnlyAfterTheRunActed) {
   EXPECT_EQ(decide(*policy(), run_request("https://shop.example.com/buy", "POST")).decision, Decision::Ask);
+  RequestFacts approved = run_request("https://shop.example.com/buy", "POST");
+  approved.approved_action = true;  // sent by the click the user said yes to
+  EXPECT_EQ(decide(*policy(), approved).decision, Decision::Allow);
+  RequestFacts before = run_request("https://shop.example.com/log", "POST", "Ping");
+  before.after_acted = false;  // the page's own bookkeeping before the run did anything
+  EXPECT_EQ(decide(*policy(), before).decision, Decision::Allow);
   EXPECT_EQ(decide(*policy(), run_request("https://shop.example.com/search?q=x", "GET", "Document")).decision, Decision::Allow);
   EXPECT_EQ(decide(*policy(GateMode::Autonomous), run_request("https://shop.example.com/buy", "POST")).decision, Decision::Allow);
 }
@@ -103,65 +125,38 @@ TEST(GateRules, BodyPreviewsMaskSecretFields) {
   EXPECT_NE(p.find("item=3"), std::string::npos) << p;
 }
 
-TEST(Attribution, TaggedCodeFramesAndWorkersAreTheRuns) {
+TEST(GateRules, OnlyTheUrlsTheUserGaveCarryNothingOfTheRuns) {
+  auto p = policy();
+  EXPECT_TRUE(p->given("https://shop.example.com/cart"));
+  EXPECT_TRUE(p->given("HTTPS://Shop.Example.com/cart#top"));  // RFC 3986 normalisation, fragment aside
+  EXPECT_TRUE(p->given("https://news.other.org/prices"));      // written in the task
+  EXPECT_FALSE(p->given("https://shop.example.com/cart?q=hunter2"));
+  EXPECT_FALSE(p->given("https://shop.example.com/"));
+  p->add_given_url("http://127.0.0.1:8080");
+  EXPECT_TRUE(p->given("http://127.0.0.1:8080/"));
+}
+
+TEST(Attribution, WhoSentItIsRecordedAndNeverDecides) {
   browser::OutgoingRequest r;
   r.url = "https://x.example/";
   r.resource_type = "Image";
   EXPECT_FALSE(actions::attribute(r).run_caused);
+  EXPECT_EQ(actions::attribute(r).cause, "the page's own scripts");
   r.tagged = true;
   EXPECT_TRUE(actions::attribute(r).run_caused);
   r.tagged = false;
   r.from_worker = true;
-  EXPECT_TRUE(actions::attribute(r).run_caused);
-}
-
-TEST(Attribution, ActionWindowsCountWhatTalksNotThePagesNewDocument) {
-  browser::OutgoingRequest r;
-  r.url = "https://x.example/api";
-  r.resource_type = "XHR";
-  r.method = "POST";
+  EXPECT_EQ(actions::attribute(r).cause, "a worker in the page");
+  // A write sent while an approved action works is not asked twice; from the click's new
+  // document it is.
+  r.from_worker = false;
   r.activity = "click";
-  r.initiator_known = r.has_stack = true;
-  EXPECT_TRUE(actions::attribute(r).run_caused);
-  r.new_document = true;  // the document the click loaded, calling home by itself
-  EXPECT_FALSE(actions::attribute(r).run_caused);
-  r.new_document = false;
-  r.resource_type = "Image";
-  r.method = "GET";
-  EXPECT_FALSE(actions::attribute(r).run_caused);  // a lazy image the page loads meanwhile
-  // During execInTab: page scripts' own calls are the page's; markup without a stack is the code's.
-  r.activity = "execInTab";
-  EXPECT_FALSE(actions::attribute(r).run_caused);
-  r.has_stack = false;
-  EXPECT_TRUE(actions::attribute(r).run_caused);
-  r.has_stack = true;
-  r.anonymous_code = true;
-  EXPECT_TRUE(actions::attribute(r).run_caused);
-}
-
-TEST(Attribution, TheBrowsersOwnRequestsDuringCodeAreRefusedNeverAsked) {
-  // A saved news page asks for its favicon on another host right after load, while the run's
-  // first execInTab runs: no stack, initiator "other". Held to the sites, but no question.
-  browser::OutgoingRequest r;
-  r.url = "https://static.news-cdn.example/favicon.ico";
-  r.resource_type = "Other";
-  r.activity = "execInTab";
-  r.initiator_known = true;
-  r.initiator_type = "other";
-  auto f = actions::attribute(r);
-  EXPECT_TRUE(f.run_caused);
-  EXPECT_TRUE(f.uncertain);
-  auto v = decide(*policy(), f);
-  EXPECT_EQ(v.decision, Decision::Deny);
-  EXPECT_NE(v.reason.find("without asking"), std::string::npos);
-  // On an allowed site it simply goes.
-  r.url = "https://shop.example.com/favicon.ico";
-  EXPECT_EQ(decide(*policy(), actions::attribute(r)).decision, Decision::Allow);
-  // A write with no initiator is still the code's, and asked about.
-  r.url = "https://evil.example.net/steal";
-  r.method = "POST";
-  EXPECT_FALSE(actions::attribute(r).uncertain);
-  EXPECT_EQ(decide(*policy(), actions::attribute(r)).decision, Decision::Ask);
+  r.activity_approved = true;
+  EXPECT_TRUE(actions::attribute(r).approved_action);
+  r.new_document = true;
+  EXPECT_FALSE(actions::attribute(r).approved_action);
+  // attribute() never says whether the run acted: the gate's state does (egress.cpp).
+  EXPECT_FALSE(actions::attribute(r).after_acted);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The egress gate's WebSocket guard (browser/egress.cpp), run in every document and worker of a
 // gated tab before the page's own scripts. WebSockets cannot be paused like other requests, so
-// this refuses, in the page, every WebSocket to a URL outside the run's allowed sites.
+// this refuses, in the page, every WebSocket to a URL outside the run's allowed sites, and takes
+// peer connections and WebTransport away.
 // The last ALLOWED_PATTERNS is replaced with a JSON array of URLPattern strings before it is
 // installed. Workers the page starts get the same guard before their own script.
 (function ouroGuard(ALLOWED_PATTERNS) {
@@ -36,6 +37,16 @@
   for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) Object.defineProperty(WebSocket, k, {value: Native[k]});
   Object.defineProperty(WebSocket, '__ouroGuarded', {value: true});
   Object.defineProperty(g, 'WebSocket', {value: WebSocket, writable: false, configurable: false, enumerable: false});
+
+  // Peer connections and WebTransport open sockets that no request interception sees (a TURN
+  // server's user name is data, sent over UDP or TCP): a tab the run holds has none.
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCIceTransport', 'WebTransport']) {
+    if (!(name in g)) continue;
+    const refuse = function () {
+      throw new DOMException(name + " is not available in a tab an ouro run holds (its safety gate cannot see what it sends).", 'NotSupportedError');
+    };
+    try { Object.defineProperty(g, name, {value: refuse, writable: false, configurable: false, enumerable: false}); } catch (e) { /* already locked */ }
+  }
 
   // Workers the page starts run this guard first, then their own script.
   const source = '(' + ouroGuard.toString() + ')(' + JSON.stringify(ALLOWED_PATTERNS) + ');\n';

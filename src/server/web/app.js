@@ -250,9 +250,12 @@
     addMessage(d.partial ? 'partial' : 'final', box);
     if (Array.isArray(d.tabs) && d.tabs.length) {
       const list = el('ul');
-      for (const t of d.tabs) list.append(el('li', null, `${t.id} · ${t.title || ''} · ${t.url}`));
+      for (const t of d.tabs) list.append(el('li', null, `${t.id} · ${t.title || ''} · ${t.url}${t.underRule ? ' · still under this run’s safety rule' : ''}`));
       const note = el('div');
       note.append(el('p', null, 'Tabs left open in your browser:'), list);
+      if (d.tabs.some(t => t.underRule))
+        note.append(el('p', 'hint', 'The run acted on these pages, so until you load a new page in them from the address bar ' +
+          'they may talk only to the run’s allowed sites, and writes there are refused: anything the run left running in them stays contained.'));
       addMessage('tabs-left', note);
     }
     setRunning(false);
