@@ -111,6 +111,7 @@ struct TabListeners {
 Runtime::~Runtime() {
   if (browser) browser->set_tabs_listener(nullptr);
   browser.reset();
+  proxy.reset();
   db.reset();
   io.reset();
 }
@@ -176,8 +177,21 @@ Result<std::unique_ptr<Session>> Session::start(SessionOptions options) {
   std::filesystem::path parent = std::filesystem::path(db_path).parent_path();
   std::string data_dir = parent.empty() ? std::filesystem::current_path().string() : parent.string();
   std::shared_ptr<store::Database> db = TRY(store::Database::open(db_path));
+  // A browser launched for one gated session that works in its default context: every connection
+  // of the browser goes through a proxy on our loopback that keeps the gate's rule below HTTP too
+  // (WebRTC over TCP, preconnects). Not for the user's own browser (shared), whose other tabs are
+  // theirs, nor for one we attach to.
+  std::shared_ptr<net::SocksProxy> proxy;
+  if (options.gate && !options.isolated && !options.shared && options.browser.connect_url.empty()) {
+    proxy = TRY(net::SocksProxy::start(*io));
+    options.browser.launch.extra_args.push_back("--proxy-server=" + proxy->url());
+    // Chromium bypasses proxies for loopback by default; "<-loopback>" takes that rule away.
+    options.browser.launch.extra_args.push_back("--proxy-bypass-list=<-loopback>");
+  }
   auto browser = TRY(browser::Browser::start(*io, options.browser));
-  return attach(make_runtime(std::move(io), std::move(db), std::move(browser), std::move(data_dir)), std::move(options));
+  auto runtime = make_runtime(std::move(io), std::move(db), std::move(browser), std::move(data_dir));
+  runtime->proxy = std::move(proxy);
+  return attach(std::move(runtime), std::move(options));
 }
 
 Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtime, SessionOptions options) {
@@ -204,6 +218,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   p.host->context().previous_final = options.previous_final;
   if (options.gate) TRY(actions::install_egress_gate(p.host->context(), options.gate));
   if (p.proxy) p.proxy->set_rule(actions::connection_rule(p.host->context()));
+  else if (p.runtime->proxy && !options.isolated && !shared) p.runtime->proxy->set_rule(actions::connection_rule(p.host->context()));
   TRY(set_up_downloads(b, p.runtime->data_dir, p.context, options, p.host->context()));
   if (shared) {
     // Handed the tab the user was on: held (so no other run acts there meanwhile), under the

@@ -16,7 +16,7 @@
 #include <vector>
 
 namespace ouro::actions { class Host; }
-namespace ouro::net { class IoThread; }
+namespace ouro::net { class IoThread; class SocksProxy; }
 namespace ouro::store { class Database; }
 namespace ouro::safety { class SecretStore; class GatePolicy; }
 
@@ -60,6 +60,9 @@ struct Runtime {
   std::shared_ptr<store::Database> db;
   std::unique_ptr<browser::Browser> browser;
   std::shared_ptr<TabListeners> tab_listeners;  // every session's `tabs` sink
+  // The browser-wide egress proxy of a browser launched for one gated session in its default
+  // context (net/socks_proxy.h); its rule is that session's gate's.
+  std::shared_ptr<net::SocksProxy> proxy;
   std::string data_dir;                          // where the database is: downloads go under it
   ~Runtime();
 };
