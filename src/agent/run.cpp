@@ -245,6 +245,8 @@ void Run::checkpoint(int it) {
   // In the user's browser, the run's own tabs only (the user's others are not its to reopen).
   for (const auto& t : m_session.host().context().shared_tabs ? m_session.held_tabs() : m_session.tabs()) tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", clip(t.title, 200)}});
   std::string env = m_session.repl().env_checkpoint();
+  // A tab's URL may hold a typed secret (a submitted GET form): the checkpoint is stored.
+  if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(tabs);
   json data = {{"iteration", it}, {"tabs", tabs}, {"activeTab", m_session.active_tab()}, {"provider", m_provider.position()}, {"envBytes", env.size()}};
   if (m_options.on_checkpoint) {
     json compacted;
@@ -752,6 +754,7 @@ RunResult Run::finish(RunResult result, bool have_final, json final) {
   if (m_session.host().context().shared_tabs) {
     result.tabs = json::array();
     for (const auto& t : m_session.held_tabs()) result.tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", t.title}});
+    if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(result.tabs);
   }
   emit("complete", result.to_json());
   return result;

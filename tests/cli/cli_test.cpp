@@ -468,7 +468,6 @@ TEST(CliRun, ASecretReadBackAndEncodedReachesNoTraceLogDatabaseOrPrompt) {
       "  return { b64: btoa(v), prefixed: btoa('user:' + v), rev: v.split('').reverse().join(''), codes, codesText: codes.join(','),\n"
       "           spaced: v.split('').join('-'), upper: v.toUpperCase(), uri: encodeURIComponent(v), hex: Array.from(v).map(c => c.charCodeAt(0).toString(16)).join('') }; })()`);\n"
       "log(JSON.stringify(got));\n"
-      "console.error(got.b64, got.rev);\n"
       "env.got = got;\n"
       "await click(activeTab, '#go');\n"
       "await waitForLoad(activeTab);\n"
