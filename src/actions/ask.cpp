@@ -54,8 +54,9 @@ Result<json> ask_user(Context& ctx, const json& args) {
   if (!secret) return json(answer);
   static std::atomic<int> answers{0};
   std::string name = "answer-" + std::to_string(++answers);
+  // The answer may be typed into the origin it was asked for: that scheme, host and port.
   safety::SiteList sites;
-  sites.add_site_of(*site);
+  sites.add_origin(*site);
   TRY(ctx.secrets->add_answer(name, std::move(answer), std::move(sites)));
   return json{{"__ouroSecret", name}};
 }

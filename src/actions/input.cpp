@@ -179,13 +179,28 @@ void key_events(InputEvents& out, const KeyDef& k, int modifiers) {
                                                   {"windowsVirtualKeyCode", k.key_code}, {"modifiers", modifiers}});
 }
 
-// Asks before acting on a sensitive element, when a confirmer is installed (agent runs).
-Result<void> gate(Context& ctx, const std::string& action, const std::string& tab, const std::string& selector, const json& target,
-                  const std::string& element) {
+// The origin of the document the element is in (actionable()'s "origin"), parsed; nullopt for an
+// opaque origin ("null": a sandboxed frame, a data: document).
+std::optional<safety::Url> frame_origin(const json& at) {
+  std::string origin = at.is_object() ? get_str(at, "origin") : "";
+  auto url = safety::parse_url(origin);
+  if (!url || url->host.empty()) return std::nullopt;
+  return *url;
+}
+
+// Asks before acting on a sensitive element, when a confirmer is installed (agent runs). The
+// question names the origin of the element's own frame when it is not the tab's. A secret typed
+// into its own origin (checked before, secret_may_go) asks nothing: the user granted it for that
+// site, so an unattended run can sign in.
+Result<void> gate(Context& ctx, const std::string& action, const std::string& tab, const std::string& selector, const json& at,
+                  bool granted_secret = false) {
   auto hooks = ctx.hooks();
   if (!hooks || !hooks->confirm) return {};
   auto mode = gate_mode(ctx);
   if (mode == safety::GateMode::Autonomous) return {};  // asks nothing; the egress gate still holds the sites
+  if (granted_secret) return {};
+  const json& target = at.is_object() && at.contains("target") ? at["target"] : json::object();
+  std::string element = at.is_object() ? at.value("element", "") : "";
   auto why = sensitive_reason(action, target);
   if (!why) return {};
   // Under the egress gate a submitted form asks only if it writes (a GET search does not) —
@@ -195,8 +210,17 @@ Result<void> gate(Context& ctx, const std::string& action, const std::string& ta
     if (!why) return {};
   }
   auto info = ctx.browser.tab_info(tab);
+  std::string frame = at.is_object() ? get_str(at, "origin") : "";
+  std::string reason = *why;
+  if (!frame.empty()) {
+    auto tab_url = info ? safety::parse_url(info->url) : Result<safety::Url>(make_error(Code::NotFound, "no tab"));
+    auto own = frame_origin(at);
+    bool same = tab_url && own && tab_url->scheme == own->scheme && tab_url->host == own->host && tab_url->port == own->port;
+    if (!same) reason += ", in a frame of " + frame + " (not the tab's site)";
+  }
   json request = {{"action", action}, {"selector", selector}, {"tab", tab}, {"url", info ? info->url : ""}, {"element", element},
-                  {"reason", *why}, {"target", target}};
+                  {"reason", reason}, {"target", target}};
+  if (!frame.empty()) request["frame"] = frame;
   if (!hooks->confirm(request))
     return errorf(Code::PermissionDenied, "{} on {} was denied by the user ({}); do not retry it — find another way or report back with setFinal()",
                   action, element.empty() ? "'" + selector + "'" : element, *why);
@@ -246,11 +270,18 @@ Result<json> dismiss_overlays_on(Context& ctx, const std::string& tab) {
 
 bool is_secret_handle(const json& v) { return v.is_object() && v.contains("__ouroSecret") && v["__ouroSecret"].is_string(); }
 
-// What to type: a string as it is, or the value of a secret whose handle names one allowed on the
-// tab's site. The value goes to the page only, never back to the caller.
-Result<std::string> text_to_type(Context& ctx, const std::string& tab, const json& v, const std::string& action) {
-  if (v.is_string()) return v.get<std::string>();
-  if (!is_secret_handle(v)) return dump_json(v);
+namespace {
+
+// What to type: a string as it is, or the secret a handle names (checked against the element's
+// frame by secret_may_go before it is typed). The value goes to the page only, never back.
+struct ToType {
+  std::string text;
+  std::optional<safety::Secret> secret;
+};
+
+Result<ToType> text_to_type(Context& ctx, const json& v, const std::string& action) {
+  if (v.is_string()) return ToType{v.get<std::string>(), std::nullopt};
+  if (!is_secret_handle(v)) return ToType{dump_json(v), std::nullopt};
   std::string name = v["__ouroSecret"].get<std::string>();
   std::optional<safety::Secret> s = ctx.secrets ? ctx.secrets->find(name) : std::nullopt;
   if (!s) {
@@ -260,23 +291,36 @@ Result<std::string> text_to_type(Context& ctx, const std::string& tab, const jso
     return errorf(Code::NotFound, "{}: no secret named '{}' (configured: {}); the user adds secrets with --secret NAME@DOMAIN or in the settings file",
                   action, name, known.empty() ? "none" : known);
   }
-  auto info = TRY(ctx.browser.tab_info(tab));
-  auto url = safety::parse_url(info.url);
-  if (!url || !s->sites.matches(*url)) {
-    std::string where;
-    for (const auto& p : s->sites.patterns()) where += (where.empty() ? "" : ", ") + p;
-    return errorf(Code::PermissionDenied, "{}: secret '{}' may only be typed into pages of {}; tab {} is on {}", action, name, where, tab,
-                  url ? url->host : info.url.substr(0, 100));
-  }
-  restrict_to_secret_sites(ctx, tab, s->sites);
-  return s->value;
+  std::string value = s->value;
+  return ToType{std::move(value), std::move(s)};
 }
+
+// A secret goes only into an element whose own document's origin (scheme, host and port) is one
+// of the secret's — not merely the tab's: a third-party sign-in frame on an allowed page is
+// another origin (RFC 6454). Refused in every mode: no question could make it the secret's site.
+// Where it may go, the page it goes into may talk only to the secret's sites from then on
+// (actions/egress.h restrict_to_secret_sites).
+Result<void> secret_may_go(Context& ctx, const ToType& typing, const std::string& tab, const json& at, const std::string& action) {
+  if (!typing.secret) return {};
+  auto origin = frame_origin(at);
+  if (origin && typing.secret->sites.matches(*origin)) {
+    restrict_to_secret_sites(ctx, tab, typing.secret->sites);
+    return {};
+  }
+  std::string where;
+  for (const auto& p : typing.secret->sites.patterns()) where += (where.empty() ? "" : ", ") + p;
+  std::string frame = at.is_object() ? get_str(at, "origin", "null") : "null";
+  return errorf(Code::PermissionDenied, "{}: secret '{}' may only be typed into pages of {}; the field on tab {} is in a document of {}", action,
+                typing.secret->name, where, tab, frame.substr(0, 200));
+}
+
+}  // namespace
 
 Result<json> click(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   json options = args.size() > 2 ? args[2] : json();
   auto at = TRY(actionable(ctx, tab, sel, {}, "click", action_timeout(ctx, options)));
-  TRY(gate(ctx, "click", tab, sel, at["target"], at.value("element", "")));
+  TRY(gate(ctx, "click", tab, sel, at));
   int count = options.is_object() && options.value("double", false) ? 2 : 1;
   return click_at(ctx, tab, at, count);
 }
@@ -313,10 +357,12 @@ Result<json> set_date_field(Context& ctx, const std::string& tab, const std::str
 
 Result<json> type(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
-  std::string text = TRY(text_to_type(ctx, tab, args.size() > 2 ? args[2] : json(""), "type"));
+  ToType typing = TRY(text_to_type(ctx, args.size() > 2 ? args[2] : json(""), "type"));
+  const std::string& text = typing.text;
   auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "type", ctx.limits.action_timeout));
-  TRY(gate(ctx, "type", tab, sel, at["target"], at.value("element", "")));
-  if (is_date_input(get_str(at, "inputType")) && !is_secret_handle(args.size() > 2 ? args[2] : json())) {
+  TRY(secret_may_go(ctx, typing, tab, at, "type"));
+  TRY(gate(ctx, "type", tab, sel, at, typing.secret.has_value()));
+  if (is_date_input(get_str(at, "inputType")) && !typing.secret) {
     json set = TRY(set_date_field(ctx, tab, sel, get_str(at, "inputType"), text, "type"));
     return json{{"element", at.value("element", "")}, {"typed", text.size()}, {"value", set["set"]}};
   }
@@ -334,6 +380,8 @@ Result<json> type(Context& ctx, const json& args) {
     else events.emplace_back("Input.insertText", json{{"text", ch}});  // no key for it: insert as an IME would
   }
   TRY(dispatch(ctx, tab, std::move(events)));
+  // A secret's length is not told: the code has no need of it.
+  if (typing.secret) return json{{"element", at.value("element", "")}, {"typed", "[SECRET:" + typing.secret->name + "]"}};
   return json{{"element", at.value("element", "")}, {"typed", text.size()}};
 }
 
@@ -360,14 +408,16 @@ Result<json> fill(Context& ctx, const json& args) {
       bool want = value.is_boolean() ? value.get<bool>() : (value.is_string() ? !value.get<std::string>().empty() && value != "false" : !value.is_null());
       if (want != kind[2].get<bool>()) {
         auto at = TRY(actionable(ctx, tab, sel, {}, "fill", ctx.limits.action_timeout));
-        TRY(gate(ctx, "fill", tab, sel, at["target"], at.value("element", "")));
+        TRY(gate(ctx, "fill", tab, sel, at));
         TRY(click_at(ctx, tab, at));
       }
     } else {
-      std::string text = TRY(text_to_type(ctx, tab, value, "fill"));
+      ToType typing = TRY(text_to_type(ctx, value, "fill"));
+      const std::string& text = typing.text;
       auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "fill", ctx.limits.action_timeout));
-      TRY(gate(ctx, "fill", tab, sel, at["target"], at.value("element", "")));
-      if (kind.is_array() && kind[1].is_string() && is_date_input(kind[1].get<std::string>()) && !is_secret_handle(value)) {
+      TRY(secret_may_go(ctx, typing, tab, at, "fill"));
+      TRY(gate(ctx, "fill", tab, sel, at, typing.secret.has_value()));
+      if (kind.is_array() && kind[1].is_string() && is_date_input(kind[1].get<std::string>()) && !typing.secret) {
         TRY(set_date_field(ctx, tab, sel, kind[1].get<std::string>(), text, "fill"));
         filled.push_back(it.key());
         continue;
@@ -390,7 +440,7 @@ Result<json> select(Context& ctx, const json& args) {
   sel = TRY(replay_target(ctx, tab, "select", sel, ctx.limits.action_timeout));
   if (auto hooks = ctx.hooks(); hooks && hooks->confirm) {
     auto target = TRY(ctx.browser.eval_helpers(tab, "__ouro.targetInfo(" + js_string(sel) + ")", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
-    if (!target.is_null()) TRY(gate(ctx, "select", tab, sel, target, ""));
+    if (!target.is_null()) TRY(gate(ctx, "select", tab, sel, json{{"target", target}}));
   }
   auto deadline = Clock::now() + ctx.limits.action_timeout;
   json r;

@@ -10,6 +10,7 @@
 #include "jsrt/summary.h"
 #include "safety/injection.h"
 #include "safety/redact.h"
+#include "safety/secrets.h"
 #include "session/session.h"
 #include "store/database.h"
 
@@ -30,6 +31,27 @@ double now_ms() {
 }
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// What goes to a model passes the run's secrets: a page's text in the prompt could carry a typed
+// value. A message's cache blocks are scrubbed one by one so their offsets follow the text.
+llm::Request scrubbed_request(const llm::Request& req, const safety::SecretStore* secrets) {
+  llm::Request out = req;
+  if (!secrets || secrets->empty()) return out;
+  out.system = secrets->scrub_text(std::move(out.system));
+  for (auto& m : out.messages) {
+    std::string text;
+    size_t from = 0;
+    for (auto& end : m.cache_blocks) {
+      size_t to = std::min(end, m.content.size());
+      text += secrets->scrub_text(m.content.substr(from, to - std::min(from, to)));
+      from = std::max(from, to);
+      end = text.size();
+    }
+    text += secrets->scrub_text(from < m.content.size() ? m.content.substr(from) : std::string());
+    m.content = std::move(text);
+  }
+  return out;
+}
 
 std::string clip(const std::string& s, size_t n) {
   if (s.size() <= n) return s;
@@ -210,8 +232,10 @@ Result<std::string> Run::ask_user(const json& question) {
 }
 
 void Run::emit(const std::string& type, json data) {
-  // Events go to the Command Center, the database and traces: secrets in URLs stay behind.
+  // Events go to the Command Center, the database, traces and the terminal: secrets in URLs and
+  // the run's named secrets (in any of their usual forms) stay behind.
   safety::redact_json_strings(data);
+  if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(data);
   std::lock_guard lock(m_emit_mutex);
   Event e{++m_seq, type, std::move(data), now_ms()};
   apply_event(m_state, e.type, e.data);
@@ -223,6 +247,8 @@ void Run::checkpoint(int it) {
   // In the user's browser, the run's own tabs only (the user's others are not its to reopen).
   for (const auto& t : m_session.host().context().shared_tabs ? m_session.held_tabs() : m_session.tabs()) tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", clip(t.title, 200)}});
   std::string env = m_session.repl().env_checkpoint();
+  // A tab's URL may hold a typed secret (a submitted GET form): the checkpoint is stored.
+  if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(tabs);
   json data = {{"iteration", it}, {"tabs", tabs}, {"activeTab", m_session.active_tab()}, {"provider", m_provider.position()}, {"envBytes", env.size()}};
   if (m_options.on_checkpoint) {
     json compacted;
@@ -325,7 +351,7 @@ std::string Run::sub_query(const std::string& prompt, const json& data, int inde
   emit("sub-llm-start", {{"index", index}, {"prompt", clip(prompt, 300)}, {"dataChars", data.is_null() ? 0 : (data.is_string() ? data.get<std::string>().size() : dump_json(data).size())},
                           {"images", req.messages.back().images.size()}});
   auto t0 = Clock::now();
-  auto r = m_provider.complete(req, [](const llm::Delta&) {}, m_cancel);
+  auto r = m_provider.complete(scrubbed_request(req, m_session.host().context().secrets.get()), [](const llm::Delta&) {}, m_cancel);
   double ms = ms_since(t0);
   if (!r) {
     emit("sub-llm-complete", {{"index", index}, {"resultMeta", {{"error", r.error().message}, {"ms", ms}}}});
@@ -428,7 +454,8 @@ RunResult Run::execute_commands(const std::string& commands) {
   return finish(std::move(result), have_final, std::move(final));
 }
 
-Result<llm::Response> Run::call_model(int it, const llm::Request& req, double& ms) {
+Result<llm::Response> Run::call_model(int it, const llm::Request& request, double& ms) {
+  const llm::Request req = scrubbed_request(request, m_session.host().context().secrets.get());
   auto t0 = Clock::now();
   auto r = m_provider.complete(req, [&](const llm::Delta& d) {
     if (d.kind == llm::Delta::Kind::Restart) emit("stream-token", {{"iteration", it}, {"restart", true}, {"token", ""}});
@@ -733,6 +760,7 @@ RunResult Run::finish(RunResult result, bool have_final, json final) {
     bool kept = actions::has_acted(m_session.host().context());
     for (const auto& t : m_session.held_tabs())
       result.tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", t.title}, {"underRule", kept}});
+    if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(result.tabs);
   }
   emit("complete", result.to_json());
   return result;

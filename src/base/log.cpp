@@ -1,19 +1,64 @@
 #include "base/log.h"
+#include "base/log_scrubber.h"
 
-#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/sinks/base_sink.h>
 
-#include <cstdlib>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 namespace ouro {
+
+namespace {
+
+std::mutex g_scrubbers_mutex;
+std::vector<std::weak_ptr<const LogScrubber>> g_scrubbers;  // owned by this file; expired ones pruned as they are met
+
+std::string scrub_registered(std::string text) {
+  std::vector<std::shared_ptr<const LogScrubber>> live;
+  {
+    std::lock_guard lock(g_scrubbers_mutex);
+    std::erase_if(g_scrubbers, [&live](const std::weak_ptr<const LogScrubber>& w) {
+      auto s = w.lock();
+      if (s) live.push_back(std::move(s));
+      return !s;
+    });
+  }
+  // Scrubbed outside the registry's lock: a scrubber takes its own.
+  for (const auto& s : live) text = s->scrub_text(std::move(text));
+  return text;
+}
+
+// Writes formatted lines to stderr after the registered scrubbers have seen them, so a secret that
+// reaches a log call unredacted (a page's text in an error) still stays out of the log.
+class ScrubbingStderrSink final : public spdlog::sinks::base_sink<std::mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    std::string line = scrub_registered(std::string(formatted.data(), formatted.size()));
+    std::fwrite(line.data(), 1, line.size(), stderr);
+  }
+  void flush_() override { std::fflush(stderr); }
+};
+
+}  // namespace
+
+void register_log_scrubber(std::weak_ptr<const LogScrubber> scrubber) {
+  std::lock_guard lock(g_scrubbers_mutex);
+  g_scrubbers.push_back(std::move(scrubber));
+}
 
 void init_logging() {
   static bool done = false;
   if (done) return;
   done = true;
-  auto logger = spdlog::stderr_color_mt("ouro");
-  logger->set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
+  auto logger = std::make_shared<spdlog::logger>("ouro", std::make_shared<ScrubbingStderrSink>());
+  spdlog::register_logger(logger);
+  logger->set_pattern("[%H:%M:%S.%e] [%l] %v");
   spdlog::set_default_logger(logger);
   const char* level = std::getenv("OURO_LOG");
   spdlog::set_level(level ? spdlog::level::from_str(level) : spdlog::level::warn);
@@ -96,7 +141,7 @@ std::string redact(std::string_view text) {
     if (matched) continue;
     out.push_back(text[i++]);
   }
-  return out;
+  return scrub_registered(std::move(out));
 }
 
 }  // namespace ouro

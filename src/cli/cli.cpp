@@ -97,7 +97,7 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_option("--memory", f.memory_mb, "Megabytes one evaluation may allocate (default 128)")->check(CLI::Range(16, 8192));
   cmd->add_option("--action-timeout", f.action_timeout_ms, "Milliseconds click/type/… wait for an element (default 5000)")->check(CLI::Range(0, 120000));
   cmd->add_option("--secret", f.secrets,
-                  "NAME@DOMAIN[,DOMAIN]: a secret the code uses as secret(\"NAME\") in type()/fill() on those sites only, never seeing it; "
+                  "NAME@SITE[,SITE]: a secret the code uses as secret(\"NAME\") in type()/fill() on those sites only (scheme and port as written; no scheme: https), never seeing it; "
                   "the value comes from $OURO_SECRET_NAME (repeatable)")
       ->allow_extra_args(false);
   cmd->add_flag("--allow-request-modification", f.allow_request_modification,
@@ -359,14 +359,16 @@ class TerminalConfirmer {
 };
 
 // Runs one snippet in a fresh session and hands its result to `show`, which says the exit code.
-// You at the keyboard: no gate unless you ask for one (then it asks you on the terminal).
+// You at the keyboard: no gate unless you ask for one (then it asks you on the terminal). Under the
+// gate the allowed sites are --url, --allow-domain and the settings file's: the code is not a task,
+// so URLs written in it are not allowed by being written there.
 template <class Show>
 Result<int> eval_once(const CommonFlags& flags, const std::string& code, Show show) {
   bool gated = !flags.allow_domains.empty() || !flags.mode.empty();
   // Declared before the session, so they outlive the hooks that use them.
   std::atomic<bool> interrupted{false};
   TerminalConfirmer confirmer(std::chrono::seconds(60), interrupted);
-  auto s = TRY(session::Session::start(TRY(session_options(flags, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }, gated, code))));
+  auto s = TRY(session::Session::start(TRY(session_options(flags, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }, gated))));
   if (gated) {
     auto hooks = std::make_shared<actions::Context::Hooks>();
     hooks->confirm = [&confirmer](const json& req) { return confirmer.ask(req); };
@@ -771,7 +773,10 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   row.state = "running";
   if (auto kept = prior || resume ? db.update_run(row) : db.insert_run(row); !kept) spdlog::warn("the run is not kept: {}", kept.error().message);
   int64_t seq = prior ? prior->last_seq : resume ? resume->last_seq : 0;
-  bool storing = true;
+  // As the server does: a run whose events can no longer be stored stops and fails (its record
+  // would be missing steps, and a resume could not rebuild it).
+  std::string store_error;
+  agent::Run* running = nullptr;  // set once the run exists, so a failed store can stop it
   std::atomic<bool> cancelled{false};
   TerminalConfirmer confirmer(std::chrono::seconds(rf.confirm_timeout_s), cancelled);
   confirmer.remember = [&db](const std::string& site) { server::remember_site(db, site); };
@@ -806,13 +811,14 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   std::mutex trace_mutex;
   auto keep = [&](const std::string& type, const json& data, double ts) {
     hook_pipeline->on_event(row.id, type, data, ts);  // queues, never waits
-    if (!storing) return;
+    if (!store_error.empty()) return;
     if (auto r = db.append_event(row.id, ++seq, type, dump_json(data), ts); !r) {
-      spdlog::warn("the run's events are not kept from here on: {}", r.error().message);
-      storing = false;
+      store_error = r.error().message;
+      if (running) running->cancel();
     }
   };
   if (prior) keep("user-message", {{"text", rf.task}, {"turn", prior->turns.size() + 1}}, row.created_at);
+  if (!store_error.empty()) return errorf(Code::Unavailable, "the run's events could not be stored: {}", store_error);
   agent::Run run(*s, *provider, ro, [&](const agent::Event& e) {
     if (rf.replay) rf.replay->observe(e.type, e.data);
     view.on_event(e);
@@ -832,8 +838,21 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
     cancelled = true;
     run.cancel();
   });
+  {
+    std::lock_guard lock(trace_mutex);
+    running = &run;
+  }
   agent::RunResult r = run.execute();
+  {
+    std::lock_guard lock(trace_mutex);
+    running = nullptr;
+  }
   row.state = r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
+  if (!store_error.empty()) {
+    row.state = "failed";
+    r.error = "the run's events could not be stored: " + store_error;
+    r.partial = true;
+  }
   // A resumed run's result counts the whole run (its checkpoint's iterations and usage included).
   row.iterations = resume ? resume->state.last_iteration - resume->state.turn_iterations + r.iterations : row.iterations + r.iterations;
   row.final_json = dump_json(r.final);
@@ -873,6 +892,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
     if (saved) std::cerr << fmt::format("saved as script {} v{} ({} steps); replay: ouro replay {}\n", saved->name, saved->version, saved->steps.size(), saved->name);
     else std::cerr << "not saved as a script: " << saved.error().message << "\n";
   }
+  if (!store_error.empty()) return errorf(Code::Unavailable, "run {}: the run's events could not be stored: {}", row.id, store_error);
   if (rf.as_json) std::cout << dump_json(r.to_json()) << "\n";
   else print_value(r.final, false);
   if (r.cancelled) return 130;

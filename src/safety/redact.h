@@ -1,6 +1,9 @@
 // Redaction of what leaves ouro for a model or the disk (prompts, events, traces): the one stage
 // where secrets are masked before data is shown to someone else. Pure functions over text.
 //
+// Secret values: a SecretMatcher finds a value and the usual transformations of it (see
+// secret_variants), so code that encodes a secret it read back from a page does not get it out.
+//
 // URL parameters: a query or fragment value whose name looks like a secret — token, key, password,
 // auth, session, secret, signature, code, … (see is_secret_param_name) — becomes "[REDACTED]",
 // wherever a URL appears in the text.
@@ -8,8 +11,10 @@
 
 #include "base/json.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ouro::safety {
 
@@ -22,5 +27,57 @@ std::string redact_url_params(std::string_view text);
 
 // The same, applied to every string (and object key's value) of a JSON value, in place.
 void redact_json_strings(json& value);
+
+// Values shorter than this are not looked for in text: they could not be told apart from ordinary
+// text ("1234", "abc"). Such values are still typed only on their own sites.
+inline constexpr size_t kMinScrubbedBytes = 4;
+
+// The forms a secret value takes when code transforms it, ASCII case folded (every form is matched
+// in any case, so upper-, lower- and mixed-case copies are found as well):
+//   the value and its reversal (by code point); base64, standard and URL-safe alphabet, with and
+//   without padding (RFC 4648 §4, §5), and the parts of it that appear whatever precedes the value
+//   (the value at offsets 1 and 2 modulo 3, so btoa("user:" + value) is found too — only where
+//   that part is 8 characters or more, since shorter ones are ordinary text); hex; percent-encoded
+//   as encodeURIComponent and encodeURI write it, every byte, and form-encoded
+//   (application/x-www-form-urlencoded: space as '+'); JSON-escaped (as JSON.stringify writes it,
+//   with \uXXXX for non-ASCII, and every character as \uXXXX or \xXX); HTML-escaped (&amp; …) and
+//   every character as a decimal or hex character reference.
+// Values of 4096 bytes or more (a key file) are looked for as they are and in any case only.
+std::vector<std::string> secret_variants(std::string_view value);
+
+// Finds secret values in text in time linear in its length, whatever the number of variants: an
+// Aho-Corasick automaton over every secret's variants (built once, when the secrets are set), and
+// a scan for a value spelled out with a separator: its characters ("h-u-n-t", "h u n t"), or its
+// character codes in decimal or hex ("104,117,110", "104 117", "0x68;0x75"), one separator of one
+// to three characters that are not letters or digits between each. Thread-safe to read.
+class SecretMatcher {
+ public:
+  struct Found {
+    size_t begin = 0, end = 0;  // bytes of the text, [begin, end)
+    size_t secret = 0;          // index into the values given to build
+  };
+  // values under kMinScrubbedBytes are skipped.
+  static SecretMatcher build(const std::vector<std::string>& values);
+  bool empty() const { return m_values.empty(); }
+  // Non-overlapping, sorted, merged where two overlap (the first one's secret named).
+  std::vector<Found> find(std::string_view text) const;
+
+ private:
+  struct State {
+    std::vector<std::pair<unsigned char, int32_t>> next;  // sorted by byte
+    int32_t fail = 0;
+    uint32_t best_len = 0;   // the longest variant that ends here (itself or a suffix), 0: none
+    uint32_t best_secret = 0;
+  };
+  int32_t step(int32_t state, unsigned char c) const;
+  std::vector<State> m_states;
+  std::vector<int32_t> m_root;  // the root's transitions, all 256 bytes
+  // Per secret: its character, decimal and hex code tokens, for the spaced scan.
+  struct Spelled {
+    std::vector<std::vector<std::string>> token_lists;
+  };
+  std::vector<Spelled> m_spelled;
+  std::vector<std::string> m_values;
+};
 
 }  // namespace ouro::safety

@@ -14,12 +14,24 @@ Result<void> check_name(const std::string& name) {
     return errorf(Code::InvalidArgument, "secret name '{}' must be letters, digits, '_' or '-' (at most 64)", name.substr(0, 64));
   return {};
 }
-constexpr size_t kScrubbedFrom = 4;  // shorter values are not looked for in text
+constexpr size_t kScrubbedFrom = kMinScrubbedBytes;  // shorter values are not looked for in text
 }  // namespace
 
-SecretStore::SecretStore(const SecretStore& other) {
+SecretStore::SecretStore(const SecretStore& other) : LogScrubber() {
   std::shared_lock lock(other.m_mutex);
   m_secrets = other.m_secrets;
+  m_matcher = other.m_matcher;
+  m_order = other.m_order;
+}
+
+void SecretStore::rebuild_locked() {
+  std::vector<std::string> values;
+  m_order.clear();
+  for (const auto& [name, s] : m_secrets) {
+    m_order.push_back(name);
+    values.push_back(s.value);
+  }
+  m_matcher = SecretMatcher::build(values);
 }
 
 Result<void> SecretStore::add(const std::string& name, std::string value, const std::vector<std::string>& domains) {
@@ -28,9 +40,10 @@ Result<void> SecretStore::add(const std::string& name, std::string value, const 
   if (value.size() < kScrubbedFrom) return errorf(Code::InvalidArgument, "secret '{}' must be at least 4 characters long", name);
   if (domains.empty()) return errorf(Code::InvalidArgument, "secret '{}' needs the site(s) it may be typed into, e.g. {}@bank.example.com", name, name);
   Secret s{name, std::move(value), {}};
-  for (const auto& d : domains) TRY(s.sites.add(d));
+  for (const auto& d : domains) TRY(s.sites.add(d, PatternRule::Origin));
   std::unique_lock lock(m_mutex);
   m_secrets[name] = std::move(s);
+  rebuild_locked();
   return {};
 }
 
@@ -39,6 +52,7 @@ Result<void> SecretStore::add_answer(const std::string& name, std::string value,
   if (value.empty()) return errorf(Code::InvalidArgument, "secret '{}' is empty", name);
   std::unique_lock lock(m_mutex);
   m_secrets[name] = Secret{name, std::move(value), std::move(sites)};
+  rebuild_locked();
   return {};
 }
 
@@ -67,15 +81,18 @@ std::string SecretStore::scrub_text(std::string text) const {
 }
 
 std::string SecretStore::scrub_text_locked(std::string text) const {
-  for (const auto& [name, s] : m_secrets) {
-    if (s.value.size() < kScrubbedFrom) continue;
-    for (size_t at = text.find(s.value); at != std::string::npos; at = text.find(s.value, at)) {
-      std::string mark = "[SECRET:" + name + "]";
-      text.replace(at, s.value.size(), mark);
-      at += mark.size();
-    }
+  auto found = m_matcher.find(text);
+  if (found.empty()) return text;
+  std::string out;
+  out.reserve(text.size());
+  size_t at = 0;
+  for (const auto& f : found) {
+    out.append(text, at, f.begin - at);
+    out += "[SECRET:" + m_order[f.secret] + "]";
+    at = f.end;
   }
-  return text;
+  out.append(text, at, std::string::npos);
+  return out;
 }
 
 void SecretStore::scrub(json& v) const {
@@ -95,6 +112,34 @@ void SecretStore::scrub_locked(json& v) const {
     v = std::move(out);
   } else if (v.is_array()) {
     for (auto& x : v) scrub_locked(x);
+    // Items that spell a value out — [104, 117, 110, …] from charCodeAt, ['h', 'u', …] from
+    // split('') — read as one text with a separator between items; a run found there becomes one
+    // "[SECRET:name]" item.
+    if (v.size() < 2) return;
+    std::string joined;
+    std::vector<size_t> starts;
+    for (const auto& x : v) {
+      starts.push_back(joined.size());
+      if (x.is_number_integer()) joined += std::to_string(x.get<int64_t>());
+      else if (x.is_string() && x.get_ref<const std::string&>().size() <= 4) joined += x.get_ref<const std::string&>();
+      else joined += '\x1e';  // not part of a spelled value
+      joined += '\x1f';
+    }
+    auto found = m_matcher.find(joined);
+    if (found.empty()) return;
+    json out = json::array();
+    size_t f = 0, marked = found.size();
+    for (size_t i = 0; i < v.size(); ++i) {
+      size_t end = starts[i] + 1 < joined.size() && i + 1 < v.size() ? starts[i + 1] : joined.size();
+      while (f < found.size() && found[f].end <= starts[i]) ++f;
+      if (f == found.size() || found[f].begin >= end) {
+        out.push_back(std::move(v[i]));
+      } else if (marked != f) {  // one marker for the whole run: its length is not shown
+        out.push_back("[SECRET:" + m_order[found[f].secret] + "]");
+        marked = f;
+      }
+    }
+    v = std::move(out);
   }
 }
 

@@ -56,7 +56,8 @@ Result<Url> parse_url(std::string_view text) {
   // A trailing dot names the same host ("example.com." is example.com).
   while (!host.empty() && host.back() == '.') host.pop_back();
   u.host = host;
-  u.port = r->has_port() ? static_cast<int>(r->port_number()) : default_port(u.scheme);
+  // "http://host:/" has an empty port, which means the default one (WHATWG URL, port state).
+  u.port = r->has_port() && !r->port().empty() ? static_cast<int>(r->port_number()) : default_port(u.scheme);
   if ((u.scheme == "http" || u.scheme == "https" || u.scheme == "ws" || u.scheme == "wss") && u.host.empty())
     return errorf(Code::InvalidArgument, "'{}' has no host", text.substr(0, 200));
   return u;
@@ -84,31 +85,59 @@ std::string site_of_host(std::string_view raw) {
   return out;
 }
 
-Result<void> SiteList::add(std::string_view raw) {
+Result<void> SiteList::add(std::string_view raw, PatternRule rule) {
   std::string p = lower(raw);
-  // Accept a URL given where a domain was expected.
-  if (p.find("://") != std::string::npos) {
+  Pattern pat;
+  bool port_written = false;
+  if (auto sep = p.find("://"); sep != std::string::npos) {
+    // A URL given where a domain was expected: its host, and its port when one is written.
+    auto r = boost::urls::parse_uri(p);
+    if (!r) return errorf(Code::InvalidArgument, "'{}' is not a URL or a domain pattern ({})", raw.substr(0, 200), r.error().message());
+    if (r->has_port() && r->port().empty())
+      return errorf(Code::InvalidArgument, "'{}': the port is empty; write the port number or leave out the ':'", raw.substr(0, 200));
     auto u = TRY(parse_url(p));
-    m_patterns.push_back({u.host, false, 0});
+    if (u.host.empty()) return errorf(Code::InvalidArgument, "'{}' names no host", raw.substr(0, 200));
+    pat.host = u.host;
+    pat.scheme = u.scheme;
+    port_written = r->has_port();
+    pat.port = port_written || rule == PatternRule::Origin ? u.port : 0;
+  } else {
+    if (p.rfind("*.", 0) == 0) {
+      pat.subdomains = true;
+      p = p.substr(2);
+    }
+    if (auto colon = p.rfind(':'); colon != std::string::npos && p.find(':') == colon) {
+      std::string port = p.substr(colon + 1);
+      if (port.empty() || port.size() > 5 || !std::all_of(port.begin(), port.end(), ::isdigit) || std::stoi(port) == 0 || std::stoi(port) > 65535)
+        return errorf(Code::InvalidArgument, "'{}': the port must be a number from 1 to 65535", raw);
+      pat.port = std::stoi(port);
+      port_written = true;
+      p = p.substr(0, colon);
+    }
+    while (!p.empty() && p.back() == '.') p.pop_back();
+    if (p.empty() || p.find_first_of("/?#@ *") != std::string::npos)
+      return errorf(Code::InvalidArgument, "'{}' is not a domain pattern: use example.com, *.example.com or 127.0.0.1:8080", raw);
+    pat.host = p;
+  }
+  if (rule == PatternRule::Site) {
+    pat.scheme.clear();  // a site is its host (and port when written), whatever the scheme
+    m_patterns.push_back(std::move(pat));
     return {};
   }
-  Pattern pat;
-  if (p.rfind("*.", 0) == 0) {
-    pat.subdomains = true;
-    p = p.substr(2);
+  if (!pat.scheme.empty()) {
+    m_patterns.push_back(std::move(pat));
+    return {};
   }
-  if (auto colon = p.rfind(':'); colon != std::string::npos && p.find(':') == colon) {
-    std::string port = p.substr(colon + 1);
-    if (port.empty() || port.size() > 5 || !std::all_of(port.begin(), port.end(), ::isdigit))
-      return errorf(Code::InvalidArgument, "'{}': the port must be a number", raw);
-    pat.port = std::stoi(port);
-    p = p.substr(0, colon);
+  // Origin, no scheme written: https, and for a loopback host http as well; each on the written
+  // port, else on its own default port.
+  std::vector<std::string> schemes = {"https"};
+  if (classify_host(pat.host) == HostKind::Loopback) schemes.push_back("http");
+  for (const auto& scheme : schemes) {
+    Pattern o = pat;
+    o.scheme = scheme;
+    if (!port_written) o.port = default_port(scheme);
+    m_patterns.push_back(std::move(o));
   }
-  while (!p.empty() && p.back() == '.') p.pop_back();
-  if (p.empty() || p.find_first_of("/?#@ *") != std::string::npos)
-    return errorf(Code::InvalidArgument, "'{}' is not a domain pattern: use example.com, *.example.com or 127.0.0.1:8080", raw);
-  pat.host = p;
-  m_patterns.push_back(std::move(pat));
   return {};
 }
 
@@ -117,13 +146,19 @@ void SiteList::add_site_of(const Url& url) {
   std::string site = site_of_host(url.host);
   bool address = ipv4(site).has_value() || site.find(':') != std::string::npos || site.find('.') == std::string::npos;
   // An address or a single-label name is that host only, on that port.
-  if (address) m_patterns.push_back({url.host, false, url.port});
-  else m_patterns.push_back({site, true, 0});
+  if (address) m_patterns.push_back({url.host, false, url.port, ""});
+  else m_patterns.push_back({site, true, 0, ""});
+}
+
+void SiteList::add_origin(const Url& url) {
+  if (url.host.empty()) return;
+  m_patterns.push_back({url.host, false, url.port, url.scheme});
 }
 
 bool SiteList::matches(const Url& url) const {
   for (const auto& p : m_patterns) {
     if (p.port && p.port != url.port) continue;
+    if (!p.scheme.empty() && p.scheme != url.scheme) continue;
     if (url.host == p.host || url.host == "www." + p.host) return true;
     if (p.subdomains && ends_with(url.host, "." + p.host)) return true;
   }
@@ -132,7 +167,15 @@ bool SiteList::matches(const Url& url) const {
 
 std::vector<std::string> SiteList::patterns() const {
   std::vector<std::string> out;
-  for (const auto& p : m_patterns) out.push_back((p.subdomains ? "*." : "") + p.host + (p.port ? ":" + std::to_string(p.port) : ""));
+  for (const auto& p : m_patterns) {
+    std::string host = (p.subdomains ? "*." : "") + p.host;
+    if (p.scheme.empty()) {
+      out.push_back(host + (p.port ? ":" + std::to_string(p.port) : ""));
+    } else {
+      if (p.host.find(':') != std::string::npos) host = "[" + host + "]";  // an IPv6 address in a URL (RFC 3986 §3.2.2)
+      out.push_back(p.scheme + "://" + host + (p.port && p.port != default_port(p.scheme) ? ":" + std::to_string(p.port) : ""));
+    }
+  }
   return out;
 }
 

@@ -26,13 +26,25 @@ Result<Url> parse_url(std::string_view text);
 // two-letter country code under a short second level (co.uk, com.au) keeps three labels.
 std::string site_of_host(std::string_view host);
 
+// How a pattern's scheme and port are read.
+//  Site: the host decides; a port is that port only when written, any port otherwise, and any
+//        scheme (a URL's scheme is ignored). An allowlist of where a run may go.
+//  Origin: scheme and port as written (RFC 6454 origins): "http://127.0.0.1:8765" is that exactly;
+//        no scheme written means https (and http as well for a loopback host, which browsers
+//        treat as potentially trustworthy, W3C Secure Contexts §3.1); no port written means the
+//        scheme's default port. Where a secret may be typed.
+enum class PatternRule { Site, Origin };
+
 // Allowed sites. Patterns: "example.com" (that host and its www.), "*.example.com" (example.com
-// and every subdomain), an IP address or "localhost", each optionally with ":port".
+// and every subdomain), an IP address or "localhost", each optionally with ":port", or a URL
+// ("http://127.0.0.1:8765/"). An empty port ("host:", "http://host:/") is an error.
 class SiteList {
  public:
-  Result<void> add(std::string_view pattern);
+  Result<void> add(std::string_view pattern, PatternRule rule = PatternRule::Site);
   // The site of a URL: *.<site_of_host(host)>, so sub-domains of a task's URL are included.
   void add_site_of(const Url& url);
+  // Exactly the URL's origin: its scheme, host and port.
+  void add_origin(const Url& url);
   bool matches(const Url& url) const;
   bool empty() const { return m_patterns.empty(); }
   std::vector<std::string> patterns() const;
@@ -41,7 +53,8 @@ class SiteList {
   struct Pattern {
     std::string host;
     bool subdomains = false;
-    int port = 0;  // 0: any
+    int port = 0;        // 0: any
+    std::string scheme;  // empty: any
   };
   std::vector<Pattern> m_patterns;
 };

@@ -6,6 +6,7 @@
 #include "actions/host.h"
 #include "actions/registry.h"
 #include "base/log.h"
+#include "base/log_scrubber.h"
 #include "net/io.h"
 #include "safety/sites.h"
 #include "safety/secrets.h"
@@ -236,6 +237,8 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   // The session's own store: the configured secrets, and those the user answers during a run.
   auto secrets = options.secrets ? std::make_shared<safety::SecretStore>(*options.secrets) : std::make_shared<safety::SecretStore>();
   p.host->context().secrets = secrets;
+  // Logs too: a page's text quoted in an error may hold a typed value.
+  register_log_scrubber(secrets);
   options.repl.host_functions = actions::host_function_names();
   actions::Host* host = p.host.get();
   p.logs->handler = std::move(options.on_log);

@@ -120,7 +120,9 @@ TEST(Act, CommandLanguageTakesRefsSelectorsKeysWaitsAndHistory) {
 
 TEST(Act, TypesASecretByHandleAndNeverShowsIt) {
   auto store = std::make_shared<safety::SecretStore>();
-  ASSERT_TRUE(store->add("site_pw", "Hunter2-Value-99", {"127.0.0.1"}));
+  std::string origin = site().url("/");
+  origin.pop_back();
+  ASSERT_TRUE(store->add("site_pw", "Hunter2-Value-99", {origin}));
   auto made = isolated_session([&](session::SessionOptions& o) { o.secrets = store; });
   auto& s = *made;
   ASSERT_TRUE(s.open_urls({act_url("enter-password")}));

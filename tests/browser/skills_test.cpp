@@ -10,7 +10,9 @@ std::string page(const std::string& name) { return "{{/act/pages/" + name + ".ht
 
 TEST(Skills, LoginFollowsATwoStepFormWithASecretAndChecksItWorked) {
   auto store = std::make_shared<safety::SecretStore>();
-  ASSERT_TRUE(store->add("pw", "Correct-Horse-7", {"127.0.0.1"}));
+  std::string origin = site().url("/");
+  origin.pop_back();
+  ASSERT_TRUE(store->add("pw", "Correct-Horse-7", {origin}));
   auto s = isolated_session([&](session::SessionOptions& o) { o.secrets = store; });
   json r = ok(with_urls("const t = await openTab('" + page("login-two-step") + "'); await login(t, { email: 'ada@example.com', password: secret('pw') })"), s.get());
   EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();

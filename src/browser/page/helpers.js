@@ -150,6 +150,10 @@
     const off = frameOffset(el);
     const out = { ok: true, x: cx + off.x, y: cy + off.y, element: describe(el), count: all.length, target: target(el) };
     if (el.localName === 'input') out.inputType = String(el.type || '').toLowerCase();
+    // The origin of the element's own document (HTML: the serialised origin of its frame, "null"
+    // when opaque), which decides where a secret may be typed: not the tab's.
+    const view = el.ownerDocument && el.ownerDocument.defaultView;
+    out.origin = view ? String(view.origin) : 'null';
     // A run records what identifies the element (heal.js), in this same call.
     if (needs.identify && globalThis.__ouroHeal) out.details = globalThis.__ouroHeal.identify(el);
     return out;
