@@ -33,7 +33,7 @@ bench: build
 	@./bench/run.sh $(BUILD_DIR) $(ARGS)
 
 docs: build
-	$(BUILD_DIR)/ouro help api --markdown > docs/API.md
+	$(BUILD_DIR)/ouro help api --markdown > docs/reference/api.md
 
 asan:
 	$(MAKE) test PRESET=asan

@@ -1109,7 +1109,7 @@ Result<int> run(int argc, char** argv) {
   serve->add_flag("--no-open", no_open, "Do not open the Command Center in the browser");
   serve->add_option("--browser-pool", serve_flags.browser_pool,
                     "A JSON file of browser endpoints for the runs: {\"endpoints\": [{\"url\": \"ws://…|http://host:port\", \"capacity\": 4}, …]} "
-                    "(see docs/scaling.md)");
+                    "(see docs/guides/pools-and-scaling.md)");
   int serve_confirm_timeout = 60;
   serve->add_option("--confirm-timeout", serve_confirm_timeout, "Seconds a sensitive-action question waits for an answer before it counts as deny (default 60)")
       ->check(CLI::Range(1, 3600));
@@ -1206,7 +1206,7 @@ Result<int> run(int argc, char** argv) {
   auto* help = app.add_subcommand("help", "Reference documentation");
   bool markdown = false;
   auto* api = help->add_subcommand("api", "Print the REPL API reference (the same text the model is given)");
-  api->add_flag("--markdown", markdown, "Markdown, as in docs/API.md");
+  api->add_flag("--markdown", markdown, "Markdown, as in docs/reference/api.md");
   help->require_subcommand(1);
 
   try {
