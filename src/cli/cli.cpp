@@ -14,6 +14,7 @@
 #include "net/io.h"
 #include "browser/discovery.h"
 #include "cli/pool.h"
+#include "cli/reference.h"
 #include "server/pool.h"
 #include "server/api.h"
 #include "server/conversation.h"
@@ -1019,7 +1020,7 @@ Result<int> run(int argc, char** argv) {
   CLI::App app{"ouro — a browser you can script, and an agent that scripts it.\n"
                "Drives a real Chromium over the DevTools Protocol; JavaScript runs in a sandboxed REPL."};
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version", "ouro 0.1.0");
+  app.set_version_flag("--version", "ouro " + std::string(version_string()));
 
   CommonFlags exec_flags;
   std::string code;
@@ -1208,6 +1209,14 @@ Result<int> run(int argc, char** argv) {
   auto* api = help->add_subcommand("api", "Print the REPL API reference (the same text the model is given)");
   api->add_flag("--markdown", markdown, "Markdown, as in docs/reference/api.md");
   help->require_subcommand(1);
+
+  // Hidden: the man page, shell completions and docs/reference/commands.md, from this command line (cli/reference.cpp).
+  if (argc == 3 && std::string_view(argv[1]) == "__reference") {
+    auto text = cli_reference(app, argv[2], version_string());
+    if (!text) return make_error(Code::InvalidArgument, "__reference takes man, bash, zsh, fish or markdown");
+    std::cout << *text;
+    return 0;
+  }
 
   try {
     app.parse(argc, argv);
