@@ -473,10 +473,10 @@ std::string fish(const Cmd& top) {
       if (c.path.empty() && o.names.back() == "--help") continue;
       out << "complete -c ouro -n " << sh_quote(c.path.empty() ? "__fish_use_subcommand" : here);
       for (const auto& n : o.names) out << (n.rfind("--", 0) == 0 ? " -l " + n.substr(2) : " -s " + n.substr(1));
-      if (o.takes_value) {
-        out << " -r";
+      if (o.takes_value) {  // -r -F: a file; -x: a value, no files (its choices, or directories)
+        if (o.kind == "file") out << " -r -F";
+        else out << " -x";
         if (!o.choices.empty()) out << " -a " << sh_quote(join(o.choices, " "));
-        else if (o.kind == "file") out << " -F";
         else if (o.kind == "dir") out << " -a '(__fish_complete_directories)'";
       }
       out << " -d " << sh_quote(first_sentence(o.desc)) << "\n";
