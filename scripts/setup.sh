@@ -9,6 +9,7 @@ packages=(
   libsqlite3-dev libgtest-dev libgmock-dev libjavascriptcoregtk-4.1-dev libseccomp-dev libcurl4-openssl-dev
   chromium fonts-dejavu-core tzdata
   libsecret-1-dev gnome-keyring dbus-daemon
+  man-db groff-base bsdextrautils  # the install test renders the man page (man -l, col)
 )
 
 missing=()

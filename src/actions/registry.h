@@ -1,7 +1,7 @@
-// The capability registry (ARCHITECTURE principle 1): every REPL capability is declared once —
+// The capability registry (docs/design/architecture.md, principle 1): every REPL capability is declared once —
 // name, parameters, return shape, one-line description, risk class, where it runs and, for host
 // capabilities, its implementation on the browser kernel. The REPL bindings, `ouro help api`, the
-// model's API reference and docs/API.md are all generated from this one table.
+// model's API reference and docs/reference/api.md are all generated from this one table.
 #pragma once
 
 #include "actions/fit.h"
@@ -71,7 +71,7 @@ Result<std::map<std::string, int>> permission_overrides(const std::map<std::stri
 
 // "click(tabId, selector, options?) → { element: string }"
 std::string signature(const Capability& c);
-// The API reference as plain text (system prompt, `ouro help api`) or Markdown (docs/API.md).
+// The API reference as plain text (system prompt, `ouro help api`) or Markdown (docs/reference/api.md).
 std::string reference_text();
 std::string reference_markdown();
 

@@ -14,6 +14,7 @@
 #include "net/io.h"
 #include "browser/discovery.h"
 #include "cli/pool.h"
+#include "cli/reference.h"
 #include "server/pool.h"
 #include "server/api.h"
 #include "server/conversation.h"
@@ -1039,7 +1040,7 @@ Result<int> run(int argc, char** argv) {
   CLI::App app{"ouro — a browser you can script, and an agent that scripts it.\n"
                "Drives a real Chromium over the DevTools Protocol; JavaScript runs in a sandboxed REPL."};
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version", "ouro 0.1.0");
+  app.set_version_flag("--version", "ouro " + std::string(version_string()));
 
   CommonFlags exec_flags;
   std::string code;
@@ -1129,7 +1130,7 @@ Result<int> run(int argc, char** argv) {
   serve->add_flag("--no-open", no_open, "Do not open the Command Center in the browser");
   serve->add_option("--browser-pool", serve_flags.browser_pool,
                     "A JSON file of browser endpoints for the runs: {\"endpoints\": [{\"url\": \"ws://…|http://host:port\", \"capacity\": 4}, …]} "
-                    "(see docs/scaling.md)");
+                    "(see docs/guides/pools-and-scaling.md)");
   int serve_confirm_timeout = 60;
   serve->add_option("--confirm-timeout", serve_confirm_timeout, "Seconds a sensitive-action question waits for an answer before it counts as deny (default 60)")
       ->check(CLI::Range(1, 3600));
@@ -1226,8 +1227,16 @@ Result<int> run(int argc, char** argv) {
   auto* help = app.add_subcommand("help", "Reference documentation");
   bool markdown = false;
   auto* api = help->add_subcommand("api", "Print the REPL API reference (the same text the model is given)");
-  api->add_flag("--markdown", markdown, "Markdown, as in docs/API.md");
+  api->add_flag("--markdown", markdown, "Markdown, as in docs/reference/api.md");
   help->require_subcommand(1);
+
+  // Hidden: the man page, shell completions and docs/reference/commands.md, from this command line (cli/reference.cpp).
+  if (argc == 3 && std::string_view(argv[1]) == "__reference") {
+    auto text = cli_reference(app, argv[2], version_string());
+    if (!text) return make_error(Code::InvalidArgument, "__reference takes man, bash, zsh, fish or markdown");
+    std::cout << *text;
+    return 0;
+  }
 
   try {
     app.parse(argc, argv);

@@ -1,4 +1,4 @@
-// The network thread: one Asio io_context run by one thread that owns every socket (ARCHITECTURE
+// The network thread: one Asio io_context run by one thread that owns every socket (docs/design/architecture.md
 // principle 4). Other threads hand work to it with post(). Asio headers stay out of this header.
 #pragma once
 

@@ -35,10 +35,10 @@ TEST(Registry, ReferenceShowsSignaturesAndReturnTypes) {
 }
 
 TEST(Registry, DocsApiMdIsGeneratedFromTheRegistry) {
-  std::ifstream in(std::string(OURO_SOURCE_DIR) + "/docs/API.md");
+  std::ifstream in(std::string(OURO_SOURCE_DIR) + "/docs/reference/api.md");
   std::stringstream ss;
   ss << in.rdbuf();
-  EXPECT_EQ(ss.str(), reference_markdown()) << "docs/API.md is stale: run `make docs`";
+  EXPECT_EQ(ss.str(), reference_markdown()) << "docs/reference/api.md is stale: run `make docs`";
 }
 
 TEST(Registry, ArgumentChecksNameTheCall) {

@@ -1,0 +1,10 @@
+# Writes the man page and the shell completions into DIR, as the built ouro (OURO) prints them.
+file(MAKE_DIRECTORY ${DIR})
+foreach(pair "man;ouro.1" "bash;ouro.bash" "zsh;_ouro" "fish;ouro.fish")
+  list(GET pair 0 format)
+  list(GET pair 1 name)
+  execute_process(COMMAND ${OURO} __reference ${format} OUTPUT_FILE ${DIR}/${name} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "ouro __reference ${format} failed (${rc})")
+  endif()
+endforeach()
