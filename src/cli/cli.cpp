@@ -15,6 +15,7 @@
 #include "browser/discovery.h"
 #include "cli/pool.h"
 #include "cli/reference.h"
+#include "store/data_dir_lock.h"
 #include "server/pool.h"
 #include "server/api.h"
 #include "server/conversation.h"
@@ -714,7 +715,14 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   if (!rf.resume_id.empty()) {
     // A run `ouro run` was doing when it was killed is still "running" in the database (nothing
     // marked it); one the server was doing is "interrupted".
-    auto db = TRY(store::Database::open(opts.db_path.empty() ? store::default_data_dir() + "/ouro.db" : opts.db_path));
+    std::string db_path = opts.db_path.empty() ? store::default_data_dir() + "/ouro.db" : opts.db_path;
+    // A run of a server that is up is that server's to resume (it may be running it now).
+    if (auto pid = store::DataDirLock::holder(std::filesystem::path(db_path).parent_path().string()))
+      return errorf(Code::FailedPrecondition,
+                    "run {} is in the data directory of the ouro serve that is up ({}); resume it there: the Command Center's "
+                    "Resume, or POST /api/runs/{}/resume",
+                    rf.resume_id, *pid > 0 ? "pid " + std::to_string(*pid) : "its process id is not recorded", rf.resume_id);
+    auto db = TRY(store::Database::open(db_path));
     resume = TRY(server::load_resume_point(*db, rf.resume_id, {"interrupted", "running", "queued"}));
     task = resume->state.task;
     // The sites the run was given (its start URLs, kept with its options) and those its tabs were on.
@@ -930,6 +938,10 @@ Result<int> cmd_mcp_flags(const CommonFlags& flags, llm::SettingsFlags sf, int m
 
 Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_timeout_s = 60) {
   std::string data_dir = flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir;
+  // One server per data directory: a second one would take the first's live runs for interrupted.
+  if (std::error_code ec; !std::filesystem::exists(data_dir, ec) && std::filesystem::create_directories(data_dir, ec))
+    std::filesystem::permissions(data_dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
+  auto held = TRY(store::DataDirLock::acquire(data_dir));
   // The profile's session keeps the runtime (browser, database) for the server's lifetime; on a
   // browser pool the runtime has the network thread and database only (cli/pool.h).
   std::unique_ptr<session::Session> base;

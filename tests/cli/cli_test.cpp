@@ -5,6 +5,7 @@
 #include "injection_sites.h"
 #include "raw_server.h"
 
+#include "store/data_dir_lock.h"
 #include "store/database.h"
 
 #include <curl/curl.h>
@@ -598,6 +599,42 @@ TEST(CliServe, PrintsATokenUrlServesTheApiAndStopsOnCtrlC) {
   int status = 0;
   waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a clean stop on Ctrl-C";
+}
+
+// One server per data directory on SQLite: the second is refused at once, naming the first,
+// and leaves the first's runs alone; so is a resume there from the terminal.
+TEST(CliServe, ASecondServerOnOneDataDirectoryIsRefusedNamingTheFirst) {
+  std::string dir = temp_dir();
+  std::string out_file = dir + "/out.txt";
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("OURO_DATA_DIR", dir.c_str(), 1);
+    freopen(out_file.c_str(), "w", stdout);
+    freopen((dir + "/err.txt").c_str(), "w", stderr);
+    execl(ouro_binary().c_str(), "ouro", "serve", "--port", "0", nullptr);
+    _exit(127);
+  }
+  bool up = false;
+  for (int i = 0; i < 200 && !up; ++i) {
+    std::ifstream in(out_file);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    up = text.find("Ouroboros Command Center: ") != std::string::npos;
+    if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(up) << "the first server did not start";
+  Outcome second = ouro("serve --port 0", "", "OURO_DATA_DIR=" + dir);
+  EXPECT_NE(second.code, 0);
+  EXPECT_NE(second.err.find("is used by another ouro serve (pid " + std::to_string(pid) + ")"), std::string::npos) << second.err;
+  Outcome resume = ouro("run --resume r0000000000 --provider script:" + script_file({{{"text", repl_reply("setFinal(1)")}}}), "",
+                        "OURO_DATA_DIR=" + dir);
+  EXPECT_NE(resume.code, 0);
+  EXPECT_NE(resume.err.find("resume it there"), std::string::npos) << resume.err;
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the first server was left alone and stopped cleanly";
+  // With the first one gone, the directory is free again.
+  EXPECT_FALSE(store::DataDirLock::holder(dir).has_value());
 }
 
 TEST(CliWorkspace, WorkspacesKeepStoresAndRunsApart) {
