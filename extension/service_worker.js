@@ -34,7 +34,7 @@ const BLOCKED_DOMAINS = ['Browser.', 'SystemInfo.', 'Tethering.'];
 let groups = new Map();      // groupId → {conversation, title, color}
 let attached = new Set();    // tabIds this extension's debugger is attached to
 const tabGroup = new Map();  // tabId → groupId, as last seen (to tell joins from leaves)
-const ourMoves = new Set();  // tabIds this worker is grouping right now (tabAdded by: 'ouro')
+const ourMoves = new Set();  // tabIds openTab is grouping: ouro knows of them from its reply, no tabAdded
 
 const loaded = (async () => {
   const s = await chrome.storage.session.get({ groups: {}, attached: [] });
@@ -331,7 +331,8 @@ const METHODS = {
       }
       tabGroup.set(tab.id, groupId);
     } finally {
-      ourMoves.delete(tab.id);
+      // chrome.tabs.onUpdated may report the move before or after chrome.tabs.group resolves.
+      setTimeout(() => ourMoves.delete(tab.id), 2000);
     }
     await attachTab(tab.id);
     publish();
@@ -441,7 +442,7 @@ chrome.debugger.onDetach.addListener(async (source, reason) => {
 
 // A tab's group changed: joining one of ouro's groups shares it, leaving ends ouro's access at
 // once — the debugger is detached before ouro hears of it, so no command reaches it after.
-async function groupMoved(tabId, groupId, tab) {
+async function groupMoved(tabId, groupId, tab, by) {
   await loaded;
   const before = tabGroup.get(tabId);
   tabGroup.set(tabId, groupId);
@@ -452,8 +453,8 @@ async function groupMoved(tabId, groupId, tab) {
     await saveSession();
     send({ method: 'tabRemoved', params: { tabId, groupId: before, conversation: left.conversation, reason: 'left-group' } });
   }
-  if (joined) {
-    const by = ourMoves.has(tabId) ? 'ouro' : tab && tab.openerTabId !== undefined && groups.has(tabGroup.get(tab.openerTabId)) ? 'opener' : 'user';
+  if (joined && !ourMoves.has(tabId)) {
+    if (!by) by = tab && tab.openerTabId !== undefined && groups.has(tabGroup.get(tab.openerTabId)) ? 'opener' : 'user';
     send({ method: 'tabAdded', params: { tabId, groupId, conversation: joined.conversation, url: (tab && (tab.url || tab.pendingUrl)) || '', title: (tab && tab.title) || '', by,
                                          ...(tab && tab.openerTabId !== undefined ? { openerTabId: tab.openerTabId } : {}) } });
   }
@@ -464,14 +465,18 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => { if ('groupId' in cha
 
 // A tab opened from one in ouro's group (a link with target=_blank, window.open) goes into the
 // same group: the run may follow it, and the user sees it there.
+// A tab born inside one of ouro's groups was put there by Chrome (opened from a grouped tab, whose
+// id Chrome does not always report as openerTabId), not by the user.
 chrome.tabs.onCreated.addListener(async tab => {
   await loaded;
-  tabGroup.set(tab.id, tab.groupId);
   const openerGroup = tab.openerTabId !== undefined ? tabGroup.get(tab.openerTabId) : undefined;
-  if (groups.has(openerGroup) && tab.groupId !== openerGroup) {
-    try { await chrome.tabs.group({ tabIds: [tab.id], groupId: openerGroup }); } catch (_) { /* another window: stays out */ }
-  } else if (groups.has(tab.groupId)) {
-    groupMoved(tab.id, tab.groupId, tab);
+  if (groups.has(tab.groupId)) {
+    groupMoved(tab.id, tab.groupId, tab, 'opener');
+  } else {
+    if (!tabGroup.has(tab.id)) tabGroup.set(tab.id, tab.groupId);
+    if (groups.has(openerGroup)) {
+      try { await chrome.tabs.group({ tabIds: [tab.id], groupId: openerGroup }); } catch (_) { /* another window: stays out */ }
+    }
   }
 });
 

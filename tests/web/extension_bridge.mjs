@@ -145,6 +145,13 @@ async function main() {
     check(forbidden.error && forbidden.error.code === 'Forbidden', 'Target.createTarget is refused (tabs come from openTab, in the group)');
     await cdp(tabId, 'Fetch.disable', {});
 
+    // A tab the run's page opens joins the group.
+    const popup = cdp(tabId, 'Runtime.evaluate', { expression: `window.open('${fx}/page.html'); 1`, userGesture: true });
+    const opened = await b.waitFor(m => m.method === 'tabAdded' && m.params.by === 'opener').catch(() => null);
+    await popup;
+    check(opened && opened.params.groupId === groupId, `a tab opened from the group joins it: tabAdded by opener (${opened && opened.params.tabId})`);
+    if (opened) await b.request('closeTab', { tabId: opened.params.tabId });
+
     // Flat sessions: an out-of-process frame reached by its sessionId.
     await cdp(tabId, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
     b.events.length = 0;
@@ -215,6 +222,22 @@ async function main() {
       const bad = await axeCheck(panel, 'side panel');
       check(bad.length === 0, `side panel: no serious or critical axe-core violation (${bad.map(v => v.id).join(', ') || 'none'})`);
     } catch (e) { check(false, `axe-core in the side panel: ${e.message.split('\n')[0]}`); }
+
+    // Chrome stops the service worker: the run loses nothing; the worker comes back (the panel's
+    // port wakes it), says hello again with the groups, and ouro attaches again.
+    const cdpSession = await browser.newBrowserCDPSession();
+    const { targetInfos } = await cdpSession.send('Target.getTargets');
+    const swTarget = targetInfos.find(t => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${extId}/`));
+    const helloBefore = b.hello;
+    await cdpSession.send('Target.closeTarget', { targetId: swTarget.targetId });
+    let back = false;
+    for (let i = 0; i < 100 && !back; i++) { await sleep(100); back = !!b.socket && b.hello !== helloBefore; }
+    check(back, 'the service worker stopped and came back: a new hello');
+    if (back) {
+      check(b.hello.groups.length === 2 && b.hello.groups.every(g => g.tabs.every(t => !t.attached)), `its hello lists the 2 groups, nothing attached (${b.hello.groups.map(g => g.title).join(', ')})`);
+      const again = await b.request('attach', { conversation: 'conv-1', tabId });
+      check(again.result && again.result.tabId === tabId, 'ouro attaches its tab again');
+    }
 
     // The cost of a DevTools command through the bridge against a direct DevTools WebSocket.
     const N = 200;
