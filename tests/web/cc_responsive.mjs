@@ -63,11 +63,13 @@ async function main() {
         return { h: f.querySelector('h2') && f.querySelector('h2').textContent, strong: !!f.querySelector('strong'), em: !!f.querySelector('em'),
                  code: !!f.querySelector('code'), table: f.querySelectorAll('tbody tr').length, right: f.querySelector('td:nth-child(2)') && f.querySelector('td:nth-child(2)').style.textAlign,
                  links: [...f.querySelectorAll('a')].map(a => a.href), img: f.querySelectorAll('img').length, nested: !!f.querySelector('ul ol'),
+                 quote: !!f.querySelector('blockquote em'), fence: f.querySelector('pre code') && f.querySelector('pre code').textContent, bold: f.querySelectorAll('b').length,
                  text: f.textContent };
       });
       check(md.h === 'Cheapest mugs' && md.strong && md.em && md.code, `${width}px: Markdown heading, strong, emphasis, code`);
       check(md.table === 2 && md.right === 'right', `${width}px: Markdown table with its alignment`);
       check(md.nested, `${width}px: a nested ordered list inside a bullet`);
+      check(md.quote && md.fence === 'const x = "<b>not bold</b>";' && md.bold === 0, `${width}px: a block quote and a fenced block whose markup stays text`);
       check(md.links.length === 1 && md.links[0] === 'https://shop-b.example/mug', `${width}px: only the http(s) link is a link (${md.links.join(', ')})`);
       check(md.img === 0 && md.text.includes('<img src=x onerror=alert(1)>') && md.text.includes('Unsafe: click and'), `${width}px: raw HTML and a javascript: link stay text`);
       const code = await page.evaluate(() => (document.getElementById('iterations').textContent.match(/getText\('h1'\)/g) || []).length);
@@ -133,6 +135,14 @@ async function main() {
     await page.waitForFunction(() => document.getElementById('status').textContent === 'cancelled', null, { timeout: 5000 }).catch(() => {});
     check(fake.state.cancels.includes('r-confirm'), 'Esc on the page cancels the running run (POST /api/runs/{id}/cancel)');
     check((await page.textContent('#status')) === 'cancelled', 'the status word is "cancelled"');
+    // A question: inline in the conversation, with its choices and the time left.
+    await page.click('#new-btn');
+    await page.fill('#task', 'Which size should I pick?');
+    await page.press('#task', 'Enter');
+    await page.waitForSelector('form.question .countdown');
+    const q = await page.evaluate(() => ({ count: document.querySelector('form.question .countdown').textContent, choices: document.querySelectorAll('form.question .choices button').length,
+                                           status: document.getElementById('status').textContent }));
+    check(/^No answer in (299|300) s$/.test(q.count) && q.choices === 3 && q.status === 'waiting for you', `a question shows its choices and counts down (${q.count})`);
     await ctx.close();
   } finally {
     await browser.close();

@@ -33,6 +33,12 @@ export const FINAL_MARKDOWN = [
   '  2. in the box',
   '',
   'Unsafe: [click](javascript:alert(1)) and <img src=x onerror=alert(1)> stay text.',
+  '',
+  '> quoted *note*',
+  '',
+  '```js',
+  'const x = "<b>not bold</b>";',
+  '```',
 ].join('\n');
 
 function reply(res, status, body, headers = {}) {
@@ -108,7 +114,7 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
       if (p === '/api/runs' && req.method === 'GET') return reply(res, 200, state.runs);
       if (p === '/api/runs' && req.method === 'POST') {
         const id = /confirm|buy/i.test(json.task) ? 'r-confirm' : /size|question/i.test(json.task) ? 'r-question' : 'r-done';
-        state.runs.unshift({ id, task: json.task, state: 'running', iterations: 0 });
+        state.runs.unshift({ id, task: json.task, state: id === 'r-done' ? 'done' : 'running', iterations: 1 });
         return reply(res, 201, { id, task: json.task });
       }
       let m;
