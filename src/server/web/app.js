@@ -1,19 +1,25 @@
 // The Command Center: type a task, watch the run's event stream (tokens, code, results,
 // sub-calls, page changes), answer confirmations, cancel, and replay past runs. Talks to
 // ouro's API with the token from the page URL (as a Bearer header); events come over one
-// WebSocket per run.
+// WebSocket per run. The same file runs in the extension's side panel (extension/sidepanel.js),
+// which sets globalThis.ouroEndpoint = {base, credential, onUnauthorized} before loading it: the
+// API is then at `base` (http://127.0.0.1:PORT) and the credential is the extension's own,
+// obtained by pairing (docs/design/extension-bridge.md).
 'use strict';
 (() => {
+  const endpoint = globalThis.ouroEndpoint || null;
+  const BASE = endpoint ? endpoint.base : '';
+  const WS_BASE = endpoint ? endpoint.base.replace(/^http/, 'ws') : `ws://${location.host}`;
   // The token arrives in the address (?token=…, printed by ouro serve). It is kept for this tab
   // only and dropped from the address bar and the history at once, so it does not linger where
   // bookmarks, screen shares and the browser's tab list (which a run's model reads) would show it.
   const TOKEN_KEY = 'ouro-token';
-  const fromUrl = new URLSearchParams(location.search).get('token');
+  const fromUrl = endpoint ? null : new URLSearchParams(location.search).get('token');
   if (fromUrl) {
     sessionStorage.setItem(TOKEN_KEY, fromUrl);
     history.replaceState(null, '', location.pathname + location.hash);
   }
-  const token = fromUrl || sessionStorage.getItem(TOKEN_KEY) || '';
+  const token = endpoint ? endpoint.credential : fromUrl || sessionStorage.getItem(TOKEN_KEY) || '';
   // Loaded by the "needs its token" page, as after a reload: a token kept for this tab that still
   // works opens the Command Center again.
   if (!document.getElementById('task-form')) {
@@ -26,9 +32,11 @@
   }
   const $ = id => document.getElementById(id);
   const api = async (method, path, body) => {
-    const res = await fetch(path, { method, headers: { 'Authorization': 'Bearer ' + token, 'Content-Type': 'application/json' },
+    const res = await fetch(BASE + path, { method, headers: { 'Authorization': 'Bearer ' + token, 'Content-Type': 'application/json' },
                                     body: body === undefined ? undefined : JSON.stringify(body) });
     const data = await res.json().catch(() => ({}));
+    // A revoked credential (Settings → paired extensions): the side panel pairs again.
+    if (res.status === 401 && endpoint && endpoint.onUnauthorized) endpoint.onUnauthorized();
     if (!res.ok) throw new Error((data.error && data.error.message) || res.statusText);
     return data;
   };
@@ -53,32 +61,155 @@
     return pre;
   }
 
-  // Markdown-lite for final answers: headings, bold, code, lists, paragraphs (all escaped).
+  // Markdown for final answers (CommonMark's common subset and GFM tables): headings, paragraphs,
+  // lists (nested by indentation), block quotes, fenced code, rules, tables; inline code, strong,
+  // emphasis, strikethrough and links. Every piece of text goes into the page as a text node and
+  // links keep only http(s) addresses, so nothing in an answer can become markup or script.
+  const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([^`]*)$/;
+  const HEADING = /^ {0,3}(#{1,6})(?:\s+(.*?))?\s*#*\s*$/;
+  const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
+  const QUOTE = /^ {0,3}> ?/;
+  const ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
+  const TABLE_SEP = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+  const startsBlock = (line, next) => FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || ITEM.test(line) ||
+                                      (line.includes('|') && next !== undefined && TABLE_SEP.test(next) && next.includes('-'));
   function markdown(text) {
-    const box = el('div');
-    for (const block of String(text).split(/\n{2,}/)) {
-      const lines = block.split('\n');
-      if (lines.every(l => /^\s*[-*] /.test(l))) {
-        const ul = el('ul');
-        for (const l of lines) ul.append(inline(l.replace(/^\s*[-*] /, ''), el('li')));
-        box.append(ul);
-      } else if (/^#{1,3} /.test(block)) {
-        box.append(inline(block.replace(/^#{1,3} /, ''), el('h3')));
-      } else {
-        box.append(inline(block, el('p')));
-      }
-    }
+    const box = el('div', 'md');
+    blocks(String(text).replace(/\r\n?/g, '\n').split('\n'), box, 0);
     return box;
   }
-  function inline(text, into) {
-    const re = /(\*\*[^*]+\*\*|`[^`]+`)/g;
+  function cells(line) {
+    let t = line.trim();
+    if (t.startsWith('|')) t = t.slice(1);
+    if (t.endsWith('|') && !t.endsWith('\\|')) t = t.slice(0, -1);
+    return t.split(/(?<!\\)\|/).map(c => c.trim().replace(/\\\|/g, '|'));
+  }
+  function blocks(lines, into, depth) {
+    let i = 0;
+    while (i < lines.length) {
+      const line = lines[i];
+      let m;
+      if (!line.trim()) { i++; continue; }
+      if ((m = line.match(FENCE))) {
+        const close = new RegExp('^ {0,3}' + m[1][0] + '{' + m[1].length + ',}\\s*$');
+        const code = [];
+        for (i++; i < lines.length && !close.test(lines[i]); i++) code.push(lines[i]);
+        i++;
+        const pre = el('pre');
+        pre.append(el('code', null, code.join('\n')));
+        into.append(pre);
+      } else if ((m = line.match(HEADING))) {
+        // One level down: the page's own h1 comes first (heading order).
+        into.append(inline(m[2] || '', el('h' + Math.min(6, m[1].length + 1))));
+        i++;
+      } else if (RULE.test(line)) {
+        into.append(el('hr'));
+        i++;
+      } else if (QUOTE.test(line)) {
+        const inner = [];
+        for (; i < lines.length && lines[i].trim() && QUOTE.test(lines[i]); i++) inner.push(lines[i].replace(QUOTE, ''));
+        const q = el('blockquote');
+        if (depth < 8) blocks(inner, q, depth + 1); else q.textContent = inner.join('\n');
+        into.append(q);
+      } else if (line.includes('|') && i + 1 < lines.length && TABLE_SEP.test(lines[i + 1]) && lines[i + 1].includes('-')) {
+        const head = cells(line);
+        const align = cells(lines[i + 1]).map(c => (c.startsWith(':') && c.endsWith(':') ? 'center' : c.endsWith(':') ? 'right' : ''));
+        const table = el('table');
+        const tr = el('tr');
+        head.forEach((c, k) => { const th = inline(c, el('th')); th.scope = 'col'; if (align[k]) th.style.textAlign = align[k]; tr.append(th); });
+        const thead = el('thead');
+        thead.append(tr);
+        const tbody = el('tbody');
+        for (i += 2; i < lines.length && lines[i].trim() && lines[i].includes('|'); i++) {
+          const row = el('tr');
+          const cs = cells(lines[i]);
+          head.forEach((_, k) => { const td = inline(cs[k] || '', el('td')); if (align[k]) td.style.textAlign = align[k]; row.append(td); });
+          tbody.append(row);
+        }
+        table.append(thead, tbody);
+        const wrap = el('div', 'table-wrap');
+        wrap.append(table);
+        into.append(wrap);
+      } else if ((m = line.match(ITEM))) {
+        i = list(lines, i, into, depth);
+      } else {
+        const para = [];
+        for (; i < lines.length && lines[i].trim() && (!para.length || !startsBlock(lines[i], lines[i + 1])); i++) para.push(lines[i].trim());
+        const p = el('p');
+        para.forEach((l, k) => { if (k) p.append(el('br')); inline(l, p); });
+        into.append(p);
+      }
+    }
+  }
+  // A list from lines[i]: its items at the first item's indentation; lines indented further
+  // belong to the item above (nested lists, continued text). Returns the index after the list.
+  function list(lines, i, into, depth) {
+    const first = lines[i].match(ITEM);
+    const indent = first[1].length;
+    const ordered = /\d/.test(first[2]);
+    const box = el(ordered ? 'ol' : 'ul');
+    if (ordered && parseInt(first[2], 10) !== 1) box.start = parseInt(first[2], 10);
+    while (i < lines.length) {
+      const m = lines[i].match(ITEM);
+      if (!m || m[1].length !== indent || /\d/.test(m[2]) !== ordered) break;
+      const body = [m[3]];
+      for (i++; i < lines.length; i++) {
+        const l = lines[i];
+        if (!l.trim()) { if (i + 1 < lines.length && /^\s/.test(lines[i + 1]) && lines[i + 1].search(/\S/) > indent) { body.push(''); continue; } break; }
+        const lead = l.search(/\S/);
+        if (lead <= indent && (ITEM.test(l) || startsBlock(l, lines[i + 1]))) break;
+        body.push(lead > indent ? l.slice(Math.min(lead, indent + 2)) : l.trim());
+      }
+      const li = el('li');
+      if (body.length === 1 || depth >= 8) inline(body.join(' '), li);
+      else {
+        // The item's first lines are its text; the rest is blocks (a nested list, mostly).
+        let k = 1;
+        while (k < body.length && body[k].trim() && !startsBlock(body[k], body[k + 1])) k++;
+        inline(body.slice(0, k).join(' '), li);
+        blocks(body.slice(k), li, depth + 1);
+      }
+      box.append(li);
+      if (i < lines.length && !lines[i].trim()) {
+        // A blank line between items keeps the list; before anything else it ends it.
+        const next = lines[i + 1] && lines[i + 1].match(ITEM);
+        if (next && next[1].length === indent) { i++; continue; }
+        break;
+      }
+    }
+    into.append(box);
+    return i;
+  }
+  // Inline spans, left to right; the earliest match wins. Text between matches is text.
+  const INLINE = /(`+)([\s\S]*?[^`])\1(?!`)|\[([^\]\n]+)\]\(\s*<?((?:[^()\s<>]|\([^()\s<>]*\))+)>?(?:\s+"[^"\n]*")?\s*\)|<(https?:\/\/[^>\s]+)>|(https?:\/\/[^\s<>()]*[^\s<>().,:;!?'"])|\*\*(?=\S)([\s\S]*?\S)\*\*|__(?=\S)([\s\S]*?\S)__(?!\w)|~~(?=\S)([\s\S]*?\S)~~|\*(?=[^\s*])([\s\S]*?[^\s*])\*|(?<![\w])_(?=[^\s_])([\s\S]*?[^\s_])_(?!\w)/g;
+  function safeUrl(href) {
+    try { const u = new URL(href); return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null; } catch (_) { return null; }
+  }
+  function link(href, label, into, depth) {
+    const url = safeUrl(href);
+    if (!url) { into.append(label); return; }
+    const a = el('a');
+    a.href = url;
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+    inline(label, a, depth + 1, true);
+    into.append(a);
+  }
+  function inline(text, into, depth = 0, inLink = false) {
+    const re = new RegExp(INLINE.source, 'g');
     let last = 0, m;
     while ((m = re.exec(text))) {
-      into.append(text.slice(last, m.index));
-      into.append(m[0][0] === '*' ? el('strong', null, m[0].slice(2, -2)) : el('code', null, m[0].slice(1, -1)));
+      if (m.index > last) into.append(text.slice(last, m.index));
       last = re.lastIndex;
+      const nested = (tag, inner) => into.append(depth < 6 ? inline(inner, el(tag), depth + 1, inLink) : el(tag, null, inner));
+      if (m[1]) into.append(el('code', null, m[2].length > 2 && m[2].startsWith(' ') && m[2].endsWith(' ') ? m[2].slice(1, -1) : m[2]));
+      else if (m[3] !== undefined) { if (inLink) into.append(m[3]); else link(m[4], m[3], into, depth); }
+      else if (m[5] || m[6]) { if (inLink) into.append(m[5] || m[6]); else link(m[5] || m[6], m[5] || m[6], into, depth); }
+      else if (m[7] || m[8]) nested('strong', m[7] || m[8]);
+      else if (m[9]) nested('del', m[9]);
+      else nested('em', m[10] || m[11]);
     }
-    into.append(text.slice(last));
+    if (last < text.length) into.append(text.slice(last));
     return into;
   }
 
@@ -101,7 +232,9 @@
       copy.type = 'button';
       copy.onclick = () => navigator.clipboard && navigator.clipboard.writeText(csv);
       tools.append(copy, download('CSV', csv, 'text/csv', 'result.csv'), download('JSON', JSON.stringify(value, null, 2), 'application/json', 'result.json'));
-      box.append(table, tools);
+      const wrap = el('div', 'table-wrap');
+      wrap.append(table);
+      box.append(wrap, tools);
       return box;
     }
     if (typeof value === 'string') return markdown(value);
@@ -143,6 +276,7 @@
     d.append(s, body);
     $('iterations').append(d);
     for (const [, other] of current.iters) other.card.open = false;  // keep the newest open
+    $('tab-activity-count').textContent = `· ${current.iters.size + 1}`;
     it = { card: d, meta, body, stream, textNode: null, kind: null, pending: '' };
     current.iters.set(n, it);
     return it;
@@ -164,6 +298,17 @@
     dirty.add(it);
     if (!flushQueued) { flushQueued = true; requestAnimationFrame(flushAll); }
   }
+  // The model's reply streams in with its ```repl blocks; once a block is parsed it is shown
+  // highlighted below the reply, so the reply keeps a pointer to it instead of a second copy.
+  const FENCED = /(^|\n)```[^\n]*\n[\s\S]*?(\n```[^\n]*(?=\n|$)|$)/g;
+  function foldCode(it) {
+    let k = 0;
+    for (const span of it.stream.children) {
+      if (span.classList.contains('reasoning') || !span.textContent.includes('```')) continue;
+      span.textContent = span.textContent.replace(FENCED, (_, lead) => `${lead}[code block ${++k} — below]`);
+    }
+    it.textNode = null;  // later tokens (none, normally) start a new span
+  }
   function flushIter(it) { if (it.textNode && it.pending) { it.textNode.appendData(it.pending); it.pending = ''; } }
   function flushAll() { flushQueued = false; for (const it of dirty) { flushIter(it); it.stream.scrollTop = it.stream.scrollHeight; } dirty.clear(); }
 
@@ -180,7 +325,7 @@
     switch (e.type) {
       case 'iteration-start': { const it = iterationCard(n); it.meta.textContent = `prompt ≈${d.promptTokens} tokens`; refreshLive(current); break; }
       case 'stream-token': { const it = iterationCard(n); if (d.restart) it.stream.append(el('div', 'line warn', '(retrying the model call)')); else appendToken(it, d.kind, d.token); break; }
-      case 'code-generated': { const it = iterationCard(n); flushIter(it); it.body.append(el('div', 'line', `block ${d.blockIndex + 1}`), highlight(d.code)); break; }
+      case 'code-generated': { const it = iterationCard(n); flushIter(it); foldCode(it); it.body.append(el('div', 'line', `block ${d.blockIndex + 1}`), highlight(d.code)); break; }
       case 'code-result': { const it = iterationCard(n); const m = d.metadata || {}; it.body.append(el('div', 'result' + (m.ok ? '' : ' err'), m.summary || m.error || '')); refreshLive(current); break; }
       case 'sub-llm-start': current.lastIterCard().body.append(el('div', 'line sub', `↳ sub-call #${d.index + 1}: ${d.prompt}`)); break;
       case 'sub-llm-complete': { const m = d.resultMeta || {}; current.lastIterCard().body.append(el('div', 'line sub' + (m.error ? ' err' : ''), m.error ? `↳ sub-call #${d.index + 1} failed: ${m.error}` : `↳ sub-call #${d.index + 1}: ${m.chars} chars in ${(m.ms / 1000).toFixed(1)} s — ${m.preview}`)); break; }
@@ -188,8 +333,8 @@
       case 'page-changes': { const it = iterationCard(n); for (const c of d.changes || []) it.body.append(el('div', 'line warn', `⚠ ${c.tabId} ${c.field}: ${c.new === null ? '—' : c.new}`)); break; }
       case 'error': current.lastIterCard().body.append(el('div', 'line err', d.retrying ? `${d.kind}: ${d.note}` : `error${d.kind ? ` (${d.kind})` : ''}: ${d.error}`)); break;
       case 'iteration-end': { const it = iterationCard(n); flushIter(it); const u = d.usage || {}; if (!d.modelMs && !u.input_tokens) { it.meta.textContent = `${(d.ms / 1000).toFixed(1)} s · commands, no model`; break; } it.meta.textContent = `${(d.ms / 1000).toFixed(1)} s · model ${(d.modelMs / 1000).toFixed(1)} s · ${u.input_tokens} in${cachedNote(u)} / ${u.output_tokens} out${fmtCost(d.cost)}`; break; }
-      case 'confirmation-req': if (current.live) askConfirmation(e.run, d); break;
-      case 'user-question': showQuestion(e.run, d, current.live); break;
+      case 'confirmation-req': if (current.live) askConfirmation(e.run, d, e.ts); break;
+      case 'user-question': showQuestion(e.run, d, current.live, e.ts); break;
       case 'user-message': {
         // Shown already if this page sent it; from a replay or another client, shown now.
         const i = current.sent.indexOf(d.text);
@@ -202,7 +347,7 @@
         `🛡 gate ${d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : 'noted'} ${d.method || ''} ${d.url || ''} — ${d.reason || ''}${d.by ? ` (${d.by})` : ''}`)); break;
       case 'injection-flag': current.lastIterCard().body.append(el('div', 'line warn',
         '⚠ possible prompt injection in page text: ' + (d.flags || []).map(f => `${f.kind}: “${f.excerpt}”`).join('; '))); break;
-      case 'confirmation-res': if ($('confirm-dialog').dataset.id === d.id && $('confirm-dialog').open) $('confirm-dialog').close(); current.lastIterCard().body.append(el('div', 'line ' + (d.approved ? '' : 'warn'), d.approved ? '✓ sensitive action allowed' : '✗ sensitive action denied')); break;
+      case 'confirmation-res': if ($('confirm-dialog').dataset.id === d.id && $('confirm-dialog').open) { $('confirm-dialog').close(); stopCountdown(); if ($('status').classList.contains('waiting')) setStatus('running…', 'running'); } current.lastIterCard().body.append(el('div', 'line ' + (d.approved ? '' : 'warn'), d.approved ? '✓ sensitive action allowed' : '✗ sensitive action denied')); break;
       case 'heal': current.lastIterCard().body.append(el('div', 'line sub', `✚ step ${d.step}: ${d.action} target found again — '${d.old}' → ${d.new} (confidence ${d.confidence})`)); break;
       case 'script-saved': addMessage('guidance', `script ${d.name} v${d.version} saved from v${d.based_on} (${(d.changes || []).length} change${(d.changes || []).length === 1 ? '' : 's'}; see its diff)`); break;
       case 'loop-detected': current.lastIterCard().body.append(el('div', 'line err', `⛔ loop detected: ${d.reason}`)); break;
@@ -230,7 +375,7 @@
     $('live').hidden = false;
     if (live.run === view.id && live.tab === info.activeTab && live.socket) return;
     stopLive();
-    live = { run: view.id, tab: info.activeTab, socket: new WebSocket(`ws://${location.host}/api/screencast?token=${encodeURIComponent(token)}&run=${view.id}`) };
+    live = { run: view.id, tab: info.activeTab, socket: new WebSocket(`${WS_BASE}/api/screencast?token=${encodeURIComponent(token)}&run=${view.id}`) };
     live.socket.onmessage = m => { const f = JSON.parse(m.data); $('live-frame').src = 'data:image/jpeg;base64,' + f.jpeg; };
   }
   function stopLive() { if (live.socket) live.socket.close(); live = { socket: null, tab: null, run: null }; }
@@ -259,6 +404,10 @@
       addMessage('tabs-left', note);
     }
     setRunning(false);
+    const outcome = d.cancelled ? 'cancelled' : d.error ? 'failed' : d.partial ? 'partial' : 'done';
+    setStatus(outcome, outcome);
+    if (d.error && !d.cancelled) $('status').title = d.error; else $('status').removeAttribute('title');
+    stopCountdown();
     stopLive();
     if (current && current.socket && current.live) current.socket.close();
     refreshHistory();
@@ -266,9 +415,14 @@
 
   // While a run works the box sends guidance it reads at its next iteration; after it, a
   // follow-up turn of the same conversation (same env and tabs), until New conversation.
+  // The status word: idle, running…, waiting for you, then done, failed, cancelled or partial.
+  function setStatus(word, cls) {
+    $('status').textContent = word;
+    $('status').className = 'status' + (cls ? ' ' + cls : '');
+  }
+  const isRunning = () => $('status').classList.contains('running') || $('status').classList.contains('waiting');
   function setRunning(on) {
-    $('status').textContent = on ? 'running…' : 'idle';
-    $('status').className = 'status' + (on ? ' running' : '');
+    setStatus(on ? 'running…' : 'idle', on ? 'running' : '');
     $('cancel-btn').disabled = !on;
     $('run-btn').textContent = on ? 'Send ⏎' : current ? 'Follow up ⏎' : 'Run ⏎';
     $('run-btn').title = on ? 'Tell the agent something while it works' : current ? 'A follow-up in this conversation' : 'Start a run';
@@ -279,6 +433,7 @@
     if (current && current.socket) current.socket.close();
     $('iterations').textContent = '';
     $('totals').textContent = '';
+    $('tab-activity-count').textContent = '';
     current = { id: runId, lastSeq: 0, iters: new Map(), live, socket: null, sent: [],
                 lastIterCard() { const all = [...this.iters.values()]; return all.length ? all[all.length - 1] : iterationCard(1); } };
     connect(current);
@@ -288,13 +443,13 @@
   // Close code 1013 (try again later) is the server saying this page fell too far behind (or a
   // replay was larger than it buffers): resuming at once picks up where the page is.
   function connect(view) {
-    const ws = new WebSocket(`ws://${location.host}/api/events?token=${encodeURIComponent(token)}&run=${view.id}&after=${view.lastSeq}`);
+    const ws = new WebSocket(`${WS_BASE}/api/events?token=${encodeURIComponent(token)}&run=${view.id}&after=${view.lastSeq}`);
     view.socket = ws;
     ws.onmessage = m => onEvent(JSON.parse(m.data));
     ws.onclose = ev => {
       if (current !== view) return;
       if (ev.code === 1013) connect(view);
-      else if (view.live && $('status').textContent !== 'idle') setTimeout(() => current === view && connect(view), 500);
+      else if (view.live && isRunning()) setTimeout(() => current === view && connect(view), 500);
     };
   }
 
@@ -302,7 +457,7 @@
   // askUser: the model's question in the conversation, with its choices as buttons or a text box
   // (a password box for a secret, whose value goes to ouro only, never to the model).
   const questions = new Map();
-  function showQuestion(runId, d, live) {
+  function showQuestion(runId, d, live, ts) {
     const box = el('form', 'question');
     box.dataset.id = d.id;
     box.append(el('p', null, d.question));
@@ -336,7 +491,9 @@
     questions.set(d.id, box);
     addMessage('ask', box);
     if (live) {
-      $('status').textContent = 'waiting for you';
+      setStatus('waiting for you', 'waiting');
+      const until = deadline(d, ts);
+      if (until) countdown(box.appendChild(el('p', 'countdown')), until, 'No answer in');
       const first = box.querySelector('input, button');
       if (first) first.focus();
     }
@@ -345,13 +502,39 @@
     const box = questions.get(d.id);
     if (!box) return;
     for (const c of box.querySelectorAll('button, input')) c.disabled = true;
+    for (const c of box.querySelectorAll('.countdown')) c.remove();
     box.append(el('p', 'answered', d.answered ? `Answered: ${d.answer}` : 'No answer in time.'));
-    if ($('status').textContent === 'waiting for you') $('status').textContent = 'running…';
+    if ($('status').classList.contains('waiting')) setStatus('running…', 'running');
   }
 
-  function askConfirmation(runId, d) {
+  // When the run stops waiting: the event's `expiresAt` (ms since the epoch), else its `ts` plus
+  // `timeoutMs` (for a confirmation, also read from its details). Null: the server did not say.
+  function deadline(d, ts) {
+    const det = d.details || {};
+    const at = d.expiresAt ?? det.expiresAt;
+    if (typeof at === 'number') return at;
+    const ms = d.timeoutMs ?? det.timeoutMs;
+    return typeof ms === 'number' && typeof ts === 'number' ? ts + ms : null;
+  }
+  const countdowns = new Set();
+  function countdown(node, until, label) {
+    const tick = () => {
+      const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+      node.textContent = left > 0 ? `${label} ${left} s` : `${label} 0 s — the answer is no`;
+      node.classList.toggle('soon', left <= 10);
+      if (left <= 0 || !node.isConnected) { clearInterval(timer); countdowns.delete(timer); }
+    };
+    const timer = setInterval(tick, 1000);
+    countdowns.add(timer);
+    node.hidden = false;
+    tick();
+  }
+  function stopCountdown() { for (const t of countdowns) clearInterval(t); countdowns.clear(); $('confirm-countdown').hidden = true; }
+
+  function askConfirmation(runId, d, ts) {
     const det = d.details || {};
     const dlg = $('confirm-dialog');
+    setStatus('waiting for you', 'waiting');
     dlg.dataset.id = d.id;
     dlg.dataset.run = runId;
     if (det.action === 'use-tab') {
@@ -363,9 +546,25 @@
       $('confirm-text').textContent = `Safety gate — the agent's ${det.action} wants to go out: ${det.request}. ${det.reason}.`;
       $('confirm-details').textContent = JSON.stringify({ rule: det.rule, method: det.method, url: det.url, tab: det.tab }, null, 2);
     } else {
-      $('confirm-text').textContent = `The agent wants to ${det.action} ${det.element || det.selector} on ${det.url} — ${det.reason}.`;
+      $('confirm-text').textContent = `The agent wants to ${det.action} ${det.element || det.selector} — ${det.reason}.`;
       $('confirm-details').textContent = JSON.stringify(det.target || {}, null, 2);
     }
+    // What it acts on: the element's own context (the row or card it belongs to), the page, and a
+    // crop of the screenshot with the element outlined, when the server sends them.
+    $('confirm-context').hidden = !det.context;
+    $('confirm-context').textContent = det.context ? `In: ${det.context}` : '';
+    const page = det.pageTitle ? `${det.pageTitle} — ${det.url || ''}` : det.url || '';
+    $('confirm-page').hidden = !page || !!det.request || det.action === 'use-tab';
+    $('confirm-page').textContent = page ? `Page: ${page}` : '';
+    const crop = det.crop && typeof det.crop.data === 'string' && /^image\/(png|jpeg|webp)$/.test(det.crop.mime || '') ? det.crop : null;
+    $('confirm-crop').hidden = !crop;
+    if (crop) {
+      $('confirm-crop').src = `data:${crop.mime};base64,${crop.data}`;
+      $('confirm-crop').alt = `The ${det.element || 'element'} outlined on the page`;
+    } else $('confirm-crop').removeAttribute('src');
+    stopCountdown();
+    const until = deadline(d, ts);
+    if (until) countdown($('confirm-countdown'), until, 'Denied automatically in');
     // A site question (one of your tabs, leaving the allowed sites) can be answered for good.
     $('always-btn').hidden = !(det.site && (det.action === 'use-tab' || det.rule === 'outside allowed sites'));
     $('always-btn').textContent = det.site ? `Always allow ${det.site}` : 'Always allow this site';
@@ -375,6 +574,8 @@
   async function answer(approved, remember = false) {
     const dlg = $('confirm-dialog');
     dlg.close();
+    stopCountdown();
+    if ($('status').classList.contains('waiting')) setStatus('running…', 'running');
     try { await api('POST', `/api/runs/${dlg.dataset.run}/confirm`, { id: dlg.dataset.id, approved, remember }); }
     catch (err) { addMessage('partial', 'Could not answer: ' + err.message); }
   }
@@ -427,7 +628,39 @@
     $('context').dataset.ready = '1';
   })();
   $('task').addEventListener('keydown', ev => { if (ev.key === 'Enter' && !ev.shiftKey) { ev.preventDefault(); $('task-form').requestSubmit(); } });
-  $('cancel-btn').onclick = async () => { if (current) { try { await api('POST', `/api/runs/${current.id}/cancel`); } catch (err) { addMessage('partial', err.message); } } };
+  async function cancelRun() {
+    if (!current || !isRunning()) return;
+    setStatus('cancelling…', 'running');
+    try { await api('POST', `/api/runs/${current.id}/cancel`); } catch (err) { addMessage('partial', err.message); }
+  }
+  $('cancel-btn').onclick = cancelRun;
+  $('cancel-btn').title = 'Cancel the run (Esc)';
+  // Esc cancels the running run, unless a dialog is open (there Esc answers it: no) or a menu of
+  // the page's own controls (a select) is.
+  document.addEventListener('keydown', ev => {
+    if (ev.key !== 'Escape' || ev.defaultPrevented || document.querySelector('dialog[open]')) return;
+    if (ev.target instanceof HTMLSelectElement) return;
+    if (current && isRunning()) { ev.preventDefault(); cancelRun(); }
+  });
+
+  // Narrow screens (a side panel, a phone): the conversation and the activity are two tabs; the
+  // Activity tab counts the iterations. The side panels have a close button of their own.
+  function showView(which) {
+    $('tab-chat').setAttribute('aria-selected', String(which === 'chat'));
+    $('tab-activity').setAttribute('aria-selected', String(which === 'activity'));
+    $('tab-chat').tabIndex = which === 'chat' ? 0 : -1;
+    $('tab-activity').tabIndex = which === 'activity' ? 0 : -1;
+    document.querySelector('main').dataset.view = which;
+  }
+  $('tab-chat').onclick = () => showView('chat');
+  $('tab-activity').onclick = () => showView('activity');
+  $('view-tabs').addEventListener('keydown', ev => {
+    if (ev.key !== 'ArrowLeft' && ev.key !== 'ArrowRight') return;
+    const next = document.querySelector('main').dataset.view === 'chat' ? 'activity' : 'chat';
+    showView(next);
+    $('tab-' + next).focus();
+  });
+  for (const b of document.querySelectorAll('.close-panel')) b.onclick = () => { $(b.dataset.for).click(); $(b.dataset.for).focus(); };
 
   // A server on a browser pool (ouro serve --browser-pool): its endpoints, their state and load.
   async function refreshPool() {
@@ -540,6 +773,7 @@
     $('messages').textContent = '';
     $('iterations').textContent = '';
     $('totals').textContent = '';
+    $('tab-activity-count').textContent = '';
     setRunning(false);
     $('task').focus();
   };
