@@ -284,7 +284,7 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
   st->judge_request = [weak_ctx, weak_st](const browser::OutgoingRequest& r, browser::EgressAnswer answer) {
     auto c = weak_ctx.lock();
     auto s = weak_st.lock();
-    if (!c || !s) return answer(false);  // the session is ending: nothing more goes out for it
+    if (!c || !s || s->closing) return answer(false);  // the session is ending: nothing more goes out for it
     safety::RequestFacts facts = attribute(r);
     // A WebSocket cannot be paused: it is held to the allowed sites from the start.
     facts.after_acted = s->acted || r.cannot_pause;
@@ -367,9 +367,17 @@ std::function<bool(const std::string&, uint16_t)> connection_rule(Context& ctx) 
   };
 }
 
+void close_gate(Context& ctx) {
+  auto st = ctx.gate;
+  if (!st) return;
+  st->closing = true;
+  if (!ctx.browser.dead() && !ctx.shared_tabs) ctx.browser.refuse_paused(ctx.browser_context);
+}
+
 void leave_tabs(Context& ctx) {
   if (ctx.shared_tabs) return ctx.browser.release_tabs(ctx.owner, lingering_gate(ctx));
   if (!ctx.gate) return;
+  close_gate(ctx);
   if (ctx.gate->acted && !ctx.browser.dead()) {
     // What the run put into its pages (a timer, a worker, a handler) could still send once the
     // gate is gone: their documents go first.

@@ -59,6 +59,11 @@ std::function<bool(const std::string& host, uint16_t port)> connection_rule(Cont
 // its policy, nothing asked (a question is a no). nullptr when it has not acted.
 browser::EgressGate lingering_gate(const Context& ctx);
 
+// The run is over: from now on its gate refuses everything it is asked about (no question is
+// asked any more), and what waits paused under it is refused now — before its context is
+// disposed, whose tabs' sessions detaching would let paused requests through. Blocks briefly.
+void close_gate(Context& ctx);
+
 // The end of a run's hold on its tabs; the gate is the last thing to leave them. In a shared
 // context its tabs are let go, lingering under lingering_gate() when it acted. Otherwise, when it
 // acted, its tabs are blanked (about:blank) before the gate is taken off. Blocks; not on the

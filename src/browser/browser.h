@@ -198,6 +198,9 @@ class Browser {
   // owner cannot claim a lingering tab meanwhile. Requests paused under a gate when it goes are
   // refused, never let through.
   void release_tabs(const std::string& owner, EgressGate lingering = nullptr);
+  // Refuses every request of the context's tabs (their frames and workers included) that is paused
+  // under a gate and not answered yet. Any thread but the network thread.
+  void refuse_paused(const std::string& context);
   // Tabs that still keep to a finished run's rule (release_tabs with `lingering`), by context.
   std::vector<std::string> lingering_tabs(const std::string& context) const;
   // Tabs whose URL starts with one of these (the Command Center's own pages, which carry its

@@ -459,6 +459,21 @@ void Browser::Impl::refuse_pending(const std::set<std::string>& sessions) {
 
 // --- public ---------------------------------------------------------------------------------------
 
+void Browser::refuse_paused(const std::string& context) {
+  std::set<std::string> sessions;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    std::set<std::string> tabs;
+    for (const auto& t : m_impl->tracker.in_context(context)) {
+      tabs.insert(t->id);
+      if (!t->session_id.empty()) sessions.insert(t->session_id);
+    }
+    for (const auto& [sid, child] : m_impl->children)
+      if (tabs.count(child.tab)) sessions.insert(sid);
+  }
+  m_impl->refuse_pending(sessions);
+}
+
 Result<void> Browser::set_egress_gate(const std::string& context, EgressGate gate, const std::vector<std::string>& websocket_allow) {
   std::vector<std::pair<std::string, json>> sessions;
   bool on = static_cast<bool>(gate);

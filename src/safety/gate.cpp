@@ -60,8 +60,8 @@ std::string given_key(std::string_view text) {
   if (!parsed) return std::string(text);
   boost::urls::url u = *parsed;
   u.remove_fragment();
+  if (u.encoded_path().empty() && u.has_authority()) u.set_encoded_path("/");
   u.normalize();
-  if (u.path().empty() && u.has_authority()) u.set_path("/");
   return std::string(u.buffer());
 }
 }  // namespace

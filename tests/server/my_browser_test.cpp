@@ -114,9 +114,17 @@ TEST(MyBrowser, ATabWorksForOneRunAtATime) {
   json rb = u.s.wait_done(b);
   EXPECT_NE(rb["final"].get<std::string>().find("tab " + u.account + " is in use by run " + a), std::string::npos) << rb["final"];
   EXPECT_EQ(u.s.wait_done(a)["final"], "a done");
-  // A has finished: the tab is free again.
-  std::string c = u.start("await click('" + u.account + "', 'h1');\nsetFinal('clicked')", {{"mode", "autonomous"}});
-  EXPECT_EQ(u.s.wait_done(c)["final"], "clicked");
+  // A has finished, but it acted on the page: until the user loads a page there themselves, the
+  // tab keeps to A's rule and no other run takes it.
+  std::string c = u.start("try { await click('" + u.account + "', 'h1'); setFinal('clicked') } catch (e) { setFinal(e.message) }",
+                          {{"mode", "autonomous"}});
+  json rc = u.s.wait_done(c);
+  EXPECT_NE(rc["final"].get<std::string>().find("still keeps to the rule of run " + a), std::string::npos) << rc["final"];
+  // The user loads the page again from the address bar (a navigation the browser starts): the
+  // tab is free again.
+  ASSERT_TRUE(u.s.base->browser().navigate(u.account, site().url("/account")));
+  std::string d = u.start("await click('" + u.account + "', 'h1');\nsetFinal('clicked')", {{"mode", "autonomous"}});
+  EXPECT_EQ(u.s.wait_done(d)["final"], "clicked");
 }
 
 TEST(MyBrowser, ActingOnAnotherOfTheUsersTabsIsAskedAbout) {
@@ -165,9 +173,16 @@ TEST(MyBrowser, TheTabsARunHoldsAreUnderItsGateAndTheUsersOthersAreNot) {
   auto got = sites.collected();
   ASSERT_EQ(got.size(), 1u) << ::testing::PrintToString(got);
   EXPECT_NE(got[0].find("/by-the-user"), std::string::npos);
-  // Released when the run ended: the user's browsing there is theirs again.
-  auto after = b.eval_page(handed, "fetch('" + sites.collector("/after-the-run") + "').then(() => 'sent', e => 'blocked')");
+  // The run acted there (its code ran in the page): after it ended, the page — and whatever the
+  // code left running in it — still keeps to the run's rule, and the completion says so.
+  auto still = b.eval_page(handed, "fetch('" + sites.collector("/after-the-run") + "').then(() => 'sent', e => 'blocked')");
+  EXPECT_EQ(still.value_or(json()), "blocked");
+  // Once the user loads a page there from the address bar, their browsing there is theirs again.
+  ASSERT_TRUE(b.navigate(handed, sites.victim("/")));
+  auto after = b.eval_page(handed, "fetch('" + sites.collector("/after-the-reload") + "').then(() => 'sent', e => 'blocked')");
   EXPECT_EQ(after.value_or(json()), "sent");
+  got = sites.collected();
+  for (const auto& line : got) EXPECT_EQ(line.find("/after-the-run"), std::string::npos) << line;
 }
 
 TEST(MyBrowser, AlwaysForASiteIsRememberedListedAndRevocable) {
