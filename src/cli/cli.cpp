@@ -997,6 +997,10 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   server::ApiServer::Options api_options;
   api_options.port = static_cast<uint16_t>(port);
   api_options.scheduler = &scheduler;
+  api_options.version = std::string(version_string());
+  api_options.on_pairing_code = [](const std::string& code) {
+    std::cout << "New pairing code for ouro's Chrome extension: " << code << " (valid 10 minutes)\n" << std::flush;
+  };
   api_options.mcp = [endpoint = mcp_http.get()](const net::HttpRequest& r, std::function<void(net::HttpResponse)> respond) {
     endpoint->handle(r, std::move(respond));
   };
@@ -1008,6 +1012,7 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   std::cout << "Ouroboros Command Center: " << api->url() << "\n"
             << "API: http://127.0.0.1:" << api->port() << "/api (Authorization: Bearer " << api->token() << ")\n"
             << "MCP (Streamable HTTP): http://127.0.0.1:" << api->port() << "/mcp (the same token)\n"
+            << "Pairing code for ouro's Chrome extension: " << api->pairing_code() << " (valid 10 minutes; Settings shows the current one)\n"
             << (flags.workspace.empty() ? "" : "Workspace: " + flags.workspace + " (" + data_dir + ")\n")
             << "Ctrl-C stops the server (runs in progress are cancelled).\n"
             << std::flush;
