@@ -3,6 +3,7 @@
 #include "base/log.h"
 #include "base/thread_pool.h"
 #include "browser/browser.h"
+#include "server/bridge_hub.h"
 #include "server/memories.h"
 #include "server/pairing.h"
 #include "server/runs.h"
@@ -200,6 +201,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   std::atomic<int> tabs_opening{0};
   std::unique_ptr<net::HttpServer> http;
   std::unique_ptr<Pairings> pairings;  // null without a database (then nothing pairs)
+  std::shared_ptr<BridgeHub> bridge;
   std::string version;
   // The sockets each paired extension holds (event streams, its bridge), closed when it is
   // revoked. Any thread.
@@ -496,7 +498,10 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       if (!page) return page_only();
       auto list = pairings->list();
       if (!list) return error_response(list.error());
-      for (auto& p : *list) p["connected"] = pairing_connected(p["id"].get<std::string>());
+      for (auto& p : *list) {
+        std::string id = p["id"].get<std::string>();
+        p["connected"] = bridge->connected(id) || pairing_connected(id);
+      }
       return json_response(200, *list);
     }
     if (parts.size() == 3 && parts[1] == "pairings" && m == "DELETE") {
@@ -546,8 +551,18 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
     const auto* caller = std::get_if<Principal>(&who);
     if (!caller) return net::json_error(401, "Unauthenticated", "this credential is no longer valid");
     if (caller->kind == Principal::Kind::Extension) hold_for_pairing(caller->pairing_id, peer);
+    if (r.path == "/api/bridge") {
+      // The credential came in the subprotocols (checked with the header); the extension must
+      // also offer the protocol itself, which the handshake's answer names (RFC 6455 §4.2.2).
+      if (caller->kind != Principal::Kind::Extension)
+        return net::json_error(403, "PermissionDenied", "/api/bridge is for a paired extension");
+      if (r.header("sec-websocket-protocol").find(BridgeHub::kSubprotocol) == std::string::npos)
+        return net::json_error(400, "InvalidArgument", "offer the WebSocket subprotocol ouro-bridge.1 (docs/design/extension-bridge.md)");
+      bridge->accept(caller->pairing_id, peer, handlers);
+      return std::nullopt;
+    }
     if (r.path == "/api/screencast") return screencast(r, peer, handlers);
-    if (r.path != "/api/events") return net::json_error(404, "NotFound", "WebSocket endpoints: /api/events, /api/screencast");
+    if (r.path != "/api/events") return net::json_error(404, "NotFound", "WebSocket endpoints: /api/events, /api/screencast, /api/bridge");
     std::string run = query_param(r.query, "run");
     if (run == "all") run.clear();
     auto after = after_param(r.query);
@@ -645,6 +660,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
   s->m->runs = &runs;
   s->m->scheduler = options.scheduler;
   s->m->mcp = std::move(options.mcp);
+  s->m->bridge = options.bridge ? options.bridge : std::make_shared<BridgeHub>(io, options.version);
   s->m->runtime = std::move(runtime);
   s->m->token = options.token.empty() ? random_token() : options.token;
   s->m->work = std::make_unique<ThreadPool>(std::max<size_t>(options.workers, 1), std::max<size_t>(options.max_queued_work, 1));

@@ -20,6 +20,7 @@ namespace ouro::session { struct Runtime; }
 
 namespace ouro::server {
 
+class BridgeHub;
 class RunManager;
 class Scheduler;
 
@@ -40,6 +41,9 @@ class ApiServer {
     // Told each pairing code made after the first (a lockout, an expiry, Settings' New code),
     // as shown ("K7Q2-9XWD"), so `ouro serve` prints it. Any thread.
     std::function<void(const std::string& code)> on_pairing_code;
+    // The extensions' bridge sockets (/api/bridge), shared with the runs that use them; null:
+    // the server makes its own. Must outlive the server.
+    std::shared_ptr<BridgeHub> bridge;
   };
 
   // Listens on 127.0.0.1. `runs` must outlive the ApiServer. Not on the network thread.
