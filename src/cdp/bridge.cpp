@@ -437,16 +437,24 @@ class BridgeTransport final : public Transport {
           auto s = weak.lock();
           if (!s) return;
           if (!r) return s->reply(id, tl::make_unexpected(r.error()));
-          json infos = json::array();
+          const json* mine = nullptr;
+          const json* unclaimed = nullptr;
           for (const auto& g : get_array(*r, "groups")) {
-            if (get_str(g, "conversation") != s->target.conversation) continue;
-            for (const auto& t : get_array(g, "tabs")) {
-              int64_t tab = get_int(t, "tabId", -1);
-              infos.push_back({{"targetId", fmt::format("tab-{}", tab)}, {"type", "page"}, {"title", get_str(t, "title")},
-                               {"url", get_str(t, "url")}, {"attached", s->tabs.count(tab) > 0}, {"browserContextId", kContext}});
-            }
+            if (get_str(g, "conversation") == s->target.conversation) mine = &g;
+            if (get_field(g, "conversation").is_null() && !unclaimed) unclaimed = &g;
           }
-          s->reply(id, json{{"targetInfos", infos}});
+          if (!mine && unclaimed) {
+            // The person shared tabs (Share this tab) before any conversation had a group: that
+            // group becomes this one's, renamed after the task.
+            json claim = {{"conversation", s->target.conversation}, {"groupId", get_int(*unclaimed, "groupId", -1)},
+                          {"title", s->target.title.substr(0, 60)}};
+            json group = *unclaimed;
+            s->link->request("setGroup", std::move(claim), s->target.request_timeout, [weak, id, group](Result<json> claimed) {
+              if (auto s = weak.lock()) s->reply(id, claimed ? Result<json>(s->targets_of(group)) : Result<json>(tl::make_unexpected(claimed.error())));
+            });
+            return;
+          }
+          s->reply(id, mine ? s->targets_of(*mine) : json{{"targetInfos", json::array()}});
         });
         return;
       }
@@ -511,6 +519,17 @@ class BridgeTransport final : public Transport {
         return unavailable("is not available: downloads go where the user's Chrome puts them");
       }
       unavailable("is not carried by the extension bridge (only the shared tabs' sessions are)");
+    }
+
+    // Target.getTargets' answer for a group of listTabs.
+    json targets_of(const json& group) const {
+      json infos = json::array();
+      for (const auto& t : get_array(group, "tabs")) {
+        int64_t tab = get_int(t, "tabId", -1);
+        infos.push_back({{"targetId", fmt::format("tab-{}", tab)}, {"type", "page"}, {"title", get_str(t, "title")},
+                         {"url", get_str(t, "url")}, {"attached", tabs.count(tab) > 0}, {"browserContextId", kContext}});
+      }
+      return json{{"targetInfos", infos}};
     }
 
     // Chrome's targetId of a known tab, or our "tab-N" of one the group lists; -1 for others.

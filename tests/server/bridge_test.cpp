@@ -77,6 +77,7 @@ struct PersonsChromium {
   json eval(const std::string& session, const std::string& expression) {
     auto r = conn->call("Runtime.evaluate", {{"expression", expression}, {"awaitPromise", true}, {"returnByValue", true}}, session, 15s);
     if (!r) return json{{"error", r.error().message}};
+    if (r->contains("exceptionDetails")) return json{{"exception", (*r)["exceptionDetails"]}};
     return get_field(get_field(*r, "result"), "value");
   }
 };
@@ -140,6 +141,29 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
     return list.status == 200 && list.body.size() == 1 && list.body[0]["connected"] == true;
   }, 30s)) << serve.get("/api/pairings").raw << "\n" << serve.log();
   EXPECT_EQ(serve.get("/api/pairings").body[0]["origin"], "chrome-extension://" + ext);
+
+  // The person shares a tab of theirs (Share this tab: the panel's message to the service worker)
+  // before any conversation has a group; the next run claims that group and reads the tab.
+  std::string shared = chrome.open(testing::site().url("/list"));
+  ASSERT_TRUE(eventually([&] { return chrome.eval(shared, "document.readyState") == "complete"; }, 15s));
+  // (chrome.tabs may report the tab's new URL a moment after its document loaded.)
+  json share;
+  ASSERT_TRUE(eventually([&] {
+    share = chrome.eval(panel, "chrome.tabs.query({}).then(ts => new Promise(done => {"
+                               "  const tab = ts.find(t => (t.url || '').endsWith('/list'));"
+                               "  if (!tab) return done('no such tab yet');"
+                               "  const port = chrome.runtime.connect({name: 'panel'});"
+                               "  port.onMessage.addListener(m => { if (m.type === 'reply' && m.for === 'share-1') done(m.ok || m.error); });"
+                               "  port.postMessage({type: 'share', tabId: tab.id, nonce: 'share-1'});"
+                               "}))");
+    return share == true;
+  }, 10s)) << share.dump();
+  std::string read_script = testing::script_file({{{"text", testing::repl_reply("setFinal(await execInTab(activeTab, 'return location.pathname'))")}}});
+  Http from_shared = serve.post("/api/runs", {{"task", "Which page is shared?"}, {"options", {{"provider", "script:" + read_script}, {"browser", "extension"}}}});
+  ASSERT_EQ(from_shared.status, 201) << from_shared.raw;
+  json read = serve.wait_state(from_shared.body["id"], {"done", "failed", "partial", "cancelled"}, 120s);
+  EXPECT_EQ(read["state"], "done") << read.dump();
+  EXPECT_EQ(read["final"], "/list") << "the run reads the tab the person shared";
 
   // The run: read the page in its group, then try to send data to the collector.
   std::string leak = "http://127.0.0.1:" + std::to_string(collector.server->port()) + "/leak?secret=42";
