@@ -131,13 +131,17 @@ std::shared_ptr<BridgeLink> BridgeLink::create(net::IoThread& io, Send send, jso
 BridgeLink::~BridgeLink() {
   // Whatever still waits hears that the link is gone (on the network thread, as always).
   auto impl = m;
-  impl->io->post([impl] {
-    if (!impl->closed) {
+  auto fail_all = [impl] {
+    if (impl->closed) return;
+    {
+      std::lock_guard lock(impl->mutex);
       impl->closed = true;
-      while (!impl->pending.empty())
-        impl->finish(impl->pending.begin()->first, tl::make_unexpected(Error{Code::Unavailable, "the extension disconnected: ouro let go of the bridge", nullptr}));
     }
-  });
+    while (!impl->pending.empty())
+      impl->finish(impl->pending.begin()->first, tl::make_unexpected(Error{Code::Unavailable, "the extension disconnected: ouro let go of the bridge", nullptr}));
+  };
+  if (impl->io->on_thread()) fail_all();
+  else impl->io->post(std::move(fail_all));
 }
 
 void BridgeLink::request(std::string method, json params, Millis timeout, Reply done) {

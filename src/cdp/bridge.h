@@ -44,8 +44,10 @@ class BridgeLink : public std::enable_shared_from_this<BridgeLink> {
   using Listener = std::function<void(const std::string& method, const json& params)>;
   using CloseListener = std::function<void(const Error&)>;
 
-  // `hello` is the extension's hello params (its id, version, browser, groups).
+  // `hello` is the extension's hello params (its id, version, browser, groups). `io` must outlive
+  // the link, and keep running until the link is gone.
   static std::shared_ptr<BridgeLink> create(net::IoThread& io, Send send, json hello);
+  // Requests still pending fail (Unavailable) on the network thread.
   ~BridgeLink();
 
   // Sends a request. `done` runs exactly once, on the network thread, never inline: with the
