@@ -5,6 +5,8 @@
 #include "cdp/bridge.h"
 #include "net/io.h"
 
+#include <boost/asio/steady_timer.hpp>
+
 namespace ouro::server {
 
 namespace {
@@ -13,6 +15,9 @@ namespace {
 // assigns them.
 constexpr auto kWrongProtocol = static_cast<net::CloseCode>(4002);
 constexpr auto kReplaced = static_cast<net::CloseCode>(4003);
+// The extension pings every 20 s; a socket silent this long is gone (a suspended laptop, a cut
+// cable) and is closed, which fails what waits on it.
+constexpr auto kSilence = std::chrono::seconds(60);
 
 }  // namespace
 
@@ -21,6 +26,18 @@ struct BridgeHub::Socket {
   std::weak_ptr<net::WsPeer> peer;
   std::shared_ptr<cdp::BridgeLink> link;  // set at hello
   uint64_t order = 0;                     // when it said hello
+  // Network thread: when it last heard from the extension, and the timer that looks.
+  std::chrono::steady_clock::time_point heard = std::chrono::steady_clock::now();
+  std::unique_ptr<boost::asio::steady_timer> watch;
+
+  void arm() {
+    watch->expires_at(heard + kSilence);
+    watch->async_wait([weak = std::weak_ptr<net::WsPeer>(peer), this](boost::system::error_code ec) {
+      if (ec) return;  // cancelled: the socket closed
+      if (std::chrono::steady_clock::now() < heard + kSilence) return arm();
+      if (auto p = weak.lock()) p->close(net::CloseCode::GoingAway, "nothing heard from the extension for 60 s");
+    });
+  }
 };
 
 BridgeHub::BridgeHub(net::IoThread& io, std::string version) : m_io(io), m_version(std::move(version)) {}
@@ -36,7 +53,10 @@ void BridgeHub::accept(const std::string& pairing_id, std::shared_ptr<net::WsPee
   socket->peer = peer;
   // The handlers live as long as the socket; they reach the hub through its owner, the server,
   // which outlives every socket (the HTTP server closes them before it goes).
+  socket->watch = std::make_unique<boost::asio::steady_timer>(m_io.context());
+  socket->arm();
   handlers.on_message = [this, socket](std::string text) {
+    socket->heard = std::chrono::steady_clock::now();
     if (socket->link) return socket->link->on_message(text);
     auto msg = parse_json(text, "the extension's hello");
     auto peer = socket->peer.lock();
@@ -71,6 +91,7 @@ void BridgeHub::accept(const std::string& pairing_id, std::shared_ptr<net::WsPee
       if (auto old = replaced->peer.lock()) old->close(kReplaced, "replaced by a newer bridge socket of the same pairing");
   };
   handlers.on_close = [this, socket] {
+    socket->watch->cancel();
     {
       std::lock_guard lock(m_mutex);
       auto it = m_by_pairing.find(socket->pairing_id);
