@@ -89,7 +89,7 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_option("--browser", f.browsers,
                   "Attach to a running browser instead of launching one: ws://host:port/devtools/browser/…, or auto (the "
                   "DevToolsActivePort of a Chrome/Chromium started with --remote-debugging-port, in --browser-dir or the usual places); "
-                  "serve: repeat it (ws:// or http://host:port) for a pool of browsers")
+                  "serve: extension (runs work in your Chrome through ouro's paired extension, `ouro extension`), or repeat it (ws:// or http://host:port) for a pool of browsers")
       ->allow_extra_args(false);
   cmd->add_option("--browser-dir", f.browser_dir, "With --browser auto: the user-data-dir of the browser to attach to");
   cmd->add_option("--data-dir", f.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
@@ -146,6 +146,10 @@ Result<std::string> workspace_data_dir(const std::string& data_dir, std::string&
 Result<void> take_browsers(CommonFlags& f, bool serve) {
   if (f.browsers.size() > 1 && !serve) return make_error(Code::InvalidArgument, "--browser is given once here (ouro serve takes several: a pool)");
   if (!serve && !f.browser_pool.empty()) return make_error(Code::InvalidArgument, "--browser-pool goes with ouro serve");
+  if (f.browsers.size() == 1 && f.browsers.front() == "extension" && !serve)
+    return make_error(Code::InvalidArgument,
+                      "--browser extension goes with ouro serve: the extension connects to a running server. Start `ouro serve "
+                      "--browser extension` (or plain `ouro serve` and POST /api/runs with options.browser \"extension\")");
   if (f.browsers.size() == 1 && f.browser_pool.empty()) f.browser_ws = f.browsers.front();
   if (cli::wants_pool(f.browsers, f.browser_pool)) {
     for (const auto& b : f.browsers)
@@ -955,6 +959,13 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
     pool = TRY(start_pool(flags.browsers, flags.browser_pool, data_dir));
     runtime = pool->runtime;
     open_page = false;
+  } else if (flags.browser_ws == "extension") {
+    // The user's Chrome through the extension is the only browser: no Chromium of ouro's.
+    runtime = std::make_shared<session::Runtime>();
+    runtime->io = net::IoThread::start();
+    runtime->db = TRY(store::Database::open(data_dir + "/ouro.db"));
+    runtime->data_dir = data_dir;
+    open_page = false;
   } else {
     base = TRY(session::Session::start(TRY(session_options(flags, {}))));
     runtime = base->runtime();
@@ -978,6 +989,10 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   // "extension" work in its tab groups.
   auto bridge = std::make_shared<server::BridgeHub>(*runtime->io, std::string(version_string()));
   rc.bridge = bridge;
+  if (flags.browser_ws == "extension") {
+    rc.default_browser = "extension";
+    rc.mine_by_default = true;  // the user's own Chrome
+  }
   server::RunManager runs(runtime, rc);
   // Daemon mode: saved jobs start runs while the server runs (missed ones by their policy now).
   server::Scheduler::Config sc;

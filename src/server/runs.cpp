@@ -687,7 +687,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   // the run's own. The rule: such a run works in the user's profile ("mine"); what the extension
   // cannot give — a clean context with cookies of its own, a downloads folder of ouro's — is
   // not available there, and a run that asks for a clean context is refused with that reason.
-  const bool via_extension = get_str(options, "browser") == "extension";
+  const bool via_extension = options.contains("browser") ? get_str(options, "browser") == "extension" : m_config.default_browser == "extension";
   if (via_extension && options.contains("context") && context_of(options) == "clean")
     return fail("a clean context (cookies of its own) cannot exist through the extension: a run in the user's Chrome works in its "
                 "profile and its tab group (context 'mine'). Drop context 'clean', or leave out browser 'extension' to use ouro's own browser");

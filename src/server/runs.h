@@ -64,6 +64,9 @@ class RunManager {
     // The extensions connected over /api/bridge: runs with options.browser "extension" use the
     // latest one's tabs (a tab group per run). null: such runs fail saying so.
     std::shared_ptr<BridgeHub> bridge;
+    // "extension": runs without options.browser use the extension (ouro serve --browser
+    // extension, which has no browser of its own); "": ouro's own browser.
+    std::string default_browser;
   };
 
   RunManager(std::shared_ptr<session::Runtime> runtime, Config config);

@@ -234,5 +234,23 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   EXPECT_TRUE(eventually([&] { return chrome.eval(panel, "chrome.storage.local.get('credential').then(s => !s.credential)") == true; }, 10s));
 }
 
+// `ouro serve --browser extension`: no Chromium of ouro's; runs go to the extension by default,
+// and without one they say how to load and pair it.
+TEST(Bridge, ServeWithTheExtensionAsItsBrowser) {
+  testing::ServeProcess serve(testing::temp_dir(), {}, {"--browser", "extension"});
+  ASSERT_FALSE(serve.base.empty()) << serve.log();
+  Http hello = testing::request("GET", serve.base + "/api/hello", "");
+  EXPECT_EQ(hello.body["service"], "ouro");
+  std::string script = testing::script_file({{{"text", testing::repl_reply("setFinal(1)")}}});
+  Http run = serve.post("/api/runs", {{"task", "Nothing"}, {"options", {{"provider", "script:" + script}}}});
+  ASSERT_EQ(run.status, 201) << run.raw;
+  json failed = serve.wait_state(run.body["id"], {"failed", "done"}, 60s);
+  EXPECT_EQ(failed["state"], "failed");
+  EXPECT_NE(failed.dump().find("no ouro extension is connected"), std::string::npos) << failed.dump();
+  auto elsewhere = testing::ouro_shell(testing::temp_dir(), "run 'x' --browser extension");
+  EXPECT_NE(elsewhere.code, 0);
+  EXPECT_NE(elsewhere.err.find("goes with ouro serve"), std::string::npos) << elsewhere.err;
+}
+
 }  // namespace
 }  // namespace ouro
