@@ -202,6 +202,22 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   json ungrouped = chrome.eval(panel, "chrome.tabs.query({}).then(ts => ts.filter(t => t.groupId === -1).map(t => t.url))");
   EXPECT_NE(ungrouped.dump().find(testing::site().url("/")), std::string::npos) << "the person's tab stays out of the group: " << ungrouped.dump();
 
+  // Two conversations at once, each in a group of its own.
+  std::string where = testing::script_file({{{"text", testing::repl_reply("setFinal(await execInTab(activeTab, 'return location.pathname'))")}}});
+  Http first = serve.post("/api/runs", {{"task", "Side by side one"}, {"urls", {testing::site().url("/form")}},
+                                        {"options", {{"provider", "script:" + where}, {"browser", "extension"}}}});
+  Http second = serve.post("/api/runs", {{"task", "Side by side two"}, {"urls", {testing::site().url("/list")}},
+                                         {"options", {{"provider", "script:" + where}, {"browser", "extension"}}}});
+  ASSERT_EQ(first.status, 201);
+  ASSERT_EQ(second.status, 201);
+  json one = serve.wait_state(first.body["id"], {"done", "failed", "partial", "cancelled"}, 120s);
+  json two = serve.wait_state(second.body["id"], {"done", "failed", "partial", "cancelled"}, 120s);
+  EXPECT_EQ(one["final"], "/form") << one.dump();
+  EXPECT_EQ(two["final"], "/list") << two.dump();
+  json titles = chrome.eval(panel, "chrome.tabGroups.query({}).then(gs => gs.map(g => g.title))");
+  EXPECT_NE(titles.dump().find("Side by side one"), std::string::npos) << titles.dump();
+  EXPECT_NE(titles.dump().find("Side by side two"), std::string::npos) << titles.dump();
+
   // The bridge's cost per command: getText (one Runtime.evaluate in the helpers' world, once the
   // world exists) timed over 100 calls, in the person's Chrome through the extension and in ouro's
   // own Chromium over its DevTools pipe. Printed, not asserted: the machine decides the numbers.
