@@ -30,12 +30,13 @@ struct BridgeHub::Socket {
   std::chrono::steady_clock::time_point heard = std::chrono::steady_clock::now();
   std::unique_ptr<boost::asio::steady_timer> watch;
 
-  void arm() {
-    watch->expires_at(heard + kSilence);
-    watch->async_wait([weak = std::weak_ptr<net::WsPeer>(peer), this](boost::system::error_code ec) {
-      if (ec) return;  // cancelled: the socket closed
-      if (std::chrono::steady_clock::now() < heard + kSilence) return arm();
-      if (auto p = weak.lock()) p->close(net::CloseCode::GoingAway, "nothing heard from the extension for 60 s");
+  static void arm(const std::shared_ptr<Socket>& s) {
+    s->watch->expires_at(s->heard + kSilence);
+    s->watch->async_wait([weak = std::weak_ptr<Socket>(s)](boost::system::error_code ec) {
+      auto self = weak.lock();
+      if (ec || !self) return;  // cancelled: the socket closed
+      if (std::chrono::steady_clock::now() < self->heard + kSilence) return arm(self);
+      if (auto p = self->peer.lock()) p->close(net::CloseCode::GoingAway, "nothing heard from the extension for 60 s");
     });
   }
 };
@@ -51,11 +52,12 @@ void BridgeHub::accept(const std::string& pairing_id, std::shared_ptr<net::WsPee
   auto socket = std::make_shared<Socket>();
   socket->pairing_id = pairing_id;
   socket->peer = peer;
-  // The handlers live as long as the socket; they reach the hub through its owner, the server,
-  // which outlives every socket (the HTTP server closes them before it goes).
   socket->watch = std::make_unique<boost::asio::steady_timer>(m_io.context());
-  socket->arm();
-  handlers.on_message = [this, socket](std::string text) {
+  Socket::arm(socket);
+  std::weak_ptr<BridgeHub> hub = weak_from_this();
+  handlers.on_message = [hub, socket](std::string text) {
+    auto self = hub.lock();
+    if (!self) return;
     socket->heard = std::chrono::steady_clock::now();
     if (socket->link) return socket->link->on_message(text);
     auto msg = parse_json(text, "the extension's hello");
@@ -66,39 +68,40 @@ void BridgeHub::accept(const std::string& pairing_id, std::shared_ptr<net::WsPee
     int64_t protocol = get_int(hello, "protocol", 0);
     if (protocol != cdp::BridgeLink::kProtocol) {
       peer->close(kWrongProtocol, fmt::format("ouro {} speaks bridge protocol {}; this extension speaks {}: use the extension `ouro extension` writes",
-                                              m_version, cdp::BridgeLink::kProtocol, protocol));
+                                              self->m_version, cdp::BridgeLink::kProtocol, protocol));
       return;
     }
     std::weak_ptr<net::WsPeer> weak = peer;
     socket->link = cdp::BridgeLink::create(
-        m_io, [weak](std::string out) {
+        self->m_io, [weak](std::string out) {
           auto p = weak.lock();
           return p && p->send(std::move(out)) == net::WsPeer::Sent::Queued;
         },
         hello);
-    (void)peer->send(dump_json(json{{"method", "welcome"}, {"params", {{"protocol", cdp::BridgeLink::kProtocol}, {"server", {{"version", m_version}}}}}}));
+    (void)peer->send(dump_json(json{{"method", "welcome"}, {"params", {{"protocol", cdp::BridgeLink::kProtocol}, {"server", {{"version", self->m_version}}}}}}));
     std::shared_ptr<Socket> replaced;
     {
-      std::lock_guard lock(m_mutex);
-      socket->order = ++m_order;
-      auto& slot = m_by_pairing[socket->pairing_id];
+      std::lock_guard lock(self->m_mutex);
+      socket->order = ++self->m_order;
+      auto& slot = self->m_by_pairing[socket->pairing_id];
       replaced = std::move(slot);
       slot = socket;
     }
-    m_changed.notify_all();
+    self->m_changed.notify_all();
     spdlog::info("bridge: extension {} connected (pairing {})", get_str(get_field(hello, "extension"), "id").substr(0, 40), socket->pairing_id);
     if (replaced)
       if (auto old = replaced->peer.lock()) old->close(kReplaced, "replaced by a newer bridge socket of the same pairing");
   };
-  handlers.on_close = [this, socket] {
+  handlers.on_close = [hub, socket] {
     socket->watch->cancel();
-    {
-      std::lock_guard lock(m_mutex);
-      auto it = m_by_pairing.find(socket->pairing_id);
-      if (it != m_by_pairing.end() && it->second == socket) m_by_pairing.erase(it);
+    auto self = hub.lock();
+    if (self) {
+      std::lock_guard lock(self->m_mutex);
+      auto it = self->m_by_pairing.find(socket->pairing_id);
+      if (it != self->m_by_pairing.end() && it->second == socket) self->m_by_pairing.erase(it);
     }
     if (socket->link) socket->link->on_closed("its socket closed (the browser or the extension stopped, or the pairing was revoked)");
-    m_changed.notify_all();
+    if (self) self->m_changed.notify_all();
   };
 }
 

@@ -22,10 +22,11 @@ namespace ouro::net { class IoThread; }
 
 namespace ouro::server {
 
-class BridgeHub {
+class BridgeHub : public std::enable_shared_from_this<BridgeHub> {
  public:
   static constexpr std::string_view kSubprotocol = "ouro-bridge.1";
 
+  // Held by a shared_ptr (its sockets' handlers keep a weak reference). `io` must outlive it.
   BridgeHub(net::IoThread& io, std::string version);
   ~BridgeHub();
 

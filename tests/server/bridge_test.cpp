@@ -128,10 +128,16 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
 
   // Pairing, as a person does it: the side panel's page, the port, the code ouro serve shows.
   std::string panel = chrome.open("chrome-extension://" + ext + "/sidepanel.html");
-  ASSERT_TRUE(eventually([&] { return chrome.eval(panel, "!!document.getElementById('ext-port-form')") == true; }, 15s));
-  chrome.eval(panel, "document.getElementById('ext-port').value = '" + port + "'; document.getElementById('ext-port-form').requestSubmit(); true");
-  ASSERT_TRUE(eventually([&] { return chrome.eval(panel, "!document.getElementById('ext-pair').hidden") == true; }, 20s))
-      << chrome.eval(panel, "document.body.innerText").dump();
+  // The panel's script has run once it has shown the connection's state (before that, a submit
+  // would be the form's default one).
+  ASSERT_TRUE(eventually([&] {
+    return chrome.eval(panel, "(document.getElementById('ext-conn') || {}).textContent !== 'Looking for ouro…'") == true;
+  }, 15s));
+  ASSERT_TRUE(eventually([&] {
+    chrome.eval(panel, "if (document.getElementById('ext-pair').hidden) { document.getElementById('ext-port').value = '" + port +
+                           "'; document.getElementById('ext-port-form').requestSubmit(); } true");
+    return eventually([&] { return chrome.eval(panel, "!document.getElementById('ext-pair').hidden") == true; }, 5s);
+  }, 30s)) << chrome.eval(panel, "document.body.innerText").dump();
   Http code = serve.get("/api/pair/code");
   ASSERT_EQ(code.status, 200) << code.raw;
   chrome.eval(panel, "document.getElementById('ext-code').value = '" + code.body["code"].get<std::string>() +
