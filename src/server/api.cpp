@@ -697,7 +697,8 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
   // Its own pages carry the token: no run may see or touch the tabs that show them.
   if (s->m->runtime && s->m->runtime->browser) {
     std::string port = std::to_string(s->m->port);
-    s->m->runtime->browser->set_hidden_prefixes({"http://127.0.0.1:" + port + "/", "http://localhost:" + port + "/"});
+    // Nor the pages of ouro's extension (its side panel, in the Chromium plain `ouro` launches).
+    s->m->runtime->browser->set_hidden_prefixes({"http://127.0.0.1:" + port + "/", "http://localhost:" + port + "/", "chrome-extension://"});
   }
   return s;
 }
