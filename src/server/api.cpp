@@ -441,7 +441,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       return from(runs->pool_state());
     } else if (parts.size() == 2 && parts[1] == "tabs") {
       // On a browser pool the server has no browser of its own: runs' tabs are on the endpoints.
-      if (!runtime->browser) return net::json_error(404, "NotFound", "this server has no browser of its own (its runs use a browser pool: GET /api/pool)");
+      if (!runtime->browser) return net::json_error(404, "NotFound", "this server has no browser of its own (its runs use a browser pool, GET /api/pool, or your Chrome through the extension)");
       if (m == "GET") {
         browser::Browser& b = *runtime->browser;
         json tabs = json::array();
@@ -626,6 +626,11 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       if (!self) return;
       auto tabs = self->runs->tabs_of(run);
       std::string tab = tabs ? (*tabs)["activeTab"].get<std::string>() : "";
+      if (tabs && tabs->contains("ownBrowser")) {
+        // Its tabs are in the user's Chrome, beside the panel: there is nothing here to show.
+        if (auto peer = client.lock()) peer->close(net::CloseCode::PolicyViolation, "this run works in your Chrome's tab group; look there");
+        return;
+      }
       if (tab.empty()) {
         if (auto peer = client.lock())
           peer->close(net::CloseCode::PolicyViolation, tabs ? "the run has no tab to show" : tabs.error().message);

@@ -1019,7 +1019,10 @@ Result<json> RunManager::tabs_of(const std::string& run_id) {
   if (!run->session) return errorf(Code::FailedPrecondition, "run {} has no browser now (it is {})", run_id, run->finished ? "finished" : "starting");
   json tabs = json::array();
   for (const auto& t : run->session->tabs()) tabs.push_back(t.to_json());
-  return json{{"tabs", tabs}, {"activeTab", run->session->active_tab()}};
+  json out = {{"tabs", tabs}, {"activeTab", run->session->active_tab()}};
+  // A run in the user's Chrome (the extension) has tab ids of its own browser, not the server's.
+  if (&run->session->browser() != m_runtime->browser.get()) out["ownBrowser"] = false;
+  return out;
 }
 
 Result<json> RunManager::list() {
