@@ -4,6 +4,7 @@
 #include "browser/browser_impl.h"
 
 #include "base/log.h"
+#include "cdp/bridge.h"
 #include "net/io.h"
 
 #include <algorithm>
@@ -29,7 +30,14 @@ Result<std::unique_ptr<Browser>> Browser::start(net::IoThread& io, const Browser
   auto impl = std::make_shared<Impl>();
   impl->io = &io;
   std::unique_ptr<cdp::Transport> transport;
-  if (!options.connect_url.empty()) {
+  // An in-process endpoint (the extension bridge, cdp/bridge.h) may have no tab yet: its first
+  // tab opens when a run asks for one.
+  const bool in_process = cdp::is_offered_transport(options.connect_url);
+  if (in_process) {
+    transport = cdp::take_transport(options.connect_url);
+    if (!transport) return make_error(Code::FailedPrecondition, "the in-process DevTools endpoint " + options.connect_url + " was taken already");
+    impl->attached = true;
+  } else if (!options.connect_url.empty()) {
     transport = TRY(cdp::make_websocket_transport(io, options.connect_url));
     impl->attached = true;
   } else {
@@ -73,6 +81,7 @@ Result<std::unique_ptr<Browser>> Browser::start(net::IoThread& io, const Browser
   std::unique_lock lock(impl->mutex);
   bool ok = impl->wait_until(lock, Clock::now() + 20s, [&] {
     const auto& all = impl->tracker.all();
+    if (in_process && pages.empty()) return true;
     return !all.empty() && std::all_of(all.begin(), all.end(), [](auto& kv) { return kv.second->ready; });
   });
   if (impl->dead) return fail(*impl->dead);

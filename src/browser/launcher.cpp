@@ -1,5 +1,6 @@
 #include "browser/launcher.h"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -64,7 +65,6 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
       "--disable-component-update",
       "--disable-sync",
       "--disable-default-apps",
-      "--disable-extensions",
       "--disable-breakpad",
       "--disable-quic",
       // WebRTC gets no UDP that does not go through a proxy (and a context's proxy here is
@@ -89,6 +89,11 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
       "--use-mock-keychain",
       "--window-size=" + std::to_string(options.width) + "," + std::to_string(options.height),
   };
+  // No extension runs in ouro's browser but ours (the side panel, when asked for with
+  // --load-extension; Chromium then needs extensions on).
+  bool loads_extension = std::any_of(options.extra_args.begin(), options.extra_args.end(),
+                                     [](const std::string& a) { return a.rfind("--load-extension=", 0) == 0; });
+  if (!loads_extension) args.push_back("--disable-extensions");
   if (geteuid() == 0) args.push_back("--no-sandbox");  // Chromium refuses to run as root otherwise
   if (!options.headed) {
     args.push_back("--headless");

@@ -16,6 +16,14 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// The Code whose code_name is `name`, else `otherwise`.
+Code code_named(std::string_view name, Code otherwise) {
+  for (int i = 0; i <= static_cast<int>(Code::Unauthenticated); ++i)
+    if (code_name(static_cast<Code>(i)) == name) return static_cast<Code>(i);
+  return otherwise;
+}
+
+
 // The exception boundary of the CDP thread: whatever a message makes a handler throw is logged
 // (what was being done and the exception's first few hundred characters, redacted) and dropped.
 template <typename Fn>
@@ -94,6 +102,9 @@ struct Connection::Impl {
       std::string message = get_str(*err, "message", "unknown error");
       if (err->contains("data")) message += " (" + dump_json(get_field(*err, "data")).substr(0, 2000) + ")";
       Code c = code == -32601 ? Code::Unimplemented : code == -32602 ? Code::InvalidArgument : Code::FailedPrecondition;
+      // A transport that answers for the browser (the extension bridge, cdp/bridge.h) names
+      // ouro's code of its refusal: a tab outside the group is PermissionDenied, a gone one NotFound.
+      if (std::string ouro = get_str(*err, "ouroCode"); !ouro.empty()) c = code_named(ouro, c);
       p.done(tl::make_unexpected(Error{c, p.method + ": " + message, json{{"cdpCode", code}}}));
       return;
     }

@@ -14,7 +14,9 @@
 #include "net/io.h"
 #include "browser/discovery.h"
 #include "cli/pool.h"
+#include "cli/extension.h"
 #include "cli/reference.h"
+#include "server/bridge_hub.h"
 #include "store/data_dir_lock.h"
 #include "server/pool.h"
 #include "server/api.h"
@@ -77,6 +79,7 @@ struct CommonFlags {
   std::string config_path;           // the settings file ("" = $OURO_CONFIG or the default)
   std::string workspace;             // --workspace NAME ("" = $OURO_WORKSPACE, else none)
   std::string base_data_dir;         // with a workspace: the data directory it is in (API keys stay there)
+  std::vector<std::string> chromium_args;  // extra flags for a browser we launch (plain `ouro`: its extension)
 };
 
 void add_common(CLI::App* cmd, CommonFlags& f) {
@@ -86,7 +89,7 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_option("--browser", f.browsers,
                   "Attach to a running browser instead of launching one: ws://host:port/devtools/browser/…, or auto (the "
                   "DevToolsActivePort of a Chrome/Chromium started with --remote-debugging-port, in --browser-dir or the usual places); "
-                  "serve: repeat it (ws:// or http://host:port) for a pool of browsers")
+                  "serve: extension (runs work in your Chrome through ouro's paired extension, `ouro extension`), or repeat it (ws:// or http://host:port) for a pool of browsers")
       ->allow_extra_args(false);
   cmd->add_option("--browser-dir", f.browser_dir, "With --browser auto: the user-data-dir of the browser to attach to");
   cmd->add_option("--data-dir", f.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
@@ -143,6 +146,10 @@ Result<std::string> workspace_data_dir(const std::string& data_dir, std::string&
 Result<void> take_browsers(CommonFlags& f, bool serve) {
   if (f.browsers.size() > 1 && !serve) return make_error(Code::InvalidArgument, "--browser is given once here (ouro serve takes several: a pool)");
   if (!serve && !f.browser_pool.empty()) return make_error(Code::InvalidArgument, "--browser-pool goes with ouro serve");
+  if (f.browsers.size() == 1 && f.browsers.front() == "extension" && !serve)
+    return make_error(Code::InvalidArgument,
+                      "--browser extension goes with ouro serve: the extension connects to a running server. Start `ouro serve "
+                      "--browser extension` (or plain `ouro serve` and POST /api/runs with options.browser \"extension\")");
   if (f.browsers.size() == 1 && f.browser_pool.empty()) f.browser_ws = f.browsers.front();
   if (cli::wants_pool(f.browsers, f.browser_pool)) {
     for (const auto& b : f.browsers)
@@ -190,6 +197,7 @@ Result<session::SessionOptions> session_options(const CommonFlags& f, std::funct
   }
   o.browser.launch.headed = f.headed;
   o.browser.launch.user_data_dir = f.profile;
+  o.browser.launch.extra_args.insert(o.browser.launch.extra_args.end(), f.chromium_args.begin(), f.chromium_args.end());
   o.browser.connect_url = f.browser_ws;
   if (f.browser_ws == "auto")
     o.browser.connect_url = TRY(browser::find_devtools_url(f.browser_dir.empty() ? browser::usual_browser_dirs() : std::vector{f.browser_dir}));
@@ -951,6 +959,13 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
     pool = TRY(start_pool(flags.browsers, flags.browser_pool, data_dir));
     runtime = pool->runtime;
     open_page = false;
+  } else if (flags.browser_ws == "extension") {
+    // The user's Chrome through the extension is the only browser: no Chromium of ouro's.
+    runtime = std::make_shared<session::Runtime>();
+    runtime->io = net::IoThread::start();
+    runtime->db = TRY(store::Database::open(data_dir + "/ouro.db"));
+    runtime->data_dir = data_dir;
+    open_page = false;
   } else {
     base = TRY(session::Session::start(TRY(session_options(flags, {}))));
     runtime = base->runtime();
@@ -969,6 +984,14 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
     rc.pool = pool->pool;
     rc.mine_by_default = false;
     rc.max_active_runs = std::max<size_t>(rc.max_active_runs, 2 * pool->pool->total_capacity());  // the rest wait queued
+  }
+  // ouro's Chrome extension, once paired, connects to /api/bridge; runs with options.browser
+  // "extension" work in its tab groups.
+  auto bridge = std::make_shared<server::BridgeHub>(*runtime->io, std::string(version_string()));
+  rc.bridge = bridge;
+  if (flags.browser_ws == "extension") {
+    rc.default_browser = "extension";
+    rc.mine_by_default = true;  // the user's own Chrome
   }
   server::RunManager runs(runtime, rc);
   // Daemon mode: saved jobs start runs while the server runs (missed ones by their policy now).
@@ -997,6 +1020,11 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   server::ApiServer::Options api_options;
   api_options.port = static_cast<uint16_t>(port);
   api_options.scheduler = &scheduler;
+  api_options.version = std::string(version_string());
+  api_options.bridge = bridge;
+  api_options.on_pairing_code = [](const std::string& code) {
+    std::cout << "New pairing code for ouro's Chrome extension: " << code << " (valid 10 minutes)\n" << std::flush;
+  };
   api_options.mcp = [endpoint = mcp_http.get()](const net::HttpRequest& r, std::function<void(net::HttpResponse)> respond) {
     endpoint->handle(r, std::move(respond));
   };
@@ -1008,6 +1036,7 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   std::cout << "Ouroboros Command Center: " << api->url() << "\n"
             << "API: http://127.0.0.1:" << api->port() << "/api (Authorization: Bearer " << api->token() << ")\n"
             << "MCP (Streamable HTTP): http://127.0.0.1:" << api->port() << "/mcp (the same token)\n"
+            << "Pairing code for ouro's Chrome extension: " << api->pairing_code() << " (valid 10 minutes; Settings shows the current one)\n"
             << (flags.workspace.empty() ? "" : "Workspace: " + flags.workspace + " (" + data_dir + ")\n")
             << "Ctrl-C stops the server (runs in progress are cancelled).\n"
             << std::flush;
@@ -1160,6 +1189,10 @@ Result<int> run(int argc, char** argv) {
   mcpc->add_option("--config", mcp_settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
   mcpc->add_option("--max-iterations", mcp_max_iterations, "Iterations of one browser_task (default 25)")->check(CLI::Range(1, 200));
 
+  std::string extension_out, extension_dir_flag;
+  auto* extc = app.add_subcommand("extension", "Write ouro's Chrome extension (the side panel and the bridge to your tabs) to a folder, and say how to load it");
+  extc->add_option("--out", extension_out, "The folder (default: <data dir>/extension)");
+  extc->add_option("--data-dir", extension_dir_flag, "Data directory (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
   auto* doctor = app.add_subcommand("doctor", "Check Chromium, the display, the data directory, the profile lock and the model, and say how to fix what fails");
   std::string doctor_dir;
   llm::SettingsFlags doctor_settings;
@@ -1291,6 +1324,12 @@ Result<int> run(int argc, char** argv) {
     return cmd_memory(mf);
   }
   if (*sched) return cmd_schedule(*sched, sched_flags);
+  if (*extc) {
+    std::string dir = !extension_out.empty() ? extension_out
+                                             : (extension_dir_flag.empty() ? store::default_data_dir() : extension_dir_flag) + "/extension";
+    std::cout << extension_instructions(TRY(write_extension(dir)));
+    return 0;
+  }
   if (*serve) return cmd_serve(serve_flags, port, !no_open && serve_flags.headed, serve_confirm_timeout);
   if (*api) {
     std::cout << (markdown ? actions::reference_markdown() : actions::reference_text());
@@ -1302,6 +1341,10 @@ Result<int> run(int argc, char** argv) {
   // The product keeps its browser profile, so sites the user logs into stay logged in.
   TRY(enter_workspace(plain));
   plain.profile = (plain.data_dir.empty() ? store::default_data_dir() : plain.data_dir) + "/profile";
+  // Its Chromium loads ouro's extension, so the side panel is there beside the page.
+  auto extension = write_extension((plain.data_dir.empty() ? store::default_data_dir() : plain.data_dir) + "/extension");
+  if (extension) plain.chromium_args = load_extension_args(*extension);
+  else spdlog::warn("the browser starts without ouro's extension: {}", extension.error().message);
   return cmd_serve(plain, 7777, plain.headed);
 }
 

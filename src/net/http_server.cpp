@@ -211,7 +211,7 @@ struct WsSession : WsPeer, Closable, std::enable_shared_from_this<WsSession> {
   WsSession(asio::io_context& io, const HttpServer::Limits& limits) : io(io), outbox_limit(limits.ws_outbox_bytes), message_limit(limits.ws_message_bytes) {}
 
   asio::io_context& io;
-  const size_t outbox_limit, message_limit;
+  size_t outbox_limit, message_limit;  // set before start, read after
   std::shared_ptr<Slot> slot;
   std::optional<websocket::stream<beast::tcp_stream>> ws;  // set when the upgrade is accepted
   beast::flat_buffer buffer;
@@ -231,7 +231,16 @@ struct WsSession : WsPeer, Closable, std::enable_shared_from_this<WsSession> {
     ws.emplace(std::move(stream));
     beast::get_lowest_layer(*ws).expires_never();
     ws->set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    if (handlers.max_message_bytes) message_limit = handlers.max_message_bytes;
+    if (handlers.outbox_bytes) {
+      std::lock_guard lock(mutex);
+      outbox_limit = handlers.outbox_bytes;
+    }
     ws->read_message_max(message_limit);
+    if (!handlers.subprotocol.empty())
+      ws->set_option(websocket::stream_base::decorator([protocol = handlers.subprotocol](websocket::response_type& res) {
+        res.set(http::field::sec_websocket_protocol, protocol);
+      }));
     ws->async_accept(req, [self = shared_from_this()](beast::error_code ec) {
       if (ec) return self->finish();
       self->open = true;

@@ -116,6 +116,12 @@ class WsPeer {
 struct WsHandlers {
   std::function<void(std::string)> on_message;  // network thread
   std::function<void()> on_close;               // network thread, once
+  // Set by the upgrade handler for this socket alone: the subprotocol the handshake's answer
+  // names (RFC 6455 §4.2.2, Sec-WebSocket-Protocol; "" names none), and limits above the
+  // server's (0 keeps Limits::ws_message_bytes and ws_outbox_bytes).
+  std::string subprotocol;
+  size_t max_message_bytes = 0;
+  size_t outbox_bytes = 0;
 };
 
 class HttpServer {

@@ -3,7 +3,9 @@
 #include "base/log.h"
 #include "base/thread_pool.h"
 #include "browser/browser.h"
+#include "server/bridge_hub.h"
 #include "server/memories.h"
+#include "server/pairing.h"
 #include "server/runs.h"
 #include "server/scheduler.h"
 #include "server/scripts.h"
@@ -16,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <variant>
 
 namespace ouro::embedded {
 extern const std::string_view index_html;
@@ -123,6 +126,45 @@ std::vector<std::string> split_path(const std::string& path) {
 constexpr int kMaxJsonDepth = 64;
 
 bool is_page(const std::string& path) { return path == "/" || path == "/index.html"; }
+// Answered without a token: how the extension tells ouro from another program on the port, and
+// pairing itself (docs/design/extension-bridge.md, "Pairing").
+bool is_open(const HttpRequest& r) {
+  return !r.upgrade && ((r.path == "/api/hello" && r.method == "GET") || (r.path == "/api/pair" && r.method == "POST"));
+}
+
+// The id in an Origin of the form chrome-extension://<32 letters a-p>, else "".
+std::string extension_origin_id(const std::string& origin) {
+  constexpr std::string_view prefix = "chrome-extension://";
+  if (origin.rfind(prefix, 0) != 0) return "";
+  std::string id = origin.substr(prefix.size());
+  return Pairings::valid_extension_id(id) ? id : "";
+}
+
+// The credential in a WebSocket's subprotocols (RFC 6455 §4.1, Sec-WebSocket-Protocol): the
+// browser API can send no Authorization header, so the extension offers "ouro-credential.<it>"
+// beside "ouro-bridge.1".
+std::string subprotocol_credential(const HttpRequest& r) {
+  std::string list = r.header("sec-websocket-protocol");
+  constexpr std::string_view prefix = "ouro-credential.";
+  size_t start = 0;
+  while (start < list.size()) {
+    size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (item.rfind(prefix, 0) == 0) return item.substr(prefix.size());
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return "";
+}
+
+// Who sent a request: the page token's holder (the Command Center, a script), or a paired
+// extension.
+struct Principal {
+  enum class Kind { Page, Extension } kind = Kind::Page;
+  std::string pairing_id, extension_id;
+};
 bool is_stream(const std::string& path) { return path == "/api/events" || path == "/api/screencast"; }
 
 // An open events WebSocket and its subscription, which a worker makes while the socket may
@@ -142,6 +184,9 @@ struct Viewer {
 };
 
 constexpr size_t kMaxPendingFrames = 2;
+// Close codes of the application range (RFC 6455 §7.4.2), as docs/design/extension-bridge.md
+// assigns them.
+constexpr auto kRevoked = static_cast<net::CloseCode>(4001);
 constexpr int kMaxTabsOpening = 2;
 
 }  // namespace
@@ -155,32 +200,116 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   std::unique_ptr<ThreadPool> work;  // blocking work of the handlers, with a bounded queue (503 beyond)
   std::atomic<int> tabs_opening{0};
   std::unique_ptr<net::HttpServer> http;
+  std::unique_ptr<Pairings> pairings;  // null without a database (then nothing pairs)
+  std::shared_ptr<BridgeHub> bridge;
+  std::string version;
+  // The sockets each paired extension holds (event streams, its bridge), closed when it is
+  // revoked. Any thread.
+  std::mutex paired_mutex;
+  std::multimap<std::string, std::weak_ptr<net::WsPeer>> paired_peers;
+
+  void hold_for_pairing(const std::string& pairing_id, std::weak_ptr<net::WsPeer> peer) {
+    std::lock_guard lock(paired_mutex);
+    std::erase_if(paired_peers, [](const auto& kv) { return kv.second.expired(); });
+    paired_peers.emplace(pairing_id, std::move(peer));
+  }
+
+  // A revoked pairing's sockets close at once, with 4001 (the extension forgets its credential).
+  void close_pairing(const std::string& pairing_id) {
+    std::vector<std::shared_ptr<net::WsPeer>> open;
+    {
+      std::lock_guard lock(paired_mutex);
+      auto [from, to] = paired_peers.equal_range(pairing_id);
+      for (auto it = from; it != to; ++it)
+        if (auto peer = it->second.lock()) open.push_back(std::move(peer));
+      paired_peers.erase(pairing_id);
+    }
+    for (auto& peer : open) peer->close(kRevoked, "this pairing was revoked");
+  }
+
+  bool pairing_connected(const std::string& pairing_id) {
+    std::lock_guard lock(paired_mutex);
+    auto [from, to] = paired_peers.equal_range(pairing_id);
+    for (auto it = from; it != to; ++it)
+      if (!it->second.expired()) return true;
+    return false;
+  }
   net::HttpServer::AsyncHandler mcp;  // /mcp, when ouro serve offers it
 
-  // DNS rebinding: a page on evil.example that resolves to 127.0.0.1 sends its own Host and
-  // Origin; we accept only our own.
-  std::optional<HttpResponse> check_origin(const HttpRequest& r) const {
+  // DNS rebinding: a page on evil.example that resolves to 127.0.0.1 sends its own Host; we
+  // accept only our own.
+  std::optional<HttpResponse> check_host(const HttpRequest& r) const {
     std::string host = r.header("host");
     std::string ours1 = "127.0.0.1:" + std::to_string(port), ours2 = "localhost:" + std::to_string(port);
     if (host != ours1 && host != ours2)
       return net::json_error(403, "PermissionDenied", "unexpected Host header '" + host.substr(0, 100) + "'");
-    std::string origin = r.header("origin");
-    if (!origin.empty() && origin != "http://" + ours1 && origin != "http://" + ours2)
-      return net::json_error(403, "PermissionDenied", "requests from origin '" + origin.substr(0, 100) + "' are not allowed");
     return std::nullopt;
+  }
+
+  bool own_origin(const std::string& origin) const {
+    std::string p = std::to_string(port);
+    return origin.empty() || origin == "http://127.0.0.1:" + p || origin == "http://localhost:" + p;
+  }
+
+  static HttpResponse foreign_origin(const std::string& origin) {
+    return net::json_error(403, "PermissionDenied", "requests from origin '" + origin.substr(0, 100) + "' are not allowed");
+  }
+
+  // Whether the query may carry the credential: only where a header cannot be sent — a page
+  // opened from a link, and the WebSockets.
+  static bool query_allowed(const HttpRequest& r) {
+    return r.upgrade ? is_stream(r.path) : is_page(r.path) && (r.method == "GET" || r.method == "HEAD");
+  }
+
+  // Who the request's credential belongs to, with the Origin it must come from: the page token
+  // from our own pages (or none), a paired credential only from its own extension
+  // (chrome-extension://<id>). nullopt: no credential we know; a response: refused.
+  std::variant<std::monostate, Principal, HttpResponse> principal(const HttpRequest& r) const {
+    std::string origin = r.header("origin");
+    std::vector<std::string> offered;
+    std::string auth = r.header("authorization");
+    if (auth.rfind("Bearer ", 0) == 0) offered.push_back(auth.substr(7));
+    if (query_allowed(r)) offered.push_back(query_param(r.query, "token"));
+    if (r.upgrade && r.path == "/api/bridge") offered.push_back(subprotocol_credential(r));
+    for (const auto& credential : offered) {
+      if (credential.empty()) continue;
+      if (equal_time_constant(credential, token)) {
+        if (!own_origin(origin)) return foreign_origin(origin);
+        return Principal{};
+      }
+      if (!pairings) continue;
+      if (auto paired = pairings->authenticate(credential)) {
+        if (origin != "chrome-extension://" + paired->extension_id)
+          return net::json_error(403, "PermissionDenied", "this credential is accepted only from the extension it was paired with");
+        return Principal{Principal::Kind::Extension, paired->id, paired->extension_id};
+      }
+    }
+    return std::monostate{};
   }
 
   // Runs on the header alone, before any body is read.
   std::optional<HttpResponse> check_headers(const HttpRequest& r) const {
-    if (auto refused = check_origin(r)) return refused;
+    if (auto refused = check_host(r)) return refused;
+    std::string origin = r.header("origin");
+    bool from_extension = !extension_origin_id(origin).empty();
+    if (!own_origin(origin) && !from_extension) return foreign_origin(origin);
     // The Command Center's script and style carry no secrets.
     if (!r.upgrade && (r.path == "/static/app.js" || r.path == "/static/app.css")) return std::nullopt;
-    std::string auth = r.header("authorization");
-    if (auth.rfind("Bearer ", 0) == 0 && equal_time_constant(auth.substr(7), token)) return std::nullopt;
-    // Only where a header cannot be sent: a page opened from a link, and WebSockets.
-    bool query_allowed = r.upgrade ? is_stream(r.path) : is_page(r.path) && (r.method == "GET" || r.method == "HEAD");
+    if (is_open(r)) return std::nullopt;
+    auto who = principal(r);
+    if (auto* refused = std::get_if<HttpResponse>(&who)) return *refused;
+    if (auto* p = std::get_if<Principal>(&who)) {
+      bool bridge = r.upgrade && r.path == "/api/bridge";
+      if (bridge && p->kind != Principal::Kind::Extension)
+        return net::json_error(403, "PermissionDenied", "/api/bridge is for a paired extension (docs/design/extension-bridge.md)");
+      if (p->kind == Principal::Kind::Extension && r.path == "/mcp")
+        return net::json_error(403, "PermissionDenied", "/mcp takes the page token, not an extension's credential");
+      return std::nullopt;
+    }
+    if (from_extension && r.upgrade && r.path == "/api/bridge")
+      return net::json_error(401, "Unauthenticated", "unknown or revoked extension credential; pair again");
+    bool query = query_allowed(r);
     std::string in_query = query_param(r.query, "token");
-    if (query_allowed && equal_time_constant(in_query, token)) return std::nullopt;
     if (!r.upgrade && is_page(r.path) && r.header("accept").find("text/html") != std::string::npos) {
       // A person at a browser: say what to open. The page script picks up a token it kept for
       // this tab (a reload after it dropped the token from the address bar).
@@ -190,7 +319,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
                  "<code>ouro serve</code> printed (it ends in <code>?token=…</code>).</p><script src=\"/static/app.js\"></script>";
       return res;
     }
-    if (!in_query.empty() && !query_allowed)
+    if (!in_query.empty() && !query)
       return net::json_error(401, "Unauthenticated",
                              "?token= is accepted only for the Command Center page and the WebSockets; send Authorization: Bearer <token>");
     return net::json_error(401, "Unauthenticated", "missing or wrong token: send Authorization: Bearer <token> (printed by ouro serve)");
@@ -254,6 +383,12 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       body = std::move(*parsed);
     }
     const std::string& m = r.method;
+    if (is_open(r)) return open_route(r, body);
+    // The credential was checked with the header; it may have been revoked since.
+    auto who = principal(r);
+    if (!std::holds_alternative<Principal>(who)) return net::json_error(401, "Unauthenticated", "this credential is no longer valid");
+    const Principal& caller = std::get<Principal>(who);
+    if (parts.size() >= 2 && (parts[1] == "pair" || parts[1] == "pairings")) return pairing_route(parts, m, caller);
     if (parts.size() == 2 && parts[1] == "runs") {
       if (m == "GET") return from(runs->list());
       if (m == "POST") return from(runs->create(body), 201);
@@ -306,7 +441,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       return from(runs->pool_state());
     } else if (parts.size() == 2 && parts[1] == "tabs") {
       // On a browser pool the server has no browser of its own: runs' tabs are on the endpoints.
-      if (!runtime->browser) return net::json_error(404, "NotFound", "this server has no browser of its own (its runs use a browser pool: GET /api/pool)");
+      if (!runtime->browser) return net::json_error(404, "NotFound", "this server has no browser of its own (its runs use a browser pool, GET /api/pool, or your Chrome through the extension)");
       if (m == "GET") {
         browser::Browser& b = *runtime->browser;
         json tabs = json::array();
@@ -323,6 +458,59 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       return json_response(200, runs->providers());
     }
     return no_such_endpoint(r);
+  }
+
+  // GET /api/hello and POST /api/pair: no credential (docs/design/extension-bridge.md).
+  HttpResponse open_route(const HttpRequest& r, const json& body) {
+    if (r.path == "/api/hello")
+      return json_response(200, {{"service", "ouro"}, {"product", "ouro"}, {"version", version}, {"protocol", 1}, {"pairing", pairings != nullptr}});
+    if (!pairings) return net::json_error(503, "Unavailable", "this server keeps no database, so it cannot pair");
+    std::string from = extension_origin_id(r.header("origin"));
+    if (from.empty())
+      return net::json_error(403, "PermissionDenied", "pairing is for ouro's Chrome extension: its requests come from chrome-extension://<id>");
+    if (!body.is_object() || !body.contains("code") || !body["code"].is_string())
+      return net::json_error(400, "InvalidArgument", "a pairing is {\"code\": \"K7Q2-9XWD\", \"name\": \"…\", \"extensionId\": \"…\"}");
+    std::string name = body.contains("name") && body["name"].is_string() ? body["name"].get<std::string>() : "";
+    std::string ext = body.contains("extensionId") && body["extensionId"].is_string() ? body["extensionId"].get<std::string>() : "";
+    if (ext != from) return net::json_error(403, "PermissionDenied", "extensionId must be the id of the extension that sends the request");
+    auto paired = pairings->pair(body["code"].get<std::string>(), name, ext);
+    if (!paired) return error_response(paired.error());
+    (*paired)["server"] = {{"version", version}};
+    return json_response(201, *paired);
+  }
+
+  // /api/pair/self, /api/pair/code, /api/pairings[/{id}]: the page token manages pairings; an
+  // extension may only read and revoke its own.
+  HttpResponse pairing_route(const std::vector<std::string>& parts, const std::string& m, const Principal& caller) {
+    if (!pairings) return net::json_error(503, "Unavailable", "this server keeps no database, so it has no pairings");
+    bool page = caller.kind == Principal::Kind::Page;
+    auto page_only = [] { return net::json_error(403, "PermissionDenied", "pairings are managed with the page token, not with an extension's credential"); };
+    if (parts.size() == 3 && parts[1] == "pair" && parts[2] == "self" && m == "GET") {
+      if (page) return net::json_error(400, "InvalidArgument", "/api/pair/self answers for an extension's credential; this is the page token");
+      return from(pairings->describe(caller.pairing_id));
+    }
+    if (parts.size() == 3 && parts[1] == "pair" && parts[2] == "code" && (m == "GET" || m == "POST")) {
+      if (!page) return page_only();
+      auto code = m == "GET" ? pairings->current_code() : pairings->new_code();
+      return json_response(200, {{"code", code.code}, {"expiresAt", code.expires_at}});
+    }
+    if (parts.size() == 2 && parts[1] == "pairings" && m == "GET") {
+      if (!page) return page_only();
+      auto list = pairings->list();
+      if (!list) return error_response(list.error());
+      for (auto& p : *list) {
+        std::string id = p["id"].get<std::string>();
+        p["connected"] = bridge->connected(id) || pairing_connected(id);
+      }
+      return json_response(200, *list);
+    }
+    if (parts.size() == 3 && parts[1] == "pairings" && m == "DELETE") {
+      if (!page && parts[2] != caller.pairing_id) return page_only();
+      auto revoked = pairings->revoke(parts[2]);
+      if (!revoked) return error_response(revoked.error());
+      return json_response(200, json::object());
+    }
+    return net::json_error(404, "NotFound", "pairing endpoints: GET /api/pair/self, GET|POST /api/pair/code, GET /api/pairings, DELETE /api/pairings/{id}");
   }
 
   // GET|POST /api/schedules, DELETE /api/schedules/{id}, POST /api/schedules/{id}/run; nullopt:
@@ -359,8 +547,22 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   // GET /api/events?token=…&run=<id>|all&after=<seq or global id>. Network thread: the socket is
   // accepted at once; a worker replays the stored events and subscribes.
   std::optional<HttpResponse> upgrade(const HttpRequest& r, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& handlers) {
+    auto who = principal(r);
+    const auto* caller = std::get_if<Principal>(&who);
+    if (!caller) return net::json_error(401, "Unauthenticated", "this credential is no longer valid");
+    if (caller->kind == Principal::Kind::Extension) hold_for_pairing(caller->pairing_id, peer);
+    if (r.path == "/api/bridge") {
+      // The credential came in the subprotocols (checked with the header); the extension must
+      // also offer the protocol itself, which the handshake's answer names (RFC 6455 §4.2.2).
+      if (caller->kind != Principal::Kind::Extension)
+        return net::json_error(403, "PermissionDenied", "/api/bridge is for a paired extension");
+      if (r.header("sec-websocket-protocol").find(BridgeHub::kSubprotocol) == std::string::npos)
+        return net::json_error(400, "InvalidArgument", "offer the WebSocket subprotocol ouro-bridge.1 (docs/design/extension-bridge.md)");
+      bridge->accept(caller->pairing_id, peer, handlers);
+      return std::nullopt;
+    }
     if (r.path == "/api/screencast") return screencast(r, peer, handlers);
-    if (r.path != "/api/events") return net::json_error(404, "NotFound", "WebSocket endpoints: /api/events, /api/screencast");
+    if (r.path != "/api/events") return net::json_error(404, "NotFound", "WebSocket endpoints: /api/events, /api/screencast, /api/bridge");
     std::string run = query_param(r.query, "run");
     if (run == "all") run.clear();
     auto after = after_param(r.query);
@@ -424,6 +626,11 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       if (!self) return;
       auto tabs = self->runs->tabs_of(run);
       std::string tab = tabs ? (*tabs)["activeTab"].get<std::string>() : "";
+      if (tabs && tabs->contains("ownBrowser")) {
+        // Its tabs are in the user's Chrome, beside the panel: there is nothing here to show.
+        if (auto peer = client.lock()) peer->close(net::CloseCode::PolicyViolation, "this run works in your Chrome's tab group; look there");
+        return;
+      }
       if (tab.empty()) {
         if (auto peer = client.lock())
           peer->close(net::CloseCode::PolicyViolation, tabs ? "the run has no tab to show" : tabs.error().message);
@@ -458,6 +665,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
   s->m->runs = &runs;
   s->m->scheduler = options.scheduler;
   s->m->mcp = std::move(options.mcp);
+  s->m->bridge = options.bridge ? options.bridge : std::make_shared<BridgeHub>(io, options.version);
   s->m->runtime = std::move(runtime);
   s->m->token = options.token.empty() ? random_token() : options.token;
   s->m->work = std::make_unique<ThreadPool>(std::max<size_t>(options.workers, 1), std::max<size_t>(options.max_queued_work, 1));
@@ -481,10 +689,21 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
         return net::json_error(503, "Unavailable", "ouro is shutting down");
       }));
   s->m->port = s->m->http->port();
+  s->m->version = options.version;
+  if (s->m->runtime && s->m->runtime->db) {
+    s->m->pairings = TRY(Pairings::open(*s->m->runtime->db));
+    (void)s->m->pairings->current_code();  // in force from the start; ouro serve prints it
+    s->m->pairings->set_revocation_listener([weak](const std::string& id) {
+      if (auto self = weak.lock()) self->close_pairing(id);
+    });
+    if (options.on_pairing_code)
+      s->m->pairings->set_code_listener([print = options.on_pairing_code](const Pairings::PairingCode& c) { print(c.code); });
+  }
   // Its own pages carry the token: no run may see or touch the tabs that show them.
   if (s->m->runtime && s->m->runtime->browser) {
     std::string port = std::to_string(s->m->port);
-    s->m->runtime->browser->set_hidden_prefixes({"http://127.0.0.1:" + port + "/", "http://localhost:" + port + "/"});
+    // Nor the pages of ouro's extension (its side panel, in the Chromium plain `ouro` launches).
+    s->m->runtime->browser->set_hidden_prefixes({"http://127.0.0.1:" + port + "/", "http://localhost:" + port + "/", "chrome-extension://"});
   }
   return s;
 }
@@ -507,6 +726,7 @@ ApiServer::~ApiServer() {
 
 uint16_t ApiServer::port() const { return m->port; }
 const std::string& ApiServer::token() const { return m->token; }
+std::string ApiServer::pairing_code() const { return m->pairings ? m->pairings->current_code().code : ""; }
 std::string ApiServer::url() const { return "http://127.0.0.1:" + std::to_string(m->port) + "/?token=" + m->token; }
 
 }  // namespace ouro::server

@@ -3,13 +3,15 @@
 // where a header cannot be sent — the Command Center page itself and the two WebSockets. A
 // foreign Origin or an unexpected Host is refused (DNS rebinding). All of this is decided on the
 // request's header, before its body is read. Errors map to HTTP statuses in one place, with JSON
-// bodies. Work that waits (SQLite, Chromium) runs on a few worker threads, never on the network
+// bodies. ouro's Chrome extension pairs with a one-time code and then holds a credential of its
+// own, accepted only with its chrome-extension:// Origin (server/pairing.h). Work that waits (SQLite, Chromium) runs on a few worker threads, never on the network
 // thread.
 #pragma once
 
 #include "base/error.h"
 #include "net/http_server.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -18,6 +20,7 @@ namespace ouro::session { struct Runtime; }
 
 namespace ouro::server {
 
+class BridgeHub;
 class RunManager;
 class Scheduler;
 
@@ -34,6 +37,13 @@ class ApiServer {
     // /mcp (the MCP server over Streamable HTTP, src/mcp/http.h): called on a worker with a
     // request whose token and Origin passed; answers through `respond`. Empty: /mcp is 404.
     net::HttpServer::AsyncHandler mcp;
+    std::string version;  // what GET /api/hello and pairing answer
+    // Told each pairing code made after the first (a lockout, an expiry, Settings' New code),
+    // as shown ("K7Q2-9XWD"), so `ouro serve` prints it. Any thread.
+    std::function<void(const std::string& code)> on_pairing_code;
+    // The extensions' bridge sockets (/api/bridge), shared with the runs that use them; null:
+    // the server makes its own. Must outlive the server.
+    std::shared_ptr<BridgeHub> bridge;
   };
 
   // Listens on 127.0.0.1. `runs` must outlive the ApiServer. Not on the network thread.
@@ -45,6 +55,9 @@ class ApiServer {
   ~ApiServer();
   uint16_t port() const;
   const std::string& token() const;
+  // The pairing code in force for ouro's extension ("K7Q2-9XWD"), made if needed; "" when the
+  // server has no database.
+  std::string pairing_code() const;
   // http://127.0.0.1:PORT/?token=… — what a person opens.
   std::string url() const;
 

@@ -3,6 +3,7 @@
 #include "llm/setup.h"
 #include "llm/keyring.h"
 
+#include "server/bridge_hub.h"
 #include "server/conversation.h"
 #include "server/failover.h"
 #include "server/pool.h"
@@ -17,6 +18,8 @@
 #include "actions/registry.h"
 #include "agent/run.h"
 #include "base/log.h"
+#include "browser/browser.h"
+#include "cdp/bridge.h"
 #include "hooks/hooks.h"
 #include "safety/settings.h"
 #include "safety/sites.h"
@@ -94,7 +97,8 @@ constexpr size_t kMaxUrls = 20;
 const char* const kStringOptions[] = {"provider", "model", "sub_model", "base_url"};
 constexpr const char* kKnownOptions =
     "provider, model, sub_model, base_url (strings), max_iterations (1 to 500), max_tokens (1 to 1000000), temperature (0 to 2), "
-    "thinking (a token budget 1024 to 200000, or 'off'), context ('mine' or 'clean'), profile (true or false: "
+    "thinking (a token budget 1024 to 200000, or 'off'), context ('mine' or 'clean'), browser ('extension': the user's Chrome through "
+    "ouro's extension, or 'ouro'), profile (true or false: "
     "the same as context 'mine' or 'clean'), allowed_domains (array of "
     "site patterns), mode ('careful' or 'autonomous'), permissions ({capability: 'auto'|'ask'|'deny'}), agent ('rlm': the model writes "
     "code, the default; 'tools': it calls tools through function calling), remember (true or false: whether its finished task "
@@ -142,6 +146,12 @@ Result<void> check_options(const json& options) {
     } else if (k == "agent") {
       if (!v.is_string() || (v != "rlm" && v != "tools"))
         return errorf(Code::InvalidArgument, "options.agent must be 'rlm' (the model writes code) or 'tools' (function calling), got {}", describe(v));
+    } else if (k == "browser") {
+      if (!v.is_string() || (v != "extension" && v != "ouro"))
+        return errorf(Code::InvalidArgument,
+                      "options.browser must be 'extension' (the user's Chrome, through ouro's paired extension, in a tab group of the run's "
+                      "own) or 'ouro' (ouro's own browser, the default), got {}",
+                      describe(v));
     } else if (k == "context") {
       if (!v.is_string() || (v != "mine" && v != "clean"))
         return errorf(Code::InvalidArgument,
@@ -673,8 +683,19 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   if (!provider) return fail(provider.error().message);
   if (!settings) settings = llm::Settings{};
   session::SessionOptions so;
-  so.isolated = context_of(options) == "clean" || m_config.pool;  // a pool's browsers are no one's own
-  so.shared = !so.isolated;  // My browser: the user's tabs, held one run at a time, left open
+  // Through the extension (docs/design/extension-bridge.md): the user's Chrome, in a tab group of
+  // the run's own. The rule: such a run works in the user's profile ("mine"); what the extension
+  // cannot give — a clean context with cookies of its own, a downloads folder of ouro's — is
+  // not available there, and a run that asks for a clean context is refused with that reason.
+  const bool via_extension = options.contains("browser") ? get_str(options, "browser") == "extension" : m_config.default_browser == "extension";
+  if (via_extension && options.contains("context") && context_of(options) == "clean")
+    return fail("a clean context (cookies of its own) cannot exist through the extension: a run in the user's Chrome works in its "
+                "profile and its tab group (context 'mine'). Drop context 'clean', or leave out browser 'extension' to use ouro's own browser");
+  if (via_extension && m_config.pool) return fail("this server's runs use a browser pool; browser 'extension' is for ouro serve with a browser of its own");
+  so.isolated = !via_extension && (context_of(options) == "clean" || m_config.pool);  // a pool's browsers are no one's own
+  // My browser: the user's tabs, held one run at a time, left open. Through the extension the
+  // run's browser is its tab group alone: every tab there is the run's (the user shared it).
+  so.shared = !so.isolated && !via_extension;
   so.owner = "run " + run->id;
   std::vector<std::string> urls;
   if (body.contains("urls") && body["urls"].is_array())
@@ -734,7 +755,17 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     }
     publish(*run, "placement", {{"endpoint", lease->endpoint()}}, now_ms());
   }
-  auto session = session::Session::attach(lease ? lease->runtime() : m_runtime, so);
+  std::shared_ptr<session::Runtime> bridged;
+  if (via_extension) {
+    auto made = bridge_runtime(*run);
+    if (!made) return fail(made.error().message);
+    bridged = std::move(*made);
+    publish(*run, "placement", {{"endpoint", "extension"},
+                                {"note", "in your Chrome, through ouro's extension, in the tab group named after this task; it works in your "
+                                         "profile (context 'mine'): a clean context cannot exist through the extension"}},
+            now_ms());
+  }
+  auto session = session::Session::attach(bridged ? bridged : lease ? lease->runtime() : m_runtime, so);
   if (!session) return fail(session.error().message);
   std::string resume_note;
   if (run->resume) {
@@ -988,7 +1019,10 @@ Result<json> RunManager::tabs_of(const std::string& run_id) {
   if (!run->session) return errorf(Code::FailedPrecondition, "run {} has no browser now (it is {})", run_id, run->finished ? "finished" : "starting");
   json tabs = json::array();
   for (const auto& t : run->session->tabs()) tabs.push_back(t.to_json());
-  return json{{"tabs", tabs}, {"activeTab", run->session->active_tab()}};
+  json out = {{"tabs", tabs}, {"activeTab", run->session->active_tab()}};
+  // A run in the user's Chrome (the extension) has tab ids of its own browser, not the server's.
+  if (&run->session->browser() != m_runtime->browser.get()) out["ownBrowser"] = false;
+  return out;
 }
 
 Result<json> RunManager::list() {
@@ -1000,6 +1034,24 @@ Result<json> RunManager::list() {
     if (auto p = m_placed.find(r.id); p != m_placed.end()) out.back()["endpoint"] = p->second;
   }
   return out;
+}
+
+// A browser of the run's own on the extension's bridge: a Browser over a bridge transport for
+// the run's conversation, on the server's network thread and database.
+Result<std::shared_ptr<session::Runtime>> RunManager::bridge_runtime(const Active& run) {
+  if (!m_config.bridge) return make_error(Code::FailedPrecondition, "this server takes no extension (only ouro serve does)");
+  auto link = TRY(m_config.bridge->link(std::chrono::seconds(10)));
+  cdp::BridgeTarget target;
+  target.conversation = run.id;
+  target.title = run.task.substr(0, 60);
+  browser::BrowserOptions bo;
+  bo.connect_url = cdp::offer_transport(cdp::make_bridge_transport(*m_runtime->io, std::move(link), target));
+  auto started = browser::Browser::start(*m_runtime->io, bo);
+  if (!started) {
+    (void)cdp::take_transport(bo.connect_url);  // not left behind when start failed before taking it
+    return make_error(started.error().code, "cannot use the browser through the extension: " + started.error().message);
+  }
+  return session::make_runtime(m_runtime->io, m_runtime->db, std::move(*started), m_runtime->data_dir);
 }
 
 Result<json> RunManager::pool_state() {

