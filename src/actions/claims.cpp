@@ -1,5 +1,7 @@
 #include "actions/claims.h"
 
+#include <algorithm>
+
 #include "actions/egress.h"
 #include "actions/registry.h"
 #include "browser/browser.h"
@@ -23,6 +25,14 @@ Result<void> take_tab(Context& ctx, const std::string& tab_id) { return claim_un
 Result<void> hold_tab(Context& ctx, const std::string& tab_id, const std::string& function) {
   std::string holder = ctx.browser.tab_owner(tab_id);
   if (holder == ctx.owner) return {};
+  if (!holder.empty()) {
+    auto lingering = ctx.browser.lingering_tabs(ctx.browser_context);
+    if (std::find(lingering.begin(), lingering.end(), tab_id) != lingering.end())
+      return errorf(Code::FailedPrecondition,
+                    "{}: tab {} still keeps to the rule of {}, which acted on its page and has finished; the user can reload it from the "
+                    "address bar to free it, or open a tab of your own with openTab(url)",
+                    function, tab_id, holder);
+  }
   if (!holder.empty())
     return errorf(Code::FailedPrecondition,
                   "{}: tab {} is in use by {} (a tab works for one run at a time); open a tab of your own with openTab(url), or "

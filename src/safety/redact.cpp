@@ -244,14 +244,24 @@ SecretMatcher SecretMatcher::build(const std::vector<std::string>& values) {
         if (variant.size() > m.m_states[s].best_len) m.m_states[s].best_len = static_cast<uint32_t>(variant.size()), m.m_states[s].best_secret = static_cast<uint32_t>(index);
       }
       if (value.size() < kMaxVariedBytes) {
+        // Characters compare case-blind; their codes do not: the codes of the value as written and
+        // of the value in lower case (charCodeAt after toLowerCase) are separate lists.
         CodePoints cp = code_points(folded(value));
-        std::vector<std::string> dec, hex, hex0x;
-        for (uint32_t c : cp.codes) {
-          dec.push_back(std::to_string(c));
-          hex.push_back(fmt::format("{:x}", c));
-          hex0x.push_back(fmt::format("0x{:x}", c));
-        }
-        spelled.token_lists = {cp.chars, std::move(dec), std::move(hex), std::move(hex0x)};
+        spelled.token_lists = {cp.chars};
+        auto add_codes = [&](const CodePoints& of) {
+          std::vector<std::string> dec, hex, hex0x;
+          for (uint32_t c : of.codes) {
+            dec.push_back(std::to_string(c));
+            hex.push_back(fmt::format("{:x}", c));
+            hex0x.push_back(fmt::format("0x{:x}", c));
+          }
+          spelled.token_lists.push_back(std::move(dec));
+          spelled.token_lists.push_back(std::move(hex));
+          spelled.token_lists.push_back(std::move(hex0x));
+        };
+        CodePoints written = code_points(value);
+        add_codes(written);
+        if (written.codes != cp.codes) add_codes(cp);
       }
     }
     m.m_spelled.push_back(std::move(spelled));

@@ -222,7 +222,7 @@ TEST(CommandCenter, CancelAndReplayAPastRun) {
   cc.js("await click(t, '#cancel-btn')");
   json partial = cc.until("document.querySelector('.msg.partial') && document.querySelector('.msg.partial').textContent", 3000);
   EXPECT_NE(partial.get<std::string>().find("Task cancelled by user."), std::string::npos) << partial;
-  EXPECT_EQ(cc.js("await getText(t, '#status')"), "idle");
+  EXPECT_EQ(cc.js("await getText(t, '#status')"), "cancelled") << "the status word says what happened";
 
   // A past run, opened from the history, replays its stream.
   cc.js("await execInTab(t, \"document.getElementById('iterations').textContent = ''\")");
