@@ -560,8 +560,8 @@ TEST(CliRun, ARunWhoseEventsCannotBeStoredStopsAndFails) {
   EXPECT_EQ(r.out.find("all steps"), std::string::npos) << r.out;
 }
 
-TEST(CliServe, PrintsATokenUrlServesTheApiAndStopsOnCtrlC) {
-  std::string dir = temp_dir();
+// `ouro serve --port 0` on data directory `dir`, its stdout in dir/out.txt and stderr in dir/err.txt.
+pid_t start_serve(const std::string& dir) {
   std::string out_file = dir + "/out.txt";
   pid_t pid = fork();
   if (pid == 0) {
@@ -571,6 +571,13 @@ TEST(CliServe, PrintsATokenUrlServesTheApiAndStopsOnCtrlC) {
     execl(ouro_binary().c_str(), "ouro", "serve", "--port", "0", nullptr);
     _exit(127);
   }
+  return pid;
+}
+
+TEST(CliServe, PrintsATokenUrlServesTheApiAndStopsOnCtrlC) {
+  std::string dir = temp_dir();
+  std::string out_file = dir + "/out.txt";
+  pid_t pid = start_serve(dir);
   std::string url;
   for (int i = 0; i < 100 && url.empty(); ++i) {
     std::ifstream in(out_file);
@@ -606,14 +613,7 @@ TEST(CliServe, PrintsATokenUrlServesTheApiAndStopsOnCtrlC) {
 TEST(CliServe, ASecondServerOnOneDataDirectoryIsRefusedNamingTheFirst) {
   std::string dir = temp_dir();
   std::string out_file = dir + "/out.txt";
-  pid_t pid = fork();
-  if (pid == 0) {
-    setenv("OURO_DATA_DIR", dir.c_str(), 1);
-    freopen(out_file.c_str(), "w", stdout);
-    freopen((dir + "/err.txt").c_str(), "w", stderr);
-    execl(ouro_binary().c_str(), "ouro", "serve", "--port", "0", nullptr);
-    _exit(127);
-  }
+  pid_t pid = start_serve(dir);
   bool up = false;
   for (int i = 0; i < 200 && !up; ++i) {
     std::ifstream in(out_file);
