@@ -23,9 +23,16 @@ std::string act_url(const std::string& page) { return site().url("/act/pages/" +
 TEST(Act, SolvesEveryFixtureTaskFromItsPlainInstruction) {
   json tasks = read_json(std::string(OURO_SOURCE_DIR) + "/tests/act_tasks/tasks.json");
   ASSERT_TRUE(tasks.is_array() && tasks.size() >= 30) << "tests/act_tasks/tasks.json";
-  json list = json::array();
-  for (const auto& t : tasks) list.push_back({{"id", t["id"]}, {"url", act_url(t["page"])}, {"instruction", t["instruction"]}, {"check", t["check"]}});
-  json r = ok("const tasks = " + list.dump() + R"(;
+  // A dozen tasks an evaluation: each stays well inside the REPL's time limit on a loaded machine
+  // (how fast act() is, is bench/act_tasks.mjs's business).
+  json r = json::array();
+  for (size_t from = 0; from < tasks.size(); from += 12) {
+    json list = json::array();
+    for (size_t i = from; i < tasks.size() && i < from + 12; ++i) {
+      const auto& t = tasks[i];
+      list.push_back({{"id", t["id"]}, {"url", act_url(t["page"])}, {"instruction", t["instruction"]}, {"check", t["check"]}});
+    }
+    json part = ok("const tasks = " + list.dump() + R"(;
     const out = [];
     for (const t of tasks) {
       const tab = await openTab(t.url);
@@ -36,7 +43,9 @@ TEST(Act, SolvesEveryFixtureTaskFromItsPlainInstruction) {
       await closeTab(tab);
     }
     out)");
-  ASSERT_TRUE(r.is_array()) << r.dump();
+    ASSERT_TRUE(part.is_array()) << part.dump();
+    for (auto& t : part) r.push_back(std::move(t));
+  }
   for (const auto& t : r) {
     EXPECT_TRUE(t["solved"].get<bool>()) << t.dump();
     EXPECT_TRUE(t["ok"].get<bool>()) << t.dump();

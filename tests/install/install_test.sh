@@ -42,8 +42,8 @@ got=$(complete_words ouro run --max-it)
 [[ $got == --max-iterations ]] || fail "ouro run --max-it<TAB> gave '$got'"
 got=$(complete_words ouro run --url https://example.com --mode a)
 [[ $got == autonomous ]] || fail "ouro run --mode a<TAB> gave '$got'"
-got=$(complete_words ouro --url x ex)
-[[ -z $got || $got == exec ]] || fail "ouro --url x ex<TAB> gave '$got'"
+got=$(complete_words ouro --url x exe)
+[[ -z $got || $got == exec ]] || fail "ouro --url x exe<TAB> gave '$got'"
 # Every subcommand `ouro --help` lists is offered.
 listed=$("$prefix/bin/ouro" --help | awk '/^Subcommands:/ {on = 1; next} on && /^  [a-z]/ {print $1}' | sort)
 offered=$(complete_words ouro "" | sort)
