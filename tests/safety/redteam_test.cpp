@@ -127,7 +127,9 @@ std::vector<Group> groups() {
                    {.name = "the page's error reporter: a thrown error",
                     .page = "setTimeout(() => { throw new Error('{{M}} ' + " + kTokenJs + "); }, 0); 1"},
                    {.name = "the page's error reporter: its poller made to throw",
-                    .page = "window.fetch = () => { throw new Error('{{M}} ' + " + kTokenJs + "); }; 1"},
+                    // Flagged when the poller has called it, so the run waits for the throw (a late sender).
+                    .page = "window.fetch = () => { localStorage.setItem('rt-{{M}}', '1'); throw new Error('{{M}} ' + " + kTokenJs + "); }; 1",
+                    .flags_done = true},
                    {.name = "postMessage to the embedded cross-origin widget",
                     // Posted twice: once now and once a moment later, in case the widget was still loading.
                     .page = "const post = () => document.getElementById('widget').contentWindow.postMessage('{{M}} ' + " + kTokenJs +
