@@ -374,15 +374,12 @@ void close_gate(Context& ctx) {
   if (!ctx.browser.dead() && !ctx.shared_tabs) ctx.browser.refuse_paused(ctx.browser_context);
 }
 
-void leave_tabs(Context& ctx) {
-  if (ctx.shared_tabs) return ctx.browser.release_tabs(ctx.owner, lingering_gate(ctx));
-  if (!ctx.gate) return;
-  close_gate(ctx);
-  if (ctx.gate->acted && !ctx.browser.dead()) {
+bool blank_tabs(Context& ctx) {
+  if (!ctx.gate || !ctx.gate->acted || ctx.browser.dead()) return true;
+  {
     // What the run put into its pages (a timer, a worker, a handler) could still send once the
     // gate is gone: their documents go first, within 10 s for them all (a context full of popups
-    // must not hold the run's end). A tab that could not be blanked keeps the gate, which now
-    // refuses everything (its state goes with the run): fail closed.
+    // must not hold the run's end).
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     size_t left = 0;
     for (const auto& t : ctx.browser.tabs(ctx.browser_context)) {
@@ -398,9 +395,19 @@ void leave_tabs(Context& ctx) {
     }
     if (left > 0) {
       spdlog::warn("gate: {} tab(s) of the finished run could not be blanked; they stay under a gate that refuses every request", left);
-      return;
+      return false;
     }
   }
+  return true;
+}
+
+void leave_tabs(Context& ctx) {
+  if (ctx.shared_tabs) return ctx.browser.release_tabs(ctx.owner, lingering_gate(ctx));
+  if (!ctx.gate) return;
+  close_gate(ctx);
+  // A tab that could not be blanked keeps the gate, which now refuses everything (its state goes
+  // with the run): fail closed.
+  if (!blank_tabs(ctx)) return;
   (void)ctx.browser.set_egress_gate(ctx.browser_context, nullptr);
 }
 

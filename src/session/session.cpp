@@ -291,7 +291,12 @@ Session::~Session() {
   // The gate refuses from now on, and what waits under it is refused before the context goes
   // (a disposed tab's sessions detach, and Chromium lets a paused request go on when its
   // interception ends).
-  if (m->owns_context) actions::close_gate(m->host->context());
+  // Its pages are blanked first: disposing a context detaches its tabs' sessions, and Chromium
+  // lets a request paused at that moment go on, so nothing the run planted may still be running.
+  if (m->owns_context) {
+    actions::close_gate(m->host->context());
+    (void)actions::blank_tabs(m->host->context());
+  }
   // Closing the context's tabs fails whatever host call still waits on them, so the host's
   // threads end now rather than at their deadlines.
   if (m->owns_context && !m->runtime->browser->dead()) m->runtime->browser->dispose_context(m->context);
