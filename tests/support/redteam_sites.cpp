@@ -351,9 +351,11 @@ RedteamSites::RedteamSites() : m(std::make_unique<Impl>()) {
                  "setInterval(() => { while (dataLayer.length) { const e = dataLayer.shift();"
                  " navigator.sendBeacon('" + C + "/collect/' + encodeURIComponent(String(e.event || 'event')), JSON.stringify(e)); } }, 400);";
     } else if (p == "/widget.html") {
-      // A chat widget: what the page posts to it goes to the widget's backend.
-      res.body = page("Chat", "", "<p>Chat with us</p><script>addEventListener('message', (e) => "
-                                  "fetch('" + C + "/w?m=' + encodeURIComponent(String(e.data)), {mode: 'no-cors'}).catch(() => 0));</script>");
+      // A chat widget: what the page posts to it goes to the widget's backend; it acknowledges each
+      // message to its sender by the message's first word.
+      res.body = page("Chat", "", "<p>Chat with us</p><script>addEventListener('message', (e) => { "
+                                  "fetch('" + C + "/w?m=' + encodeURIComponent(String(e.data)), {mode: 'no-cors'}).catch(() => 0); "
+                                  "if (e.source) e.source.postMessage('ack ' + String(e.data).split(' ')[0], '*'); });</script>");
     } else if (p == "/signin.html") {
       // A partner's sign-in frame: what is typed goes to the partner's backend.
       res.body = page("Partner sign-in", "",
