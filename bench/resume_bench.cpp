@@ -7,7 +7,7 @@
 #include "agent/run.h"
 #include "fixtures.h"
 #include "llm/provider.h"
-#include "server/resume.h"
+#include "runs/resume.h"
 #include "session/session.h"
 #include "store/database.h"
 
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   ro.max_iterations = iterations + 2;
   ro.on_checkpoint = [&](int iteration, const std::string& state, const std::string& env) {
     auto t0 = Clock::now();
-    auto r = server::store_checkpoint(db, **s, row.id, iteration, state, env);
+    auto r = runs::store_checkpoint(db, **s, row.id, iteration, state, env);
     points.push_back({iteration, state.size(), env.size(), ms_since(t0)});
     return r;
   };
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   std::vector<double> resume_ms, fresh_ms;
   for (int i = 0; i < 5; ++i) {
     auto t0 = Clock::now();
-    auto point = server::load_resume_point(db, row.id, {"running"});
+    auto point = runs::load_resume_point(db, row.id, {"running"});
     if (!point) {
       std::fprintf(stderr, "resume_bench: %s\n", point.error().message.c_str());
       return 1;
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
     ro2.repl.initial_env = point->env;
     auto r = session::Session::attach((*s)->runtime(), ro2);
     if (!r) return 1;
-    auto restored = server::restore_browser(**r, *point);
+    auto restored = runs::restore_browser(**r, *point);
     if (!restored) return 1;
     // The first evaluation of the restored session proves env is back.
     auto check = (*r)->repl().eval("env.rows.length");

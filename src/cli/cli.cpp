@@ -20,11 +20,11 @@
 #include "store/data_dir_lock.h"
 #include "server/pool.h"
 #include "server/api.h"
-#include "server/conversation.h"
-#include "server/memories.h"
-#include "server/resume.h"
-#include "server/sites.h"
 #include "server/runs.h"
+#include "runs/conversation.h"
+#include "runs/lifecycle.h"
+#include "runs/resume.h"
+#include "runs/sites.h"
 #include "server/scheduler.h"
 #include "hooks/hooks.h"
 #include "safety/secrets.h"
@@ -175,10 +175,11 @@ std::string config_path_of(const CommonFlags& f) {
 
 // Options for a session. With `gated`, its context is under the egress gate: allowed sites from
 // --url, the task's URLs, --allow-domain and the settings file.
+// `preloaded`: the settings file as the caller read it already (a run reads it once).
 Result<session::SessionOptions> session_options(const CommonFlags& f, std::function<void(const std::string&)> on_log, bool gated = false,
-                                                const std::string& task = {}) {
+                                                const std::string& task = {}, const safety::SafetySettings* preloaded = nullptr) {
   session::SessionOptions o;
-  auto settings = TRY(safety::load_safety_settings(config_path_of(f)));
+  auto settings = preloaded ? *preloaded : TRY(safety::load_safety_settings(config_path_of(f)));
   std::shared_ptr<safety::SecretStore> store = settings.secrets;
   if (!f.secrets.empty()) {
     if (!store) store = std::make_shared<safety::SecretStore>();
@@ -292,7 +293,7 @@ class TerminalConfirmer {
       return false;
     }
     // A site question can be answered for good: "a" allows the site from now on.
-    std::string site = remember ? server::site_question(req) : "";
+    std::string site = remember ? runs::site_question(req) : "";
     if (!site.empty()) question.replace(question.find("[y/N]"), 5, "[y/N/a = always for " + site + "]");
     (void)!write(fd, question.data(), question.size());
     auto answer = read_line(fd, m_timeout, false);
@@ -657,11 +658,14 @@ struct RunFlags {
   std::string agent = "rlm";  // rlm | tools
   bool no_remember = false;   // --no-remember: this run's task and answer are not remembered
   std::string save_script;    // --save-script NAME: a run that finishes is kept as script NAME
+  bool max_iterations_given = false;  // --max-iterations was given (else a resumed run keeps its own)
   // `ouro replay`: the script's steps answer the loop instead of a model.
   std::shared_ptr<scripts::ReplayProvider> replay;
   double recorded_ms = 0;     // how long the replayed script's recorded run took (0: unknown)
 };
 
+// `ouro run`: the flags become a run's spec (the same options, checks and messages as the API's),
+// runs/lifecycle.h carries the run, and the terminal shows its events and asks its questions.
 Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   if (rf.task.find_first_not_of(" \t\n") == std::string::npos && rf.resume_id.empty())
     return make_error(Code::InvalidArgument, "run needs a task: ouro run \"Summarize the unread emails in my inbox\" --url https://mail.example.com");
@@ -670,254 +674,200 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   llm::SettingsFlags sf = rf.settings;
   // Keys `ouro auth set` kept in the file when there was no keyring.
   sf.secrets_path = (!flags.base_data_dir.empty() ? flags.base_data_dir : flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/secrets.json";
-  // --resume of a replay: the replay goes on (its script, version and values as the run kept them).
-  bool replay_fallback = rf.replay && rf.settings.provider.has_value();
-  if (!rf.resume_id.empty() && !rf.replay) {
-    auto db = TRY(store::Database::open((flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/ouro.db"));
-    if (auto row = db->get_run(rf.resume_id); row && *row) {
-      json stored = parse_json((*row)->options).value_or(json::object());
-      if (const json& sc = get_field(stored, "script"); sc.is_object()) {
-        auto script = TRY(scripts::get(*db, get_str(sc, "name"), get_int(sc, "version") > 0 ? std::optional<int>(get_int(sc, "version")) : std::nullopt));
-        std::map<std::string, std::string> vars;
-        for (const auto& [k, v] : get_field(sc, "vars").items())
-          if (v.is_string()) vars[k] = v.get<std::string>();
-        rf.replay = std::shared_ptr<scripts::ReplayProvider>(TRY(scripts::ReplayProvider::create(std::move(script), vars)));
-        replay_fallback = get_bool(sc, "fallback");
-      }
-    }
-  }
-  // A replay needs no model: its provider is the script — and a model, when one is given
-  // (--provider), to take over where a step cannot heal.
-  llm::Settings settings;
-  std::unique_ptr<llm::Provider> model;
-  if (!rf.replay || replay_fallback) {
-    settings = TRY(llm::resolve_settings(sf));
-    model = TRY(llm::make_provider(settings.spec));
-  }
-  if (rf.replay && model) {
-    rf.replay->set_fallback(std::move(model), settings.model, settings.sub_model);
-    rf.max_iterations = std::max(rf.max_iterations, rf.replay->max_iterations());
-  }
-  llm::Provider* provider = rf.replay ? static_cast<llm::Provider*>(rf.replay.get()) : model.get();
-  std::unique_ptr<std::ofstream> trace;
-  if (!rf.trace.empty()) {
-    trace = std::make_unique<std::ofstream>(rf.trace, std::ios::trunc);
-    if (!*trace) return errorf(Code::InvalidArgument, "cannot write the trace file {}", rf.trace);
-  }
   CommonFlags with_config = flags;
   if (rf.settings.config_path) with_config.config_path = *rf.settings.config_path;
-  auto opts = TRY(session_options(with_config, {}, true, rf.task));
-  // Observe-only hooks from the settings file, told about the run's events as they are kept.
-  auto hook_pipeline = hooks::Pipeline::create(TRY(hooks::load_hooks_config(config_path_of(with_config))));
-  opts.repl.timeout = std::chrono::seconds(180);
-  // --continue: the conversation as the database keeps it (a run of the Command Center's, or
-  // an earlier `ouro run`): its env, and its turns for the prompt.
-  std::optional<server::StoredConversation> prior;
-  std::optional<server::ResumePoint> resume;
-  if (!rf.continue_id.empty()) {
-    auto db = TRY(store::Database::open(opts.db_path.empty() ? store::default_data_dir() + "/ouro.db" : opts.db_path));
-    prior = TRY(server::load_conversation(*db, rf.continue_id));
-    opts.repl.initial_env = prior->env;
-  }
-  std::string task = rf.task;
-  if (!rf.resume_id.empty()) {
-    // A run `ouro run` was doing when it was killed is still "running" in the database (nothing
-    // marked it); one the server was doing is "interrupted".
-    std::string db_path = opts.db_path.empty() ? store::default_data_dir() + "/ouro.db" : opts.db_path;
+  const std::string db_path = (flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/ouro.db";
+  if (!rf.resume_id.empty())
     // A run of a server that is up is that server's to resume (it may be running it now).
     if (auto pid = store::DataDirLock::holder(std::filesystem::path(db_path).parent_path().string()))
       return errorf(Code::FailedPrecondition,
                     "run {} is in the data directory of the ouro serve that is up ({}); resume it there: the Command Center's "
                     "Resume, or POST /api/runs/{}/resume",
                     rf.resume_id, *pid > 0 ? "pid " + std::to_string(*pid) : "its process id is not recorded", rf.resume_id);
-    auto db = TRY(store::Database::open(db_path));
-    resume = TRY(server::load_resume_point(*db, rf.resume_id, {"interrupted", "running", "queued"}));
-    task = resume->state.task;
-    // The sites the run was given (its start URLs, kept with its options) and those its tabs were on.
-    json stored = parse_json(resume->row.options).value_or(json::object());
-    if (stored.is_object() && stored.contains("urls") && stored["urls"].is_array())
-      for (const auto& u : stored["urls"])
-        if (u.is_string()) with_config.urls.push_back(u.get<std::string>());
-    for (const auto& t : resume->state.tabs)
-      if (!get_str(t, "url").empty()) with_config.urls.push_back(get_str(t, "url"));
-    opts = TRY(session_options(with_config, {}, true, task));
-    opts.repl.timeout = std::chrono::seconds(180);
-    opts.repl.initial_env = resume->env;
-  }
-  std::string context = !rf.context.empty() ? rf.context : (!flags.profile.empty() || !flags.browser_ws.empty()) ? "mine" : "";
-  // A resumed run works in the kind of context it had (its own, with its cookies, or the user's).
-  if (resume && rf.context.empty())
-    if (json stored = parse_json(resume->row.options).value_or(json::object()); stored.is_object() && stored.contains("context"))
-      context = get_str(stored, "context", context);
-  opts.isolated = context == "clean";
-  opts.shared = context == "mine";
-  auto policy = opts.gate;
-  auto s = TRY(session::Session::start(std::move(opts)));
-  store::Database& db = s->db();
-  // The sites the user allowed "always" (here or in the Command Center) are this run's too.
-  auto always = server::remembered_sites(db);
-  s->host().context().trusted_sites = always;
-  for (const auto& site : always)
-    if (policy) (void)policy->name_pattern(site);  // checked when it was stored
-  std::string resume_note;
-  if (resume) {
-    resume_note = TRY(server::restore_browser(*s, *resume));
-    provider->seek(resume->state.provider);
-  } else {
-    TRY(s->open_urls(flags.urls));
-  }
-  // The run is kept like the Command Center's: its row, events and env, to be continued.
+  auto db = TRY(store::Database::open(db_path));
+
+  // The flags as a run's options: checked by the same rules, kept with the run for a follow-up or
+  // a resume.
+  json options = json::object();
+  std::vector<std::string> urls = flags.urls;
+  std::string task = rf.task;
   store::Database::RunRow row;
-  if (prior) {
-    row = prior->row;
-  } else if (resume) {
-    row = resume->row;
-  } else {
-    row.id = server::new_run_id();
-    row.task = rf.task;
-    json options = json::object();
-    if (!context.empty()) options["context"] = context;
-    if (!flags.urls.empty()) options["urls"] = flags.urls;  // for a resume: the sites the run was given
-    if (rf.no_remember) options["remember"] = false;  // kept for its follow-ups and a resume
-    if (rf.replay) {
-      // The values too: a resume goes on with them (the task, kept with the run, carries them as well).
-      options["script"] = {{"name", rf.replay->script().name}, {"version", rf.replay->script().version}, {"vars", rf.replay->vars()}};
-      if (rf.replay->has_fallback()) options["script"]["fallback"] = true;
+  runs::Origin origin;
+  std::vector<agent::Turn> earlier;
+  int64_t last_seq = 0;
+  if (!rf.continue_id.empty() || !rf.resume_id.empty()) {
+    // --continue: the conversation as the database keeps it (a run of the Command Center's, or an
+    // earlier `ouro run`): its env and its turns. --resume: an interrupted run from its checkpoint
+    // (one `ouro run` was doing when it was killed is still "running": nothing marked it).
+    if (!rf.continue_id.empty()) {
+      auto prior = TRY(runs::load_conversation(*db, rf.continue_id));
+      row = prior.row;
+      earlier = prior.turns;
+      origin.continued = true;
+      origin.env = prior.env;
+      last_seq = prior.last_seq;
+    } else {
+      auto point = TRY(runs::load_resume_point(*db, rf.resume_id, {"interrupted", "running", "queued"}));
+      row = point.row;
+      task = point.state.task;
+      // The resumed turn's run reports the whole run's usage (the checkpoint's and what follows).
+      row.usage_json.clear();
+      row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
+      row.iterations = point.state.last_iteration - point.state.turn_iterations;
+      last_seq = point.last_seq;
+      origin.resume = std::move(point);
     }
-    row.options = dump_json(options);
-    row.created_at = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+    // The run's own options and start pages, with what these flags add.
+    json stored = parse_json(row.options).value_or(json::object());
+    if (stored.is_object()) {
+      if (stored.contains("urls") && stored["urls"].is_array())
+        for (const auto& u : stored["urls"])
+          if (u.is_string() && std::find(urls.begin(), urls.end(), u.get<std::string>()) == urls.end()) urls.insert(urls.begin(), u.get<std::string>());
+      stored.erase("urls");
+      options = stored;
+    }
   }
+  if (!rf.context.empty()) options["context"] = rf.context;
+  else if (!options.contains("context") && (!flags.profile.empty() || !flags.browser_ws.empty())) options["context"] = "mine";
+  if (!flags.allow_domains.empty()) {
+    json sites = options.contains("allowed_domains") && options["allowed_domains"].is_array() ? options["allowed_domains"] : json::array();
+    for (const auto& d : flags.allow_domains) sites.push_back(d);
+    options["allowed_domains"] = sites;
+  }
+  if (!flags.mode.empty()) options["mode"] = flags.mode;
+  if (rf.max_iterations_given || !options.contains("max_iterations")) options["max_iterations"] = rf.max_iterations;
+  if (rf.agent != "rlm") options["agent"] = rf.agent;
+  if (rf.no_remember) options["remember"] = false;
+  if (rf.replay) {
+    // The values too: a resume goes on with them (the task, kept with the run, carries them as well).
+    options["script"] = {{"name", rf.replay->script().name}, {"version", rf.replay->script().version}, {"vars", rf.replay->vars()}};
+    // A model takes over where a step cannot heal when one is given (--provider).
+    if (rf.settings.provider) options["script"]["fallback"] = true;
+  }
+  runs::RunSpec spec = TRY(runs::make_spec(task.empty() ? "(resumed)" : task, urls, options));
+  if (!origin.resume && rf.continue_id.empty()) {
+    row.id = runs::new_run_id();
+    row.task = rf.task;
+    row.created_at = runs::EventLog::now_ms();
+  }
+  row.options = dump_json(spec.stored_options());
+
+  std::unique_ptr<std::ofstream> trace;
+  if (!rf.trace.empty()) {
+    trace = std::make_unique<std::ofstream>(rf.trace, std::ios::trunc);
+    if (!*trace) return errorf(Code::InvalidArgument, "cannot write the trace file {}", rf.trace);
+  }
+  // The settings file, read once for the run: its safety settings and its hooks.
+  const std::string config = config_path_of(with_config);
+  auto file = TRY(safety::load_safety_settings(config));
+  auto hook_pipeline = hooks::Pipeline::create(TRY(hooks::load_hooks_config(config)));
+  auto log = std::make_shared<runs::EventLog>(*db, row.id, last_seq, hook_pipeline);
+  runs::Setup setup;
+  setup.hooks = hook_pipeline;
+  setup.db = db.get();
+  setup.log = log;
+  setup.base = TRY(session_options(with_config, {}, false, {}, &file));
+  setup.file = std::move(file);
+  setup.model_flags = sf;
+  setup.default_context = "";  // the default context of the browser this run launches or attaches to
+  setup.default_max_iterations = rf.max_iterations;
+  setup.source = [](session::SessionOptions so) { return session::Session::start(std::move(so)); };
   row.state = "running";
-  if (auto kept = prior || resume ? db.update_run(row) : db.insert_run(row); !kept) spdlog::warn("the run is not kept: {}", kept.error().message);
-  int64_t seq = prior ? prior->last_seq : resume ? resume->last_seq : 0;
-  // As the server does: a run whose events can no longer be stored stops and fails (its record
-  // would be missing steps, and a resume could not rebuild it).
-  std::string store_error;
-  agent::Run* running = nullptr;  // set once the run exists, so a failed store can stop it
+  if (auto kept = origin.resume || !rf.continue_id.empty() ? db->update_run(row) : db->insert_run(row); !kept)
+    return errorf(Code::Unavailable, "the run cannot be kept: {}", kept.error().message);
+  if (!rf.continue_id.empty() && !log->append("user-message", {{"text", rf.task}, {"turn", earlier.size() + 1}}, row.created_at))
+    return errorf(Code::Unavailable, "the run's events could not be stored: {}", log->store_error());
+  auto started = runs::Lifecycle::start(spec, std::move(setup), std::move(origin), row.id);
+  if (!started) {
+    // Kept as the API keeps a run that could not start: failed, saying why.
+    row.state = "failed";
+    row.error = started.error().message;
+    row.partial = true;
+    row.final_json = dump_json(json{{"partial", true}, {"message", "The run could not start: " + row.error}});
+    row.updated_at = runs::EventLog::now_ms();
+    (void)log->append("error", {{"error", row.error}}, row.updated_at);
+    if (auto kept = db->update_run(row); !kept) spdlog::warn("the run's failure is not kept: {}", kept.error().message);
+    return tl::make_unexpected(started.error());
+  }
+  std::unique_ptr<runs::Lifecycle> life = std::move(*started);
+
   std::atomic<bool> cancelled{false};
   TerminalConfirmer confirmer(std::chrono::seconds(rf.confirm_timeout_s), cancelled);
-  confirmer.remember = [&db](const std::string& site) { server::remember_site(db, site); };
-  agent::RunOptions ro;
-  ro.task = task;
-  if (resume) {
-    ro.resume = resume->state;
-    ro.resume_note = resume_note;
-    ro.earlier = resume->state.turns;
-  }
-  ro.on_checkpoint = [&db, &s, id = row.id](int iteration, const std::string& state, const std::string& env) {
-    return server::store_checkpoint(db, *s, id, iteration, state, env);
-  };
-  ro.confirm = [&](const json& req) { return confirmer.ask(req); };
-  ro.ask_user = [&](const json& q) { return confirmer.ask_text(q, std::chrono::seconds(rf.ask_timeout_s)); };
-  ro.confirm_timeout = std::chrono::seconds(rf.confirm_timeout_s);
-  ro.model = settings.model;
-  ro.sub_model = settings.sub_model;
-  ro.params = settings.params;
-  ro.max_iterations = rf.max_iterations;
-  ro.agent = rf.agent;
-  if (rf.replay) {
-    // The targets the script recorded, for the host to find changed ones again (actions/targets.h).
-    ro.recorded = [replay = rf.replay](const std::string& action, const std::string& selector) { return replay->recorded(action, selector); };
-    ro.vet_block = [replay = rf.replay](const json& meta) { return replay->vet(meta); };
-  }
-  if (prior) {
-    ro.earlier = prior->turns;
-    ro.first_iteration = prior->row.iterations + 1;
-  }
+  store::Database* kept_db = db.get();
+  confirmer.remember = [kept_db](const std::string& site) { runs::remember_site(*kept_db, site); };
+  runs::Asker asker;
+  asker.confirm = [&](const json& req) { return confirmer.ask(req); };
+  asker.ask_user = [&](const json& q) { return confirmer.ask_text(q, std::chrono::seconds(rf.ask_timeout_s)); };
+  asker.confirm_timeout = std::chrono::seconds(rf.confirm_timeout_s);
   TerminalView view(isatty(2));
-  std::mutex trace_mutex;
-  auto keep = [&](const std::string& type, const json& data, double ts) {
-    hook_pipeline->on_event(row.id, type, data, ts);  // queues, never waits
-    if (!store_error.empty()) return;
-    if (auto r = db.append_event(row.id, ++seq, type, dump_json(data), ts); !r) {
-      store_error = r.error().message;
-      if (running) running->cancel();
-    }
-  };
-  if (prior) keep("user-message", {{"text", rf.task}, {"turn", prior->turns.size() + 1}}, row.created_at);
-  if (!store_error.empty()) return errorf(Code::Unavailable, "the run's events could not be stored: {}", store_error);
-  agent::Run run(*s, *provider, ro, [&](const agent::Event& e) {
-    if (rf.replay) rf.replay->observe(e.type, e.data);
-    view.on_event(e);
-    std::lock_guard lock(trace_mutex);
-    keep(e.type, e.data, e.ts);
-    if (trace) *trace << redact(dump_json(e.to_json())) << "\n" << std::flush;
+  log->set_sink([](const runs::StoredEvent& e) {
+    // A replay that healed steps, or that a model took over from: a new version of its script.
+    if (e.type == "script-saved")
+      std::cerr << fmt::format("saved {} v{} from v{} (see the change: ouro script show {} --diff)\n", get_str(e.data, "name"),
+                               get_int(e.data, "version"), get_int(e.data, "based_on"), get_str(e.data, "name"));
   });
-  if (rf.replay)
-    std::cerr << fmt::format("ouro replay · script {} v{} · {} steps · {}\n", rf.replay->script().name, rf.replay->script().version,
-                             rf.replay->script().steps.size(),
-                             rf.replay->has_fallback() ? "model " + settings.model + " takes over where a step cannot heal" : "no model");
-  else
-    std::cerr << fmt::format("ouro run · {} · model {} · sub-model {} · up to {} iterations\n", settings.provider, settings.model,
-                             settings.sub_model, rf.max_iterations);
+  std::mutex trace_mutex;
+  log->on_store_failure([&](const std::string&) { life->cancel(); });
+  std::cerr << fmt::format("ouro {} · {}\n", life->replay() ? "replay" : "run", life->banner());
   InterruptWatcher watcher([&] {
     std::cerr << "\n(cancelling…)\n";
     cancelled = true;
-    run.cancel();
+    life->cancel();
   });
-  {
+  const std::string turn_task = spec.task;
+  agent::RunResult r = life->turn(turn_task, earlier, row.iterations + 1, asker, {}, [&](const agent::Event& e) {
+    view.on_event(e);
+    if (!trace) return;
     std::lock_guard lock(trace_mutex);
-    running = &run;
-  }
-  agent::RunResult r = run.execute();
-  {
-    std::lock_guard lock(trace_mutex);
-    running = nullptr;
-  }
-  row.state = r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
-  if (!store_error.empty()) {
-    row.state = "failed";
-    r.error = "the run's events could not be stored: " + store_error;
-    r.partial = true;
-  }
-  // A resumed run's result counts the whole run (its checkpoint's iterations and usage included).
-  row.iterations = resume ? resume->state.last_iteration - resume->state.turn_iterations + r.iterations : row.iterations + r.iterations;
-  row.final_json = dump_json(r.final);
-  row.partial = r.partial;
-  row.error = r.error;
-  row.usage_json = dump_json(r.usage.to_json());
-  row.cost = r.cost_known ? std::optional<double>(r.cost_usd + (prior ? prior->row.cost.value_or(0) : 0)) : std::nullopt;
-  row.updated_at = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
-  if (auto kept = db.update_run(row); !kept) spdlog::warn("the run's result is not kept: {}", kept.error().message);
-  if (auto kept = db.set_checkpoint(row.id, s->repl().env_checkpoint()); !kept) spdlog::warn("the run's env is not kept: {}", kept.error().message);
-  // Memory across tasks: a run that finished with its answer is remembered for later runs (a
-  // failure is logged and the run's result stands).
-  json kept_options = parse_json(row.options).value_or(json::object());
-  // A replay is not remembered (its task carries the values it was given, which may be secrets).
-  bool opted_out = rf.no_remember || rf.replay || (kept_options.is_object() && kept_options.contains("remember") && kept_options["remember"] == false);
-  if (row.state == "done" && !opted_out) (void)server::remember_run(db, row.id, task, r.final);
+    *trace << redact(dump_json(e.to_json())) << "\n" << std::flush;
+  });
+  const std::string state = life->finish_turn(row, turn_task, r);
   std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);
-  if (rf.replay) {
+  if (scripts::ReplayProvider* replay = life->replay()) {
     double ms = row.updated_at - row.created_at;
     std::cerr << fmt::format("replayed in {:.1f} s{} · path {}{}\n", ms / 1000,
                              rf.recorded_ms > 0 ? fmt::format(" (the recorded run took {:.1f} s)", rf.recorded_ms / 1000) : "",
-                             rf.replay->path(), rf.replay->heals() ? fmt::format(" · {} target(s) healed", rf.replay->heals()) : "");
-    // Healed steps, or steps a model took over: a new version of the script (the old one kept).
-    if (row.state == "done") {
-      auto saved = scripts::save_replayed(db, row.id, *rf.replay);
-      if (!saved) std::cerr << "the script is not rewritten: " << saved.error().message << "\n";
-      else if (*saved)
-        std::cerr << fmt::format("saved {} v{} from v{} (see the change: ouro script show {} --diff)\n", (*saved)->name, (*saved)->version,
-                                 (*saved)->based_on, (*saved)->name);
-    }
+                             replay->path(), replay->heals() ? fmt::format(" · {} target(s) healed", replay->heals()) : "");
   }
   // --save-script NAME: a run that delivered its final is kept as a script (its proposed parameters).
   if (!rf.save_script.empty()) {
-    auto script = row.state == "done" ? scripts::from_run(db, row.id, rf.save_script)
-                                      : Result<scripts::Script>(make_error(Code::FailedPrecondition, "the run did not finish with its final"));
-    auto saved = script ? scripts::save(db, std::move(*script)) : Result<scripts::Script>(tl::make_unexpected(script.error()));
+    auto script = state == "done" ? scripts::from_run(*db, row.id, rf.save_script)
+                                  : Result<scripts::Script>(make_error(Code::FailedPrecondition, "the run did not finish with its final"));
+    auto saved = script ? scripts::save(*db, std::move(*script)) : Result<scripts::Script>(tl::make_unexpected(script.error()));
     if (saved) std::cerr << fmt::format("saved as script {} v{} ({} steps); replay: ouro replay {}\n", saved->name, saved->version, saved->steps.size(), saved->name);
     else std::cerr << "not saved as a script: " << saved.error().message << "\n";
   }
-  if (!store_error.empty()) return errorf(Code::Unavailable, "run {}: the run's events could not be stored: {}", row.id, store_error);
+  // As on every face: a run whose events could not be stored stops and fails (its record would
+  // be missing steps, and a resume could not rebuild it).
+  if (std::string why = log->store_error(); !why.empty()) return errorf(Code::Unavailable, "run {}: the run's events could not be stored: {}", row.id, why);
   if (rf.as_json) std::cout << dump_json(r.to_json()) << "\n";
   else print_value(r.final, false);
   if (r.cancelled) return 130;
   return r.partial ? 1 : 0;
 }
 
-// ouro mcp: the MCP server over stdio, its session gated as `ouro exec`'s is (--allow-domain or
-// --mode); browser_task's model is the one that resolves, else the client's through MCP sampling.
+// What MCP's browser_task runs start from: these flags' session limits, the settings file (its
+// safety settings and hooks, read when a task starts) and the model the flags resolve, if any.
+mcp::TaskSupport task_support(const CommonFlags& flags, const llm::SettingsFlags& sf) {
+  mcp::TaskSupport task;
+  task.setup = [flags, sf]() -> Result<runs::Setup> {
+    runs::Setup setup;
+    const std::string config = config_path_of(flags);
+    setup.file = TRY(safety::load_safety_settings(config));
+    setup.hooks = hooks::Pipeline::create(TRY(hooks::load_hooks_config(config)));
+    CommonFlags f = flags;
+    setup.base = TRY(session_options(f, {}, false, {}, &setup.file));
+    // The flags' --allow-domain and --mode hold for every task (a task's options add to them).
+    setup.file.allowed_domains.insert(setup.file.allowed_domains.end(), flags.allow_domains.begin(), flags.allow_domains.end());
+    if (!flags.mode.empty()) setup.file.mode = TRY(safety::parse_gate_mode(flags.mode));
+    setup.model_flags = sf;
+    setup.default_context = "clean";
+    return setup;
+  };
+  if (auto settings = llm::resolve_settings(sf); !settings) task.no_model_reason = settings.error().message;
+  return task;
+}
+
 Result<int> cmd_mcp_flags(const CommonFlags& flags, llm::SettingsFlags sf, int max_iterations) {
   bool gated = !flags.allow_domains.empty() || !flags.mode.empty();
   McpSetup setup;
@@ -926,20 +876,10 @@ Result<int> cmd_mcp_flags(const CommonFlags& flags, llm::SettingsFlags sf, int m
   setup.session = TRY(session_options(with_config, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }, gated));
   setup.urls = flags.urls;
   sf.secrets_path = (!flags.base_data_dir.empty() ? flags.base_data_dir : flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/secrets.json";
-  mcp::TaskSupport task;
+  mcp::TaskSupport task = task_support(with_config, sf);
   task.max_iterations = max_iterations;
-  task.session_options = [with_config](const std::string& text, const std::vector<std::string>& urls) {
-    CommonFlags f = with_config;
-    f.urls.insert(f.urls.end(), urls.begin(), urls.end());
-    return session_options(f, {}, true, text);
-  };
-  if (auto settings = llm::resolve_settings(sf); settings) {
-    task.settings = std::move(*settings);
-  } else {
-    // browser_task then uses the client's model (MCP sampling) when the client offers it.
-    task.no_model_reason = settings.error().message;
-    std::cerr << "mcp: no model configured; browser_task will ask the client's model through MCP sampling (" << settings.error().message << ")\n";
-  }
+  if (!task.no_model_reason.empty())
+    std::cerr << "mcp: no model configured; browser_task will ask the client's model through MCP sampling (" << task.no_model_reason << ")\n";
   setup.task = std::move(task);
   return cmd_mcp(std::move(setup));
 }
@@ -1004,18 +944,10 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   auto mcp_http = make_mcp_http(
       runtime, [flags, mcp_gated] { return session_options(flags, {}, mcp_gated); },
       [flags, data_dir] {
-        mcp::TaskSupport task;
-        task.session_options = [flags](const std::string& text, const std::vector<std::string>& urls) {
-          CommonFlags f = flags;
-          f.urls.insert(f.urls.end(), urls.begin(), urls.end());
-          return session_options(f, {}, true, text);
-        };
         llm::SettingsFlags sf;
         if (!flags.config_path.empty()) sf.config_path = flags.config_path;
         sf.secrets_path = (flags.base_data_dir.empty() ? data_dir : flags.base_data_dir) + "/secrets.json";
-        if (auto settings = llm::resolve_settings(sf)) task.settings = std::move(*settings);
-        else task.no_model_reason = settings.error().message;
-        return task;
+        return task_support(flags, sf);
       });
   server::ApiServer::Options api_options;
   api_options.port = static_cast<uint16_t>(port);
@@ -1135,7 +1067,8 @@ Result<int> run(int argc, char** argv) {
                    "reasoning models: reasoning_effort from it (≤8192 low, ≤32768 medium, more high)");
   runc->add_option("--api-key", rf.settings.api_key, "API key (prefer the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY or OURO_API_KEY)");
   runc->add_option("--config", rf.settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
-  runc->add_option("--max-iterations", rf.max_iterations, "Iteration cap; partial results are delivered when it is hit (default 25)")->check(CLI::Range(1, 500));
+  // Checked with the run's other options (runs/spec.h), in the same words as the API's.
+  runc->add_option("--max-iterations", rf.max_iterations, "Iteration cap, 1 to 500; partial results are delivered when it is hit (default 25)");
   runc->add_flag("--json", rf.as_json, "Print {final, iterations, partial, usage, cost} as JSON");
   runc->add_option("--trace", rf.trace, "Write every event as a JSON line to this file");
   runc->add_option("--resume", rf.resume_id,
@@ -1301,13 +1234,17 @@ Result<int> run(int argc, char** argv) {
   if (*exec) return cmd_exec(exec_flags, code, as_json);
   if (*doc) return cmd_do(do_flags, do_commands, do_json, do_dry);
   if (*repl) return cmd_repl(repl_flags);
-  if (*runc) return cmd_run(run_flags, rf);
+  if (*runc) {
+    rf.max_iterations_given = runc->get_option("--max-iterations")->count() > 0;
+    return cmd_run(run_flags, rf);
+  }
   if (*replayc) {
     auto loaded = TRY(load_replay(replay_flags.data_dir, replay_name, replay_version, replay_vars));
     replay_rf.replay = loaded.provider;
     replay_rf.recorded_ms = loaded.recorded_ms;
     replay_rf.task = loaded.provider->task();
     replay_rf.max_iterations = std::min(500, loaded.provider->max_iterations());
+    replay_rf.max_iterations_given = true;
     if (replay_flags.urls.empty()) replay_flags.urls = loaded.provider->script().urls;
     return cmd_run(replay_flags, replay_rf);
   }

@@ -2,7 +2,7 @@
 
 #include "base/text.h"
 #include "schedule/jobs.h"
-#include "server/runs.h"
+#include "runs/spec.h"
 #include "store/database.h"
 
 #include <CLI/CLI.hpp>
@@ -99,7 +99,7 @@ int add(const ScheduleFlags& f) {
   auto db = open_db(f);
   if (!db) return fail("add", db.error());
   const int64_t now = now_s();
-  auto job = schedule::add_job(**db, spec, now, server::check_run_options);
+  auto job = schedule::add_job(**db, spec, now, runs::check_options);
   if (!job) return fail("add", job.error());
   if (f.as_json) {
     json out = schedule::job_json(*job);

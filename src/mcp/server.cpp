@@ -163,7 +163,11 @@ Result<std::unique_ptr<BrowserTools>> BrowserTools::create(std::unique_ptr<sessi
                                {{"type", "object"},
                                 {"properties",
                                  {{"task", {{"type", "string"}, {"description", "What to do, in plain words"}}},
-                                  {"urls", {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Pages to start on"}}}}},
+                                  {"urls", {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Pages to start on"}}},
+                                  {"options",
+                                   {{"type", "object"},
+                                    {"description", "A run's options, as POST /api/runs takes them (max_iterations, allowed_domains, mode, "
+                                                    "permissions, remember, agent, model, …)"}}}}},
                                 {"required", {"task"}}}));
   return t;
 }
@@ -262,67 +266,82 @@ json BrowserTools::Parts::registry_call(const std::string& tool, const actions::
   return out;
 }
 
+namespace {
+std::string needs_model(const std::string& why) {
+  return "browser_task needs a model, and none is available: configure an API key for ouro (ANTHROPIC_API_KEY or OPENAI_API_KEY in the "
+         "server's environment, `ouro auth set`, or --provider/--api-key on `ouro mcp`), or use an MCP client that offers sampling, whose "
+         "own model then drives the task with no key. The other tools (browser_exec, browser_snapshot, browser_act, …) work without a model." +
+         (why.empty() ? std::string() : " (" + clip_text(why, 300) + ")");
+}
+}  // namespace
+
+// browser_task: an ordinary run (runs/lifecycle.h) — kept in the database with its events, so
+// History lists it and it resumes like any run — in a context of its own, on the connection's
+// browser. Its arguments are a run's request: task, urls, options (the API's, with its checks).
 json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
   for (auto it = args.begin(); it != args.end(); ++it)
-    if (it.key() != "task" && it.key() != "urls")
-      return error_result(fmt::format("browser_task: unknown argument '{}' (its arguments: task, urls?)", clip_text(it.key(), 100)));
-  const json& task = get_field(args, "task");
-  if (!task.is_string() || task.get<std::string>().find_first_not_of(" \t\r\n") == std::string::npos)
-    return error_result("browser_task: the argument 'task' must be a non-empty string");
-  std::vector<std::string> urls;
-  if (args.contains("urls")) {
-    if (!args["urls"].is_array()) return error_result("browser_task: 'urls' must be an array of strings");
-    for (const auto& u : args["urls"]) {
-      if (!u.is_string()) return error_result("browser_task: 'urls' must be an array of strings");
-      urls.push_back(u.get<std::string>());
+    if (it.key() != "task" && it.key() != "urls" && it.key() != "options")
+      return error_result(fmt::format("browser_task: unknown argument '{}' (its arguments: task, urls?, options?)", clip_text(it.key(), 100)));
+  auto parsed = runs::parse_request(args);
+  if (!parsed) return error_result("browser_task: " + parsed.error().message);
+  runs::RunSpec spec = std::move(*parsed);
+  // The model is looked for first: without one configured (and no client's to sample) nothing starts.
+  if (this->task && !this->task->no_model_reason.empty() && !offers_sampling(ctx.client_capabilities()) && !spec.commands() && !spec.script)
+    return error_result(needs_model(this->task->no_model_reason));
+  if (!this->task || !session) return error_result("browser_task: this server has no browser for tasks");
+  if (!spec.browser.empty() && spec.browser != "ouro") return error_result("browser_task: options.browser: over MCP a task uses the server's own browser");
+  spec.context = "clean";  // its own cookies and storage, apart from browser_exec's
+  auto setup = this->task->setup();
+  if (!setup) return error_result("browser_task: " + setup.error().message);
+  store::Database& db = session->db();
+  store::Database::RunRow row;
+  row.id = runs::new_run_id();
+  row.task = spec.task;
+  row.state = "running";
+  row.options = dump_json(spec.stored_options());
+  row.created_at = row.updated_at = runs::EventLog::now_ms();
+  if (auto kept = db.insert_run(row); !kept) return error_result("browser_task: the run cannot be kept: " + kept.error().message);
+  auto log = std::make_shared<runs::EventLog>(db, row.id, 0, setup->hooks);
+  setup->db = &db;
+  setup->log = log;
+  setup->default_max_iterations = this->task->max_iterations;
+  auto runtime = session->runtime();
+  setup->source = [runtime](session::SessionOptions so) { return session::Session::attach(runtime, std::move(so)); };
+  // The model: the configured one, else the client's through sampling.
+  if (offers_sampling(ctx.client_capabilities())) setup->client_model = std::make_unique<SamplingProvider>(ctx, SamplingProvider::Options{});
+  auto fail = [&](const std::string& why) {
+    row.state = "failed";
+    row.error = why;
+    row.final_json = dump_json(json{{"partial", true}, {"message", "The run could not start: " + why}});
+    row.partial = true;
+    row.updated_at = runs::EventLog::now_ms();
+    (void)log->append("error", {{"error", why}}, row.updated_at);
+    (void)db.update_run(row);
+  };
+  auto life = runs::Lifecycle::start(spec, std::move(*setup), {}, row.id);
+  if (!life) {
+    if (life.error().details.is_object() && life.error().details.value("kind", "") == "no-model") {
+      fail(life.error().message);
+      return error_result(needs_model(life.error().message));
     }
+    fail(life.error().message);
+    return error_result("browser_task: " + life.error().message);
   }
-  if (!this->task) return error_result("browser_task: this server has no browser for tasks");
-  // The model: the configured one, else the client's through sampling, else a clear error.
-  std::unique_ptr<llm::Provider> model;
-  if (this->task->settings) {
-    auto made = llm::make_provider(this->task->settings->spec);
-    if (!made) return error_result("browser_task: " + made.error().message);
-    model = std::move(*made);
-  } else if (offers_sampling(ctx.client_capabilities())) {
-    model = std::make_unique<SamplingProvider>(ctx, SamplingProvider::Options{});
-  } else {
-    return error_result(
-        "browser_task needs a model, and none is available: configure an API key for ouro (ANTHROPIC_API_KEY or OPENAI_API_KEY in the "
-        "server's environment, `ouro auth set`, or --provider/--api-key on `ouro mcp`), or use an MCP client that offers sampling, whose "
-        "own model then drives the task with no key. The other tools (browser_exec, browser_snapshot, browser_act, …) work without a model." +
-        (this->task->no_model_reason.empty() ? std::string() : " (" + clip_text(this->task->no_model_reason, 300) + ")"));
-  }
-  if (!session) return error_result("browser_task: this server has no browser for tasks");
-  auto opts = this->task->session_options(task.get<std::string>(), urls);
-  if (!opts) return error_result("browser_task: " + opts.error().message);
-  opts->isolated = true;  // its own cookies and storage, apart from browser_exec's
-  opts->repl.timeout = std::chrono::seconds(180);
-  auto s = session::Session::attach(session->runtime(), std::move(*opts));
-  if (!s) return error_result("browser_task: " + s.error().message);
-  if (auto opened = (*s)->open_urls(urls); !opened) return error_result("browser_task: " + opened.error().message);
-  agent::RunOptions ro;
-  ro.task = task.get<std::string>();
-  if (this->task->settings) {
-    ro.model = this->task->settings->model;
-    ro.sub_model = this->task->settings->sub_model;
-    ro.params = this->task->settings->params;
-  }
-  ro.max_iterations = this->task->max_iterations;
-  const double total = ro.max_iterations;
-  agent::Run run(**s, *model, ro, [&ctx, total](const agent::Event& e) {
-    int it = static_cast<int>(get_int(e.data, "iteration"));
-    if (e.type == "iteration-start") ctx.progress(it - 0.5, total, fmt::format("iteration {} started", it));
-    else if (e.type == "iteration-end") ctx.progress(it, total, fmt::format("iteration {} done", it));
-  });
+  log->on_store_failure([l = life->get()](const std::string&) { l->cancel(); });
+  const double total = (*life)->max_iterations();
   agent::RunResult r;
   {
-    CancelHookScope hook(ctx, [&run] { run.cancel(); });
-    r = run.execute();
+    CancelHookScope hook(ctx, [l = life->get()] { l->cancel(); });
+    r = (*life)->turn(spec.task, {}, 1, runs::Asker{}, {}, [&ctx, total](const agent::Event& e) {
+      int it = static_cast<int>(get_int(e.data, "iteration"));
+      if (e.type == "iteration-start") ctx.progress(it - 0.5, total, fmt::format("iteration {} started", it));
+      else if (e.type == "iteration-end") ctx.progress(it, total, fmt::format("iteration {} done", it));
+    });
   }
+  (*life)->finish_turn(row, spec.task, r);
   std::string answer = r.final.is_string() ? r.final.get<std::string>() : dump_json(r.final, 2);
   std::string text = clip_text(answer, kMaxResultChars);
-  text += fmt::format("\n\n({}{}{})", plural(static_cast<size_t>(r.iterations), "iteration"), r.partial ? "; partial results" : "",
+  text += fmt::format("\n\n(run {}; {}{}{})", row.id, plural(static_cast<size_t>(r.iterations), "iteration"), r.partial ? "; partial results" : "",
                       r.error.empty() ? "" : "; " + r.error);
   return text_result(text, r.cancelled || (!r.error.empty() && r.final.is_null()));
 }

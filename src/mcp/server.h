@@ -15,6 +15,7 @@
 #include "base/json.h"
 #include "llm/settings.h"
 #include "mcp/protocol.h"
+#include "runs/lifecycle.h"
 #include "session/session.h"
 
 #include <functional>
@@ -26,12 +27,12 @@
 namespace ouro::mcp {
 
 struct TaskSupport {
-  // The model (resolved: a provider and a key, or a script); none: the client's, by sampling.
-  std::optional<llm::Settings> settings;
+  // What a task's run starts from (runs/lifecycle.h): the face's model flags, the settings file's
+  // safety settings and hooks, the base options of its session (the gate is the run's own).
+  // browser_task fills in the database, the event log and the source (the connection's browser).
+  std::function<Result<runs::Setup>()> setup;
   // Why no model resolved (said in browser_task's error when the client cannot sample either).
   std::string no_model_reason;
-  // Options of a task's own session (the egress gate from the task's text and URLs).
-  std::function<Result<session::SessionOptions>(const std::string& task, const std::vector<std::string>& urls)> session_options;
   int max_iterations = 25;
 };
 

@@ -1,11 +1,11 @@
 // Failover (issue 12): a run whose browser pool endpoint died goes on elsewhere, from its last
-// checkpoint, the way a resume after a crash does (server/resume.h) — a new session on another
+// checkpoint, the way a resume after a crash does (runs/resume.h) — a new session on another
 // healthy endpoint with the checkpoint's env, its cookies, tabs (reopened at the checkpoint's URLs)
 // and their localStorage put back — so the iteration the loss cut short runs again there.
 #pragma once
 
 #include "server/pool.h"
-#include "server/resume.h"
+#include "runs/resume.h"
 #include "session/session.h"
 
 #include <chrono>
@@ -19,7 +19,7 @@ namespace ouro::server {
 struct Moved {
   std::optional<BrowserPool::Lease> lease;       // declared first: given back after the session closes
   std::unique_ptr<session::Session> session;
-  ResumePoint point;
+  runs::ResumePoint point;
   std::string note;  // what the model is told: the endpoint died, the iteration run again, the tabs
   std::string to;    // the endpoint it moved to (redacted)
 };

@@ -14,16 +14,6 @@ namespace ouro::server {
 
 namespace {
 
-constexpr size_t kMaxTaskBytes = 1000;
-constexpr std::string_view kEllipsis = "…";
-
-// The longest prefix of s of at most max bytes that ends at a character boundary.
-std::string cut(const std::string& s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t keep = max > kEllipsis.size() ? max - kEllipsis.size() : 0;
-  while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;
-  return s.substr(0, keep) + std::string(kEllipsis);
-}
 
 // One parameter of a URL query string, percent-decoded ('+' is a space, as forms send it);
 // nullopt when absent. A malformed escape is kept as it is.
@@ -82,27 +72,6 @@ Error for_api(Error e) {
 }
 
 }  // namespace
-
-std::string run_memory_text(const std::string& task, const json& final, size_t max_bytes) {
-  std::string result = final.is_string() ? final.get<std::string>() : dump_json(final);
-  std::string head = "Task: " + cut(task, kMaxTaskBytes) + "\nResult: ";
-  if (head.size() >= max_bytes) return cut(head, max_bytes);
-  return head + cut(result, max_bytes - head.size());
-}
-
-Result<int64_t> remember_run(store::Database& db, const std::string& run_id, const std::string& task, const json& final) {
-  memory::Memory memory(db);
-  memory::RememberOptions options;
-  options.kind = memory::Kind::Run;
-  options.source_run = run_id;
-  // Later runs' prompts show it: keys, passwords and tokens the task or answer carried stay behind.
-  auto id = memory.remember(redact(run_memory_text(task, final, memory::kMaxTextBytes)), options);
-  // Invalid UTF-8 in the text grows when replaced (one byte becomes three): try once more, cut to a third.
-  if (!id && id.error().code == Code::InvalidArgument)
-    id = memory.remember(redact(run_memory_text(task, final, memory::kMaxTextBytes / 3)), options);
-  if (!id) spdlog::warn("run {}: its task and answer are not remembered: {}", run_id, redact(id.error().message));
-  return id;
-}
 
 Result<json> memory_get(store::Database& db, const std::string& query) {
   memory::Memory memory(db);

@@ -1,19 +1,22 @@
 #include "server/runs.h"
+#include "runs/event_log.h"
+#include "runs/lifecycle.h"
+#include "runs/remember.h"
 #include "base/private_file.h"
 #include "llm/setup.h"
 #include "llm/keyring.h"
 
 #include "server/bridge_hub.h"
-#include "server/conversation.h"
+#include "runs/conversation.h"
 #include "server/failover.h"
 #include "server/pool.h"
 #include "server/memories.h"
-#include "server/resume.h"
+#include "runs/resume.h"
 #include "schedule/jobs.h"
 #include "scripts/replay.h"
 #include "scripts/rewrite.h"
 #include "scripts/store.h"
-#include "server/sites.h"
+#include "runs/sites.h"
 
 #include "actions/registry.h"
 #include "agent/run.h"
@@ -40,6 +43,15 @@
 #include <sstream>
 
 namespace ouro::server {
+
+using runs::describe;
+using runs::kMaxIterations;
+using runs::kModelOptions;
+using runs::short_name;
+using runs::whole_in;
+using runs::kStringOptions;
+using runs::is_string_option;
+using runs::is_model_option;
 
 using Clock = std::chrono::steady_clock;
 
@@ -70,107 +82,9 @@ std::string mask(const std::string& key) {
   return key.substr(0, 3) + "…" + key.substr(key.size() - 4);
 }
 
-// "number 1", "string \"lots\"": what a client sent, short, for error messages.
-std::string describe(const json& v) {
-  std::string text = dump_json(v);
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return std::string(v.type_name()) + " " + text;
-}
-
-// A whole number in [lo, hi], whatever JSON number type carries it; nullopt otherwise.
-std::optional<int> whole_in(const json& v, int lo, int hi) {
-  if (v.is_number_unsigned()) {
-    uint64_t u = v.get<uint64_t>();
-    if (u < static_cast<uint64_t>(std::max(lo, 0)) || u > static_cast<uint64_t>(hi)) return std::nullopt;
-    return static_cast<int>(u);
-  }
-  if (v.is_number_integer()) {
-    int64_t i = v.get<int64_t>();
-    if (i < lo || i > hi) return std::nullopt;
-    return static_cast<int>(i);
-  }
-  return std::nullopt;
-}
-
-constexpr int kMaxIterations = 500;
-constexpr size_t kMaxUrls = 20;
-const char* const kStringOptions[] = {"provider", "model", "sub_model", "base_url"};
-constexpr const char* kKnownOptions =
-    "provider, model, sub_model, base_url (strings), max_iterations (1 to 500), max_tokens (1 to 1000000), temperature (0 to 2), "
-    "thinking (a token budget 1024 to 200000, or 'off'), context ('mine' or 'clean'), browser ('extension': the user's Chrome through "
-    "ouro's extension, or 'ouro'), profile (true or false: "
-    "the same as context 'mine' or 'clean'), allowed_domains (array of "
-    "site patterns), mode ('careful' or 'autonomous'), permissions ({capability: 'auto'|'ask'|'deny'}), agent ('rlm': the model writes "
-    "code, the default; 'tools': it calls tools through function calling), remember (true or false: whether its finished task "
-    "and answer are remembered for later runs; default true)";
-
-const char* const kModelOptions[] = {"max_tokens", "temperature", "thinking"};
-bool is_model_option(const std::string& k) {
-  return std::any_of(std::begin(kModelOptions), std::end(kModelOptions), [&](const char* o) { return k == o; });
-}
-
-bool is_string_option(const std::string& k) {
-  return std::any_of(std::begin(kStringOptions), std::end(kStringOptions), [&](const char* o) { return k == o; });
-}
-
-std::string short_name(const std::string& key) { return key.size() > 60 ? key.substr(0, 57) + "..." : key; }
-
-// A run's options, field by field: wrong types and unknown names are the client's error.
-Result<void> check_options(const json& options) {
-  if (!options.is_object()) return errorf(Code::InvalidArgument, "options must be an object, got {}", describe(options));
-  for (const auto& [k, v] : options.items()) {
-    if (is_string_option(k)) {
-      if (!v.is_string()) return errorf(Code::InvalidArgument, "options.{} must be a string, got {}", k, describe(v));
-    } else if (k == "max_iterations") {
-      if (!whole_in(v, 1, kMaxIterations))
-        return errorf(Code::InvalidArgument, "options.max_iterations must be a whole number from 1 to {}, got {}", kMaxIterations, describe(v));
-    } else if (is_model_option(k)) {
-      TRY(llm::parse_model_params(json{{k, v}}, "options"));
-    } else if (k == "profile") {
-      if (!v.is_boolean()) return errorf(Code::InvalidArgument, "options.profile must be true or false, got {}", describe(v));
-    } else if (k == "remember") {
-      if (!v.is_boolean())
-        return errorf(Code::InvalidArgument, "options.remember must be true or false (false: forget this run's task and answer), got {}", describe(v));
-    } else if (k == "schedule") {
-      // Internal: the schedule that started the run (server/scheduler.h), for previousFinal().
-      if (!v.is_string() || v.get<std::string>().empty() || v.get<std::string>().size() > 64)
-        return errorf(Code::InvalidArgument, "options.schedule must be a schedule's id, got {}", describe(v));
-    } else if (k == "script") {
-      // Internal: the script a replay runs (POST /api/scripts/{name}/run), with no model.
-      if (!v.is_object() || !v.contains("name") || !v["name"].is_string() || (v.contains("version") && !v["version"].is_number_integer()) ||
-          (v.contains("vars") && !v["vars"].is_object()) || (v.contains("fallback") && !v["fallback"].is_boolean()))
-        return errorf(Code::InvalidArgument, "options.script must be {{name, version?, vars?, fallback?: boolean}}, got {}", describe(v));
-      const json vars = v.contains("vars") ? v["vars"] : json::object();
-      for (const auto& [name, value] : vars.items())
-        if (!value.is_string()) return errorf(Code::InvalidArgument, "options.script.vars.{} must be a string, got {}", short_name(name), describe(value));
-    } else if (k == "agent") {
-      if (!v.is_string() || (v != "rlm" && v != "tools"))
-        return errorf(Code::InvalidArgument, "options.agent must be 'rlm' (the model writes code) or 'tools' (function calling), got {}", describe(v));
-    } else if (k == "browser") {
-      if (!v.is_string() || (v != "extension" && v != "ouro"))
-        return errorf(Code::InvalidArgument,
-                      "options.browser must be 'extension' (the user's Chrome, through ouro's paired extension, in a tab group of the run's "
-                      "own) or 'ouro' (ouro's own browser, the default), got {}",
-                      describe(v));
-    } else if (k == "context") {
-      if (!v.is_string() || (v != "mine" && v != "clean"))
-        return errorf(Code::InvalidArgument,
-                      "options.context must be 'mine' (the browser's own tabs and logins) or 'clean' (an isolated session), got {}",
-                      describe(v));
-    } else if (k == "allowed_domains" || k == "mode" || k == "permissions") {
-      TRY(safety::safety_settings_from(json{{k, v}}, "options"));
-      if (k == "permissions") TRY(actions::permission_overrides(v.get<std::map<std::string, std::string>>()));
-    } else {
-      return errorf(Code::InvalidArgument, "unknown option '{}'; the options are {}", short_name(k), kKnownOptions);
-    }
-  }
-  return {};
-}
-
 
 }  // namespace
 
-Result<void> check_run_options(const json& options) { return check_options(options); }
 
 struct RunManager::Active {
   std::string id, task;
@@ -194,7 +108,7 @@ struct RunManager::Active {
   Clock::time_point idle_since{};
   bool restored = false;    // continued from storage after its session had gone
   std::string restore_env;  // then: the env its last turn left
-  std::optional<ResumePoint> resume;  // resumed after a crash: where from
+  std::optional<runs::ResumePoint> resume;  // resumed after a crash: where from
   agent::Run* run = nullptr;  // while it executes
   session::Session* session = nullptr;  // while it executes
   bool cancel_requested = false;
@@ -202,9 +116,7 @@ struct RunManager::Active {
   bool leaving = false;   // it takes no more turns: its session is closing
   int begun = 0;              // turns begun, earlier stored ones included
   bool first_begun = false;   // this session has begun a turn
-  // Under the manager's mutex: the last stored event's seq, and why storing one failed.
-  int64_t seq = 0;
-  std::string store_error;
+  std::shared_ptr<runs::EventLog> log;  // its events as kept (runs/event_log.h)
   store::Database::RunRow row;
 };
 
@@ -258,50 +170,50 @@ void RunManager::reaper() {
   }
 }
 
-void RunManager::publish(Active& run, const std::string& type, const json& data, double ts) {
-  std::lock_guard lock(m_mutex);
-  if (!run.store_error.empty()) return;  // the run is failing already: nothing more is stored or sent
-  int64_t seq = run.seq + 1;
-  auto gid = m_db.append_event(run.id, seq, type, dump_json(data), ts);  // written before it is sent
-  if (!gid) {
-    // Subscribers resume from stored events, so one that was never stored must not be sent
-    // either: the run stops and fails with the reason.
-    spdlog::error("run {}: event {} ({}) could not be stored: {}", run.id, seq, type, redact(gid.error().message));
-    run.store_error = gid.error().message;
-    std::lock_guard run_lock(run.mutex);
-    run.cancel_requested = true;
-    if (run.run) run.run->cancel();
-    run.answered.notify_all();
-    return;
-  }
-  run.seq = seq;
-  // Hooks see stored events only; they queue and never wait (observe-only).
-  if (m_config.hooks) m_config.hooks->on_event(run.id, type, data, ts);
-  // A question is pending from the moment anyone can see it (GET /api/runs/:id lists it, and
-  // an answer may come before the run starts to wait).
-  if (type == "confirmation-req" || type == "user-question") {
-    std::lock_guard run_lock(run.mutex);
-    std::string qid = get_str(data, "id");
-    if (type == "confirmation-req") run.confirmations.try_emplace(qid, std::nullopt);
-    else run.questions[qid].choices = data.contains("choices") ? data["choices"] : json::array();
-  }
-  // The run waits for the user from the moment the question can be seen.
-  if (type == "user-question") {
-    run.row.state = "awaiting_user";
-    run.row.updated_at = now_ms();
-    if (auto updated = m_db.update_run(run.row); !updated)
-      spdlog::warn("run {}: cannot record its state: {}", run.id, redact(updated.error().message));
-  }
-  json event = {{"id", *gid}, {"run", run.id}, {"seq", seq}, {"type", type}, {"ts", ts}, {"data", data}};
-  for (auto it = m_subscribers.begin(); it != m_subscribers.end();) {
-    Subscriber& sub = it->second;
-    bool keep = true;
-    if (sub.run_id.empty() || sub.run_id == run.id) {
-      if (!sub.live) sub.held.push_back(event);
-      else keep = sub.fn(event);
+void RunManager::publish(Active& run, const std::string& type, const json& data, double ts) { run.log->append(type, data, ts); }
+
+// The run's event log, ordered by the manager's mutex (subscribers replay stored events and then
+// go live under it, so none is missed or seen twice): each stored event is sent to the run's
+// subscribers; a question is pending from the moment anyone can see it. A store that fails
+// stops the run (runs/event_log.h).
+std::shared_ptr<runs::EventLog> RunManager::make_log(Active& run, int64_t last_seq) {
+  auto log = std::make_shared<runs::EventLog>(m_db, run.id, last_seq, m_config.hooks, &m_mutex);
+  Active* r = &run;  // the log is the run's: it never outlives it
+  log->on_store_failure([r](const std::string&) {
+    std::lock_guard run_lock(r->mutex);
+    r->cancel_requested = true;
+    if (r->run) r->run->cancel();
+    r->answered.notify_all();
+  });
+  log->set_sink([this, r](const runs::StoredEvent& e) {
+    Active& run = *r;
+    // A question is pending from the moment anyone can see it (GET /api/runs/:id lists it, and
+    // an answer may come before the run starts to wait).
+    if (e.type == "confirmation-req" || e.type == "user-question") {
+      std::lock_guard run_lock(run.mutex);
+      std::string qid = get_str(e.data, "id");
+      if (e.type == "confirmation-req") run.confirmations.try_emplace(qid, std::nullopt);
+      else run.questions[qid].choices = e.data.contains("choices") ? e.data["choices"] : json::array();
     }
-    it = keep ? std::next(it) : m_subscribers.erase(it);
-  }
+    // The run waits for the user from the moment the question can be seen.
+    if (e.type == "user-question") {
+      run.row.state = "awaiting_user";
+      run.row.updated_at = now_ms();
+      if (auto updated = m_db.update_run(run.row); !updated)
+        spdlog::warn("run {}: cannot record its state: {}", run.id, redact(updated.error().message));
+    }
+    json event = e.to_json();
+    for (auto it = m_subscribers.begin(); it != m_subscribers.end();) {
+      Subscriber& sub = it->second;
+      bool keep = true;
+      if (sub.run_id.empty() || sub.run_id == run.id) {
+        if (!sub.live) sub.held.push_back(event);
+        else keep = sub.fn(event);
+      }
+      it = keep ? std::next(it) : m_subscribers.erase(it);
+    }
+  });
+  return log;
 }
 
 Result<int> RunManager::subscribe(const std::string& run_id, int64_t after, EventSink fn) {
@@ -401,7 +313,7 @@ Result<json> RunManager::settings() {
     s["configured"] = false;
     s["configured_error"] = r.error().message;
   }
-  s["allowed_sites"] = remembered_sites(m_db);
+  s["allowed_sites"] = runs::remembered_sites(m_db);
   return s;
 }
 
@@ -440,7 +352,7 @@ Result<json> RunManager::update_settings(const json& body) {
                     short_name(k));
     }
   }
-  if (body.contains("allowed_sites")) TRY(set_remembered_sites(m_db, body["allowed_sites"]));
+  if (body.contains("allowed_sites")) TRY(runs::set_remembered_sites(m_db, body["allowed_sites"]));
   json s = TRY(stored_llm_settings());
   for (const char* k : kStringOptions)
     if (body.contains(k)) s[k] = body[k];
@@ -469,73 +381,41 @@ Result<json> RunManager::update_settings(const json& body) {
   return settings();
 }
 
-Result<llm::Settings> RunManager::resolve(const json& options) {
-  json s = TRY(stored_llm_settings());
-  auto pick = [&](const char* k) -> std::optional<std::string> {
-    for (const json* from : {&options, static_cast<const json*>(&s)})
-      if (auto it = from->find(k); it != from->end() && it->is_string() && !it->get<std::string>().empty()) return it->get<std::string>();
-    return std::nullopt;
-  };
+// The model settings without a key: the flags a run's lifecycle starts from (the stored key).
+llm::SettingsFlags RunManager::model_flags() {
   llm::SettingsFlags f;
-  f.provider = pick("provider");
-  f.model = pick("model");
-  f.sub_model = pick("sub_model");
-  f.base_url = pick("base_url");
   if (std::string key = stored_api_key(); !key.empty()) f.api_key = key;
+  return f;
+}
+
+Result<llm::Settings> RunManager::resolve(const json& options) {
+  json stored = TRY(stored_llm_settings());
+  llm::SettingsFlags f = model_flags();
   if (auto it = options.find("api_key"); it != options.end() && it->is_string() && !it->get<std::string>().empty()) f.api_key = it->get<std::string>();
-  auto resolved = llm::resolve_settings(f);
+  auto resolved = runs::resolve_model(options, f, stored);
   if (!resolved && resolved.error().code == Code::FailedPrecondition)
     // In the Command Center there are no flags to pass: Settings is where a model is chosen.
     return make_error(Code::FailedPrecondition,
                       "no model is configured: open Settings (⚙) and choose a provider — a hosted one with its API key, or a local "
                       "server (Ollama, LM Studio, vLLM, llama.cpp) — then Test connection. Without a model, the REPL and tabs still work.",
                       {{"kind", "no-model"}});
-  auto settings = TRY(std::move(resolved));
-  // The run's options, then Settings, over what the environment and config file give.
-  for (const json* from : {static_cast<const json*>(&s), &options}) {
-    json given = json::object();
-    for (const char* k : kModelOptions)
-      if (from->contains(k) && !(*from)[k].is_null()) given[k] = (*from)[k];
-    auto p = TRY(llm::parse_model_params(given, from == &options ? "options" : "settings"));
-    if (p.max_tokens) settings.params.max_tokens = p.max_tokens;
-    if (p.temperature) settings.params.temperature = p.temperature;
-    if (p.thinking) settings.params.thinking = p.thinking;
-  }
-  return settings;
+  return resolved;
 }
 
-std::string RunManager::context_of(const json& options) const {
-  if (auto c = options.find("context"); c != options.end() && c->is_string()) return c->get<std::string>();
-  if (auto p = options.find("profile"); p != options.end() && p->is_boolean()) return p->get<bool>() ? "mine" : "clean";
-  return m_config.mine_by_default ? "mine" : "clean";
-}
 
 Result<json> RunManager::create(const json& body) {
-  if (!body.is_object() || !body.contains("task") || !body["task"].is_string() || body["task"].get<std::string>().find_first_not_of(" \t\n") == std::string::npos)
-    return make_error(Code::InvalidArgument, "a run needs {\"task\": \"what to do\"} (and optionally urls: [...], options: {...})");
-  if (body.contains("urls")) {
-    const json& urls = body["urls"];
-    if (!urls.is_array() || !std::all_of(urls.begin(), urls.end(), [](const json& u) { return u.is_string(); }))
-      return errorf(Code::InvalidArgument, "urls must be a list of strings, got {}", describe(urls));
-    if (urls.size() > kMaxUrls) return errorf(Code::InvalidArgument, "urls: at most {} start pages, got {}", kMaxUrls, urls.size());
-  }
-  json options = body.contains("options") ? body["options"] : json::object();
-  TRY(check_options(options));
-  std::string task = body["task"].get<std::string>();
-  // `$ …` is the command language, run without a model (issue 17).
-  if (size_t at = task.find_first_not_of(" \t\r\n"); at != std::string::npos && task[at] == '$') task = task.substr(at);
+  const runs::RunSpec spec = TRY(runs::parse_request(body));
   // Settings problems (no key) are reported now, not as a failed run later.
-  if (task[0] != '$' && !options.contains("script")) TRY(resolve(options));
+  if (!spec.commands() && !spec.script) TRY(resolve(spec.options));
   auto run = std::make_shared<Active>();
-  run->id = new_run_id();
-  run->task = task;
+  run->id = runs::new_run_id();
+  run->task = spec.task;
+  run->log = make_log(*run, 0);
   run->row.id = run->id;
   run->row.task = run->task;
   run->row.state = "queued";
   // The start pages go with the options: a resumed or continued run is given the same sites.
-  json kept = options;
-  if (body.contains("urls") && !body["urls"].empty()) kept["urls"] = body["urls"];
-  run->row.options = dump_json(kept);
+  run->row.options = dump_json(spec.stored_options());
   run->row.created_at = run->row.updated_at = now_ms();
   json created = row_json(run->row);
   {
@@ -602,210 +482,86 @@ void RunManager::record_failure(Active& run, const std::string& why, const std::
   run.finished = true;
 }
 
-namespace {
-// A turn's state from its result: "done" only when it finished with its answer.
-std::string turn_state(const agent::RunResult& r, const std::string& store_error) {
-  return !store_error.empty() ? "failed" : r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
-}
-}  // namespace
-
-// A turn's outcome in the run's row: its state and final, the iterations, tokens and cost of
-// every turn so far.
-void RunManager::record_turn(Active& run, const agent::RunResult& r, const std::string& store_error) {
-  run.row.state = turn_state(r, store_error);
-  run.row.iterations += r.iterations;
-  run.row.final_json = dump_json(r.final);
-  run.row.partial = r.partial || !store_error.empty();
-  json usage = parse_json(run.row.usage_json.empty() ? "{}" : run.row.usage_json).value_or(json::object());
-  json now = r.usage.to_json();
-  if (usage.is_object() && now.is_object()) {
-    for (const auto& [k, v] : now.items()) {
-      if (v.is_number_integer() && (!usage.contains(k) || usage[k].is_number_integer())) usage[k] = usage.value(k, int64_t{0}) + v.get<int64_t>();
-      else if (!usage.contains(k)) usage[k] = v;
-    }
-  }
-  run.row.usage_json = dump_json(usage.is_object() && !usage.empty() ? usage : now);
-  if (!r.cost_known) run.row.cost = std::nullopt;
-  else run.row.cost = run.row.cost.value_or(0) + r.cost_usd;
-  run.row.error = !store_error.empty() ? "the run's events could not be stored: " + store_error : r.error;
-  run.row.updated_at = now_ms();
-  if (auto updated = m_db.update_run(run.row); !updated) spdlog::error("run {}: cannot record its result: {}", run.id, redact(updated.error().message));
-}
-
-namespace {
-// The provider of a run that was started as `$ commands` with no model configured.
-class NoModel : public llm::Provider {
- public:
-  explicit NoModel(std::string why) : m_why(std::move(why)) {}
-  Result<llm::Response> complete(const llm::Request&, const std::function<void(const llm::Delta&)>&, const llm::CancelToken&) override {
-    return make_error(Code::FailedPrecondition, m_why + " (commands starting with $ work without one)");
-  }
-  std::string name() const override { return "none"; }
-
- private:
-  std::string m_why;
-};
-}  // namespace
-
 void RunManager::execute(std::shared_ptr<Active> run, json body) {
-  const json options = body.contains("options") ? body["options"] : json::object();
   auto fail = [&](const std::string& why) { record_failure(*run, why, "The run could not start: " + why); };
-  auto settings = resolve(options);
-  // `$ commands` need no model: without one, the run goes on, and a later plain-words message
-  // fails with what is missing.
-  const bool commands = !run->task.empty() && run->task[0] == '$';
-  // A replay (options.script) answers the loop with a saved script's steps: no model either.
-  scripts::ReplayProvider* replay = nullptr;
-  Result<std::unique_ptr<llm::Provider>> provider = make_error(Code::Internal, "no provider");
-  if (auto sc = options.find("script"); sc != options.end()) {
-    std::optional<int> version;
-    if (sc->contains("version")) version = (*sc)["version"].get<int>();
-    auto script = scripts::get(m_db, get_str(*sc, "name"), version);
-    if (!script) return fail(script.error().message);
-    std::map<std::string, std::string> vars;
-    const json given = sc->contains("vars") ? (*sc)["vars"] : json::object();
-    for (const auto& [k, v] : given.items()) vars[k] = v.get<std::string>();
-    auto made = scripts::ReplayProvider::create(std::move(*script), vars);
-    if (!made) return fail(made.error().message);
-    replay = made->get();
-    // fallback: the configured model takes over where a step cannot heal (a scheduled job's, or the
-    // request's). Without one the replay stops there with its error, as any replay does.
-    if (get_bool(*sc, "fallback")) {
-      auto model = settings ? llm::make_provider(settings->spec) : Result<std::unique_ptr<llm::Provider>>(tl::make_unexpected(settings.error()));
-      if (model) replay->set_fallback(std::move(*model), settings->model, settings->sub_model);
-      else spdlog::warn("run {}: replays without a model to take over: {}", run->id, redact(model.error().message));
-    }
-    provider = std::unique_ptr<llm::Provider>(std::move(*made));
-  } else {
-    if (!settings && !commands) return fail(settings.error().message);
-    provider = settings ? llm::make_provider(settings->spec) : Result<std::unique_ptr<llm::Provider>>(std::make_unique<NoModel>(settings.error().message));
-  }
-  if (!provider) return fail(provider.error().message);
-  if (!settings) settings = llm::Settings{};
-  session::SessionOptions so;
+  auto parsed = runs::parse_request(body);
+  if (!parsed) return fail(parsed.error().message);
+  runs::RunSpec spec = std::move(*parsed);
   // Through the extension (docs/design/extension-bridge.md): the user's Chrome, in a tab group of
   // the run's own. The rule: such a run works in the user's profile ("mine"); what the extension
   // cannot give — a clean context with cookies of its own, a downloads folder of ouro's — is
   // not available there, and a run that asks for a clean context is refused with that reason.
-  const bool via_extension = options.contains("browser") ? get_str(options, "browser") == "extension" : m_config.default_browser == "extension";
-  if (via_extension && options.contains("context") && context_of(options) == "clean")
+  const bool via_extension = !spec.browser.empty() ? spec.browser == "extension" : m_config.default_browser == "extension";
+  if (via_extension && spec.context == "clean")
     return fail("a clean context (cookies of its own) cannot exist through the extension: a run in the user's Chrome works in its "
                 "profile and its tab group (context 'mine'). Drop context 'clean', or leave out browser 'extension' to use ouro's own browser");
   if (via_extension && m_config.pool) return fail("this server's runs use a browser pool; browser 'extension' is for ouro serve with a browser of its own");
-  so.isolated = !via_extension && (context_of(options) == "clean" || m_config.pool);  // a pool's browsers are no one's own
   // My browser: the user's tabs, held one run at a time, left open. Through the extension the
-  // run's browser is its tab group alone: every tab there is the run's (the user shared it).
-  so.shared = !so.isolated && !via_extension;
-  so.owner = "run " + run->id;
-  std::vector<std::string> urls;
-  if (body.contains("urls") && body["urls"].is_array())
-    for (const auto& u : body["urls"])
-      if (u.is_string()) urls.push_back(u.get<std::string>());
-  // The egress gate: the run's sites (its URLs, its task's, the settings file's and the run's
-  // allowed_domains), its mode and permissions (the run's over the settings file's).
+  // run's browser is its tab group alone: every tab there is the run's (the user shared it). On a
+  // pool, every run has a context of its own: a pool's browsers are no one's own.
+  if (via_extension) spec.context = "";
+  if (m_config.pool) spec.context = "clean";
   auto file = safety::load_safety_settings(m_config.config_path);
   if (!file) return fail(file.error().message);
-  auto mine = safety::safety_settings_from(options, "options");
-  if (!mine) return fail(mine.error().message);
-  safety::GateConfig gc;
-  gc.urls = urls;
-  gc.task = run->task;
-  gc.allow_domains = file->allowed_domains;
-  auto always = remembered_sites(m_db);
-  gc.allow_domains.insert(gc.allow_domains.end(), always.begin(), always.end());
-  so.trusted_sites = always;
-  gc.allow_domains.insert(gc.allow_domains.end(), mine->allowed_domains.begin(), mine->allowed_domains.end());
-  gc.mode = mine->mode.value_or(file->mode.value_or(safety::GateMode::Careful));
-  auto policy = safety::make_policy(gc);
-  if (!policy) return fail(policy.error().message);
-  so.gate = *policy;
-  so.secrets = file->secrets;
-  auto levels = file->permissions;
-  for (const auto& [k, v] : mine->permissions) levels[k] = v;
-  auto permissions = actions::permission_overrides(levels);
-  if (!permissions) return fail(permissions.error().message);
-  so.permissions = *permissions;
-  if (!m_config.ouro_binary.empty()) so.repl.executable = m_config.ouro_binary;
-  so.repl.timeout = std::chrono::seconds(180);
-  so.limits.action_timeout = m_config.action_timeout;
-  so.repl.initial_env = run->restore_env;
-  // A scheduled run compares with its schedule's previous run (previousFinal()).
-  if (auto s = options.find("schedule"); s != options.end() && s->is_string()) {
-    auto previous = schedule::previous_final(m_db, s->get<std::string>(), run->id);
-    if (previous) so.previous_final = *previous;
-    else spdlog::warn("run {}: cannot read its schedule's previous final: {}", run->id, redact(previous.error().message));
-  }
-  // On a browser pool: a place on the least-loaded healthy endpoint (queued while all are full).
+  runs::Setup setup;
+  setup.db = &m_db;
+  setup.log = run->log;
+  if (!m_config.ouro_binary.empty()) setup.base.repl.executable = m_config.ouro_binary;
+  setup.base.limits.action_timeout = m_config.action_timeout;
+  setup.file = std::move(*file);
+  setup.model_flags = model_flags();
+  setup.stored_settings = stored_llm_settings().value_or(json::object());
+  setup.default_context = via_extension ? "" : m_config.mine_by_default ? "mine" : "clean";
+  // On a pool, a dead endpoint stops the run at its next iteration boundary, to move it.
+  setup.stop_when_browser_lost = m_config.pool != nullptr;
+  // The run's browser: a place on the least-loaded healthy endpoint of a pool (queued while all
+  // are full), the user's Chrome through the extension, or the server's own. Declared before the
+  // lifecycle: they outlive its session.
   std::optional<BrowserPool::Lease> lease;
+  std::shared_ptr<session::Runtime> bridged;
   auto cancelled = [run] {
     std::lock_guard lock(run->mutex);
     return run->cancel_requested;
   };
-  if (m_config.pool) {
-    auto placed = m_config.pool->acquire(std::chrono::duration_cast<std::chrono::milliseconds>(m_config.pool_wait), cancelled);
-    if (!placed) return fail(placed.error().message);
-    lease.emplace(std::move(*placed));
-    {
-      std::lock_guard lock(m_mutex);
-      if (m_placed.insert_or_assign(run->id, lease->endpoint()).second) m_placed_order.push_back(run->id);
-      while (m_placed_order.size() > 1000) {
-        m_placed.erase(m_placed_order.front());
-        m_placed_order.pop_front();
+  setup.source = [&](session::SessionOptions so) -> Result<std::unique_ptr<session::Session>> {
+    if (m_config.pool) {
+      auto placed = TRY(m_config.pool->acquire(std::chrono::duration_cast<std::chrono::milliseconds>(m_config.pool_wait), cancelled));
+      lease.emplace(std::move(placed));
+      {
+        std::lock_guard lock(m_mutex);
+        if (m_placed.insert_or_assign(run->id, lease->endpoint()).second) m_placed_order.push_back(run->id);
+        while (m_placed_order.size() > 1000) {
+          m_placed.erase(m_placed_order.front());
+          m_placed_order.pop_front();
+        }
       }
+      publish(*run, "placement", {{"endpoint", lease->endpoint()}}, now_ms());
+      return session::Session::attach(lease->runtime(), std::move(so));
     }
-    publish(*run, "placement", {{"endpoint", lease->endpoint()}}, now_ms());
-  }
-  std::shared_ptr<session::Runtime> bridged;
-  if (via_extension) {
-    auto made = bridge_runtime(*run);
-    if (!made) return fail(made.error().message);
-    bridged = std::move(*made);
-    publish(*run, "placement", {{"endpoint", "extension"},
-                                {"note", "in your Chrome, through ouro's extension, in the tab group named after this task; it works in your "
-                                         "profile (context 'mine'): a clean context cannot exist through the extension"}},
-            now_ms());
-  }
-  auto session = session::Session::attach(bridged ? bridged : lease ? lease->runtime() : m_runtime, so);
-  if (!session) return fail(session.error().message);
-  std::string resume_note;
-  if (run->resume) {
-    auto restored = restore_browser(**session, *run->resume);
-    if (!restored) return fail(restored.error().message);
-    resume_note = *restored;
-    (*provider)->seek(run->resume->state.provider);
-  } else if (!run->restored) {
-    if (auto opened = (*session)->open_urls(urls); !opened) return fail(opened.error().message);
-  }
-
-  agent::RunOptions ro;
-  ro.task = run->task;
-  ro.model = settings->model;
-  ro.sub_model = settings->sub_model;
-  ro.params = settings->params;
-  ro.max_iterations = 25;
-  if (options.contains("agent") && options["agent"].is_string()) ro.agent = options["agent"].get<std::string>();
-  if (auto n = options.contains("max_iterations") ? whole_in(options["max_iterations"], 1, kMaxIterations) : std::nullopt) {
-    ro.max_iterations = *n;
-  } else if (auto stored = stored_llm_settings(); stored && stored->contains("max_iterations")) {
-    ro.max_iterations = whole_in((*stored)["max_iterations"], 1, kMaxIterations).value_or(25);
-  }
-  ro.confirm_timeout = m_config.confirm_timeout;
-  if (replay) {
-    // Targets the script recorded, for the host to find changed ones again (actions/targets.h).
-    ro.recorded = [replay](const std::string& action, const std::string& selector) { return replay->recorded(action, selector); };
-    ro.vet_block = [replay](const json& meta) { return replay->vet(meta); };
-    ro.max_iterations = std::max(ro.max_iterations, replay->max_iterations());
-  }
-  // After every iteration: the checkpoint a crash resumes from (before its event is stored).
-  auto checkpoint_in = [this, run](session::Session* checkpointed) {
-    return [this, run, checkpointed](int iteration, const std::string& state, const std::string& env) {
-      return store_checkpoint(m_db, *checkpointed, run->id, iteration, state, env);
-    };
+    if (via_extension) {
+      bridged = TRY(bridge_runtime(*run));
+      publish(*run, "placement", {{"endpoint", "extension"},
+                                  {"note", "in your Chrome, through ouro's extension, in the tab group named after this task; it works in your "
+                                           "profile (context 'mine'): a clean context cannot exist through the extension"}},
+              now_ms());
+      return session::Session::attach(bridged, std::move(so));
+    }
+    return session::Session::attach(m_runtime, std::move(so));
   };
-  ro.on_checkpoint = checkpoint_in(session->get());
-  // On a pool, a dead endpoint stops the run at its next iteration boundary, to move it.
-  ro.stop_when_browser_lost = m_config.pool != nullptr;
-  ro.confirm = [this, run](const json& req) {
+  const bool resumed = run->resume.has_value();
+  std::string task = resumed ? run->resume->state.task : spec.task;
+  runs::Origin origin;
+  origin.resume = std::move(run->resume);
+  run->resume.reset();
+  origin.continued = run->restored;
+  origin.env = run->restore_env;
+  auto started = runs::Lifecycle::start(spec, std::move(setup), std::move(origin), run->id);
+  if (!started) return fail(started.error().message);
+  runs::Lifecycle& life = **started;
+
+  runs::Asker asker;
+  asker.confirm_timeout = m_config.confirm_timeout;
+  asker.confirm = [this, run](const json& req) {
     std::string id = req.value("id", "");
     std::unique_lock lock(run->mutex);
     // The question went out as an event just before this: an answer may already be here.
@@ -817,18 +573,11 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     run->closed_confirmations.insert(id);
     lock.unlock();
     // "Always": a site question (leaving the allowed sites, one of the user's tabs) is not asked again.
-    if (std::string site = site_question(req); always && !site.empty()) remember_site(m_db, site);
+    if (std::string site = runs::site_question(req); always && !site.empty()) runs::remember_site(m_db, site);
     return approved;  // no answer in time counts as deny
   };
-  ro.ask_user = [this, run](const json& q) -> std::optional<std::string> {
+  asker.ask_user = [this, run](const json& q) -> std::optional<std::string> {
     std::string id = get_str(q, "id");
-    auto set_state = [&](const char* state) {
-      std::lock_guard lock(m_mutex);  // the run thread leaves its row alone while the run executes
-      run->row.state = state;
-      run->row.updated_at = now_ms();
-      if (auto updated = m_db.update_run(run->row); !updated)
-        spdlog::warn("run {}: cannot record its state: {}", run->id, redact(updated.error().message));
-    };
     std::optional<std::string> answer;  // the state is awaiting_user since the question was published
     {
       std::unique_lock lock(run->mutex);
@@ -838,53 +587,38 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
       run->questions.erase(id);
       run->closed_questions.insert(id);
     }
-    set_state("running");
+    std::lock_guard lock(m_mutex);  // the run thread leaves its row alone while the run executes
+    run->row.state = "running";
+    run->row.updated_at = now_ms();
+    if (auto updated = m_db.update_run(run->row); !updated) spdlog::warn("run {}: cannot record its state: {}", run->id, redact(updated.error().message));
     return answer;
   };
   // A conversation: each message after a turn is a new turn in the same session (env, tabs,
   // store), with the earlier turns in the prompt; the session waits for one up to keep_idle.
-  std::string task = body.value("task", run->task);
-  if (run->resume) {
-    ro.resume = run->resume->state;
-    ro.resume_note = resume_note;
-    task = run->resume->state.task;
-  } else if (run->restored) {
-    publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, now_ms());
-  }
+  if (!resumed && run->restored) publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, now_ms());
   session::Session::Held held;  // in the user's browser: the tabs let go between turns
   while (true) {
-    (*session)->take_back(held);
-    ro.task = task;
-    ro.earlier = run->turns;
-    ro.first_iteration = run->row.iterations + 1;
+    life.session().take_back(held);
     run->row.state = "running";
     run->row.updated_at = now_ms();
     if (auto updated = m_db.update_run(run->row); !updated)
       spdlog::warn("run {}: cannot record that it is running: {}", run->id, redact(updated.error().message));
     agent::RunResult r;
     for (bool moved = false;; moved = true) {
-      {
-        agent::Run agent_run(**session, **provider, ro, [this, run, replay](const agent::Event& e) {
-          if (replay) replay->observe(e.type, e.data);
-          publish(*run, e.type, e.data, e.ts);
-        });
-        {
-          std::lock_guard lock(run->mutex);
-          run->run = &agent_run;
-          run->session = session->get();
-          run->finished = false;
-          if (!moved && (!run->resume || run->first_begun)) ++run->begun;  // a resumed turn was begun before the restart
-          run->first_begun = true;
-          if (run->cancel_requested) agent_run.cancel();
-        }
-        r = agent_run.execute();
+      r = life.turn(task, run->turns, run->row.iterations + 1, asker, [&](agent::Run* working) {
         std::lock_guard lock(run->mutex);
-        run->run = nullptr;
-      }
+        run->run = working;
+        if (!working) return;
+        run->session = &life.session();
+        run->finished = false;
+        if (!moved && (!resumed || run->first_begun)) ++run->begun;  // a resumed turn was begun before the restart
+        run->first_begun = true;
+        if (run->cancel_requested) working->cancel();
+      });
       if (r.browser_lost.empty() || r.cancelled || !lease) break;
       // Its endpoint died: on to another from the last checkpoint, as a resume goes on (failover.h).
       std::string from = lease->endpoint();
-      auto to = fail_over(m_db, *m_config.pool, run->id, from, r.browser_lost, so,
+      auto to = fail_over(m_db, *m_config.pool, run->id, from, r.browser_lost, life.session_options(),
                           std::chrono::duration_cast<std::chrono::milliseconds>(m_config.pool_wait), cancelled);
       if (!to) {
         r.error = to.error().message;
@@ -897,60 +631,24 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
         std::lock_guard lock(run->mutex);
         run->session = to->session.get();
       }
-      session->swap(to->session);  // the dead session closes when `to` goes
-      lease.swap(to->lease);
+      life.move_to(std::move(to->session), to->point, to->note);  // the dead session closes here
+      lease.swap(to->lease);                                      // and its place is given back when `to` goes
       {
         std::lock_guard lock(m_mutex);
         m_placed[run->id] = lease->endpoint();
       }
-      const ResumePoint& point = to->point;
+      const runs::ResumePoint& point = to->point;
       publish(*run, "failover", {{"from", from}, {"to", lease->endpoint()}, {"reason", r.browser_lost}, {"fromIteration", point.state.last_iteration + 1}},
               now_ms());
       // As a resume: the whole run's usage comes back with the checkpoint's state.
       run->row.usage_json.clear();
       run->row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
       run->row.iterations = point.state.last_iteration - point.state.turn_iterations;
-      (*provider)->seek(point.state.provider);
-      ro.resume = point.state;
-      ro.resume_note = to->note;
-      ro.on_checkpoint = checkpoint_in(session->get());
     }
-    ro.resume.reset();  // the turns after the resumed one start as any turn does
-    std::string store_error;
-    {
-      std::lock_guard lock(m_mutex);
-      store_error = run->store_error;
-    }
-    // Memory across tasks: a turn that finished with its answer is remembered for later runs
-    // (before its row says done, so a run started after that finds it), unless the run said not
-    // to. A failure is logged there and the run goes on.
-    // A replay is not remembered: its task carries the values it was given (they may be secrets),
-    // and it learned nothing its script did not know.
-    if (turn_state(r, store_error) == "done" && !(options.contains("remember") && options["remember"] == false) && !options.contains("script"))
-      (void)remember_run(m_db, run->id, task, r.final);
-    // A replay that healed a step or that a model took over from leaves a new version of its script.
-    if (replay && turn_state(r, store_error) == "done") {
-      auto saved = scripts::save_replayed(m_db, run->id, *replay);
-      if (!saved) spdlog::warn("run {}: the replayed script is not rewritten: {}", run->id, redact(saved.error().message));
-      else if (*saved)
-        publish(*run, "script-saved", {{"name", (*saved)->name}, {"version", (*saved)->version}, {"based_on", (*saved)->based_on},
-                                       {"changes", (*saved)->changes}}, now_ms());
-    }
-    record_turn(*run, r, store_error);
-    // Which path the turn ran (a replay, a replay a model took over, an agent), in its usage.
-    if (replay || options.contains("schedule")) {
-      json usage = parse_json(run->row.usage_json).value_or(json::object());
-      if (usage.is_object()) {
-        usage["path"] = replay ? replay->path() : "agent";
-        run->row.usage_json = dump_json(usage);
-        if (auto updated = m_db.update_run(run->row); !updated) spdlog::warn("run {}: cannot record its path: {}", run->id, redact(updated.error().message));
-      }
-    }
-    // The env as this turn left it, for a conversation continued after this session is gone.
-    if (auto saved = m_db.set_checkpoint(run->id, (*session)->repl().env_checkpoint()); !saved)
-      spdlog::warn("run {}: cannot keep its env for a follow-up: {}", run->id, redact(saved.error().message));
-    run->turns.push_back({task, final_text(r.final)});
-    held = (*session)->let_go();
+    const std::string store_error = run->log->store_error();
+    life.finish_turn(run->row, task, r);
+    run->turns.push_back({task, runs::final_text(r.final)});
+    held = life.session().let_go();
     std::unique_lock lock(run->mutex);
     // Messages that came too late for an iteration open the next turn.
     for (auto g = r.unread_guidance.rbegin(); g != r.unread_guidance.rend(); ++g) run->inbox.push_front(*g);
@@ -980,8 +678,9 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     run->session = nullptr;
     run->idle = false;
   }
-  // Teardown follows on this thread: agent_run goes before the session it uses (locals die in
-  // reverse order), and the session closes its browser context, waiting for Chromium.
+  // Teardown follows on this thread: the lifecycle goes before the lease and the bridged browser
+  // its session uses (locals die in reverse order), and the session closes its browser context,
+  // waiting for Chromium.
 }
 
 Result<json> RunManager::get(const std::string& id) {
@@ -1141,7 +840,7 @@ Result<json> RunManager::message(const std::string& run_id, const std::string& t
     return errorf(Code::Unavailable, "run {} is closing its session; send the message again in a moment", run_id);
   }
   // Its session has gone (kept too long idle, or ouro restarted): continue from storage.
-  auto stored = TRY(load_conversation(m_db, run_id));
+  auto stored = TRY(runs::load_conversation(m_db, run_id));
   auto restored = std::make_shared<Active>();
   restored->id = run_id;
   restored->task = stored.row.task;
@@ -1158,7 +857,7 @@ Result<json> RunManager::message(const std::string& run_id, const std::string& t
     body["options"].erase("urls");
   }
   size_t turn = restored->turns.size() + 1;
-  restored->seq = stored.last_seq;
+  restored->log = make_log(*restored, stored.last_seq);
   TRY(start_stored(restored, std::move(body), Code::Unavailable, "is being continued already"));
   return json{{"id", run_id}, {"delivered", "turn"}, {"turn", turn}, {"restored", true}};
 }
@@ -1182,7 +881,7 @@ Result<void> RunManager::start_stored(std::shared_ptr<Active> run, json body, Co
 }
 
 Result<json> RunManager::resume(const std::string& run_id) {
-  auto point = TRY(load_resume_point(m_db, run_id, {"interrupted"}));
+  auto point = TRY(runs::load_resume_point(m_db, run_id, {"interrupted"}));
   auto resumed = std::make_shared<Active>();
   resumed->id = run_id;
   resumed->task = point.row.task;
@@ -1203,7 +902,7 @@ Result<json> RunManager::resume(const std::string& run_id) {
   for (const auto& t : point.state.tabs)
     if (!get_str(t, "url").empty() && body["urls"].size() < 40) body["urls"].push_back(get_str(t, "url"));
   int from = point.state.last_iteration + 1;
-  resumed->seq = point.last_seq;
+  resumed->log = make_log(*resumed, point.last_seq);
   resumed->resume = std::move(point);
   // Queued from now on: a client that asks at once sees it is no longer interrupted.
   resumed->row.state = "queued";

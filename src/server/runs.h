@@ -25,15 +25,13 @@ namespace ouro::session { struct Runtime; struct SessionOptions; }
 namespace ouro::agent { struct RunResult; }
 namespace ouro::store { class Database; }
 namespace ouro::hooks { class Pipeline; }
+namespace ouro::runs { class EventLog; }
 
 namespace ouro::server {
 
 class BridgeHub;
 class BrowserPool;
 
-// A run's options as POST /api/runs takes them, field by field (InvalidArgument naming the field
-// and what was expected, or the unknown option and the known ones). Schedules check theirs here too.
-Result<void> check_run_options(const json& options);
 
 class RunManager {
  public:
@@ -133,15 +131,15 @@ class RunManager {
   // its thread started, unless ouro is stopping, the run is active already (busy_code, "run ID
   // busy_why"), or too many runs are busy. Its row is stored first when it is queued.
   Result<void> start_stored(std::shared_ptr<Active> run, json body, Code busy_code, const char* busy_why);
-  void record_turn(Active& run, const agent::RunResult& r, const std::string& store_error);
   // Runs in progress (not idle between turns); and lets the oldest idle ones go past the cap.
   // m_mutex held.
   size_t busy_runs();
   void expire_idle(size_t keep);
   void reaper();
   void publish(Active& run, const std::string& type, const json& data, double ts);
+  std::shared_ptr<runs::EventLog> make_log(Active& run, int64_t last_seq);
+  llm::SettingsFlags model_flags();
   Result<llm::Settings> resolve(const json& options);
-  std::string context_of(const json& options) const;  // "mine" | "clean"
   Result<std::shared_ptr<session::Runtime>> bridge_runtime(const Active& run);
   Result<json> stored_llm_settings();  // always an object
   std::string stored_api_key();        // "" when none is stored

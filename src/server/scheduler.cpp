@@ -4,6 +4,7 @@
 #include "base/text.h"
 #include "scripts/store.h"
 #include "server/runs.h"
+#include "runs/spec.h"
 #include "store/database.h"
 
 #include <fcntl.h>
@@ -295,7 +296,7 @@ Result<json> Scheduler::list() {
 Result<json> Scheduler::create(const json& body) {
   schedule::JobSpec spec = TRY(job_spec_from_json(body));
   const int64_t now = now_ms() / 1000;
-  schedule::Job job = TRY(schedule::add_job(m_db, spec, now, check_run_options));
+  schedule::Job job = TRY(schedule::add_job(m_db, spec, now, runs::check_options));
   wake();
   json out = schedule::job_json(job);
   out["upcoming"] = schedule::upcoming(job, now - 1, 3);

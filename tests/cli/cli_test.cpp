@@ -186,6 +186,16 @@ TEST(CliRun, JsonOutputAndTheCapExitCode) {
   EXPECT_TRUE(j.contains("cost"));
 }
 
+// A run's options are checked in one place: a wrong one reads the same here as from the API and MCP.
+TEST(CliRun, AWrongOptionSaysWhatTheApiSays) {
+  std::string script = script_file({{{"text", repl_reply("setFinal(1)")}}});
+  Outcome r = ouro("run 'Loop' --max-iterations 0 --provider script:" + script);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("options.max_iterations must be a whole number from 1 to 500, got number 0"), std::string::npos) << r.err;
+  Outcome m = ouro("run 'Loop' --mode sideways --provider script:" + script);
+  EXPECT_NE(m.code, 0) << m.err;
+}
+
 TEST(CliRun, NoModelConfiguredSaysHowToSetOne) {
   Outcome r = ouro("run 'Anything'");
   EXPECT_EQ(r.code, 2);

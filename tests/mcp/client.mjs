@@ -98,7 +98,8 @@ async function main() {
 }
 
 // Every tool, through whichever transport `client` is connected with.
-async function exercise(client, via, samples) {
+// `server`: {base, auth} of the `ouro serve` behind an http client, whose runs API must list the task's run.
+async function exercise(client, via, samples, server) {
   const check = (cond, what, detail) => checkAs(cond, `${via}: ${what}`, detail);
   check(client.getServerVersion()?.name === 'ouro', 'initialize: serverInfo names ouro', client.getServerVersion());
   check(!!client.getServerCapabilities()?.tools, 'initialize: the tools capability', client.getServerCapabilities());
@@ -179,6 +180,19 @@ async function exercise(client, via, samples) {
   });
   check(!r.isError && /heading: Hello MCP; the magic word is PLUGH/.test(textOf(r)), 'browser_task: the run\'s final answer, from sampling', r);
   check(progress.length >= 1 && progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress), 'browser_task: progress notifications', progress);
+  // An ordinary run: kept with its events, so the runs API and History show it like any other.
+  const runId = /\(run (r[\w-]+);/.exec(textOf(r))?.[1];
+  check(!!runId, 'browser_task: the answer names its run', textOf(r));
+  if (server && runId) {
+    const runs = await (await fetch(`${server.base}/api/runs`, { headers: server.auth })).json();
+    const listed = (runs.runs || runs).find?.((x) => x.id === runId);
+    check(listed && listed.state === 'done' && /heading/.test(listed.task), 'browser_task: its run is in GET /api/runs, done', { runId, runs });
+    const events = await (await fetch(`${server.base}/api/runs/${runId}/events`, { headers: server.auth })).json();
+    const types = (events.events || events).map?.((e) => e.type) || [];
+    const seqs = (events.events || events).map?.((e) => e.seq) || [];
+    check(types.includes('iteration-start') && types.at(-1) === 'complete' && seqs.every((q, i) => q === i + 1),
+      'browser_task: its events are stored, gap-free, ending with complete', { types, seqs });
+  }
   const main = samples.find((p) => !/Your Sub-Task/.test(p.systemPrompt || ''));
   const sub = samples.find((p) => /Your Sub-Task/.test(p.systemPrompt || ''));
   check(main && main.systemPrompt.length > 100 && Number.isInteger(main.maxTokens) && main.messages.length >= 1 &&
@@ -291,7 +305,7 @@ async function overHttp() {
     // The session's browser context starts empty: open the fixture page first.
     let r = await client.callTool({ name: 'browser_exec', arguments: { code: `await openTab(${JSON.stringify(url)})` } });
     check(!r.isError, 'http: browser_exec opens the fixture page', r);
-    await exercise(client, 'http', samples);
+    await exercise(client, 'http', samples, { base: serve.base, auth });
     const sid = transport.sessionId;
     await transport.terminateSession();
     await client.close();

@@ -63,8 +63,11 @@ TEST(McpTools, WrongArgumentsAndUnknownToolsAreErrorResults) {
   for (const auto& [name, args, says] : std::vector<std::tuple<std::string, json, std::string>>{
            {"browser_fly", json::object(), "unknown tool 'browser_fly'"},
            {"browser_task", {{"task", "x"}}, "no browser for tasks"},
-           {"browser_task", {{"task", ""}}, "must be a non-empty string"},
-           {"browser_task", {{"task", "x"}, {"urls", "y"}}, "'urls' must be an array"},
+           // A run's request, read as the API reads it, in the same words.
+           {"browser_task", {{"task", ""}}, "a run needs {\"task\": \"what to do\"}"},
+           {"browser_task", {{"task", "x"}, {"urls", "y"}}, "urls must be a list of strings, got string \"y\""},
+           {"browser_task", {{"task", "x"}, {"options", {{"max_iterations", 0}}}}, "options.max_iterations must be a whole number from 1 to 500, got number 0"},
+           {"browser_task", {{"task", "x"}, {"colour", "red"}}, "unknown argument 'colour'"},
            {"browser_exec", json::object(), "'code' must be a string, got nothing"},
            {"browser_exec", {{"code", 5}}, "'code' must be a string, got number"},
            {"browser_exec", {{"code", "1"}, {"extra", true}}, "unknown argument 'extra'"},
@@ -79,9 +82,7 @@ TEST(McpTools, WrongArgumentsAndUnknownToolsAreErrorResults) {
 TEST(McpTools, BrowserTaskWithoutAModelOrSamplingSaysHowToGetOne) {
   TaskSupport task;
   task.no_model_reason = "no API key found";
-  task.session_options = [](const std::string&, const std::vector<std::string>&) -> Result<session::SessionOptions> {
-    return make_error(Code::Internal, "not reached: the model is checked first");
-  };
+  task.setup = []() -> Result<runs::Setup> { return make_error(Code::Internal, "not reached: the model is checked first"); };
   // The model is looked for before the session is touched (there is none here).
   auto tools = BrowserTools::create(nullptr, task);
   ASSERT_TRUE(tools);

@@ -3,7 +3,7 @@
 // rows skipped with a reason, and previousFinal's lookup over the runs a schedule started.
 #include "schedule/jobs.h"
 
-#include "server/runs.h"
+#include "runs/spec.h"
 #include "store/database.h"
 #include "store/statement.h"
 
@@ -40,7 +40,7 @@ std::string error_of(const Result<Job>& r) { return r ? "ok" : r.error().message
 
 TEST(Jobs, StoresAndReadsBackAJob) {
   auto db = open_db();
-  auto job = add_job(*db, every_hour(), kNow, server::check_run_options);
+  auto job = add_job(*db, every_hour(), kNow, runs::check_options);
   ASSERT_TRUE(job) << job.error().message;
   EXPECT_EQ(job->id.size(), 11u);
   EXPECT_EQ(job->id[0], 's');
@@ -107,7 +107,7 @@ TEST(Jobs, RefusesBadFieldsNamingThem) {
   auto with = [&](auto change) {
     JobSpec s = every_hour();
     change(s);
-    return error_of(add_job(*db, s, kNow, server::check_run_options));
+    return error_of(add_job(*db, s, kNow, runs::check_options));
   };
   EXPECT_NE(with([](JobSpec& s) { s.task = " \n "; }).find("task"), std::string::npos);
   EXPECT_NE(with([](JobSpec& s) { s.task = std::string(20001, 'a'); }).find("task: at most 20000"), std::string::npos);

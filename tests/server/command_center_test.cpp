@@ -7,6 +7,7 @@
 #include "memory/memory.h"
 #include "server/api.h"
 #include "server/memories.h"
+#include "runs/remember.h"
 #include "server/runs.h"
 
 #include <cstring>
@@ -266,7 +267,7 @@ TEST(CommandCenter, TheMemoryViewListsSearchesAndDeletes) {
   store::Database& db = *cc.base->runtime()->db;
   memory::Memory mem(db);
   ASSERT_TRUE(mem.remember("Ada prefers window seats", memory::RememberOptions{{"prefs"}, "", memory::Kind::User}));
-  ASSERT_TRUE(server::remember_run(db, "rlisbon0001", "Find the Lisbon fare", "TAP at 89 EUR"));
+  ASSERT_TRUE(runs::remember_run(db, "rlisbon0001", "Find the Lisbon fare", "TAP at 89 EUR"));
   cc.js("await click(t, '#memory-btn')");
   cc.until("document.querySelectorAll('#memories li').length === 2");
   std::string shown = cc.js("await getText(t, '#memory')");

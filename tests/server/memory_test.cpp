@@ -6,6 +6,7 @@
 #include "api_env.h"
 
 #include "server/memories.h"
+#include "runs/remember.h"
 
 #include <gtest/gtest.h>
 
@@ -134,15 +135,15 @@ TEST(MemoryServe, RememberAndRecallFromCodeWithTagsThenDeleteThroughTheApi) {
 }
 
 TEST(MemoryServe, RunMemoryTextFitsTheCap) {
-  EXPECT_EQ(server::run_memory_text("Find x", "42", 8192), "Task: Find x\nResult: 42");
-  EXPECT_EQ(server::run_memory_text("Sum", json{{"total", 3}}, 8192), "Task: Sum\nResult: {\"total\":3}");
-  std::string text = server::run_memory_text(std::string(5000, 't'), std::string(20000, 'r') + "é", 8192);
+  EXPECT_EQ(runs::run_memory_text("Find x", "42", 8192), "Task: Find x\nResult: 42");
+  EXPECT_EQ(runs::run_memory_text("Sum", json{{"total", 3}}, 8192), "Task: Sum\nResult: {\"total\":3}");
+  std::string text = runs::run_memory_text(std::string(5000, 't'), std::string(20000, 'r') + "é", 8192);
   EXPECT_LE(text.size(), 8192u);
   EXPECT_NE(text.find("…\nResult: rrr"), std::string::npos) << "the task is cut to 1,000 bytes";
   EXPECT_EQ(text.substr(text.size() - 3), "…");
   std::string accents(10000, 'a');
   for (size_t i = 0; i < accents.size(); i += 2) accents.replace(i, 2, "é");
-  std::string cut = server::run_memory_text("t", accents, 101);
+  std::string cut = runs::run_memory_text("t", accents, 101);
   EXPECT_LE(cut.size(), 101u);
   EXPECT_EQ(cut.substr(cut.size() - 3), "…") << "cut at a character boundary";
 }

@@ -6,7 +6,7 @@
 // gap-free sequence. The stored checkpoint must equal the state its events give.
 #include "serve_process.h"
 
-#include "server/resume.h"
+#include "runs/resume.h"
 #include "store/database.h"
 #include "store/run_state.h"
 
@@ -128,7 +128,7 @@ TEST(Resume, TheCheckpointIsTheStateItsEventsGive) {
   ASSERT_TRUE(db) << db.error().message;
   auto saved = store::load_run_checkpoint(**db, id);
   ASSERT_TRUE(saved && *saved) << "a checkpoint is stored";
-  auto rebuilt = server::rebuild_state(**db, id, "Count, sign in and report", /*up_to_checkpoint=*/3);
+  auto rebuilt = runs::rebuild_state(**db, id, "Count, sign in and report", /*up_to_checkpoint=*/3);
   ASSERT_TRUE(rebuilt) << rebuilt.error().message;
   EXPECT_EQ(dump_json(agent::checkpoint_json(*rebuilt)), (*saved)->state) << "the events alone give the checkpoint's state";
   json state = parse_json((*saved)->state).value_or(json());

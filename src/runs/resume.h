@@ -12,7 +12,7 @@
 
 namespace ouro::session { class Session; }
 
-namespace ouro::server {
+namespace ouro::runs {
 
 struct ResumePoint {
   store::Database::RunRow row;
@@ -47,4 +47,4 @@ Result<std::string> restore_browser(session::Session& session, const ResumePoint
 Result<void> store_checkpoint(store::Database& db, session::Session& session, const std::string& run_id, int iteration,
                               const std::string& state, const std::string& env);
 
-}  // namespace ouro::server
+}  // namespace ouro::runs

@@ -1,11 +1,11 @@
-#include "server/conversation.h"
+#include "runs/conversation.h"
 
 #include "agent/state.h"
 
 #include <mutex>
 #include <random>
 
-namespace ouro::server {
+namespace ouro::runs {
 
 std::string final_text(const json& final) { return agent::final_text(final); }
 
@@ -46,4 +46,4 @@ Result<StoredConversation> load_conversation(store::Database& db, const std::str
   return c;
 }
 
-}  // namespace ouro::server
+}  // namespace ouro::runs

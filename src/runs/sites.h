@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace ouro::server {
+namespace ouro::runs {
 
 // The stored sites (unreadable entries are skipped).
 std::vector<std::string> remembered_sites(store::Database& db);
@@ -22,4 +22,4 @@ Result<void> set_remembered_sites(store::Database& db, const json& sites);
 // Whether a confirmation request is a site question, and its site ("" if not).
 std::string site_question(const json& request);
 
-}  // namespace ouro::server
+}  // namespace ouro::runs

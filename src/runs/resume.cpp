@@ -1,4 +1,4 @@
-#include "server/resume.h"
+#include "runs/resume.h"
 
 #include "actions/egress.h"
 
@@ -14,7 +14,7 @@
 #include <chrono>
 #include <set>
 
-namespace ouro::server {
+namespace ouro::runs {
 
 namespace {
 
@@ -229,4 +229,4 @@ Result<void> store_checkpoint(store::Database& db, session::Session& session, co
   return store::save_run_checkpoint(db, run_id, c);
 }
 
-}  // namespace ouro::server
+}  // namespace ouro::runs

@@ -1,4 +1,4 @@
-#include "server/sites.h"
+#include "runs/sites.h"
 
 #include "base/log.h"
 #include "safety/sites.h"
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <mutex>
 
-namespace ouro::server {
+namespace ouro::runs {
 
 namespace {
 std::mutex g_sites_mutex;  // the list's read-modify-write, for every manager and terminal run in the process
@@ -51,4 +51,4 @@ std::string site_question(const json& request) {
   return site;
 }
 
-}  // namespace ouro::server
+}  // namespace ouro::runs

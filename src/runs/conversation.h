@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace ouro::server {
+namespace ouro::runs {
 
 struct StoredConversation {
   store::Database::RunRow row;
@@ -29,4 +29,4 @@ std::string final_text(const json& final);
 // A fresh run id ("r" and ten letters or digits).
 std::string new_run_id();
 
-}  // namespace ouro::server
+}  // namespace ouro::runs

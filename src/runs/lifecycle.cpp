@@ -1,0 +1,286 @@
+#include "runs/lifecycle.h"
+
+#include "actions/registry.h"
+#include "base/log.h"
+#include "llm/provider.h"
+#include "runs/remember.h"
+#include "runs/sites.h"
+#include "safety/gate.h"
+#include "schedule/jobs.h"
+#include "scripts/replay.h"
+#include "scripts/rewrite.h"
+#include "scripts/store.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace ouro::runs {
+
+namespace {
+
+// The provider of a `$ commands` run with no model configured: the commands run, a plain-words
+// turn fails saying what is missing.
+class NoModel : public llm::Provider {
+ public:
+  explicit NoModel(std::string why) : m_why(std::move(why)) {}
+  Result<llm::Response> complete(const llm::Request&, const std::function<void(const llm::Delta&)>&, const llm::CancelToken&) override {
+    return make_error(Code::FailedPrecondition, m_why + " (commands starting with $ work without one)");
+  }
+  std::string name() const override { return "none"; }
+
+ private:
+  std::string m_why;
+};
+
+
+}  // namespace
+
+std::string turn_state(const agent::RunResult& r, const std::string& store_error) {
+  return !store_error.empty() ? "failed" : r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
+}
+
+Result<llm::Settings> resolve_model(const json& options, const llm::SettingsFlags& flags, const json& stored) {
+  llm::SettingsFlags f = flags;
+  auto pick = [&](const char* k, std::optional<std::string>& into) {
+    for (const json* from : {&options, &stored})
+      if (auto it = from->find(k); from->is_object() && it != from->end() && it->is_string() && !it->get<std::string>().empty()) {
+        into = it->get<std::string>();
+        return;
+      }
+  };
+  pick("provider", f.provider);
+  pick("model", f.model);
+  pick("sub_model", f.sub_model);
+  pick("base_url", f.base_url);
+  auto settings = TRY(llm::resolve_settings(f));
+  // The run's options, then Settings, over what the environment and the settings file give.
+  for (const json* from : {&stored, &options}) {
+    if (!from->is_object()) continue;
+    json given = json::object();
+    for (const char* k : kModelOptions)
+      if (from->contains(k) && !(*from)[k].is_null()) given[k] = (*from)[k];
+    auto p = TRY(llm::parse_model_params(given, from == &options ? "options" : "settings"));
+    if (p.max_tokens) settings.params.max_tokens = p.max_tokens;
+    if (p.temperature) settings.params.temperature = p.temperature;
+    if (p.thinking) settings.params.thinking = p.thinking;
+  }
+  return settings;
+}
+
+Lifecycle::~Lifecycle() = default;
+
+Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup setup, Origin origin, const std::string& run_id) {
+  if (!setup.db || !setup.log || !setup.source) return make_error(Code::Internal, "a run needs a database, an event log and a source of browsers");
+  std::unique_ptr<Lifecycle> l(new Lifecycle());
+  l->m_spec = spec;
+  l->m_id = run_id;
+  l->m_db = setup.db;
+  l->m_log = setup.log;
+  store::Database& db = *setup.db;
+
+  // The model: a replay of a saved script (a model taking over where a step cannot heal, when
+  // asked and configured), else the configured model, else the face's (MCP sampling), else none
+  // for `$ commands`.
+  auto settings = resolve_model(spec.options, setup.model_flags, setup.stored_settings);
+  if (spec.script) {
+    auto script = TRY(scripts::get(db, spec.script->name, spec.script->version));
+    auto replay = TRY(scripts::ReplayProvider::create(std::move(script), spec.script->vars));
+    if (spec.script->fallback) {
+      auto model = settings ? llm::make_provider(settings->spec) : Result<std::unique_ptr<llm::Provider>>(tl::make_unexpected(settings.error()));
+      if (model) replay->set_fallback(std::move(*model), settings->model, settings->sub_model);
+      else spdlog::warn("run {}: replays without a model to take over: {}", run_id, redact(model.error().message));
+    }
+    l->m_replay = replay.get();
+    l->m_provider = std::move(replay);
+  } else if (settings) {
+    l->m_provider = TRY(llm::make_provider(settings->spec));
+  } else if (setup.client_model && settings.error().code == Code::FailedPrecondition) {
+    l->m_provider = std::move(setup.client_model);
+  } else if (spec.commands()) {
+    l->m_provider = std::make_unique<NoModel>(settings.error().message);
+  } else if (settings.error().code == Code::FailedPrecondition) {
+    return make_error(Code::FailedPrecondition, settings.error().message, {{"kind", "no-model"}});
+  } else {
+    return tl::make_unexpected(settings.error());
+  }
+  if (settings) l->m_settings = *settings;
+
+  // The session: the face's browser and limits, the run's gate, permissions and secrets.
+  session::SessionOptions so = std::move(setup.base);
+  std::string context = spec.context.empty() ? setup.default_context : spec.context;
+  so.isolated = context == "clean";
+  so.shared = context == "mine";
+  so.owner = "run " + run_id;
+  auto always = remembered_sites(db);
+  so.trusted_sites = always;
+  safety::GateConfig gc;
+  gc.urls = spec.urls;
+  // A resumed run may reach the sites its tabs were on.
+  if (origin.resume)
+    for (const auto& t : origin.resume->state.tabs)
+      if (std::string u = get_str(t, "url"); !u.empty() && gc.urls.size() < 60) gc.urls.push_back(u);
+  gc.task = origin.resume ? origin.resume->state.task : spec.task;
+  const auto mine = TRY(safety::safety_settings_from(spec.options, "options"));
+  gc.allow_domains = setup.file.allowed_domains;
+  gc.allow_domains.insert(gc.allow_domains.end(), always.begin(), always.end());
+  gc.allow_domains.insert(gc.allow_domains.end(), mine.allowed_domains.begin(), mine.allowed_domains.end());
+  gc.mode = mine.mode.value_or(setup.file.mode.value_or(safety::GateMode::Careful));
+  so.gate = TRY(safety::make_policy(gc));
+  if (!so.secrets) so.secrets = setup.file.secrets;
+  auto levels = setup.file.permissions;
+  for (const auto& [k, v] : mine.permissions) levels[k] = v;
+  so.permissions = TRY(actions::permission_overrides(levels));
+  so.repl.timeout = std::chrono::seconds(180);
+  so.repl.initial_env = origin.resume ? origin.resume->env : origin.env;
+  // A scheduled run compares with its schedule's previous run (previousFinal()).
+  if (!spec.schedule.empty()) {
+    auto previous = schedule::previous_final(db, spec.schedule, run_id);
+    if (previous) so.previous_final = *previous;
+    else spdlog::warn("run {}: cannot read its schedule's previous final: {}", run_id, redact(previous.error().message));
+  }
+  l->m_so = so;
+  l->m_session = TRY(setup.source(std::move(so)));
+  if (origin.resume) {
+    l->m_resume_note = TRY(restore_browser(*l->m_session, *origin.resume));
+    l->m_provider->seek(origin.resume->state.provider);
+    l->m_resume = std::move(origin.resume);
+  } else if (!origin.continued) {
+    TRY(l->m_session->open_urls(spec.urls));
+  }
+
+  agent::RunOptions& ro = l->m_ro;
+  ro.model = l->m_settings.model;
+  ro.sub_model = l->m_settings.sub_model;
+  ro.params = l->m_settings.params;
+  ro.agent = spec.agent;
+  ro.max_iterations = spec.max_iterations.value_or(setup.default_max_iterations);
+  if (!spec.max_iterations && setup.stored_settings.is_object())
+    if (auto it = setup.stored_settings.find("max_iterations"); it != setup.stored_settings.end() && it->is_number_integer())
+      ro.max_iterations = std::clamp(it->get<int>(), 1, kMaxIterations);
+  if (l->m_replay) {
+    scripts::ReplayProvider* replay = l->m_replay;
+    // Targets the script recorded, for the host to find changed ones again (actions/targets.h).
+    ro.recorded = [replay](const std::string& action, const std::string& selector) { return replay->recorded(action, selector); };
+    ro.vet_block = [replay](const json& meta) { return replay->vet(meta); };
+    ro.max_iterations = std::max(ro.max_iterations, std::min(kMaxIterations, replay->max_iterations()));
+  }
+  ro.stop_when_browser_lost = setup.stop_when_browser_lost;
+  return l;
+}
+
+std::string Lifecycle::banner() const {
+  if (m_replay)
+    return fmt::format("script {} v{} · {} steps · {}", m_replay->script().name, m_replay->script().version, m_replay->script().steps.size(),
+                       m_replay->has_fallback() ? "model " + m_settings.model + " takes over where a step cannot heal" : "no model");
+  return fmt::format("{} · model {} · sub-model {} · up to {} iterations", m_settings.provider.empty() ? m_provider->name() : m_settings.provider,
+                     m_settings.model.empty() ? "(none)" : m_settings.model, m_settings.sub_model.empty() ? "(none)" : m_settings.sub_model,
+                     m_ro.max_iterations);
+}
+
+agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agent::Turn>& earlier, int first_iteration, const Asker& asker,
+                                 const std::function<void(agent::Run*)>& running, const std::function<void(const agent::Event&)>& view) {
+  agent::RunOptions ro = m_ro;
+  ro.task = task;
+  ro.earlier = earlier;
+  ro.first_iteration = first_iteration;
+  ro.confirm = asker.confirm;
+  ro.ask_user = asker.ask_user;
+  ro.confirm_timeout = asker.confirm_timeout;
+  if (m_resume) {
+    // The resumed turn goes on from its checkpoint; the turns after it start as any turn does.
+    ro.resume = m_resume->state;
+    ro.resume_note = m_resume_note;
+    ro.task = m_resume->state.task;
+    if (ro.earlier.empty()) ro.earlier = m_resume->state.turns;
+    m_resume.reset();
+  }
+  // After every iteration: the checkpoint a crash resumes from (before its event is stored).
+  session::Session* checkpointed = m_session.get();
+  ro.on_checkpoint = [this, checkpointed](int iteration, const std::string& state, const std::string& env) {
+    return store_checkpoint(*m_db, *checkpointed, m_id, iteration, state, env);
+  };
+  scripts::ReplayProvider* replay = m_replay;
+  std::shared_ptr<EventLog> log = m_log;
+  agent::Run run(*m_session, *m_provider, ro, [replay, log, &view](const agent::Event& e) {
+    if (replay) replay->observe(e.type, e.data);
+    if (view) view(e);
+    log->append(e.type, e.data, e.ts);
+  });
+  {
+    std::lock_guard lock(m_mutex);
+    m_running = &run;
+    if (m_cancelled) run.cancel();
+  }
+  if (running) running(&run);
+  agent::RunResult r = run.execute();
+  if (running) running(nullptr);
+  {
+    std::lock_guard lock(m_mutex);
+    m_running = nullptr;
+  }
+  if (std::string why = m_log->store_error(); !why.empty()) {
+    r.error = "the run's events could not be stored: " + why;
+    r.partial = true;
+  }
+  return r;
+}
+
+void Lifecycle::move_to(std::unique_ptr<session::Session> to, const ResumePoint& point, std::string note) {
+  m_session.swap(to);  // the dead session closes here
+  to.reset();
+  m_provider->seek(point.state.provider);
+  m_resume = point;
+  m_resume_note = std::move(note);
+}
+
+void Lifecycle::cancel() {
+  std::lock_guard lock(m_mutex);
+  m_cancelled = true;
+  if (m_running) m_running->cancel();
+}
+
+std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::string& task, const agent::RunResult& r) {
+  const std::string store_error = m_log->store_error();
+  const std::string state = turn_state(r, store_error);
+  // Memory across tasks: a turn that finished with its answer is remembered for later runs
+  // (before its row says done, so a run started after that finds it), unless the run said not to.
+  // A replay is not remembered: its task carries the values it was given (they may be secrets).
+  if (state == "done" && m_spec.remember && !m_replay) (void)remember_run(*m_db, m_id, task, r.final);
+  // A replay that healed a step or that a model took over from leaves a new version of its script.
+  if (m_replay && state == "done") {
+    auto saved = scripts::save_replayed(*m_db, m_id, *m_replay);
+    if (!saved) spdlog::warn("run {}: the replayed script is not rewritten: {}", m_id, redact(saved.error().message));
+    else if (*saved)
+      m_log->append("script-saved", {{"name", (*saved)->name}, {"version", (*saved)->version}, {"based_on", (*saved)->based_on},
+                                     {"changes", (*saved)->changes}}, EventLog::now_ms());
+  }
+  // The row: this turn's state and final; iterations, tokens and cost summed over the turns.
+  row.state = state;
+  row.iterations += r.iterations;
+  row.final_json = dump_json(r.final);
+  row.partial = r.partial || !store_error.empty();
+  json usage = parse_json(row.usage_json.empty() ? "{}" : row.usage_json).value_or(json::object());
+  json now = r.usage.to_json();
+  if (usage.is_object() && now.is_object()) {
+    for (const auto& [k, v] : now.items()) {
+      if (v.is_number_integer() && (!usage.contains(k) || usage[k].is_number_integer())) usage[k] = usage.value(k, int64_t{0}) + v.get<int64_t>();
+      else if (!usage.contains(k)) usage[k] = v;
+    }
+  }
+  // Which path the turn ran (a replay, a replay a model took over, an agent).
+  if (m_replay || !m_spec.schedule.empty()) usage["path"] = m_replay ? m_replay->path() : "agent";
+  row.usage_json = dump_json(usage.is_object() && !usage.empty() ? usage : now);
+  if (!r.cost_known) row.cost = std::nullopt;
+  else row.cost = row.cost.value_or(0) + r.cost_usd;
+  row.error = !store_error.empty() ? "the run's events could not be stored: " + store_error : r.error;
+  row.updated_at = EventLog::now_ms();
+  if (auto updated = m_db->update_run(row); !updated) spdlog::error("run {}: cannot record its result: {}", m_id, redact(updated.error().message));
+  // The env as this turn left it, for a conversation continued after this session is gone.
+  if (m_session)
+    if (auto saved = m_db->set_checkpoint(m_id, m_session->repl().env_checkpoint()); !saved)
+      spdlog::warn("run {}: cannot keep its env for a follow-up: {}", m_id, redact(saved.error().message));
+  return state;
+}
+
+}  // namespace ouro::runs
