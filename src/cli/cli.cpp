@@ -18,7 +18,7 @@
 #include "cli/reference.h"
 #include "server/bridge_hub.h"
 #include "store/data_dir_lock.h"
-#include "server/pool.h"
+#include "session/pool.h"
 #include "server/api.h"
 #include "server/conversation.h"
 #include "server/memories.h"

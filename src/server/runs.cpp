@@ -6,7 +6,7 @@
 #include "server/bridge_hub.h"
 #include "server/conversation.h"
 #include "server/failover.h"
-#include "server/pool.h"
+#include "session/pool.h"
 #include "server/memories.h"
 #include "server/resume.h"
 #include "schedule/jobs.h"
@@ -736,7 +736,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     else spdlog::warn("run {}: cannot read its schedule's previous final: {}", run->id, redact(previous.error().message));
   }
   // On a browser pool: a place on the least-loaded healthy endpoint (queued while all are full).
-  std::optional<BrowserPool::Lease> lease;
+  std::optional<session::BrowserPool::Lease> lease;
   auto cancelled = [run] {
     std::lock_guard lock(run->mutex);
     return run->cancel_requested;

@@ -1,9 +1,9 @@
-// A pool of remote browsers for `ouro serve` (issue 12): Chromium-compatible endpoints reached
+// A pool of remote browsers for `ouro serve`: Chromium-compatible endpoints reached
 // over CDP — `ws://host:port/devtools/browser/…` URLs, or `http://host:port`, resolved through
 // its `/json/version` webSocketDebuggerUrl each time it is connected (the id changes when
 // Chromium restarts) — each with a capacity (runs at once).
 //
-// Every endpoint that is up has a session::Runtime of its own (its Browser and tab listeners)
+// Every endpoint that is up has a Runtime of its own (its Browser and tab listeners)
 // over the server's one network thread and database, so sessions attach to it as to the local
 // browser. Placement: a run takes the least-loaded healthy endpoint (running / capacity) with a
 // free place, and works there in a browser context of its own. When every healthy endpoint is
@@ -31,9 +31,10 @@
 
 namespace ouro::net { class IoThread; }
 namespace ouro::store { class Database; }
-namespace ouro::session { struct Runtime; }
 
-namespace ouro::server {
+namespace ouro::session {
+
+struct Runtime;
 
 struct PoolEndpoint {
   std::string url;   // ws://host:port/devtools/browser/ID, or http://host:port
@@ -82,7 +83,7 @@ class BrowserPool {
     Lease(Lease&&) noexcept;
     Lease& operator=(Lease&&) noexcept;
     ~Lease();
-    const std::shared_ptr<session::Runtime>& runtime() const { return m_runtime; }
+    const std::shared_ptr<Runtime>& runtime() const { return m_runtime; }
     const std::string& endpoint() const { return m_endpoint; }  // redacted URL
 
    private:
@@ -91,7 +92,7 @@ class BrowserPool {
     void release();
     std::weak_ptr<Impl> m_pool;
     size_t m_index = 0;
-    std::shared_ptr<session::Runtime> m_runtime;
+    std::shared_ptr<Runtime> m_runtime;
     std::string m_endpoint;
   };
 
@@ -111,4 +112,4 @@ class BrowserPool {
   std::shared_ptr<Impl> m;
 };
 
-}  // namespace ouro::server
+}  // namespace ouro::session

@@ -1,4 +1,4 @@
-#include "server/pool.h"
+#include "session/pool.h"
 
 #include "base/log.h"
 #include "browser/browser.h"
@@ -17,7 +17,7 @@
 #include <set>
 #include <thread>
 
-namespace ouro::server {
+namespace ouro::session {
 
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -512,4 +512,4 @@ size_t BrowserPool::total_capacity() const {
   return n;
 }
 
-}  // namespace ouro::server
+}  // namespace ouro::session
