@@ -11,7 +11,9 @@
 
 namespace ouro::cli {
 
-bool wants_pool(const std::vector<std::string>& browsers, const std::string& pool_file) { return !pool_file.empty() || browsers.size() > 1; }
+bool wants_pool(const std::vector<std::string>& browsers, const std::string& pool_file) {
+  return !pool_file.empty() || browsers.size() > 1 || (browsers.size() == 1 && session::serves_as_pool(browsers.front()));
+}
 
 Result<ServePool> start_pool(const std::vector<std::string>& browsers, const std::string& pool_file, const std::string& data_dir) {
   std::vector<session::PoolEndpoint> endpoints;

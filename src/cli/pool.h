@@ -18,7 +18,8 @@ struct ServePool {
   std::shared_ptr<session::BrowserPool> pool;
 };
 
-// Whether these flags ask for a pool: a pool file, or --browser given more than once.
+// Whether these flags ask for a pool: a pool file, --browser given more than once, or one
+// --browser URL that is served as a pool of one (session::serves_as_pool: http://, browserless).
 bool wants_pool(const std::vector<std::string>& browsers, const std::string& pool_file);
 
 // Reads the pool file (at most 1 MiB; its errors name the file), adds each --browser URL (capacity
