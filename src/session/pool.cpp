@@ -361,7 +361,10 @@ struct BrowserPool::Impl : std::enable_shared_from_this<Impl> {
   static int places(const Endpoint& e) {
     return e.engine && e.engine->max_concurrent > 0 ? std::min(e.spec.capacity, e.engine->max_concurrent) : e.spec.capacity;
   }
-  static bool admits(const Endpoint& e) { return e.running < places(e) && (!e.engine || e.engine->available); }
+  // Its `available` is not a reason to hold runs back: ouro's contexts live in a session it holds
+  // already, and browserless says unavailable for a full queue of new sessions or a CPU over its
+  // MAX_CPU_PERCENT even when its own health checks are off (its /pressure route).
+  static bool admits(const Endpoint& e) { return e.running < places(e); }
 
   // Off the lock: resolve and attach; the endpoint's Runtime over the shared thread and database,
   // and what its engine says of its load. Its errors never carry the URL's secrets (a token in its

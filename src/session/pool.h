@@ -13,7 +13,7 @@
 // Browser services (browserless): an endpoint whose WebSocket is not Chromium's /devtools/ one is
 // asked for a session without a time limit (`timeout=0` in its query, unless the URL sets one), and
 // its own capacity is read from its GET /pressure at each connection and health check; its
-// endpoint takes no more runs than its maxConcurrent, and none while it says it is unavailable.
+// endpoint takes no more runs than its maxConcurrent.
 //
 // Health: a thread of the pool's checks each healthy endpoint every 2 s (Browser.getVersion under
 // a 2 s deadline); a lost connection marks its endpoint down at once (the browser's tab listener
@@ -56,7 +56,7 @@ struct EngineLoad {
   int max_concurrent = 0;  // the sessions it takes at once (browserless: CONCURRENT)
   int running = 0;
   int queued = 0;
-  bool available = true;   // false: it is refusing new sessions (queue full, CPU or memory)
+  bool available = true;   // false: it would refuse a new session (queue full, CPU or memory); shown only
 };
 
 // The endpoints of a pool file, checked (pure): {"endpoints": [{"url": "...", "capacity": N,
