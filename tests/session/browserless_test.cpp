@@ -136,12 +136,6 @@ std::string run_on(ServeProcess& s, const std::string& script) {
   return r.body.value("id", "");
 }
 
-bool has_event(const std::vector<json>& events, const std::string& type, int iteration = -1) {
-  return std::any_of(events.begin(), events.end(), [&](const json& e) {
-    return e["type"] == type && (iteration < 0 || e["data"].value("iteration", -1) == iteration);
-  });
-}
-
 // Everything of a run a client can read: the run, its events.
 std::string everything_about(ServeProcess& s, const std::string& id) {
   std::string all = s.get("/api/runs/" + id).raw;
@@ -221,7 +215,13 @@ TEST(Browserless, TokenUrlFormsIsolatedRunsAndTheSessionLimit) {
   // Two runs at once, each in its own context: the second, started after the first has left its
   // mark, finds none of it.
   std::string first = run_on(s, marking_script("A"));
-  ASSERT_TRUE(s.wait_events(first, [](const auto& ev) { return has_event(ev, "iteration-end", 1); }, 60s)) << s.log();
+  // Its first iteration is over (cookie and localStorage set) once a checkpoint is stored.
+  auto checkpointed = [](const std::vector<json>& ev) {
+    for (const auto& e : ev)
+      if (e["type"] == "checkpoint") return true;
+    return false;
+  };
+  ASSERT_TRUE(s.wait_events(first, checkpointed, 60s)) << s.log();
   std::string second = run_on(s, marking_script("B"));
   json a = s.wait_state(first, {"done", "failed", "partial"}, 120s);
   json b = s.wait_state(second, {"done", "failed", "partial"}, 120s);
