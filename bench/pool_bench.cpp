@@ -10,7 +10,7 @@
 #include "fixtures.h"
 #include "remote_chromium.h"
 #include "net/io.h"
-#include "server/pool.h"
+#include "session/pool.h"
 #include "server/runs.h"
 #include "session/session.h"
 #include "store/database.h"
@@ -70,9 +70,9 @@ int main(int argc, char** argv) {
     auto db_opened = store::Database::open(data + "/ouro.db");
     if (!db_opened) return 1;
     std::shared_ptr<store::Database> db = std::move(*db_opened);
-    std::vector<server::PoolEndpoint> endpoints;
+    std::vector<session::PoolEndpoint> endpoints;
     for (int i = 0; i < k; ++i) endpoints.push_back({"http://127.0.0.1:" + std::to_string(chromium[i].port), capacity});
-    auto pool = server::BrowserPool::create(io, db, data, endpoints);
+    auto pool = session::BrowserPool::create(io, db, data, endpoints);
     if (!pool) {
       std::fprintf(stderr, "pool_bench: %s\n", pool.error().message.c_str());
       return 1;

@@ -47,6 +47,15 @@ if [[ ! -f "$here/tests/mcp/node/node_modules/@modelcontextprotocol/sdk/package.
   fi
 fi
 
+# The browserless platform (@browserless.io/browserless, the version pinned in tests/session/browserless/package.json),
+# run by the browserless test without Docker on the system Chromium; skipped when it could not be installed. Its
+# package ships built; no install scripts run, and no browser is downloaded (it is given /usr/bin/chromium).
+if [[ ! -f "$here/tests/session/browserless/node_modules/@browserless.io/browserless/build/index.js" ]] && command -v npm >/dev/null; then
+  (cd "$here/tests/session/browserless" &&
+    PUPPETEER_SKIP_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --silent --ignore-scripts) ||
+    echo "setup: could not install browserless for tests/session (the browserless test will be skipped)" >&2
+fi
+
 # The benchmark compares against Playwright; it is installed only when asked for.
 if [[ "${1:-}" == "--bench" ]]; then
   here=$(cd "$(dirname "$0")/.." && pwd)

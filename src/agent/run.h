@@ -67,7 +67,7 @@ struct RunOptions {
   // value's `shape` and, after setFinal, the final's `finalShape`: {kind, size}); a non-empty answer
   // is why the block failed — its final, if any, is not delivered.
   std::function<std::string(const json& metadata)> vet_block;
-  // A run on a browser pool's endpoint (server/pool.h): when the browser is gone at an iteration
+  // A run on a browser pool's endpoint (session/pool.h): when the browser is gone at an iteration
   // boundary (before an iteration starts, or after one ends and before its checkpoint), the run
   // stops there with RunResult::browser_lost set — no checkpoint of the iteration that saw the
   // loss and no complete event — so the caller can move it to another browser from the last good

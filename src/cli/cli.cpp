@@ -18,7 +18,7 @@
 #include "cli/reference.h"
 #include "server/bridge_hub.h"
 #include "store/data_dir_lock.h"
-#include "server/pool.h"
+#include "session/pool.h"
 #include "server/api.h"
 #include "server/runs.h"
 #include "runs/conversation.h"
@@ -884,7 +884,7 @@ Result<int> cmd_mcp_flags(const CommonFlags& flags, llm::SettingsFlags sf, int m
   return cmd_mcp(std::move(setup));
 }
 
-Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_timeout_s = 60) {
+Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_timeout_s = 60, const std::string& listen = {}) {
   std::string data_dir = flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir;
   // One server per data directory: a second one would take the first's live runs for interrupted.
   if (std::error_code ec; !std::filesystem::exists(data_dir, ec) && std::filesystem::create_directories(data_dir, ec))
@@ -951,6 +951,8 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
       });
   server::ApiServer::Options api_options;
   api_options.port = static_cast<uint16_t>(port);
+  api_options.listen = listen;  // off loopback only with OURO_API_TOKEN (server/api.h)
+  if (const char* token = std::getenv("OURO_API_TOKEN"); token && *token) api_options.token = token;
   api_options.scheduler = &scheduler;
   api_options.version = std::string(version_string());
   api_options.bridge = bridge;
@@ -1097,11 +1099,15 @@ Result<int> run(int argc, char** argv) {
 
   CommonFlags serve_flags;
   int port = 7777;
+  std::string listen;
   bool no_open = false;
   auto* serve = app.add_subcommand("serve", "The Command Center and the runs API on 127.0.0.1 (HTTP + WebSocket)");
   add_common(serve, serve_flags);
   serve->add_option("--port", port, "Port on 127.0.0.1 (default 7777; 0 picks a free one)")->check(CLI::Range(0, 65535));
   serve->add_flag("--no-open", no_open, "Do not open the Command Center in the browser");
+  serve->add_option("--listen", listen, "Listen on ADDR[:PORT] instead of 127.0.0.1 (e.g. 0.0.0.0:8765 or [::]:8765 behind a load balancer); "
+                    "an address other than loopback needs OURO_API_TOKEN set")
+      ->type_name("ADDR[:PORT]");
   serve->add_option("--browser-pool", serve_flags.browser_pool,
                     "A JSON file of browser endpoints for the runs: {\"endpoints\": [{\"url\": \"ws://…|http://host:port\", \"capacity\": 4}, …]} "
                     "(see docs/guides/pools-and-scaling.md)");
@@ -1267,7 +1273,7 @@ Result<int> run(int argc, char** argv) {
     std::cout << extension_instructions(TRY(write_extension(dir)));
     return 0;
   }
-  if (*serve) return cmd_serve(serve_flags, port, !no_open && serve_flags.headed, serve_confirm_timeout);
+  if (*serve) return cmd_serve(serve_flags, port, !no_open && serve_flags.headed, serve_confirm_timeout, listen);
   if (*api) {
     std::cout << (markdown ? actions::reference_markdown() : actions::reference_text());
     return 0;

@@ -1,7 +1,7 @@
 #include "cli/pool.h"
 
 #include "net/io.h"
-#include "server/pool.h"
+#include "session/pool.h"
 #include "session/session.h"
 #include "store/database.h"
 
@@ -11,10 +11,12 @@
 
 namespace ouro::cli {
 
-bool wants_pool(const std::vector<std::string>& browsers, const std::string& pool_file) { return !pool_file.empty() || browsers.size() > 1; }
+bool wants_pool(const std::vector<std::string>& browsers, const std::string& pool_file) {
+  return !pool_file.empty() || browsers.size() > 1 || (browsers.size() == 1 && session::serves_as_pool(browsers.front()));
+}
 
 Result<ServePool> start_pool(const std::vector<std::string>& browsers, const std::string& pool_file, const std::string& data_dir) {
-  std::vector<server::PoolEndpoint> endpoints;
+  std::vector<session::PoolEndpoint> endpoints;
   if (!pool_file.empty()) {
     std::ifstream in(pool_file, std::ios::binary);
     if (!in) return errorf(Code::NotFound, "cannot read the pool file {}", pool_file);
@@ -22,19 +24,19 @@ Result<ServePool> start_pool(const std::vector<std::string>& browsers, const std
     in.read(text.data(), static_cast<std::streamsize>(text.size()));
     text.resize(static_cast<size_t>(in.gcount()));
     if (text.size() > 1024 * 1024) return errorf(Code::InvalidArgument, "the pool file {} is over 1 MiB", pool_file);
-    auto parsed = server::parse_pool_file(text);
+    auto parsed = session::parse_pool_file(text);
     if (!parsed) return errorf(Code::InvalidArgument, "{}: {}", pool_file, parsed.error().message);
     endpoints = std::move(*parsed);
   }
   for (const auto& url : browsers) {
-    auto e = server::parse_endpoint_url(url);
+    auto e = session::parse_endpoint_url(url);
     if (!e) return errorf(Code::InvalidArgument, "--browser: {}", e.error().message);
     endpoints.push_back(*e);
   }
   std::shared_ptr<net::IoThread> io = net::IoThread::start();
   std::shared_ptr<store::Database> db = TRY(store::Database::open(data_dir + "/ouro.db"));
   ServePool out;
-  out.pool = TRY(server::BrowserPool::create(io, db, data_dir, std::move(endpoints)));
+  out.pool = TRY(session::BrowserPool::create(io, db, data_dir, std::move(endpoints)));
   out.runtime = std::make_shared<session::Runtime>();
   out.runtime->io = io;
   out.runtime->db = db;

@@ -704,16 +704,21 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(IoThread& io, Options opti
 
 Result<std::unique_ptr<HttpServer>> HttpServer::start_async(IoThread& io, Options options, AsyncHandler handler, UpgradeHandler upgrade) {
   uint16_t port = options.port;
+  beast::error_code bad;
+  auto address = asio::ip::make_address(options.address, bad);
+  if (bad) return errorf(Code::InvalidArgument, "'{}' is not an IP address to listen on", options.address.substr(0, 100));
   auto impl = std::make_shared<Server>(io, std::move(options));
   impl->handler = std::make_shared<AsyncHandler>(std::move(handler));
   impl->upgrade = std::make_shared<UpgradeHandler>(std::move(upgrade));
   beast::error_code ec;
-  tcp::endpoint ep(asio::ip::make_address("127.0.0.1"), port);
+  tcp::endpoint ep(address, port);
   impl->acceptor.open(ep.protocol(), ec);
   if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) impl->acceptor.bind(ep, ec);
   if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return errorf(Code::Unavailable, "cannot listen on 127.0.0.1:{}: {}", port, ec.message());
+  if (ec)
+    return errorf(Code::Unavailable, "cannot listen on {}:{}: {}", address.is_v6() ? "[" + address.to_string() + "]" : address.to_string(), port,
+                  ec.message());
   impl->port = impl->acceptor.local_endpoint().port();
   if (io.on_thread()) {
     impl->accept();

@@ -149,11 +149,15 @@ class HttpServer {
 
   struct Options {
     uint16_t port = 0;  // 0 picks a free port
+    // The address to listen on: an IPv4 or IPv6 literal ("0.0.0.0", "::"). Callers decide when
+    // anything but loopback is safe (ApiServer: only with a token the operator set).
+    std::string address = "127.0.0.1";
     Limits limits;
     HeaderCheck check_headers;  // may be empty: every header is accepted
   };
 
-  // Listens on 127.0.0.1. Fails with Unavailable when the port is taken.
+  // Listens on options.address (127.0.0.1 by default). Fails with Unavailable when the port is
+  // taken, InvalidArgument when the address is not an IP literal.
   static Result<std::unique_ptr<HttpServer>> start(IoThread& io, Options options, Handler handler, UpgradeHandler upgrade = {});
   static Result<std::unique_ptr<HttpServer>> start_async(IoThread& io, Options options, AsyncHandler handler, UpgradeHandler upgrade = {});
   // Stops listening and closes every connection and WebSocket (their on_close handlers run);

@@ -57,11 +57,13 @@ struct WebSocketClient::Session : std::enable_shared_from_this<Session> {
   }
 };
 
-Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, const std::string& url,
+Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, const std::string& url_text,
                                                                   std::chrono::milliseconds timeout) {
   static const std::regex re(R"(^ws://([^/:]+|\[[^\]]+\]):(\d+)(/.*)?$)");
+  // Errors name the URL without its query or fragment: browser services put their token there.
+  const std::string url = url_text.substr(0, url_text.find_first_of("?#"));
   std::smatch m;
-  if (!std::regex_match(url, m, re))
+  if (!std::regex_match(url_text, m, re))
     return errorf(Code::InvalidArgument, "'{}' is not a ws://host:port/path URL", url);
   std::string host = m[1], port = m[2], path = m[3].matched ? std::string(m[3]) : "/";
 

@@ -5,11 +5,14 @@
 #include "browser/browser.h"
 #include "server/bridge_hub.h"
 #include "server/memories.h"
+#include "server/metrics.h"
 #include "server/pairing.h"
 #include "server/runs.h"
 #include "server/scheduler.h"
 #include "server/scripts.h"
 #include "session/session.h"
+
+#include <boost/asio/ip/address.hpp>
 
 #include <atomic>
 #include <cctype>
@@ -126,6 +129,8 @@ std::vector<std::string> split_path(const std::string& path) {
 constexpr int kMaxJsonDepth = 64;
 
 bool is_page(const std::string& path) { return path == "/" || path == "/index.html"; }
+// GET /healthz and /readyz: answered without a token (docs/reference/http-api.md, "Operations").
+bool is_probe(const HttpRequest& r) { return !r.upgrade && (r.path == "/healthz" || r.path == "/readyz"); }
 // Answered without a token: how the extension tells ouro from another program on the port, and
 // pairing itself (docs/design/extension-bridge.md, "Pairing").
 bool is_open(const HttpRequest& r) {
@@ -197,6 +202,8 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   std::shared_ptr<session::Runtime> runtime;
   std::string token;
   uint16_t port = 0;
+  bool off_loopback = false;  // --listen on an address other than loopback: any Host, the token decides
+  std::unique_ptr<Metrics> metrics;  // GET /metrics; made at start, ended before the runs
   std::unique_ptr<ThreadPool> work;  // blocking work of the handlers, with a bounded queue (503 beyond)
   std::atomic<int> tabs_opening{0};
   std::unique_ptr<net::HttpServer> http;
@@ -240,14 +247,16 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   // accept only our own.
   std::optional<HttpResponse> check_host(const HttpRequest& r) const {
     std::string host = r.header("host");
+    if (off_loopback) return std::nullopt;  // a proxy's or the node's name; every route but the probes needs the token
     std::string ours1 = "127.0.0.1:" + std::to_string(port), ours2 = "localhost:" + std::to_string(port);
     if (host != ours1 && host != ours2)
       return net::json_error(403, "PermissionDenied", "unexpected Host header '" + host.substr(0, 100) + "'");
     return std::nullopt;
   }
 
-  bool own_origin(const std::string& origin) const {
+  bool own_origin(const std::string& origin, const HttpRequest& r) const {
     std::string p = std::to_string(port);
+    if (off_loopback && !origin.empty() && (origin == "http://" + r.header("host") || origin == "https://" + r.header("host"))) return true;
     return origin.empty() || origin == "http://127.0.0.1:" + p || origin == "http://localhost:" + p;
   }
 
@@ -274,7 +283,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
     for (const auto& credential : offered) {
       if (credential.empty()) continue;
       if (equal_time_constant(credential, token)) {
-        if (!own_origin(origin)) return foreign_origin(origin);
+        if (!own_origin(origin, r)) return foreign_origin(origin);
         return Principal{};
       }
       if (!pairings) continue;
@@ -292,7 +301,9 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
     if (auto refused = check_host(r)) return refused;
     std::string origin = r.header("origin");
     bool from_extension = !extension_origin_id(origin).empty();
-    if (!own_origin(origin) && !from_extension) return foreign_origin(origin);
+    if (!own_origin(origin, r) && !from_extension) return foreign_origin(origin);
+    // A load balancer's probes send no credential; they learn only "up" and "ready".
+    if (is_probe(r)) return std::nullopt;
     // The Command Center's script and style carry no secrets.
     if (!r.upgrade && (r.path == "/static/app.js" || r.path == "/static/app.css")) return std::nullopt;
     if (is_open(r)) return std::nullopt;
@@ -354,6 +365,23 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       if (!queued) respond(busy());
       return;
     }
+    if (p == "/healthz" || p == "/readyz" || p == "/metrics") {
+      if (r.method != "GET" && r.method != "HEAD") return respond(net::json_error(405, "InvalidArgument", p + " is GET only"));
+      if (p == "/healthz") return respond(json_response(200, {{"status", "ok"}}));
+      // Both read the store: on a worker.
+      std::weak_ptr<Impl> weak = weak_from_this();
+      bool queued = work->try_post([weak, r, respond] {
+        auto self = weak.lock();
+        if (!self) return respond(net::json_error(503, "Unavailable", "ouro is shutting down"));
+        try {
+          respond(r.path == "/readyz" ? self->readiness() : self->metrics_page(r));
+        } catch (const std::exception& e) {
+          respond(net::json_error(500, "Internal", redact("handling " + r.path + " failed: " + e.what())));
+        }
+      });
+      if (!queued) respond(busy());
+      return;
+    }
     if (p.rfind("/api/", 0) != 0) return respond(no_such_endpoint(r));
     std::weak_ptr<Impl> weak = weak_from_this();
     bool queued = work->try_post([weak, r, respond] {
@@ -369,6 +397,41 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       }
     });
     if (!queued) respond(busy());
+  }
+
+  // A worker thread. Ready when the store answers and runs have somewhere to go: the server's own
+  // browser alive, a healthy pool endpoint, or (with neither: `--browser extension`) the bridge.
+  HttpResponse readiness() {
+    json checks = json::object();
+    bool ready = true;
+    auto settings = runs->settings();
+    checks["store"] = settings ? "ok" : "failed: " + settings.error().message;
+    ready = ready && settings.has_value();
+    if (auto pool = runs->pool_state()) {
+      int healthy = pool->value("healthy", 0);
+      checks["pool"] = fmt::format("{} of {} endpoints healthy", healthy, (*pool)["endpoints"].size());
+      ready = ready && healthy > 0;
+    } else if (runtime && runtime->browser) {
+      auto dead = runtime->browser->dead();
+      checks["browser"] = dead ? "gone: " + dead->message : "ok";
+      ready = ready && !dead;
+    } else {
+      checks["browser"] = "the paired extension's (not checked)";
+    }
+    return json_response(ready ? 200 : 503, {{"ready", ready}, {"checks", checks}});
+  }
+
+  // A worker thread. GET /metrics: the page token only (an extension's credential is for its bridge).
+  HttpResponse metrics_page(const HttpRequest& r) {
+    auto who = principal(r);
+    if (!std::holds_alternative<Principal>(who) || std::get<Principal>(who).kind != Principal::Kind::Page)
+      return net::json_error(401, "Unauthenticated", "/metrics takes the page token: Authorization: Bearer <token>");
+    if (!metrics) return net::json_error(503, "Unavailable", "metrics are not collected by this server");
+    HttpResponse res;
+    res.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    res.body = metrics->render();
+    res.headers.push_back({"Cache-Control", "no-store"});
+    return res;
   }
 
   // A worker thread. Every /api route is here.
@@ -659,6 +722,39 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   }
 };
 
+namespace {
+
+// "ADDR" or "ADDR:PORT", IPv6 in brackets ("[::]:8765"): the address (an IP literal) and the port
+// (`port` when none is given).
+Result<std::pair<boost::asio::ip::address, uint16_t>> parse_listen(const std::string& text, uint16_t port) {
+  std::string host = text;
+  std::string port_text;
+  if (!text.empty() && text[0] == '[') {
+    size_t close = text.find(']');
+    if (close == std::string::npos) return errorf(Code::InvalidArgument, "--listen '{}': an IPv6 address goes in brackets: [::]:8765", text.substr(0, 100));
+    host = text.substr(1, close - 1);
+    if (close + 1 < text.size()) {
+      if (text[close + 1] != ':') return errorf(Code::InvalidArgument, "--listen '{}': expected ADDR:PORT", text.substr(0, 100));
+      port_text = text.substr(close + 2);
+    }
+  } else if (size_t colon = text.find(':'); colon != std::string::npos && text.find(':', colon + 1) == std::string::npos) {
+    host = text.substr(0, colon);
+    port_text = text.substr(colon + 1);
+  }
+  boost::system::error_code ec;
+  auto address = boost::asio::ip::make_address(host, ec);
+  if (ec) return errorf(Code::InvalidArgument, "--listen '{}': '{}' is not an IP address (e.g. 0.0.0.0, [::], 10.0.0.5)", text.substr(0, 100), host.substr(0, 100));
+  if (!port_text.empty()) {
+    char* end = nullptr;
+    long n = std::strtol(port_text.c_str(), &end, 10);
+    if (*end || n < 0 || n > 65535 || port_text.size() > 5) return errorf(Code::InvalidArgument, "--listen '{}': the port must be 0 to 65535", text.substr(0, 100));
+    port = static_cast<uint16_t>(n);
+  }
+  return std::pair{address, port};
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManager& runs, std::shared_ptr<session::Runtime> runtime, Options options) {
   std::unique_ptr<ApiServer> s(new ApiServer());
   s->m = std::make_shared<Impl>();
@@ -673,6 +769,17 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
   net::HttpServer::Options http;
   http.port = options.port;
   http.limits = options.limits;
+  if (!options.listen.empty()) {
+    auto [address, port] = TRY(parse_listen(options.listen, options.port));
+    if (!address.is_loopback() && options.token.empty())
+      return errorf(Code::FailedPrecondition,
+                    "--listen {} is reachable from other machines, and the API token is the only way in: set OURO_API_TOKEN to a "
+                    "long random secret (e.g. `openssl rand -hex 32`) and give it to the clients (docs/guides/pools-and-scaling.md)",
+                    options.listen.substr(0, 100));
+    http.address = address.to_string();
+    http.port = port;
+    s->m->off_loopback = !address.is_loopback();
+  }
   http.check_headers = [weak](const HttpRequest& r) -> std::optional<HttpResponse> {
     auto self = weak.lock();
     if (!self) return net::json_error(503, "Unavailable", "ouro is shutting down");
@@ -690,6 +797,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
       }));
   s->m->port = s->m->http->port();
   s->m->version = options.version;
+  s->m->metrics = Metrics::start(runs);
   if (s->m->runtime && s->m->runtime->db) {
     s->m->pairings = TRY(Pairings::open(*s->m->runtime->db));
     (void)s->m->pairings->current_code();  // in force from the start; ouro serve prints it
@@ -722,6 +830,7 @@ ApiServer::~ApiServer() {
   m->http.reset();
   // The workers finish what they hold (their answers go nowhere) and the unsubscriptions.
   m->work.reset();
+  m->metrics.reset();  // its subscription ends while the runs are still there
 }
 
 uint16_t ApiServer::port() const { return m->port; }

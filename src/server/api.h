@@ -1,4 +1,7 @@
-// The HTTP and WebSocket API on 127.0.0.1, and the Command Center's files. Access needs the
+// The HTTP and WebSocket API on 127.0.0.1 (or the --listen address), and the Command Center's
+// files. For operators: GET /healthz (the process answers) and GET /readyz (the store answers
+// and a browser or a healthy pool endpoint is there; 503 otherwise) need no token; GET /metrics
+// (server/metrics.h) needs the page token, as the API does. Access needs the
 // random token made at start: `Authorization: Bearer <token>` for every API call; `?token=` only
 // where a header cannot be sent — the Command Center page itself and the two WebSockets. A
 // foreign Origin or an unexpected Host is refused (DNS rebinding). All of this is decided on the
@@ -29,6 +32,12 @@ class ApiServer {
   struct Options {
     uint16_t port = 0;      // 0: any free port
     std::string token;      // empty: a random one
+    // Where to listen (`ouro serve --listen`): "ADDR" or "ADDR:PORT" ("0.0.0.0:8765", "[::]:8765");
+    // empty: 127.0.0.1. An address other than loopback needs a token set by the operator (a
+    // random one would be the only thing between the network and the runs, and unknown to the
+    // load balancer's clients): FailedPrecondition without it. Off loopback, any Host header is
+    // taken (a proxy's name) and an Origin of that same host; the token decides.
+    std::string listen;
     net::HttpServer::Limits limits;  // 1 MiB bodies, 256 connections, 10 s to send a header, …
     size_t workers = 4;     // threads for the handlers' blocking work
     size_t max_queued_work = 64;  // requests waiting for a worker beyond this get 503

@@ -4,7 +4,7 @@
 
 namespace ouro::server {
 
-Result<Moved> fail_over(store::Database& db, BrowserPool& pool, const std::string& run_id, const std::string& from, const std::string& why,
+Result<Moved> fail_over(store::Database& db, session::BrowserPool& pool, const std::string& run_id, const std::string& from, const std::string& why,
                         session::SessionOptions so, std::chrono::milliseconds wait, const std::function<bool()>& cancelled) {
   Moved moved;
   moved.point = TRY(runs::load_resume_point(db, run_id, {"running", "awaiting_user", "queued"}));

@@ -4,7 +4,7 @@
 // and their localStorage put back — so the iteration the loss cut short runs again there.
 #pragma once
 
-#include "server/pool.h"
+#include "session/pool.h"
 #include "runs/resume.h"
 #include "session/session.h"
 
@@ -17,7 +17,7 @@
 namespace ouro::server {
 
 struct Moved {
-  std::optional<BrowserPool::Lease> lease;       // declared first: given back after the session closes
+  std::optional<session::BrowserPool::Lease> lease;       // declared first: given back after the session closes
   std::unique_ptr<session::Session> session;
   runs::ResumePoint point;
   std::string note;  // what the model is told: the endpoint died, the iteration run again, the tabs
@@ -29,7 +29,7 @@ struct Moved {
 // healthy endpoint is full. Unavailable "browser endpoint FROM died and no other endpoint is
 // healthy (…)" when there is none to go to; the resume point's errors as they are. Blocks; not
 // for the network thread.
-Result<Moved> fail_over(store::Database& db, BrowserPool& pool, const std::string& run_id, const std::string& from, const std::string& why,
+Result<Moved> fail_over(store::Database& db, session::BrowserPool& pool, const std::string& run_id, const std::string& from, const std::string& why,
                         session::SessionOptions so, std::chrono::milliseconds wait, const std::function<bool()>& cancelled);
 
 }  // namespace ouro::server

@@ -9,7 +9,7 @@
 #include "server/bridge_hub.h"
 #include "runs/conversation.h"
 #include "server/failover.h"
-#include "server/pool.h"
+#include "session/pool.h"
 #include "server/memories.h"
 #include "runs/resume.h"
 #include "schedule/jobs.h"
@@ -517,7 +517,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   // The run's browser: a place on the least-loaded healthy endpoint of a pool (queued while all
   // are full), the user's Chrome through the extension, or the server's own. Declared before the
   // lifecycle: they outlive its session.
-  std::optional<BrowserPool::Lease> lease;
+  std::optional<session::BrowserPool::Lease> lease;
   std::shared_ptr<session::Runtime> bridged;
   auto cancelled = [run] {
     std::lock_guard lock(run->mutex);

@@ -26,11 +26,11 @@ namespace ouro::agent { struct RunResult; }
 namespace ouro::store { class Database; }
 namespace ouro::hooks { class Pipeline; }
 namespace ouro::runs { class EventLog; }
+namespace ouro::session { class BrowserPool; }
 
 namespace ouro::server {
 
 class BridgeHub;
-class BrowserPool;
 
 
 class RunManager {
@@ -54,10 +54,10 @@ class RunManager {
     // settings file's "hooks"); null: none. Shared: `ouro run` and tests make their own.
     std::shared_ptr<hooks::Pipeline> hooks;
     std::string workspace;  // --workspace NAME ("" = the default data directory), for GET /api/settings
-    // A pool of remote browsers (server/pool.h): each run is placed on one of its endpoints, in a
+    // A pool of remote browsers (session/pool.h): each run is placed on one of its endpoints, in a
     // context of its own, instead of the runtime's browser, and moves to another endpoint at its
     // next iteration boundary when its endpoint dies. null: the runtime's browser.
-    std::shared_ptr<BrowserPool> pool;
+    std::shared_ptr<session::BrowserPool> pool;
     std::chrono::seconds pool_wait{600};  // how long a run waits queued while every endpoint is full
     // The extensions connected over /api/bridge: runs with options.browser "extension" use the
     // latest one's tabs (a tab group per run). null: such runs fail saying so.

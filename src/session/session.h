@@ -52,7 +52,7 @@ struct SessionOptions {
 struct TabListeners;
 
 // What sessions share: owned by the sessions that use it, gone with the last one. The network
-// thread and the database are shared pointers so that a browser pool (server/pool.h) can give
+// thread and the database are shared pointers so that a browser pool (session/pool.h) can give
 // each of its endpoints a Runtime of its own — its own Browser and tab listeners — over the one
 // network thread and database; the browser goes first, then the thread stops with its last owner.
 struct Runtime {

@@ -1,4 +1,4 @@
-// Browser pools (issue 12): `ouro serve --browser-pool FILE` over three local Chromium processes
+// Browser pools (session/pool.h): `ouro serve --browser-pool FILE` over three local Chromium processes
 // started with --remote-debugging-port=0 (their ports read from DevToolsActivePort). Scripted runs
 // spread over the three; one Chromium is killed with SIGKILL in the middle of a run, which must
 // move to another endpoint and end with the final an undisturbed run gives; the pool shows the
@@ -7,7 +7,7 @@
 #include "remote_chromium.h"
 #include "serve_process.h"
 
-#include "server/pool.h"
+#include "session/pool.h"
 
 #include <gtest/gtest.h>
 
@@ -211,9 +211,9 @@ TEST(BrowserPool, HostilePoolFilesAreRefusedOrMarkedDown) {
 }
 
 TEST(BrowserPool, EndpointUrlsAreRedacted) {
-  EXPECT_EQ(server::redact_endpoint("ws://user:pw@host:3000/devtools/browser/1?token=abc#x"), "ws://host:3000/devtools/browser/1");
-  EXPECT_EQ(server::redact_endpoint("http://127.0.0.1:9222"), "http://127.0.0.1:9222");
-  auto list = server::parse_pool_file(R"(["ws://10.0.0.1:9222/devtools/browser/a", {"url": "http://10.0.0.2:9222", "capacity": 8}])");
+  EXPECT_EQ(session::redact_endpoint("ws://user:pw@host:3000/devtools/browser/1?token=abc#x"), "ws://host:3000/devtools/browser/1");
+  EXPECT_EQ(session::redact_endpoint("http://127.0.0.1:9222"), "http://127.0.0.1:9222");
+  auto list = session::parse_pool_file(R"(["ws://10.0.0.1:9222/devtools/browser/a", {"url": "http://10.0.0.2:9222", "capacity": 8}])");
   ASSERT_TRUE(list) << list.error().message;
   ASSERT_EQ(list->size(), 2u);
   EXPECT_EQ((*list)[0].capacity, 4);
