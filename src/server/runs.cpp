@@ -8,7 +8,7 @@
 
 #include "server/bridge_hub.h"
 #include "runs/conversation.h"
-#include "server/failover.h"
+#include "runs/failover.h"
 #include "session/pool.h"
 #include "server/memories.h"
 #include "runs/resume.h"
@@ -618,7 +618,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
       if (r.browser_lost.empty() || r.cancelled || !lease) break;
       // Its endpoint died: on to another from the last checkpoint, as a resume goes on (failover.h).
       std::string from = lease->endpoint();
-      auto to = fail_over(m_db, *m_config.pool, run->id, from, r.browser_lost, life.session_options(),
+      auto to = runs::fail_over(m_db, *m_config.pool, run->id, from, r.browser_lost, life.session_options(),
                           std::chrono::duration_cast<std::chrono::milliseconds>(m_config.pool_wait), cancelled);
       if (!to) {
         r.error = to.error().message;

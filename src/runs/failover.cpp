@@ -1,13 +1,13 @@
-#include "server/failover.h"
+#include "runs/failover.h"
 
 #include "base/log.h"
 
-namespace ouro::server {
+namespace ouro::runs {
 
 Result<Moved> fail_over(store::Database& db, session::BrowserPool& pool, const std::string& run_id, const std::string& from, const std::string& why,
                         session::SessionOptions so, std::chrono::milliseconds wait, const std::function<bool()>& cancelled) {
   Moved moved;
-  moved.point = TRY(runs::load_resume_point(db, run_id, {"running", "awaiting_user", "queued"}));
+  moved.point = TRY(load_resume_point(db, run_id, {"running", "awaiting_user", "queued"}));
   so.repl.initial_env = moved.point.env;
   // An endpoint may die between being chosen and the session opening on it: a few tries, each on
   // the least-loaded healthy endpoint then.
@@ -25,7 +25,7 @@ Result<Moved> fail_over(store::Database& db, session::BrowserPool& pool, const s
       continue;
     }
     std::string reason = "The browser this run worked in (" + from + ") died; the run has moved to another browser (" + lease->endpoint() + ")";
-    auto note = runs::restore_browser(**session, moved.point, reason);
+    auto note = restore_browser(**session, moved.point, reason);
     if (!note) {
       last = note.error();
       spdlog::warn("run {}: cannot restore its tabs on {}: {}", run_id, lease->endpoint(), note.error().message);
@@ -40,4 +40,4 @@ Result<Moved> fail_over(store::Database& db, session::BrowserPool& pool, const s
   return errorf(Code::Unavailable, "browser endpoint {} died ({}) and the run could not be moved: {}", from, why, last.message);
 }
 
-}  // namespace ouro::server
+}  // namespace ouro::runs

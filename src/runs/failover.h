@@ -1,4 +1,4 @@
-// Failover (issue 12): a run whose browser pool endpoint died goes on elsewhere, from its last
+// Failover: a run whose browser pool endpoint died goes on elsewhere, from its last
 // checkpoint, the way a resume after a crash does (runs/resume.h) — a new session on another
 // healthy endpoint with the checkpoint's env, its cookies, tabs (reopened at the checkpoint's URLs)
 // and their localStorage put back — so the iteration the loss cut short runs again there.
@@ -14,12 +14,12 @@
 #include <optional>
 #include <string>
 
-namespace ouro::server {
+namespace ouro::runs {
 
 struct Moved {
   std::optional<session::BrowserPool::Lease> lease;       // declared first: given back after the session closes
   std::unique_ptr<session::Session> session;
-  runs::ResumePoint point;
+  ResumePoint point;
   std::string note;  // what the model is told: the endpoint died, the iteration run again, the tabs
   std::string to;    // the endpoint it moved to (redacted)
 };
@@ -32,4 +32,4 @@ struct Moved {
 Result<Moved> fail_over(store::Database& db, session::BrowserPool& pool, const std::string& run_id, const std::string& from, const std::string& why,
                         session::SessionOptions so, std::chrono::milliseconds wait, const std::function<bool()>& cancelled);
 
-}  // namespace ouro::server
+}  // namespace ouro::runs
