@@ -43,10 +43,7 @@ Host::~Host() {
 }
 
 namespace {
-std::string clip_args(const json& args) {
-  std::string s = dump_json(args);
-  return s.size() > 200 ? s.substr(0, 200) + "…" : s;
-}
+std::string clip_args(const json& args) { return clip_head(dump_json(args), 200); }
 }  // namespace
 
 Host::Outcome Host::run(const std::string& function, const json& args) {

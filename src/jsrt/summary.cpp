@@ -1,4 +1,5 @@
 #include "jsrt/summary.h"
+#include "base/text.h"
 
 #include <fmt/format.h>
 
@@ -17,23 +18,8 @@ namespace {
 
 constexpr size_t kPreview = 400, kStringPreview = 250, kFieldPreview = 40, kMaxKeys = 25;
 
-size_t utf8_length(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
-// Cuts at a character boundary, at most `max` characters.
-std::string clip(std::string_view s, size_t max) {
-  size_t chars = 0, i = 0;
-  for (; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
-      if (chars == max) break;
-      ++chars;
-    }
-  }
-  return std::string(s.substr(0, i));
-}
+// Cuts at a character boundary, at most `max` characters; the callers write their own "...".
+std::string clip(std::string_view s, size_t max) { return clip_head(s, max, ClipMark::None, ClipUnit::Chars); }
 
 bool secret_key(const std::string& key) {
   std::string k;
@@ -92,16 +78,6 @@ std::string join_keys(const json& obj, size_t max) {
 }
 
 }  // namespace
-
-std::string with_commas(size_t n) {
-  // Built forwards: GCC 12 reports a false -Wrestrict on std::string::insert here.
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
 
 std::string human_size(size_t n) {
   if (n >= 1000000) return fmt::format("{:.1f}MB", n / 1e6);

@@ -5,6 +5,7 @@
 // itself.
 #include "jsrt/worker.h"
 
+#include "base/text.h"
 #include "jsrt/channel.h"
 #include "jsrt/completion.h"
 #include "jsrt/protocol.h"
@@ -216,7 +217,7 @@ class Worker {
   static JSValueRef n_log(JSContextRef ctx, JSObjectRef, JSObjectRef, size_t argc, const JSValueRef argv[], JSValueRef*) {
     if (argc >= 1) {
       std::string text = to_std(ctx, argv[0]);
-      if (text.size() > 20000) text = text.substr(0, 20000) + "… (log line truncated)";
+      text = clip_head(text, 20000, ClipMark::None) + (text.size() > 20000 ? "… (log line truncated)" : "");
       s_self->send({{"t", "log"}}, dump_json(text));
     }
     return JSValueMakeUndefined(ctx);

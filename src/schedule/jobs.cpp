@@ -227,7 +227,7 @@ Result<Job> add_job(store::Database& db, const JobSpec& spec, int64_t now, const
     line = line.substr(0, line.find_first_of("\r\n"));
     if (line.size() > 60) {
       size_t cut = line.rfind(' ', 57);
-      line = line.substr(0, cut == std::string::npos || cut < 20 ? 57 : cut) + "…";
+      line = clip_head(line, cut == std::string::npos || cut < 20 ? 57 : cut);
     }
     job.name = clip_text(line, 80);
   }

@@ -1,4 +1,5 @@
 #include "server/api.h"
+#include "base/text.h"
 
 #include "base/log.h"
 #include "base/thread_pool.h"
@@ -63,7 +64,7 @@ HttpResponse error_response(const Error& e) { return net::json_error(http_status
 HttpResponse from(const Result<json>& r, int ok_status = 200) { return r ? json_response(ok_status, *r) : error_response(r.error()); }
 
 HttpResponse no_such_endpoint(const HttpRequest& r) {
-  std::string path = r.path.size() > 200 ? r.path.substr(0, 200) + "…" : r.path;
+  std::string path = clip_head(r.path, 200);
   return net::json_error(404, "NotFound", "no such endpoint: " + r.method.substr(0, 20) + " " + path);
 }
 
