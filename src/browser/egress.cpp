@@ -505,7 +505,7 @@ Result<void> Browser::Impl::gate_sessions(const std::vector<std::pair<std::strin
   for (auto& p : replies) {
     auto f = p->get_future();
     if (f.wait_for(15s) != std::future_status::ready) return errorf(Code::DeadlineExceeded, "the browser did not put a tab under the egress gate within 15 s");
-    if (auto r = f.get(); !r && on && r.error().message.find("closed") == std::string::npos)
+    if (auto r = f.get(); !r && on && r.error().cause != Cause::TargetGone)
       return errorf(Code::Internal, "cannot put a tab under the egress gate: {}", r.error().message);
   }
   return {};
@@ -535,7 +535,7 @@ Result<void> Browser::set_websocket_allowlist(const std::string& context, std::v
   }
   for (const auto& sid : sessions) {
     auto r = m_impl->conn->call("Network.setBlockedURLs", {{"urlPatterns", patterns}}, sid, 10s);
-    if (!r && r.error().message.find("closed") == std::string::npos && r.error().message.find("not found") == std::string::npos)
+    if (!r && r.error().cause != Cause::TargetGone)
       return errorf(Code::Internal, "cannot limit WebSockets to the allowed sites: {}", r.error().message);
   }
   return {};

@@ -61,9 +61,7 @@ Result<std::pair<json, std::string>> Browser::Impl::eval_in_helpers(const std::s
                                 {{"expression", expression}, {"contextId", ctx}, {"returnByValue", by_value}, {"awaitPromise", true}},
                                 sid, left);
     if (!r) {
-      const std::string& msg = r.error().message;
-      bool gone = msg.find("Cannot find context") != std::string::npos || msg.find("context was destroyed") != std::string::npos;
-      if (gone && Clock::now() < deadline) {
+      if (r.error().cause == Cause::ContextGone && Clock::now() < deadline) {
         std::lock_guard lock(m_impl->mutex);
         if (auto tab = m_impl->find_tab(tab_id); tab && (*tab)->isolated_ctx == ctx) (*tab)->isolated_ctx = 0;
         continue;
@@ -114,7 +112,7 @@ Result<json> Browser::eval_page(const std::string& tab_id, const std::string& co
     // Runtime.evaluate's own timeout terminates the script and answers "Internal error".
     if (r.error().code == Code::DeadlineExceeded || Clock::now() - started >= timeout * 9 / 10)
       return errorf(Code::DeadlineExceeded, "execInTab on {} was stopped after {} ms (the page's code did not finish)", tab_id, timeout.count());
-    if (r.error().message.find("navigated or closed") != std::string::npos)
+    if (r.error().cause == Cause::PageNavigated)
       return errorf(Code::Aborted, "execInTab on {}: the page navigated away while the code was running", tab_id);
     return tl::make_unexpected(r.error());
   }

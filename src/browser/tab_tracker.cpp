@@ -180,7 +180,7 @@ TrackerActions TabTracker::detached(const json& p) {
     auto left = in_context(tab->context);
     m_active[tab->context] = left.empty() ? "" : left.back()->id;
   }
-  out.fail_sessions.emplace_back(tab->session_id, Error{Code::NotFound, "tab " + tab->id + " was closed", nullptr});
+  out.fail_sessions.emplace_back(tab->session_id, Error{Code::NotFound, "tab " + tab->id + " was closed", nullptr, Cause::TargetGone});
   out.tab = tab->id;
   out.tabs_changed = true;
   return out;
