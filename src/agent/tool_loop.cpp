@@ -178,8 +178,7 @@ RunResult Run::execute_tools() {
     llm::Request req{m_options.model, system, {{"user", user, {}, {}}}, m_options.params, llm::Purpose::Main, native ? tools : std::vector<llm::ToolSpec>{}};
     double model_ms = 0;
     auto response = call_model(it, req, model_ms);
-    if (!response && native && llm::kind_of(response.error()) == llm::error_kind::kRejected &&
-        response.error().message.find("tool") != std::string::npos) {
+    if (!response && native && llm::kind_of(response.error()) == llm::error_kind::kToolsRefused) {
       // A server that refuses tool definitions: the same tools, described in the system prompt,
       // answered in JSON from now on.
       native = false;
