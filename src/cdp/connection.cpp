@@ -1,6 +1,8 @@
 #include "cdp/connection.h"
 
 #include "base/log.h"
+#include "base/reaper.h"
+#include "base/text.h"
 
 #include <condition_variable>
 #include <deque>
@@ -155,8 +157,9 @@ struct Connection::Impl {
     transport->close();
     wake.notify_all();
     if (deadline_thread.joinable()) {
-      // A callback on the deadline thread may own the last reference to whoever closes us.
-      if (deadline_thread.get_id() == std::this_thread::get_id()) deadline_thread.detach();
+      // A callback on the deadline thread may own the last reference to whoever closes us: that
+      // thread cannot join itself, and finishes as soon as the callback returns (stopping is set).
+      if (deadline_thread.get_id() == std::this_thread::get_id()) join_when_done(std::move(deadline_thread));
       else deadline_thread.join();
     }
     std::map<uint64_t, Pending> left;
@@ -237,7 +240,7 @@ void Connection::send(std::string_view method, json params, std::string_view ses
       Error e = std::move(*failed);
       lock.unlock();
       // Never inline: callers may hold locks that the callback takes.
-      std::thread([done = std::move(done), e] { guarded("the failure of " + e.message.substr(0, 60), [&] { done(tl::make_unexpected(e)); }); }).detach();
+      join_when_done(std::thread([done = std::move(done), e] { guarded("the failure of " + clip_head(e.message, 60, ClipMark::None), [&] { done(tl::make_unexpected(e)); }); }));
       return;
     }
     id = m_impl->next_id++;
