@@ -1,4 +1,5 @@
 #include "jsrt/summary.h"
+#include "base/base64.h"
 #include "base/text.h"
 
 #include <fmt/format.h>
@@ -306,34 +307,6 @@ std::string lost_message(const json& tag) {
   return "a value (" + kind + ") was not restorable after a restart";
 }
 
-std::optional<std::string> from_base64(std::string_view s) {
-  static const auto table = [] {
-    std::array<int8_t, 256> t;
-    t.fill(-1);
-    const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (int i = 0; i < 64; ++i) t[static_cast<unsigned char>(digits[i])] = static_cast<int8_t>(i);
-    return t;
-  }();
-  if (s.size() % 4) return std::nullopt;
-  std::string out;
-  out.reserve(s.size() / 4 * 3);
-  for (size_t i = 0; i < s.size(); i += 4) {
-    uint32_t n = 0;
-    int pad = 0;
-    for (size_t j = 0; j < 4; ++j) {
-      char c = s[i + j];
-      int d = c == '=' ? 0 : table[static_cast<unsigned char>(c)];
-      if (c == '=') ++pad;
-      if (d < 0 || (pad && c != '=')) return std::nullopt;
-      n = (n << 6) | static_cast<uint32_t>(d);
-    }
-    out.push_back(static_cast<char>(n >> 16));
-    if (pad < 2) out.push_back(static_cast<char>((n >> 8) & 255));
-    if (pad < 1) out.push_back(static_cast<char>(n & 255));
-  }
-  return out;
-}
-
 // A number as the prelude's toJSON wrote it: integral values as integers, NaN and ±Infinity as
 // strings, -0 as 0.
 json number(double d) {
@@ -535,7 +508,7 @@ class PlainView {
     if (t == "ArrayBuffer") {
       enter(key, e);
       leave(key);
-      return {{"byteLength", from_base64(get_str(e, "b64")).value_or(std::string()).size()}};
+      return {{"byteLength", base64_decode_strict(get_str(e, "b64")).value_or(std::string()).size()}};
     }
     if (t == "Lost") {
       if (get_str(e, "kind") == "instance") return object(v && v->is_object() ? *v : json::object(), key, e, depth);
@@ -603,7 +576,7 @@ class PlainView {
       auto it = m_at.find(key);
       return it == m_at.end() ? std::string() : bytes_of(*it->second.node);
     }
-    return from_base64(get_str(e, "b64")).value_or(std::string());
+    return base64_decode_strict(get_str(e, "b64")).value_or(std::string());
   }
 
   json typed_view(const json& e, const std::string& key, const ViewType& vt, int depth) {

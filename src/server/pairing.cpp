@@ -30,12 +30,7 @@ double system_now() {
   return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string base64url(std::string_view bytes) {
-  std::string s = base64_encode(bytes);
-  for (char& c : s) c = c == '+' ? '-' : c == '/' ? '_' : c;
-  while (!s.empty() && s.back() == '=') s.pop_back();
-  return s;
-}
+std::string base64url(std::string_view bytes) { return base64_encode(bytes, Base64::Url); }
 
 // What the user typed, as compared: no dashes or spaces, upper case, and Crockford's decoding
 // of the look-alikes (O → 0, I and L → 1).
