@@ -1,4 +1,5 @@
 #include "server/api.h"
+#include "base/random.h"
 #include "base/text.h"
 
 #include "base/log.h"
@@ -70,13 +71,8 @@ HttpResponse no_such_endpoint(const HttpRequest& r) {
 
 HttpResponse busy() { return net::json_error(503, "Unavailable", "ouro is busy with other requests; try again shortly"); }
 
-std::string random_token() {
-  std::random_device rd;
-  std::string t;
-  static const char* hex = "0123456789abcdef";
-  for (int i = 0; i < 40; ++i) t += hex[rd() % 16];
-  return t;
-}
+// 160 random bits as 40 hex characters.
+std::string random_token() { return random_hex(20); }
 
 bool equal_time_constant(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
