@@ -260,7 +260,8 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
         json h = {{"t", "reply"}, {"id", id}, {"ok", r.has_value()}};
         std::string frame;
         if (!r) {
-          json err = {{"message", r.error().message}};
+          // The code lets model code and tests decide by kind (e.code === "NotFound"), not by message text.
+          json err = {{"message", r.error().message}, {"code", std::string(code_name(r.error().code))}};
           // A host error may name its JavaScript class (argument checks raise TypeError).
           if (r.error().details.is_object() && r.error().details.contains("name") && r.error().details["name"].is_string())
             err["name"] = r.error().details["name"];

@@ -348,6 +348,8 @@ class Worker {
         if (ctor && JSValueIsObject(m_ctx, ctor)) arg = JSObjectCallAsConstructor(m_ctx, JSValueToObject(m_ctx, ctor, nullptr), 1, &m, nullptr);
       }
       if (!arg) arg = JSObjectMakeError(m_ctx, 1, &m, nullptr);
+      if (std::string code = err && err->is_object() ? err->value("code", "") : ""; !code.empty() && JSValueIsObject(m_ctx, arg))
+        JSObjectSetProperty(m_ctx, JSValueToObject(m_ctx, arg, nullptr), JStr("code"), JSValueMakeString(m_ctx, JStr(code)), kJSPropertyAttributeNone, nullptr);
     }
     JSObjectCallAsFunction(m_ctx, fn, nullptr, 1, &arg, nullptr);  // drains microtasks on return
     JSValueUnprotect(m_ctx, r.resolve);
