@@ -19,12 +19,7 @@ namespace {
 
 std::string date_of(double unix_seconds) { return memory::format_time(unix_seconds, "%Y-%m-%d %H:%M", true); }
 
-json entry_json(const memory::Entry& e, bool scored) {
-  json j = {{"id", e.id}, {"text", e.text}, {"tags", e.tags}, {"kind", std::string(memory::kind_name(e.kind))},
-            {"source_run", e.source_run.empty() ? json(nullptr) : json(e.source_run)}, {"created_at", e.created_at}, {"updated_at", e.updated_at}};
-  if (scored) j["score"] = e.score;
-  return j;
-}
+json entry_json(const memory::Entry& e, bool scored) { return memory::to_json(e, scored); }
 
 void print(const std::vector<memory::Entry>& entries, bool scored, bool as_json) {
   if (as_json) {

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <chrono>
 #include <ctime>
@@ -225,6 +226,18 @@ constexpr const char* kSchema =
     "COMMIT;";
 
 }  // namespace
+
+nlohmann::ordered_json to_json(const Entry& e, bool scored) {
+  nlohmann::ordered_json j = {{"id", e.id},
+                              {"text", e.text},
+                              {"tags", e.tags},
+                              {"kind", std::string(kind_name(e.kind))},
+                              {"source_run", e.source_run.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.source_run)},
+                              {"created_at", std::llround(e.created_at * 1000)},
+                              {"updated_at", std::llround(e.updated_at * 1000)}};
+  if (scored) j["score"] = e.score;
+  return j;
+}
 
 std::string_view kind_name(Kind kind) { return kind == Kind::Run ? "run" : "user"; }
 
