@@ -1,4 +1,4 @@
-// act(): the command language and plain instructions without a model (issue 17). The task pages of
+// act(): the command language and plain instructions without a model. The task pages of
 // tests/act_tasks are solved through the REPL function as a user would call it; targets that are
 // ambiguous or unknown fail with candidates and touch nothing; the command language takes refs,
 // selectors and secrets; the safety gate still asks before a sensitive click.
