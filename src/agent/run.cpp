@@ -291,11 +291,13 @@ std::string Run::progress_text() {
   return clip_head(out, 2000);
 }
 
-// A fresh call on the sub-model with the full system prompt and the task context (seed 000
-// §3.7). Never throws: failures come back as "[SUB-CALL ERROR] …" for the code to check.
+// A fresh call on the sub-model with the full system prompt and the task context. Never throws:
+// failures are errors, shown to the code as "[SUB-CALL ERROR] …".
 namespace {
 
 constexpr size_t kMaxImages = 5;
+// How a failed sub-call reads to the code that made it (the system prompt tells the model to check for it).
+const std::string kSubCallError = "[SUB-CALL ERROR] ";
 constexpr size_t kMaxImageBytes = 8u << 20;  // base64, all of one call's images
 
 // A sub-call's images, checked: data URLs of the types providers take, a few, not huge.
@@ -317,18 +319,18 @@ Result<std::vector<llm::Image>> images_of(const json& images) {
 
 }  // namespace
 
-std::string Run::sub_query(const std::string& prompt, const json& data, int index, const json& images_in) {
-  if (m_cancel.cancelled()) return "[SUB-CALL ERROR] the run was cancelled";
+Result<std::string> Run::sub_query(const std::string& prompt, const json& data, int index, const json& images_in) {
+  if (m_cancel.cancelled()) return make_error(Code::Cancelled, "the run was cancelled");
   auto images = images_of(images_in);
-  if (!images) return "[SUB-CALL ERROR] " + images.error().message;
+  if (!images) return tl::make_unexpected(images.error());
   const std::string sub_model = m_options.sub_model.empty() ? m_options.model : m_options.sub_model;
   if (!images->empty() && !llm::model_family(sub_model, m_provider.name()).vision)
-    return fmt::format("[SUB-CALL ERROR] the sub-model {} cannot see images (the model table knows no vision for it); choose a vision model "
+    return errorf(Code::InvalidArgument, "the sub-model {} cannot see images (the model table knows no vision for it); choose a vision model "
                        "with --sub-model (claude-sonnet-4-…, gpt-4.1, gpt-4o, …), or describe the page in text instead",
                        sub_model);
   int n = ++m_sub_calls;
   if (n > m_options.max_sub_calls)
-    return fmt::format("[SUB-CALL ERROR] the limit of {} sub-calls per run is reached; process the rest in code or batch more per call",
+    return errorf(Code::ResourceExhausted, "the limit of {} sub-calls per run is reached; process the rest in code or batch more per call",
                        m_options.max_sub_calls);
   llm::Request req;
   req.model = sub_model;
@@ -349,7 +351,7 @@ std::string Run::sub_query(const std::string& prompt, const json& data, int inde
   double ms = ms_since(t0);
   if (!r) {
     emit("sub-llm-complete", {{"index", index}, {"resultMeta", {{"error", r.error().message}, {"ms", ms}}}});
-    return "[SUB-CALL ERROR] " + r.error().message;
+    return tl::make_unexpected(r.error());
   }
   add_usage(*r);
   emit("sub-llm-complete", {{"index", index},
@@ -362,7 +364,8 @@ Result<json> Run::sub_call(const std::string& function, const json& args) {
   if (function == "llm_query") {
     std::string prompt = !args.empty() && args[0].is_string() ? args[0].get<std::string>() : "";
     json images = args.size() > 2 && args[2].is_object() && args[2].contains("images") ? args[2]["images"] : json();
-    return json(sub_query(prompt, args.size() > 1 ? args[1] : json(), 0, images));
+    auto answer = sub_query(prompt, args.size() > 1 ? args[1] : json(), 0, images);
+    return json(answer ? *answer : kSubCallError + answer.error().message);
   }
   // llm_batch: every item settles (Promise.allSettled), at most sub_concurrency at a time.
   const json items = !args.empty() && args[0].is_array() ? args[0] : json::array();
@@ -383,9 +386,10 @@ Result<json> Run::sub_call(const std::string& function, const json& args) {
         results[i] = {{"status", "rejected"}, {"error", "each item must be a prompt string or { prompt, data }"}};
         continue;
       }
-      std::string text = sub_query(prompt, data, static_cast<int>(i), images);
-      if (text.rfind("[SUB-CALL ERROR]", 0) == 0) results[i] = {{"status", "rejected"}, {"error", text}};
-      else results[i] = {{"status", "fulfilled"}, {"value", text}};
+      // Decided by the result, not by its text: a model's answer may itself begin with the marker.
+      auto answer = sub_query(prompt, data, static_cast<int>(i), images);
+      if (!answer) results[i] = {{"status", "rejected"}, {"error", kSubCallError + answer.error().message}};
+      else results[i] = {{"status", "fulfilled"}, {"value", *answer}};
     }
   };
   std::vector<std::thread> threads;
