@@ -78,6 +78,13 @@ tl::unexpected<Error> errorf(Code code, fmt::format_string<Args...> format, Args
   return make_error(code, fmt::format(format, std::forward<Args>(args)...));
 }
 
+// The same error — code, cause and details — told with more context ("click '#x' on tab t1: …"),
+// so that what a caller decides by survives the rewording.
+template <typename... Args>
+tl::unexpected<Error> reworded(const Error& e, fmt::format_string<Args...> format, Args&&... args) {
+  return tl::unexpected<Error>(Error{e.code, fmt::format(format, std::forward<Args>(args)...), e.details, e.cause});
+}
+
 namespace detail {
 template <typename T>
 T take_value(tl::expected<T, Error>&& r) { return std::move(*r); }

@@ -70,9 +70,11 @@ Result<std::pair<json, std::string>> Browser::Impl::eval_in_helpers(const std::s
     }
     if (r->contains("exceptionDetails")) {
       std::string text = exception_text(get_field(*r, "exceptionDetails"));
-      if (text.find("Execution context was destroyed") != std::string::npos && Clock::now() < deadline) continue;
+      // The page's exception says its document went away under the script (v8's text).
+      bool destroyed = text.find("Execution context was destroyed") != std::string::npos;
+      if (destroyed && Clock::now() < deadline) continue;
       auto nl = text.find("\n    at ");
-      return make_error(Code::InvalidArgument, text.substr(0, nl));
+      return tl::make_unexpected(Error{Code::InvalidArgument, text.substr(0, nl), nullptr, destroyed ? Cause::ContextGone : Cause::None});
     }
     const json& res = get_field(*r, "result");
     if (!by_value) return std::pair<json, std::string>{res, sid};
@@ -113,7 +115,8 @@ Result<json> Browser::eval_page(const std::string& tab_id, const std::string& co
     if (r.error().code == Code::DeadlineExceeded || Clock::now() - started >= timeout * 9 / 10)
       return errorf(Code::DeadlineExceeded, "execInTab on {} was stopped after {} ms (the page's code did not finish)", tab_id, timeout.count());
     if (r.error().cause == Cause::PageNavigated)
-      return errorf(Code::Aborted, "execInTab on {}: the page navigated away while the code was running", tab_id);
+      return tl::make_unexpected(Error{Code::Aborted, fmt::format("execInTab on {}: the page navigated away while the code was running", tab_id),
+                                       nullptr, Cause::PageNavigated});
     return tl::make_unexpected(r.error());
   }
   if (r->contains("exceptionDetails")) {

@@ -148,7 +148,7 @@ Result<std::pair<json, std::string>> Browser::Impl::eval_in_frame(const std::str
     auto forget = [&](const std::string& why) -> tl::unexpected<Error> {
       std::lock_guard lock(mutex);
       if (auto t = frame_worlds.find(tab_id); t != frame_worlds.end()) t->second.erase(frame);
-      return make_error(Code::NotFound, gone_message(frame, tab_id, why));
+      return tl::make_unexpected(Error{Code::NotFound, gone_message(frame, tab_id, why), nullptr, Cause::ContextGone});
     };
     if (!fw.ctx) {
       auto world = conn->call("Page.createIsolatedWorld", {{"frameId", fw.frame_id}, {"worldName", kFrameWorld}}, fw.session, left());
