@@ -102,6 +102,12 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
   std::mutex readers_mutex;
   std::vector<Reader> readers;
 
+  // ~Repl joins the readers; one left here (a Repl that never finished starting) still has an owner.
+  ~Impl() {
+    for (auto& r : readers)
+      if (r.thread.joinable()) join_when_done(std::move(r.thread));
+  }
+
   void join_finished_readers() {
     std::vector<Reader> finished;
     {
