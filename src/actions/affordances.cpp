@@ -35,7 +35,7 @@ Result<json> engine(Context& ctx, const std::string& tab, const std::string& fra
     timeout = std::min(timeout, left);
   }
   auto r = ctx.browser.eval_helpers(tab, call, timeout, frame);
-  if (!r) return errorf(r.error().code, "{} on tab {}{}: {}", what, tab, frame.empty() ? "" : " (frame " + frame + ")", r.error().message);
+  if (!r) return reworded(r.error(), "{} on tab {}{}: {}", what, tab, frame.empty() ? "" : " (frame " + frame + ")", r.error().message);
   return r;
 }
 

@@ -1,4 +1,5 @@
 #include "actions/egress.h"
+#include "base/text.h"
 
 #include "actions/claims.h"
 
@@ -238,8 +239,7 @@ void judge(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>
 std::string body_preview(const std::string& body) {
   if (body.empty()) return {};
   std::string masked = safety::redact_url_params("?" + body.substr(0, 2000)).substr(1);
-  if (masked.size() > 200) masked = masked.substr(0, 200) + "…";
-  return masked;
+  return clip_head(masked, 200);
 }
 
 safety::RequestFacts attribute(const browser::OutgoingRequest& r) {

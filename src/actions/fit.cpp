@@ -1,4 +1,5 @@
 #include "actions/fit.h"
+#include "base/text.h"
 
 #include <fmt/format.h>
 
@@ -12,19 +13,8 @@ namespace {
 
 size_t text_size(const json& v) { return dump_json(v).size(); }
 
-std::string with_commas(size_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
-}
-
 // Cuts a string at a character boundary, saying how much went.
-std::string clip_utf8(const std::string& s, size_t n) {
-  if (s.size() <= n) return s;
-  size_t cut = n;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return s.substr(0, cut) + fmt::format("…[+{} chars]", s.size() - cut);
-}
+std::string clip_utf8(const std::string& s, size_t n) { return clip_head(s, n, ClipMark::Count); }
 
 Fitted fit_array(json items, size_t cap, size_t total) {
   size_t used = 2, kept = 0;

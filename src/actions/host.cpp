@@ -43,10 +43,7 @@ Host::~Host() {
 }
 
 namespace {
-std::string clip_args(const json& args) {
-  std::string s = dump_json(args);
-  return s.size() > 200 ? s.substr(0, 200) + "…" : s;
-}
+std::string clip_args(const json& args) { return clip_head(dump_json(args), 200); }
 }  // namespace
 
 Host::Outcome Host::run(const std::string& function, const json& args) {
@@ -87,7 +84,7 @@ Host::Outcome Host::run(const std::string& function, const json& args) {
   if (!tab.empty()) {
     if (!r) {
       const std::string& msg = r.error().message;
-      bool went_away = msg.find("navigated") != std::string::npos || msg.find("context was destroyed") != std::string::npos;
+      bool went_away = r.error().cause == Cause::PageNavigated || r.error().cause == Cause::ContextGone;
       if (auto note = m_ctx->browser.navigation_note(tab, went_away ? std::chrono::milliseconds(1500) : std::chrono::milliseconds(0));
           note && msg.find("[PAGE NAVIGATED]") == std::string::npos)
         r.error().message += "\n" + *note;

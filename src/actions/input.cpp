@@ -50,7 +50,7 @@ Result<json> actionable(Context& ctx, const std::string& tab, std::string& selec
     if (!r) {
       if (r.error().code == Code::NotFound && frame.empty())
         return errorf(Code::NotFound, "{}: tab {} was closed while waiting for '{}'", what, tab, selector);
-      return errorf(r.error().code, "{} '{}' on tab {}: {}", what, selector, tab, r.error().message);
+      return reworded(r.error(), "{} '{}' on tab {}: {}", what, selector, tab, r.error().message);
     }
     if (r->value("ok", false)) {
       if (identify && r->contains("details")) record_target(ctx, tab, what, selector, (*r)["details"]);
@@ -69,7 +69,7 @@ Result<json> actionable(Context& ctx, const std::string& tab, std::string& selec
         offset = std::move(now);
         if (still) break;
       }
-      if (!offset) return errorf(offset.error().code, "{} '{}' on tab {}: {}", what, selector, tab, offset.error().message);
+      if (!offset) return reworded(offset.error(), "{} '{}' on tab {}: {}", what, selector, tab, offset.error().message);
       (*r)["x"] = r->value("x", 0.0) + offset->first;
       (*r)["y"] = r->value("y", 0.0) + offset->second;
       return *r;

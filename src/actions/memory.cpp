@@ -11,9 +11,6 @@ namespace ouro::actions::impl {
 
 namespace {
 
-// "2024-05-01T12:34:56Z": a date the model reads at a glance.
-std::string iso_time(double unix_seconds) { return memory::format_time(unix_seconds, "%Y-%m-%dT%H:%M:%SZ"); }
-
 // Memory's messages start "memory: remember: …"; the REPL's name the call ("remember: …").
 Error renamed(Error e, std::string_view function) {
   std::string prefix = "memory: " + std::string(function) + ": ";
@@ -54,14 +51,7 @@ Result<json> memory_recall(store::Database* db, const json& args) {
   auto found = memory.recall(arg_string(args, 0), top_k, tag);
   if (!found) return tl::make_unexpected(renamed(found.error(), "recall"));
   json out = json::array();
-  for (const auto& e : *found)
-    out.push_back({{"id", e.id},
-                   {"text", e.text},
-                   {"tags", e.tags},
-                   {"score", e.score},
-                   {"created_at", iso_time(e.created_at)},
-                   {"source_run", e.source_run.empty() ? json(nullptr) : json(e.source_run)},
-                   {"kind", std::string(memory::kind_name(e.kind))}});
+  for (const auto& e : *found) out.push_back(memory::to_json(e, true));
   return out;
 }
 

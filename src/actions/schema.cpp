@@ -1,4 +1,5 @@
 #include "actions/schema.h"
+#include "base/text.h"
 
 #include <fmt/format.h>
 
@@ -191,13 +192,7 @@ std::string json_type(const json& v) {
 std::string preview(const json& v) {
   if (v.is_object()) return v.empty() ? "{}" : "{…}";
   if (v.is_array()) return fmt::format("of {} item(s)", v.size());
-  std::string s = dump_json(v);
-  if (s.size() > 40) {
-    size_t cut = 40;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    s = s.substr(0, cut) + "…";
-  }
-  return s;
+  return clip_head(dump_json(v), 40);
 }
 
 std::string got(const json& v) { return v.is_null() ? "null/undefined" : json_type(v) + " " + preview(v); }
@@ -315,7 +310,7 @@ std::optional<std::string> check_value(const Schema& s, const json& v, const std
           if (known) continue;
           std::string names;
           for (const auto& f : s.fields) names += (names.empty() ? "" : ", ") + f.name;
-          std::string key = k.size() > 40 ? k.substr(0, 40) + "…" : k;
+          std::string key = clip_head(k, 40);
           return fmt::format("{} has no field '{}' (known: {})", path, key, names);
         }
       }

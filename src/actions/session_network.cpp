@@ -66,9 +66,7 @@ Result<json> get_cookies(Context& ctx, const json& args) {
     auto info = TRY(ctx.browser.tab_info(args[0].get<std::string>()));
     raw = TRY(ctx.browser.send(info.id, "Network.getCookies", {{"urls", json::array({info.url})}}, ctx.limits.exec_timeout))["cookies"];
   } else {
-    json params = json::object();
-    if (!ctx.browser_context.empty()) params["browserContextId"] = ctx.browser_context;
-    raw = TRY(ctx.browser.cdp().call("Storage.getCookies", params, "", ctx.limits.exec_timeout))["cookies"];
+    raw = TRY(ctx.browser.cookies(ctx.browser_context, ctx.limits.exec_timeout));
   }
   json out = json::array();
   for (const auto& c : raw) {
@@ -96,9 +94,7 @@ Result<json> set_cookie(Context& ctx, const json& args) {
       return make_error(Code::InvalidArgument, "setCookie(cookie): give the cookie a url or domain (the active tab has no web page)");
     param["url"] = info->url;
   }
-  json set = {{"cookies", json::array({param})}};
-  if (!ctx.browser_context.empty()) set["browserContextId"] = ctx.browser_context;
-  TRY(ctx.browser.cdp().call("Storage.setCookies", set, "", ctx.limits.exec_timeout));
+  TRY(ctx.browser.set_cookies(ctx.browser_context, json::array({param}), ctx.limits.exec_timeout));
   return json(true);
 }
 

@@ -119,7 +119,7 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     auto wait = std::max(left, std::chrono::milliseconds(1000));
     auto c = ctx.browser.eval_helpers(tab, check_expr, wait, frame);
-    if (!c) return errorf(c.error().code, "{} '{}' on tab {}: {}", action, selector, tab, c.error().message);
+    if (!c) return reworded(c.error(), "{} '{}' on tab {}: {}", action, selector, tab, c.error().message);
     std::string state = get_str(*c, "state", "ok");
     if (state == "ok") return selector;
     if (state == "weak") {
@@ -138,7 +138,7 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
     // when two looks in a row agree on it.
     if (now - bad_since >= std::chrono::milliseconds(400) && frame.empty()) {
       auto h = ctx.browser.eval_helpers(tab, heal_expr, wait, frame);
-      if (!h) return errorf(h.error().code, "{} '{}' on tab {}: {}", action, selector, tab, h.error().message);
+      if (!h) return reworded(h.error(), "{} '{}' on tab {}: {}", action, selector, tab, h.error().message);
       last_heal = *h;
       if (healable(*h)) {
         std::string sel = get_str(*h, "selector");

@@ -1,4 +1,5 @@
 #include "agent/context.h"
+#include "base/text.h"
 
 #include "commands/sentence.h"
 
@@ -16,18 +17,6 @@ namespace ouro::agent {
 
 namespace {
 
-std::string clip(const std::string& s, size_t n) {
-  if (s.size() <= n) return s;
-  size_t cut = n;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return s.substr(0, cut) + "…";
-}
-
-std::string one_line(std::string s, size_t n) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return clip(s, n);
-}
 
 std::string indent(const std::string& text, const std::string& pad) {
   std::string out = pad;
@@ -114,7 +103,7 @@ std::string summarize_code_intent(const std::string& code) {
   }
   if (calls.empty()) {
     std::string first = code.substr(0, code.find('\n'));
-    return one_line(first, 60);
+    return clip_line(first, 60);
   }
   std::string out;
   for (const auto& [name, n] : calls) out += (out.empty() ? "" : ", ") + name + (n > 1 ? fmt::format(" ×{}", n) : "");
@@ -122,7 +111,7 @@ std::string summarize_code_intent(const std::string& code) {
 }
 
 std::string IterationRecord::full() const {
-  if (blocks.empty()) return fmt::format("## Iteration {} (no code)\nYou wrote no ```repl block. You said: \"{}\"", number, one_line(note, 200));
+  if (blocks.empty()) return fmt::format("## Iteration {} (no code)\nYou wrote no ```repl block. You said: \"{}\"", number, clip_line(note, 200));
   std::string out = fmt::format("## Iteration {} ({} code block{})", number, blocks.size(), blocks.size() == 1 ? "" : "s");
   for (size_t i = 0; i < blocks.size(); ++i) {
     const BlockRecord& b = blocks[i];
@@ -135,7 +124,7 @@ std::string IterationRecord::full() const {
         out += fmt::format("\nLog: … {} more lines", b.logs.size() - 5);
         break;
       }
-      out += "\nLog: \"" + one_line(l, 200) + "\"";
+      out += "\nLog: \"" + clip_line(l, 200) + "\"";
       ++shown;
     }
   }
@@ -150,15 +139,15 @@ std::string IterationRecord::condensed() const {
     intent += (intent.empty() ? "" : "; ") + i;
     result = b.one_liner;
   }
-  return fmt::format("Iter {}: {} {}", number, one_line(intent, 100), result);
+  return fmt::format("Iter {}: {} {}", number, clip_line(intent, 100), result);
 }
 
 std::string conversation_so_far(const std::vector<Turn>& turns, size_t token_budget) {
   if (turns.empty()) return "";
   auto whole = [](size_t n, const Turn& t) {
-    return fmt::format("Turn {} — the user: \"{}\"\n  your answer: {}\n", n, one_line(t.task, 1000), one_line(t.result, 1500));
+    return fmt::format("Turn {} — the user: \"{}\"\n  your answer: {}\n", n, clip_line(t.task, 1000), clip_line(t.result, 1500));
   };
-  auto brief = [](size_t n, const Turn& t) { return fmt::format("Turn {} — \"{}\" → {}\n", n, one_line(t.task, 100), one_line(t.result, 100)); };
+  auto brief = [](size_t n, const Turn& t) { return fmt::format("Turn {} — \"{}\" → {}\n", n, clip_line(t.task, 100), clip_line(t.result, 100)); };
   std::string full;
   for (size_t i = 0; i < turns.size(); ++i) full += whole(i + 1, turns[i]);
   std::string body = full;
@@ -239,17 +228,17 @@ std::string TabDiffer::changes(browser::Browser& b, const std::string& context) 
     for (const auto& [id, s] : now) {
       auto old = m_seen.find(id);
       if (old == m_seen.end()) {
-        lines.push_back(fmt::format("  {}: new tab opened — {} \"{}\"", id, clip(s.url, 200), one_line(s.title, 80)));
+        lines.push_back(fmt::format("  {}: new tab opened — {} \"{}\"", id, clip_head(s.url, 200), clip_line(s.title, 80)));
         changes.push_back({{"tabId", id}, {"field", "opened"}, {"old", nullptr}, {"new", s.url}});
         continue;
       }
       const Seen& o = old->second;
       if (o.url != s.url) {
-        lines.push_back(fmt::format("  {}: URL changed from {} to {}", id, clip(o.url, 200), clip(s.url, 200)));
+        lines.push_back(fmt::format("  {}: URL changed from {} to {}", id, clip_head(o.url, 200), clip_head(s.url, 200)));
         changes.push_back({{"tabId", id}, {"field", "url"}, {"old", o.url}, {"new", s.url}});
       }
       if (o.title != s.title) {
-        lines.push_back(fmt::format("  {}: Title changed from \"{}\" to \"{}\"", id, one_line(o.title, 80), one_line(s.title, 80)));
+        lines.push_back(fmt::format("  {}: Title changed from \"{}\" to \"{}\"", id, clip_line(o.title, 80), clip_line(s.title, 80)));
         changes.push_back({{"tabId", id}, {"field", "title"}, {"old", o.title}, {"new", s.title}});
       }
       if (o.status != s.status) {
@@ -259,7 +248,7 @@ std::string TabDiffer::changes(browser::Browser& b, const std::string& context) 
       if (s.errors > o.errors) {
         auto errs = b.errors(id);
         for (size_t i = o.errors; i < errs.size() && i < o.errors + 3; ++i) {
-          lines.push_back(fmt::format("  {}: New console error: \"{}\"", id, one_line(errs[i].message, 160)));
+          lines.push_back(fmt::format("  {}: New console error: \"{}\"", id, clip_line(errs[i].message, 160)));
           changes.push_back({{"tabId", id}, {"field", "error"}, {"old", nullptr}, {"new", errs[i].message}});
         }
         if (s.errors - o.errors > 3) lines.push_back(fmt::format("  {}: … and {} more errors (getErrors)", id, s.errors - o.errors - 3));
@@ -267,7 +256,7 @@ std::string TabDiffer::changes(browser::Browser& b, const std::string& context) 
     }
     for (const auto& [id, o] : m_seen)
       if (!now.count(id)) {
-        lines.push_back(fmt::format("  {}: tab closed (was {})", id, clip(o.url, 200)));
+        lines.push_back(fmt::format("  {}: tab closed (was {})", id, clip_head(o.url, 200)));
         changes.push_back({{"tabId", id}, {"field", "closed"}, {"old", o.url}, {"new", nullptr}});
       }
   }
@@ -284,7 +273,7 @@ std::string browser_state(browser::Browser& b, const std::string& context, const
   auto tabs = b.tabs(context);
   std::string out = fmt::format("## Browser State\nOpen tabs ({}):\n", tabs.size());
   for (size_t i = 0; i < tabs.size(); ++i)
-    out += fmt::format("  [{}] id:{} | {} | \"{}\" | {}\n", i, tabs[i].id, clip(tabs[i].url, 200), one_line(tabs[i].title, 100), tabs[i].status);
+    out += fmt::format("  [{}] id:{} | {} | \"{}\" | {}\n", i, tabs[i].id, clip_head(tabs[i].url, 200), clip_line(tabs[i].title, 100), tabs[i].status);
   out += "Active: " + active + "\n";
   return out;
 }

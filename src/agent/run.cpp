@@ -1,4 +1,5 @@
 #include "agent/run.h"
+#include "base/text.h"
 
 #include "actions/egress.h"
 
@@ -51,13 +52,6 @@ llm::Request scrubbed_request(const llm::Request& req, const safety::SecretStore
     m.content = std::move(text);
   }
   return out;
-}
-
-std::string clip(const std::string& s, size_t n) {
-  if (s.size() <= n) return s;
-  size_t cut = n;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  return s.substr(0, cut) + "…";
 }
 
 constexpr const char* kContinueFirst =
@@ -143,7 +137,7 @@ Run::Run(session::Session& session, llm::Provider& provider, RunOptions options,
     if (box->notices.size() >= 50) ++box->dropped;
     else
       box->notices.push_back({{"kind", "gate"}, {"tab", get_str(decision, "tab")},
-                              {"message", "refused " + get_str(decision, "method") + " " + clip(get_str(decision, "url"), 150) + ": " +
+                              {"message", "refused " + get_str(decision, "method") + " " + clip_head(get_str(decision, "url"), 150) + ": " +
                                               get_str(decision, "reason") + " (decided by " + get_str(decision, "by") + ")"}});
   };
   // What identifies each action's target (and, in a replay, each target found again): events,
@@ -190,7 +184,7 @@ std::string Run::take_notices(int iteration) {
     std::string type = kind == "dialog" ? "dialog-opened" : kind;
     n["iteration"] = iteration;
     if (kind != "gate") emit(type, n);  // gate decisions were events as they happened
-    lines += fmt::format("  {}: {} — {}\n", get_str(n, "tab", "?"), kind, clip(get_str(n, "message"), 200));
+    lines += fmt::format("  {}: {} — {}\n", get_str(n, "tab", "?"), kind, clip_head(get_str(n, "message"), 200));
   }
   if (dropped) lines += fmt::format("  … and {} more page notices\n", dropped);
   return lines;
@@ -220,7 +214,7 @@ Result<std::string> Run::ask_user(const json& question) {
   bool secret = get_bool(q, "secret", false);
   // A secret answer stays with ouro: the event (and the model) never has it.
   json shown = {{"id", q["id"]}, {"answered", answer.has_value()}};
-  if (answer) shown["answer"] = secret ? json("[secret]") : json(clip(*answer, 500));
+  if (answer) shown["answer"] = secret ? json("[secret]") : json(clip_head(*answer, 500));
   emit("user-answer", shown);
   if (m_cancel.cancelled()) return make_error(Code::Cancelled, "askUser: the run was cancelled");
   if (!m_options.ask_user)
@@ -245,7 +239,7 @@ void Run::emit(const std::string& type, json data) {
 void Run::checkpoint(int it) {
   json tabs = json::array();
   // In the user's browser, the run's own tabs only (the user's others are not its to reopen).
-  for (const auto& t : m_session.host().context().shared_tabs ? m_session.held_tabs() : m_session.tabs()) tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", clip(t.title, 200)}});
+  for (const auto& t : m_session.host().context().shared_tabs ? m_session.held_tabs() : m_session.tabs()) tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", clip_head(t.title, 200)}});
   std::string env = m_session.repl().env_checkpoint();
   // A tab's URL may hold a typed secret (a submitted GET form): the checkpoint is stored.
   if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(tabs);
@@ -280,7 +274,7 @@ void Run::add_usage(const llm::Response& r) {
 bool Run::add_guidance(const std::string& text) {
   std::lock_guard lock(m_guidance_mutex);
   if (m_guidance.size() >= 20) return false;
-  m_guidance.push_back(text.size() > 4000 ? text.substr(0, 4000) + "…" : text);
+  m_guidance.push_back(clip_head(text, 4000));
   return true;
 }
 
@@ -294,14 +288,16 @@ std::string Run::progress_text() {
   if (m_history.empty()) return "nothing yet";
   std::string out;
   for (const auto& r : m_history) out += (out.empty() ? "" : "; ") + r.condensed();
-  return clip(out, 2000);
+  return clip_head(out, 2000);
 }
 
-// A fresh call on the sub-model with the full system prompt and the task context (seed 000
-// §3.7). Never throws: failures come back as "[SUB-CALL ERROR] …" for the code to check.
+// A fresh call on the sub-model with the full system prompt and the task context. Never throws:
+// failures are errors, shown to the code as "[SUB-CALL ERROR] …".
 namespace {
 
 constexpr size_t kMaxImages = 5;
+// How a failed sub-call reads to the code that made it (the system prompt tells the model to check for it).
+const std::string kSubCallError = "[SUB-CALL ERROR] ";
 constexpr size_t kMaxImageBytes = 8u << 20;  // base64, all of one call's images
 
 // A sub-call's images, checked: data URLs of the types providers take, a few, not huge.
@@ -323,18 +319,18 @@ Result<std::vector<llm::Image>> images_of(const json& images) {
 
 }  // namespace
 
-std::string Run::sub_query(const std::string& prompt, const json& data, int index, const json& images_in) {
-  if (m_cancel.cancelled()) return "[SUB-CALL ERROR] the run was cancelled";
+Result<std::string> Run::sub_query(const std::string& prompt, const json& data, int index, const json& images_in) {
+  if (m_cancel.cancelled()) return make_error(Code::Cancelled, "the run was cancelled");
   auto images = images_of(images_in);
-  if (!images) return "[SUB-CALL ERROR] " + images.error().message;
+  if (!images) return tl::make_unexpected(images.error());
   const std::string sub_model = m_options.sub_model.empty() ? m_options.model : m_options.sub_model;
   if (!images->empty() && !llm::model_family(sub_model, m_provider.name()).vision)
-    return fmt::format("[SUB-CALL ERROR] the sub-model {} cannot see images (the model table knows no vision for it); choose a vision model "
+    return errorf(Code::InvalidArgument, "the sub-model {} cannot see images (the model table knows no vision for it); choose a vision model "
                        "with --sub-model (claude-sonnet-4-…, gpt-4.1, gpt-4o, …), or describe the page in text instead",
                        sub_model);
   int n = ++m_sub_calls;
   if (n > m_options.max_sub_calls)
-    return fmt::format("[SUB-CALL ERROR] the limit of {} sub-calls per run is reached; process the rest in code or batch more per call",
+    return errorf(Code::ResourceExhausted, "the limit of {} sub-calls per run is reached; process the rest in code or batch more per call",
                        m_options.max_sub_calls);
   llm::Request req;
   req.model = sub_model;
@@ -348,18 +344,18 @@ std::string Run::sub_query(const std::string& prompt, const json& data, int inde
     content = "Data:\n" + (data.is_string() ? data.get<std::string>() : dump_json(data)) + "\n\n" + content;
   req.system = safety::redact_url_params(req.system);
   req.messages.push_back({"user", safety::redact_url_params(content), std::move(*images)});
-  emit("sub-llm-start", {{"index", index}, {"prompt", clip(prompt, 300)}, {"dataChars", data.is_null() ? 0 : (data.is_string() ? data.get<std::string>().size() : dump_json(data).size())},
+  emit("sub-llm-start", {{"index", index}, {"prompt", clip_head(prompt, 300)}, {"dataChars", data.is_null() ? 0 : (data.is_string() ? data.get<std::string>().size() : dump_json(data).size())},
                           {"images", req.messages.back().images.size()}});
   auto t0 = Clock::now();
   auto r = m_provider.complete(scrubbed_request(req, m_session.host().context().secrets.get()), [](const llm::Delta&) {}, m_cancel);
   double ms = ms_since(t0);
   if (!r) {
     emit("sub-llm-complete", {{"index", index}, {"resultMeta", {{"error", r.error().message}, {"ms", ms}}}});
-    return "[SUB-CALL ERROR] " + r.error().message;
+    return tl::make_unexpected(r.error());
   }
   add_usage(*r);
   emit("sub-llm-complete", {{"index", index},
-                            {"resultMeta", {{"chars", r->text.size()}, {"preview", clip(r->text, 200)}, {"ms", ms}, {"usage", r->usage.to_json()},
+                            {"resultMeta", {{"chars", r->text.size()}, {"preview", clip_head(r->text, 200)}, {"ms", ms}, {"usage", r->usage.to_json()},
                                             {"cost", r->cost_known ? json(r->cost_usd) : json(nullptr)}}}});
   return r->text;
 }
@@ -368,7 +364,8 @@ Result<json> Run::sub_call(const std::string& function, const json& args) {
   if (function == "llm_query") {
     std::string prompt = !args.empty() && args[0].is_string() ? args[0].get<std::string>() : "";
     json images = args.size() > 2 && args[2].is_object() && args[2].contains("images") ? args[2]["images"] : json();
-    return json(sub_query(prompt, args.size() > 1 ? args[1] : json(), 0, images));
+    auto answer = sub_query(prompt, args.size() > 1 ? args[1] : json(), 0, images);
+    return json(answer ? *answer : kSubCallError + answer.error().message);
   }
   // llm_batch: every item settles (Promise.allSettled), at most sub_concurrency at a time.
   const json items = !args.empty() && args[0].is_array() ? args[0] : json::array();
@@ -389,9 +386,10 @@ Result<json> Run::sub_call(const std::string& function, const json& args) {
         results[i] = {{"status", "rejected"}, {"error", "each item must be a prompt string or { prompt, data }"}};
         continue;
       }
-      std::string text = sub_query(prompt, data, static_cast<int>(i), images);
-      if (text.rfind("[SUB-CALL ERROR]", 0) == 0) results[i] = {{"status", "rejected"}, {"error", text}};
-      else results[i] = {{"status", "fulfilled"}, {"value", text}};
+      // Decided by the result, not by its text: a model's answer may itself begin with the marker.
+      auto answer = sub_query(prompt, data, static_cast<int>(i), images);
+      if (!answer) results[i] = {{"status", "rejected"}, {"error", kSubCallError + answer.error().message}};
+      else results[i] = {{"status", "fulfilled"}, {"value", *answer}};
     }
   };
   std::vector<std::thread> threads;
@@ -431,13 +429,13 @@ RunResult Run::execute_commands(const std::string& commands) {
     if (!ok) meta["error"] = get_str(final, "error");
     br.ok = ok;
     br.summary = lines;
-    br.one_liner = ok ? "→ done" : "→ " + clip(get_str(final, "error"), 80);
+    br.one_liner = ok ? "→ done" : "→ " + clip_head(get_str(final, "error"), 80);
   } else {
     std::string err = !r ? r.error().message : r->error_message.empty() ? "act() gave no result" : r->error_message;
     meta = {{"ok", false}, {"error", err}, {"summary", err}};
     br.ok = false;
     br.summary = "Result: ERROR — " + err;
-    br.one_liner = "→ ERROR: " + clip(err, 80);
+    br.one_liner = "→ ERROR: " + clip_head(err, 80);
     result.error = err;
   }
   emit("code-result", {{"iteration", it}, {"blockIndex", 0}, {"metadata", meta}});
@@ -625,14 +623,14 @@ RunResult Run::execute() {
         if (!r) {
           br.ok = false;
           br.summary = "Result: ERROR — " + r.error().message;
-          br.one_liner = "→ ERROR: " + clip(r.error().message, 80);
+          br.one_liner = "→ ERROR: " + clip_head(r.error().message, 80);
           meta = {{"ok", false}, {"error", r.error().message}};
         } else if (!r->ok) {
           std::string err = r->error_message.rfind(r->error_name, 0) == 0 ? r->error_message : r->error_name + ": " + r->error_message;
           if (r->error_line > 0 && r->kind.empty()) err += fmt::format(" (line {})", r->error_line);
           br.ok = false;
           br.summary = "Result: ERROR — " + err;
-          br.one_liner = "→ ERROR: " + clip(err, 80);
+          br.one_liner = "→ ERROR: " + clip_head(err, 80);
           br.logs = r->logs;
           meta = {{"ok", false}, {"error", err}, {"kind", r->kind}, {"ms", r->ms}};
         } else {
@@ -653,7 +651,7 @@ RunResult Run::execute() {
           if (std::string why = m_options.vet_block(meta); !why.empty()) {
             br.ok = false;
             br.summary = "Result: ERROR — " + why;
-            br.one_liner = "→ ERROR: " + clip(why, 80);
+            br.one_liner = "→ ERROR: " + clip_head(why, 80);
             meta["ok"] = false;
             meta["error"] = why;
             if (br.set_final) {  // not delivered: the replay stops here, or its model takes over
@@ -683,7 +681,7 @@ RunResult Run::execute() {
         if (!br.logs.empty()) {
           // As many as the history shows (five, and that there were more), for the checkpoint.
           json logs = json::array();
-          for (size_t l = 0; l < br.logs.size() && l < 6; ++l) logs.push_back(clip(br.logs[l], 400));
+          for (size_t l = 0; l < br.logs.size() && l < 6; ++l) logs.push_back(clip_head(br.logs[l], 400));
           meta["logs"] = logs;
         }
         if (!notes.empty()) meta["notes"] = notes;
@@ -699,7 +697,7 @@ RunResult Run::execute() {
     if (auto env = repl.env_plain())
       emit("env-update", {{"iteration", it}, {"metadata", jsrt::summarize_env(*env)}});
     llm::Usage iter_usage = response->usage;
-    json end_note = record.blocks.empty() ? json(clip(record.note, 400)) : json();
+    json end_note = record.blocks.empty() ? json(clip_head(record.note, 400)) : json();
     emit("iteration-end", {{"iteration", it},
                            {"note", end_note},
                            {"ms", ms_since(t_iter)},

@@ -123,8 +123,9 @@ class Run {
   // Stopped at a boundary because the browser is gone (stop_when_browser_lost): no complete event.
   RunResult lost(RunResult result);
   Result<json> sub_call(const std::string& function, const json& args);
-  // images: data URLs (screenshot()), sent as image content to a vision sub-model.
-  std::string sub_query(const std::string& prompt, const json& data, int index, const json& images = json());
+  // images: data URLs (screenshot()), sent as image content to a vision sub-model. The answer's
+  // text, or why there is none (the code sees it as "[SUB-CALL ERROR] …").
+  Result<std::string> sub_query(const std::string& prompt, const json& data, int index, const json& images = json());
   std::string progress_text();
   bool ask_confirmation(const json& request);
   Result<std::string> ask_user(const json& question);

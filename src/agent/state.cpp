@@ -1,4 +1,5 @@
 #include "agent/state.h"
+#include "base/text.h"
 
 #include <algorithm>
 
@@ -102,7 +103,7 @@ std::string final_text(const json& final) {
   if (final.is_string()) return final.get<std::string>();
   if (final.is_object() && final.contains("message") && final.value("partial", false)) return "(stopped) " + get_str(final, "message");
   std::string text = dump_json(final);
-  return text.size() > 2000 ? text.substr(0, 2000) + "…" : text;
+  return clip_head(text, 2000);
 }
 
 json RunState::to_json() const { return state_json(*this, 0); }

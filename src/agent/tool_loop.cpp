@@ -8,6 +8,7 @@
 // reflection every five steps ends the run after two low ones, and every action goes through the
 // session's host: the same permissions and safety gate as code.
 #include "agent/run.h"
+#include "base/text.h"
 #include "agent/tool_policy.h"
 
 #include "actions/host.h"
@@ -27,7 +28,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-std::string clip_to(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n) + "…"; }
 
 constexpr size_t kMaxElements = 100;
 constexpr size_t kMaxResultChars = 6000;
@@ -61,9 +61,9 @@ std::string element_lines(const json& snap, size_t& count) {
     if (count >= kMaxElements || !e.is_object() || get_str(e, "ref").empty()) return;
     std::string role = get_str(e, "role").empty() ? kind_hint : get_str(e, "role");
     std::string name = get_str(e, "name").empty() ? get_str(e, "label") : get_str(e, "name");
-    out += "[" + get_str(e, "ref") + "] " + role + (name.empty() ? "" : " \"" + clip_to(name, 80) + "\"");
+    out += "[" + get_str(e, "ref") + "] " + role + (name.empty() ? "" : " \"" + clip_head(name, 80) + "\"");
     if (!get_str(e, "kind").empty() && get_str(e, "kind") != role) out += " (" + get_str(e, "kind") + ")";
-    if (e.contains("value") && e["value"].is_string() && !e["value"].get<std::string>().empty()) out += " value=\"" + clip_to(e["value"], 60) + "\"";
+    if (e.contains("value") && e["value"].is_string() && !e["value"].get<std::string>().empty()) out += " value=\"" + clip_head(e["value"].get<std::string>(), 60) + "\"";
     if (e.contains("checked") && e["checked"].is_boolean()) out += e["checked"].get<bool>() ? " checked" : " unchecked";
     out += "\n";
     ++count;
@@ -76,7 +76,7 @@ std::string element_lines(const json& snap, size_t& count) {
   for (const auto& a : snap.value("actions", json::array())) line(a, "control");
   for (const auto& c : snap.value("collections", json::array()))
     if (c.is_object() && count < kMaxElements) {
-      out += "[" + get_str(c, "ref") + "] collection \"" + clip_to(get_str(c, "name"), 60) + "\" (" + std::to_string(c.value("count", 0)) +
+      out += "[" + get_str(c, "ref") + "] collection \"" + clip_head(get_str(c, "name"), 60) + "\" (" + std::to_string(c.value("count", 0)) +
              " rows; extract it)\n";
       ++count;
     }
@@ -87,16 +87,16 @@ std::string element_lines(const json& snap, size_t& count) {
 std::string result_text(const std::string& tool, const json& value, const std::string& url) {
   if (tool == "read" || tool == "observe") {
     std::string t = value.is_object() ? get_str(value, "text") : value.dump();
-    return untrusted(url, clip_to(t, kMaxResultChars));
+    return untrusted(url, clip_head(t, kMaxResultChars));
   }
-  if (tool == "extract") return untrusted(url, clip_to(value.dump(), kMaxResultChars));
+  if (tool == "extract") return untrusted(url, clip_head(value.dump(), kMaxResultChars));
   if (tool == "act" && value.is_object()) {
     std::string lines;
     for (const auto& st : value.value("steps", json::array()))
       lines += get_str(st, "command") + ": " + (get_str(st, "did").empty() ? get_str(st, "status") + " " + get_str(st, "error") : get_str(st, "did")) + "\n";
-    return clip_to(lines, 2000);
+    return clip_head(lines, 2000);
   }
-  return clip_to(value.is_string() ? value.get<std::string>() : value.dump(), 600);
+  return clip_head(value.is_string() ? value.get<std::string>() : value.dump(), 600);
 }
 
 }  // namespace
@@ -178,8 +178,7 @@ RunResult Run::execute_tools() {
     llm::Request req{m_options.model, system, {{"user", user, {}, {}}}, m_options.params, llm::Purpose::Main, native ? tools : std::vector<llm::ToolSpec>{}};
     double model_ms = 0;
     auto response = call_model(it, req, model_ms);
-    if (!response && native && llm::kind_of(response.error()) == llm::error_kind::kRejected &&
-        response.error().message.find("tool") != std::string::npos) {
+    if (!response && native && llm::kind_of(response.error()) == llm::error_kind::kToolsRefused) {
       // A server that refuses tool definitions: the same tools, described in the system prompt,
       // answered in JSON from now on.
       native = false;
@@ -202,7 +201,7 @@ RunResult Run::execute_tools() {
       action.kind = call.name == "finish" ? TextAction::Kind::Final : call.name == "ask_user" ? TextAction::Kind::Ask : TextAction::Kind::Tool;
       action.name = call.name;
       action.arguments = call.arguments.is_object() ? call.arguments : json::object();
-      if (call.arguments.is_null()) action.error = "its arguments are not JSON: " + clip_to(call.raw_arguments, 200);
+      if (call.arguments.is_null()) action.error = "its arguments are not JSON: " + clip_head(call.raw_arguments, 200);
       if (action.kind == TextAction::Kind::Final)
         action.answer = action.arguments.contains("value") ? action.arguments["value"] : action.arguments.value("answer", json(action.arguments));
       if (action.kind == TextAction::Kind::Ask) action.question = action.arguments.value("question", "");
@@ -243,7 +242,7 @@ RunResult Run::execute_tools() {
       final = action.answer;
       have_final = true;
       step.outcome = "finished";
-      meta = {{"ok", true}, {"summary", "finish: " + clip_to(final.is_string() ? final.get<std::string>() : final.dump(), 300)}};
+      meta = {{"ok", true}, {"summary", "finish: " + clip_head(final.is_string() ? final.get<std::string>() : final.dump(), 300)}};
     } else {
       const actions::Capability* cap = actions::find_tool(step.tool);
       Result<json> r = make_error(Code::NotFound, "no tool named '" + step.tool + "'; the tools are " + tool_names);
@@ -257,7 +256,7 @@ RunResult Run::execute_tools() {
         r = tl::make_unexpected(Error{r.error().code, m, r.error().details});
       }
       step.outcome = r ? result_text(step.tool, *r, url) : r.error().message;
-      std::string shown = r ? (step.tool == "read" || step.tool == "observe" || step.tool == "extract" ? clip_to(step.outcome, 400) : step.outcome)
+      std::string shown = r ? (step.tool == "read" || step.tool == "observe" || step.tool == "extract" ? clip_head(step.outcome, 400) : step.outcome)
                             : r.error().message;
       meta = {{"ok", step.ok}, {"summary", shown}};
       if (!r) meta["error"] = r.error().message;

@@ -1,4 +1,5 @@
 #include "agent/tool_policy.h"
+#include "base/text.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -7,8 +8,6 @@
 namespace ouro::agent {
 
 namespace {
-
-std::string clip(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n) + "…"; }
 
 bool same_page(const ToolStep& s) { return !s.page_before.empty() && s.page_before == s.page_after; }
 
@@ -105,7 +104,7 @@ std::optional<std::string> detect_loop(const std::vector<ToolStep>& steps, const
   size_t n = steps.size();
   // 1. The same action three times in a row (this one the third).
   if (n >= 2 && same(steps[n - 1]) && same(steps[n - 2]))
-    return fmt::format("the same action three times in a row ({})", clip(key, 120));
+    return fmt::format("the same action three times in a row ({})", clip_head(key, 120));
   // 2. The same tool four times in a row, and the page never changed.
   if (n >= 3) {
     bool stuck = true;
@@ -116,7 +115,7 @@ std::optional<std::string> detect_loop(const std::vector<ToolStep>& steps, const
   if (n >= 4) {
     size_t from = n >= 6 ? n - 6 : 0;
     long count = std::count_if(steps.begin() + static_cast<long>(from), steps.end(), same) + 1;
-    if (count >= 5) return fmt::format("the same action five times in the last seven steps ({})", clip(key, 120));
+    if (count >= 5) return fmt::format("the same action five times in the last seven steps ({})", clip_head(key, 120));
   }
   return std::nullopt;
 }
@@ -178,8 +177,8 @@ std::string history_text(const std::vector<ToolStep>& steps, size_t keep) {
   if (from > 0) out += fmt::format("({} earlier steps not shown)\n", from);
   for (size_t i = from; i < steps.size(); ++i) {
     const auto& s = steps[i];
-    std::string args = s.arguments.is_object() && !s.arguments.empty() ? " " + clip(s.arguments.dump(), 160) : "";
-    out += fmt::format("Step {}: {}{} → {}{}\n", s.number, s.tool, args, s.ok ? "" : "ERROR: ", clip(s.outcome, 200));
+    std::string args = s.arguments.is_object() && !s.arguments.empty() ? " " + clip_head(s.arguments.dump(), 160) : "";
+    out += fmt::format("Step {}: {}{} → {}{}\n", s.number, s.tool, args, s.ok ? "" : "ERROR: ", clip_head(s.outcome, 200));
   }
   return out;
 }
@@ -194,7 +193,7 @@ TextAction parse_text_action(const std::string& text) {
   json j = json::parse(*body, nullptr, false);
   if (j.is_discarded()) j = json::parse(repair(*body), nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
-    a.error = "the JSON in the answer does not parse: " + clip(*body, 120);
+    a.error = "the JSON in the answer does not parse: " + clip_head(*body, 120);
     return a;
   }
   std::string type = j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : "";

@@ -33,10 +33,22 @@ enum class Code {
 
 std::string_view code_name(Code code);
 
+// What went away under a call, for the few decisions that turn on it (retry in the new document,
+// forget a frame, let a closed tab go quietly) and that the code alone cannot tell. It is set where
+// the error is made — for Chromium's replies once, in cdp::Connection — and never read back from
+// the message text.
+enum class Cause : uint8_t {
+  None,
+  TargetGone,     // the tab, frame or CDP session the call went to was closed or detached
+  ContextGone,    // the JavaScript execution context the call named was destroyed
+  PageNavigated,  // the inspected page navigated (or closed) while the call ran
+};
+
 struct Error {
   Code code = Code::Unknown;
   std::string message;
   nlohmann::ordered_json details;  // optional machine-readable context; null when absent
+  Cause cause = Cause::None;
 
   // "DeadlineExceeded: message" — for logs and terminals.
   std::string to_string() const;
@@ -64,6 +76,13 @@ inline tl::unexpected<Error> make_error(Code code, std::string message, nlohmann
 template <typename... Args>
 tl::unexpected<Error> errorf(Code code, fmt::format_string<Args...> format, Args&&... args) {
   return make_error(code, fmt::format(format, std::forward<Args>(args)...));
+}
+
+// The same error — code, cause and details — told with more context ("click '#x' on tab t1: …"),
+// so that what a caller decides by survives the rewording.
+template <typename... Args>
+tl::unexpected<Error> reworded(const Error& e, fmt::format_string<Args...> format, Args&&... args) {
+  return tl::unexpected<Error>(Error{e.code, fmt::format(format, std::forward<Args>(args)...), e.details, e.cause});
 }
 
 namespace detail {

@@ -1,4 +1,5 @@
 #include "base/private_file.h"
+#include "base/random.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,15 +13,7 @@ namespace ouro {
 
 namespace {
 
-std::string random_suffix(int length) {
-  static std::mutex mutex;
-  static std::mt19937_64 rng{std::random_device{}()};
-  static const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
-  std::lock_guard lock(mutex);
-  std::string out;
-  for (int i = 0; i < length; ++i) out += digits[rng() % 36];
-  return out;
-}
+std::string random_suffix(int length) { return random_id("", static_cast<size_t>(length)); }
 
 }  // namespace
 

@@ -153,6 +153,31 @@ void Browser::dispose_context(const std::string& context) {
   m_impl->notices.erase(context);
 }
 
+Result<json> Browser::cookies(const std::string& context, Millis timeout) {
+  json params = json::object();
+  if (!context.empty()) params["browserContextId"] = context;
+  auto r = TRY(m_impl->conn->call("Storage.getCookies", params, "", timeout));
+  return r.contains("cookies") && r["cookies"].is_array() ? r["cookies"] : json::array();
+}
+
+Result<size_t> Browser::set_cookies(const std::string& context, const json& cookies, Millis timeout) {
+  json params = json::array();
+  for (const auto& c : cookies.is_array() ? cookies : json::array()) {
+    if (!c.is_object() || !c.contains("name") || !c.contains("value")) continue;
+    json p = json::object();
+    for (const char* k : {"name", "value", "url", "domain", "path", "secure", "httpOnly", "sameSite", "priority", "sourceScheme",
+                          "sourcePort", "partitionKey"})
+      if (c.contains(k)) p[k] = c[k];
+    if (c.contains("expires") && c["expires"].is_number() && c["expires"].get<double>() > 0) p["expires"] = c["expires"];
+    params.push_back(std::move(p));
+  }
+  if (params.empty()) return size_t{0};
+  json set = {{"cookies", params}};
+  if (!context.empty()) set["browserContextId"] = context;
+  TRY(m_impl->conn->call("Storage.setCookies", set, "", timeout));
+  return params.size();
+}
+
 Result<std::string> Browser::tab_context(const std::string& tab_id) const {
   std::lock_guard lock(m_impl->mutex);
   auto tab = m_impl->tracker.find(tab_id);

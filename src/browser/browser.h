@@ -67,6 +67,12 @@ class Browser {
   void dispose_context(const std::string& context);
   // The context a tab lives in ("" for the default one), or NotFound.
   Result<std::string> tab_context(const std::string& tab_id) const;
+  // A context's cookies as CDP's Cookie objects (Storage.getCookies); any thread but the network one.
+  Result<json> cookies(const std::string& context, Millis timeout);
+  // Puts cookies into a context (Storage.setCookies), each cut to the fields of CDP's CookieParam
+  // (those without a name and a value are skipped; session cookies, expires ≤ 0, stay session
+  // cookies). Returns how many were set; 0 sends nothing.
+  Result<size_t> set_cookies(const std::string& context, const json& cookies, Millis timeout);
 
   // --- Tabs ---------------------------------------------------------------------------------
   // The tabs of one context, in the order they were opened (hidden ones only when asked for).

@@ -3,9 +3,12 @@
 // on to interceptRequests' handlers or out; refused ones fail as blocked by the client. Runs on the
 // network thread; answers may come from any thread.
 #include "base/log.h"
+#include "base/text.h"
 #include "browser/browser_impl.h"
 #include "net/io.h"
 
+#include <boost/url/encoding_opts.hpp>
+#include <boost/url/pct_string_view.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -20,17 +23,11 @@ constexpr size_t kInitiatorsKept = 4096, kRunFramesKept = 2000;
 constexpr std::string_view kGuardBinding = "__ouroGateRefused";
 constexpr std::string_view kGuardReportUrl = "http://ouro-gate.invalid/refused?url=";
 
+// The guard's report names the refused URL with encodeURIComponent; at most 2,000 bytes of it.
 std::string url_decode(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size() && out.size() < 2000; ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) && std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-      out.push_back(static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16)));
-      i += 2;
-    } else {
-      out.push_back(s[i] == '+' ? ' ' : s[i]);
-    }
-  }
-  return out;
+  auto pct = boost::urls::make_pct_string_view(s);
+  std::string out = pct ? pct->decode(boost::urls::encoding_opts(/*space_as_plus=*/true)) : std::string(s);
+  return clip_head(out, 2000, ClipMark::None);
 }
 constexpr auto kSettle = std::chrono::milliseconds(1500);  // an action's effects after it returns
 // A request paused before its Network.requestWillBeSent waits this long for it.
@@ -505,7 +502,7 @@ Result<void> Browser::Impl::gate_sessions(const std::vector<std::pair<std::strin
   for (auto& p : replies) {
     auto f = p->get_future();
     if (f.wait_for(15s) != std::future_status::ready) return errorf(Code::DeadlineExceeded, "the browser did not put a tab under the egress gate within 15 s");
-    if (auto r = f.get(); !r && on && r.error().message.find("closed") == std::string::npos)
+    if (auto r = f.get(); !r && on && r.error().cause != Cause::TargetGone)
       return errorf(Code::Internal, "cannot put a tab under the egress gate: {}", r.error().message);
   }
   return {};
@@ -535,7 +532,7 @@ Result<void> Browser::set_websocket_allowlist(const std::string& context, std::v
   }
   for (const auto& sid : sessions) {
     auto r = m_impl->conn->call("Network.setBlockedURLs", {{"urlPatterns", patterns}}, sid, 10s);
-    if (!r && r.error().message.find("closed") == std::string::npos && r.error().message.find("not found") == std::string::npos)
+    if (!r && r.error().cause != Cause::TargetGone)
       return errorf(Code::Internal, "cannot limit WebSockets to the allowed sites: {}", r.error().message);
   }
   return {};

@@ -61,9 +61,7 @@ Result<std::pair<json, std::string>> Browser::Impl::eval_in_helpers(const std::s
                                 {{"expression", expression}, {"contextId", ctx}, {"returnByValue", by_value}, {"awaitPromise", true}},
                                 sid, left);
     if (!r) {
-      const std::string& msg = r.error().message;
-      bool gone = msg.find("Cannot find context") != std::string::npos || msg.find("context was destroyed") != std::string::npos;
-      if (gone && Clock::now() < deadline) {
+      if (r.error().cause == Cause::ContextGone && Clock::now() < deadline) {
         std::lock_guard lock(m_impl->mutex);
         if (auto tab = m_impl->find_tab(tab_id); tab && (*tab)->isolated_ctx == ctx) (*tab)->isolated_ctx = 0;
         continue;
@@ -72,9 +70,11 @@ Result<std::pair<json, std::string>> Browser::Impl::eval_in_helpers(const std::s
     }
     if (r->contains("exceptionDetails")) {
       std::string text = exception_text(get_field(*r, "exceptionDetails"));
-      if (text.find("Execution context was destroyed") != std::string::npos && Clock::now() < deadline) continue;
+      // The page's exception says its document went away under the script (v8's text).
+      bool destroyed = text.find("Execution context was destroyed") != std::string::npos;
+      if (destroyed && Clock::now() < deadline) continue;
       auto nl = text.find("\n    at ");
-      return make_error(Code::InvalidArgument, text.substr(0, nl));
+      return tl::make_unexpected(Error{Code::InvalidArgument, text.substr(0, nl), nullptr, destroyed ? Cause::ContextGone : Cause::None});
     }
     const json& res = get_field(*r, "result");
     if (!by_value) return std::pair<json, std::string>{res, sid};
@@ -114,8 +114,9 @@ Result<json> Browser::eval_page(const std::string& tab_id, const std::string& co
     // Runtime.evaluate's own timeout terminates the script and answers "Internal error".
     if (r.error().code == Code::DeadlineExceeded || Clock::now() - started >= timeout * 9 / 10)
       return errorf(Code::DeadlineExceeded, "execInTab on {} was stopped after {} ms (the page's code did not finish)", tab_id, timeout.count());
-    if (r.error().message.find("navigated or closed") != std::string::npos)
-      return errorf(Code::Aborted, "execInTab on {}: the page navigated away while the code was running", tab_id);
+    if (r.error().cause == Cause::PageNavigated)
+      return tl::make_unexpected(Error{Code::Aborted, fmt::format("execInTab on {}: the page navigated away while the code was running", tab_id),
+                                       nullptr, Cause::PageNavigated});
     return tl::make_unexpected(r.error());
   }
   if (r->contains("exceptionDetails")) {

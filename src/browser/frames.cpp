@@ -21,16 +21,6 @@ constexpr const char* kFrameWorld = "__ouro_frame";
 constexpr size_t kFramesPerTab = 32;
 constexpr int kMaxDepth = 8;
 
-bool context_gone(const std::string& msg) {
-  return msg.find("Cannot find context") != std::string::npos || msg.find("context was destroyed") != std::string::npos ||
-         msg.find("Execution context was destroyed") != std::string::npos;
-}
-
-bool session_gone(const std::string& msg) {
-  return msg.find("ession") != std::string::npos && (msg.find("not found") != std::string::npos || msg.find("No session") != std::string::npos ||
-                                                     msg.find("detached") != std::string::npos || msg.find("closed") != std::string::npos);
-}
-
 int prefix_number(const std::string& prefix) { return prefix.size() > 1 ? std::atoi(prefix.c_str() + 1) : 0; }
 
 std::string gone_message(const std::string& frame, const std::string& tab, const std::string& why) {
@@ -158,7 +148,7 @@ Result<std::pair<json, std::string>> Browser::Impl::eval_in_frame(const std::str
     auto forget = [&](const std::string& why) -> tl::unexpected<Error> {
       std::lock_guard lock(mutex);
       if (auto t = frame_worlds.find(tab_id); t != frame_worlds.end()) t->second.erase(frame);
-      return make_error(Code::NotFound, gone_message(frame, tab_id, why));
+      return tl::make_unexpected(Error{Code::NotFound, gone_message(frame, tab_id, why), nullptr, Cause::ContextGone});
     };
     if (!fw.ctx) {
       auto world = conn->call("Page.createIsolatedWorld", {{"frameId", fw.frame_id}, {"worldName", kFrameWorld}}, fw.session, left());
@@ -181,12 +171,13 @@ Result<std::pair<json, std::string>> Browser::Impl::eval_in_frame(const std::str
                         left());
     bool retry = false;
     if (!r) {
-      if (session_gone(r.error().message)) return forget(r.error().message);
-      retry = context_gone(r.error().message);
+      if (r.error().cause == Cause::TargetGone) return forget(r.error().message);
+      retry = r.error().cause == Cause::ContextGone;
       if (!retry) return tl::make_unexpected(r.error());
     } else if (r->contains("exceptionDetails")) {
       std::string text = exception_text(get_field(*r, "exceptionDetails"));
-      retry = context_gone(text);
+      // The page's exception text: the script was cut off by its document going away.
+      retry = text.find("context was destroyed") != std::string::npos;
       if (!retry) return make_error(Code::InvalidArgument, text.substr(0, text.find("\n    at ")));
     }
     if (retry) {

@@ -1,4 +1,5 @@
 #include "browser/page_log.h"
+#include "base/text.h"
 
 #include "browser/cdp_values.h"
 
@@ -49,17 +50,6 @@ json RequestRecord::to_json() const {
   return j;
 }
 
-std::string cap_text(std::string_view s, size_t max) {
-  if (s.size() <= max) return std::string(s);
-  size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
-  size_t chars = 0;
-  for (size_t i = cut; i < s.size(); ++i) chars += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
-  std::string out(s.substr(0, cut));
-  out += "…[+" + std::to_string(chars) + " chars]";
-  return out;
-}
-
 PageLog::Outcome PageLog::on_event(std::string_view method, const json& params, double now_ms) {
   Outcome out;
   if (method == "Runtime.consoleAPICalled") on_console_api(params, now_ms, out);
@@ -73,9 +63,9 @@ PageLog::Outcome PageLog::on_event(std::string_view method, const json& params, 
 }
 
 void PageLog::add_console(ConsoleEntry e) {
-  e.level = cap_text(e.level, m_limits.word);
-  e.text = cap_text(e.text, m_limits.text);
-  e.url = cap_text(e.url, m_limits.url);
+  e.level = clip_head(e.level, m_limits.word, ClipMark::Count);
+  e.text = clip_head(e.text, m_limits.text, ClipMark::Count);
+  e.url = clip_head(e.url, m_limits.url, ClipMark::Count);
   push_console(std::move(e));
   enforce();
 }
@@ -102,15 +92,15 @@ bool PageLog::console_allowed(double now_ms, Outcome& out) {
 void PageLog::on_console_api(const json& p, double now_ms, Outcome& out) {
   if (!console_allowed(now_ms, out)) return;
   ConsoleEntry e;
-  e.level = cap_text(console_level(get_str(p, "type", "log")), m_limits.word);
+  e.level = clip_head(console_level(get_str(p, "type", "log")), m_limits.word, ClipMark::Count);
   std::string text;
   for (const auto& a : get_array(p, "args")) {
     if (!text.empty()) text += ' ';
     text += remote_object_text(a);
   }
-  e.text = cap_text(text, m_limits.text);
+  e.text = clip_head(text, m_limits.text, ClipMark::Count);
   const json& frames = get_array(get_field(p, "stackTrace"), "callFrames");
-  if (!frames.empty()) e.url = cap_text(get_str(frames[0], "url"), m_limits.url), e.line = line_number(frames[0], "lineNumber");
+  if (!frames.empty()) e.url = clip_head(get_str(frames[0], "url"), m_limits.url, ClipMark::Count), e.line = line_number(frames[0], "lineNumber");
   e.timestamp = now_ms;
   push_console(std::move(e));
 }
@@ -119,9 +109,9 @@ void PageLog::on_log_entry(const json& p, double now_ms, Outcome& out) {
   if (!console_allowed(now_ms, out)) return;
   const json& en = get_field(p, "entry");
   ConsoleEntry e;
-  e.level = cap_text(console_level(get_str(en, "level", "info")), m_limits.word);
-  e.text = cap_text(get_str(en, "text"), m_limits.text);
-  e.url = cap_text(get_str(en, "url"), m_limits.url);
+  e.level = clip_head(console_level(get_str(en, "level", "info")), m_limits.word, ClipMark::Count);
+  e.text = clip_head(get_str(en, "text"), m_limits.text, ClipMark::Count);
+  e.url = clip_head(get_str(en, "url"), m_limits.url, ClipMark::Count);
   e.line = line_number(en, "lineNumber");
   e.timestamp = now_ms;
   push_console(std::move(e));
@@ -132,9 +122,9 @@ void PageLog::on_exception(const json& p, double now_ms) {
   PageError e;
   std::string full = exception_text(d);
   auto nl = full.find('\n');
-  e.message = cap_text(std::string_view(full).substr(0, nl), m_limits.text);
-  if (nl != std::string::npos) e.stack = cap_text(std::string_view(full).substr(nl + 1), m_limits.text);
-  e.url = cap_text(get_str(d, "url"), m_limits.url);
+  e.message = clip_head(std::string_view(full).substr(0, nl), m_limits.text, ClipMark::Count);
+  if (nl != std::string::npos) e.stack = clip_head(std::string_view(full).substr(nl + 1), m_limits.text, ClipMark::Count);
+  e.url = clip_head(get_str(d, "url"), m_limits.url, ClipMark::Count);
   e.line = line_number(d, "lineNumber");
   e.column = line_number(d, "columnNumber");
   e.timestamp = now_ms;
@@ -149,7 +139,7 @@ RequestRecord* PageLog::find_request(const std::string& id) {
 }
 
 void PageLog::on_network(std::string_view m, const json& p, double now_ms, Outcome& out) {
-  std::string rid = cap_text(get_str(p, "requestId"), m_limits.word);
+  std::string rid = clip_head(get_str(p, "requestId"), m_limits.word, ClipMark::Count);
   RequestRecord* r = find_request(rid);
   if (m == "Network.requestWillBeSent") {
     if (!r || p.contains("redirectResponse")) {
@@ -162,9 +152,9 @@ void PageLog::on_network(std::string_view m, const json& p, double now_ms, Outco
     }
     m_bytes -= footprint(*r);
     const json& req = get_field(p, "request");
-    r->url = cap_text(get_str(req, "url"), m_limits.url);
-    r->method = cap_text(get_str(req, "method", "GET"), m_limits.word);
-    r->type = cap_text(get_str(p, "type", "Other"), m_limits.word);
+    r->url = clip_head(get_str(req, "url"), m_limits.url, ClipMark::Count);
+    r->method = clip_head(get_str(req, "method", "GET"), m_limits.word, ClipMark::Count);
+    r->type = clip_head(get_str(p, "type", "Other"), m_limits.word, ClipMark::Count);
     m_bytes += footprint(*r);
     return;
   }
@@ -173,12 +163,12 @@ void PageLog::on_network(std::string_view m, const json& p, double now_ms, Outco
   if (m == "Network.responseReceived") {
     const json& res = get_field(p, "response");
     r->status = static_cast<int>(std::clamp<int64_t>(get_int(res, "status", 0), 0, 999));
-    r->mime_type = cap_text(get_str(res, "mimeType"), m_limits.word);
-    if (p.contains("type")) r->type = cap_text(get_str(p, "type", r->type), m_limits.word);
+    r->mime_type = clip_head(get_str(res, "mimeType"), m_limits.word, ClipMark::Count);
+    if (p.contains("type")) r->type = clip_head(get_str(p, "type", r->type), m_limits.word, ClipMark::Count);
   } else if (m == "Network.loadingFinished" || m == "Network.loadingFailed") {
     r->finished = true;
     if (m == "Network.loadingFinished") r->size = std::max<int64_t>(0, get_int(p, "encodedDataLength", 0));
-    else r->error = cap_text(get_str(p, "errorText", "failed"), m_limits.word);
+    else r->error = clip_head(get_str(p, "errorText", "failed"), m_limits.word, ClipMark::Count);
     out.finished = *r;
   }
   m_bytes += footprint(*r);

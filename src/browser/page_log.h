@@ -33,9 +33,6 @@ struct RateWindow {
   bool allow(double now_ms, size_t max);
 };
 
-// s cut to at most max bytes (on a UTF-8 boundary) plus "…[+N chars]" naming what was cut.
-std::string cap_text(std::string_view s, size_t max);
-
 class PageLog {
  public:
   explicit PageLog(LogLimits limits = {}) : m_limits(limits) {}

@@ -1,4 +1,5 @@
 #include "browser/tab_tracker.h"
+#include "base/text.h"
 
 #include <fmt/format.h>
 
@@ -94,7 +95,7 @@ TrackerActions TabTracker::browser_event(const cdp::Event& ev, double now_ms) {
     const json& info = get_field(p, "targetInfo");
     auto tab = by_target(get_str(info, "targetId"));
     if (!tab || !get_field(info, "url").is_string()) return out;
-    std::string url = cap_text(get_str(info, "url"), kUrlCap);
+    std::string url = clip_head(get_str(info, "url"), kUrlCap, ClipMark::Count);
     out.tab = tab->id;
     if (tab->url == url) return out;
     tab->url = std::move(url);
@@ -103,7 +104,7 @@ TrackerActions TabTracker::browser_event(const cdp::Event& ev, double now_ms) {
     auto tab = by_target(get_str(p, "targetId"));
     if (!tab) return out;
     out.tab = tab->id;
-    mark_crashed(*tab, cap_text(get_str(p, "status", "crashed"), 100), out);
+    mark_crashed(*tab, clip_head(get_str(p, "status", "crashed"), 100, ClipMark::Count), out);
   }
   return out;
 }
@@ -140,7 +141,7 @@ TrackerActions TabTracker::attached(const json& p, double now_ms) {
         if (url.empty() && by) url = by->last_window_open;
         notice(out, PageNotice{context, by ? by->id : "", "popup-closed",
                                fmt::format("a page opened more than {} tabs; ouro closed the new one", m_popup_cap),
-                               cap_text(url, m_log_limits.url), now_ms});
+                               clip_head(url, m_log_limits.url, ClipMark::Count), now_ms});
         return out;
       }
     }
@@ -154,8 +155,8 @@ TrackerActions TabTracker::attached(const json& p, double now_ms) {
   }
   if (!tab->session_id.empty() && tab->session_id != sid) m_by_session.erase(tab->session_id);
   tab->session_id = sid;
-  tab->url = cap_text(get_str(info, "url"), kUrlCap);
-  tab->title = cap_text(get_str(info, "title"), kTitleCap);
+  tab->url = clip_head(get_str(info, "url"), kUrlCap, ClipMark::Count);
+  tab->title = clip_head(get_str(info, "title"), kTitleCap, ClipMark::Count);
   tab->context = context;
   m_by_session[sid] = tab->id;
   // A page that opens a popup hands it the focus, as a browser window would.
@@ -179,7 +180,7 @@ TrackerActions TabTracker::detached(const json& p) {
     auto left = in_context(tab->context);
     m_active[tab->context] = left.empty() ? "" : left.back()->id;
   }
-  out.fail_sessions.emplace_back(tab->session_id, Error{Code::NotFound, "tab " + tab->id + " was closed", nullptr});
+  out.fail_sessions.emplace_back(tab->session_id, Error{Code::NotFound, "tab " + tab->id + " was closed", nullptr, Cause::TargetGone});
   out.tab = tab->id;
   out.tabs_changed = true;
   return out;
@@ -208,14 +209,14 @@ TrackerActions TabTracker::session_event(Tab& tab, const cdp::Event& ev, double 
   } else if (m == "Page.frameNavigated") {
     const json& f = get_field(p, "frame");
     if (!f.is_object() || f.contains("parentId")) return out;
-    tab.url = cap_text(get_str(f, "url") + get_str(f, "urlFragment"), kUrlCap);
+    tab.url = clip_head(get_str(f, "url") + get_str(f, "urlFragment"), kUrlCap, ClipMark::Count);
     tab.loader_id = get_str(f, "loaderId");
     tab.title.clear();  // the new document reports its own title
     out.tabs_changed = true;
   } else if (m == "Page.navigatedWithinDocument") {
     if (get_str(p, "frameId") != tab.target_id) return out;
     ++tab.navigations;
-    std::string url = cap_text(get_str(p, "url", tab.url), kUrlCap);
+    std::string url = clip_head(get_str(p, "url", tab.url), kUrlCap, ClipMark::Count);
     if (url == tab.url) return out;
     tab.url = std::move(url);
     out.tabs_changed = true;
@@ -229,13 +230,13 @@ TrackerActions TabTracker::session_event(Tab& tab, const cdp::Event& ev, double 
   } else if (m == "Page.javascriptDialogOpening") {
     return dialog_opening(tab, p, now_ms);
   } else if (m == "Page.windowOpen") {
-    tab.last_window_open = cap_text(get_str(p, "url"), m_log_limits.url);
+    tab.last_window_open = clip_head(get_str(p, "url"), m_log_limits.url, ClipMark::Count);
   } else if (m == "Runtime.bindingCalled") {
     if (get_str(p, "name") != "__ouroNotify") return out;
     auto payload = parse_json(get_str(p, "payload", "{}"), "page notification");
     if (!payload || !payload->is_object()) return out;
-    std::string title = cap_text(get_str(*payload, "title", tab.title), kTitleCap);
-    std::string icon = cap_text(get_str(*payload, "favicon", tab.favicon), kUrlCap);
+    std::string title = clip_head(get_str(*payload, "title", tab.title), kTitleCap, ClipMark::Count);
+    std::string icon = clip_head(get_str(*payload, "favicon", tab.favicon), kUrlCap, ClipMark::Count);
     tab.titled_loader = tab.loader_id;
     if (get_bool(*payload, "visible")) tab.seen_at = now_ms;
     if (title == tab.title && icon == tab.favicon) return out;
@@ -259,14 +260,14 @@ TrackerActions TabTracker::session_event(Tab& tab, const cdp::Event& ev, double 
       notice(out, PageNotice{tab.context, tab.id, "log-flood",
                              fmt::format("the page logs more than {} console messages a second; ouro keeps {} a second and drops the rest",
                                          tab.log.limits().console_per_second, tab.log.limits().console_per_second),
-                             cap_text(tab.url, m_log_limits.url), now_ms});
+                             clip_head(tab.url, m_log_limits.url, ClipMark::Count), now_ms});
   }
   return out;
 }
 
 TrackerActions TabTracker::dialog_opening(Tab& tab, const json& p, double now_ms) {
   TrackerActions out;
-  std::string type = cap_text(get_str(p, "type", "alert"), m_log_limits.word);
+  std::string type = clip_head(get_str(p, "type", "alert"), m_log_limits.word, ClipMark::Count);
   // Dismissed unless the tab's policy says otherwise; leaving a page is not up to the page.
   DialogPolicy policy;
   policy.accept = type == "beforeunload";
@@ -277,8 +278,8 @@ TrackerActions TabTracker::dialog_opening(Tab& tab, const json& p, double now_ms
   json params = {{"accept", policy.accept}};
   if (policy.accept && type == "prompt") params["promptText"] = policy.prompt_text;
   out.commands.push_back({"Page.handleJavaScriptDialog", std::move(params), tab.session_id});
-  std::string text = cap_text(type + ": " + get_str(p, "message"), m_log_limits.text);
-  std::string url = cap_text(get_str(p, "url", tab.url), m_log_limits.url);
+  std::string text = clip_head(type + ": " + get_str(p, "message"), m_log_limits.text, ClipMark::Count);
+  std::string url = clip_head(get_str(p, "url", tab.url), m_log_limits.url, ClipMark::Count);
   tab.log.add_console(ConsoleEntry{"dialog", text, url, 0, now_ms});
   notice(out, PageNotice{tab.context, tab.id, "dialog", text + (policy.accept ? " (accepted)" : " (dismissed)"), url, now_ms});
   return out;
@@ -310,8 +311,8 @@ TrackerActions TabTracker::title_read(const std::string& tab_id, const json& val
   if (!tab) return out;
   tab->title_pending = std::max(0, tab->title_pending - 1);
   if (value.is_object()) {
-    tab->title = cap_text(get_str(value, "title", tab->title), kTitleCap);
-    tab->favicon = cap_text(get_str(value, "favicon", tab->favicon), kUrlCap);
+    tab->title = clip_head(get_str(value, "title", tab->title), kTitleCap, ClipMark::Count);
+    tab->favicon = clip_head(get_str(value, "favicon", tab->favicon), kUrlCap, ClipMark::Count);
   }
   out.tabs_changed = true;
   return out;

@@ -1,6 +1,8 @@
 #include "cdp/connection.h"
 
 #include "base/log.h"
+#include "base/reaper.h"
+#include "base/text.h"
 
 #include <condition_variable>
 #include <deque>
@@ -23,6 +25,18 @@ Code code_named(std::string_view name, Code otherwise) {
   return otherwise;
 }
 
+// What Chromium's error text says went away, read here once so that no caller reads the text.
+// Chromium's DevTools errors carry the JSON-RPC code -32000 for all of these, so the message is
+// all there is: "Session with given id not found.", "No session with given id", "Cannot find
+// context with specified id", "Execution context was destroyed.", "Inspected target navigated or
+// closed" (content/browser/devtools and v8-inspector).
+Cause cause_of(std::string_view message) {
+  auto has = [&](std::string_view part) { return message.find(part) != std::string_view::npos; };
+  if (has("Inspected target navigated or closed")) return Cause::PageNavigated;
+  if (has("Cannot find context") || has("context was destroyed")) return Cause::ContextGone;
+  if (has("ession") && (has("not found") || has("No session") || has("detached") || has("closed"))) return Cause::TargetGone;
+  return Cause::None;
+}
 
 // The exception boundary of the CDP thread: whatever a message makes a handler throw is logged
 // (what was being done and the exception's first few hundred characters, redacted) and dropped.
@@ -104,8 +118,12 @@ struct Connection::Impl {
       Code c = code == -32601 ? Code::Unimplemented : code == -32602 ? Code::InvalidArgument : Code::FailedPrecondition;
       // A transport that answers for the browser (the extension bridge, cdp/bridge.h) names
       // ouro's code of its refusal: a tab outside the group is PermissionDenied, a gone one NotFound.
-      if (std::string ouro = get_str(*err, "ouroCode"); !ouro.empty()) c = code_named(ouro, c);
-      p.done(tl::make_unexpected(Error{c, p.method + ": " + message, json{{"cdpCode", code}}}));
+      Cause cause = cause_of(message);
+      if (std::string ouro = get_str(*err, "ouroCode"); !ouro.empty()) {
+        c = code_named(ouro, c);
+        if (c == Code::NotFound) cause = Cause::TargetGone;
+      }
+      p.done(tl::make_unexpected(Error{c, p.method + ": " + message, json{{"cdpCode", code}}, cause}));
       return;
     }
     auto result = msg.find("result");
@@ -139,8 +157,9 @@ struct Connection::Impl {
     transport->close();
     wake.notify_all();
     if (deadline_thread.joinable()) {
-      // A callback on the deadline thread may own the last reference to whoever closes us.
-      if (deadline_thread.get_id() == std::this_thread::get_id()) deadline_thread.detach();
+      // A callback on the deadline thread may own the last reference to whoever closes us: that
+      // thread cannot join itself, and finishes as soon as the callback returns (stopping is set).
+      if (deadline_thread.get_id() == std::this_thread::get_id()) join_when_done(std::move(deadline_thread));
       else deadline_thread.join();
     }
     std::map<uint64_t, Pending> left;
@@ -216,12 +235,12 @@ void Connection::send(std::string_view method, json params, std::string_view ses
     std::optional<Error> failed;
     if (m_impl->closed) failed = Error{Code::Unavailable, std::string(method) + " failed: " + m_impl->closed->message, nullptr};
     else if (auto it = session_id.empty() ? m_impl->ended.end() : m_impl->ended.find(std::string(session_id)); it != m_impl->ended.end())
-      failed = Error{it->second.code, std::string(method) + ": " + it->second.message, nullptr};
+      failed = Error{it->second.code, std::string(method) + ": " + it->second.message, nullptr, it->second.cause};
     if (failed) {
       Error e = std::move(*failed);
       lock.unlock();
       // Never inline: callers may hold locks that the callback takes.
-      std::thread([done = std::move(done), e] { guarded("the failure of " + e.message.substr(0, 60), [&] { done(tl::make_unexpected(e)); }); }).detach();
+      join_when_done(std::thread([done = std::move(done), e] { guarded("the failure of " + clip_head(e.message, 60, ClipMark::None), [&] { done(tl::make_unexpected(e)); }); }));
       return;
     }
     id = m_impl->next_id++;

@@ -1,4 +1,5 @@
 #include "cli/memory.h"
+#include "base/text.h"
 
 #include "base/json.h"
 #include "memory/memory.h"
@@ -18,25 +19,7 @@ namespace {
 
 std::string date_of(double unix_seconds) { return memory::format_time(unix_seconds, "%Y-%m-%d %H:%M", true); }
 
-// The text on one line, cut to about n bytes at a character boundary.
-std::string one_line(const std::string& text, size_t n) {
-  std::string out;
-  for (char c : text) {
-    if (out.size() > n + 8) break;
-    out += c == '\n' || c == '\r' || c == '\t' ? ' ' : c;
-  }
-  if (out.size() <= n) return out;
-  size_t keep = n;
-  while (keep > 0 && (static_cast<unsigned char>(out[keep]) & 0xC0) == 0x80) --keep;
-  return out.substr(0, keep) + "…";
-}
-
-json entry_json(const memory::Entry& e, bool scored) {
-  json j = {{"id", e.id}, {"text", e.text}, {"tags", e.tags}, {"kind", std::string(memory::kind_name(e.kind))},
-            {"source_run", e.source_run.empty() ? json(nullptr) : json(e.source_run)}, {"created_at", e.created_at}, {"updated_at", e.updated_at}};
-  if (scored) j["score"] = e.score;
-  return j;
-}
+json entry_json(const memory::Entry& e, bool scored) { return memory::to_json(e, scored); }
 
 void print(const std::vector<memory::Entry>& entries, bool scored, bool as_json) {
   if (as_json) {
@@ -52,7 +35,7 @@ void print(const std::vector<memory::Entry>& entries, bool scored, bool as_json)
     std::string from = e.source_run.empty() ? "" : " · run " + e.source_run;
     std::string score = scored ? fmt::format(" · score {:.2f}", e.score) : "";
     std::cout << fmt::format("#{} · {} · {}{}{}{}\n  {}\n", e.id, date_of(e.updated_at), memory::kind_name(e.kind), from, score, tags,
-                             one_line(e.text, 300));
+                             clip_line(e.text, 300));
   }
 }
 

@@ -1,4 +1,5 @@
 #include "cli/reference.h"
+#include "base/text.h"
 
 #include <CLI/CLI.hpp>
 
@@ -322,10 +323,7 @@ std::string first_sentence(std::string s, size_t max = 70) {
   if (auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
   if (auto colon = s.find(": "); colon != std::string::npos && colon < max) s.resize(colon);
   if (s.size() > max) {
-    s.resize(max);
-    while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();  // a cut UTF-8 sequence
-    if (!s.empty()) s.pop_back();
-    s += "…";
+    s = clip_head(s, max - 1);
   }
   return s;
 }

@@ -3,6 +3,7 @@
 #include "base/log.h"
 #include "base/text.h"
 
+#include <boost/url/parse.hpp>
 #include <curl/curl.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,12 +27,9 @@ namespace {
 // A webhook as the log names it: scheme and host only — its path, query or user part often is
 // its secret (a Slack hook's path, ?token=…).
 std::string site_of(const std::string& url) {
-  size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return "a webhook";
-  size_t end = url.find_first_of("/?#", scheme + 3);
-  std::string host = url.substr(scheme + 3, end == std::string::npos ? std::string::npos : end - scheme - 3);
-  if (size_t at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
-  return url.substr(0, scheme + 3) + host;
+  auto u = boost::urls::parse_uri(url);  // RFC 3986 §3
+  if (!u || !u->has_authority()) return "a webhook";
+  return std::string(u->scheme()) + "://" + std::string(u->encoded_host_and_port());
 }
 
 

@@ -1,6 +1,7 @@
 #include "jsrt/repl.h"
 
 #include "base/log.h"
+#include "base/reaper.h"
 #include "base/text.h"
 #include "jsrt/channel.h"
 #include "jsrt/protocol.h"
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -28,10 +30,9 @@ namespace {
 // One worker process and its pipe. Reply callbacks hold it by shared_ptr, so a reply for a worker
 // that was replaced goes to the old (closed) pipe, never to a recycled descriptor.
 struct WorkerProc {
-  int pid = -1;
+  std::atomic<int> pid = -1;  // -1 once reaped; read by ~Repl when a reader misses its deadline
   int fd = -1;
   std::unique_ptr<Channel> chan;
-  std::thread reader;
   ~WorkerProc() {
     if (pid > 0) {
       kill(pid, SIGKILL);
@@ -90,6 +91,65 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
   std::optional<json> pending_final;
   std::vector<std::string> logs;
   std::string died;  // why the worker of the evaluation in flight died
+
+  // Every worker's reader thread, owned here and joined: the finished ones when the next worker
+  // starts, the rest by ~Repl. Each ends when its worker's socket does.
+  struct Reader {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+    std::weak_ptr<WorkerProc> worker;
+  };
+  std::mutex readers_mutex;
+  std::vector<Reader> readers;
+
+  // ~Repl joins the readers; one left here (a Repl that never finished starting) still has an owner.
+  ~Impl() {
+    for (auto& r : readers)
+      if (r.thread.joinable()) join_when_done(std::move(r.thread));
+  }
+
+  void join_finished_readers() {
+    std::vector<Reader> finished;
+    {
+      std::lock_guard lock(readers_mutex);
+      for (auto it = readers.begin(); it != readers.end();) {
+        if (it->done->load()) {
+          finished.push_back(std::move(*it));
+          it = readers.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    for (auto& r : finished) r.thread.join();
+  }
+
+  // Joins every reader. One whose worker has not gone within the deadline (a stopped process that
+  // waitpid waits for) gets its worker killed first; none makes this hang.
+  void join_readers(std::chrono::milliseconds deadline) {
+    std::vector<Reader> all;
+    {
+      std::lock_guard lock(readers_mutex);
+      all.swap(readers);
+    }
+    auto until = Clock::now() + deadline;
+    for (auto& r : all) {
+      if (r.thread.get_id() == std::this_thread::get_id()) {
+        join_when_done(std::move(r.thread));  // the Repl was let go on its own reader
+        continue;
+      }
+      auto wait_until = [&](Clock::time_point t) {
+        while (!r.done->load() && Clock::now() < t) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return r.done->load();
+      };
+      if (!wait_until(until))
+        if (auto w = r.worker.lock(); w && w->pid > 0) kill(w->pid, SIGKILL);
+      // A reader still inside a callback a second after its worker was killed is waiting on
+      // something of its caller's: the reaper joins it when it gets there.
+      if (r.done->load() || wait_until(Clock::now() + std::chrono::seconds(1))) r.thread.join();
+      else join_when_done(std::move(r.thread));
+    }
+  }
   std::optional<Clock::time_point> interrupted_at;
 
   Result<void> spawn() {
@@ -120,7 +180,9 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
       fatal.clear();
     }
     std::weak_ptr<Impl> weak = shared_from_this();
-    w->reader = std::thread([weak, w] {
+    join_finished_readers();
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    auto read = [weak, w] {
       while (true) {
         auto text = w->chan->read();
         auto self = weak.lock();
@@ -135,8 +197,15 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
           spdlog::error("repl: a message from the worker could not be handled: {}", e.what());
         }
       }
-    });
-    w->reader.detach();
+    };
+    {
+      std::lock_guard lock(readers_mutex);
+      readers.push_back({std::thread([read, done] {
+                           read();
+                           done->store(true);
+                         }),
+                         done, w});
+    }
     json fns = options.host_functions;
     TRY(w->chan->write(encode_frame({{"t", "init"}, {"functions", fns}})));
     std::unique_lock lock(mutex);
@@ -197,7 +266,8 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
         json h = {{"t", "reply"}, {"id", id}, {"ok", r.has_value()}};
         std::string frame;
         if (!r) {
-          json err = {{"message", r.error().message}};
+          // The code lets model code and tests decide by kind (e.code === "NotFound"), not by message text.
+          json err = {{"message", r.error().message}, {"code", std::string(code_name(r.error().code))}};
           // A host error may name its JavaScript class (argument checks raise TypeError).
           if (r.error().details.is_object() && r.error().details.contains("name") && r.error().details["name"].is_string())
             err["name"] = r.error().details["name"];
@@ -298,6 +368,9 @@ Repl::~Repl() {
     // Closing our end ends the worker's read loop; the WorkerProc destructor reaps it.
     shutdown(w->fd, SHUT_RDWR);
   }
+  w.reset();
+  // The readers see the end of their sockets at once; 2 s is for a worker that is slow to go.
+  m_impl->join_readers(std::chrono::seconds(2));
 }
 
 Result<EvalResult> Repl::eval(const std::string& code, std::optional<Millis> timeout) {
@@ -424,7 +497,7 @@ std::vector<LostValue> Repl::env_lost() const { return m_impl->read_env()->lost;
 
 int Repl::worker_pid() const {
   std::lock_guard lock(m_impl->mutex);
-  return m_impl->worker ? m_impl->worker->pid : -1;
+  return m_impl->worker ? m_impl->worker->pid.load() : -1;
 }
 
 }  // namespace ouro::jsrt

@@ -1,4 +1,6 @@
 #include "jsrt/summary.h"
+#include "base/base64.h"
+#include "base/text.h"
 
 #include <fmt/format.h>
 
@@ -17,23 +19,8 @@ namespace {
 
 constexpr size_t kPreview = 400, kStringPreview = 250, kFieldPreview = 40, kMaxKeys = 25;
 
-size_t utf8_length(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
-// Cuts at a character boundary, at most `max` characters.
-std::string clip(std::string_view s, size_t max) {
-  size_t chars = 0, i = 0;
-  for (; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
-      if (chars == max) break;
-      ++chars;
-    }
-  }
-  return std::string(s.substr(0, i));
-}
+// Cuts at a character boundary, at most `max` characters; the callers write their own "...".
+std::string clip(std::string_view s, size_t max) { return clip_head(s, max, ClipMark::None, ClipUnit::Chars); }
 
 bool secret_key(const std::string& key) {
   std::string k;
@@ -92,16 +79,6 @@ std::string join_keys(const json& obj, size_t max) {
 }
 
 }  // namespace
-
-std::string with_commas(size_t n) {
-  // Built forwards: GCC 12 reports a false -Wrestrict on std::string::insert here.
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
 
 std::string human_size(size_t n) {
   if (n >= 1000000) return fmt::format("{:.1f}MB", n / 1e6);
@@ -330,34 +307,6 @@ std::string lost_message(const json& tag) {
   return "a value (" + kind + ") was not restorable after a restart";
 }
 
-std::optional<std::string> from_base64(std::string_view s) {
-  static const auto table = [] {
-    std::array<int8_t, 256> t;
-    t.fill(-1);
-    const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (int i = 0; i < 64; ++i) t[static_cast<unsigned char>(digits[i])] = static_cast<int8_t>(i);
-    return t;
-  }();
-  if (s.size() % 4) return std::nullopt;
-  std::string out;
-  out.reserve(s.size() / 4 * 3);
-  for (size_t i = 0; i < s.size(); i += 4) {
-    uint32_t n = 0;
-    int pad = 0;
-    for (size_t j = 0; j < 4; ++j) {
-      char c = s[i + j];
-      int d = c == '=' ? 0 : table[static_cast<unsigned char>(c)];
-      if (c == '=') ++pad;
-      if (d < 0 || (pad && c != '=')) return std::nullopt;
-      n = (n << 6) | static_cast<uint32_t>(d);
-    }
-    out.push_back(static_cast<char>(n >> 16));
-    if (pad < 2) out.push_back(static_cast<char>((n >> 8) & 255));
-    if (pad < 1) out.push_back(static_cast<char>(n & 255));
-  }
-  return out;
-}
-
 // A number as the prelude's toJSON wrote it: integral values as integers, NaN and ±Infinity as
 // strings, -0 as 0.
 json number(double d) {
@@ -559,7 +508,7 @@ class PlainView {
     if (t == "ArrayBuffer") {
       enter(key, e);
       leave(key);
-      return {{"byteLength", from_base64(get_str(e, "b64")).value_or(std::string()).size()}};
+      return {{"byteLength", base64_decode_strict(get_str(e, "b64")).value_or(std::string()).size()}};
     }
     if (t == "Lost") {
       if (get_str(e, "kind") == "instance") return object(v && v->is_object() ? *v : json::object(), key, e, depth);
@@ -627,7 +576,7 @@ class PlainView {
       auto it = m_at.find(key);
       return it == m_at.end() ? std::string() : bytes_of(*it->second.node);
     }
-    return from_base64(get_str(e, "b64")).value_or(std::string());
+    return base64_decode_strict(get_str(e, "b64")).value_or(std::string());
   }
 
   json typed_view(const json& e, const std::string& key, const ViewType& vt, int depth) {

@@ -1,7 +1,9 @@
-// Metadata summaries of REPL values (seed 000 §8): type, size, object schema with value previews,
+// Metadata summaries of REPL values: type, size, object schema with value previews,
 // array element schema, first items, truncation notes. This is the exact text the model sees
 // instead of the data itself, so its size is bounded whatever the value's size.
 #pragma once
+
+#include "base/text.h"
 
 #include "base/json.h"
 
@@ -22,8 +24,8 @@ std::string one_liner(const json& value);
 std::string summarize_env(const json& env);
 // Size in characters of the value's JSON text, as the model is told ("2,847 chars").
 size_t json_chars(const json& value);
-// 2847 -> "2,847"; bytes -> "2.3MB".
-std::string with_commas(size_t n);
+// Bytes -> "2.3MB". (with_commas is base/text.h's, named here for the callers that still say jsrt::.)
+using ::ouro::with_commas;
 std::string human_size(size_t n);
 
 // --- env checkpoints ---------------------------------------------------------------------------

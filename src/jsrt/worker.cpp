@@ -5,6 +5,7 @@
 // itself.
 #include "jsrt/worker.h"
 
+#include "base/text.h"
 #include "jsrt/channel.h"
 #include "jsrt/completion.h"
 #include "jsrt/protocol.h"
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <jsc/jsc.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -76,6 +78,15 @@ struct Resolvers {
 class Worker {
  public:
   explicit Worker(int fd) : m_chan(fd) {}
+  // The reader is joined: ending our side of the socket ends its read at once.
+  ~Worker() {
+    if (!m_reader.joinable()) return;
+    m_leaving = true;
+    ::shutdown(m_chan.fd(), SHUT_RDWR);
+    m_reader.join();
+  }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
 
   int run() {
     // JIT off: LLM-written code is glue, not number crunching, and the interpreter is a much
@@ -86,8 +97,7 @@ class Worker {
     JSContextGroupSetExecutionTimeLimit(m_group, kTick, &Worker::on_tick, this);
     m_statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 
-    std::thread reader([this] { read_loop(); });
-    reader.detach();
+    m_reader = std::thread([this] { read_loop(); });
     // Let JSC start its helper threads before the sandbox forbids new descriptors.
     JSValueRef exc = nullptr;
     JSEvaluateScript(m_ctx, JStr("[1,2,3].map(x => x * 2).join()"), nullptr, nullptr, 1, &exc);
@@ -107,6 +117,8 @@ class Worker {
   static constexpr double kTick = 0.005;
 
   Channel m_chan;
+  std::thread m_reader;  // takes frames from the parent; ends the process when the parent goes
+  std::atomic<bool> m_leaving{false};  // run() returned: the end of the socket is ours, not the parent's
   JSContextGroupRef m_group = nullptr;
   JSGlobalContextRef m_ctx = nullptr;
   int m_statm = -1;
@@ -135,6 +147,7 @@ class Worker {
     while (true) {
       auto text = m_chan.read();
       if (!text) {
+        if (m_leaving) return;
         // The parent is gone; nobody is left to serve.
         _exit(0);
       }
@@ -216,7 +229,7 @@ class Worker {
   static JSValueRef n_log(JSContextRef ctx, JSObjectRef, JSObjectRef, size_t argc, const JSValueRef argv[], JSValueRef*) {
     if (argc >= 1) {
       std::string text = to_std(ctx, argv[0]);
-      if (text.size() > 20000) text = text.substr(0, 20000) + "… (log line truncated)";
+      text = clip_head(text, 20000, ClipMark::None) + (text.size() > 20000 ? "… (log line truncated)" : "");
       s_self->send({{"t", "log"}}, dump_json(text));
     }
     return JSValueMakeUndefined(ctx);
@@ -335,6 +348,8 @@ class Worker {
         if (ctor && JSValueIsObject(m_ctx, ctor)) arg = JSObjectCallAsConstructor(m_ctx, JSValueToObject(m_ctx, ctor, nullptr), 1, &m, nullptr);
       }
       if (!arg) arg = JSObjectMakeError(m_ctx, 1, &m, nullptr);
+      if (std::string code = err && err->is_object() ? err->value("code", "") : ""; !code.empty() && JSValueIsObject(m_ctx, arg))
+        JSObjectSetProperty(m_ctx, JSValueToObject(m_ctx, arg, nullptr), JStr("code"), JSValueMakeString(m_ctx, JStr(code)), kJSPropertyAttributeNone, nullptr);
     }
     JSObjectCallAsFunction(m_ctx, fn, nullptr, 1, &arg, nullptr);  // drains microtasks on return
     JSValueUnprotect(m_ctx, r.resolve);

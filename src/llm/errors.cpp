@@ -43,6 +43,8 @@ std::string classify_http(int status, const std::string& message) {
   if (status == 429) return error_kind::kRateLimited;
   if (status == 529 || m.find("overloaded") != std::string::npos) return error_kind::kOverloaded;
   if (status >= 500) return error_kind::kServerError;
+  // vLLM's "tool choice requires --enable-auto-tool-choice", llama.cpp's "tools param requires --jinja".
+  if (m.find("tool") != std::string::npos) return error_kind::kToolsRefused;
   return error_kind::kRejected;
 }
 

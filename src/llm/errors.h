@@ -23,6 +23,7 @@ inline constexpr const char* kServerError = "server-error";        // 5xx after 
 inline constexpr const char* kStreamDropped = "stream-dropped";    // the answer stopped mid-way, every attempt
 inline constexpr const char* kTimeout = "timeout";                 // silence past the deadline, every attempt
 inline constexpr const char* kConnection = "connection";           // no connection, every attempt
+inline constexpr const char* kToolsRefused = "tools-refused";      // a 4xx about the tool definitions (no tool calling there)
 inline constexpr const char* kRejected = "rejected";               // another 4xx: the request itself
 }  // namespace error_kind
 

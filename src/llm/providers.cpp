@@ -1,5 +1,6 @@
 // Anthropic Messages API and OpenAI-compatible Chat Completions, streaming.
 #include "llm/provider.h"
+#include "llm/errors.h"
 #include "llm/streaming.h"
 
 #include "base/log.h"
@@ -115,7 +116,9 @@ class AnthropicDecoder final : public StreamDecoder {
       Code c = et == "overloaded_error" || et == "api_error" ? Code::Unavailable
                : et == "rate_limit_error"                    ? Code::ResourceExhausted
                                                               : Code::InvalidArgument;
-      return make_error(c, "the provider reported " + et + ": " + msg);
+      // The stream's error type, named where it is read, so retries decide by kind (llm/errors.h).
+      json kind = et == "overloaded_error" ? json{{"kind", error_kind::kOverloaded}} : json();
+      return make_error(c, "the provider reported " + et + ": " + msg, std::move(kind));
     }
     return {};
   }

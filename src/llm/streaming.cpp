@@ -214,7 +214,7 @@ Result<Response> stream_with_retries(const HttpCall& call, StreamDecoder& decode
       retryable = true;
       last_problem = a.decoder_error.message;
       last_kind = a.decoder_error.code == Code::ResourceExhausted ? error_kind::kRateLimited
-                  : a.decoder_error.message.find("overloaded") != std::string::npos ? error_kind::kOverloaded
+                  : kind_of(a.decoder_error) == error_kind::kOverloaded ? error_kind::kOverloaded
                                                                                       : error_kind::kServerError;
     } else if (t.silent) {
       retryable = true;

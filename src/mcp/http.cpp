@@ -1,4 +1,5 @@
 #include "mcp/http.h"
+#include "base/random.h"
 
 #include "base/json.h"
 #include "base/log.h"
@@ -47,13 +48,7 @@ HttpResponse accepted() {
 }
 
 // "Mcp-Session-Id … SHOULD be globally unique and cryptographically secure": 128 random bits.
-std::string new_session_id() {
-  std::random_device rd;
-  static const char* hex = "0123456789abcdef";
-  std::string id;
-  for (int i = 0; i < 32; ++i) id += hex[rd() % 16];
-  return id;
-}
+std::string new_session_id() { return random_hex(16); }
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

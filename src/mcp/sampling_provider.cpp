@@ -52,9 +52,7 @@ Result<llm::Response> sampling_response(const json& result, size_t max_text_byte
   llm::Response r;
   if (text.size() > max_text_bytes) {
     r.warnings.push_back(fmt::format("the client's answer was {} bytes; cut at {}", text.size(), max_text_bytes));
-    size_t cut = max_text_bytes;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // whole UTF-8 characters
-    text.resize(cut);
+    text.resize(utf8_boundary(text, max_text_bytes));
   }
   r.text = std::move(text);
   r.model = clip_text(get_str(result, "model", "mcp-client"), 200);

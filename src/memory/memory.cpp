@@ -1,4 +1,5 @@
 #include "memory/memory.h"
+#include "base/text.h"
 
 #include "base/json.h"
 #include "base/log.h"
@@ -8,6 +9,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <chrono>
 #include <ctime>
@@ -67,9 +69,7 @@ std::string valid_utf8(std::string_view s) {
   return out;
 }
 
-size_t code_points(std::string_view s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
+size_t code_points(std::string_view s) { return utf8_length(s); }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
@@ -77,13 +77,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
-}
-
-// The longest prefix of s of at most max bytes that ends at a character boundary.
-size_t boundary_at_most(std::string_view s, size_t max) {
-  if (max >= s.size()) return s.size();
-  while (max > 0 && (static_cast<unsigned char>(s[max]) & 0xC0) == 0x80) --max;
-  return max;
 }
 
 // A letter or digit as far as splitting a query goes. Anything else separates words. Beyond
@@ -171,7 +164,7 @@ Result<std::vector<std::string>> checked_tags(const std::vector<std::string>& ta
       return errorf(Code::InvalidArgument, "memory: remember: tag {} holds control characters", i + 1);
     if (size_t n = code_points(tag); n > kMaxTagChars)
       return errorf(Code::InvalidArgument, "memory: remember: tag {} ('{}…') is {} characters long; at most {}", i + 1,
-                    tag.substr(0, boundary_at_most(tag, 24)), n, kMaxTagChars);
+                    tag.substr(0, utf8_boundary(tag, 24)), n, kMaxTagChars);
     if (std::find(out.begin(), out.end(), tag) == out.end()) out.push_back(std::move(tag));
   }
   return out;
@@ -191,7 +184,7 @@ std::string one_line(std::string_view text, size_t max) {
   while (!flat.empty() && flat.back() == ' ') flat.pop_back();
   if (flat.size() <= max) return flat;
   constexpr std::string_view kEllipsis = "…";
-  size_t keep = boundary_at_most(flat, max > kEllipsis.size() ? max - kEllipsis.size() : 0);
+  size_t keep = utf8_boundary(flat, max > kEllipsis.size() ? max - kEllipsis.size() : 0);
   if (size_t space = flat.rfind(' ', keep); space != std::string::npos && space + 40 > keep && space > keep / 2) keep = space;
   return flat.substr(0, keep) + std::string(kEllipsis);
 }
@@ -233,6 +226,18 @@ constexpr const char* kSchema =
     "COMMIT;";
 
 }  // namespace
+
+nlohmann::ordered_json to_json(const Entry& e, bool scored) {
+  nlohmann::ordered_json j = {{"id", e.id},
+                              {"text", e.text},
+                              {"tags", e.tags},
+                              {"kind", std::string(kind_name(e.kind))},
+                              {"source_run", e.source_run.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.source_run)},
+                              {"created_at", std::llround(e.created_at * 1000)},
+                              {"updated_at", std::llround(e.updated_at * 1000)}};
+  if (scored) j["score"] = e.score;
+  return j;
+}
 
 std::string_view kind_name(Kind kind) { return kind == Kind::Run ? "run" : "user"; }
 

@@ -50,6 +50,12 @@ struct Entry {
   double score = 0;  // recall() only: relevance, > 0, higher is better (BM25); 0 elsewhere
 };
 
+// An entry as JSON, the one shape every face shows it in (the HTTP API, `ouro memory --json`,
+// recall() in the REPL): {id, text, tags, kind, source_run (null when none), created_at,
+// updated_at, score (when scored)}. Times are milliseconds since the Unix epoch, as run and script
+// times are in the API and as JavaScript's Date takes them; the table keeps its seconds.
+nlohmann::ordered_json to_json(const Entry& e, bool scored);
+
 struct RememberOptions {
   std::vector<std::string> tags;  // at most kMaxTags, each 1..kMaxTagChars after trimming
   std::string source_run;

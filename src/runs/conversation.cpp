@@ -1,23 +1,13 @@
 #include "runs/conversation.h"
 
 #include "agent/state.h"
-
-#include <mutex>
-#include <random>
+#include "base/random.h"
 
 namespace ouro::runs {
 
 std::string final_text(const json& final) { return agent::final_text(final); }
 
-std::string new_run_id() {
-  static std::mutex mutex;
-  static std::mt19937_64 rng{std::random_device{}()};
-  static const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
-  std::lock_guard lock(mutex);
-  std::string out = "r";
-  for (int i = 0; i < 10; ++i) out += digits[rng() % 36];
-  return out;
-}
+std::string new_run_id() { return random_id("r", 10); }
 
 Result<StoredConversation> load_conversation(store::Database& db, const std::string& run_id) {
   auto row = TRY(db.get_run(run_id));

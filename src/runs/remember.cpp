@@ -1,6 +1,7 @@
 #include "runs/remember.h"
 
 #include "base/log.h"
+#include "base/text.h"
 #include "memory/memory.h"
 #include "store/database.h"
 
@@ -13,14 +14,11 @@ namespace ouro::runs {
 namespace {
 
 constexpr size_t kMaxTaskBytes = 1000;
-constexpr std::string_view kEllipsis = "…";
+constexpr size_t kEllipsisBytes = std::string_view("…").size();
 
-// The longest prefix of s of at most max bytes that ends at a character boundary.
+// s whole when it fits in max bytes, else its head and "…" within max bytes.
 std::string cut(const std::string& s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t keep = max > kEllipsis.size() ? max - kEllipsis.size() : 0;
-  while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;
-  return s.substr(0, keep) + std::string(kEllipsis);
+  return s.size() <= max ? s : clip_head(s, max > kEllipsisBytes ? max - kEllipsisBytes : 0);
 }
 
 }  // namespace

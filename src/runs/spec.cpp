@@ -1,6 +1,7 @@
 #include "runs/spec.h"
 
 #include "actions/registry.h"
+#include "base/text.h"
 #include "llm/models.h"
 #include "safety/settings.h"
 
@@ -9,9 +10,7 @@
 namespace ouro::runs {
 
 std::string describe(const json& v) {
-  std::string text = dump_json(v);
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return std::string(v.type_name()) + " " + text;
+  return std::string(v.type_name()) + " " + clip_head(dump_json(v), 40);
 }
 
 // A whole number in [lo, hi], whatever JSON number type carries it; nullopt otherwise.
@@ -46,7 +45,7 @@ bool is_string_option(const std::string& k) {
   return std::any_of(std::begin(kStringOptions), std::end(kStringOptions), [&](const char* o) { return k == o; });
 }
 
-std::string short_name(const std::string& key) { return key.size() > 60 ? key.substr(0, 57) + "..." : key; }
+std::string short_name(const std::string& key) { return clip_head(key, 60); }
 
 // A run's options, field by field: wrong types and unknown names are the client's error.
 Result<void> check_options(const json& options) {

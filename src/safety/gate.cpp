@@ -1,4 +1,5 @@
 #include "safety/gate.h"
+#include "base/text.h"
 
 #include "safety/redact.h"
 
@@ -150,7 +151,7 @@ GateVerdict decide(const GatePolicy& policy, const RequestFacts& r) {
 }
 
 std::string describe_request(const RequestFacts& r) {
-  std::string out = r.method + " " + redact_url_params(r.url.size() > 300 ? r.url.substr(0, 300) + "…" : r.url);
+  std::string out = r.method + " " + redact_url_params(clip_head(r.url, 300));
   if (!r.body_preview.empty()) out += " (body: " + r.body_preview + ")";
   return out;
 }

@@ -1,4 +1,5 @@
 #include "safety/injection.h"
+#include "base/text.h"
 
 #include <algorithm>
 #include <array>
@@ -47,12 +48,20 @@ std::string excerpt(std::string_view original, size_t at, size_t len) {
   size_t start = at > 20 ? at - 20 : 0;
   size_t end = std::min(original.size(), at + std::max<size_t>(len, 60) + 20);
   end = std::min(end, start + 120);
-  while (start > 0 && (static_cast<unsigned char>(original[start]) & 0xC0) == 0x80) --start;
+  start = utf8_boundary(original, start);
   while (end < original.size() && (static_cast<unsigned char>(original[end]) & 0xC0) == 0x80) ++end;
   std::string s(original.substr(start, end - start));
   for (auto& c : s)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   return (start > 0 ? "…" : "") + s + (end < original.size() ? "…" : "");
+}
+
+// Whether lowercased text names where to send something: a URL or an e-mail address.
+bool names_destination(std::string_view after) {
+  if (after.find("http://") != std::string_view::npos || after.find("https://") != std::string_view::npos) return true;
+  size_t at = after.find('@');
+  return at != std::string_view::npos && at > 0 && std::isalnum(static_cast<unsigned char>(after[at - 1])) && at + 1 < after.size() &&
+         std::isalnum(static_cast<unsigned char>(after[at + 1]));
 }
 
 bool word_start(const std::string& text, size_t at) { return at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1])); }
@@ -64,6 +73,7 @@ std::vector<InjectionFlag> scan_for_injection(std::string_view original, size_t 
   std::string text = lower_ascii(view);
   std::vector<InjectionFlag> flags;
   std::vector<std::string> seen_kinds;
+  bool aimed = false;  // a flag that reads as addressed to an agent on its own
   for (const auto& rule : rules()) {
     if (flags.size() >= 5) break;
     if (std::find(seen_kinds.begin(), seen_kinds.end(), rule.kind) != seen_kinds.end()) continue;
@@ -92,14 +102,20 @@ std::vector<InjectionFlag> scan_for_injection(std::string_view original, size_t 
         }
         flags.push_back({rule.kind, excerpt(view, at, end - at)});
         seen_kinds.push_back(rule.kind);
+        if (rule.kind == std::string_view("override") || rule.kind == std::string_view("impersonation") ||
+            (rule.kind == std::string_view("exfiltration") && names_destination(std::string_view(text).substr(end, 80))))
+          aimed = true;
         found = true;
         break;
       }
       if (found) break;
     }
   }
-  // "Visit https://…" is ordinary page text; it counts only beside words aimed at an agent.
-  if (std::all_of(flags.begin(), flags.end(), [](const InjectionFlag& f) { return f.kind == std::string("navigation"); })) flags.clear();
+  // "Visit https://…" and "we never email you asking for your password" are ordinary page text:
+  // a link, or a secret named beside a verb, counts only beside words aimed at an agent or when
+  // the text says where the secret should go.
+  auto has = [&](std::string_view kind) { return std::find(seen_kinds.begin(), seen_kinds.end(), kind) != seen_kinds.end(); };
+  if (!aimed && !(has("exfiltration") && has("navigation"))) flags.clear();
   return flags;
 }
 

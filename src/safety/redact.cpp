@@ -1,5 +1,7 @@
 #include "safety/redact.h"
 
+#include "base/base64.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -100,23 +102,12 @@ CodePoints code_points(std::string_view v) {
   return out;
 }
 
+// The secret as btoa() and its URL-safe variants write it, padded or not (RFC 4648 §4, §5).
 std::string base64(std::string_view bytes, bool url_safe, bool pad) {
-  static const char* std_alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  static const char* url_alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  const char* a = url_safe ? url_alphabet : std_alphabet;
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    uint32_t n = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8) | static_cast<unsigned char>(bytes[i + 2]);
-    out += a[(n >> 18) & 63], out += a[(n >> 12) & 63], out += a[(n >> 6) & 63], out += a[n & 63];
-  }
-  if (size_t rest = bytes.size() - i; rest) {
-    uint32_t n = static_cast<unsigned char>(bytes[i]) << 16;
-    if (rest == 2) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    out += a[(n >> 18) & 63], out += a[(n >> 12) & 63];
-    if (rest == 2) out += a[(n >> 6) & 63];
-    if (pad) out.append(rest == 1 ? "==" : "=");
-  }
+  std::string out = base64_encode(bytes, url_safe ? Base64::Url : Base64::Standard);
+  if (!pad)
+    while (!out.empty() && out.back() == '=') out.pop_back();
+  while (pad && out.size() % 4) out.push_back('=');
   return out;
 }
 

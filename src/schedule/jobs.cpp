@@ -1,4 +1,5 @@
 #include "schedule/jobs.h"
+#include "base/random.h"
 
 #include "base/text.h"
 #include "store/database.h"
@@ -30,15 +31,7 @@ Result<void> ensure_schema(sqlite3* db) { return store::exec(db, kSchema, "creat
 
 std::string shown(std::string_view s) { return clip_text(s, 80); }
 
-std::string new_job_id() {
-  static std::mutex mutex;
-  static std::mt19937_64 rng{std::random_device{}()};
-  static const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
-  std::lock_guard lock(mutex);
-  std::string out = "s";
-  for (int i = 0; i < 10; ++i) out += digits[rng() % 36];
-  return out;
-}
+std::string new_job_id() { return random_id("s", 10); }
 
 void bind_instant(sqlite3_stmt* s, int i, std::optional<int64_t> t) {
   if (t) sqlite3_bind_int64(s, i, *t);
@@ -227,7 +220,7 @@ Result<Job> add_job(store::Database& db, const JobSpec& spec, int64_t now, const
     line = line.substr(0, line.find_first_of("\r\n"));
     if (line.size() > 60) {
       size_t cut = line.rfind(' ', 57);
-      line = line.substr(0, cut == std::string::npos || cut < 20 ? 57 : cut) + "…";
+      line = clip_head(line, cut == std::string::npos || cut < 20 ? 57 : cut);
     }
     job.name = clip_text(line, 80);
   }

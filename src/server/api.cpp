@@ -1,4 +1,6 @@
 #include "server/api.h"
+#include "base/random.h"
+#include "base/text.h"
 
 #include "base/log.h"
 #include "base/thread_pool.h"
@@ -66,19 +68,14 @@ HttpResponse error_response(const Error& e) { return net::json_error(http_status
 HttpResponse from(const Result<json>& r, int ok_status = 200) { return r ? json_response(ok_status, *r) : error_response(r.error()); }
 
 HttpResponse no_such_endpoint(const HttpRequest& r) {
-  std::string path = r.path.size() > 200 ? r.path.substr(0, 200) + "…" : r.path;
+  std::string path = clip_head(r.path, 200);
   return net::json_error(404, "NotFound", "no such endpoint: " + r.method.substr(0, 20) + " " + path);
 }
 
 HttpResponse busy() { return net::json_error(503, "Unavailable", "ouro is busy with other requests; try again shortly"); }
 
-std::string random_token() {
-  std::random_device rd;
-  std::string t;
-  static const char* hex = "0123456789abcdef";
-  for (int i = 0; i < 40; ++i) t += hex[rd() % 16];
-  return t;
-}
+// 160 random bits as 40 hex characters.
+std::string random_token() { return random_hex(20); }
 
 bool equal_time_constant(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;

@@ -1,4 +1,5 @@
 #include "server/memories.h"
+#include "base/text.h"
 
 #include "base/log.h"
 #include "memory/memory.h"
@@ -53,17 +54,7 @@ Result<int64_t> whole(const std::string& name, const std::string& text, int64_t 
   return static_cast<int64_t>(n);
 }
 
-json entry_json(const memory::Entry& e, bool scored) {
-  json j = {{"id", e.id},
-            {"text", e.text},
-            {"tags", e.tags},
-            {"kind", std::string(memory::kind_name(e.kind))},
-            {"source_run", e.source_run.empty() ? json(nullptr) : json(e.source_run)},
-            {"created_at", e.created_at * 1000},
-            {"updated_at", e.updated_at * 1000}};
-  if (scored) j["score"] = e.score;
-  return j;
-}
+json entry_json(const memory::Entry& e, bool scored) { return memory::to_json(e, scored); }
 
 // Memory's messages begin "memory: "; the API's name what was asked.
 Error for_api(Error e) {

@@ -1,6 +1,7 @@
 #include "server/pairing.h"
 
 #include "base/base64.h"
+#include "base/random.h"
 #include "base/log.h"
 #include "store/database.h"
 #include "store/statement.h"
@@ -30,12 +31,7 @@ double system_now() {
   return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string base64url(std::string_view bytes) {
-  std::string s = base64_encode(bytes);
-  for (char& c : s) c = c == '+' ? '-' : c == '/' ? '_' : c;
-  while (!s.empty() && s.back() == '=') s.pop_back();
-  return s;
-}
+std::string base64url(std::string_view bytes) { return base64_encode(bytes, Base64::Url); }
 
 // What the user typed, as compared: no dashes or spaces, upper case, and Crockford's decoding
 // of the look-alikes (O → 0, I and L → 1).
@@ -71,20 +67,7 @@ constexpr const char* kSchema =
 
 }  // namespace
 
-std::string Pairings::random_bytes(size_t n) {
-  std::string out(n, '\0');
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = getrandom(out.data() + got, n - got, 0);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      // No randomness means no secret worth handing out; this does not happen on Linux ≥ 3.17.
-      throw std::runtime_error(std::string("getrandom failed: ") + std::strerror(errno));
-    }
-    got += static_cast<size_t>(r);
-  }
-  return out;
-}
+std::string Pairings::random_bytes(size_t n) { return ::ouro::random_bytes(n); }
 
 std::string Pairings::hash(std::string_view credential) {
   unsigned char digest[EVP_MAX_MD_SIZE];

@@ -30,7 +30,7 @@ std::string when(const schedule::Job& job, int64_t t) {
 
 std::string describe_json(const json& v) {
   std::string text = dump_json(v);
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  text = clip_head(text, 40, ClipMark::None) + (text.size() > 40 ? "..." : "");
   return std::string(v.type_name()) + " " + text;
 }
 

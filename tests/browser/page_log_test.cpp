@@ -11,14 +11,6 @@ json console_call(const json& value, const std::string& type = "log") {
           {"timestamp", 1.7e12}, {"stackTrace", {{"callFrames", json::array({{{"functionName", ""}, {"url", "http://127.0.0.1/x"}, {"lineNumber", 4}, {"columnNumber", 2}}})}}}};
 }
 
-TEST(CapText, KeepsShortTextAndMarksWhatItCuts) {
-  EXPECT_EQ(cap_text("hello", 10), "hello");
-  EXPECT_EQ(cap_text(std::string(25, 'a'), 10), std::string(10, 'a') + "…[+15 chars]");
-  // Never inside a UTF-8 character: "é" is two bytes.
-  std::string s = "aé" + std::string(10, 'b');
-  EXPECT_EQ(cap_text(s, 2), "a…[+11 chars]");
-}
-
 TEST(PageLog, ConsoleEntriesAreCappedInSize) {
   PageLog log;
   log.on_event("Runtime.consoleAPICalled", console_call(std::string(1 << 20, 'x')), 1000);

@@ -92,6 +92,33 @@ TEST(CdpConnection, ProtocolErrorsBecomeErrorsNamingTheMethod) {
   EXPECT_NE(r.error().message.find("DOM.nope"), std::string::npos);
 }
 
+// Chromium says what went away only in its message text; the connection reads it once, so callers
+// decide by the error's cause.
+TEST(CdpConnection, ChromiumsGoneTargetsAndContextsBecomeCauses) {
+  const std::vector<std::pair<std::string, Cause>> cases = {
+      {"Session with given id not found.", Cause::TargetGone},
+      {"No session with given id", Cause::TargetGone},
+      {"Cannot find context with specified id", Cause::ContextGone},
+      {"Execution context was destroyed.", Cause::ContextGone},
+      {"Inspected target navigated or closed", Cause::PageNavigated},
+      {"Invalid parameters", Cause::None},
+  };
+  Fixture f;
+  for (const auto& [message, cause] : cases) {
+    std::promise<Result<json>> p;
+    f.conn->send("Runtime.evaluate", {}, "S1", 5s, [&](Result<json> r) { p.set_value(r); });
+    f.deliver({{"id", f.last_sent()["id"]}, {"error", {{"code", -32000}, {"message", message}}}});
+    auto r = p.get_future().get();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().cause, cause) << message;
+  }
+  // A session ouro ended keeps the cause it was ended with for the commands sent on it later.
+  f.conn->fail_session("S2", Error{Code::NotFound, "tab t3 was closed", nullptr, Cause::TargetGone});
+  auto late = f.conn->call("Runtime.evaluate", {}, "S2", 5s);
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().cause, Cause::TargetGone);
+}
+
 TEST(CdpConnection, RoutesEventsWithTheirSession) {
   Fixture f;
   std::vector<Event> events;

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+
 namespace ouro::commands {
 namespace {
 
@@ -99,47 +102,31 @@ TEST(CommandLanguage, TargetsFromWords) {
   EXPECT_EQ(t.name, "Email");
 }
 
-TEST(Sentences, TheIssueExamples) {
-  EXPECT_EQ(plan_of("Enter \"Kathy\" into the text field and press Submit"), (L{"type \"Kathy\" into the text field", "click Submit"}));
-  EXPECT_EQ(plan_of("Select Bob from the list and click Submit"), (L{"select \"Bob\" from the list", "click Submit"}));
-  EXPECT_EQ(plan_of("Check the boxes for alpha and beta, then click OK"), (L{"check alpha", "check beta", "click OK"}));
-  EXPECT_EQ(plan_of("Click the third link"), (L{"click the third link"}));
+// The planner's cases are data: plans.json holds each sentence and the plan it must give, one
+// line a step. OURO_REBASELINE=1 rewrites the file with the plans the planner gives now (review
+// the diff before committing it); otherwise every case must match.
+TEST(Sentences, PlansTheRecordedCases) {
+  const std::string path = std::string(OURO_SOURCE_DIR) + "/tests/commands/plans.json";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  auto cases = nlohmann::ordered_json::parse(in);
+  ASSERT_TRUE(cases.is_array() && !cases.empty()) << path;
+  const char* rebaseline = std::getenv("OURO_REBASELINE");
+  const bool rewrite = rebaseline && std::string_view(rebaseline) == "1";
+  for (auto& c : cases) {
+    L got = plan_of(c.at("sentence").get<std::string>());
+    if (rewrite) c["plan"] = got;
+    else EXPECT_EQ(got, c.at("plan").get<L>()) << c["sentence"];
+  }
+  if (rewrite) std::ofstream(path) << cases.dump(1) << "\n";
 }
 
 TEST(Sentences, FormsInManyPhrasings) {
-  EXPECT_EQ(plan_of("Type hello world in the search box, then hit enter"), (L{"type \"hello world\" into the search box", "press Enter"}));
-  EXPECT_EQ(plan_of("Enter the username \"kanesha\" and the password \"x9\" into the text fields and press login."),
-            (L{"type \"kanesha\" into the username", "type \"x9\" into the password", "click login"}));
-  EXPECT_EQ(plan_of("Enter the password \"abc\" into both text fields and press submit."),
-            (L{"type \"abc\" into both text fields", "click submit"}));
-  EXPECT_EQ(plan_of("Fill the Email field with \"a@b.c\" and submit the form"), (L{"type \"a@b.c\" into the Email field", "submit"}));
-  EXPECT_EQ(plan_of("Enter 11/08/2016 as the date and hit submit."), (L{"type \"11/08/2016\" into the date", "click submit"}));
-  EXPECT_EQ(plan_of("Put “Ada Lovelace” in the Name box"), (L{"type \"Ada Lovelace\" into the Name box"}));
   auto r = parse_request("Enter secret:password into the Password field and click Sign in");
   ASSERT_EQ(r.plan.size(), 2u);
   EXPECT_EQ(r.plan[0].secret, "password");
   EXPECT_EQ(r.intent, "fill_form");
   EXPECT_EQ(r.success_criteria[0], "secret password typed into the Password field");
-  EXPECT_EQ(plan_of("Focus into the textbox."), (L{"focus the textbox"}));
-}
-
-TEST(Sentences, ChoicesChecksAndClicks) {
-  EXPECT_EQ(plan_of("Select nXDl8, tVKLw and click Submit."), (L{"choose \"nXDl8\"", "choose \"tVKLw\"", "click Submit"}));
-  EXPECT_EQ(plan_of("Select nothing and click Submit."), (L{"click Submit"}));
-  EXPECT_EQ(plan_of("Choose \"Large\" from the Size dropdown"), (L{"select \"Large\" from the Size dropdown"}));
-  EXPECT_EQ(plan_of("Pick the option Blue."), (L{"choose \"Blue\""}));
-  EXPECT_EQ(plan_of("Tick alpha and gamma then press OK"), (L{"check alpha", "check gamma", "click OK"}));
-  EXPECT_EQ(plan_of("Uncheck the Newsletter checkbox"), (L{"uncheck the Newsletter checkbox"}));
-  EXPECT_EQ(plan_of("Click button ONE, then click button TWO."), (L{"click button ONE", "click button TWO"}));
-  EXPECT_EQ(plan_of("Click on the \"ok\" button."), (L{"click the \"ok\" button"}));
-  EXPECT_EQ(plan_of("Click on the link \"justo\"."), (L{"click the link \"justo\""}));
-  EXPECT_EQ(plan_of("Switch to the second tab."), (L{"click the second tab"}));
-  EXPECT_EQ(plan_of("Click on Tab #2."), (L{"click Tab #2"}));
-  EXPECT_EQ(plan_of("Close the dialog box by clicking the \"x\"."), (L{"click the \"x\""}));
-  EXPECT_EQ(plan_of("Expand the section below and click submit."), (L{"expand the section below", "click submit"}));
-  EXPECT_EQ(plan_of("Go to https://example.com/login, then go back"), (L{"navigate https://example.com/login", "back"}));
-  EXPECT_EQ(plan_of("Search for \"mechanical keyboard\""), (L{"type \"mechanical keyboard\" into the search box", "press Enter"}));
-  EXPECT_EQ(plan_of("click e12; type \"x\" into e13\npress Tab"), (L{"click e12", "type \"x\" into e13", "press Tab"}));
 }
 
 TEST(Sentences, SaysWhatItDoesNotUnderstand) {
@@ -218,7 +205,6 @@ TEST(Sentence, KindsScopesAndValues) {
   EXPECT_EQ(r.plan[0].target.near, "Otto");
   EXPECT_EQ(r.plan[0].target.name, "flag");
   // A bare target after "then" takes the verb before it.
-  EXPECT_EQ(plan_of("Click View, then Zoom, then Fit width."), (L{"click View", "click Zoom", "click Fit width"}));
   // set X to Y: a field or a list; several pairs; dates keep their commas.
   r = parse_request("Set \"Items per page\" to \"50\"");
   ASSERT_EQ(r.plan.size(), 1u) << to_json(r).dump();
@@ -230,10 +216,7 @@ TEST(Sentence, KindsScopesAndValues) {
   EXPECT_EQ(r.plan[0].text, "March 3, 2021");
   EXPECT_EQ(r.plan[1].text, "7:15 PM");
   EXPECT_EQ(r.plan[1].target.name, "start time");
-  EXPECT_EQ(plan_of("Fill in Town with \"Gent\" and Postcode with \"9000\""), (L{"type \"Gent\" into Town", "type \"9000\" into Postcode"}));
   // Purpose clauses, "use X to enter", ratings, "add X to the list", spinners, cookie walls, filters.
-  EXPECT_EQ(plan_of("Use the input box to type \"kiwi\""), (L{"type \"kiwi\" into the input box"}));
-  EXPECT_EQ(plan_of("Rate it 3 stars"), (L{"choose \"3 stars\""}));
   r = parse_request("Add Green Teapot to the cart");
   ASSERT_EQ(r.plan.size(), 1u) << to_json(r).dump();
   EXPECT_EQ(r.plan[0].target.near, "Green Teapot");
@@ -246,7 +229,6 @@ TEST(Sentence, KindsScopesAndValues) {
   ASSERT_EQ(r.plan.size(), 1u);
   EXPECT_EQ(r.plan[0].verb, Verb::Click);
   EXPECT_FALSE(r.plan[0].target.all);
-  EXPECT_EQ(plan_of("Filter by colour Red and Blue"), (L{"choose \"Red\"", "choose \"Blue\""}));
   EXPECT_TRUE(parse_request("Look through the folders. Click the file named \"notes\".").not_understood.empty());
 }
 

@@ -90,13 +90,14 @@ TEST(Repl, HostCallsResolveAndRejectAsPromises) {
   auto repl = start(h);
   auto r = repl->eval(R"(
     const x = await echo({ deep: [1, 'two'] });
-    let msg;
-    try { await fail(); } catch (e) { msg = e.message; }
+    let msg, code;
+    try { await fail(); } catch (e) { msg = e.message; code = e.code; }
     const both = await Promise.all([later('a', 50), later('b', 20)]);
-    ({ x, msg, both }))");
+    ({ x, msg, code, both }))");
   ASSERT_TRUE(r->ok) << r->error_message;
   EXPECT_EQ(r->value["x"]["deep"][1], "two");
   EXPECT_EQ(r->value["msg"], "no element matches selector '#x' on tab t1");
+  EXPECT_EQ(r->value["code"], "NotFound") << "code decides by kind, not by message";
   EXPECT_EQ(r->value["both"], json::array({"a", "b"}));
 }
 

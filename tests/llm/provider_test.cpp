@@ -322,12 +322,28 @@ TEST(Errors, EachFailureIsNamedAndSaysWhatToDo) {
     Error e = fails_with(s, "rate-limited");
     EXPECT_EQ(e.code, Code::ResourceExhausted);
   }
+  {  // An endpoint without tool calling: named, so the tool loop can fall back to JSON answers.
+    RawServer s;
+    s.push({Step::write(RawServer::error_response(400, R"({"error":{"message":"this model does not support tools"}})"))});
+    Error e = fails_with(s, "tools-refused");
+    EXPECT_EQ(e.code, Code::InvalidArgument);
+  }
   {  // The stream cut mid-answer on every attempt: never a half-parsed answer.
     RawServer s;
     std::string body = openai_body();
     for (int i = 0; i < 4; ++i) s.push({Step::write(RawServer::sse_head()), Step::write(body.substr(0, body.size() / 2))});
     fails_with(s, "stream-dropped");
   }
+}
+
+// Anthropic's in-stream error event names its type; an overloaded_error is retried and named as such.
+TEST(Errors, AnOverloadedErrorInsideTheStreamIsNamedByItsType) {
+  RawServer s;
+  std::string overloaded = "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"busy\"}}\n\n";
+  for (int i = 0; i < 4; ++i) s.push({Step::write(RawServer::sse_head()), Step::write(overloaded)});
+  auto r = provider("anthropic", s)->complete(request("claude-sonnet-4-20250514"), [](const Delta&) {}, CancelToken{});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(kind_of(r.error()), "overloaded") << r.error().message;
 }
 
 TEST(Retries, ClientErrorsAreNotRetried) {

@@ -78,6 +78,24 @@ TEST(DatabaseWithConnection, RunsTheCallbackWithTheHandleAndReturnsItsResult) {
   EXPECT_TRUE(db->kv_set("k", "1"));
 }
 
+// One JSON shape for an entry on every face: times in milliseconds, an absent run as null.
+TEST(Memory, AnEntryHasOneJsonShape) {
+  Entry e;
+  e.id = 7;
+  e.text = "t";
+  e.tags = {"a"};
+  e.kind = Kind::Run;
+  e.created_at = 1714564800.25;
+  e.updated_at = 1714564801;
+  e.score = 2.5;
+  auto j = to_json(e, false);
+  EXPECT_EQ(j.dump(), R"({"id":7,"text":"t","tags":["a"],"kind":"run","source_run":null,"created_at":1714564800250,"updated_at":1714564801000})");
+  e.source_run = "r1";
+  j = to_json(e, true);
+  EXPECT_EQ(j["source_run"], "r1");
+  EXPECT_EQ(j["score"], 2.5);
+}
+
 TEST(Memory, RecallRanksTheMoreSpecificEntryFirst) {
   auto db = open_memory_db();
   Memory m(*db);

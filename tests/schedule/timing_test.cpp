@@ -292,7 +292,10 @@ TEST(Timing, Describes) {
   const TimeZone z;
   EXPECT_EQ(describe(*parse_timing("every 2h30m", z, kNow)), "every 2h30m");
   EXPECT_EQ(describe(*parse_timing("at 2026-12-01 08:00", z, kNow)), "once at 2026-12-01 08:00 (UTC)");
-  if (!have_tzdata()) return;
+}
+
+TEST(Timing, DescribesInANamedZone) {
+  REQUIRE_TZDATA();
   EXPECT_EQ(describe(*parse_timing("at 2026-12-01 08:00", berlin(), kNow)), "once at 2026-12-01 08:00 CET (Europe/Berlin)");
   EXPECT_EQ(describe(*parse_timing("0 8 * * 1-5", berlin(), kNow)), "at 08:00 on Monday through Friday (Europe/Berlin)");
 }

@@ -518,7 +518,9 @@ TEST(Api, DestroyedWithStreamsOpenAndRequestsInFlight) {
   EXPECT_TRUE(idle.closed_within(5s));
   opener.join();
   auto status = opened.get_future().get();
-  EXPECT_TRUE(status == 0 || status == 201) << status;
+  // The HTTP server stops before the workers are drained (ApiServer's destructor): the request a worker
+  // held is cut, never answered late — its page was still loading when the API went.
+  EXPECT_EQ(status, 0) << "the in-flight request was answered after the API was destroyed";
   EXPECT_EQ(request("GET", "http://127.0.0.1:" + std::to_string(port) + "/api/runs", token).status, 0) << "nothing listens";
   EXPECT_TRUE(s.runs->cancel(id)) << "the runs go on without the API";
 }

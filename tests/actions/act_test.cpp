@@ -1,4 +1,4 @@
-// act(): the command language and plain instructions without a model (issue 17). The task pages of
+// act(): the command language and plain instructions without a model. The task pages of
 // tests/act_tasks are solved through the REPL function as a user would call it; targets that are
 // ambiguous or unknown fail with candidates and touch nothing; the command language takes refs,
 // selectors and secrets; the safety gate still asks before a sensitive click.
@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <random>
+#include <set>
 
 namespace ouro::testing {
 namespace {
@@ -175,10 +176,23 @@ TEST(Act, RandomInstructionsFailCleanly) {
     for (int k = 0; k < n; ++k) s += words[rng() % words.size()] + " ";
     code += json(s).dump() + ",";
   }
-  code += "]) { try { const r = await act(activeTab, s, { timeout: 100 }); out.push(typeof r.ok); } catch (e) { out.push('error'); } } out";
+  code += "]) { try { const r = await act(activeTab, s, { timeout: 100 }); out.push({ ok: r.ok }); } "
+          "catch (e) { out.push({ code: e.code || null, message: String(e.message) }); } } out";
   json r = ok(code);
   ASSERT_EQ(r.size(), 40u);
-  for (const auto& x : r) EXPECT_TRUE(x == "boolean" || x == "error") << x;
+  // A result says whether it acted; a refusal is act's own, of a kind that names a wrong or unmatched
+  // instruction — never a failure inside ouro (Internal) nor an engine error without a code.
+  const std::set<std::string> refusals = {"InvalidArgument", "NotFound", "FailedPrecondition", "DeadlineExceeded"};
+  for (const auto& x : r) {
+    if (x.contains("ok")) {
+      EXPECT_TRUE(x["ok"].is_boolean()) << x;
+      continue;
+    }
+    EXPECT_TRUE(x["code"].is_string() && refusals.count(x["code"].get<std::string>())) << x;
+    EXPECT_EQ(get_str(x, "message").rfind("act: ", 0), 0u) << x;
+  }
+  // The page is still there and answers.
+  EXPECT_EQ(ok("await execInTab(activeTab, '1 + 1')"), 2);
 }
 
 }  // namespace
