@@ -49,6 +49,9 @@ struct Param {
   Param(std::optional<double> v) {
     if (v) value = *v;
   }
+  Param(std::optional<int64_t> v) {
+    if (v) value = *v;
+  }
 };
 // NULL for an empty string, else the text (columns where "" means "not set").
 Param text_or_null(std::string_view v);
