@@ -26,7 +26,8 @@ std::string default_data_dir();
 // $OURO_DATABASE, else the settings file's "database" ($OURO_CONFIG, else
 // $XDG_CONFIG_HOME/ouroboros/config.json, else ~/.config/ouroboros/config.json), else the file.
 // A "database_password" in the settings file is given to libpq as the password when the URL has
-// none (PGPASSWORD and ~/.pgpass work as libpq reads them). An unreadable settings file is an error.
+// none (PGPASSWORD and ~/.pgpass work as libpq reads them). A "database" that is not a string is
+// an error; a settings file that does not parse is left to the settings readers to report.
 Result<std::string> configured_database(const std::string& sqlite_path);
 
 class Database {

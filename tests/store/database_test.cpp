@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <fstream>
 
 namespace ouro::store {
 namespace {
@@ -235,6 +236,38 @@ TEST(Database, FileFromBeforeMigrationsIsAdoptedWithItsData) {
   EXPECT_EQ((*db)->mark_interrupted().value(), 1);  // one server per data directory: all of them
   RunCheckpoint c;
   EXPECT_TRUE(save_run_checkpoint(**db, "old", c));
+}
+
+// The settings file's "database" (or OURO_DATABASE, first) replaces the data directory's file.
+TEST(Database, ConfiguredDatabaseReplacesTheDataDirectorysFile) {
+  std::string dir = testing::temp_dir();
+  std::string config = dir + "/config.json", elsewhere = dir + "/elsewhere.db", env = dir + "/env.db";
+  {
+    std::ofstream out(config);
+    out << R"({"database": ")" << elsewhere << R"(", "database_password": "pw"})";
+  }
+  setenv("OURO_CONFIG", config.c_str(), 1);
+  EXPECT_EQ(configured_database(dir + "/ouro.db").value(), elsewhere);
+  auto db = Database::open(dir + "/ouro.db");
+  ASSERT_TRUE(db) << db.error().message;
+  EXPECT_EQ((*db)->path(), elsewhere);
+  setenv("OURO_DATABASE", env.c_str(), 1);
+  EXPECT_EQ(configured_database(dir + "/ouro.db").value(), env);
+  // A URL without a password takes the settings file's, which path() never shows.
+  setenv("OURO_DATABASE", "postgresql://u@h/db", 1);
+  EXPECT_EQ(configured_database(dir + "/ouro.db").value(), "postgresql://u@h/db?password=pw");
+  EXPECT_EQ(redact_database_url(configured_database(dir + "/ouro.db").value()), "postgresql://u@h/db?password=***");
+  unsetenv("OURO_DATABASE");
+  {
+    std::ofstream out(config);
+    out << R"({"database": 5})";
+  }
+  auto bad = configured_database(dir + "/ouro.db");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, Code::InvalidArgument);
+  unsetenv("OURO_CONFIG");
+  // ":memory:" is never redirected.
+  EXPECT_EQ(Database::open(":memory:").value()->path(), ":memory:");
 }
 
 // --- PostgreSQL -----------------------------------------------------------------------------------
