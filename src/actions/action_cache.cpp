@@ -2,7 +2,7 @@
 
 #include "commands/language.h"
 #include "store/database.h"
-#include "store/statement.h"
+#include "store/sql.h"
 
 #include <boost/url/parse.hpp>
 
@@ -12,11 +12,22 @@ namespace ouro::actions {
 
 namespace {
 
-Result<void> ensure_schema(sqlite3* db) {
-  return store::exec(db,
-                     "CREATE TABLE IF NOT EXISTS action_cache (site TEXT NOT NULL, key TEXT NOT NULL, shape TEXT NOT NULL, "
-                     "entry TEXT NOT NULL, used REAL NOT NULL, hits INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (site, key, shape))",
-                     "create the action cache table");
+constexpr store::Migration kMigrations[] = {
+    {1,
+     "CREATE TABLE IF NOT EXISTS action_cache (site TEXT NOT NULL, key TEXT NOT NULL, shape TEXT NOT NULL, "
+     "entry TEXT NOT NULL, used REAL NOT NULL, hits INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (site, key, shape))",
+     "CREATE TABLE IF NOT EXISTS action_cache (site TEXT NOT NULL, key TEXT NOT NULL, shape TEXT NOT NULL, "
+     "entry TEXT NOT NULL, used DOUBLE PRECISION NOT NULL, hits BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (site, key, shape));"
+     "CREATE INDEX action_cache_by_use ON action_cache (used)"},
+};
+
+Result<void> ensure_schema(store::Connection& c) { return store::migrate(c, "action_cache", kMigrations); }
+
+// A statement's failure as "cannot WHAT: why", keeping its code.
+template <class T>
+Result<T> named(Result<T> r, std::string_view what) {
+  if (r) return r;
+  return make_error(r.error().code, fmt::format("cannot {}: {}", what, r.error().message));
 }
 
 double now_ms() {
@@ -51,82 +62,69 @@ json ActionCache::Entry::to_json() const {
 }
 
 Result<std::vector<ActionCache::Entry>> ActionCache::lookup(const std::string& site, const std::string& key) {
-  return m_db.with_connection([&](sqlite3* db) -> Result<std::vector<Entry>> {
-    TRY(ensure_schema(db));
-    auto st = TRY(store::prepare(db, "SELECT shape, entry FROM action_cache WHERE site = ?1 AND key = ?2 ORDER BY used DESC LIMIT ?3"));
-    store::bind(st.s, 1, site);
-    store::bind(st.s, 2, key);
-    sqlite3_bind_int(st.s, 3, kMaxShapesPerKey);
+  return m_db.with_sql([&](store::Connection& c) -> Result<std::vector<Entry>> {
+    TRY(ensure_schema(c));
+    auto rows = TRY(named(c.exec("SELECT shape, entry FROM action_cache WHERE site = ?1 AND key = ?2 ORDER BY used DESC LIMIT ?3",
+                                 {site, key, static_cast<int>(kMaxShapesPerKey)}),
+                          "read the action cache"));
     std::vector<Entry> out;
-    int rc;
-    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
-      auto j = parse_json(store::text(st.s, 1), "action cache entry");
+    for (const store::Row& row : rows) {
+      auto j = parse_json(row.text(1), "action cache entry");
       if (!j || !j->is_object()) continue;  // an unreadable row is skipped, and replaced when the target is bound again
       Entry e;
-      e.shape = store::text(st.s, 0);
+      e.shape = row.text(0);
       e.selector = get_str(*j, "selector");
       e.role = get_str(*j, "role");
       e.name = get_str(*j, "name");
       e.confidence = j->value("confidence", 0.0);
       if (!e.selector.empty()) out.push_back(std::move(e));
     }
-    TRY(store::finished_reading(db, rc, "the action cache"));
     return out;
   });
 }
 
 Result<void> ActionCache::put(const std::string& site, const std::string& key, const Entry& entry) {
   if (site.empty() || key.empty() || entry.selector.empty()) return {};
-  return m_db.with_connection([&](sqlite3* db) -> Result<void> {
-    TRY(ensure_schema(db));
+  return m_db.with_sql([&](store::Connection& c) -> Result<void> {
+    TRY(ensure_schema(c));
     json j = entry.to_json();
     j.erase("shape");
-    auto st = TRY(store::prepare(db, "INSERT OR REPLACE INTO action_cache (site, key, shape, entry, used, hits) VALUES (?1, ?2, ?3, ?4, ?5, 0)"));
-    store::bind(st.s, 1, site);
-    store::bind(st.s, 2, key);
-    store::bind(st.s, 3, entry.shape);
-    store::bind(st.s, 4, dump_json(j));
-    sqlite3_bind_double(st.s, 5, now_ms());
-    if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot keep an action cache entry: {}", sqlite3_errmsg(db));
-    // Bounded: the least recently used go first.
-    auto trim = TRY(store::prepare(db, "DELETE FROM action_cache WHERE rowid IN (SELECT rowid FROM action_cache ORDER BY used DESC LIMIT -1 OFFSET ?1)"));
-    sqlite3_bind_int(trim.s, 1, kMaxEntries);
-    if (sqlite3_step(trim.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot trim the action cache: {}", sqlite3_errmsg(db));
+    TRY(named(c.exec("INSERT INTO action_cache (site, key, shape, entry, used, hits) VALUES (?1, ?2, ?3, ?4, ?5, 0) "
+                     "ON CONFLICT (site, key, shape) DO UPDATE SET entry = excluded.entry, used = excluded.used, hits = 0",
+                     {site, key, entry.shape, dump_json(j), now_ms()}),
+              "keep an action cache entry"));
+    // Bounded: the least recently used go first. (SQLite wants a LIMIT before an OFFSET.)
+    TRY(named(c.exec(c.engine() == store::Engine::Postgres
+                         ? "DELETE FROM action_cache WHERE (site, key, shape) IN (SELECT site, key, shape FROM action_cache ORDER BY used DESC OFFSET ?1)"
+                         : "DELETE FROM action_cache WHERE rowid IN (SELECT rowid FROM action_cache ORDER BY used DESC LIMIT -1 OFFSET ?1)",
+                     {static_cast<int>(kMaxEntries)}),
+              "trim the action cache"));
     return {};
   });
 }
 
 Result<void> ActionCache::touch(const std::string& site, const std::string& key, const std::string& shape) {
-  return m_db.with_connection([&](sqlite3* db) -> Result<void> {
-    TRY(ensure_schema(db));
-    auto st = TRY(store::prepare(db, "UPDATE action_cache SET used = ?4, hits = hits + 1 WHERE site = ?1 AND key = ?2 AND shape = ?3"));
-    store::bind(st.s, 1, site);
-    store::bind(st.s, 2, key);
-    store::bind(st.s, 3, shape);
-    sqlite3_bind_double(st.s, 4, now_ms());
-    if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot update the action cache: {}", sqlite3_errmsg(db));
+  return m_db.with_sql([&](store::Connection& c) -> Result<void> {
+    TRY(ensure_schema(c));
+    TRY(named(c.exec("UPDATE action_cache SET used = ?4, hits = hits + 1 WHERE site = ?1 AND key = ?2 AND shape = ?3", {site, key, shape, now_ms()}),
+              "update the action cache"));
     return {};
   });
 }
 
 Result<void> ActionCache::drop(const std::string& site, const std::string& key, const std::string& shape) {
-  return m_db.with_connection([&](sqlite3* db) -> Result<void> {
-    TRY(ensure_schema(db));
-    auto st = TRY(store::prepare(db, "DELETE FROM action_cache WHERE site = ?1 AND key = ?2 AND shape = ?3"));
-    store::bind(st.s, 1, site);
-    store::bind(st.s, 2, key);
-    store::bind(st.s, 3, shape);
-    if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Internal, "cannot drop an action cache entry: {}", sqlite3_errmsg(db));
+  return m_db.with_sql([&](store::Connection& c) -> Result<void> {
+    TRY(ensure_schema(c));
+    TRY(named(c.exec("DELETE FROM action_cache WHERE site = ?1 AND key = ?2 AND shape = ?3", {site, key, shape}), "drop an action cache entry"));
     return {};
   });
 }
 
 Result<int64_t> ActionCache::size() {
-  return m_db.with_connection([&](sqlite3* db) -> Result<int64_t> {
-    TRY(ensure_schema(db));
-    auto st = TRY(store::prepare(db, "SELECT count(*) FROM action_cache"));
-    if (sqlite3_step(st.s) != SQLITE_ROW) return errorf(Code::Internal, "cannot count the action cache: {}", sqlite3_errmsg(db));
-    return static_cast<int64_t>(sqlite3_column_int64(st.s, 0));
+  return m_db.with_sql([&](store::Connection& c) -> Result<int64_t> {
+    TRY(ensure_schema(c));
+    auto rows = TRY(named(c.exec("SELECT count(*) FROM action_cache"), "count the action cache"));
+    return rows.empty() ? int64_t{0} : rows[0].int64(0);
   });
 }
 

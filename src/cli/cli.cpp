@@ -93,6 +93,21 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
       ->allow_extra_args(false);
   cmd->add_option("--browser-dir", f.browser_dir, "With --browser auto: the user-data-dir of the browser to attach to");
   cmd->add_option("--data-dir", f.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
+  // The database goes to Database::open through OURO_DATABASE (store/database.h), so every path
+  // that opens one sees it. A password there would be readable in the process list: refused.
+  cmd->add_option_function<std::string>(
+         "--database", [](const std::string& target) { setenv("OURO_DATABASE", target.c_str(), 1); },
+         "Keep runs, events, schedules and memory in this database instead of <data dir>/ouro.db: postgresql://user@host/db (the "
+         "password from PGPASSWORD, ~/.pgpass or the settings file's database_password) or an SQLite file (default: $OURO_DATABASE, "
+         "the settings file's database)")
+      ->check(CLI::Validator(
+          [](std::string& target) -> std::string {
+            if (store::redact_database_url(target) == target) return "";
+            return "--database " + store::redact_database_url(target) +
+                   ": a password on the command line is visible in the process list; give it in PGPASSWORD, ~/.pgpass or the settings "
+                   "file's database_password";
+          },
+          "URL"));
   cmd->add_option("--workspace", f.workspace,
                   "A workspace of its own: runs, store, memory, schedules, checkpoints and the kept profile in <data dir>/workspaces/NAME "
                   "(default: $OURO_WORKSPACE, else none)");

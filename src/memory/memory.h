@@ -1,8 +1,8 @@
 // Memory across tasks: short texts that the user (remember() from code) or finished runs (their
 // task and final answer) leave behind, found again by their words. The entries live in ouro's
-// SQLite database (table `memories`) with an FTS5 index ranked by BM25 (seed 004, "Memory System":
-// BM25 text search, duplicates merged with the newer winning). What comes back is meant as
-// metadata for a prompt: short, dated, and bounded.
+// database (table `memories`): on SQLite with an FTS5 index ranked by BM25, on PostgreSQL with a
+// tsvector column ranked by ts_rank_cd; duplicates merged with the newer winning. What comes
+// back is meant as metadata for a prompt: short, dated, and bounded.
 #pragma once
 
 #include "base/error.h"
@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-struct sqlite3;
 
 namespace ouro::store {
 class Database;
+class Connection;
 }
 
 namespace ouro::memory {
@@ -105,11 +105,11 @@ class Memory {
   std::string relevant_for(const std::string& task, int max_entries = 5, size_t max_chars = 1500);
 
  private:
-  // Creates the tables, index and triggers once per Memory. Called with the database's lock held.
-  Result<void> ensure_schema(sqlite3* db);
+  // Brings the tables, index and triggers to the current version (store::migrate, once per
+  // connection). Called with the database's lock held.
+  Result<void> ensure_schema(store::Connection& c);
 
   store::Database& m_db;
-  bool m_schema_ready = false;  // read and written only under the database's lock
 };
 
 }  // namespace ouro::memory

@@ -1,5 +1,5 @@
-// Saved tasks that run at set times (issue: Scheduler): the `schedules` table of ouro's database,
-// kept through Database::with_connection. A job is a task with its start URLs and run options
+// Saved tasks that run at set times: the `schedules` table of ouro's database,
+// kept through Database::with_sql (SQLite or PostgreSQL). A job is a task with its start URLs and run options
 // (as POST /api/runs takes them), its timing (once, every, cron — stored as the person wrote it,
 // with its kind and zone, so it is read again the same way), what to do about runs missed while
 // ouro was not running, and what happened when it last fell due.

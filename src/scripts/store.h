@@ -1,4 +1,4 @@
-// Scripts in the database (table `scripts`, through Database::with_connection): every save of a
+// Scripts in the database (table `scripts`, through Database::with_sql, on SQLite or PostgreSQL): every save of a
 // name is a new version, the older ones kept. Any thread (SQLite is behind the database's mutex).
 #pragma once
 

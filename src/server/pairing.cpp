@@ -4,10 +4,9 @@
 #include "base/random.h"
 #include "base/log.h"
 #include "store/database.h"
-#include "store/statement.h"
+#include "store/sql.h"
 
 #include <openssl/evp.h>
-#include <sqlite3.h>
 #include <sys/random.h>
 
 #include <algorithm>
@@ -56,14 +55,23 @@ bool equal_time_constant(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-constexpr const char* kSchema =
-    "CREATE TABLE IF NOT EXISTS pairings ("
-    "  id TEXT PRIMARY KEY,"
-    "  name TEXT NOT NULL,"
-    "  extension_id TEXT NOT NULL,"
-    "  credential_hash TEXT NOT NULL UNIQUE,"
-    "  created REAL NOT NULL,"
-    "  last_used REAL);";
+constexpr store::Migration kMigrations[] = {
+    {1,
+     "CREATE TABLE IF NOT EXISTS pairings ("
+     "  id TEXT PRIMARY KEY,"
+     "  name TEXT NOT NULL,"
+     "  extension_id TEXT NOT NULL,"
+     "  credential_hash TEXT NOT NULL UNIQUE,"
+     "  created REAL NOT NULL,"
+     "  last_used REAL);",
+     "CREATE TABLE IF NOT EXISTS pairings ("
+     "  id TEXT PRIMARY KEY,"
+     "  name TEXT NOT NULL,"
+     "  extension_id TEXT NOT NULL,"
+     "  credential_hash TEXT NOT NULL UNIQUE,"
+     "  created DOUBLE PRECISION NOT NULL,"
+     "  last_used DOUBLE PRECISION);"},
+};
 
 }  // namespace
 
@@ -84,13 +92,12 @@ Result<std::unique_ptr<Pairings>> Pairings::open(store::Database& db, Clock now)
   std::unique_ptr<Pairings> p(new Pairings());
   p->m_db = &db;
   p->m_now = now ? std::move(now) : Clock(system_now);
-  TRY(db.with_connection([&](sqlite3* c) -> Result<void> {
-    TRY(store::exec(c, kSchema, "create the pairings table"));
-    auto st = TRY(store::prepare(c, "SELECT id, extension_id, credential_hash, COALESCE(last_used, 0) FROM pairings"));
-    int rc;
-    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW)
-      p->m_by_hash[store::text(st.s, 2)] = Entry{store::text(st.s, 0), store::text(st.s, 1), sqlite3_column_double(st.s, 3), false};
-    return store::finished_reading(c, rc, "the pairings");
+  TRY(db.with_sql([&](store::Connection& c) -> Result<void> {
+    TRY(store::migrate(c, "pairing", kMigrations));
+    auto rows = c.exec("SELECT id, extension_id, credential_hash, COALESCE(last_used, 0) FROM pairings");
+    if (!rows) return make_error(rows.error().code, "cannot read the pairings: " + rows.error().message);
+    for (const store::Row& row : *rows) p->m_by_hash[row.text(2)] = Entry{row.text(0), row.text(1), row.real(3), false};
+    return {};
   }));
   return p;
 }
@@ -176,16 +183,13 @@ Result<json> Pairings::pair(const std::string& typed, const std::string& name, c
   std::string digest = hash(credential);
   double now = m_now();
   std::string clean_name = name.empty() ? "Chrome extension" : name;
-  auto id = TRY(m_db->with_connection([&](sqlite3* c) -> Result<std::string> {
-    auto st = TRY(store::prepare(c, "SELECT COALESCE(MAX(CAST(SUBSTR(id, 2) AS INTEGER)), 0) + 1 FROM pairings"));
-    std::string next = "p" + std::to_string(sqlite3_step(st.s) == SQLITE_ROW ? sqlite3_column_int64(st.s, 0) : 1);
-    auto ins = TRY(store::prepare(c, "INSERT INTO pairings (id, name, extension_id, credential_hash, created, last_used) VALUES (?, ?, ?, ?, ?, NULL)"));
-    store::bind(ins.s, 1, next);
-    store::bind(ins.s, 2, clean_name);
-    store::bind(ins.s, 3, extension_id);
-    store::bind(ins.s, 4, digest);
-    sqlite3_bind_double(ins.s, 5, now);
-    if (sqlite3_step(ins.s) != SQLITE_DONE) return errorf(Code::Unavailable, "cannot store the pairing: {}", sqlite3_errmsg(c));
+  auto id = TRY(m_db->with_sql([&](store::Connection& c) -> Result<std::string> {
+    auto max = c.exec("SELECT COALESCE(MAX(CAST(SUBSTR(id, 2) AS BIGINT)), 0) + 1 FROM pairings");
+    if (!max) return make_error(Code::Unavailable, "cannot store the pairing: " + max.error().message);
+    std::string next = "p" + std::to_string(max->empty() ? 1 : (*max)[0].int64(0));
+    auto ins = c.exec("INSERT INTO pairings (id, name, extension_id, credential_hash, created, last_used) VALUES (?1, ?2, ?3, ?4, ?5, NULL)",
+                      {next, clean_name, extension_id, digest, now});
+    if (!ins) return make_error(Code::Unavailable, "cannot store the pairing: " + ins.error().message);
     return next;
   }));
   {
@@ -218,14 +222,8 @@ void Pairings::flush_last_used() {
       }
   }
   if (dirty.empty()) return;
-  auto written = m_db->with_connection([&](sqlite3* c) -> Result<void> {
-    auto st = TRY(store::prepare(c, "UPDATE pairings SET last_used = ? WHERE id = ?"));
-    for (auto& [id, at] : dirty) {
-      sqlite3_reset(st.s);
-      sqlite3_bind_double(st.s, 1, at);
-      store::bind(st.s, 2, id);
-      sqlite3_step(st.s);
-    }
+  auto written = m_db->with_sql([&](store::Connection& c) -> Result<void> {
+    for (auto& [id, at] : dirty) TRY(c.exec("UPDATE pairings SET last_used = ?1 WHERE id = ?2", {at, id}));
     return {};
   });
   // Only a timestamp for Settings is lost.
@@ -234,17 +232,16 @@ void Pairings::flush_last_used() {
 
 Result<json> Pairings::list() {
   flush_last_used();
-  return m_db->with_connection([&](sqlite3* c) -> Result<json> {
-    auto st = TRY(store::prepare(c, "SELECT id, name, extension_id, created, last_used FROM pairings ORDER BY created"));
+  return m_db->with_sql([&](store::Connection& c) -> Result<json> {
+    auto rows = c.exec("SELECT id, name, extension_id, created, last_used FROM pairings ORDER BY created");
+    if (!rows) return make_error(rows.error().code, "cannot read the pairings: " + rows.error().message);
     json out = json::array();
-    int rc;
-    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
-      std::string ext = store::text(st.s, 2);
-      json last = sqlite3_column_type(st.s, 4) == SQLITE_NULL ? json(nullptr) : json(sqlite3_column_double(st.s, 4));
-      out.push_back({{"id", store::text(st.s, 0)}, {"name", store::text(st.s, 1)}, {"extensionId", ext}, {"origin", "chrome-extension://" + ext},
-                     {"created", sqlite3_column_double(st.s, 3)}, {"lastUsed", last}});
+    for (const store::Row& row : *rows) {
+      std::string ext = row.text(2);
+      json last = row.is_null(4) ? json(nullptr) : json(row.real(4));
+      out.push_back({{"id", row.text(0)}, {"name", row.text(1)}, {"extensionId", ext}, {"origin", "chrome-extension://" + ext},
+                     {"created", row.real(3)}, {"lastUsed", last}});
     }
-    TRY(store::finished_reading(c, rc, "the pairings"));
     return out;
   });
 }
@@ -257,11 +254,10 @@ Result<json> Pairings::describe(const std::string& id) {
 }
 
 Result<void> Pairings::revoke(const std::string& id) {
-  int changed = TRY(m_db->with_connection([&](sqlite3* c) -> Result<int> {
-    auto st = TRY(store::prepare(c, "DELETE FROM pairings WHERE id = ?"));
-    store::bind(st.s, 1, id);
-    if (sqlite3_step(st.s) != SQLITE_DONE) return errorf(Code::Unavailable, "cannot revoke the pairing: {}", sqlite3_errmsg(c));
-    return sqlite3_changes(c);
+  int changed = TRY(m_db->with_sql([&](store::Connection& c) -> Result<int> {
+    auto r = c.exec("DELETE FROM pairings WHERE id = ?1", {id});
+    if (!r) return make_error(Code::Unavailable, "cannot revoke the pairing: " + r.error().message);
+    return static_cast<int>(r->affected);
   }));
   std::function<void(const std::string&)> listener;
   {

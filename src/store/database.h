@@ -1,8 +1,11 @@
-// ouro's SQLite database (WAL mode): the persistent key-value store behind the REPL's
-// store()/retrieve(), and later runs, events and settings. Safe to use from any thread.
+// ouro's database: the persistent key-value store behind the REPL's store()/retrieve(), runs and
+// their events, checkpoints, settings, and other modules' tables. Two engines behind one
+// interface (store/sql.h): an embedded SQLite file (WAL mode; the default) or a PostgreSQL server
+// shared by several nodes. Safe to use from any thread.
 #pragma once
 
 #include "base/error.h"
+#include "store/sql.h"
 
 #include <memory>
 #include <mutex>
@@ -19,11 +22,28 @@ namespace ouro::store {
 // ~/.local/share/ouroboros.
 std::string default_data_dir();
 
+// The database a command uses when it would open the SQLite file sqlite_path: the URL in
+// $OURO_DATABASE, else the settings file's "database" ($OURO_CONFIG, else
+// $XDG_CONFIG_HOME/ouroboros/config.json, else ~/.config/ouroboros/config.json), else the file.
+// A "database_password" in the settings file is given to libpq as the password when the URL has
+// none (PGPASSWORD and ~/.pgpass work as libpq reads them). A "database" that is not a string is
+// an error; a settings file that does not parse is left to the settings readers to report.
+Result<std::string> configured_database(const std::string& sqlite_path);
+
 class Database {
  public:
-  // Opens (creating if needed) the database file and its schema. Use ":memory:" for tests.
-  static Result<std::unique_ptr<Database>> open(const std::string& path);
+  // Opens target and brings its schema to the current version (store/sql.h's migrations):
+  // "postgresql://…" or "postgres://…" connects to that PostgreSQL server; ":memory:" is a
+  // private in-memory SQLite database (tests); any other path is an SQLite file, created with
+  // its directory if need be — unless configured_database() names a PostgreSQL server instead.
+  // Errors never show a password from the URL.
+  static Result<std::unique_ptr<Database>> open(const std::string& target);
   ~Database();
+
+  Engine engine() const { return m_engine; }
+  // This process's name among the nodes sharing a PostgreSQL database: $OURO_NODE_ID, else
+  // "<hostname>:<pid>". Runs this node starts or updates carry it (runs.owner).
+  const std::string& node_id() const { return m_node_id; }
 
   // Stores value (JSON text) under key, replacing what was there.
   Result<void> kv_set(const std::string& key, const std::string& value_json);
@@ -48,7 +68,14 @@ class Database {
   // Newest first.
   Result<std::vector<RunRow>> list_runs(int limit = 100);
   // After a restart: runs that were queued or running are marked interrupted. Returns how many.
+  // On SQLite (one server per data directory), every such run. On PostgreSQL, only those no live
+  // node holds: owned by this node, by no node, or by a node whose heartbeat (nodes table, kept by
+  // every open PostgreSQL Database every kHeartbeatSeconds) is older than kStaleNodeSeconds.
   Result<int> mark_interrupted();
+  static constexpr double kHeartbeatSeconds = 5;
+  static constexpr double kStaleNodeSeconds = 30;
+  // Records this node as alive now (PostgreSQL; a no-op on SQLite). Called by the heartbeat thread.
+  Result<void> heartbeat();
 
   struct EventRow {
     int64_t id = 0;  // global order across runs
@@ -70,6 +97,7 @@ class Database {
   Result<void> set_setting(const std::string& key, const std::string& value_json);
   Result<std::optional<std::string>> get_setting(const std::string& key);
 
+  // The SQLite file, ":memory:", or the PostgreSQL URL with its password redacted.
   const std::string& path() const { return m_path; }
 
   // --- Other modules' tables ---------------------------------------------------------------------
@@ -78,18 +106,35 @@ class Database {
   // Database per feature. f must not call this Database's methods (the lock is not recursive) nor
   // keep the handle after it returns; statements it prepares are finalized before it returns
   // (store/statement.h). Any thread; callers wait for each other.
+  // On PostgreSQL there is no sqlite3 handle: f is not called and the result is Unimplemented
+  // (a module still written for SQLite only); modules that run on both use with_sql.
   template <class F>
   auto with_connection(F&& f) -> std::invoke_result_t<F&, sqlite3*> {
     std::lock_guard lock(mutex());
+    if (!m_db)
+      return make_error(Code::Unimplemented, "this feature keeps its tables in SQLite only and is not available with a PostgreSQL database yet");
     return f(m_db);
+  }
+
+  // Runs f(Connection&) on the database's connection while holding its lock, on either engine
+  // (store/sql.h): write SQL once with ?N parameters, branch on c.engine() where dialects differ,
+  // and bring tables up to date with migrate(c, "module", migrations) first (a no-op after the
+  // first success). Same rules as with_connection: no Database methods inside, nothing kept.
+  template <class F>
+  auto with_sql(F&& f) -> std::invoke_result_t<F&, Connection&> {
+    std::lock_guard lock(mutex());
+    return f(*m_conn);
   }
 
  private:
   Database() = default;
   std::mutex& mutex();
-  Result<void> exec(const char* sql);
-  sqlite3* m_db = nullptr;
+  Result<void> open_schema();
+  sqlite3* m_db = nullptr;  // SQLite only
+  std::unique_ptr<Connection> m_conn;
+  Engine m_engine = Engine::Sqlite;
   std::string m_path;
+  std::string m_node_id;
   struct Lock;
   std::unique_ptr<Lock> m_lock;
 };

@@ -1,4 +1,4 @@
-// A run's latest checkpoint (issue 11): the state its events give after an iteration, the REPL's
+// A run's latest checkpoint: the state its events give after an iteration, the REPL's
 // env (typed JSON) and, for a run in a browser context of its own, that context's cookies and its
 // pages' localStorage — what
 // resuming it after a crash needs. One row per run, replaced after every iteration, written in

@@ -1,5 +1,5 @@
-// Prepared statements for code that works on the database's connection directly: store's own
-// tables, and other modules' through Database::with_connection. Call these with the lock held.
+// Prepared statements for code that works on the SQLite connection directly, through
+// Database::with_connection (SQLite only; store/sql.h serves both engines). Call these with the lock held.
 #pragma once
 
 #include "base/error.h"

@@ -1,5 +1,6 @@
 #include "memory/memory.h"
 
+#include "postgres_server.h"
 #include "store/database.h"
 
 #include <gtest/gtest.h>
@@ -15,11 +16,29 @@
 namespace ouro::memory {
 namespace {
 
-std::unique_ptr<store::Database> open_memory_db() {
+std::unique_ptr<store::Database> open_sqlite_memory_db() {
   auto db = store::Database::open(":memory:");
   EXPECT_TRUE(db) << db.error().message;
   return std::move(*db);
 }
+
+// The tests that hold on both engines: a fresh in-memory SQLite database, or a fresh database on
+// the test process's PostgreSQL cluster (skipped when PostgreSQL is not installed).
+class MemoryOn : public ::testing::TestWithParam<store::Engine> {
+ protected:
+  void SetUp() override {
+    if (auto why = testing::engine_unavailable(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  }
+  std::unique_ptr<store::Database> open_memory_db() {
+    if (GetParam() == store::Engine::Sqlite) return open_sqlite_memory_db();
+    auto target = testing::fresh_database(GetParam());
+    EXPECT_TRUE(target) << target.error().message;
+    auto db = store::Database::open(target.value());
+    EXPECT_TRUE(db) << db.error().message;
+    return std::move(*db);
+  }
+  bool postgres() const { return GetParam() == store::Engine::Postgres; }
+};
 
 // A fresh directory of its own for a file database, removed at the end of the test.
 struct TempDir {
@@ -64,7 +83,7 @@ void remember_fillers(Memory& m) {
 }
 
 TEST(DatabaseWithConnection, RunsTheCallbackWithTheHandleAndReturnsItsResult) {
-  auto db = open_memory_db();
+  auto db = open_sqlite_memory_db();
   Result<int> r = db->with_connection([](sqlite3* handle) -> Result<int> {
     if (!handle) return errorf(Code::Internal, "no handle");
     return sqlite3_get_autocommit(handle);
@@ -96,7 +115,7 @@ TEST(Memory, AnEntryHasOneJsonShape) {
   EXPECT_EQ(j["score"], 2.5);
 }
 
-TEST(Memory, RecallRanksTheMoreSpecificEntryFirst) {
+TEST_P(MemoryOn, RecallRanksTheMoreSpecificEntryFirst) {
   auto db = open_memory_db();
   Memory m(*db);
   remember_fillers(m);
@@ -111,7 +130,7 @@ TEST(Memory, RecallRanksTheMoreSpecificEntryFirst) {
   EXPECT_EQ((*found)[0].text, "Cheapest flight to Lisbon: example-air, 120 EUR; Lisbon flights are cheapest on Tuesdays");
 }
 
-TEST(Memory, StemsEnglishWordsAndIgnoresDiacritics) {
+TEST_P(MemoryOn, StemsEnglishWordsAndIgnoresDiacritics) {
   auto db = open_memory_db();
   Memory m(*db);
   remember_fillers(m);
@@ -125,7 +144,7 @@ TEST(Memory, StemsEnglishWordsAndIgnoresDiacritics) {
   EXPECT_EQ(ids(*opening), std::vector<int64_t>{cafe});
 }
 
-TEST(Memory, TagsAreSearchedAndFilter) {
+TEST_P(MemoryOn, TagsAreSearchedAndFilter) {
   auto db = open_memory_db();
   Memory m(*db);
   remember_fillers(m);
@@ -148,7 +167,7 @@ TEST(Memory, TagsAreSearchedAndFilter) {
   EXPECT_EQ((*entry)->tags, (std::vector<std::string>{"shopping", "coupons"}));
 }
 
-TEST(Memory, IdenticalTextAndKindIsStoredOnceAndTheNewerWins) {
+TEST_P(MemoryOn, IdenticalTextAndKindIsStoredOnceAndTheNewerWins) {
   auto db = open_memory_db();
   Memory m(*db);
   int64_t first = must_remember(m, "Amazon orders are under Account > Orders", {.tags = {"amazon"}, .source_run = "r1", .kind = Kind::Run});
@@ -175,7 +194,7 @@ TEST(Memory, IdenticalTextAndKindIsStoredOnceAndTheNewerWins) {
   EXPECT_EQ(m.count().value(), 2);
 }
 
-TEST(Memory, ForgetRemovesTheEntryAndItsIndex) {
+TEST_P(MemoryOn, ForgetRemovesTheEntryAndItsIndex) {
   auto db = open_memory_db();
   Memory m(*db);
   remember_fillers(m);
@@ -209,7 +228,7 @@ TEST(Memory, FtsQueryQuotesEveryWord) {
   EXPECT_EQ(fts_query(std::string(1000, 'x')), "\"" + std::string(64, 'x') + "\"");
 }
 
-TEST(Memory, HostileQueriesNeverFail) {
+TEST_P(MemoryOn, HostileQueriesNeverFail) {
   auto db = open_memory_db();
   Memory m(*db);
   remember_fillers(m);
@@ -278,7 +297,7 @@ TEST(Memory, HostileQueriesNeverFail) {
   ASSERT_GE(queries.size(), 30u);
   for (const auto& q : queries) {
     auto found = m.recall(q, 10);
-    ASSERT_TRUE(found) << "query " << testing::PrintToString(q.substr(0, 80)) << ": " << found.error().message;
+    ASSERT_TRUE(found) << "query " << ::testing::PrintToString(q.substr(0, 80)) << ": " << found.error().message;
     auto tagged = m.recall(q, 10, "\" OR 1=1 --");
     ASSERT_TRUE(tagged) << found.error().message;
     EXPECT_TRUE(tagged->empty());
@@ -291,7 +310,7 @@ TEST(Memory, HostileQueriesNeverFail) {
   EXPECT_FALSE(m.relevant_for(huge, 5, 500).empty());
 }
 
-TEST(Memory, TopKIsBounded) {
+TEST_P(MemoryOn, TopKIsBounded) {
   auto db = open_memory_db();
   Memory m(*db);
   for (int i = 0; i < 60; ++i) must_remember(m, "receipt number " + std::to_string(i));
@@ -301,7 +320,7 @@ TEST(Memory, TopKIsBounded) {
   EXPECT_EQ(m.recall("receipt", 7).value().size(), 7u);
 }
 
-TEST(Memory, CapsAreErrorsThatSayWhatIsWrong) {
+TEST_P(MemoryOn, CapsAreErrorsThatSayWhatIsWrong) {
   auto db = open_memory_db();
   Memory m(*db);
   auto too_long = m.remember(std::string(kMaxTextBytes + 1, 'x'));
@@ -344,18 +363,20 @@ TEST(Memory, CapsAreErrorsThatSayWhatIsWrong) {
   EXPECT_EQ(m.get(id).value()->tags, (std::vector<std::string>{"a", "b"}));
 }
 
-TEST(Memory, InvalidUtf8IsReplacedAndNulBytesKept) {
+// PostgreSQL's text holds no NUL: there it is replaced like an invalid byte.
+TEST_P(MemoryOn, InvalidUtf8IsReplacedAndNulBytesKeptWhereTheEngineCan) {
   auto db = open_memory_db();
   Memory m(*db);
   std::string text("bad \xff byte and a \0 nul", 22);
   int64_t id = must_remember(m, text);
   auto e = m.get(id).value();
   ASSERT_TRUE(e);
-  EXPECT_EQ(e->text, std::string("bad \xEF\xBF\xBD byte and a \0 nul", 24));
+  if (postgres()) EXPECT_EQ(e->text, "bad \xEF\xBF\xBD byte and a \xEF\xBF\xBD nul");
+  else EXPECT_EQ(e->text, std::string("bad \xEF\xBF\xBD byte and a \0 nul", 24));
   EXPECT_EQ(ids(m.recall("nul", 5).value()), std::vector<int64_t>{id});
 }
 
-TEST(Memory, ListGetAndCount) {
+TEST_P(MemoryOn, ListGetAndCount) {
   auto db = open_memory_db();
   Memory m(*db);
   EXPECT_EQ(m.count().value(), 0);
@@ -381,7 +402,7 @@ TEST(Memory, ListGetAndCount) {
   EXPECT_EQ(m.get(made[0]).value()->source_run, "");
 }
 
-TEST(Memory, TwoMemoriesOverOneDatabaseShareTheEntries) {
+TEST_P(MemoryOn, TwoMemoriesOverOneDatabaseShareTheEntries) {
   auto db = open_memory_db();
   Memory a(*db), b(*db);
   int64_t id = must_remember(a, "shared entry about invoices");
@@ -442,7 +463,7 @@ TEST(Memory, ConcurrentRememberAndRecallFromFourThreads) {
   EXPECT_EQ(m.recall("parcel", 50, "t2").value().size(), 50u);
 }
 
-TEST(Memory, RelevantForIsShortDatedAndBounded) {
+TEST_P(MemoryOn, RelevantForIsShortDatedAndBounded) {
   auto db = open_memory_db();
   Memory m(*db);
   remember_fillers(m);
@@ -480,6 +501,8 @@ TEST(Memory, RelevantForIsShortDatedAndBounded) {
   EXPECT_EQ(m.relevant_for("parcel", 0, 2000), "");
   EXPECT_EQ(m.relevant_for("", 5, 2000), "");
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, MemoryOn, ::testing::Values(store::Engine::Sqlite, store::Engine::Postgres), testing::engine_test_name);
 
 }  // namespace
 }  // namespace ouro::memory

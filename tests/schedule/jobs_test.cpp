@@ -4,12 +4,10 @@
 #include "schedule/jobs.h"
 
 #include "runs/spec.h"
+#include "postgres_server.h"
 #include "store/database.h"
-#include "store/statement.h"
 
 #include <gtest/gtest.h>
-
-#include <sqlite3.h>
 
 #include <cstdlib>
 
@@ -19,11 +17,21 @@ namespace {
 // 2026-06-01T00:00Z.
 constexpr int64_t kNow = 1780272000;
 
-std::unique_ptr<store::Database> open_db() {
-  auto db = store::Database::open(":memory:");
-  EXPECT_TRUE(db);
-  return std::move(*db);
-}
+// The same tests on an in-memory SQLite database and on a fresh database of the test process's
+// PostgreSQL cluster (skipped when PostgreSQL is not installed).
+class JobsOn : public ::testing::TestWithParam<store::Engine> {
+ protected:
+  void SetUp() override {
+    if (auto why = testing::engine_unavailable(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  }
+  std::unique_ptr<store::Database> open_db() {
+    auto target = GetParam() == store::Engine::Sqlite ? Result<std::string>(":memory:") : testing::fresh_database(GetParam());
+    EXPECT_TRUE(target) << target.error().message;
+    auto db = store::Database::open(target.value());
+    EXPECT_TRUE(db) << db.error().message;
+    return std::move(*db);
+  }
+};
 
 JobSpec every_hour() {
   JobSpec s;
@@ -38,7 +46,7 @@ JobSpec every_hour() {
 
 std::string error_of(const Result<Job>& r) { return r ? "ok" : r.error().message; }
 
-TEST(Jobs, StoresAndReadsBackAJob) {
+TEST_P(JobsOn, StoresAndReadsBackAJob) {
   auto db = open_db();
   auto job = add_job(*db, every_hour(), kNow, runs::check_options);
   ASSERT_TRUE(job) << job.error().message;
@@ -69,7 +77,7 @@ TEST(Jobs, StoresAndReadsBackAJob) {
   EXPECT_TRUE(shown["last_run_id"].is_null());
 }
 
-TEST(Jobs, CronJobsKeepTheirZone) {
+TEST_P(JobsOn, CronJobsKeepTheirZone) {
   if (!TimeZone::load("Europe/Berlin")) GTEST_SKIP() << "no tzdata";
   auto db = open_db();
   JobSpec s = every_hour();
@@ -89,7 +97,7 @@ TEST(Jobs, CronJobsKeepTheirZone) {
   EXPECT_EQ(job_json(**back)["timing"]["description"], "at 08:00 on Monday through Friday (Europe/Berlin)");
 }
 
-TEST(Jobs, OnceJobsKeepTheirInstant) {
+TEST_P(JobsOn, OnceJobsKeepTheirInstant) {
   auto db = open_db();
   JobSpec s = every_hour();
   s.kind = TimingKind::Once;
@@ -102,7 +110,7 @@ TEST(Jobs, OnceJobsKeepTheirInstant) {
   EXPECT_EQ(upcoming(**back, kNow, 3), std::vector<int64_t>{kNow + 600});
 }
 
-TEST(Jobs, RefusesBadFieldsNamingThem) {
+TEST_P(JobsOn, RefusesBadFieldsNamingThem) {
   auto db = open_db();
   auto with = [&](auto change) {
     JobSpec s = every_hour();
@@ -146,7 +154,7 @@ TEST(Jobs, RefusesBadFieldsNamingThem) {
   EXPECT_EQ(*parse_missed("skip"), Missed::Skip);
 }
 
-TEST(Jobs, TheIntervalFloorCanBeLoweredForTests) {
+TEST_P(JobsOn, TheIntervalFloorCanBeLoweredForTests) {
   auto db = open_db();
   JobSpec s = every_hour();
   s.when = "3s";
@@ -162,7 +170,7 @@ TEST(Jobs, TheIntervalFloorCanBeLoweredForTests) {
   ::unsetenv("OURO_SCHEDULE_MIN_INTERVAL_S");
 }
 
-TEST(Jobs, TheSchedulersUpdatesTouchOnlyTheirColumns) {
+TEST_P(JobsOn, TheSchedulersUpdatesTouchOnlyTheirColumns) {
   auto db = open_db();
   auto job = add_job(*db, every_hour(), kNow, nullptr);
   ASSERT_TRUE(job);
@@ -192,7 +200,7 @@ TEST(Jobs, TheSchedulersUpdatesTouchOnlyTheirColumns) {
   EXPECT_FALSE(*get_job(*db, job->id));
 }
 
-TEST(Jobs, HostileRowsAreSkippedWithAReason) {
+TEST_P(JobsOn, HostileRowsAreSkippedWithAReason) {
   auto db = open_db();
   auto good = add_job(*db, every_hour(), kNow, nullptr);
   ASSERT_TRUE(good);
@@ -208,11 +216,7 @@ TEST(Jobs, HostileRowsAreSkippedWithAReason) {
       "('sbad8', 'n', 't', '[]', '{}', '{\"kind\":\"once\",\"at\":1e300,\"zone\":\"UTC\"}', 'run-once', 1, 8, NULL, 1, NULL, 0, NULL, NULL, 0)",
   };
   for (const char* row : rows) {
-    auto inserted = db->with_connection([&](sqlite3* h) -> Result<void> {
-      std::string sql = std::string("INSERT INTO schedules VALUES ") + row;
-      if (sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) return errorf(Code::Internal, "{}", sqlite3_errmsg(h));
-      return {};
-    });
+    auto inserted = db->with_sql([&](store::Connection& c) { return c.exec_script(std::string("INSERT INTO schedules VALUES ") + row); });
     ASSERT_TRUE(inserted) << inserted.error().message;
   }
   auto listed = list_jobs(*db);
@@ -227,7 +231,7 @@ TEST(Jobs, HostileRowsAreSkippedWithAReason) {
   EXPECT_TRUE(*remove_job(*db, "sbad3")) << "a bad row can still be removed";
 }
 
-TEST(Jobs, PreviousFinalIsTheScheduleLastFinishedRun) {
+TEST_P(JobsOn, PreviousFinalIsTheScheduleLastFinishedRun) {
   auto db = open_db();
   auto run = [&](const std::string& id, const std::string& schedule, const std::string& state, const std::string& final, double at) {
     store::Database::RunRow r;
@@ -263,6 +267,8 @@ TEST(Jobs, PreviousFinalIsTheScheduleLastFinishedRun) {
   EXPECT_EQ(*previous_final(*db, "s1", "r7"), (json{{"n", 1}})) << "never the run itself";
   EXPECT_TRUE(previous_final(*db, "s3", "r7")->is_null());
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, JobsOn, ::testing::Values(store::Engine::Sqlite, store::Engine::Postgres), testing::engine_test_name);
 
 }  // namespace
 }  // namespace ouro::schedule

@@ -3,6 +3,7 @@
 // placeholders (secrets kept as handles), substitution as JavaScript string literals whatever
 // the value, versions in the database, and the replay provider's steps and its stop on a failure.
 #include "browser_env.h"
+#include "postgres_server.h"
 
 #include "scripts/replay.h"
 #include "scripts/store.h"
@@ -137,9 +138,12 @@ TEST(Scripts, LiftingLeavesSecretsTemplatesAndOtherWordsAlone) {
   EXPECT_EQ(scripts::lift("x('it\\'s Ada')", "Ada", "n"), "x(('it\\'s ' + {{n}}))");
 }
 
-TEST(Scripts, VersionsAreKeptPerName) {
-  auto db = store::Database::open(temp_dir() + "/ouro.db");
-  ASSERT_TRUE(db) << db.error().message;
+// Saved scripts behave the same on SQLite and on PostgreSQL.
+class ScriptsStoreOn : public ::testing::TestWithParam<store::Engine> {};
+
+TEST_P(ScriptsStoreOn, VersionsAreKeptPerName) {
+  OURO_FRESH_DATABASE(opened, GetParam());
+  auto* db = &opened;
   auto made = scripts::from_events(kTask, run_events());
   ASSERT_TRUE(made);
   made->name = "signup";
@@ -175,6 +179,8 @@ TEST(Scripts, VersionsAreKeptPerName) {
   EXPECT_EQ(scripts::get(**db, "signup").error().code, Code::NotFound);
   EXPECT_EQ(scripts::remove(**db, "signup").error().code, Code::NotFound);
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, ScriptsStoreOn, ::testing::Values(store::Engine::Sqlite, store::Engine::Postgres), engine_test_name);
 
 TEST(ReplayProvider, AnswersWithTheStepsInOrderAndStopsAtAFailedOne) {
   auto made = scripts::from_events(kTask, run_events());

@@ -3,6 +3,7 @@
 // revoked credential is refused and its sockets close, and a credential counts only from its
 // own extension's Origin. No browser: the API runs on a runtime with a database only.
 #include "api_env.h"
+#include "postgres_server.h"
 #include "raw_client.h"
 
 #include "net/io.h"
@@ -104,6 +105,33 @@ TEST(Pairings, RevokedCredentialIsRefused) {
   EXPECT_FALSE(f.p->authenticate(credential));
   EXPECT_EQ(revoked, std::vector<std::string>{id});
   EXPECT_EQ(f.p->revoke(id).error().code, Code::NotFound);
+}
+
+// On PostgreSQL the pairings are kept and read back the same: a new Pairings over the database
+// (another node, or a restart) accepts the credential, and a revocation removes it.
+TEST(Pairings, KeptInPostgresLikeInSqlite) {
+  if (auto why = testing::engine_unavailable(store::Engine::Postgres); !why.empty()) GTEST_SKIP() << why;
+  auto url = testing::fresh_database(store::Engine::Postgres);
+  ASSERT_TRUE(url) << url.error().message;
+  auto db = store::Database::open(*url);
+  ASSERT_TRUE(db) << db.error().message;
+  double now = 1e12;
+  auto p = Pairings::open(**db, [&] { return now; });
+  ASSERT_TRUE(p) << p.error().message;
+  auto paired = (*p)->pair((*p)->current_code().code, "test", kExt);
+  ASSERT_TRUE(paired) << paired.error().message;
+  std::string credential = (*paired)["credential"], id = (*paired)["id"];
+  EXPECT_EQ(id, "p1");
+  ASSERT_TRUE((*p)->authenticate(credential));
+  auto listed = (*p)->list();  // writes the last use, then reads
+  ASSERT_TRUE(listed) << listed.error().message;
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0]["lastUsed"], 1e12);
+  auto other = Pairings::open(**db, [&] { return now; });
+  ASSERT_TRUE(other) << other.error().message;
+  EXPECT_TRUE((*other)->authenticate(credential));
+  ASSERT_TRUE((*p)->revoke(id));
+  EXPECT_EQ((*p)->revoke(id).error().code, Code::NotFound);
 }
 
 TEST(Pairings, RefusesMalformedExtensionIds) {
