@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     if (!db_opened) return 1;
     std::shared_ptr<store::Database> db = std::move(*db_opened);
     std::vector<session::PoolEndpoint> endpoints;
-    for (int i = 0; i < k; ++i) endpoints.push_back({"http://127.0.0.1:" + std::to_string(chromium[i].port), capacity});
+    for (int i = 0; i < k; ++i) endpoints.push_back({.url = "http://127.0.0.1:" + std::to_string(chromium[i].port), .capacity = capacity, .token_env = ""});
     auto pool = session::BrowserPool::create(io, db, data, endpoints);
     if (!pool) {
       std::fprintf(stderr, "pool_bench: %s\n", pool.error().message.c_str());

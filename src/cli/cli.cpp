@@ -642,10 +642,7 @@ class TerminalView {
   std::string green(const std::string& s) const { return wrap("32", s); }
   std::string yellow(const std::string& s) const { return wrap("33", s); }
   std::string cyan(const std::string& s) const { return wrap("36", s); }
-  static std::string first_line(const std::string& s, size_t n) {
-    std::string l = s.substr(0, s.find('\n'));
-    return l.size() > n ? l.substr(0, n) + "…" : l;
-  }
+  static std::string first_line(const std::string& s, size_t n) { return clip_head(std::string_view(s).substr(0, s.find('\n')), n); }
   static std::string indent_rest(const std::string& s, const std::string& pad) {
     std::string out;
     for (char c : s) {

@@ -1,5 +1,7 @@
 #include "runs/resume.h"
 
+#include <boost/url/parse.hpp>
+
 #include "actions/egress.h"
 
 #include "actions/context.h"
@@ -22,31 +24,13 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// Cookies as Storage.setCookies takes them back (CookieParam): the fields it knows.
-json cookie_params(const json& cookies) {
-  json out = json::array();
-  if (!cookies.is_array()) return out;
-  for (const auto& c : cookies) {
-    if (!c.is_object() || !c.contains("name") || !c.contains("value")) continue;
-    json p = json::object();
-    for (const char* k : {"name", "value", "domain", "path", "secure", "httpOnly", "sameSite", "priority", "sourceScheme", "sourcePort",
-                          "partitionKey"})
-      if (c.contains(k)) p[k] = c[k];
-    // Session cookies (expires -1) stay session cookies; the others keep their expiry.
-    if (c.contains("expires") && c["expires"].is_number() && c["expires"].get<double>() > 0) p["expires"] = c["expires"];
-    out.push_back(std::move(p));
-  }
-  return out;
-}
-
-// "https://example.com:8443" for an http(s) URL; "" for anything else.
+// "https://example.com:8443" for an http(s) URL (RFC 6454's serialization, the DOMStorage
+// securityOrigin); "" for anything else.
 std::string origin_of(const std::string& url) {
-  size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return "";
-  std::string head = url.substr(0, scheme);
-  if (head != "http" && head != "https") return "";
-  size_t end = url.find_first_of("/?#", scheme + 3);
-  return url.substr(0, end);
+  auto u = boost::urls::parse_uri(url);
+  if (!u || (u->scheme() != "http" && u->scheme() != "https") || !u->has_authority() || u->encoded_host().empty()) return "";
+  std::string out = std::string(u->scheme()) + "://" + std::string(u->encoded_host_and_port());
+  return out;
 }
 
 // Past these an origin's localStorage is not kept: restoring it is a DevTools call an item.
@@ -125,14 +109,9 @@ Result<std::string> restore_browser(session::Session& session, const ResumePoint
   if (point.state.last_iteration > 0) actions::mark_acted(session.host().context(), "resumed after it had worked");
   const std::string& context = session.context();
   if (!context.empty() && point.cookies.is_array() && !point.cookies.empty()) {
-    json params = cookie_params(point.cookies);
-    if (!params.empty()) {
-      json set = {{"cookies", params}, {"browserContextId", context}};
-      if (auto r = session.browser().cdp().call("Storage.setCookies", set, "", std::chrono::seconds(10)); !r)
-        note += " The site logins (cookies) could not be restored: " + r.error().message + ".";
-      else
-        note += fmt::format(" The session's {} cookies are restored.", params.size());
-    }
+    auto set = session.browser().set_cookies(context, point.cookies, std::chrono::seconds(10));
+    if (!set) note += " The site logins (cookies) could not be restored: " + set.error().message + ".";
+    else if (*set > 0) note += fmt::format(" The session's {} cookies are restored.", *set);
   }
   // The tabs, the active one first (open_urls makes the first active).
   std::vector<std::pair<std::string, std::string>> tabs;  // old id, url
@@ -198,9 +177,7 @@ Result<void> store_checkpoint(store::Database& db, session::Session& session, co
   // A context of the run's own: its cookies go with the checkpoint (the user's own context keeps
   // its cookies in the profile).
   if (!session.context().empty()) {
-    json params = {{"browserContextId", session.context()}};
-    auto got = session.browser().cdp().call("Storage.getCookies", params, "", std::chrono::seconds(5));
-    if (got && got->contains("cookies")) c.cookies = dump_json((*got)["cookies"]);
+    if (auto got = session.browser().cookies(session.context(), std::chrono::seconds(5)); got && got->is_array()) c.cookies = dump_json(*got);
   }
   // …and its open pages' localStorage, read through DevTools (no page script runs for it).
   if (!session.context().empty()) {

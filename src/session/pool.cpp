@@ -1,5 +1,7 @@
 #include "session/pool.h"
 
+#include "base/text.h"
+
 #include "base/log.h"
 #include "browser/browser.h"
 #include "net/io.h"
@@ -36,7 +38,7 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string short_text(const std::string& s) { return s.size() > 80 ? s.substr(0, 77) + "..." : s; }
+std::string short_text(const std::string& s) { return clip_head(s, 80); }
 
 // What is left of text that is not a URL once everything that may be a secret is cut: from the
 // first '?' or '#' on, and a user:password@ before the host.
