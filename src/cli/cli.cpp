@@ -756,7 +756,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
     // A model takes over where a step cannot heal when one is given (--provider).
     if (rf.settings.provider) options["script"]["fallback"] = true;
   }
-  runs::RunSpec spec = TRY(runs::make_spec(task.empty() ? "(resumed)" : task, urls, options));
+  runs::RunSpec spec = TRY(runs::make_spec(task.empty() ? row.task : task, urls, options));
   if (!origin.resume && rf.continue_id.empty()) {
     row.id = runs::new_run_id();
     row.task = rf.task;
