@@ -8,7 +8,7 @@ packages=(
   libboost1.81-dev libboost-url1.81-dev nlohmann-json3-dev libexpected-dev libfmt-dev libspdlog-dev libcli11-dev
   libsqlite3-dev libpqxx-dev libgtest-dev libgmock-dev libjavascriptcoregtk-4.1-dev libseccomp-dev libcurl4-openssl-dev
   chromium fonts-dejavu-core tzdata
-  libsecret-1-dev gnome-keyring dbus-daemon
+  libsecret-1-dev gnome-keyring dbus-daemon libedit-dev
   man-db groff-base bsdextrautils  # the install test renders the man page (man -l, col)
   postgresql-15  # the store tests run against a real PostgreSQL too (tests/support/postgres_server.h)
 )

@@ -626,8 +626,7 @@ RunResult Run::execute() {
           br.one_liner = "→ ERROR: " + clip_head(r.error().message, 80);
           meta = {{"ok", false}, {"error", r.error().message}};
         } else if (!r->ok) {
-          std::string err = r->error_message.rfind(r->error_name, 0) == 0 ? r->error_message : r->error_name + ": " + r->error_message;
-          if (r->error_line > 0 && r->kind.empty()) err += fmt::format(" (line {})", r->error_line);
+          std::string err = jsrt::error_text(*r);
           br.ok = false;
           br.summary = "Result: ERROR — " + err;
           br.one_liner = "→ ERROR: " + clip_head(err, 80);

@@ -1,5 +1,8 @@
 #include "browser/launcher.h"
 
+#include "base/text.h"
+
+
 #include <algorithm>
 #include <fcntl.h>
 #include <signal.h>
@@ -20,6 +23,58 @@ extern char** environ;
 namespace ouro::browser {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// A file of /proc/PID as text ("" when it is gone); cmdline's NUL separators become spaces.
+std::string proc_text(int pid, const char* name) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/" + name, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::replace(text.begin(), text.end(), '\0', ' ');
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
+  return text;
+}
+
+int parent_of(int pid) {
+  // /proc/PID/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses.
+  std::string stat = proc_text(pid, "stat");
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(close + 1));
+  std::string state;
+  int ppid = 0;
+  rest >> state >> ppid;
+  return ppid;
+}
+
+}  // namespace
+
+std::optional<ProfileHolder> profile_holder(const std::string& profile_dir) {
+  std::error_code ec;
+  fs::path lock = fs::path(profile_dir) / "SingletonLock";
+  if (!fs::is_symlink(lock, ec)) return std::nullopt;
+  std::string target = fs::read_symlink(lock, ec).string();
+  auto dash = target.rfind('-');
+  if (ec || dash == std::string::npos) return std::nullopt;
+  int pid = std::atoi(target.c_str() + dash + 1);
+  std::string host = target.substr(0, dash);
+  char here[256] = {};
+  gethostname(here, sizeof here - 1);
+  if (pid <= 0) return std::nullopt;
+  if (host != here) return ProfileHolder{pid, fmt::format("process {} on host {} (the profile directory is shared)", pid, clip_text(host, 100))};
+  if (::kill(pid, 0) != 0 && errno != EPERM) return std::nullopt;  // stale: Chromium clears it on start
+  std::string description = fmt::format("process {} ({})", pid, proc_text(pid, "comm"));
+  if (int parent = parent_of(pid); parent > 1)
+    if (std::string comm = proc_text(parent, "comm"); comm == "ouro") {
+      // The command only ("ouro serve"): its options may hold a key.
+      std::istringstream words(proc_text(parent, "cmdline"));
+      std::string program, command;
+      words >> program >> command;
+      if (command.starts_with('-')) command.clear();  // plain `ouro` with options
+      description += fmt::format(", started by `ouro{}{}` (process {})", command.empty() ? "" : " ", clip_text(command, 40), parent);
+    }
+  return ProfileHolder{pid, description};
+}
 
 Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOptions& options) {
   std::string exe = options.executable;
@@ -47,6 +102,11 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
   } else {
     std::error_code ec;
     fs::create_directories(options.user_data_dir, ec);
+    if (auto holder = profile_holder(options.user_data_dir))
+      return errorf(Code::FailedPrecondition,
+                    "the browser profile {} is in use by {}: close that browser (or stop that ouro), or pass --profile DIR to use "
+                    "another profile",
+                    options.user_data_dir, holder->description);
     proc->m_profile = options.user_data_dir;
   }
 
@@ -171,7 +231,9 @@ std::string ChromiumProcess::log_tail(std::size_t max_bytes) const {
 }
 
 ChromiumProcess::~ChromiumProcess() {
-  if (!exit_status()) {
+  // A spawn that failed before the browser started has no process: kill(-1) would signal every
+  // process the user owns.
+  if (m_pid > 0 && !exit_status()) {
     // Give the browser a moment to exit cleanly (it flushes the profile), then insist.
     int pid = m_pid;
     kill(pid, SIGTERM);

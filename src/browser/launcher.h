@@ -22,6 +22,16 @@ struct LaunchOptions {
   int height = 800;
 };
 
+// Who holds a profile directory, from Chromium's lock in it (a symlink SingletonLock -> "host-pid"):
+// a live process on this machine, or a process on another host sharing the directory. nullopt
+// when the profile is free or the lock is stale.
+struct ProfileHolder {
+  int pid = 0;
+  // "process 1234 (chromium), started by `ouro serve --port 7777` (process 1200)"
+  std::string description;
+};
+std::optional<ProfileHolder> profile_holder(const std::string& profile_dir);
+
 class ChromiumProcess {
  public:
   // Spawns the browser. On success read_fd()/write_fd() are the CDP pipe ends (ownership passes

@@ -1,4 +1,5 @@
 #include "cli/auth.h"
+#include "cli/terminal.h"
 
 #include "llm/keyring.h"
 #include "llm/settings.h"
@@ -14,9 +15,13 @@ namespace ouro::cli {
 namespace {
 
 std::string read_key() {
-  if (isatty(0)) std::cerr << "Paste the API key and press Enter (it is not shown): " << std::flush;
   std::string key;
-  std::getline(std::cin, key);
+  {
+    // Echo goes off before the prompt shows, so nothing typed after it is ever echoed.
+    EchoOff hidden(0);
+    if (isatty(0)) std::cerr << "Paste the API key and press Enter (it is not shown): " << std::flush;
+    std::getline(std::cin, key);
+  }
   while (!key.empty() && (key.back() == '\r' || key.back() == '\n' || key.back() == ' ')) key.pop_back();
   while (!key.empty() && key.front() == ' ') key.erase(0, 1);
   return key;

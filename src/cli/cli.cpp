@@ -16,6 +16,10 @@
 #include "cli/pool.h"
 #include "cli/extension.h"
 #include "cli/reference.h"
+#include "cli/suggest.h"
+#include "cli/paths.h"
+#include "cli/terminal.h"
+#include "cli/line_editor.h"
 #include "server/bridge_hub.h"
 #include "store/data_dir_lock.h"
 #include "session/pool.h"
@@ -274,11 +278,7 @@ void print_value(const json& v, bool as_json) {
   else std::cout << dump_json(v, as_json ? -1 : 2) << "\n";
 }
 
-std::string error_text(const jsrt::EvalResult& r) {
-  std::string s = r.error_name.empty() || r.error_message.rfind(r.error_name, 0) == 0 ? r.error_message : r.error_name + ": " + r.error_message;
-  if (r.error_line > 0 && r.kind.empty()) s += " (line " + std::to_string(r.error_line) + ")";
-  return s;
-}
+using jsrt::error_text;
 
 // Asks the person at the terminal (on /dev/tty, so stdin and stdout stay free) whether a
 // sensitive action may go ahead. No terminal, no answer in time, or a cancelled run: deny.
@@ -339,17 +339,11 @@ class TerminalConfirmer {
       return std::nullopt;
     }
     (void)!write(fd, text.data(), text.size());
-    termios saved{};
-    bool hide = secret && tcgetattr(fd, &saved) == 0;
-    if (hide) {
-      termios quiet = saved;
-      quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
-      tcsetattr(fd, TCSANOW, &quiet);
-    }
-    auto answer = read_line(fd, timeout, true);
-    if (hide) {
-      tcsetattr(fd, TCSANOW, &saved);
-      (void)!write(fd, "\n", 1);
+    std::optional<std::string> answer;
+    {
+      std::optional<EchoOff> hidden;
+      if (secret) hidden.emplace(fd);
+      answer = read_line(fd, timeout, true);
     }
     close(fd);
     if (answer && !choices.empty()) {
@@ -485,25 +479,78 @@ bool incomplete(const std::string& code) {
   return depth > 0 || quote == '`' || (!code.empty() && code.back() == '\\');
 }
 
+// What Tab offers in the REPL: the dot commands at the start of a line, env's keys after "env.",
+// else the API's names (registry.h), each filtered by what is typed.
+std::vector<std::string> repl_completions(jsrt::Repl& repl, const std::string& line, const std::string& word) {
+  std::vector<std::string> out;
+  auto take = [&](const std::string& candidate) {
+    if (candidate.rfind(word, 0) == 0) out.push_back(candidate);
+  };
+  if (line.size() == word.size() && word.starts_with('.')) {
+    for (const char* c : {".help", ".env", ".show ", ".exit"}) take(c);
+    return out;
+  }
+  if (word.starts_with("env.")) {
+    if (auto env = repl.env_plain(); env && env->is_object())
+      for (const auto& [key, value] : env->items()) take("env." + key);
+    return out;
+  }
+  if (word.find('.') != std::string::npos) return out;
+  for (const auto& c : actions::registry())
+    if (!c.internal) take(c.name);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 Result<int> cmd_repl(const CommonFlags& flags) {
-  bool tty = isatty(0);
+  bool tty = isatty(0) && isatty(2);
   auto s = TRY(session::Session::start(TRY(session_options(flags, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }))));
   TRY(s->open_urls(flags.urls));
   jsrt::Repl* repl = &s->repl();
   std::atomic<bool> busy{false};
   InterruptWatcher watcher([&] {
     if (busy) repl->interrupt();
-    else std::cerr << "\n(Ctrl-D or .exit to leave)\nouro> " << std::flush;
+    else std::cerr << "\n(Ctrl-D or .exit to leave)\n" << std::flush;
   });
+  // On a terminal: line editing, history kept across sessions (data dir), Tab completion.
+  std::unique_ptr<LineEditor> editor;
   if (tty) {
-    std::cerr << "ouro REPL — JavaScript with the browser API (`.help` lists it). Tabs: ";
+    std::string dir = flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir;
+    std::error_code ec;
+    if (!std::filesystem::exists(dir, ec) && std::filesystem::create_directories(dir, ec))
+      std::filesystem::permissions(dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
+    editor = std::make_unique<LineEditor>(ec ? std::string() : dir + "/repl_history",
+                                          [repl](const std::string& line, const std::string& word) { return repl_completions(*repl, line, word); });
+    std::cerr << "ouro REPL — JavaScript with the browser API (`.help` lists it; Tab completes). Tabs: ";
     for (const auto& t : s->browser().tabs()) std::cerr << t.id << " " << t.url << "  ";
-    std::cerr << "\nKeep data in env (env.rows = …). Ctrl-C stops a running input; Ctrl-D leaves.\n";
+    std::cerr << "\nKeep data in env (env.rows = …); `.show EXPR` prints a value whole. Ctrl-C stops a running input; Ctrl-D leaves.\n";
   }
-  std::string buffer, line;
+  auto next_line = [&](bool continued) -> std::optional<std::string> {
+    if (editor) return editor->read(continued ? "...> " : "ouro> ");
+    std::string line;
+    if (!std::getline(std::cin, line)) return std::nullopt;
+    return line;
+  };
+  auto evaluate = [&](const std::string& code) -> std::optional<jsrt::EvalResult> {
+    busy = true;
+    auto r = repl->eval(code);
+    busy = false;
+    if (!r) {
+      std::cerr << "error: " << r.error().message << "\n";
+      return std::nullopt;
+    }
+    if (!r->ok) {
+      std::cerr << (r->kind == "interrupted" ? "interrupted" : "error: " + error_text(*r)) << "\n";
+      return std::nullopt;
+    }
+    return std::move(*r);
+  };
+  std::string buffer;
   while (true) {
-    if (tty) std::cerr << (buffer.empty() ? "ouro> " : "...> ") << std::flush;
-    if (!std::getline(std::cin, line)) break;
+    auto read = next_line(!buffer.empty());
+    if (!read) break;
+    const std::string& line = *read;
     if (buffer.empty() && line == ".exit") break;
     if (buffer.empty() && line == ".help") {
       std::cout << actions::reference_text();
@@ -514,6 +561,18 @@ Result<int> cmd_repl(const CommonFlags& flags) {
       std::cout << (env ? jsrt::summarize_env(*env) : "(unreadable)") << "\n";
       continue;
     }
+    // `.show EXPR`: the whole value, for a person, where the summary shows a preview.
+    if (buffer.empty() && (line == ".show" || line.starts_with(".show "))) {
+      std::string expr = line.size() > 6 ? line.substr(6) : "";
+      if (expr.find_first_not_of(" \t") == std::string::npos) {
+        std::cerr << "usage: .show EXPR (for example .show env.rows)\n";
+        continue;
+      }
+      if (editor) editor->remember(line);
+      if (auto r = evaluate(expr))
+        std::cout << (r->value.is_discarded() ? "undefined" : r->value.dump(2, ' ', false, json::error_handler_t::replace)) << "\n" << std::flush;
+      continue;
+    }
     buffer += (buffer.empty() ? "" : "\n") + line;
     if (incomplete(buffer)) {
       if (buffer.back() == '\\') buffer.pop_back();
@@ -522,17 +581,9 @@ Result<int> cmd_repl(const CommonFlags& flags) {
     std::string code;
     code.swap(buffer);
     if (code.find_first_not_of(" \t\r\n") == std::string::npos) continue;
-    busy = true;
-    auto r = repl->eval(code);
-    busy = false;
-    if (!r) {
-      std::cerr << "error: " << r.error().message << "\n";
-      continue;
-    }
-    if (!r->ok) {
-      std::cerr << (r->kind == "interrupted" ? "interrupted" : "error: " + error_text(*r)) << "\n";
-      continue;
-    }
+    if (editor) editor->remember(code);
+    auto r = evaluate(code);
+    if (!r) continue;
     if (r->final) std::cout << "setFinal " << jsrt::summarize_value(*r->final) << "\n";
     std::cout << jsrt::summarize_value(r->value) << fmt::format("  ({:.1f} ms)", r->ms) << "\n" << std::flush;
     for (const auto& n : s->host().take_notes()) std::cout << "note: " << n << "\n";
@@ -852,8 +903,15 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   // As on every face: a run whose events could not be stored stops and fails (its record would
   // be missing steps, and a resume could not rebuild it).
   if (std::string why = log->store_error(); !why.empty()) return errorf(Code::Unavailable, "run {}: the run's events could not be stored: {}", row.id, why);
-  if (rf.as_json) std::cout << dump_json(r.to_json()) << "\n";
-  else print_value(r.final, false);
+  if (rf.as_json) {
+    // The run's id and state with the result: what History, --continue and the API know it by.
+    json out = r.to_json();
+    out["runId"] = row.id;
+    out["state"] = state;
+    std::cout << dump_json(out) << "\n";
+  } else {
+    print_value(r.final, false);
+  }
   if (r.cancelled) return 130;
   return r.partial ? 1 : 0;
 }
@@ -1009,6 +1067,19 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   return 0;
 }
 
+// Plain `ouro`'s browser: shown when there is a display, a kept profile (sites the user logs into
+// stay logged in) and ouro's extension loaded (the side panel beside the page). Nothing of this
+// when it attaches to a browser or a pool, which keep their own.
+void plain_browser(CommonFlags& f) {
+  if (!f.browsers.empty() || !f.browser_pool.empty()) return;
+  f.headed = f.headed || std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
+  std::string data_dir = f.data_dir.empty() ? store::default_data_dir() : f.data_dir;
+  if (f.profile.empty()) f.profile = data_dir + "/profile";
+  auto extension = write_extension(data_dir + "/extension");
+  if (extension) f.chromium_args = load_extension_args(*extension);
+  else spdlog::warn("the browser starts without ouro's extension: {}", extension.error().message);
+}
+
 }  // namespace
 
 Result<int> run(int argc, char** argv) {
@@ -1083,7 +1154,7 @@ Result<int> run(int argc, char** argv) {
   runc->add_option("--config", rf.settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
   // Checked with the run's other options (runs/spec.h), in the same words as the API's.
   runc->add_option("--max-iterations", rf.max_iterations, "Iteration cap, 1 to 500; partial results are delivered when it is hit (default 25)");
-  runc->add_flag("--json", rf.as_json, "Print {final, iterations, partial, usage, cost} as JSON");
+  runc->add_flag("--json", rf.as_json, "Print {runId, state, final, iterations, partial, usage, cost} as JSON");
   runc->add_option("--trace", rf.trace, "Write every event as a JSON line to this file");
   runc->add_option("--resume", rf.resume_id,
                    "Resume run ID after ouro stopped while it worked (killed, crashed, the machine restarted): env, history, usage "
@@ -1153,6 +1224,14 @@ Result<int> run(int argc, char** argv) {
   doctor->add_option("--base-url", doctor_settings.base_url, "The provider's base URL");
   doctor->add_option("--config", doctor_settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
 
+  std::string paths_dir, paths_workspace, paths_config;
+  bool paths_json = false;
+  auto* pathsc = app.add_subcommand("paths", "Where ouro keeps things: the settings file, the data directory, the database, the profile, the logs");
+  pathsc->add_option("--data-dir", paths_dir, "Data directory (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
+  pathsc->add_option("--workspace", paths_workspace, "A workspace's paths (default: $OURO_WORKSPACE, else none)");
+  pathsc->add_option("--config", paths_config, "Settings file (default: $OURO_CONFIG or ~/.config/ouroboros/config.json)");
+  pathsc->add_flag("--json", paths_json, "Print them as JSON");
+
   auto* auth = app.add_subcommand("auth", "API keys: in the OS keyring when one answers on the session bus, else in a 0600 file");
   std::string auth_provider, auth_dir;
   auto* auth_set = auth->add_subcommand("set", "Store the provider's API key, read from standard input");
@@ -1200,7 +1279,7 @@ Result<int> run(int argc, char** argv) {
   replayc->add_option("--model", replay_rf.settings.model, "The model that takes over (default: the provider's)");
   replayc->add_option("--sub-model", replay_rf.settings.sub_model, "Its model for llm_query/llm_batch");
   replayc->add_option("--base-url", replay_rf.settings.base_url, "Override the provider's API base URL");
-  replayc->add_flag("--json", replay_rf.as_json, "Print {final, iterations, partial, usage, cost} as JSON");
+  replayc->add_flag("--json", replay_rf.as_json, "Print {runId, state, final, iterations, partial, usage, cost} as JSON");
   replayc->add_option("--trace", replay_rf.trace, "Write every event as a JSON line to this file");
   replayc->add_option("--config", replay_rf.settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
   replayc->add_option("--context", replay_rf.context, "mine or clean, as for ouro run")->check(CLI::IsMember({"mine", "clean"}));
@@ -1234,9 +1313,27 @@ Result<int> run(int argc, char** argv) {
     return 0;
   }
 
+  // `ouro help [COMMAND…]`: a command's help; `ouro help api` is the REPL reference (below).
+  if (argc >= 2 && std::string_view(argv[1]) == "help" && (argc == 2 || (std::string_view(argv[2]) != "api" && argv[2][0] != '-'))) {
+    auto topic = help_topic(app, std::vector<std::string>(argv + 2, argv + argc));
+    (topic.ok ? std::cout : std::cerr) << topic.text << (topic.text.ends_with('\n') ? "" : "\n");
+    return topic.ok ? 0 : 2;
+  }
+  // Plain `ouro` takes serve's options: `ouro --port 8000` is the Command Center on port 8000.
+  std::vector<char*> args(argv, argv + argc);
+  bool plain = argc == 1;
+  if (argc >= 2 && argv[1][0] == '-' && !app.get_option_no_throw(argv[1])) {
+    static char serve_word[] = "serve";
+    args.insert(args.begin() + 1, serve_word);
+    plain = true;
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
+    if (auto better = explain_parse_error(app, e, static_cast<int>(args.size()), args.data())) {
+      std::cerr << *better << "\n";
+      return 2;
+    }
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
@@ -1272,6 +1369,7 @@ Result<int> run(int argc, char** argv) {
   }
   if (*mcpc) return cmd_mcp_flags(mcp_flags, mcp_settings, mcp_max_iterations);
   if (*doctor) return cmd_doctor(doctor_dir, doctor_settings);
+  if (*pathsc) return cmd_paths(TRY(workspace_data_dir(paths_dir, paths_workspace)), paths_config, paths_json);
   if (*auth) return cmd_auth(*auth_set ? "set" : *auth_rm ? "rm" : "status", auth_provider, auth_dir);
   (void)auth_status;
   if (*mem) {
@@ -1285,22 +1383,19 @@ Result<int> run(int argc, char** argv) {
     std::cout << extension_instructions(TRY(write_extension(dir)));
     return 0;
   }
-  if (*serve) return cmd_serve(serve_flags, port, !no_open && serve_flags.headed, serve_confirm_timeout, listen);
+  if (*serve) {
+    if (plain) plain_browser(serve_flags);
+    return cmd_serve(serve_flags, port, !no_open && serve_flags.headed, serve_confirm_timeout, listen);
+  }
   if (*api) {
     std::cout << (markdown ? actions::reference_markdown() : actions::reference_text());
     return 0;
   }
-  // Plain `ouro`: a real browser with the Command Center in it (headed when there is a display).
-  CommonFlags plain;
-  plain.headed = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
-  // The product keeps its browser profile, so sites the user logs into stay logged in.
-  TRY(enter_workspace(plain));
-  plain.profile = (plain.data_dir.empty() ? store::default_data_dir() : plain.data_dir) + "/profile";
-  // Its Chromium loads ouro's extension, so the side panel is there beside the page.
-  auto extension = write_extension((plain.data_dir.empty() ? store::default_data_dir() : plain.data_dir) + "/extension");
-  if (extension) plain.chromium_args = load_extension_args(*extension);
-  else spdlog::warn("the browser starts without ouro's extension: {}", extension.error().message);
-  return cmd_serve(plain, 7777, plain.headed);
+  // Plain `ouro`: a real browser with the Command Center in it.
+  CommonFlags plain_flags;
+  TRY(enter_workspace(plain_flags));
+  plain_browser(plain_flags);
+  return cmd_serve(plain_flags, 7777, plain_flags.headed);
 }
 
 }  // namespace ouro::cli

@@ -1,5 +1,7 @@
 #include "cli/doctor.h"
 
+#include "browser/launcher.h"
+
 #include "browser/browser.h"
 #include "llm/setup.h"
 #include "net/io.h"
@@ -77,21 +79,11 @@ void check_data_dir(Report& r, const std::string& dir) {
 }
 
 void check_profile(Report& r, const std::string& dir) {
-  // Chromium's lock: a symlink "SingletonLock" -> "host-pid" while a browser uses the profile.
-  std::string lock = dir + "/profile/SingletonLock";
-  std::error_code ec;
-  if (!fs::is_symlink(lock, ec)) {
-    r.ok("the kept browser profile is free", dir + "/profile");
-    return;
-  }
-  std::string target = fs::read_symlink(lock, ec).string();
-  auto dash = target.rfind('-');
-  int pid = dash == std::string::npos ? 0 : std::atoi(target.c_str() + dash + 1);
-  if (pid > 0 && ::kill(pid, 0) == 0)
-    r.fail(fmt::format("the kept browser profile is in use by process {}", pid),
+  if (auto holder = browser::profile_holder(dir + "/profile"))
+    r.fail("the kept browser profile is in use by " + holder->description,
            "another ouro (or its Chromium) is running with it: close that one, or run this one with --profile DIR");
   else
-    r.warn("the kept browser profile has a stale lock (" + target + ")", "Chromium clears it on the next start; nothing to do");
+    r.ok("the kept browser profile is free", dir + "/profile");
 }
 
 void check_model(Report& r, const llm::SettingsFlags& flags) {

@@ -2,7 +2,9 @@
 
 #include "base/text.h"
 #include "schedule/jobs.h"
+#include "runs/lifecycle.h"
 #include "runs/spec.h"
+#include "llm/settings.h"
 #include "store/database.h"
 
 #include <CLI/CLI.hpp>
@@ -72,6 +74,24 @@ void print_job(const schedule::Job& job, store::Database& db, int64_t now) {
     std::cout << "    last skipped" << (job.last_skip_at ? " at " + shown_at(job, *job.last_skip_at) : "") << ": " << job.last_skip << "\n";
 }
 
+// A job whose runs need a model (not `$ …` commands, not a script replayed on its own) and for
+// which none resolves here would fail at every fire: say so when it is saved.
+void warn_without_model(const ScheduleFlags& f, store::Database& db, const schedule::JobSpec& spec) {
+  size_t first = spec.task.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && spec.task[first] == '$') return;
+  json stored = json::object();
+  if (auto kept = db.get_setting("llm"); kept && *kept)
+    if (auto parsed = parse_json(**kept); parsed && parsed->is_object()) stored = *parsed;
+  llm::SettingsFlags flags;
+  flags.secrets_path = (f.data_dir.empty() ? store::default_data_dir() : f.data_dir) + "/secrets.json";
+  auto model = runs::resolve_model(spec.options, flags, stored);
+  if (model || model.error().code != Code::FailedPrecondition) return;
+  std::cerr << "warning: no model is configured for this job, so its runs will fail"
+            << (spec.options.contains("script") ? " wherever the script cannot heal a step" : "")
+            << ": " << model.error().message << ". Give one with --option provider=… (and its key with ouro auth set PROVIDER), "
+            << "or choose one in the Command Center's Settings\n";
+}
+
 int add(const ScheduleFlags& f) {
   schedule::JobSpec spec;
   spec.task = f.task;
@@ -114,7 +134,8 @@ int add(const ScheduleFlags& f) {
   std::cout << "    next:";
   for (size_t i = 0; i < next.size(); ++i) std::cout << (i ? ", " : " ") << shown_at(*job, next[i]);
   std::cout << (next.empty() ? " none" : "") << "\n";
-  std::cerr << "Scheduled tasks run while `ouro serve` runs (README: Daemon mode). Remove with: ouro schedule remove " << job->id << "\n";
+  std::cerr << "Scheduled tasks run while `ouro serve` runs (docs/guides/scheduling.md). Remove with: ouro schedule remove " << job->id << "\n";
+  warn_without_model(f, **db, spec);
   return 0;
 }
 

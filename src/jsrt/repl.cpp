@@ -335,7 +335,8 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
         r.error_name = clip_text(get_str(info, "name", "Error"), 100);
         r.error_message = clip_text(get_str(info, "message", "unknown error"), kMaxErrorChars);
         r.error_stack = clip_text(get_str(info, "stack"), kMaxErrorChars);
-        if (info.contains("line") && info["line"].is_number()) r.error_line = info["line"].get<int>();
+        if (info.contains("line") && info["line"].is_number_integer()) r.error_line = info["line"].get<int>();
+        if (info.contains("column") && info["column"].is_number_integer()) r.error_column = info["column"].get<int>();
       }
       r.final = std::move(pending_final);
       pending_final.reset();
@@ -345,6 +346,13 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
     cv.notify_all();
   }
 };
+
+std::string error_text(const EvalResult& r) {
+  std::string s = r.error_name.empty() || r.error_message.rfind(r.error_name, 0) == 0 ? r.error_message : r.error_name + ": " + r.error_message;
+  if (r.error_line > 0 && r.kind.empty())
+    s += r.error_column > 0 ? fmt::format(" (line {}, column {})", r.error_line, r.error_column) : fmt::format(" (line {})", r.error_line);
+  return s;
+}
 
 Result<std::unique_ptr<Repl>> Repl::start(ReplOptions options, HostCall host, std::function<void(const std::string&)> on_log) {
   std::unique_ptr<Repl> repl(new Repl());

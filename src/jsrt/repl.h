@@ -50,12 +50,17 @@ struct EvalResult {
   std::string error_name;      // "TypeError", …
   std::string error_message;   // with the line, when known
   std::string error_stack;
-  int error_line = 0;
+  int error_line = 0;          // 1-based in the code as given; 0 when unknown
+  int error_column = 0;        // 1-based; 0 when unknown
   std::string kind;            // "" | "timeout" | "memory" | "interrupted" | "crash"
   std::optional<json> final;   // setFinal's value, if called
   std::vector<std::string> logs;
   double ms = 0;
 };
+
+// "TypeError: x is not a function (line 2, column 5)": the error as a person or a model reads it
+// (the name once, the place in the code when known).
+std::string error_text(const EvalResult& r);
 
 class Repl {
  public:

@@ -8,6 +8,7 @@
 #include "base/text.h"
 #include "jsrt/channel.h"
 #include "jsrt/completion.h"
+#include "jsrt/syntax.h"
 #include "jsrt/protocol.h"
 #include "jsrt/sandbox.h"
 
@@ -423,6 +424,63 @@ class Worker {
     return JSCheckScriptSyntax(m_ctx, JStr("(async () => {\n" + body + "\n})"), nullptr, 0, &exc);
   }
 
+  // {name, message, line, column} of an error the parser threw.
+  json error_info(JSValueRef exc) {
+    json info = {{"name", "SyntaxError"}, {"message", to_std(m_ctx, exc)}};
+    JSObjectRef e = JSValueToObject(m_ctx, exc, nullptr);
+    if (!e) return info;
+    for (const char* key : {"line", "column"}) {
+      JSValueRef v = JSObjectGetProperty(m_ctx, e, JStr(key), nullptr);
+      if (JSValueIsNumber(m_ctx, v)) info[key] = static_cast<int>(JSValueToNumber(m_ctx, v, nullptr));
+    }
+    info["message"] = to_std(m_ctx, JSObjectGetProperty(m_ctx, e, JStr("message"), nullptr));
+    info["name"] = to_std(m_ctx, JSObjectGetProperty(m_ctx, e, JStr("name"), nullptr));
+    return info;
+  }
+
+  // A syntax error placed in the code as it was written: checked again without the REPL's
+  // rewrites, in a wrapper that shares its first line; an input that ends early (the parser
+  // trips on the wrapper's closing brace) is told which bracket, string or comment is left open.
+  json syntax_error(JSValueRef evaluated, const std::string& code) {
+    static const std::string prefix = "(async () => {";
+    JSValueRef exc = nullptr;
+    if (JSCheckScriptSyntax(m_ctx, JStr(prefix + code + "\n})"), nullptr, 1, &exc) || !exc) return error_info(evaluated);
+    json info = error_info(exc);
+    int line = info.value("line", 0);
+    if (line == 1 && info.contains("column")) info["column"] = std::max(1, info["column"].get<int>() - static_cast<int>(prefix.size()));
+    int lines = 1 + static_cast<int>(std::count(code.begin(), code.end(), '\n'));
+    std::string message = info.value("message", std::string());
+    bool ended = line > lines || message.find("Unexpected EOF") != std::string::npos || message.find("end of script") != std::string::npos;
+    // JavaScriptCore gives no column for a syntax error: the token it names, on its line.
+    if (!ended && !info.contains("column") && line >= 1 && line <= lines) {
+      auto quote = message.find('\'');
+      auto end = quote == std::string::npos ? std::string::npos : message.find('\'', quote + 1);
+      if (end != std::string::npos && end > quote + 1) {
+        size_t begin = 0;
+        for (int l = 1; l < line; ++l) begin = code.find('\n', begin) + 1;
+        std::string_view text = std::string_view(code).substr(begin, code.find('\n', begin) - begin);
+        if (auto at = text.find(message.substr(quote + 1, end - quote - 1)); at != std::string_view::npos)
+          info["column"] = 1 + static_cast<int>(std::count_if(text.begin(), text.begin() + static_cast<long>(at),
+                                                                [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+      }
+    }
+    if (ended) {
+      static const std::map<char, std::string> what = {{'(', "the '('"}, {'[', "the '['"}, {'{', "the '{'"},
+                                                       {'"', "the string (\")"}, {'\'', "the string (')"}, {'`', "the template literal (`)"},
+                                                       {'*', "the comment (/*)"}};
+      if (auto open = last_unclosed(code)) {
+        info["message"] = fmt::format("the code ends before {} opened here is closed", what.at(open->opener));
+        info["line"] = open->line;
+        info["column"] = open->column;
+      } else {
+        info["message"] = "the code ends early: " + message;
+        info["line"] = lines;
+        info.erase("column");
+      }
+    }
+    return info;
+  }
+
   void drop_pending() {
     for (auto& [id, r] : m_pending) {
       JSValueUnprotect(m_ctx, r.resolve);
@@ -458,14 +516,7 @@ class Worker {
     JSEvaluateScript(m_ctx, JStr(script), nullptr, JStr("repl"), 1, &exc);
     if (exc && !m_settled && m_kill == kNone) {
       // A syntax error: the script never ran.
-      JSObjectRef e = JSValueToObject(m_ctx, exc, nullptr);
-      json info = {{"name", "SyntaxError"}, {"message", to_std(m_ctx, exc)}};
-      if (e) {
-        JSValueRef line = JSObjectGetProperty(m_ctx, e, JStr("line"), nullptr);
-        if (JSValueIsNumber(m_ctx, line)) info["line"] = static_cast<int>(JSValueToNumber(m_ctx, line, nullptr));
-        info["message"] = to_std(m_ctx, JSObjectGetProperty(m_ctx, e, JStr("message"), nullptr));
-        info["name"] = to_std(m_ctx, JSObjectGetProperty(m_ctx, e, JStr("name"), nullptr));
-      }
+      json info = syntax_error(exc, f.payload);
       m_settled = true;
       m_result_header = {{"t", "result"}, {"id", m_eval_id}, {"ok", false}};
       m_result_payload = info.dump();

@@ -1,5 +1,7 @@
 #include "runs/spec.h"
 
+#include "session/start_url.h"
+
 #include "actions/registry.h"
 #include "base/text.h"
 #include "llm/models.h"
@@ -111,6 +113,8 @@ Result<RunSpec> make_spec(std::string task, std::vector<std::string> urls, json 
   if (task.find_first_not_of(" \t\r\n") == std::string::npos)
     return make_error(Code::InvalidArgument, "a run needs a task: what to do, in plain words");
   if (urls.size() > kMaxUrls) return errorf(Code::InvalidArgument, "urls: at most {} start pages, got {}", kMaxUrls, urls.size());
+  for (size_t i = 0; i < urls.size(); ++i)
+    if (auto ok = session::check_start_url(urls[i]); !ok) return errorf(Code::InvalidArgument, "urls[{}]: {}", i, ok.error().message);
   if (options.is_null()) options = json::object();
   TRY(check_options(options));
   RunSpec s;

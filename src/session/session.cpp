@@ -1,4 +1,5 @@
 #include "session/session.h"
+#include "session/start_url.h"
 
 #include "actions/claims.h"
 #include "actions/egress.h"
@@ -353,6 +354,7 @@ void Session::set_log_handler(std::function<void(const std::string&)> handler) {
 
 Result<void> Session::open_urls(const std::vector<std::string>& urls) {
   if (urls.empty()) return {};
+  for (const auto& url : urls) TRY(check_start_url(url));
   browser::Browser& b = browser();
   if (m->host->context().shared_tabs) {
     // In the user's browser: tabs of the run's own, the user's left as they are.

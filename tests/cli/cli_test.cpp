@@ -184,6 +184,11 @@ TEST(CliRun, JsonOutputAndTheCapExitCode) {
   EXPECT_EQ(j["final"]["env"]["step"], 2);
   EXPECT_TRUE(j["usage"]["input_tokens"].get<int>() > 0);
   EXPECT_TRUE(j.contains("cost"));
+  // The run's id, as History and --continue know it, and its state.
+  ASSERT_TRUE(j["runId"].is_string()) << r.out;
+  EXPECT_EQ(j["state"], "partial");
+  Outcome row = ouro("run 'More' --json --continue " + j["runId"].get<std::string>() + " --max-iterations 2 --provider script:" + script);
+  EXPECT_EQ(json::parse(row.out)["runId"], j["runId"]) << "a continued run keeps its id: " << row.err;
 }
 
 // A run's options are checked in one place: a wrong one reads the same here as from the API and MCP.

@@ -566,8 +566,9 @@
 
   function errorInfo(e) {
     if (e instanceof Error) {
-      // User code starts on line 1 of the evaluated script; the wrapper adds none.
-      return { name: e.name, message: e.message, line: e.line, column: e.column,
+      // User code starts on line 1 of the evaluated script; the wrapper adds none. No column: the
+      // wrapper and the console rewrites (a `return`, `globalThis.` for declarations) shift it.
+      return { name: e.name, message: e.message, line: e.line,
                stack: String(e.stack || '').split('\n').filter(l => !l.includes('[native code]')).slice(0, 8).join('\n') };
     }
     return { name: 'Error', message: typeof e === 'string' ? e : (toJSON(e) ?? String(e)) };
