@@ -155,7 +155,12 @@ class Worker {
       auto frame = decode_frame(*text);
       if (!frame) continue;
       if (frame->header.value("t", "") == "interrupt") {
-        if (m_armed) m_kill = kInterrupt;
+        {
+          // Under the mutex pop() waits with: set between its check and its wait, the wake-up
+          // would be lost and the interrupt would wait for the evaluation's deadline.
+          std::lock_guard lock(m_mutex);
+          if (m_armed) m_kill = kInterrupt;
+        }
         m_cv.notify_all();
         continue;
       }
