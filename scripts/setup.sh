@@ -57,6 +57,14 @@ if [[ ! -f "$here/tests/session/browserless/node_modules/@browserless.io/browser
     echo "setup: could not install browserless for tests/session (the browserless test will be skipped)" >&2
 fi
 
+# The Command Center's and the extension's browser tests (tests/web: playwright-core to drive the
+# system Chromium, axe-core, ws); skipped when they could not be installed. No browser is downloaded.
+if [[ ! -f "$here/tests/web/node_modules/playwright-core/package.json" || ! -f "$here/tests/web/node_modules/axe-core/package.json" ]] &&
+   command -v npm >/dev/null; then
+  (cd "$here/tests/web" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --silent) ||
+    echo "setup: could not install tests/web's packages (the web_* tests will be skipped)" >&2
+fi
+
 # The benchmark compares against Playwright; it is installed only when asked for.
 if [[ "${1:-}" == "--bench" ]]; then
   here=$(cd "$(dirname "$0")/.." && pwd)
