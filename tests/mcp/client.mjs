@@ -49,10 +49,14 @@ const page = `<!doctype html><html><head><title>MCP fixture</title></head><body>
 <label for="name">Name</label> <input id="name" name="name">
 <button id="go" onclick="document.getElementById('out').textContent = 'Hi ' + document.getElementById('name').value">Greet</button>
 <p id="out"></p>
+<a href="/slow">Slow page</a>
 <ul>${Array.from({ length: 300 }, (_, i) => `<li>Item ${i + 1}</li>`).join('')}</ul></main></body></html>`;
+// /slow answers 1.5 s late: a click on its link has navigated only once that answer is in, so a
+// browser_act that did not wait for it would name the page it left.
 const site = http.createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(page);
+  if (req.url === '/slow') setTimeout(() => res.end('<!doctype html><title>Slow page</title><h1>Arrived</h1>'), 1500);
+  else res.end(page);
 });
 await new Promise((ok) => site.listen(0, '127.0.0.1', ok));
 const url = `http://127.0.0.1:${site.address().port}/`;
@@ -109,6 +113,17 @@ async function exercise(client, via, samples, server) {
   const expected = ['browser_act', 'browser_exec', 'browser_screenshot', 'browser_snapshot', 'browser_tabs', 'browser_task'];
   check(JSON.stringify(names) === JSON.stringify(expected), 'tools/list: the six tools', names);
   for (const t of tools) check(t.inputSchema?.type === 'object' && typeof t.description === 'string' && t.description.length > 20, `tools/list: ${t.name} has a schema and a description`, t);
+  // Annotations (MCP 2025-06-18): a title on every tool, and hints a host can auto-approve by.
+  for (const t of tools)
+    check(typeof t.title === 'string' && t.title.length > 3 && t.annotations?.title === t.title &&
+      ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].every((h) => typeof t.annotations[h] === 'boolean'),
+      `tools/list: ${t.name} has a title and annotations`, t.annotations);
+  const hints = (name) => tools.find((t) => t.name === name)?.annotations || {};
+  check(hints('browser_snapshot').readOnlyHint === true && hints('browser_screenshot').readOnlyHint === true && hints('browser_tabs').readOnlyHint === true,
+    'annotations: snapshot, screenshot and tabs are read-only', tools.map((t) => [t.name, t.annotations]));
+  check(hints('browser_act').readOnlyHint === false && hints('browser_act').destructiveHint === true &&
+    hints('browser_exec').readOnlyHint === false && hints('browser_exec').destructiveHint === true,
+    'annotations: act and exec may change and destroy', [hints('browser_act'), hints('browser_exec')]);
   const act = tools.find((t) => t.name === 'browser_act');
   check(act && act.inputSchema.required?.includes('commands') && !act.inputSchema.required?.includes('tabId'), 'browser_act: commands required, tabId optional', act?.inputSchema);
 
@@ -121,6 +136,12 @@ async function exercise(client, via, samples, server) {
   check(!r.isError && textOf(r).length < 8000 && /Array/.test(textOf(r)) && /100,000|100000/.test(textOf(r)), 'browser_exec: a big value is summarised, not sent', textOf(r).length);
   r = await client.callTool({ name: 'browser_exec', arguments: { code: 'throw new TypeError("nope")' } });
   check(r.isError === true && /TypeError: nope/.test(textOf(r)), 'browser_exec: a thrown error is isError', r);
+  // One clean error text: hosts show "Error: " + the text, so the text never starts with it.
+  r = await client.callTool({ name: 'browser_exec', arguments: { code: 'throw new Error("boom")' } });
+  check(r.isError === true && /boom/.test(textOf(r)) && !/^Error:/.test(textOf(r)) && !/Error: Error/.test(textOf(r)) && /state is kept/.test(textOf(r)),
+    'browser_exec: a thrown Error reads once, with what to do', textOf(r));
+  r = await client.callTool({ name: 'browser_exec', arguments: { code: 'await click(activeTab, "#nope", {timeout: 300})' } });
+  check(r.isError === true && /#nope/.test(textOf(r)) && !/Error: /.test(textOf(r)), 'browser_exec: a failed call\'s error has no "Error:" prefix', textOf(r));
   r = await client.callTool({ name: 'browser_exec', arguments: { code: 5 } });
   check(r.isError === true && /code/.test(textOf(r)), 'browser_exec: bad arguments are isError', r);
 
@@ -148,11 +169,22 @@ async function exercise(client, via, samples, server) {
   r = await client.callTool({ name: 'browser_snapshot', arguments: {} });
   check(!r.isError && /Greet/.test(textOf(r)) && /"ref"/.test(textOf(r)), 'browser_snapshot: the page\'s actions with refs', r);
   r = await client.callTool({ name: 'browser_act', arguments: { commands: 'type "Kathy" into the Name field\nclick the Greet button' } });
-  check(!r.isError && /"ok":\s*true/.test(textOf(r)), 'browser_act: commands run', r);
+  const once = (text, s) => text.split(s).length - 1 === 1;
+  check(!r.isError && /^Done: 2 steps/.test(textOf(r)) && once(textOf(r), 'click the Greet button') && once(textOf(r), 'type "Kathy"') &&
+    textOf(r).includes(`Page now: "MCP fixture" ${url} (loaded)`) && textOf(r).length < 1000,
+    'browser_act: each step once, and where the page is', textOf(r));
   r = await client.callTool({ name: 'browser_exec', arguments: { code: 'await getText(activeTab, "#out")' } });
   check(/Hi Kathy/.test(textOf(r)), 'browser_act: the page changed', r);
-  r = await client.callTool({ name: 'browser_act', arguments: { commands: 'click the Frobnicate button' } });
-  check(r.isError === true, 'browser_act: a failed step is isError', r);
+  // A click that navigates: the answer names the page it led to, not the one it left.
+  r = await client.callTool({ name: 'browser_act', arguments: { commands: 'click the Slow page link' } });
+  check(!r.isError && textOf(r).includes(`Page now: "Slow page" ${url}slow (loaded)`), 'browser_act: waits for the navigation its click started (1.5 s)', textOf(r));
+  r = await client.callTool({ name: 'browser_act', arguments: { commands: `navigate ${url}` } });
+  check(!r.isError && textOf(r).includes(`Page now: "MCP fixture" ${url} (loaded)`), 'browser_act: navigate back', textOf(r));
+  r = await client.callTool({ name: 'browser_act', arguments: { commands: 'click the Frobnicate button\npress Enter' } });
+  check(r.isError === true && /^Failed at step 1 of 2/.test(textOf(r)) && once(textOf(r), 'click the Frobnicate button') && /press Enter \(not run\)/.test(textOf(r)) &&
+    textOf(r).includes(`Page now: "MCP fixture" ${url}`), 'browser_act: a failed step is isError, said once, with what was not run', textOf(r));
+  r = await client.callTool({ name: 'browser_act', arguments: { commands: 'blorp the wibble' } });
+  check(r.isError === true && /^browser_act: I do not understand/.test(textOf(r)), 'browser_act: a request it cannot read names the tool once', textOf(r));
   r = await client.callTool({ name: 'browser_tabs', arguments: {} });
   let tabs = [];
   try {
@@ -200,6 +232,26 @@ async function exercise(client, via, samples, server) {
     main.modelPreferences && main.includeContext === 'none', 'sampling: the main loop\'s request (system prompt, messages, maxTokens, preferences)', main);
   check(sub && /magic word/.test(JSON.stringify(sub)) && sub.modelPreferences.speedPriority > sub.modelPreferences.intelligencePriority,
     'sampling: llm_query went to the client too, preferring speed', sub);
+}
+
+// `ouro mcp --headed` where there is no display: a message on stderr that says what to do, and an
+// exit the client notices at once (not a silent one it reports as "server disconnected").
+async function headedWithoutDisplay() {
+  const noDisplay = { ...env };
+  delete noDisplay.DISPLAY;
+  delete noDisplay.WAYLAND_DISPLAY;
+  const child = spawn(ouro, ['mcp', '--headed'], { env: noDisplay, stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  let out = '';
+  child.stderr.on('data', (d) => (err += d));
+  child.stdout.on('data', (d) => (out += d));
+  const t0 = Date.now();
+  const code = await new Promise((ok) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); ok('timeout'); }, 30_000);
+    child.on('exit', (c) => { clearTimeout(timer); ok(c); });
+  });
+  check(code !== 0 && code !== 'timeout' && /--headed needs a display/.test(err) && /without --headed/.test(err) && out === '',
+    '--headed without a display: exits non-zero with a message on stderr saying what to do', { code, err: err.slice(-400), ms: Date.now() - t0 });
 }
 
 // Raw JSON-RPC over the pipe: hostile lines are answered with errors and the server goes on.
@@ -385,6 +437,7 @@ async function hostileHttp(serve, endpoint, auth, endedSession) {
 
 try {
   await main();
+  await headedWithoutDisplay();
   await hostile();
   await overHttp();
 } catch (e) {
