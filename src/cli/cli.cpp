@@ -984,7 +984,7 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
             << "MCP (Streamable HTTP): http://127.0.0.1:" << api->port() << "/mcp (the same token)\n"
             << "Pairing code for ouro's Chrome extension: " << api->pairing_code() << " (valid 10 minutes; Settings shows the current one)\n"
             << (flags.workspace.empty() ? "" : "Workspace: " + flags.workspace + " (" + data_dir + ")\n")
-            << "Ctrl-C stops the server (runs in progress are cancelled).\n"
+            << "Ctrl-C stops the server (runs in progress are interrupted; History resumes them).\n"
             << std::flush;
   if (open_page) {
     auto tabs = base->tabs();
