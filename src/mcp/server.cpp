@@ -335,7 +335,10 @@ json BrowserTools::Parts::registry_call(const std::string& tool, const actions::
     r = session->host().call_sync(cap.name, std::move(*call_args));
   }
   if (!r) return error_result(host_error_text(tool, cap, r.error().message));
-  if (cap.name == "act" && r->is_object()) return act_result(tool, tab, active_before, *r);
+  if (cap.name == "act" && r->is_object()) {
+    Heartbeat beat(ctx, tool);  // its wait for the page
+    return act_result(tool, tab, active_before, *r);
+  }
   if (cap.name == "screenshot") {
     // A data URL from the capability: data:image/png;base64,…
     std::string url = r->is_string() ? r->get<std::string>() : "";

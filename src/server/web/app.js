@@ -677,12 +677,12 @@
   // A History row's second line: what became of the run, when, how long it worked, what it cost.
   // A conversation's time is its turns' (not the waits between them).
   function runSummary(r) {
-    const when = new Date(r.created_at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+    const when = r.created_at ? new Date(r.created_at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '';
     const turns = Array.isArray(r.turns) ? r.turns : [];
     const inProgress = ['running', 'queued', 'awaiting_user'].includes(r.state);
     let ms = turns.reduce((sum, t) => sum + (t.started_at && t.ended_at ? t.ended_at - t.started_at : 0), 0);
     if (!turns.length || !ms) ms = r.updated_at - r.created_at;
-    const took = inProgress ? 'started' : `took ${duration(ms)}`;
+    const took = inProgress || !Number.isFinite(ms) ? '' : `took ${duration(ms)}`;
     const cost = r.cost === null || r.cost === undefined ? 'cost not known' : r.cost < 0.01 ? `$${r.cost.toFixed(4)}` : `$${r.cost.toFixed(2)}`;
     return [r.state, when, took, cost, `${r.iterations} ${r.iterations === 1 ? 'iteration' : 'iterations'}`, r.endpoint ? 'on ' + r.endpoint : '']
       .filter(Boolean).join(' · ');
