@@ -117,7 +117,10 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
       if (p === '/api/runs' && req.method === 'GET') return reply(res, 200, state.runs);
       if (p === '/api/runs' && req.method === 'POST') {
         const id = /confirm|buy/i.test(json.task) ? 'r-confirm' : /size|question/i.test(json.task) ? 'r-question' : 'r-done';
-        state.runs.unshift({ id, task: json.task, state: id === 'r-done' ? 'done' : 'running', iterations: 1 });
+        const now = Date.now();
+        const done = id === 'r-done';
+        state.runs.unshift({ id, task: json.task, state: done ? 'done' : 'running', iterations: 1, created_at: now, updated_at: now + (done ? 4200 : 0),
+                             cost: done ? 0.0041 : null, turns: done ? [{ state: 'done', started_at: now, ended_at: now + 4200, iterations: 1, cost: 0.0041 }] : [] });
         return reply(res, 201, { id, task: json.task });
       }
       let m;
