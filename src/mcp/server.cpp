@@ -120,8 +120,8 @@ std::string plural(size_t n, const char* word) { return fmt::format("{} {}{}", n
 // hosts put that in front of an error result themselves.
 std::string eval_error_text(const jsrt::EvalResult& r) {
   std::string message = r.error_message;
-  for (const std::string& prefix : {r.error_name + ": ", std::string("Error: ")})
-    while (!r.error_name.empty() && message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+  for (const std::string& prefix : {r.error_name.empty() ? std::string("Error: ") : r.error_name + ": ", std::string("Error: ")})
+    while (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
   if (r.kind == "interrupted") return "browser_exec: the evaluation was interrupted; the REPL's state is kept";
   if (!r.kind.empty())
     return fmt::format("browser_exec: the evaluation was stopped ({}): {}. The REPL's state is kept; try smaller steps", r.kind, message);
@@ -139,7 +139,7 @@ std::string host_error_text(const std::string& tool, const actions::Capability& 
 
 // browser_act's answer, each step once: what was done, where the page is now, what went wrong.
 //   Done: 2 steps in 0.3 s.
-//   1. type "Kathy" into the Name field — typed 5 characters into textbox "Name" (e3)
+//   1. type "Kathy" into the Name field — typed "Kathy" into textbox "Name" (e3)
 //   2. click the Sign in link — clicked link "Sign in" (e7)
 //   Page now: "Sign in" http://…/login (loaded)
 std::string act_text(const json& r, const std::string& page) {
@@ -174,6 +174,7 @@ std::string act_text(const json& r, const std::string& page) {
             "the failed step and those after it again.";
   return text;
 }
+
 // Progress for a call that takes a while (an evaluation, a long act): every 2 s the seconds so
 // far, so a client that asked for progress sees it is alive (and may reset its timeout on it).
 class Heartbeat {
