@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -209,6 +210,7 @@ struct BrowserTools::Parts {
   std::unique_ptr<session::Session> session;
   std::optional<TaskSupport> task;
   std::mutex exec_mutex;  // the REPL runs one evaluation at a time
+  std::atomic<bool> ending{false};  // the connection ends: what is cancelled now, nobody asked to stop
   json tools = json::array();
   std::map<std::string, const actions::Capability*> by_tool;
 
@@ -260,6 +262,8 @@ Result<std::unique_ptr<BrowserTools>> BrowserTools::create(std::unique_ptr<sessi
 BrowserTools::~BrowserTools() = default;
 
 json BrowserTools::list() { return m->tools; }
+
+void BrowserTools::ending() { m->ending = true; }
 
 json BrowserTools::call(const std::string& name, const json& arguments, CallContext& ctx) {
   if (name == "browser_exec") return m->exec(arguments, ctx);
@@ -450,7 +454,7 @@ json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
       else if (e.type == "iteration-end") ctx.progress(it, total, fmt::format("iteration {} done", it));
     });
   }
-  (*life)->finish_turn(row, spec.task, r);
+  (*life)->finish_turn(row, spec.task, r, ending.load());
   std::string answer = r.final.is_string() ? r.final.get<std::string>() : dump_json(r.final, 2);
   std::string text = clip_text(answer, kMaxResultChars);
   text += fmt::format("\n\n(run {}; {}{}{})", row.id, plural(static_cast<size_t>(r.iterations), "iteration"), r.partial ? "; partial results" : "",
@@ -507,6 +511,7 @@ void serve_stdio(Tools& tools, const Protocol::Info& info, int in_fd, int out_fd
   // while; a call still busy then (a host call that ends only at its own deadline) is left to
   // end there, and the Protocol's destructor joins it.
   spdlog::info("mcp: the client closed the connection");
+  tools.ending();
   protocol.cancel_all();
   if (!protocol.drain_for(std::chrono::seconds(10)))
     spdlog::warn("mcp: {} call(s) still running 10 s after the client left; waiting for their own deadlines", protocol.calls_in_flight());

@@ -254,6 +254,59 @@ async function headedWithoutDisplay() {
     '--headed without a display: exits non-zero with a message on stderr saying what to do', { code, err: err.slice(-400), ms: Date.now() - t0 });
 }
 
+// Each line `child` writes to stdout, parsed ({notJson: …} when it is not JSON).
+function onMessages(child, fn) {
+  let buffer = '';
+  child.stdout.on('data', (d) => {
+    buffer += d;
+    let nl;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      let m;
+      try {
+        m = JSON.parse(line);
+      } catch {
+        m = { notJson: line.slice(0, 200) };
+      }
+      fn(m);
+    }
+  });
+}
+
+// A client that leaves while browser_task works (its model — the client's, by sampling — never
+// answered): nobody cancelled the run, so it is kept as interrupted, not cancelled, and History
+// (here: a later `ouro serve` on the same data) says so.
+async function taskOfAClientThatLeaves() {
+  const dir = mkdtempSync(join(tmpdir(), 'ouro-mcp-leave-'));
+  const child = spawn(ouro, ['mcp', '--url', url], { env: { ...env, OURO_DATA_DIR: dir }, stdio: ['pipe', 'pipe', 'ignore'] });
+  let asked = false;
+  onMessages(child, (m) => {
+    if (m.method === 'sampling/createMessage') asked = true;
+  });
+  const send = (m) => child.stdin.write(JSON.stringify(m) + '\n');
+  send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 'leaving', version: '0' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browser_task', arguments: { task: 'Read the heading' } } });
+  for (const end = Date.now() + 60_000; !asked && Date.now() < end;) await new Promise((ok) => setTimeout(ok, 50));
+  check(asked, 'leaving: browser_task asked the client\'s model');
+  child.stdin.end();
+  const code = await new Promise((ok) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); ok('timeout'); }, 30_000);
+    child.on('exit', (c) => { clearTimeout(timer); ok(c); });
+  });
+  check(code === 0, 'leaving: ouro mcp exits 0 when the client leaves mid-task', code);
+  const serve = await startServe(dir);
+  try {
+    const runs = await (await fetch(`${serve.base}/api/runs`, { headers: { Authorization: `Bearer ${serve.token}` } })).json();
+    const run = runs.find?.((r) => r.task === 'Read the heading');
+    check(run && run.state === 'interrupted' && run.turns?.[0]?.state === 'interrupted', 'leaving: the task\'s run is interrupted, not cancelled', runs);
+  } finally {
+    await stopServe(serve);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // Raw JSON-RPC over the pipe: hostile lines are answered with errors and the server goes on.
 async function hostile() {
   // The settings file denies screenshots; --mode autonomous puts the session under the egress gate
@@ -261,21 +314,8 @@ async function hostile() {
   const config = join(data, 'settings.json');
   writeFileSync(config, JSON.stringify({ permissions: { screenshot: 'deny' } }));
   const child = spawn(ouro, ['mcp', '--url', url, '--mode', 'autonomous'], { env: { ...env, OURO_CONFIG: config }, stdio: ['pipe', 'pipe', 'inherit'] });
-  let buffer = '';
   const messages = [];
-  child.stdout.on('data', (d) => {
-    buffer += d;
-    let nl;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      try {
-        messages.push(JSON.parse(line));
-      } catch {
-        messages.push({ notJson: line.slice(0, 200) });
-      }
-    }
-  });
+  onMessages(child, (m) => messages.push(m));
   const send = (s) => child.stdin.write(s + '\n');
   const waitFor = async (pred, ms = 30_000) => {
     const end = Date.now() + ms;
@@ -328,8 +368,7 @@ async function hostile() {
 }
 
 // `ouro serve` on a free port: its base URL and token, from what it prints.
-async function startServe() {
-  const dir = mkdtempSync(join(tmpdir(), 'ouro-mcp-serve-'));
+async function startServe(dir = mkdtempSync(join(tmpdir(), 'ouro-mcp-serve-'))) {
   const child = spawn(ouro, ['serve', '--port', '0'], { env: { ...env, OURO_DATA_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -341,6 +380,25 @@ async function startServe() {
   }
   child.kill('SIGKILL');
   throw new Error('ouro serve did not start: ' + out);
+}
+
+// Ctrl-C to `ouro serve`, and a kill if it has not stopped 15 s later.
+async function stopServe(serve) {
+  try {
+    process.kill(-serve.child.pid, 'SIGINT');
+  } catch {}
+  await new Promise((ok) => {
+    const t = setTimeout(() => {
+      try {
+        process.kill(-serve.child.pid, 'SIGKILL');
+      } catch {}
+      ok();
+    }, 15_000);
+    serve.child.on('exit', () => {
+      clearTimeout(t);
+      ok();
+    });
+  });
 }
 
 async function overHttp() {
@@ -363,21 +421,7 @@ async function overHttp() {
     await client.close();
     await hostileHttp(serve, endpoint, auth, sid);
   } finally {
-    try {
-      process.kill(-serve.child.pid, 'SIGINT');
-    } catch {}
-    await new Promise((ok) => {
-      const t = setTimeout(() => {
-        try {
-          process.kill(-serve.child.pid, 'SIGKILL');
-        } catch {}
-        ok();
-      }, 15_000);
-      serve.child.on('exit', () => {
-        clearTimeout(t);
-        ok();
-      });
-    });
+    await stopServe(serve);
     rmSync(serve.dir, { recursive: true, force: true });
   }
 }
@@ -438,6 +482,7 @@ async function hostileHttp(serve, endpoint, auth, endedSession) {
 try {
   await main();
   await headedWithoutDisplay();
+  await taskOfAClientThatLeaves();
   await hostile();
   await overHttp();
 } catch (e) {
