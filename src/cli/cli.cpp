@@ -722,8 +722,9 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
       auto point = TRY(runs::load_resume_point(*db, rf.resume_id, {"interrupted", "running", "queued"}));
       row = point.row;
       task = point.state.task;
-      // The resumed turn's run reports the whole run's usage (the checkpoint's and what follows).
-      row.usage_json.clear();
+      // The resumed turn's run reports the whole run's usage (the checkpoint's and what follows);
+      // the finished turns' records stay.
+      row.usage_json = runs::usage_for_resume(row.usage_json);
       row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
       row.iterations = point.state.last_iteration - point.state.turn_iterations;
       last_seq = point.last_seq;
