@@ -10,7 +10,7 @@
 //   node tests/mcp/client.mjs build/release/ouro
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, existsSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -124,6 +124,12 @@ async function exercise(client, via, samples, server) {
   check(hints('browser_act').readOnlyHint === false && hints('browser_act').destructiveHint === true &&
     hints('browser_exec').readOnlyHint === false && hints('browser_exec').destructiveHint === true,
     'annotations: act and exec may change and destroy', [hints('browser_act'), hints('browser_exec')]);
+  // The guide's table of titles and hints is the server's.
+  const guide = readFileSync(join(here, '../../docs/guides/mcp-clients.md'), 'utf8');
+  const rows = guide.split('\n').filter((l) => /^\| `browser_\w+` \| [^|]+ \| (true|false) \|/.test(l));
+  const table = Object.fromEntries(rows.map((l) => l.split('|').map((c) => c.trim())).map((c) => [c[1].replace(/`/g, ''), c.slice(2, 7).join()]));
+  const served = Object.fromEntries(tools.map((t) => [t.name, [t.title, ...['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].map((h) => t.annotations?.[h])].join()]));
+  check(JSON.stringify(table, Object.keys(served).sort()) === JSON.stringify(served, Object.keys(served).sort()), 'docs/guides/mcp-clients.md lists the titles and hints tools/list gives', { table, served });
   const act = tools.find((t) => t.name === 'browser_act');
   check(act && act.inputSchema.required?.includes('commands') && !act.inputSchema.required?.includes('tabId'), 'browser_act: commands required, tabId optional', act?.inputSchema);
 
