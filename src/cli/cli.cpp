@@ -773,8 +773,9 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
       auto point = TRY(runs::load_resume_point(*db, rf.resume_id, {"interrupted", "running", "queued"}));
       row = point.row;
       task = point.state.task;
-      // The resumed turn's run reports the whole run's usage (the checkpoint's and what follows).
-      row.usage_json.clear();
+      // The resumed turn's run reports the whole run's usage (the checkpoint's and what follows);
+      // the finished turns' records stay.
+      row.usage_json = runs::usage_for_resume(row.usage_json);
       row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
       row.iterations = point.state.last_iteration - point.state.turn_iterations;
       last_seq = point.last_seq;
@@ -1042,7 +1043,7 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
             << "MCP (Streamable HTTP): http://127.0.0.1:" << api->port() << "/mcp (the same token)\n"
             << "Pairing code for ouro's Chrome extension: " << api->pairing_code() << " (valid 10 minutes; Settings shows the current one)\n"
             << (flags.workspace.empty() ? "" : "Workspace: " + flags.workspace + " (" + data_dir + ")\n")
-            << "Ctrl-C stops the server (runs in progress are cancelled).\n"
+            << "Ctrl-C stops the server (runs in progress are interrupted; History resumes them).\n"
             << std::flush;
   if (open_page) {
     auto tabs = base->tabs();

@@ -104,6 +104,7 @@ struct Session {
   Clock::time_point last_used = Clock::now();  // under the endpoint's mutex
 
   ~Session() {
+    if (tools) tools->ending();  // a task cut short now is interrupted, not cancelled
     if (protocol) protocol->cancel_all();
     protocol.reset();  // waits for the cancelled calls
   }

@@ -115,6 +115,9 @@ class Tools {
   // A CallToolResult: {content: […], isError?}. Failures of the tool (unknown tool, wrong
   // arguments, a page error) are results with isError true, never exceptions.
   virtual json call(const std::string& name, const json& arguments, CallContext& ctx) = 0;
+  // The connection is ending (the client closed stdio, its HTTP session ended, the server stops):
+  // the calls still running are cancelled next, by no one's request. Any thread.
+  virtual void ending() {}
 };
 
 // CallToolResult helpers.

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -27,19 +28,40 @@ namespace {
 constexpr size_t kPreviewChars = 4000;
 constexpr size_t kMaxLogLines = 20;
 constexpr size_t kMaxResultChars = 40000;  // a snapshot is ~4,000 tokens by design; this is a backstop
+constexpr std::chrono::milliseconds kActLoadWait{10000};  // browser_act's wait for the page its last step led to
 
-// The tools that are registry capabilities: their descriptions and parameter schemas come from
-// the registry's declaration (actions/registry.cpp), never from a second list.
-struct RegistryTool {
+// The MCP tools, declared once: name, title and, for the registry's capabilities, the capability
+// whose description, parameter schema and risk class (actions/registry.cpp) the tool takes.
+// browser_exec and browser_task run code and whole tasks: they say what they may do themselves.
+struct ToolDecl {
   const char* tool;
-  const char* capability;
+  const char* title;
+  const char* capability;  // nullptr: not a registry capability
 };
-constexpr RegistryTool kRegistryTools[] = {
-    {"browser_snapshot", "snapshot"},
-    {"browser_act", "act"},
-    {"browser_tabs", "tabs"},
-    {"browser_screenshot", "screenshot"},
+constexpr ToolDecl kTools[] = {
+    {"browser_exec", "Run JavaScript in the browser REPL", nullptr},
+    {"browser_snapshot", "Snapshot the page's actions", "snapshot"},
+    {"browser_act", "Act on the page", "act"},
+    {"browser_tabs", "List the open tabs", "tabs"},
+    {"browser_screenshot", "Screenshot the page", "screenshot"},
+    {"browser_task", "Run a whole browser task", nullptr},
 };
+
+// Tool annotations (MCP 2025-06-18, server/tools: ToolAnnotations) — hints a host uses to decide
+// what to run without asking. From the registry's risk class: a capability that reads (and puts
+// nothing into the page) is read-only and idempotent; one that acts on a page (clicks, typing,
+// form submits) may destroy what it acts on; everything but ouro's own tab list touches the web
+// (open world). Code and tasks may do anything a page allows.
+json annotations(const char* title, const actions::Capability* cap) {
+  bool read_only = false, destructive = true, idempotent = false, open_world = true;
+  if (cap) {
+    read_only = !cap->changes_page && (cap->risk == actions::Risk::Read || cap->risk == actions::Risk::Local);
+    destructive = cap->risk == actions::Risk::Act || cap->risk == actions::Risk::Storage;
+    idempotent = read_only;
+    open_world = cap->risk != actions::Risk::Local;
+  }
+  return {{"title", title}, {"readOnlyHint", read_only}, {"destructiveHint", destructive}, {"idempotentHint", idempotent}, {"openWorldHint", open_world}};
+}
 
 const char* kExecDescription =
     "Runs JavaScript in ouro's browser REPL (top-level await; the last expression is the value) and returns the value's metadata "
@@ -74,8 +96,8 @@ std::string exec_description() {
   return text;
 }
 
-json tool_entry(const std::string& name, const std::string& description, json schema) {
-  return {{"name", name}, {"description", description}, {"inputSchema", std::move(schema)}};
+json tool_entry(const ToolDecl& d, const std::string& description, json schema, const actions::Capability* cap) {
+  return {{"name", d.tool}, {"title", d.title}, {"description", description}, {"inputSchema", std::move(schema)}, {"annotations", annotations(d.title, cap)}};
 }
 
 // The capability's parameters as a tool's input schema, its tab made optional (the active tab).
@@ -94,11 +116,64 @@ json registry_input_schema(const actions::Capability& cap) {
 
 std::string plural(size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
+// What a failed evaluation says, once: "the code threw TypeError: nope (line 2)", or for a plain
+// Error "the code threw an error: click: no element matches …". Nothing starts with "Error:":
+// hosts put that in front of an error result themselves.
 std::string eval_error_text(const jsrt::EvalResult& r) {
-  std::string s = r.error_name.empty() || r.error_message.rfind(r.error_name, 0) == 0 ? r.error_message : r.error_name + ": " + r.error_message;
-  if (r.error_line > 0 && r.kind.empty()) s += " (line " + std::to_string(r.error_line) + ")";
-  if (!r.kind.empty() && r.kind != "interrupted") s += " [" + r.kind + "; the REPL's state is kept]";
-  return s;
+  std::string message = r.error_message;
+  for (const std::string& prefix : {r.error_name.empty() ? std::string("Error: ") : r.error_name + ": ", std::string("Error: ")})
+    while (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+  if (r.kind == "interrupted") return "browser_exec: the evaluation was interrupted; the REPL's state is kept";
+  if (!r.kind.empty())
+    return fmt::format("browser_exec: the evaluation was stopped ({}): {}. The REPL's state is kept; try smaller steps", r.kind, message);
+  std::string s = "browser_exec: the code threw " + (r.error_name.empty() || r.error_name == "Error" ? std::string("an error: ") : r.error_name + ": ") + message;
+  if (r.error_line > 0 && s.find("line " + std::to_string(r.error_line)) == std::string::npos) s += " (line " + std::to_string(r.error_line) + ")";
+  return s + ". The REPL's state is kept: fix the code and run it again";
+}
+
+// A host call's error as the tool's: "browser_act: …", without the capability's own "act: ".
+std::string host_error_text(const std::string& tool, const actions::Capability& cap, std::string message) {
+  for (const std::string& prefix : {cap.name + ": ", std::string("Error: ")})
+    while (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+  return tool + ": " + message;
+}
+
+// browser_act's answer, each step once: what was done, where the page is now, what went wrong.
+//   Done: 2 steps in 0.3 s.
+//   1. type "Kathy" into the Name field — typed "Kathy" into textbox "Name" (e3)
+//   2. click the Sign in link — clicked link "Sign in" (e7)
+//   Page now: "Sign in" http://…/login (loaded)
+std::string act_text(const json& r, const std::string& page) {
+  const json& steps = get_array(r, "steps");
+  const bool ok = get_bool(r, "ok");
+  size_t failed_at = 0, planned = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::string status = get_str(steps[i], "status");
+    if (status == "failed" && !failed_at) failed_at = i + 1;
+    if (status == "planned") ++planned;
+  }
+  std::string text;
+  if (planned && planned == steps.size()) text = fmt::format("Planned (dryRun: nothing was done), {}:", plural(steps.size(), "step"));
+  else if (ok) text = fmt::format("Done: {} in {:.1f} s.", plural(steps.size(), "step"), get_int(r, "ms") / 1000.0);
+  else if (failed_at)
+    text = fmt::format("Failed at step {} of {}{}.", failed_at, steps.size(), failed_at < steps.size() ? "; the steps after it were not run" : "");
+  else text = "Failed: " + get_str(r, "error", "the commands did not run");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const json& st = steps[i];
+    std::string status = get_str(st, "status");
+    std::string line = fmt::format("\n{}. {}", i + 1, clip_text(get_str(st, "command"), 300));
+    if (status == "done") line += get_str(st, "did").empty() ? "" : " — " + clip_text(get_str(st, "did"), 300);
+    else if (status == "failed") line += " — FAILED: " + clip_text(get_str(st, "error", "failed"), 1500);
+    else if (status == "skipped") line += " (not run)";
+    if (st.contains("data") && !st["data"].is_null())
+      line += "\n   data: " + clip_text(st["data"].is_string() ? st["data"].get<std::string>() : dump_json(st["data"]), kPreviewChars);
+    text += line;
+  }
+  if (!page.empty()) text += "\nPage now: " + page;
+  if (failed_at && get_str(steps[failed_at - 1], "error").find("snapshot") == std::string::npos)
+    text += "\nTo go on: see what the page offers (browser_snapshot) and name the target by its ref (e12) or its visible words, then send "
+            "the failed step and those after it again.";
+  return text;
 }
 
 // Progress for a call that takes a while (an evaluation, a long act): every 2 s the seconds so
@@ -135,12 +210,14 @@ struct BrowserTools::Parts {
   std::unique_ptr<session::Session> session;
   std::optional<TaskSupport> task;
   std::mutex exec_mutex;  // the REPL runs one evaluation at a time
+  std::atomic<bool> ending{false};  // the connection ends: what is cancelled now, nobody asked to stop
   json tools = json::array();
   std::map<std::string, const actions::Capability*> by_tool;
 
   json exec(const json& args, CallContext& ctx);
   json registry_call(const std::string& tool, const actions::Capability& cap, json args, CallContext& ctx);
   json run_task(const json& args, CallContext& ctx);
+  json act_result(const std::string& tool, const std::string& tab, const std::string& active_before, const json& r);
 };
 
 Result<std::unique_ptr<BrowserTools>> BrowserTools::create(std::unique_ptr<session::Session> session, std::optional<TaskSupport> task) {
@@ -149,32 +226,44 @@ Result<std::unique_ptr<BrowserTools>> BrowserTools::create(std::unique_ptr<sessi
   t->m->session = std::move(session);
   t->m->task = std::move(task);
   json& tools = t->m->tools;
-  tools.push_back(tool_entry("browser_exec", exec_description(),
-                             {{"type", "object"},
-                              {"properties", {{"code", {{"type", "string"}, {"description", "JavaScript for the REPL"}}}}},
-                              {"required", {"code"}}}));
-  for (const auto& rt : kRegistryTools) {
-    const actions::Capability* cap = actions::find(rt.capability);
-    if (!cap) return errorf(Code::Internal, "the registry has no capability '{}' for the MCP tool {}", rt.capability, rt.tool);
-    t->m->by_tool[rt.tool] = cap;
-    tools.push_back(tool_entry(rt.tool, cap->doc, registry_input_schema(*cap)));
+  for (const auto& d : kTools) {
+    if (!d.capability) continue;
+    const actions::Capability* cap = actions::find(d.capability);
+    if (!cap) return errorf(Code::Internal, "the registry has no capability '{}' for the MCP tool {}", d.capability, d.tool);
+    t->m->by_tool[d.tool] = cap;
   }
-  tools.push_back(tool_entry("browser_task", kTaskDescription,
-                               {{"type", "object"},
-                                {"properties",
-                                 {{"task", {{"type", "string"}, {"description", "What to do, in plain words"}}},
-                                  {"urls", {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Pages to start on"}}},
-                                  {"options",
-                                   {{"type", "object"},
-                                    {"description", "A run's options, as POST /api/runs takes them (max_iterations, allowed_domains, mode, "
-                                                    "permissions, remember, agent, model, …)"}}}}},
-                                {"required", {"task"}}}));
+  for (const auto& d : kTools) {
+    const std::string name = d.tool;
+    if (auto it = t->m->by_tool.find(name); it != t->m->by_tool.end()) {
+      tools.push_back(tool_entry(d, it->second->doc, registry_input_schema(*it->second), it->second));
+    } else if (name == "browser_exec") {
+      tools.push_back(tool_entry(d, exec_description(),
+                                 {{"type", "object"},
+                                  {"properties", {{"code", {{"type", "string"}, {"description", "JavaScript for the REPL"}}}}},
+                                  {"required", {"code"}}},
+                                 nullptr));
+    } else {  // browser_task
+      tools.push_back(tool_entry(d, kTaskDescription,
+                                 {{"type", "object"},
+                                  {"properties",
+                                   {{"task", {{"type", "string"}, {"description", "What to do, in plain words"}}},
+                                    {"urls", {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Pages to start on"}}},
+                                    {"options",
+                                     {{"type", "object"},
+                                      {"description", "A run's options, as POST /api/runs takes them (max_iterations, allowed_domains, mode, "
+                                                      "permissions, remember, agent, model, …)"}}}}},
+                                  {"required", {"task"}}},
+                                 nullptr));
+    }
+  }
   return t;
 }
 
 BrowserTools::~BrowserTools() = default;
 
 json BrowserTools::list() { return m->tools; }
+
+void BrowserTools::ending() { m->ending = true; }
 
 json BrowserTools::call(const std::string& name, const json& arguments, CallContext& ctx) {
   if (name == "browser_exec") return m->exec(arguments, ctx);
@@ -203,7 +292,7 @@ json BrowserTools::Parts::exec(const json& args, CallContext& ctx) {
   std::string text;
   for (size_t i = 0; i < r->logs.size() && i < kMaxLogLines; ++i) text += "log: " + clip_text(r->logs[i], 500) + "\n";
   if (r->logs.size() > kMaxLogLines) text += fmt::format("log: … {} more lines\n", r->logs.size() - kMaxLogLines);
-  if (!r->ok) return error_result(text + "Error: " + eval_error_text(*r));
+  if (!r->ok) return error_result(text + eval_error_text(*r));
   const json& shown = r->final ? *r->final : r->value;
   const std::string summary = jsrt::summarize_value(shown);
   text += (r->final ? "setFinal " : "") + summary;
@@ -244,12 +333,17 @@ json BrowserTools::Parts::registry_call(const std::string& tool, const actions::
   named.tool = tool;  // messages name the MCP tool
   auto call_args = actions::tool_args(named, args, tab);
   if (!call_args) return error_result(call_args.error().message);
+  const std::string active_before = session->active_tab();
   Result<json> r = make_error(Code::Internal, "");
   {
     Heartbeat beat(ctx, tool);
     r = session->host().call_sync(cap.name, std::move(*call_args));
   }
-  if (!r) return error_result(tool + ": " + r.error().message);
+  if (!r) return error_result(host_error_text(tool, cap, r.error().message));
+  if (cap.name == "act" && r->is_object()) {
+    Heartbeat beat(ctx, tool);  // its wait for the page
+    return act_result(tool, tab, active_before, *r);
+  }
   if (cap.name == "screenshot") {
     // A data URL from the capability: data:image/png;base64,…
     std::string url = r->is_string() ? r->get<std::string>() : "";
@@ -261,9 +355,31 @@ json BrowserTools::Parts::registry_call(const std::string& tool, const actions::
     return {{"content", content}};
   }
   std::string text = r->is_string() ? r->get<std::string>() : dump_json(*r);
-  json out = text_result(clip_text(text, kMaxResultChars));
-  if (cap.name == "act" && r->is_object() && r->contains("ok") && !get_bool(*r, "ok")) out["isError"] = true;
-  return out;
+  return text_result(clip_text(text, kMaxResultChars));
+}
+
+// After act: a navigation its last step started (a link, a submit, Enter) is given 0.4 s to begin
+// and then waited for up to its load event, at most kActLoadWait (waitForLoad); the answer names
+// the page the tab is on then — or the page of the tab a step opened or switched to (the session's
+// active tab changed).
+json BrowserTools::Parts::act_result(const std::string& tool, const std::string& tab, const std::string& active_before, const json& r) {
+  const bool dry = !get_array(r, "steps").empty() && get_str(get_array(r, "steps")[0], "status") == "planned";
+  const std::string active = session->active_tab();
+  const std::string where = !active.empty() && active != active_before ? active : tab;
+  std::string page;
+  if (!dry) {
+    auto loaded = session->host().call_sync("waitForLoad", json::array({where, static_cast<double>(kActLoadWait.count())}));
+    std::string state = "loaded";
+    if (!loaded) {
+      state = loaded.error().code == Code::DeadlineExceeded ? fmt::format("still loading after {} s", kActLoadWait.count() / 1000)
+                                                            : "not known: " + clip_text(host_error_text(tool, *actions::find("waitForLoad"), loaded.error().message), 300);
+    }
+    for (const auto& t : session->tabs())
+      if (t.id == where)
+        page = fmt::format("\"{}\" {} ({}{})", clip_text(t.title, 200), clip_text(t.url, 500), state, where != tab ? ", tab " + where : "");
+    if (page.empty()) page = fmt::format("tab {} is gone ({})", where, state);
+  }
+  return text_result(clip_text(act_text(r, page), kMaxResultChars), !get_bool(r, "ok"));
 }
 
 namespace {
@@ -338,7 +454,7 @@ json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
       else if (e.type == "iteration-end") ctx.progress(it, total, fmt::format("iteration {} done", it));
     });
   }
-  (*life)->finish_turn(row, spec.task, r);
+  (*life)->finish_turn(row, spec.task, r, ending.load());
   std::string answer = r.final.is_string() ? r.final.get<std::string>() : dump_json(r.final, 2);
   std::string text = clip_text(answer, kMaxResultChars);
   text += fmt::format("\n\n(run {}; {}{}{})", row.id, plural(static_cast<size_t>(r.iterations), "iteration"), r.partial ? "; partial results" : "",
@@ -395,6 +511,7 @@ void serve_stdio(Tools& tools, const Protocol::Info& info, int in_fd, int out_fd
   // while; a call still busy then (a host call that ends only at its own deadline) is left to
   // end there, and the Protocol's destructor joins it.
   spdlog::info("mcp: the client closed the connection");
+  tools.ending();
   protocol.cancel_all();
   if (!protocol.drain_for(std::chrono::seconds(10)))
     spdlog::warn("mcp: {} call(s) still running 10 s after the client left; waiting for their own deadlines", protocol.calls_in_flight());

@@ -46,6 +46,8 @@ class BrowserTools final : public Tools {
 
   json list() override;
   json call(const std::string& name, const json& arguments, CallContext& ctx) override;
+  // A browser_task cut short from here on is interrupted (resumable), not cancelled.
+  void ending() override;
 
  private:
   BrowserTools() = default;

@@ -36,6 +36,14 @@ class NoModel : public llm::Provider {
 
 }  // namespace
 
+std::string usage_for_resume(const std::string& usage_json) {
+  json usage = parse_json(usage_json).value_or(json::object());
+  if (!usage.is_object() || !usage.contains("turns") || !usage["turns"].is_array()) return "";
+  json turns = usage["turns"];
+  while (!turns.empty() && turns.back().is_object() && get_str(turns.back(), "state") == "interrupted") turns.erase(turns.size() - 1);
+  return turns.empty() ? "" : dump_json(json{{"turns", turns}});
+}
+
 std::string turn_state(const agent::RunResult& r, const std::string& store_error) {
   return !store_error.empty() ? "failed" : r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
 }
@@ -200,6 +208,7 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
   ro.on_checkpoint = [this, checkpointed](int iteration, const std::string& state, const std::string& env) {
     return store_checkpoint(*m_db, *checkpointed, m_id, iteration, state, env);
   };
+  m_turn_started = EventLog::now_ms();
   scripts::ReplayProvider* replay = m_replay;
   std::shared_ptr<EventLog> log = m_log;
   agent::Run run(*m_session, *m_provider, ro, [replay, log, &view](const agent::Event& e) {
@@ -240,9 +249,10 @@ void Lifecycle::cancel() {
   if (m_running) m_running->cancel();
 }
 
-std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::string& task, const agent::RunResult& r) {
+std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::string& task, const agent::RunResult& r, bool ouro_stopping) {
   const std::string store_error = m_log->store_error();
-  const std::string state = turn_state(r, store_error);
+  const bool interrupted = ouro_stopping && r.cancelled && store_error.empty();
+  const std::string state = interrupted ? "interrupted" : turn_state(r, store_error);
   // Memory across tasks: a turn that finished with its answer is remembered for later runs
   // (before its row says done, so a run started after that finds it), unless the run said not to.
   // A replay is not remembered: its task carries the values it was given (they may be secrets).
@@ -262,7 +272,8 @@ std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::stri
   row.partial = r.partial || !store_error.empty();
   json usage = parse_json(row.usage_json.empty() ? "{}" : row.usage_json).value_or(json::object());
   json now = r.usage.to_json();
-  if (usage.is_object() && now.is_object()) {
+  if (!usage.is_object()) usage = json::object();
+  if (now.is_object()) {
     for (const auto& [k, v] : now.items()) {
       if (v.is_number_integer() && (!usage.contains(k) || usage[k].is_number_integer())) usage[k] = usage.value(k, int64_t{0}) + v.get<int64_t>();
       else if (!usage.contains(k)) usage[k] = v;
@@ -270,11 +281,20 @@ std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::stri
   }
   // Which path the turn ran (a replay, a replay a model took over, an agent).
   if (m_replay || !m_spec.schedule.empty()) usage["path"] = m_replay ? m_replay->path() : "agent";
-  row.usage_json = dump_json(usage.is_object() && !usage.empty() ? usage : now);
   if (!r.cost_known) row.cost = std::nullopt;
   else row.cost = row.cost.value_or(0) + r.cost_usd;
   row.error = !store_error.empty() ? "the run's events could not be stored: " + store_error : r.error;
   row.updated_at = EventLog::now_ms();
+  if (interrupted) {
+    // Cut short by ouro stopping, as a crash would have: resumable, and said so.
+    row.error = "ouro stopped while the run was in progress";
+    row.final_json = dump_json(json{{"partial", true}, {"message", "ouro stopped while this turn was in progress; resume it from History"}});
+  }
+  // Each turn's record, for History: what became of it, when, and what it cost.
+  if (!usage.contains("turns") || !usage["turns"].is_array()) usage["turns"] = json::array();
+  usage["turns"].push_back({{"state", state}, {"started_at", m_turn_started > 0 ? json(m_turn_started) : json(nullptr)}, {"ended_at", row.updated_at},
+                            {"iterations", r.iterations}, {"cost", r.cost_known ? json(r.cost_usd) : json(nullptr)}});
+  row.usage_json = dump_json(usage);
   if (auto updated = m_db->update_run(row); !updated) spdlog::error("run {}: cannot record its result: {}", m_id, redact(updated.error().message));
   // The env as this turn left it, for a conversation continued after this session is gone.
   if (m_session)

@@ -104,8 +104,10 @@ class Lifecycle {
 
   // After a turn: memory, the rewritten script, the row and the env for a follow-up. The row's
   // state is the turn's: "done" only when it finished with its answer; "failed" when its events
-  // could not be stored. Returns that state.
-  std::string finish_turn(store::Database::RunRow& row, const std::string& task, const agent::RunResult& r);
+  // could not be stored; "interrupted" when it was cut short because ouro stops (`ouro_stopping`:
+  // nobody cancelled it, and it resumes from its last checkpoint). The row's usage keeps each
+  // turn's record in "turns": {state, started_at, ended_at, iterations, cost}. Returns the state.
+  std::string finish_turn(store::Database::RunRow& row, const std::string& task, const agent::RunResult& r, bool ouro_stopping = false);
 
   // Stops the turn in progress (any thread).
   void cancel();
@@ -127,7 +129,13 @@ class Lifecycle {
   std::mutex m_mutex;  // m_running, m_cancelled
   agent::Run* m_running = nullptr;
   bool m_cancelled = false;
+  double m_turn_started = 0;  // when the turn in progress began (ms since the epoch)
 };
+
+// A row's usage JSON as a resume or a failover starts from: the usage is summed again from the
+// checkpoint, so only the finished turns' records are kept — not the one that was cut short,
+// which goes on.
+std::string usage_for_resume(const std::string& usage_json);
 
 // The state a turn's result gives its row.
 std::string turn_state(const agent::RunResult& r, const std::string& store_error);

@@ -68,6 +68,12 @@ json row_json(const store::Database::RunRow& r) {
             {"created_at", r.created_at}, {"updated_at", r.updated_at}, {"options", parse_json(r.options).value_or(json::object())}};
   j["final"] = r.final_json.empty() ? json(nullptr) : parse_json(r.final_json).value_or(json(r.final_json));
   j["usage"] = r.usage_json.empty() ? json(nullptr) : parse_json(r.usage_json).value_or(json(nullptr));
+  // Each finished turn's state, times, iterations and cost (runs/lifecycle.h), apart from the usage.
+  j["turns"] = json::array();
+  if (j["usage"].is_object() && j["usage"].contains("turns")) {
+    if (j["usage"]["turns"].is_array()) j["turns"] = j["usage"]["turns"];
+    j["usage"].erase("turns");
+  }
   j["cost"] = r.cost ? json(*r.cost) : json(nullptr);
   if (!r.error.empty()) j["error"] = r.error;
   return j;
@@ -112,6 +118,7 @@ struct RunManager::Active {
   agent::Run* run = nullptr;  // while it executes
   session::Session* session = nullptr;  // while it executes
   bool cancel_requested = false;
+  bool stopping = false;  // cancelled because ouro stops, not by the user: its turn is interrupted
   bool finished = false;  // its result is final (teardown may still be going on)
   bool leaving = false;   // it takes no more turns: its session is closing
   int begun = 0;              // turns begun, earlier stored ones included
@@ -139,6 +146,7 @@ RunManager::~RunManager() {
     {
       std::lock_guard lock(r->mutex);
       r->cancel_requested = true;
+      r->stopping = true;
       if (r->run) r->run->cancel();
     }
     r->answered.notify_all();
@@ -641,12 +649,17 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
       publish(*run, "failover", {{"from", from}, {"to", lease->endpoint()}, {"reason", r.browser_lost}, {"fromIteration", point.state.last_iteration + 1}},
               now_ms());
       // As a resume: the whole run's usage comes back with the checkpoint's state.
-      run->row.usage_json.clear();
+      run->row.usage_json = runs::usage_for_resume(run->row.usage_json);
       run->row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
       run->row.iterations = point.state.last_iteration - point.state.turn_iterations;
     }
     const std::string store_error = run->log->store_error();
-    life.finish_turn(run->row, task, r);
+    bool stopping = false;
+    {
+      std::lock_guard lock(run->mutex);
+      stopping = run->stopping;
+    }
+    life.finish_turn(run->row, task, r, stopping);
     run->turns.push_back({task, runs::final_text(r.final)});
     held = life.session().let_go();
     std::unique_lock lock(run->mutex);
@@ -887,7 +900,7 @@ Result<json> RunManager::resume(const std::string& run_id) {
   resumed->task = point.row.task;
   resumed->row = point.row;
   // The resumed turn's run reports the whole run's usage (the checkpoint's and what follows).
-  resumed->row.usage_json.clear();
+  resumed->row.usage_json = runs::usage_for_resume(resumed->row.usage_json);
   resumed->row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
   resumed->row.iterations = point.state.last_iteration - point.state.turn_iterations;
   resumed->restored = true;

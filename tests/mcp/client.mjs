@@ -10,7 +10,7 @@
 //   node tests/mcp/client.mjs build/release/ouro
 import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, existsSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,10 +49,14 @@ const page = `<!doctype html><html><head><title>MCP fixture</title></head><body>
 <label for="name">Name</label> <input id="name" name="name">
 <button id="go" onclick="document.getElementById('out').textContent = 'Hi ' + document.getElementById('name').value">Greet</button>
 <p id="out"></p>
+<a href="/slow">Slow page</a>
 <ul>${Array.from({ length: 300 }, (_, i) => `<li>Item ${i + 1}</li>`).join('')}</ul></main></body></html>`;
+// /slow answers 1.5 s late: a click on its link has navigated only once that answer is in, so a
+// browser_act that did not wait for it would name the page it left.
 const site = http.createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(page);
+  if (req.url === '/slow') setTimeout(() => res.end('<!doctype html><title>Slow page</title><h1>Arrived</h1>'), 1500);
+  else res.end(page);
 });
 await new Promise((ok) => site.listen(0, '127.0.0.1', ok));
 const url = `http://127.0.0.1:${site.address().port}/`;
@@ -109,6 +113,23 @@ async function exercise(client, via, samples, server) {
   const expected = ['browser_act', 'browser_exec', 'browser_screenshot', 'browser_snapshot', 'browser_tabs', 'browser_task'];
   check(JSON.stringify(names) === JSON.stringify(expected), 'tools/list: the six tools', names);
   for (const t of tools) check(t.inputSchema?.type === 'object' && typeof t.description === 'string' && t.description.length > 20, `tools/list: ${t.name} has a schema and a description`, t);
+  // Annotations (MCP 2025-06-18): a title on every tool, and hints a host can auto-approve by.
+  for (const t of tools)
+    check(typeof t.title === 'string' && t.title.length > 3 && t.annotations?.title === t.title &&
+      ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].every((h) => typeof t.annotations[h] === 'boolean'),
+      `tools/list: ${t.name} has a title and annotations`, t.annotations);
+  const hints = (name) => tools.find((t) => t.name === name)?.annotations || {};
+  check(hints('browser_snapshot').readOnlyHint === true && hints('browser_screenshot').readOnlyHint === true && hints('browser_tabs').readOnlyHint === true,
+    'annotations: snapshot, screenshot and tabs are read-only', tools.map((t) => [t.name, t.annotations]));
+  check(hints('browser_act').readOnlyHint === false && hints('browser_act').destructiveHint === true &&
+    hints('browser_exec').readOnlyHint === false && hints('browser_exec').destructiveHint === true,
+    'annotations: act and exec may change and destroy', [hints('browser_act'), hints('browser_exec')]);
+  // The guide's table of titles and hints is the server's.
+  const guide = readFileSync(join(here, '../../docs/guides/mcp-clients.md'), 'utf8');
+  const rows = guide.split('\n').filter((l) => /^\| `browser_\w+` \| [^|]+ \| (true|false) \|/.test(l));
+  const table = Object.fromEntries(rows.map((l) => l.split('|').map((c) => c.trim())).map((c) => [c[1].replace(/`/g, ''), c.slice(2, 7).join()]));
+  const served = Object.fromEntries(tools.map((t) => [t.name, [t.title, ...['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].map((h) => t.annotations?.[h])].join()]));
+  check(JSON.stringify(table, Object.keys(served).sort()) === JSON.stringify(served, Object.keys(served).sort()), 'docs/guides/mcp-clients.md lists the titles and hints tools/list gives', { table, served });
   const act = tools.find((t) => t.name === 'browser_act');
   check(act && act.inputSchema.required?.includes('commands') && !act.inputSchema.required?.includes('tabId'), 'browser_act: commands required, tabId optional', act?.inputSchema);
 
@@ -121,6 +142,12 @@ async function exercise(client, via, samples, server) {
   check(!r.isError && textOf(r).length < 8000 && /Array/.test(textOf(r)) && /100,000|100000/.test(textOf(r)), 'browser_exec: a big value is summarised, not sent', textOf(r).length);
   r = await client.callTool({ name: 'browser_exec', arguments: { code: 'throw new TypeError("nope")' } });
   check(r.isError === true && /TypeError: nope/.test(textOf(r)), 'browser_exec: a thrown error is isError', r);
+  // One clean error text: hosts show "Error: " + the text, so the text never starts with it.
+  r = await client.callTool({ name: 'browser_exec', arguments: { code: 'throw new Error("boom")' } });
+  check(r.isError === true && /boom/.test(textOf(r)) && !/^Error:/.test(textOf(r)) && !/Error: Error/.test(textOf(r)) && /state is kept/.test(textOf(r)),
+    'browser_exec: a thrown Error reads once, with what to do', textOf(r));
+  r = await client.callTool({ name: 'browser_exec', arguments: { code: 'await click(activeTab, "#nope", {timeout: 300})' } });
+  check(r.isError === true && /#nope/.test(textOf(r)) && !/Error: /.test(textOf(r)), 'browser_exec: a failed call\'s error has no "Error:" prefix', textOf(r));
   r = await client.callTool({ name: 'browser_exec', arguments: { code: 5 } });
   check(r.isError === true && /code/.test(textOf(r)), 'browser_exec: bad arguments are isError', r);
 
@@ -148,11 +175,22 @@ async function exercise(client, via, samples, server) {
   r = await client.callTool({ name: 'browser_snapshot', arguments: {} });
   check(!r.isError && /Greet/.test(textOf(r)) && /"ref"/.test(textOf(r)), 'browser_snapshot: the page\'s actions with refs', r);
   r = await client.callTool({ name: 'browser_act', arguments: { commands: 'type "Kathy" into the Name field\nclick the Greet button' } });
-  check(!r.isError && /"ok":\s*true/.test(textOf(r)), 'browser_act: commands run', r);
+  const once = (text, s) => text.split(s).length - 1 === 1;
+  check(!r.isError && /^Done: 2 steps/.test(textOf(r)) && once(textOf(r), 'click the Greet button') && once(textOf(r), 'type "Kathy"') &&
+    textOf(r).includes(`Page now: "MCP fixture" ${url} (loaded)`) && textOf(r).length < 1000,
+    'browser_act: each step once, and where the page is', textOf(r));
   r = await client.callTool({ name: 'browser_exec', arguments: { code: 'await getText(activeTab, "#out")' } });
   check(/Hi Kathy/.test(textOf(r)), 'browser_act: the page changed', r);
-  r = await client.callTool({ name: 'browser_act', arguments: { commands: 'click the Frobnicate button' } });
-  check(r.isError === true, 'browser_act: a failed step is isError', r);
+  // A click that navigates: the answer names the page it led to, not the one it left.
+  r = await client.callTool({ name: 'browser_act', arguments: { commands: 'click the Slow page link' } });
+  check(!r.isError && textOf(r).includes(`Page now: "Slow page" ${url}slow (loaded)`), 'browser_act: waits for the navigation its click started (1.5 s)', textOf(r));
+  r = await client.callTool({ name: 'browser_act', arguments: { commands: `navigate ${url}` } });
+  check(!r.isError && textOf(r).includes(`Page now: "MCP fixture" ${url} (loaded)`), 'browser_act: navigate back', textOf(r));
+  r = await client.callTool({ name: 'browser_act', arguments: { commands: 'click the Frobnicate button\npress Enter' } });
+  check(r.isError === true && /^Failed at step 1 of 2/.test(textOf(r)) && once(textOf(r), 'click the Frobnicate button') && /press Enter \(not run\)/.test(textOf(r)) &&
+    textOf(r).includes(`Page now: "MCP fixture" ${url}`), 'browser_act: a failed step is isError, said once, with what was not run', textOf(r));
+  r = await client.callTool({ name: 'browser_act', arguments: { commands: 'blorp the wibble' } });
+  check(r.isError === true && /^browser_act: I do not understand/.test(textOf(r)), 'browser_act: a request it cannot read names the tool once', textOf(r));
   r = await client.callTool({ name: 'browser_tabs', arguments: {} });
   let tabs = [];
   try {
@@ -202,6 +240,79 @@ async function exercise(client, via, samples, server) {
     'sampling: llm_query went to the client too, preferring speed', sub);
 }
 
+// `ouro mcp --headed` where there is no display: a message on stderr that says what to do, and an
+// exit the client notices at once (not a silent one it reports as "server disconnected").
+async function headedWithoutDisplay() {
+  const noDisplay = { ...env };
+  delete noDisplay.DISPLAY;
+  delete noDisplay.WAYLAND_DISPLAY;
+  const child = spawn(ouro, ['mcp', '--headed'], { env: noDisplay, stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  let out = '';
+  child.stderr.on('data', (d) => (err += d));
+  child.stdout.on('data', (d) => (out += d));
+  const t0 = Date.now();
+  const code = await new Promise((ok) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); ok('timeout'); }, 30_000);
+    child.on('exit', (c) => { clearTimeout(timer); ok(c); });
+  });
+  check(code !== 0 && code !== 'timeout' && /--headed needs a display/.test(err) && /without --headed/.test(err) && out === '',
+    '--headed without a display: exits non-zero with a message on stderr saying what to do', { code, err: err.slice(-400), ms: Date.now() - t0 });
+}
+
+// Each line `child` writes to stdout, parsed ({notJson: …} when it is not JSON).
+function onMessages(child, fn) {
+  let buffer = '';
+  child.stdout.on('data', (d) => {
+    buffer += d;
+    let nl;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      let m;
+      try {
+        m = JSON.parse(line);
+      } catch {
+        m = { notJson: line.slice(0, 200) };
+      }
+      fn(m);
+    }
+  });
+}
+
+// A client that leaves while browser_task works (its model — the client's, by sampling — never
+// answered): nobody cancelled the run, so it is kept as interrupted, not cancelled, and History
+// (here: a later `ouro serve` on the same data) says so.
+async function taskOfAClientThatLeaves() {
+  const dir = mkdtempSync(join(tmpdir(), 'ouro-mcp-leave-'));
+  const child = spawn(ouro, ['mcp', '--url', url], { env: { ...env, OURO_DATA_DIR: dir }, stdio: ['pipe', 'pipe', 'ignore'] });
+  let asked = false;
+  onMessages(child, (m) => {
+    if (m.method === 'sampling/createMessage') asked = true;
+  });
+  const send = (m) => child.stdin.write(JSON.stringify(m) + '\n');
+  send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 'leaving', version: '0' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browser_task', arguments: { task: 'Read the heading' } } });
+  for (const end = Date.now() + 60_000; !asked && Date.now() < end;) await new Promise((ok) => setTimeout(ok, 50));
+  check(asked, 'leaving: browser_task asked the client\'s model');
+  child.stdin.end();
+  const code = await new Promise((ok) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); ok('timeout'); }, 30_000);
+    child.on('exit', (c) => { clearTimeout(timer); ok(c); });
+  });
+  check(code === 0, 'leaving: ouro mcp exits 0 when the client leaves mid-task', code);
+  const serve = await startServe(dir);
+  try {
+    const runs = await (await fetch(`${serve.base}/api/runs`, { headers: { Authorization: `Bearer ${serve.token}` } })).json();
+    const run = runs.find?.((r) => r.task === 'Read the heading');
+    check(run && run.state === 'interrupted' && run.turns?.[0]?.state === 'interrupted', 'leaving: the task\'s run is interrupted, not cancelled', runs);
+  } finally {
+    await stopServe(serve);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // Raw JSON-RPC over the pipe: hostile lines are answered with errors and the server goes on.
 async function hostile() {
   // The settings file denies screenshots; --mode autonomous puts the session under the egress gate
@@ -209,21 +320,8 @@ async function hostile() {
   const config = join(data, 'settings.json');
   writeFileSync(config, JSON.stringify({ permissions: { screenshot: 'deny' } }));
   const child = spawn(ouro, ['mcp', '--url', url, '--mode', 'autonomous'], { env: { ...env, OURO_CONFIG: config }, stdio: ['pipe', 'pipe', 'inherit'] });
-  let buffer = '';
   const messages = [];
-  child.stdout.on('data', (d) => {
-    buffer += d;
-    let nl;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      try {
-        messages.push(JSON.parse(line));
-      } catch {
-        messages.push({ notJson: line.slice(0, 200) });
-      }
-    }
-  });
+  onMessages(child, (m) => messages.push(m));
   const send = (s) => child.stdin.write(s + '\n');
   const waitFor = async (pred, ms = 30_000) => {
     const end = Date.now() + ms;
@@ -276,8 +374,7 @@ async function hostile() {
 }
 
 // `ouro serve` on a free port: its base URL and token, from what it prints.
-async function startServe() {
-  const dir = mkdtempSync(join(tmpdir(), 'ouro-mcp-serve-'));
+async function startServe(dir = mkdtempSync(join(tmpdir(), 'ouro-mcp-serve-'))) {
   const child = spawn(ouro, ['serve', '--port', '0'], { env: { ...env, OURO_DATA_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -289,6 +386,25 @@ async function startServe() {
   }
   child.kill('SIGKILL');
   throw new Error('ouro serve did not start: ' + out);
+}
+
+// Ctrl-C to `ouro serve`, and a kill if it has not stopped 15 s later.
+async function stopServe(serve) {
+  try {
+    process.kill(-serve.child.pid, 'SIGINT');
+  } catch {}
+  await new Promise((ok) => {
+    const t = setTimeout(() => {
+      try {
+        process.kill(-serve.child.pid, 'SIGKILL');
+      } catch {}
+      ok();
+    }, 15_000);
+    serve.child.on('exit', () => {
+      clearTimeout(t);
+      ok();
+    });
+  });
 }
 
 async function overHttp() {
@@ -311,21 +427,7 @@ async function overHttp() {
     await client.close();
     await hostileHttp(serve, endpoint, auth, sid);
   } finally {
-    try {
-      process.kill(-serve.child.pid, 'SIGINT');
-    } catch {}
-    await new Promise((ok) => {
-      const t = setTimeout(() => {
-        try {
-          process.kill(-serve.child.pid, 'SIGKILL');
-        } catch {}
-        ok();
-      }, 15_000);
-      serve.child.on('exit', () => {
-        clearTimeout(t);
-        ok();
-      });
-    });
+    await stopServe(serve);
     rmSync(serve.dir, { recursive: true, force: true });
   }
 }
@@ -385,6 +487,8 @@ async function hostileHttp(serve, endpoint, auth, endedSession) {
 
 try {
   await main();
+  await headedWithoutDisplay();
+  await taskOfAClientThatLeaves();
   await hostile();
   await overHttp();
 } catch (e) {

@@ -7,7 +7,7 @@
 //
 //   node tests/mcp/inspector.mjs build/release/ouro
 import { spawn, execFile } from 'node:child_process';
-import { mkdtempSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, existsSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,7 +73,7 @@ async function stdio() {
   let r = await inspector([...target, '--method', 'tools/call', '--tool-name', 'browser_snapshot']);
   check(r.code === 0 && /Press/.test(text(r)), 'stdio: browser_snapshot', r);
   r = await inspector([...target, '--method', 'tools/call', '--tool-name', 'browser_act', '--tool-arg', 'commands=click the Press button']);
-  check(r.code === 0 && /"ok":\s*true/.test(text(r)), 'stdio: browser_act', r);
+  check(r.code === 0 && /^Done: 1 step/.test(text(r)) && text(r).includes(`Page now: "Inspector fixture" ${url}`), 'stdio: browser_act', r);
   r = await inspector([...target, '--method', 'tools/call', '--tool-name', 'browser_tabs']);
   check(r.code === 0 && text(r).includes(url), 'stdio: browser_tabs', r);
   r = await inspector([...target, '--method', 'tools/call', '--tool-name', 'browser_screenshot']);
@@ -115,7 +115,18 @@ async function overHttp() {
   }
 }
 
+// The guide's Inspector lines name the version tested here: npx on Node 20 otherwise resolves the
+// newest Inspector whose "engines" allow Node 20 (0.15.0), which has no --header for the token.
+function guidePinsThisVersion() {
+  const guide = readFileSync(join(here, '../../docs/guides/mcp-clients.md'), 'utf8');
+  const installed = JSON.parse(readFileSync(join(here, 'node/node_modules/@modelcontextprotocol/inspector/package.json'), 'utf8')).version;
+  const lines = guide.split("\n").filter((l) => /^npx\s+(-y\s+)?@modelcontextprotocol\/inspector/.test(l));
+  check(lines.length >= 1 && lines.every((l) => l.includes(`@modelcontextprotocol/inspector@${installed} `)),
+    `docs/guides/mcp-clients.md's Inspector lines pin ${installed}, the version tested`, lines);
+}
+
 try {
+  guidePinsThisVersion();
   await stdio();
   await overHttp();
 } catch (e) {

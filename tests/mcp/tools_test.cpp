@@ -56,6 +56,36 @@ TEST(McpTools, DefinitionsComeFromTheRegistry) {
   EXPECT_NE(get_str(tool_named(list, "browser_exec"), "description").find("click(tabId, selector, options?)"), std::string::npos);
 }
 
+// What a host reads to decide which tools it may run without asking (MCP 2025-06-18 tool
+// annotations), from the registry's risk classes: the readers are read-only, act may destroy.
+TEST(McpTools, EveryToolHasATitleAndAnnotationsFromItsRisk) {
+  auto tools = BrowserTools::create(nullptr, std::nullopt);
+  ASSERT_TRUE(tools);
+  json list = (*tools)->list();
+  for (const auto& t : list) {
+    std::string name = get_str(t, "name");
+    EXPECT_FALSE(get_str(t, "title").empty()) << name;
+    const json& a = t["annotations"];
+    ASSERT_TRUE(a.is_object()) << name;
+    EXPECT_EQ(a["title"], t["title"]) << name;
+    for (const char* hint : {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}) EXPECT_TRUE(a[hint].is_boolean()) << name << " " << hint;
+  }
+  auto hints = [&](const std::string& name) {
+    const json a = tool_named(list, name)["annotations"];
+    return std::vector<bool>{a["readOnlyHint"].get<bool>(), a["destructiveHint"].get<bool>(), a["idempotentHint"].get<bool>(), a["openWorldHint"].get<bool>()};
+  };
+  //                                    read-only, destructive, idempotent, open world
+  EXPECT_EQ(hints("browser_snapshot"), (std::vector<bool>{true, false, true, true}));
+  EXPECT_EQ(hints("browser_screenshot"), (std::vector<bool>{true, false, true, true}));
+  EXPECT_EQ(hints("browser_tabs"), (std::vector<bool>{true, false, true, false})) << "ouro's own tab list: a closed world";
+  EXPECT_EQ(hints("browser_act"), (std::vector<bool>{false, true, false, true})) << "clicks and submits may destroy";
+  EXPECT_EQ(hints("browser_exec"), (std::vector<bool>{false, true, false, true}));
+  EXPECT_EQ(hints("browser_task"), (std::vector<bool>{false, true, false, true}));
+  // Derived, not listed: a capability's risk class decides.
+  EXPECT_EQ(actions::find("snapshot")->risk, actions::Risk::Read);
+  EXPECT_EQ(actions::find("act")->risk, actions::Risk::Act);
+}
+
 TEST(McpTools, WrongArgumentsAndUnknownToolsAreErrorResults) {
   auto tools = BrowserTools::create(nullptr, std::nullopt);
   ASSERT_TRUE(tools);
@@ -75,7 +105,9 @@ TEST(McpTools, WrongArgumentsAndUnknownToolsAreErrorResults) {
        }) {
     json r = (*tools)->call(name, args, ctx);
     EXPECT_EQ(r["isError"], true) << name << " " << args.dump();
-    EXPECT_NE(get_str(r["content"][0], "text").find(says), std::string::npos) << r.dump();
+    std::string text = get_str(r["content"][0], "text");
+    EXPECT_NE(text.find(says), std::string::npos) << r.dump();
+    EXPECT_NE(text.rfind("Error:", 0), 0u) << "a host puts \"Error:\" in front itself: " << text;
   }
 }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 namespace ouro::testing {
@@ -192,6 +193,19 @@ TEST(CommandCenter, AFollowUpContinuesTheConversationUntilANewOne) {
   cc.use_script(script_file({{{"text", repl_reply("setFinal(typeof env.total)")}}}));
   cc.submit("What is the total?", site().url("/"));
   EXPECT_EQ(cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')"), "undefined");
+  // History: each row says what became of the run, when, how long it took and what it cost; the
+  // conversation's row names each turn's state.
+  cc.js("await click(t, '#history-btn')");
+  std::string rows = cc.until("document.querySelectorAll('#runs li').length === 2 && document.getElementById('runs').innerText");
+  size_t conversation = rows.find("Note the total");
+  ASSERT_NE(conversation, std::string::npos) << rows;
+  std::string row = rows.substr(conversation);
+  EXPECT_NE(row.find("2 turns: done · done"), std::string::npos) << row;
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(row, m, std::regex(R"(done · \w{3} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M · took [\d.]+ s · \$0\.0000 · 2 iterations)")))
+      << "state · date · duration · cost · iterations: " << row;
+  EXPECT_EQ(rows.find("cancelled"), std::string::npos) << rows;
+  cc.shot("command-center-history-conversation.png");
 }
 
 TEST(CommandCenter, ApproveAndDenyAConfirmation) {

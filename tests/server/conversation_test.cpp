@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <thread>
+
 namespace ouro::testing {
 namespace {
 
@@ -83,6 +86,73 @@ TEST(Conversation, ContinuedFromStorageAfterARestart) {
   EXPECT_EQ(wait_turn(again, id, 2)["final"], 42) << "env came back from the stored checkpoint";
   std::string prompt = events_of(again, id, "iteration-start").back()["prompt"];
   EXPECT_NE(prompt.find("Turn 1 — the user: \"Note the total\""), std::string::npos) << prompt;
+}
+
+// What History shows of a conversation: each turn's state, when it started and ended, its
+// iterations and cost — kept by the server with the run, apart from its token usage.
+TEST(Conversation, EachTurnIsKeptWithItsStateTimesAndCost) {
+  Server s;
+  std::string path = script_file({{{"text", repl_reply("env.total = 41;\nsetFinal('noted')")}}, {{"text", repl_reply("setFinal(env.total + 1)")}}});
+  std::string id = s.post("/api/runs", {{"task", "Note the total"}, {"options", {{"provider", "script:" + path}}}}).body.value("id", "");
+  ASSERT_EQ(wait_turn(s, id, 1)["final"], "noted");
+  ASSERT_EQ(s.post("/api/runs/" + id + "/messages", {{"text", "Now add one to it"}}).status, 202);
+  ASSERT_EQ(wait_turn(s, id, 2)["final"], 42);
+  json run;
+  for (int i = 0; i < 200 && get_array(run, "turns").size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (const auto& r : s.get("/api/runs").body)
+      if (get_str(r, "id") == id) run = r;
+  }
+  EXPECT_EQ(run["state"], "done");
+  ASSERT_EQ(get_array(run, "turns").size(), 2u) << run.dump();
+  double before = run["created_at"].get<double>();
+  for (const auto& t : run["turns"]) {
+    EXPECT_EQ(t["state"], "done") << "every turn succeeded, and says so: " << run.dump();
+    EXPECT_EQ(t["iterations"], 1);
+    EXPECT_TRUE(t["cost"].is_number()) << t;
+    EXPECT_GE(t["started_at"].get<double>(), before) << "turns are in order";
+    EXPECT_GE(t["ended_at"].get<double>(), t["started_at"].get<double>());
+    before = t["ended_at"].get<double>();
+  }
+  EXPECT_TRUE(run["cost"].is_number());
+  EXPECT_FALSE(run["usage"].contains("turns")) << "the usage is token counts only";
+  EXPECT_EQ(run["usage"]["output_tokens"].get<int>() > 0, true) << run["usage"];
+}
+
+// ouro stopping while a follow-up works is not the user cancelling: the conversation is
+// interrupted (its finished turns still done), and it resumes from its last checkpoint.
+TEST(Conversation, AConversationCutShortByOuroStoppingIsInterruptedNotCancelled) {
+  std::string dir = temp_dir();
+  std::string path = script_file({{{"text", repl_reply("env.total = 41;\nsetFinal('noted')")}},
+                                  {{"text", repl_reply("await sleep(30000);\nsetFinal('too late')")}}});
+  std::string id;
+  {
+    Server s(dir);
+    id = s.post("/api/runs", {{"task", "Note the total"}, {"options", {{"provider", "script:" + path}}}}).body.value("id", "");
+    ASSERT_EQ(wait_turn(s, id, 1)["final"], "noted");
+    ASSERT_EQ(s.post("/api/runs/" + id + "/messages", {{"text", "Now add one to it"}}).status, 202);
+    for (int i = 0; i < 600 && events_of(s, id, "code-generated").size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_EQ(events_of(s, id, "code-generated").size(), 2u) << "turn 2 is working";
+  }  // ouro stops here, turn 2 in its sleep
+  // The resumed turn's model goes on past the lines the checkpoint's script position counts.
+  std::ofstream script(path);
+  for (const char* code : {"setFinal('noted')", "setFinal(env.total + 1)", "setFinal(env.total + 1)"}) script << json{{"text", repl_reply(code)}}.dump() << "\n";
+  script.close();
+  Server again(dir);
+  json run = again.get("/api/runs/" + id).body;
+  EXPECT_EQ(run["state"], "interrupted") << run.dump();
+  EXPECT_EQ(run["error"], "ouro stopped while the run was in progress");
+  ASSERT_EQ(get_array(run, "turns").size(), 2u) << run.dump();
+  EXPECT_EQ(run["turns"][0]["state"], "done");
+  EXPECT_EQ(run["turns"][1]["state"], "interrupted");
+  Http resumed = again.post("/api/runs/" + id + "/resume", json::object());
+  ASSERT_EQ(resumed.status, 200) << resumed.raw;
+  json done = again.wait_done(id);
+  EXPECT_EQ(done["state"], "done") << done.dump();
+  EXPECT_EQ(done["final"], 42) << "env.total of turn 1 came back with the checkpoint";
+  ASSERT_EQ(get_array(done, "turns").size(), 2u) << done.dump();
+  EXPECT_EQ(done["turns"][0]["state"], "done");
+  EXPECT_EQ(done["turns"][1]["state"], "done") << "the resumed turn replaces its interrupted record";
 }
 
 }  // namespace

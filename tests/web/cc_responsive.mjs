@@ -53,6 +53,11 @@ async function main() {
       let w = await noSideScroll(page);
       check(w.sw <= w.iw, `${width}px: no horizontal scroll on load (scrollWidth ${w.sw}, innerWidth ${w.iw})`);
       check(await inViewport(page, '#settings-btn'), `${width}px: the header's last button is on screen`);
+      // History: state, date, duration (a conversation's turns, not the wait between them), cost,
+      // iterations, and each turn's state.
+      const history = await page.evaluate(() => document.getElementById('runs').textContent);
+      check(/done · \w{3} \d{1,2}, \d{4}, [\d:]+\s?[AP]M · took 30 s · \$0\.01 · 2 iterations/.test(history) && history.includes('2 turns: done · done') &&
+        /failed · .* · took 10 s · cost not known · 4 iterations/.test(history), `${width}px: History rows say state, date, duration, cost and turns`);
 
       await page.fill('#task', 'Find the cheapest blue mug');
       await page.press('#task', 'Enter');

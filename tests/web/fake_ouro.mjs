@@ -72,8 +72,11 @@ function runEvents(id) {
 export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
   const state = {
     runs: [
-      { id: 'r-done', task: 'Find the cheapest blue mug', state: 'done', iterations: 1 },
-      { id: 'r-old', task: 'A much older run whose task text is long enough to need an ellipsis in the history list', state: 'failed', iterations: 4 },
+      { id: 'r-done', task: 'Find the cheapest blue mug', state: 'done', iterations: 2, created_at: Date.now() - 600_000, updated_at: Date.now() - 540_000, cost: 0.0123,
+        turns: [{ state: 'done', started_at: Date.now() - 600_000, ended_at: Date.now() - 590_000, iterations: 1, cost: 0.006 },
+                { state: 'done', started_at: Date.now() - 560_000, ended_at: Date.now() - 540_000, iterations: 1, cost: 0.0063 }] },
+      { id: 'r-old', task: 'A much older run whose task text is long enough to need an ellipsis in the history list', state: 'failed', iterations: 4,
+        created_at: Date.now() - 86_400_000, updated_at: Date.now() - 86_390_000, cost: null, turns: [{ state: 'failed', iterations: 4, cost: null }] },
     ],
     cancels: [],
     pairings: new Map(),   // credential → {id, name, origin}
@@ -114,7 +117,10 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
       if (p === '/api/runs' && req.method === 'GET') return reply(res, 200, state.runs);
       if (p === '/api/runs' && req.method === 'POST') {
         const id = /confirm|buy/i.test(json.task) ? 'r-confirm' : /size|question/i.test(json.task) ? 'r-question' : 'r-done';
-        state.runs.unshift({ id, task: json.task, state: id === 'r-done' ? 'done' : 'running', iterations: 1 });
+        const now = Date.now();
+        const done = id === 'r-done';
+        state.runs.unshift({ id, task: json.task, state: done ? 'done' : 'running', iterations: 1, created_at: now, updated_at: now + (done ? 4200 : 0),
+                             cost: done ? 0.0041 : null, turns: done ? [{ state: 'done', started_at: now, ended_at: now + 4200, iterations: 1, cost: 0.0041 }] : [] });
         return reply(res, 201, { id, task: json.task });
       }
       let m;

@@ -674,6 +674,33 @@
     } catch (err) { $('pool').hidden = true; }
   }
 
+  // A History row's second line: what became of the run, when, how long it worked, what it cost.
+  // A conversation's time is its turns' (not the waits between them).
+  function runSummary(r) {
+    const when = r.created_at ? new Date(r.created_at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '';
+    const turns = Array.isArray(r.turns) ? r.turns : [];
+    const inProgress = ['running', 'queued', 'awaiting_user'].includes(r.state);
+    let ms = turns.reduce((sum, t) => sum + (t.started_at && t.ended_at ? t.ended_at - t.started_at : 0), 0);
+    if (!turns.length || !ms) ms = r.updated_at - r.created_at;
+    const took = inProgress || !Number.isFinite(ms) ? '' : `took ${duration(ms)}`;
+    const cost = r.cost === null || r.cost === undefined ? 'cost not known' : r.cost < 0.01 ? `$${r.cost.toFixed(4)}` : `$${r.cost.toFixed(2)}`;
+    return [r.state, when, took, cost, `${r.iterations} ${r.iterations === 1 ? 'iteration' : 'iterations'}`, r.endpoint ? 'on ' + r.endpoint : '']
+      .filter(Boolean).join(' · ');
+  }
+  function duration(ms) {
+    const s = Math.max(0, ms) / 1000;
+    if (s < 10) return `${s.toFixed(1)} s`;
+    if (s < 60) return `${Math.round(s)} s`;
+    if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+    return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+  }
+  // Each turn's state, the one in progress (or cut short by a crash) last.
+  function turnStates(r) {
+    const states = (Array.isArray(r.turns) ? r.turns : []).map(t => t.state);
+    if (['running', 'queued', 'awaiting_user', 'interrupted'].includes(r.state) && states[states.length - 1] !== r.state) states.push(r.state);
+    return states;
+  }
+
   async function refreshHistory() {
     refreshPool();
     try {
@@ -685,7 +712,9 @@
         const b = el('button', null, r.task);
         b.type = 'button';
         b.dataset.run = r.id;
-        b.append(el('span', 'state', `${r.state} · ${r.iterations} iterations${r.endpoint ? ' · on ' + r.endpoint : ''}`));
+        b.append(el('span', 'state', runSummary(r)));
+        const turns = turnStates(r);
+        if (turns.length > 1) b.append(el('span', 'state turns', `${turns.length} turns: ${turns.join(' · ')}`));
         b.onclick = () => { addMessage('user', r.task); setRunning(r.state === 'running' || r.state === 'queued'); open(r.id, r.state === 'running' || r.state === 'queued'); };
         li.append(b);
         if (r.state === 'interrupted') {
