@@ -1,5 +1,7 @@
 #include "cli/suggest.h"
 
+#include "base/text.h"
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -70,11 +72,12 @@ struct Unknown {
   bool guessed = false;
 };
 
-Unknown unknown_word(CLI::App* at, const std::string& word) {
+Unknown unknown_word(CLI::App* at, const std::string& given) {
   std::string where = command_path(at);
-  if (word.size() > 1 && word[0] == '-') {
-    std::string name = word.substr(0, word.find('='));
-    auto guess = closest(name, long_options(at));
+  const std::string word = clip_text(given, 80);  // said back clipped: an argument can be a pasted page
+  if (given.size() > 1 && given[0] == '-') {
+    auto guess = closest(given.substr(0, given.find('=')), long_options(at));
+    std::string name = clip_text(given.substr(0, given.find('=')), 80);
     return {where + ": there is no option " + name + (guess ? ". Did you mean " + *guess + "?" : ".") + " (" + where +
                 " --help lists the options)",
             guess.has_value()};
@@ -112,7 +115,10 @@ std::optional<std::string> closest(std::string_view word, const std::vector<std:
   size_t best_d = std::string::npos;
   // A typo is a small part of the word: one edit in a short word, about a third of a long one.
   size_t limit = std::max<size_t>(1, (word.size() + 1) / 3);
+  // No command or option is this long: a pasted blob is not a typo (and the table stays small).
+  if (word.size() > 64) return std::nullopt;
   for (const auto& c : candidates) {
+    if ((c.size() > word.size() ? c.size() - word.size() : word.size() - c.size()) > limit) continue;
     size_t d = edit_distance(word, c);
     if (d <= limit && d < best_d) {
       best = c;

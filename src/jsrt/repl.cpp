@@ -349,9 +349,12 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
 
 std::string error_text(const EvalResult& r) {
   std::string s = r.error_name.empty() || r.error_message.rfind(r.error_name, 0) == 0 ? r.error_message : r.error_name + ": " + r.error_message;
-  if (r.error_line > 0 && r.kind.empty())
-    s += r.error_column > 0 ? fmt::format(" (line {}, column {})", r.error_line, r.error_column) : fmt::format(" (line {})", r.error_line);
-  return s;
+  return s + error_place(r);
+}
+
+std::string error_place(const EvalResult& r) {
+  if (r.error_line <= 0 || !r.kind.empty()) return "";
+  return r.error_column > 0 ? fmt::format(" (line {}, column {})", r.error_line, r.error_column) : fmt::format(" (line {})", r.error_line);
 }
 
 Result<std::unique_ptr<Repl>> Repl::start(ReplOptions options, HostCall host, std::function<void(const std::string&)> on_log) {

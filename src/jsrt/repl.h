@@ -61,6 +61,8 @@ struct EvalResult {
 // "TypeError: x is not a function (line 2, column 5)": the error as a person or a model reads it
 // (the name once, the place in the code when known).
 std::string error_text(const EvalResult& r);
+// " (line 2, column 5)", " (line 2)" or "": where in the code the error is, when known.
+std::string error_place(const EvalResult& r);
 
 class Repl {
  public:

@@ -127,8 +127,7 @@ std::string eval_error_text(const jsrt::EvalResult& r) {
   if (!r.kind.empty())
     return fmt::format("browser_exec: the evaluation was stopped ({}): {}. The REPL's state is kept; try smaller steps", r.kind, message);
   std::string s = "browser_exec: the code threw " + (r.error_name.empty() || r.error_name == "Error" ? std::string("an error: ") : r.error_name + ": ") + message;
-  if (r.error_line > 0 && s.find("line " + std::to_string(r.error_line)) == std::string::npos)
-    s += r.error_column > 0 ? fmt::format(" (line {}, column {})", r.error_line, r.error_column) : fmt::format(" (line {})", r.error_line);
+  if (s.find("line " + std::to_string(r.error_line)) == std::string::npos) s += jsrt::error_place(r);
   return s + ". The REPL's state is kept: fix the code and run it again";
 }
 

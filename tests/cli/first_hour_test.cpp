@@ -138,6 +138,12 @@ TEST(FirstHour, ATypoGetsTheClosestCommandOrOption) {
   // Words in the order they were written: the typo, not the last word, is named.
   Exited two = ouro(data, "hi rnu");
   EXPECT_TRUE(has(two.err, "Did you mean \"run\"?")) << two.err;
+  // A pasted blob is said back clipped, with no guess.
+  Exited blob = ouro(data, "run --" + std::string(100000, 'x') + " task");
+  EXPECT_EQ(blob.code, 2);
+  EXPECT_TRUE(has(blob.err, "there is no option --xxx")) << blob.err.substr(0, 300);
+  EXPECT_FALSE(has(blob.err, "Did you mean")) << blob.err.substr(0, 300);
+  EXPECT_LT(blob.err.size(), 1000u);
   Exited bare = ouro(data, "memory");
   EXPECT_EQ(bare.code, 2);
   EXPECT_TRUE(has(bare.err, "ouro memory needs one of: list, search, rm")) << bare.err;
