@@ -251,6 +251,11 @@ TEST(Run, PromptsStayFlatAndFreeOfPageTextAsThePageGrows) {
               {"/grow?kb=" + std::to_string(kb)});
     auto r = h.go("How many paragraphs does the page have?");
     ASSERT_FALSE(r.partial) << kb << " KB: " << r.final.dump().substr(0, 300);
+    // A block that failed (seen once under a loaded make test at 10,000 KB) says why.
+    std::string failed;
+    for (const auto& e : h.of("code-result"))
+      if (!e.data["metadata"].value("ok", true)) failed += "\n  " + e.data["metadata"].value("error", std::string("?")).substr(0, 300);
+    ASSERT_TRUE(r.final.is_number()) << kb << " KB: final " << r.final.dump().substr(0, 100) << "; failed blocks:" << failed;
     EXPECT_GT(r.final.get<int>(), kb * 9);
     EXPECT_LT(r.max_prompt_tokens, 16000u) << kb << " KB";
     largest.push_back(r.max_prompt_tokens);
