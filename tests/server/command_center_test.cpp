@@ -258,15 +258,23 @@ TEST(CommandCenter, StaysResponsiveThroughTwentyFiveIterationsAndThousandsOfEven
   for (int i = 1; i < 25; ++i) lines.push_back({{"reasoning", prose}, {"text", "Step " + std::to_string(i) + ". " + prose + "\n```repl\nenv.step = " + std::to_string(i) + "\n```"}});
   lines.push_back({{"text", repl_reply("setFinal('finished after ' + (env.step + 1) + ' iterations')")}});
   cc.use_script(script_file(lines));
-  // Watch the page's main thread: the longest gap between 20 ms timer ticks while the run streams.
-  cc.js("await execInTab(t, \"window.maxGap = 0; let last = performance.now(); setInterval(() => { const now = performance.now(); window.maxGap = Math.max(window.maxGap, now - last); last = now; }, 20)\")");
+  // Watch the page's main thread: every gap between 20 ms timer ticks while the run streams.
+  cc.js("await execInTab(t, \"window.gaps = []; let last = performance.now(); setInterval(() => { const now = performance.now(); window.gaps.push(now - last); last = now; }, 20)\")");
   cc.submit("Take twenty-five steps", site().url("/"));
   json final = cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')", 60000);
   EXPECT_EQ(final, "finished after 25 iterations");
   EXPECT_EQ(cc.js("(await querySelectorAll(t, 'details.iter')).length"), 25);
-  double gap = cc.js("await execInTab(t, 'window.maxGap')").get<double>();
-  EXPECT_LT(gap, 400) << "the page froze for " << gap << " ms";
-  std::printf("longest main-thread gap during the run: %.0f ms\n", gap);
+  // A page whose own work freezes it (re-rendering the stream at every event) stalls again and
+  // again over 25 iterations; one stall of the whole renderer, when the two cores are taken by
+  // the other suites' browsers, is the machine's. So: the typical tick on time, and at most one
+  // long stall.
+  json gaps = cc.js("await execInTab(t, 'window.gaps.slice().sort((a, b) => a - b)')");
+  ASSERT_TRUE(gaps.is_array() && gaps.size() > 100) << gaps.dump().substr(0, 200);
+  double p95 = gaps[gaps.size() * 95 / 100].get<double>(), longest = gaps.back().get<double>();
+  size_t stalls = std::count_if(gaps.begin(), gaps.end(), [](const json& g) { return g.get<double>() > 400; });
+  EXPECT_LT(p95, 100) << "the page's ticks were late: 95th percentile " << p95 << " ms";
+  EXPECT_LE(stalls, 1u) << "the page froze " << stalls << " times (over 400 ms), the longest " << longest << " ms";
+  std::printf("main-thread gaps during the run: 95th percentile %.0f ms, longest %.0f ms, %zu over 400 ms\n", p95, longest, stalls);
   // Thousands of events went through (each ~6 characters of ~2,400 per iteration).
   json events = cc.js("await execInTab(t, `fetch('/api/runs', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('ouro-token') } })"
                       ".then(r => r.json()).then(rs => fetch('/api/runs/' + rs[0].id + '/events', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('ouro-token') } }))"
