@@ -991,6 +991,14 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   // A profile that is kept (plain `ouro`, --profile) or a browser we attached to is the user's:
   // runs work in it unless they ask for a clean session.
   rc.mine_by_default = !flags.profile.empty() || !flags.browser_ws.empty();
+  // How many runs this node executes at once (the rest wait queued; with several nodes on
+  // PostgreSQL, in the shared queue): OURO_MAX_RUNS, 1 to 256.
+  if (const char* m = std::getenv("OURO_MAX_RUNS"); m && *m) {
+    char* end = nullptr;
+    long n = std::strtol(m, &end, 10);
+    if (*end != '\0' || n < 1 || n > 256) return errorf(Code::InvalidArgument, "OURO_MAX_RUNS must be a whole number from 1 to 256, got '{}'", m);
+    rc.max_active_runs = static_cast<size_t>(n);
+  }
   if (pool) {
     rc.pool = pool->pool;
     rc.mine_by_default = false;

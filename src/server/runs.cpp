@@ -28,6 +28,7 @@
 #include "safety/sites.h"
 #include "session/session.h"
 #include "store/database.h"
+#include "store/nodes.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -54,6 +55,9 @@ using runs::is_string_option;
 using runs::is_model_option;
 
 using Clock = std::chrono::steady_clock;
+
+// Runs waiting in the shared queue (PostgreSQL) at most; more are refused (ResourceExhausted).
+constexpr int64_t kMaxQueued = 10000;
 
 namespace {
 
@@ -129,10 +133,14 @@ struct RunManager::Active {
 
 RunManager::RunManager(std::shared_ptr<session::Runtime> runtime, Config config)
     : m_runtime(std::move(runtime)), m_db(*m_runtime->db), m_config(std::move(config)) {
-  // Runs that were in progress when ouro last stopped are shown as interrupted, not lost.
-  if (auto marked = m_db.mark_interrupted(); !marked)
-    spdlog::warn("cannot mark the runs of the last session interrupted: {}", redact(marked.error().message));
+  // Runs that were in progress when ouro last stopped are shown as interrupted, not lost. Nodes
+  // sharing PostgreSQL take such runs over instead and go on with them (store/nodes.h).
+  m_shared = m_db.engine() == store::Engine::Postgres;
+  if (!m_shared)
+    if (auto marked = m_db.mark_interrupted(); !marked)
+      spdlog::warn("cannot mark the runs of the last session interrupted: {}", redact(marked.error().message));
   m_reaper = std::thread([this] { reaper(); });
+  if (m_shared) m_nodes = std::thread([this] { nodes_loop(); });
 }
 
 RunManager::~RunManager() {
@@ -140,6 +148,10 @@ RunManager::~RunManager() {
   {
     std::lock_guard lock(m_mutex);
     m_stopping = true;
+  }
+  if (m_nodes.joinable()) m_nodes.join();  // it starts no run now
+  {
+    std::lock_guard lock(m_mutex);
     for (auto& [id, r] : m_runs) runs.push_back(r);
   }
   for (auto& r : runs) {
@@ -216,12 +228,33 @@ std::shared_ptr<runs::EventLog> RunManager::make_log(Active& run, int64_t last_s
       bool keep = true;
       if (sub.run_id.empty() || sub.run_id == run.id) {
         if (!sub.live) sub.held.push_back(event);
-        else keep = sub.fn(event);
+        else keep = deliver(sub, event);
       }
       it = keep ? std::next(it) : m_subscribers.erase(it);
     }
   });
   return log;
+}
+
+bool RunManager::deliver(Subscriber& sub, const json& event) {
+  if (sub.run_id.empty()) return sub.fn(event);
+  int64_t seq = event.value("seq", int64_t{0});
+  if (seq <= sub.cursor) return true;  // given already (from storage, before the run came here)
+  if (seq > sub.cursor + 1) {
+    // The run went on elsewhere meanwhile (another node, before a takeover): the stored events
+    // between come first. Should they be unreadable, the subscription ends rather than skip them
+    // (the client reconnects with after=<its last seq>).
+    auto missed = m_db.events(sub.run_id, sub.cursor, static_cast<int>(std::min<int64_t>(seq - sub.cursor - 1, 100000)));
+    if (!missed) return false;
+    for (const auto& row : *missed) {
+      if (row.seq >= seq) break;
+      sub.cursor = row.seq;
+      if (!sub.fn(event_json(row))) return false;
+    }
+    if (sub.cursor + 1 != seq) return false;
+  }
+  sub.cursor = seq;
+  return sub.fn(event);
 }
 
 Result<int> RunManager::subscribe(const std::string& run_id, int64_t after, EventSink fn) {
@@ -255,9 +288,10 @@ Result<int> RunManager::subscribe(const std::string& run_id, int64_t after, Even
   std::lock_guard lock(m_mutex);
   auto it = m_subscribers.find(id);
   if (it == m_subscribers.end()) return id;  // unsubscribed during the replay
+  it->second.cursor = cursor;
   for (const auto& e : it->second.held) {
     if (!wanted) break;
-    if (e[key].get<int64_t>() > cursor) wanted = fn(e);
+    if (run_id.empty() ? e[key].get<int64_t>() > cursor : true) wanted = run_id.empty() ? fn(e) : deliver(it->second, e);
   }
   if (!wanted) {
     m_subscribers.erase(it);
@@ -426,6 +460,20 @@ Result<json> RunManager::create(const json& body) {
   run->row.options = dump_json(spec.stored_options());
   run->row.created_at = run->row.updated_at = now_ms();
   json created = row_json(run->row);
+  // Nodes sharing PostgreSQL: the run waits in the shared queue for whichever node has a place
+  // (store/nodes.h). Through the extension it is this node's: the user's Chrome is paired here.
+  const bool via_extension = spec.browser.empty() ? m_config.default_browser == "extension" : spec.browser == "extension";
+  if (m_shared && !via_extension) {
+    {
+      std::lock_guard lock(m_mutex);
+      if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
+    }
+    if (int64_t waiting = TRY(store::queue_depth(m_db)); waiting >= kMaxQueued)
+      return errorf(Code::ResourceExhausted, "{} runs wait in the queue already, the limit: wait for some to start, or cancel some", waiting);
+    TRY(store::enqueue_run(m_db, run->row));
+    m_look = true;
+    return created;
+  }
   {
     std::lock_guard lock(m_mutex);
     if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
@@ -470,6 +518,7 @@ void RunManager::run_thread(std::shared_ptr<Active> run, json body) {
     std::lock_guard lock(m_mutex);
     m_torn_down.push_back(run);
   }
+  m_look = true;  // a place came free: the shared queue may have a run for it
   m_reap.notify_all();
 }
 
@@ -782,6 +831,18 @@ Result<json> RunManager::cancel(const std::string& id) {
     std::lock_guard lock(run->mutex);
     finished = run->finished;
   }
+  if (!run && m_shared) {
+    // Executing on another node, or waiting in the queue.
+    if (auto relayed = store::post_to_inbox(m_db, id, {{"kind", "cancel"}}); relayed) return json{{"id", id}, {"cancelling", true}, {"relayed", true}};
+    else if (relayed.error().code != Code::NotFound) return tl::unexpected<Error>(relayed.error());
+    if (auto dropped = m_db.with_sql([&](store::Connection& c) {
+          return c.exec("UPDATE runs SET state = 'cancelled', error = 'cancelled before a node took it', updated_at = ?2 "
+                        "WHERE id = ?1 AND state = 'queued' AND owner IS NULL",
+                        {id, now_ms()});
+        });
+        dropped && dropped->affected == 1)
+      return json{{"id", id}, {"cancelling", true}};
+  }
   if (!run || finished) {
     auto row = TRY(m_db.get_run(id));
     if (!row) return errorf(Code::NotFound, "no run '{}'", id);
@@ -893,8 +954,19 @@ Result<void> RunManager::start_stored(std::shared_ptr<Active> run, json body, Co
   return {};
 }
 
-Result<json> RunManager::resume(const std::string& run_id) {
-  auto point = TRY(runs::load_resume_point(m_db, run_id, {"interrupted"}));
+Result<json> RunManager::resume(const std::string& run_id) { return start_resumed(run_id, {"interrupted"}); }
+
+// A run resumed from its last checkpoint: one the user resumes (interrupted), or one a node
+// takes over from a dead one (queued, running, awaiting the user; claimed already).
+Result<json> RunManager::start_resumed(const std::string& run_id, const std::vector<std::string>& states) {
+  // Nodes sharing PostgreSQL: this node takes the run first, so that no other resumes it too.
+  if (m_shared && states == std::vector<std::string>{"interrupted"} && !TRY(store::claim_run(m_db, run_id, states))) {
+    auto row = TRY(m_db.get_run(run_id));
+    if (!row) return errorf(Code::NotFound, "no run '{}'", run_id);
+    if (row->state == "interrupted") return errorf(Code::FailedPrecondition, "run {} is being resumed by another node already", run_id);
+    return errorf(Code::FailedPrecondition, "run {} is {}, not interrupted: only an interrupted run is resumed", run_id, row->state);
+  }
+  auto point = TRY(runs::load_resume_point(m_db, run_id, states));
   auto resumed = std::make_shared<Active>();
   resumed->id = run_id;
   resumed->task = point.row.task;
@@ -931,8 +1003,13 @@ Result<json> RunManager::answer(const std::string& run_id, const std::string& qu
     std::lock_guard lock(m_mutex);
     if (auto it = m_runs.find(run_id); it != m_runs.end()) run = it->second;
   }
-  if (!run) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
   if (text.size() > 10000) return errorf(Code::InvalidArgument, "an answer is at most 10,000 characters, got {}", text.size());
+  if (!run && m_shared) {
+    // Another node executes it: the answer goes to that node through the database.
+    TRY(store::post_to_inbox(m_db, run_id, {{"kind", "answer"}, {"id", question_id}, {"text", text}}));
+    return json{{"id", question_id}, {"answered", true}, {"relayed", true}};
+  }
+  if (!run) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
   {
     std::lock_guard lock(run->mutex);
     auto q = run->questions.find(question_id);
@@ -954,6 +1031,10 @@ Result<json> RunManager::confirm(const std::string& run_id, const std::string& c
     std::lock_guard lock(m_mutex);
     if (auto it = m_runs.find(run_id); it != m_runs.end()) run = it->second;
   }
+  if (!run && m_shared) {
+    TRY(store::post_to_inbox(m_db, run_id, {{"kind", "confirm"}, {"id", confirmation_id}, {"approved", approved}, {"remember", remember}}));
+    return json{{"id", confirmation_id}, {"approved", approved}, {"relayed", true}};
+  }
   if (!run) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
   {
     std::lock_guard lock(run->mutex);
@@ -966,6 +1047,200 @@ Result<json> RunManager::confirm(const std::string& run_id, const std::string& c
   }
   run->answered.notify_all();
   return json{{"id", confirmation_id}, {"approved", approved}};
+}
+
+// --- Nodes sharing PostgreSQL (store/nodes.h) --------------------------------------------------
+
+Result<int64_t> RunManager::queue_depth() {
+  if (m_shared) return store::queue_depth(m_db);
+  std::lock_guard lock(m_mutex);
+  int64_t n = 0;
+  for (auto& [id, r] : m_runs)
+    if (r->row.state == "queued") ++n;
+  return n;
+}
+
+size_t RunManager::free_places() {
+  std::lock_guard lock(m_mutex);
+  if (m_stopping) return 0;
+  size_t busy = busy_runs();
+  return busy >= m_config.max_active_runs ? 0 : m_config.max_active_runs - busy;
+}
+
+// A queued run this node took: started as create() starts a run, its request rebuilt from the
+// stored task and options (the start pages are kept with the options).
+Result<void> RunManager::start_queued(const store::Database::RunRow& row) {
+  auto run = std::make_shared<Active>();
+  run->id = row.id;
+  run->task = row.task;
+  run->row = row;
+  json options = parse_json(row.options).value_or(json::object());
+  if (!options.is_object()) options = json::object();
+  json body = {{"task", row.task}, {"options", options}, {"urls", json::array()}};
+  if (options.contains("urls")) {
+    body["urls"] = options["urls"];
+    body["options"].erase("urls");
+  }
+  run->log = make_log(*run, 0);
+  return start_stored(run, std::move(body), Code::FailedPrecondition, "is in progress already");
+}
+
+void RunManager::take_work() {
+  // The runs of dead nodes first (they waited longest), then the queue, each up to the places free.
+  std::set<std::string> local;
+  {
+    std::lock_guard lock(m_mutex);
+    for (auto& [id, r] : m_runs) local.insert(id);
+  }
+  if (size_t free = free_places(); free > 0) {
+    auto taken = store::take_over(m_db, static_cast<int>(free), local);
+    if (!taken) spdlog::warn("cannot look for runs of dead nodes: {}", redact(taken.error().message));
+    for (const auto& t : taken ? *taken : std::vector<store::TakenRun>{}) {
+      spdlog::info("run {}: taken over from a node that stopped answering ({} it was {})", t.row.id, t.begun ? "resumed:" : "started:", t.row.state);
+      auto started = t.begun ? start_resumed(t.row.id, {"queued", "running", "awaiting_user"}).map([](json) {}) : start_queued(t.row);
+      if (!started && started.error().code != Code::FailedPrecondition)
+        spdlog::warn("run {}: cannot go on with it here: {}", t.row.id, redact(started.error().message));
+    }
+  }
+  m_look = false;
+  if (size_t free = free_places(); free > 0) {
+    auto claimed = store::claim_queued(m_db, static_cast<int>(free));
+    if (!claimed) spdlog::warn("cannot take runs from the queue: {}", redact(claimed.error().message));
+    for (const auto& row : claimed ? *claimed : std::vector<store::Database::RunRow>{}) {
+      if (auto started = start_queued(row); !started) {
+        // Back to the queue for another node (or this one, later).
+        spdlog::warn("run {}: cannot start it here: {}", row.id, redact(started.error().message));
+        (void)m_db.with_sql([&](store::Connection& c) {
+          return c.exec("UPDATE runs SET owner = NULL WHERE id = ?1 AND owner = ?2 AND state = 'queued'", {row.id, m_db.node_id()});
+        });
+      }
+    }
+    // All places taken and perhaps more waiting: look again when one comes free.
+  }
+}
+
+void RunManager::apply_inbox() {
+  auto got = store::take_inbox(m_db);
+  if (!got) {
+    spdlog::warn("cannot read the messages for this node's runs: {}", redact(got.error().message));
+    return;
+  }
+  for (const auto& m : *got) {
+    std::string kind = get_str(m.message, "kind");
+    Result<json> done = make_error(Code::InvalidArgument, "unknown message kind '" + short_name(kind) + "'");
+    if (kind == "answer") done = answer(m.run_id, get_str(m.message, "id"), get_str(m.message, "text"));
+    else if (kind == "confirm")
+      done = confirm(m.run_id, get_str(m.message, "id"), m.message.value("approved", false), m.message.value("remember", false));
+    else if (kind == "cancel") done = cancel(m.run_id);
+    // The node that relayed it answered already: what fails here is logged (answered twice, timed out).
+    if (!done) spdlog::info("run {}: a {} from another node was not applied: {}", m.run_id, short_name(kind), redact(done.error().message));
+  }
+}
+
+// Stored events of a run this node's subscribers watch: given to them in order from their cursor
+// (deliver() reads what lies between).
+void RunManager::deliver_stored(const std::string& run_id) {
+  std::lock_guard lock(m_mutex);
+  std::optional<int64_t> from;
+  for (auto& [id, sub] : m_subscribers)
+    if (sub.live && sub.run_id == run_id) from = std::min(from.value_or(sub.cursor), sub.cursor);
+  if (!from) return;
+  auto rows = m_db.events(run_id, *from, 1000);
+  if (!rows) {
+    spdlog::warn("run {}: cannot read its events for this node's subscribers: {}", run_id, redact(rows.error().message));
+    return;
+  }
+  for (const auto& row : *rows) {
+    json event = event_json(row);
+    for (auto it = m_subscribers.begin(); it != m_subscribers.end();) {
+      bool keep = !(it->second.live && it->second.run_id == run_id) || deliver(it->second, event);
+      it = keep ? std::next(it) : m_subscribers.erase(it);
+    }
+  }
+}
+
+// This node could not reach the database for kNodeFence: another node takes its runs over after
+// kNodeDead, so they stop here now (what they write is refused once another holds them).
+void RunManager::fence_local_runs() {
+  std::vector<std::shared_ptr<Active>> runs;
+  {
+    std::lock_guard lock(m_mutex);
+    for (auto& [id, r] : m_runs) runs.push_back(r);
+  }
+  for (auto& r : runs) {
+    {
+      std::lock_guard lock(r->mutex);
+      if (r->finished) continue;
+      spdlog::warn("run {}: stopped here: this node has not reached the database for {} ms and another node may take the run over", r->id,
+                   store::kNodeFence.count());
+      r->cancel_requested = true;
+      if (r->run) r->run->cancel();
+    }
+    r->answered.notify_all();
+  }
+}
+
+void RunManager::nodes_loop() {
+  std::string url = m_config.database_url;
+  if (url.empty()) url = store::configured_database("").value_or("");
+  std::unique_ptr<store::Listener> listener;
+  auto last_beat = Clock::now();
+  auto next_beat = Clock::now();
+  auto next_poll = Clock::now();
+  bool fenced = false, inbox_due = true;
+  std::set<std::string> watched;  // runs whose stored events came
+  constexpr auto kTick = std::chrono::milliseconds(250);  // how soon a stop is noticed
+  while (true) {
+    {
+      std::lock_guard lock(m_mutex);
+      if (m_stopping) return;
+    }
+    if (!listener && store::is_postgres_url(url)) {
+      auto opened = store::Listener::open(url, {"ouro_queue", "ouro_events", "ouro_inbox"});
+      if (opened) listener = std::move(*opened);
+      else spdlog::warn("{} (polling every {} ms instead)", redact(opened.error().message), store::kNodePoll.count());
+    }
+    if (listener) {
+      auto got = listener->wait(kTick);
+      if (!got) {
+        spdlog::warn("{}", redact(got.error().message));
+        listener.reset();
+      }
+      for (const auto& n : got ? *got : std::vector<store::Listener::Notification>{}) {
+        if (n.channel == "ouro_queue") m_look = true;
+        else if (n.channel == "ouro_inbox") inbox_due = true;
+        else if (n.channel == "ouro_events") watched.insert(n.payload.substr(0, n.payload.find(' ')));
+      }
+    } else {
+      std::this_thread::sleep_for(kTick);
+    }
+    auto now = Clock::now();
+    if (now >= next_beat) {
+      next_beat = now + store::kNodeHeartbeat;
+      if (auto beat = m_db.heartbeat(); beat) {
+        last_beat = now;
+        if (fenced) spdlog::info("this node reaches the database again: it takes runs again");
+        fenced = false;
+      } else if (!fenced && now - last_beat > store::kNodeFence) {
+        spdlog::error("this node cannot reach the database ({}): it stops its runs and takes none until it can", redact(beat.error().message));
+        fenced = true;
+        fence_local_runs();
+      }
+    }
+    if (fenced) continue;
+    if (now >= next_poll) {
+      next_poll = now + store::kNodePoll;
+      m_look = true;
+      inbox_due = true;
+    }
+    if (m_look) take_work();
+    if (inbox_due) {
+      inbox_due = false;
+      apply_inbox();
+    }
+    for (const auto& id : watched) deliver_stored(id);
+    watched.clear();
+  }
 }
 
 }  // namespace ouro::server

@@ -9,7 +9,9 @@
 
 #include "base/json.h"
 #include "llm/settings.h"
+#include "store/database.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -23,7 +25,6 @@
 
 namespace ouro::session { struct Runtime; struct SessionOptions; }
 namespace ouro::agent { struct RunResult; }
-namespace ouro::store { class Database; }
 namespace ouro::hooks { class Pipeline; }
 namespace ouro::runs { class EventLog; }
 namespace ouro::session { class BrowserPool; }
@@ -65,6 +66,9 @@ class RunManager {
     // "extension": runs without options.browser use the extension (ouro serve --browser
     // extension, which has no browser of its own); "": ouro's own browser.
     std::string default_browser;
+    // Nodes sharing a PostgreSQL database (store/nodes.h): the URL a node listens on for the
+    // others' notifications, password and all; "" = store::configured_database's.
+    std::string database_url;
   };
 
   RunManager(std::shared_ptr<session::Runtime> runtime, Config config);
@@ -112,6 +116,9 @@ class RunManager {
   // A run's stored events with seq > after (at most 100,000), or NotFound.
   Result<json> events(const std::string& run_id, int64_t after);
 
+  // Runs waiting for a node to take them (PostgreSQL), or queued here (SQLite).
+  Result<int64_t> queue_depth();
+
   // Subscribes to the events of one run (run_id) or of all runs (empty): first every stored event
   // after `after` (a run's seq, or the global id for all runs), then live ones, in order, without
   // gaps or duplicates. The stored ones are read in pages on the calling thread, without holding
@@ -137,6 +144,17 @@ class RunManager {
   void expire_idle(size_t keep);
   void reaper();
   void publish(Active& run, const std::string& type, const json& data, double ts);
+  // Nodes on PostgreSQL (store/nodes.h): the thread that heartbeats, takes queued runs and the
+  // runs of dead nodes, passes inbox messages to local runs and stored events of runs executing
+  // elsewhere to local subscribers.
+  void nodes_loop();
+  void take_work();
+  Result<void> start_queued(const store::Database::RunRow& row);
+  Result<json> start_resumed(const std::string& run_id, const std::vector<std::string>& states);
+  void apply_inbox();
+  void deliver_stored(const std::string& run_id);
+  void fence_local_runs();
+  size_t free_places();
   std::shared_ptr<runs::EventLog> make_log(Active& run, int64_t last_seq);
   llm::SettingsFlags model_flags();
   Result<llm::Settings> resolve(const json& options);
@@ -156,7 +174,11 @@ class RunManager {
     EventSink fn;
     bool live = false;            // false while its stored events are replayed
     std::vector<json> held;       // events published during the replay
+    int64_t cursor = 0;           // a run's subscriber: the last seq it was given
   };
+  // Gives a live subscriber of one run the event, after any stored ones between its cursor and
+  // it (the run moved between nodes); m_mutex held. False: the subscription ends.
+  bool deliver(Subscriber& sub, const json& event);
   std::map<int, Subscriber> m_subscribers;
   int m_next_subscriber = 1;
   bool m_stopping = false;
@@ -164,6 +186,9 @@ class RunManager {
   std::condition_variable m_reap;                    // something to reap, or stopping
   std::condition_variable m_reaped;                  // m_runs shrank
   std::thread m_reaper;
+  bool m_shared = false;  // several nodes on PostgreSQL: runs go through the shared queue
+  std::atomic<bool> m_look{true};  // the nodes thread should look at the queue now (a place came free)
+  std::thread m_nodes;
 };
 
 }  // namespace ouro::server

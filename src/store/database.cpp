@@ -1,6 +1,7 @@
 #include "store/database.h"
 
 #include "base/json.h"
+#include "store/nodes.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
@@ -55,11 +56,21 @@ std::string with_password(const std::string& url, const std::string& password) {
   return url + (url.find('?') == std::string::npos ? "?" : "&") + "password=" + enc;
 }
 
+// Letters, digits and -._: only (anything else becomes _), at most 100 characters: the name goes
+// into the connection's options (with_node) and the runs' owner column unquoted.
 std::string node_id_default() {
-  if (const char* n = std::getenv("OURO_NODE_ID"); n && *n) return n;
-  char host[256] = "";
-  if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "localhost");
-  return fmt::format("{}:{}", host, getpid());
+  std::string id;
+  if (const char* n = std::getenv("OURO_NODE_ID"); n && *n) {
+    id = n;
+  } else {
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "localhost");
+    id = fmt::format("{}:{}", host, getpid());
+  }
+  if (id.size() > 100) id.resize(100);
+  for (char& c : id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' || c == ':')) c = '_';
+  return id;
 }
 
 // The store's own tables. Version 1 is the schema SQLite files had before migrations were
@@ -105,7 +116,45 @@ constexpr Migration kMigrations[] = {
      "ALTER TABLE runs ADD COLUMN heartbeat_at DOUBLE PRECISION;"
      "CREATE INDEX runs_by_state ON runs (state);"
      "CREATE TABLE nodes (id TEXT PRIMARY KEY, started_at DOUBLE PRECISION NOT NULL, heartbeat_at DOUBLE PRECISION NOT NULL);"},
+    // Version 3, PostgreSQL only (store/nodes.h): the run queue's index, the inbox that carries
+    // answers and cancels to a run's node, the record that makes a schedule's due time fire once,
+    // and the fence: an event of a run that another node holds is refused (each connection names
+    // its node in the setting ouro.node), every stored event and queued run is announced.
+    {3, "",
+     "CREATE INDEX runs_queued ON runs (created_at) WHERE state = 'queued' AND owner IS NULL;"
+     "CREATE TABLE run_inbox (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, run_id TEXT NOT NULL, body TEXT NOT NULL,"
+     "  created_at DOUBLE PRECISION NOT NULL);"
+     "CREATE INDEX run_inbox_by_run ON run_inbox (run_id);"
+     "CREATE TABLE schedule_fires (job_id TEXT NOT NULL, due BIGINT NOT NULL, node TEXT NOT NULL, fired_at DOUBLE PRECISION NOT NULL,"
+     "  PRIMARY KEY (job_id, due));"
+     "CREATE FUNCTION ouro_event_fence() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+     "DECLARE me TEXT := current_setting('ouro.node', true); holder TEXT;\n"
+     "BEGIN\n"
+     "  IF me IS NOT NULL AND me <> '' THEN\n"
+     "    SELECT owner INTO holder FROM runs WHERE id = NEW.run_id FOR SHARE;\n"
+     "    IF holder IS NOT NULL AND holder <> me THEN\n"
+     "      RAISE EXCEPTION 'run % is held by node %, not by this node (%): it was taken over', NEW.run_id, holder, me USING ERRCODE = 'OU001';\n"
+     "    END IF;\n"
+     "  END IF;\n"
+     "  PERFORM pg_notify('ouro_events', NEW.run_id || ' ' || NEW.seq);\n"
+     "  RETURN NEW;\n"
+     "END $$;"
+     "CREATE TRIGGER events_fence BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION ouro_event_fence();"
+     "CREATE FUNCTION ouro_queue_notify() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+     "BEGIN PERFORM pg_notify('ouro_queue', NEW.id); RETURN NULL; END $$;"
+     "CREATE TRIGGER runs_queued_notify AFTER INSERT OR UPDATE OF owner, state ON runs FOR EACH ROW"
+     "  WHEN (NEW.state = 'queued' AND NEW.owner IS NULL) EXECUTE FUNCTION ouro_queue_notify();"},
 };
+
+// The node's name in the connection's options (libpq's `options=-c ouro.node=…`,
+// https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-CONNECT-OPTIONS), so that it holds
+// on every connection libpq makes, reconnections included: the events fence reads it. A URL
+// with options of its own keeps them; the node is then named by set_config after connecting.
+std::string with_node(const std::string& url, const std::string& node) {
+  if (url.find("options=") != std::string::npos) return url;
+  // node_id_default leaves letters, digits and -._: only, which need no quoting there.
+  return url + (url.find('?') == std::string::npos ? "?" : "&") + "options=-c%20ouro.node%3D" + node;
+}
 
 bool active_state(const std::string& state) { return state == "queued" || state == "running" || state == "awaiting_user"; }
 
@@ -147,14 +196,15 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& target_in) {
   if (is_postgres_url(target)) {
     db->m_engine = Engine::Postgres;
     db->m_path = redact_database_url(target);
-    db->m_conn = TRY(postgres_connection(target));
+    db->m_conn = TRY(postgres_connection(with_node(target, db->m_node_id)));
+    TRY(db->m_conn->exec("SELECT set_config('ouro.node', ?1, false)", {db->m_node_id}));
     TRY(db->open_schema());
     TRY(db->heartbeat());
     Lock* lock = db->m_lock.get();
     Database* self = db.get();
     lock->heartbeat = std::thread([lock, self] {
       std::unique_lock stop(lock->stop_mutex);
-      while (!lock->stop_cv.wait_for(stop, std::chrono::duration<double>(kHeartbeatSeconds), [lock] { return lock->stopping; })) {
+      while (!lock->stop_cv.wait_for(stop, std::chrono::duration<double>(kNodeHeartbeat), [lock] { return lock->stopping; })) {
         stop.unlock();
         // A lost connection is reported by the next real use; libpqxx reconnects on it.
         (void)self->heartbeat();
@@ -287,17 +337,29 @@ Result<void> Database::insert_run(const RunRow& r) {
 
 Result<void> Database::update_run(const RunRow& r) {
   std::lock_guard lock(m_lock->mutex);
-  // The node that updates an active run holds it; a finished run keeps its last holder.
+  // The node that updates an active run holds it; a finished run keeps its last holder. On
+  // PostgreSQL a run that a live other node holds is not this node's to change (store/nodes.h):
+  // it was taken over.
+  std::string fence = m_engine == Engine::Postgres ? " AND (owner IS NULL OR owner = ?10 OR NOT EXISTS (SELECT 1 FROM nodes n "
+                                                     "WHERE n.id = runs.owner AND n.heartbeat_at > ?12))"
+                                                   : " AND ?10 IS NOT NULL AND ?12 IS NOT NULL";
+  double live_after = now_seconds() - std::chrono::duration<double>(kNodeDead).count();
   auto done = active_state(r.state)
                   ? m_conn->exec("UPDATE runs SET state = ?2, updated_at = ?3, iterations = ?4, final = ?5, partial = ?6, usage = ?7, cost = ?8, "
-                                 "error = ?9, owner = ?10, heartbeat_at = ?11 WHERE id = ?1",
+                                 "error = ?9, owner = ?10, heartbeat_at = ?11 WHERE id = ?1" + fence,
                                  {r.id, r.state, r.updated_at, r.iterations, text_or_null(r.final_json), r.partial, text_or_null(r.usage_json),
-                                  r.cost, text_or_null(r.error), m_node_id, now_seconds()})
+                                  r.cost, text_or_null(r.error), m_node_id, now_seconds(), live_after})
                   : m_conn->exec("UPDATE runs SET state = ?2, updated_at = ?3, iterations = ?4, final = ?5, partial = ?6, usage = ?7, cost = ?8, "
-                                 "error = ?9 WHERE id = ?1",
+                                 "error = ?9, heartbeat_at = ?11 WHERE id = ?1" + fence,
                                  {r.id, r.state, r.updated_at, r.iterations, text_or_null(r.final_json), r.partial, text_or_null(r.usage_json),
-                                  r.cost, text_or_null(r.error)});
+                                  r.cost, text_or_null(r.error), m_node_id, now_seconds(), live_after});
   if (!done) return make_error(done.error().code, fmt::format("cannot update run {}: {}", r.id, done.error().message));
+  if (done->affected == 0 && m_engine == Engine::Postgres) {
+    auto held = m_conn->exec("SELECT owner FROM runs WHERE id = ?1", {r.id});
+    if (held && !held->empty())
+      return errorf(Code::FailedPrecondition, "cannot update run {}: node {} holds it now, not this node ({}): it was taken over", r.id,
+                    (*held)[0].text(0), m_node_id);
+  }
   return {};
 }
 

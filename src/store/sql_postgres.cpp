@@ -18,6 +18,7 @@ Code code_of_sqlstate(const std::string& state) {
   if (state.starts_with("08") || state.starts_with("57P") || state == "53300") return Code::Unavailable;  // connection, shutdown, too many connections
   if (state.starts_with("53")) return Code::ResourceExhausted;
   if (state == "57014") return Code::Cancelled;                       // query_canceled (statement_timeout)
+  if (state == "OU001") return Code::FailedPrecondition;              // ouro's own: the run is another node's (store/nodes.h)
   return Code::Internal;
 }
 

@@ -1,0 +1,213 @@
+#include "store/nodes.h"
+
+#include <pqxx/pqxx>
+
+#include <algorithm>
+#include <chrono>
+
+namespace ouro::store {
+
+namespace {
+
+double now_seconds() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+double dead_before() { return now_seconds() - std::chrono::duration<double>(kNodeDead).count(); }
+
+constexpr const char* kColumns = "id, task, state, options, created_at, updated_at, iterations, final, partial, usage, cost, error";
+
+Database::RunRow read_row(const Row& s) {
+  Database::RunRow r;
+  r.id = s.text(0);
+  r.task = s.text(1);
+  r.state = s.text(2);
+  r.options = s.text(3);
+  r.created_at = s.real(4);
+  r.updated_at = s.real(5);
+  r.iterations = s.integer(6);
+  r.final_json = s.text(7);
+  r.partial = s.int64(8) != 0;
+  r.usage_json = s.text(9);
+  r.cost = s.real_or_null(10);
+  r.error = s.text(11);
+  return r;
+}
+
+Result<void> postgres_only(Database& db, const char* what) {
+  if (db.engine() != Engine::Postgres) return errorf(Code::FailedPrecondition, "{} is for nodes sharing a PostgreSQL database", what);
+  return {};
+}
+
+}  // namespace
+
+Result<void> enqueue_run(Database& db, const Database::RunRow& r) {
+  TRY(postgres_only(db, "the shared run queue"));
+  return db.with_sql([&](Connection& c) -> Result<void> {
+    if (auto done = c.exec("INSERT INTO runs(id, task, state, options, created_at, updated_at, owner, heartbeat_at) "
+                           "VALUES(?1, ?2, 'queued', ?3, ?4, ?5, NULL, NULL)",
+                           {r.id, r.task, r.options, r.created_at, r.updated_at});
+        !done)
+      return make_error(done.error().code, fmt::format("cannot queue run {}: {}", r.id, done.error().message));
+    return {};
+  });
+}
+
+Result<std::vector<Database::RunRow>> claim_queued(Database& db, int max) {
+  TRY(postgres_only(db, "the shared run queue"));
+  if (max <= 0) return std::vector<Database::RunRow>{};
+  return db.with_sql([&](Connection& c) -> Result<std::vector<Database::RunRow>> {
+    // The conditions are checked again on the locked row: a row another node took between the
+    // subquery's snapshot and the lock is skipped, not taken twice.
+    auto r = c.exec(fmt::format("UPDATE runs SET owner = ?1, heartbeat_at = ?2 WHERE id IN ("
+                                "  SELECT id FROM runs WHERE state = 'queued' AND owner IS NULL ORDER BY created_at LIMIT ?3 FOR UPDATE SKIP LOCKED)"
+                                " AND state = 'queued' AND owner IS NULL RETURNING {}",
+                                kColumns),
+                    {db.node_id(), now_seconds(), max});
+    if (!r) return make_error(r.error().code, "cannot take runs from the queue: " + r.error().message);
+    std::vector<Database::RunRow> out;
+    for (const Row& row : *r) out.push_back(read_row(row));
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.created_at < b.created_at; });
+    return out;
+  });
+}
+
+Result<std::vector<TakenRun>> take_over(Database& db, int max, const std::set<std::string>& local) {
+  TRY(postgres_only(db, "taking runs over"));
+  if (max <= 0) return std::vector<TakenRun>{};
+  std::string mine;
+  for (const auto& id : local) mine += (mine.empty() ? "" : " ") + id;
+  return db.with_sql([&](Connection& c) -> Result<std::vector<TakenRun>> {
+    auto r = c.exec(fmt::format("UPDATE runs SET owner = ?1, heartbeat_at = ?2 WHERE id IN ("
+                                "  SELECT r.id FROM runs r WHERE r.state IN ('queued', 'running', 'awaiting_user') AND r.owner IS NOT NULL"
+                                "   AND ((r.owner = ?1 AND NOT (r.id = ANY (string_to_array(?5, ' '))))"
+                                "        OR (r.owner <> ?1 AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = r.owner AND n.heartbeat_at > ?3)))"
+                                "   ORDER BY r.updated_at LIMIT ?4 FOR UPDATE SKIP LOCKED)"
+                                " RETURNING {}, EXISTS (SELECT 1 FROM events e WHERE e.run_id = runs.id)",
+                                kColumns),
+                    {db.node_id(), now_seconds(), dead_before(), max, mine});
+    if (!r) return make_error(r.error().code, "cannot take over the runs of dead nodes: " + r.error().message);
+    std::vector<TakenRun> out;
+    for (const Row& row : *r) out.push_back(TakenRun{read_row(row), row.int64(12) != 0});
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.row.created_at < b.row.created_at; });
+    return out;
+  });
+}
+
+Result<bool> claim_run(Database& db, const std::string& run_id, const std::vector<std::string>& states) {
+  TRY(postgres_only(db, "claiming a run"));
+  std::string list;
+  for (const auto& s : states) list += (list.empty() ? "" : " ") + s;
+  return db.with_sql([&](Connection& c) -> Result<bool> {
+    auto r = c.exec("UPDATE runs SET owner = ?1, heartbeat_at = ?2 WHERE id = ?3 AND state = ANY (string_to_array(?4, ' '))"
+                    " AND (owner IS NULL OR owner = ?1 OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = runs.owner AND n.heartbeat_at > ?5))",
+                    {db.node_id(), now_seconds(), run_id, list, dead_before()});
+    if (!r) return make_error(r.error().code, fmt::format("cannot claim run {}: {}", run_id, r.error().message));
+    return r->affected == 1;
+  });
+}
+
+Result<int64_t> queue_depth(Database& db) {
+  return db.with_sql([&](Connection& c) -> Result<int64_t> {
+    auto r = c.engine() == Engine::Postgres ? c.exec("SELECT count(*) FROM runs WHERE state = 'queued' AND owner IS NULL")
+                                            : c.exec("SELECT count(*) FROM runs WHERE state = 'queued'");
+    if (!r) return make_error(r.error().code, "cannot count the queued runs: " + r.error().message);
+    return r->empty() ? 0 : (*r)[0].int64(0);
+  });
+}
+
+Result<void> post_to_inbox(Database& db, const std::string& run_id, const json& message) {
+  TRY(postgres_only(db, "the nodes' inbox"));
+  return db.with_sql([&](Connection& c) -> Result<void> {
+    auto r = c.exec("INSERT INTO run_inbox (run_id, body, created_at) SELECT ?1, ?2, ?3 WHERE EXISTS ("
+                    "  SELECT 1 FROM runs WHERE id = ?1 AND owner IS NOT NULL AND state IN ('queued', 'running', 'awaiting_user'))",
+                    {run_id, dump_json(message), now_seconds()});
+    if (!r) return make_error(r.error().code, fmt::format("cannot pass the message to run {}'s node: {}", run_id, r.error().message));
+    if (r->affected == 0) return errorf(Code::NotFound, "no run '{}' in progress on any node", run_id);
+    if (auto n = c.exec("SELECT pg_notify('ouro_inbox', ?1)", {run_id}); !n)
+      return make_error(n.error().code, fmt::format("cannot wake run {}'s node: {}", run_id, n.error().message));
+    return {};
+  });
+}
+
+Result<std::vector<InboxMessage>> take_inbox(Database& db) {
+  TRY(postgres_only(db, "the nodes' inbox"));
+  return db.with_sql([&](Connection& c) -> Result<std::vector<InboxMessage>> {
+    auto r = c.exec("DELETE FROM run_inbox WHERE run_id IN (SELECT id FROM runs WHERE owner = ?1) RETURNING id, run_id, body", {db.node_id()});
+    if (!r) return make_error(r.error().code, "cannot read the inbox: " + r.error().message);
+    std::vector<std::pair<int64_t, InboxMessage>> got;
+    for (const Row& row : *r) got.push_back({row.int64(0), InboxMessage{row.text(1), parse_json(row.text(2)).value_or(json::object())}});
+    std::sort(got.begin(), got.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<InboxMessage> out;
+    for (auto& [id, m] : got) out.push_back(std::move(m));
+    return out;
+  });
+}
+
+namespace {
+
+class PostgresListener final : public Listener {
+ public:
+  PostgresListener(std::string url, std::vector<std::string> channels) : m_url(std::move(url)), m_channels(std::move(channels)) {}
+  ~PostgresListener() override { drop(); }
+
+  Result<void> connect() {
+    drop();
+    try {
+      m_conn = std::make_unique<pqxx::connection>(m_url);
+      for (const auto& ch : m_channels) m_receivers.push_back(std::make_unique<Receiver>(*m_conn, ch, m_got));
+    } catch (const std::exception& e) {
+      drop();
+      // libpq's message may quote the URL: only its kind is told.
+      return errorf(Code::Unavailable, "cannot listen for other nodes on {}: the connection failed", redact_database_url(m_url));
+    }
+    return {};
+  }
+
+  Result<std::vector<Notification>> wait(std::chrono::milliseconds timeout) override {
+    if (!m_conn) TRY(connect());
+    try {
+      auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
+      m_conn->await_notification(static_cast<long>(us / 1000000), static_cast<long>(us % 1000000));
+      m_conn->get_notifs();  // any that came together
+    } catch (const std::exception&) {
+      drop();
+      return errorf(Code::Unavailable, "the connection that listens for other nodes on {} was lost", redact_database_url(m_url));
+    }
+    std::vector<Notification> out;
+    out.swap(m_got);
+    return out;
+  }
+
+ private:
+  struct Receiver final : pqxx::notification_receiver {
+    Receiver(pqxx::connection_base& c, const std::string& channel, std::vector<Notification>& got)
+        : pqxx::notification_receiver(c, channel), m_got(got) {}
+    void operator()(const std::string& payload, int) override { m_got.push_back({channel(), payload}); }
+    std::vector<Notification>& m_got;
+  };
+  void drop() {
+    m_receivers.clear();
+    if (m_conn) {
+      try {
+        m_conn->disconnect();
+      } catch (...) {  // a connection the server dropped: nothing to close
+      }
+    }
+    m_conn.reset();
+  }
+
+  std::string m_url;
+  std::vector<std::string> m_channels;
+  std::unique_ptr<pqxx::connection> m_conn;
+  std::vector<std::unique_ptr<Receiver>> m_receivers;
+  std::vector<Notification> m_got;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Listener>> Listener::open(const std::string& url, const std::vector<std::string>& channels) {
+  if (!is_postgres_url(url)) return make_error(Code::FailedPrecondition, "only nodes sharing a PostgreSQL database listen for each other");
+  auto l = std::make_unique<PostgresListener>(url, channels);
+  TRY(l->connect());
+  return std::unique_ptr<Listener>(std::move(l));
+}
+
+}  // namespace ouro::store
