@@ -79,7 +79,10 @@ struct Bound {
   std::string revealed;          // what was clicked to show a hidden target
 };
 
-Result<json> helpers(Run& run, const std::string& expr) { return run.ctx.browser.eval_helpers(run.tab, expr, run.ctx.limits.exec_timeout); }
+// The page engine's function `fn` with `args`, in the run's tab (Browser::call).
+Result<json> page(Run& run, const char* fn, json args = json::array()) {
+  return run.ctx.browser.call(run.tab, fn, std::move(args), "", run.ctx.limits.exec_timeout);
+}
 
 // One binding's use of the action cache (actions/action_cache.h): the kept resolutions of the
 // target's words on the tab's site, and, from the page's answer, a hit (counted, marked used), a
@@ -150,10 +153,10 @@ Result<Bound> bind_target(Run& run, const Target& t, Verb verb, const std::strin
     spec["kept"] = cache.kept();
     spec["keep"] = true;
   }
-  const std::string call = cache.on() ? "__ouroBind.bindKept(" : "__ouroBind.bind(";
+  const char* binder = cache.on() ? "bindKept" : "bind";
   int reveals = 0;
   while (true) {
-    auto r = TRY(helpers(run, call + dump_json(spec) + ")"));
+    auto r = TRY(page(run, binder, json::array({spec})));
     if (!r.is_object()) return errorf(Code::Internal, "{}: the page's binder gave no answer (the page may block scripts)", what);
     if (cache.on()) {
       cache.heard(r);
@@ -193,13 +196,13 @@ Result<Bound> bind_target(Run& run, const Target& t, Verb verb, const std::strin
   }
 }
 
-Result<json> state(Run& run, const std::string& ref) { return helpers(run, "__ouroBind.state(" + js_string(ref) + ")"); }
+Result<json> state(Run& run, const std::string& ref) { return page(run, "state", json::array({ref})); }
 
 json text_value(const Command& c) { return c.secret.empty() ? json(c.text) : json{{"__ouroSecret", c.secret}}; }
 
 // The field a type/submit without a target means: the focused one, else the page's only text field.
 Result<std::string> focused_field(Run& run) {
-  auto r = TRY(helpers(run, "(() => { const a = document.activeElement; return a && a !== document.body && (a.isContentEditable || /^(input|textarea)$/.test(a.localName)) ? __ouroPcd.refOf(a) : null; })()"));
+  auto r = TRY(page(run, "focusedEditable"));
   if (r.is_string()) return r.get<std::string>();
   Target t;
   t.kind = Target::Kind::Words;
@@ -226,7 +229,7 @@ std::optional<json> fill_facets(Run& run, const Command& c) {
     t.text = t.name = f.substr(0, eq);
     t.roles = {"textbox"};
     json spec = {{"verb", "type"}, {"name", t.name}, {"exact", false}, {"roles", t.roles}, {"ordinal", 0}, {"all", false}, {"instruction", run.instruction}};
-    auto r = helpers(run, "__ouroBind.bind(" + dump_json(spec) + ")");
+    auto r = page(run, "bind", json::array({spec}));
     if (!r || !r->is_object() || !r->value("ok", false) || (*r)["matches"].empty()) return std::nullopt;
     const json& m = (*r)["matches"][0];
     if (m.value("confidence", 0.0) < 0.8 || !refs.insert(get_str(m, "ref")).second) return std::nullopt;
@@ -280,7 +283,7 @@ Result<json> do_type(Run& run, const Command& c, json& step) {
       // A date/time picker takes what it holds in its own format, whatever the locale shows: set it.
       const Capability* fill_cap = find("fill");
       if (fill_cap) TRY(permit(run.ctx, *fill_cap, json::array({run.tab, json{{ref, c.text}}})));
-      auto r = TRY(helpers(run, "__ouroBind.setDate(" + js_string(ref) + ", " + js_string(c.text) + ")"));
+      auto r = TRY(page(run, "setDate", json::array({ref, c.text})));
       if (!r.is_object() || !r.value("ok", false))
         return errorf(Code::InvalidArgument, "type: {} is a {} field and '{}' is not a {} it takes ({}); write it like {}", describe(m),
                       get_str(*before, "type"), c.text, get_str(*before, "type"), get_str(r, "reason"), get_str(r, "example"));
@@ -328,11 +331,11 @@ Result<json> set_checked(Run& run, const std::string& ref, bool want, const json
 }
 
 Result<json> do_choose(Run& run, const Command& c, json& step) {
-  auto r = TRY(helpers(run, "__ouroBind.choose(" + js_string(c.text) + ")"));
+  auto r = TRY(page(run, "choose", json::array({c.text})));
   auto deadline = run.deadline;
   while (r.is_object() && !r.value("ok", false) && get_str(r, "reason") == "none" && Clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
-    r = TRY(helpers(run, "__ouroBind.choose(" + js_string(c.text) + ")"));
+    r = TRY(page(run, "choose", json::array({c.text})));
   }
   if (!r.is_object() || !r.value("ok", false)) {
     if (get_str(r, "reason") == "ambiguous")
@@ -370,8 +373,7 @@ Result<json> do_select(Run& run, const Command& c, json& step) {
   if (c.text.size() > 1 && c.text[0] == '#') {
     // "the third option": the option at that place.
     int n = std::atoi(c.text.c_str() + 1);
-    auto label = TRY(helpers(run, "(() => { const el = __ouroPcd.resolve(" + js_string(ref) + "); const o = el && el.options ? [...el.options].filter(o => !o.disabled) : []; const i = " +
-                                     std::to_string(n) + " < 0 ? o.length - 1 : " + std::to_string(n - 1) + "; return o[i] ? (o[i].label || o[i].textContent).trim() : null; })()"));
+    auto label = TRY(page(run, "optionLabel", json::array({ref, n})));
     if (!label.is_string()) return errorf(Code::NotFound, "select: {} has no option {}", describe(m), n);
     value = label;
   }
@@ -379,19 +381,16 @@ Result<json> do_select(Run& run, const Command& c, json& step) {
   if (!r && value.is_array()) return tl::make_unexpected(r.error());
   if (!r) {
     // A list that is not a <select> (role=listbox): pick the item inside it.
-    auto inside = TRY(helpers(run, "__ouroBind.choose(" + js_string(value.get<std::string>()) + ", " + json{{"within", ref}}.dump() + ")"));
+    auto inside = TRY(page(run, "choose", json::array({value.get<std::string>(), json{{"within", ref}}})));
     if (!inside.is_object() || !inside.value("ok", false)) {
       // A button that opens its list: open it, then pick the item in the list it shows.
       auto st = TRY(state(run, ref));
       if (get_str(st, "tag") != "select" && get_str(st, "tag") != "input" && (get_str(st, "role") == "button" || get_str(st, "role") == "combobox")) {
         TRY(use(run, "click", json::array({run.tab, ref})));
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        auto list = TRY(helpers(run, "(() => { const b = __ouroPcd.resolve(" + js_string(ref) +
-                                         "); if (!b) return null; const id = b.getAttribute('aria-controls') || b.getAttribute('aria-owns'); let l = id && document.getElementById(id.split(/\\s+/)[0]);"
-                                         " if (!l || !__ouroPcd.visible(l)) l = [...document.querySelectorAll('[role=listbox],[role=menu]')].find(x => __ouroPcd.visible(x));"
-                                         " return l ? __ouroPcd.refOf(l) : null; })()"));
+        auto list = TRY(page(run, "openedList", json::array({ref})));
         if (list.is_string())
-          inside = TRY(helpers(run, "__ouroBind.choose(" + js_string(value.get<std::string>()) + ", " + json{{"within", list.get<std::string>()}}.dump() + ")"));
+          inside = TRY(page(run, "choose", json::array({value.get<std::string>(), json{{"within", list.get<std::string>()}}})));
       }
     }
     if (!inside.is_object() || !inside.value("ok", false)) return tl::make_unexpected(r.error());
@@ -407,7 +406,7 @@ Result<json> do_submit(Run& run, const Command& c, json& step) {
     auto b = TRY(bind_target(run, c.target, Verb::Click, "submit"));
     near = get_str(b.matches[0], "ref");
   }
-  auto s = TRY(helpers(run, "__ouroBind.submitFor(" + (near.empty() ? std::string("null") : js_string(near)) + ")"));
+  auto s = TRY(page(run, "submitFor", json::array({near.empty() ? json(nullptr) : json(near)})));
   if (s.is_object() && s["ref"].is_string()) {
     std::string ref = s["ref"].get<std::string>();
     step["target"] = {{"ref", ref}, {"role", "button"}, {"name", get_str(s, "name")}};
@@ -458,7 +457,7 @@ Result<json> run_step(Run& run, const Command& c, json& step) {
       for (const auto& m : b.matches) {
         std::string ref = get_str(m, "ref");
         // Into view inside its own scrolling box too (a feed or a list that scrolls by itself).
-        (void)helpers(run, "(() => { const el = __ouroPcd.resolve(" + js_string(ref) + "); if (el && el.scrollIntoView) el.scrollIntoView({block: 'nearest', inline: 'nearest'}); return true; })()");
+        (void)page(run, "scrollToRef", json::array({ref, "nearest"}));
         if (c.verb == Verb::Hover) TRY(use(run, "hover", json::array({run.tab, ref})));
         else if (c.verb == Verb::DoubleClick) TRY(use(run, "click", json::array({run.tab, ref, json{{"double", true}}})));
         else TRY(use(run, "click", json::array({run.tab, ref})));
@@ -512,7 +511,7 @@ Result<json> run_step(Run& run, const Command& c, json& step) {
           t.kind = Target::Kind::Words;
           t.text = t.name = name;
           json spec = {{"verb", "click"}, {"name", name}, {"exact", false}, {"roles", json::array()}, {"ordinal", 0}, {"all", false}, {"instruction", run.instruction}};
-          auto r = TRY(helpers(run, "__ouroBind.bind(" + dump_json(spec) + ")"));
+          auto r = TRY(page(run, "bind", json::array({spec})));
           if (r.is_object() && r.value("ok", false) && !r["matches"].empty() && r["matches"][0].value("confidence", 0.0) >= 0.85) {
             std::string ref = get_str(r["matches"][0], "ref");
             TRY(use(run, "click", json::array({run.tab, ref})));
@@ -539,7 +538,7 @@ Result<json> run_step(Run& run, const Command& c, json& step) {
       auto b = TRY(bind_target(run, c.target, Verb::ScrollTo, "scroll to"));
       const json& m = b.matches[0];
       step["target"] = m;
-      TRY(helpers(run, "(() => { const el = __ouroPcd.resolve(" + js_string(get_str(m, "ref")) + "); if (el) el.scrollIntoView({block: 'center'}); return !!el; })()"));
+      TRY(page(run, "scrollToRef", json::array({get_str(m, "ref"), "center"})));
       return json("scrolled to " + describe(m));
     }
     case Verb::Wait: {
@@ -554,7 +553,7 @@ Result<json> run_step(Run& run, const Command& c, json& step) {
       }
       if (!c.text.empty()) {
         while (true) {
-          auto r = TRY(helpers(run, "((document.body && document.body.innerText) || '').toLowerCase().includes(" + js_string(commands::lower(c.text)) + ")"));
+          auto r = TRY(page(run, "pageIncludes", json::array({commands::lower(c.text)})));
           if (r.is_boolean() && r.get<bool>()) return json(in_quotes(c.text) + " is on the page");
           if (Clock::now() >= run.deadline) return errorf(Code::DeadlineExceeded, "wait for {}: not on tab {} after {} ms", in_quotes(c.text), run.tab, run.step_timeout.count());
           std::this_thread::sleep_for(std::chrono::milliseconds(150));

@@ -22,19 +22,16 @@ constexpr size_t kSnapshotChars = 16000;  // the engine's own budget for one sna
 constexpr std::chrono::milliseconds kFramesBudget{3000};
 using Clock = std::chrono::steady_clock;
 
-// Calls __ouroPcd.<fn>(args…) in the helpers world of the tab's top document or of a frame.
+// Calls the engine's function `fn` (Browser::call) in the helpers world of the tab's top document or of a frame.
 Result<json> engine(Context& ctx, const std::string& tab, const std::string& frame, const std::string& fn, const json& args, const char* what,
                     std::optional<Clock::time_point> deadline = std::nullopt) {
-  std::string call = "__ouroPcd." + fn + "(";
-  for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + dump_json(args[i]);
-  call += ")";
   auto timeout = ctx.limits.exec_timeout;
   if (deadline) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now());
     if (left.count() <= 0) return errorf(Code::DeadlineExceeded, "{} on tab {}: no time left for frame {}", what, tab, frame);
     timeout = std::min(timeout, left);
   }
-  auto r = ctx.browser.eval_helpers(tab, call, timeout, frame);
+  auto r = ctx.browser.call(tab, fn, args, frame, timeout);
   if (!r) return reworded(r.error(), "{} on tab {}{}: {}", what, tab, frame.empty() ? "" : " (frame " + frame + ")", r.error().message);
   return r;
 }
@@ -148,7 +145,7 @@ void fit_snapshot(json& snap) {
 // begins below the tab's first 1.2 viewports lose the flag.
 void unfold_low_frames(Context& ctx, const std::string& tab, json& snap, const std::vector<Entered>& entered, Clock::time_point deadline) {
   if (entered.empty()) return;
-  auto height = ctx.browser.eval_helpers(tab, "innerHeight", ctx.limits.exec_timeout);
+  auto height = ctx.browser.call(tab, "viewportHeight", json::array(), "", ctx.limits.exec_timeout);
   if (!height || !height->is_number()) return;
   std::set<std::string> low;
   for (const auto& e : entered) {

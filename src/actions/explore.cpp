@@ -143,7 +143,7 @@ Result<Test> test_goal(Context& ctx, const std::string& tab, const Goal& goal) {
       if (std::all_of(goal.fields.begin(), goal.fields.end(), [&](const std::string& f) { return fields.find(f) != std::string::npos; }))
         t.holds = true, t.why = "the collection " + json(get_str(c, "name")).dump() + " (" + get_str(c, "ref") + ")";
     }
-  std::string text = get_str(TRY(ctx.browser.eval_helpers(tab, "__ouro.readable('', 20000)", ctx.limits.exec_timeout)), "text");
+  std::string text = get_str(TRY(ctx.browser.call(tab, "readable", json::array({"", 20000}), "", ctx.limits.exec_timeout)), "text");
   if (!goal.text.empty() && commands::lower(text).find(commands::lower(goal.text)) != std::string::npos)
     t.holds = true, t.why = "the text " + json(goal.text).dump();
   t.score = word_score(get_str(snap, "title") + " " + text.substr(0, 3000), goal.words);

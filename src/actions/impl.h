@@ -23,8 +23,9 @@ OURO_CAP(get_recent_requests); OURO_CAP(get_response_body); OURO_CAP(intercept_r
 OURO_CAP(get_console_log); OURO_CAP(get_errors);
 // Page affordances (affordances.cpp)
 OURO_CAP(snapshot); OURO_CAP(details); OURO_CAP(find_elements); OURO_CAP(extract);
-// Reads through a page helper (an expression of __ouro…), failing clearly when a selector matched nothing.
-Result<json> read_helper(Context& ctx, const std::string& tab, const std::string& call, const std::string& what, const std::string& selector);
+// Reads through the page engine's function `fn` (Browser::call) with `args`, in the frame the
+// selector addresses, failing clearly when the selector matched nothing.
+Result<json> read_helper(Context& ctx, const std::string& tab, const char* fn, json args, const std::string& what, const std::string& selector);
 // What a tool-calling model reads of a page (observe.cpp)
 OURO_CAP(observe); OURO_CAP(read_text);
 // Files (files.cpp)
@@ -64,5 +65,4 @@ Result<json> memory_recall(store::Database* db, const json& args);
 
 // Shared by the implementations.
 std::string arg_string(const json& args, size_t i);
-std::string js_string(const std::string& s);  // a JS string literal
 }  // namespace ouro::actions::impl

@@ -40,13 +40,13 @@ Result<json> actionable(Context& ctx, const std::string& tab, std::string& selec
   const std::string frame = browser::Browser::frame_of(selector);  // a cross-origin frame's ref runs there
   // A run records what identifies the element, computed in this same call (heal.js).
   const bool identify = recording(ctx);
-  std::string expr = "__ouro.actionable(" + js_string(selector) + ", " +
-                     json{{"enabled", needs.enabled}, {"editable", needs.editable}, {"hit", needs.hit}, {"identify", identify}}.dump() + ")";
+  const json call_args =
+      json::array({selector, json{{"enabled", needs.enabled}, {"editable", needs.editable}, {"hit", needs.hit}, {"identify", identify}}});
   json last;
   Clock::time_point covered_since{};  // epoch: not covered now
   while (true) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    auto r = ctx.browser.eval_helpers(tab, expr, std::max(left, std::chrono::milliseconds(1000)), frame);
+    auto r = ctx.browser.call(tab, "actionable", call_args, frame, std::max(left, std::chrono::milliseconds(1000)));
     if (!r) {
       if (r.error().code == Code::NotFound && frame.empty())
         return errorf(Code::NotFound, "{}: tab {} was closed while waiting for '{}'", what, tab, selector);
@@ -247,7 +247,7 @@ Result<json> click_at(Context& ctx, const std::string& tab, const json& at, int 
 Result<json> dismiss_overlays_on(Context& ctx, const std::string& tab) {
   json dismissed = json::array(), remaining = json::array();
   for (int round = 0; round < 4; ++round) {
-    json found = TRY(ctx.browser.eval_helpers(tab, "__ouro.overlays()", ctx.limits.exec_timeout));
+    json found = TRY(ctx.browser.call(tab, "overlays", json::array(), "", ctx.limits.exec_timeout));
     if (!found.is_array()) found = json::array();
     remaining = json::array();
     const json* press = nullptr;
@@ -345,8 +345,7 @@ bool is_date_input(const std::string& input_type) {
 }
 Result<json> set_date_field(Context& ctx, const std::string& tab, const std::string& sel, const std::string& input_type, const std::string& text,
                             const char* what) {
-  auto r = TRY(ctx.browser.eval_helpers(tab, "__ouroBind.setDate(" + js_string(sel) + ", " + js_string(text) + ")", ctx.limits.exec_timeout,
-                                        browser::Browser::frame_of(sel)));
+  auto r = TRY(ctx.browser.call(tab, "setDate", json::array({sel, text}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
   if (!r.is_object() || !r.value("ok", false)) {
     std::string example = r.is_object() ? get_str(r, "example") : "";
     return errorf(Code::InvalidArgument, "{}: '{}' is a {} field and '{}' is not a {} it takes ({}){}", what, sel, input_type, clip_text(text, 60),
@@ -367,7 +366,7 @@ Result<json> type(Context& ctx, const json& args) {
     return json{{"element", at.value("element", "")}, {"typed", text.size()}, {"value", set["set"]}};
   }
   TRY(click_at(ctx, tab, at));
-  TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'end')", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
+  TRY(ctx.browser.call(tab, "prepareEdit", json::array({sel, "end"}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
   InputEvents events;
   for (size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
@@ -396,9 +395,7 @@ Result<json> fill(Context& ctx, const json& args) {
     std::string sel = TRY(replay_target(ctx, tab, "fill", it.key(), ctx.limits.action_timeout));
     const json& value = it.value();
     // <select>: pick the option; checkbox/radio: click when the state differs; else replace the text.
-    auto kind = TRY(ctx.browser.eval_helpers(
-        tab, "(() => { const el = __ouro.resolve(" + js_string(sel) + "); return el ? [el.tagName, (el.type || '').toLowerCase(), !!el.checked] : null; })()",
-        ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
+    auto kind = TRY(ctx.browser.call(tab, "controlKind", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
     if (is_secret_handle(value)) kind = nullptr;  // a secret is always typed as text
     if (kind.is_array() && kind[0] == "SELECT") {
       json sel_args = json::array({tab, sel, value});
@@ -423,7 +420,7 @@ Result<json> fill(Context& ctx, const json& args) {
         continue;
       }
       TRY(click_at(ctx, tab, at));
-      TRY(ctx.browser.eval_helpers(tab, "__ouro.prepareEdit(" + js_string(sel) + ", 'select')", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
+      TRY(ctx.browser.call(tab, "prepareEdit", json::array({sel, "select"}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
       InputEvents events;
       if (text.empty()) key_events(events, *key_def("Delete"), 0);
       else events.emplace_back("Input.insertText", json{{"text", text}});
@@ -439,14 +436,13 @@ Result<json> select(Context& ctx, const json& args) {
   json value = args.size() > 2 ? args[2] : json();
   sel = TRY(replay_target(ctx, tab, "select", sel, ctx.limits.action_timeout));
   if (auto hooks = ctx.hooks(); hooks && hooks->confirm) {
-    auto target = TRY(ctx.browser.eval_helpers(tab, "__ouro.targetInfo(" + js_string(sel) + ")", ctx.limits.exec_timeout, browser::Browser::frame_of(sel)));
+    auto target = TRY(ctx.browser.call(tab, "targetInfo", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
     if (!target.is_null()) TRY(gate(ctx, "select", tab, sel, json{{"target", target}}));
   }
   auto deadline = Clock::now() + ctx.limits.action_timeout;
   json r;
   while (true) {
-    r = TRY(ctx.browser.eval_helpers(tab, "__ouro.selectOption(" + js_string(sel) + ", " + dump_json(value) + ")", ctx.limits.exec_timeout,
-                                     browser::Browser::frame_of(sel)));
+    r = TRY(ctx.browser.call(tab, "selectOption", json::array({sel, value}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
     if (r.value("ok", false)) {
       if (recording(ctx)) record_target(ctx, tab, "select", sel, nullptr);
       return json{{"selected", r["selected"]}};
@@ -476,7 +472,7 @@ Result<json> key_press(Context& ctx, const json& args) {
 // the page is. direction: up | down | left | right | top | bottom.
 Result<json> scroll(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), dir = arg_string(args, 1);
-  auto state = TRY(ctx.browser.eval_helpers(tab, "__ouro.scrollState()", ctx.limits.exec_timeout));
+  auto state = TRY(ctx.browser.call(tab, "scrollState", json::array(), "", ctx.limits.exec_timeout));
   double vw = state.value("viewportWidth", 1280.0), vh = state.value("viewportHeight", 800.0);
   double amount = args.size() > 2 && args[2].is_number() ? args[2].get<double>() : vh * 0.8;
   double dx = 0, dy = 0;
@@ -492,8 +488,7 @@ Result<json> scroll(Context& ctx, const json& args) {
   // The wheel scrolls asynchronously; wait (briefly) for the position to settle.
   json before = state, now = state;
   for (int i = 0; i < 20; ++i) {
-    now = TRY(ctx.browser.eval_helpers(tab, "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(__ouro.scrollState()))))",
-                                       ctx.limits.exec_timeout));
+    now = TRY(ctx.browser.call(tab, "scrollStateSettled", json::array(), "", ctx.limits.exec_timeout));
     if (now != before) {
       before = now;
       continue;

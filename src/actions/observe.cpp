@@ -12,7 +12,7 @@ namespace {
 constexpr int kObserveChars = 6000;
 
 Result<json> readable(Context& ctx, const std::string& tab, const std::string& selector, int max_chars, const char* what) {
-  return read_helper(ctx, tab, "__ouro.readable(" + js_string(selector) + ", " + std::to_string(max_chars) + ")", what, selector);
+  return read_helper(ctx, tab, "readable", json::array({selector, max_chars}), what, selector);
 }
 
 }  // namespace

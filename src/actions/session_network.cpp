@@ -100,12 +100,12 @@ Result<json> set_cookie(Context& ctx, const json& args) {
 
 Result<json> get_local_storage(Context& ctx, const json& args) {
   json key = args.size() > 1 ? args[1] : json();
-  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.storage('local', " + dump_json(key) + ")", ctx.limits.exec_timeout);
+  return ctx.browser.call(arg_string(args, 0), "storage", json::array({"local", key}), "", ctx.limits.exec_timeout);
 }
 
 Result<json> get_session_storage(Context& ctx, const json& args) {
   json key = args.size() > 1 ? args[1] : json();
-  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.storage('session', " + dump_json(key) + ")", ctx.limits.exec_timeout);
+  return ctx.browser.call(arg_string(args, 0), "storage", json::array({"session", key}), "", ctx.limits.exec_timeout);
 }
 
 Result<json> clear_storage(Context& ctx, const json& args) {
@@ -114,7 +114,7 @@ Result<json> clear_storage(Context& ctx, const json& args) {
     return errorf(Code::InvalidArgument, "clearStorage(tabId, type): type must be local, session, cookies or all (got '{}')", type);
   json cleared = json::array();
   if (type != "cookies") {
-    TRY(ctx.browser.eval_helpers(tab, "__ouro.clear(" + js_string(type) + ")", ctx.limits.exec_timeout));
+    TRY(ctx.browser.call(tab, "clear", json::array({type}), "", ctx.limits.exec_timeout));
     if (type == "all") cleared = {"local", "session"};
     else cleared.push_back(type);
   }

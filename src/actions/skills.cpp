@@ -32,7 +32,9 @@ struct Skill {
   // A capability through the registry: its permission, then its implementation.
   Result<json> use(const char* cap_name, json args) { return call_capability(ctx, cap_name, std::move(args)); }
   Result<json> snap(json options = json::object()) { return snapshot(ctx, options.empty() ? json::array({tab}) : json::array({tab, options})); }
-  Result<json> page(const std::string& expr) { return ctx.browser.eval_helpers(tab, expr, ctx.limits.exec_timeout); }
+  // The page engine's function `fn` with `args` (Browser::call).
+  Result<json> page(const char* fn, json args = json::array()) { return ctx.browser.call(tab, fn, std::move(args), "", ctx.limits.exec_timeout); }
+  Result<json> bind_page(json spec) { return page("bind", json::array({std::move(spec)})); }
   void bind(const std::string& slot, const json& el, double confidence) {
     // A field is known by its label (its name attribute is for the server); a control by its name.
     bound[slot] = {{"ref", get_str(el, "ref")}, {"name", get_str(el, "label").empty() ? get_str(el, "name") : get_str(el, "label")}, {"confidence", confidence}};
@@ -98,7 +100,7 @@ bool is_user(const json& f) {
 }
 
 Result<bool> has_password_field(Skill& s) {
-  auto r = TRY(s.page("[...document.querySelectorAll('input[type=password]')].some(e => e.offsetWidth > 0 || e.offsetHeight > 0)"));
+  auto r = TRY(s.page("hasVisiblePassword"));
   return r.is_boolean() && r.get<bool>();
 }
 
@@ -115,8 +117,8 @@ Result<json> login(Context& ctx, const json& args) {
   auto form = login_form(snap);
   if (!form) {
     // A page with a "Sign in" link rather than the form: follow it once.
-    auto link = s.page("__ouroBind.bind({verb: 'click', name: 'sign in'})");
-    if (!link || !link->value("ok", false)) link = s.page("__ouroBind.bind({verb: 'click', name: 'log in'})");
+    auto link = s.bind_page({{"verb", "click"}, {"name", "sign in"}});
+    if (!link || !link->value("ok", false)) link = s.bind_page({{"verb", "click"}, {"name", "log in"}});
     if (!link || !link->value("ok", false)) return s.result(false, "login: no login form on the page, and no Sign in / Log in link to one");
     const json& m = (*link)["matches"][0];
     s.bind("signInLink", m, m.value("confidence", 0.0));
@@ -190,14 +192,14 @@ Result<json> search(Context& ctx, const json& args) {
     }
   double confidence = 1.0;
   if (!field) {
-    auto r = TRY(s.page("__ouroBind.bind({verb: 'type', name: 'search', roles: ['searchbox']})"));
+    auto r = TRY(s.bind_page({{"verb", "type"}, {"name", "search"}, {"roles", json::array({"searchbox"})}}));
     if (!r.value("ok", false)) return s.result(false, "search: no search field on the page (no search form, nothing named search)");
     field = r["matches"][0];
     confidence = field->value("confidence", 0.6);
   }
   s.bind("field", *field, confidence);
   const std::string before_url = s.url();
-  auto before_text = s.page("(document.body && document.body.innerText || '').length");
+  auto before_text = s.page("textLength");
   TRY(s.use("fill", json::array({s.tab, json{{get_str(*field, "ref"), query}}})));
   s.did.push_back("entered " + json(query).dump() + " into " + (get_str(*field, "label").empty() ? get_str(*field, "name") : get_str(*field, "label")));
   TRY(s.use("keyPress", json::array({s.tab, "Enter"})));
@@ -205,7 +207,7 @@ Result<json> search(Context& ctx, const json& args) {
   if (submit) s.bind("submit", *submit, 0.8);
   bool changed = s.wait_until([&] {
     if (s.url() != before_url) return true;
-    auto now = s.page("(document.body && document.body.innerText || '').length");
+    auto now = s.page("textLength");
     return now && before_text && *now != *before_text;
   });
   if (s.url() != before_url) (void)s.use("waitForLoad", json::array({s.tab}));
@@ -244,11 +246,11 @@ Result<json> fill_form(Context& ctx, const json& args) {
   for (const auto& [label, value] : items) {
     // The field by its words: a text field, a list, a box — whichever the value fits.
     std::string verb = value.is_boolean() ? "check" : "type";
-    auto r = TRY(s.page("__ouroBind.bind(" + dump_json(json{{"verb", verb}, {"name", label}}) + ")"));
-    if (!r.value("ok", false) && !value.is_boolean()) r = TRY(s.page("__ouroBind.bind(" + dump_json(json{{"verb", "select"}, {"name", label}}) + ")"));
+    auto r = TRY(s.bind_page({{"verb", verb}, {"name", label}}));
+    if (!r.value("ok", false) && !value.is_boolean()) r = TRY(s.bind_page({{"verb", "select"}, {"name", label}}));
     if (!r.value("ok", false) && value.is_string()) {
       // A group of radio buttons named by the label: the value is the choice.
-      auto c = TRY(s.page("__ouroBind.choose(" + js_string(value.get<std::string>()) + ")"));
+      auto c = TRY(s.page("choose", json::array({value.get<std::string>()})));
       if (c.value("ok", false)) r = json{{"ok", true}, {"matches", json::array({c})}};
     }
     if (!r.value("ok", false)) {
@@ -268,7 +270,7 @@ Result<json> fill_form(Context& ctx, const json& args) {
       if (first_error.empty()) first_error = "fillForm: " + label + ": " + filled.error().message;
       continue;
     }
-    auto st = TRY(s.page("__ouroBind.state(" + js_string(ref) + ")"));
+    auto st = TRY(s.page("state", json::array({ref})));
     bool holds = value.is_boolean() ? st.value("checked", false) == value.get<bool>()
                  : st.contains("selected") ? !st["selected"].empty()
                  : st.contains("value") ? ((value.is_object() && value.contains("__ouroSecret")) || get_str(st, "value") == value.get<std::string>() || get_str(st, "value").rfind("(", 0) == 0)
@@ -278,7 +280,7 @@ Result<json> fill_form(Context& ctx, const json& args) {
     s.did.push_back("filled " + label);
   }
   if (opts.value("submit", false) && all) {
-    auto sub = TRY(s.page("__ouroBind.submitFor(" + js_string(s.bound.empty() ? "" : get_str(s.bound.begin().value(), "ref")) + ")"));
+    auto sub = TRY(s.page("submitFor", json::array({s.bound.empty() ? "" : get_str(s.bound.begin().value(), "ref")})));
     if (sub.is_object() && sub["ref"].is_string()) {
       TRY(s.use("click", json::array({s.tab, sub["ref"]})));
       s.did.push_back("clicked " + get_str(sub, "name"));
@@ -391,14 +393,14 @@ Result<json> navigate_by_menu(Context& ctx, const json& args) {
     json spec = {{"verb", "click"}, {"name", item}};
     json r;
     bool found = s.wait_until([&] {
-      auto b = s.page("__ouroBind.bind(" + dump_json(spec) + ")");
+      auto b = s.bind_page(spec);
       if (!b) return false;
       r = *b;
       return r.value("ok", false) || get_str(r, "reason") == "ambiguous";
     });
     if (!found && get_str(r, "reason") == "hidden" && r.contains("reveal") && r["reveal"].is_string()) {
       TRY(s.use("click", json::array({s.tab, r["reveal"]})));
-      auto b = TRY(s.page("__ouroBind.bind(" + dump_json(spec) + ")"));
+      auto b = TRY(s.bind_page(spec));
       r = b;
       found = r.value("ok", false);
     }
@@ -411,7 +413,7 @@ Result<json> navigate_by_menu(Context& ctx, const json& args) {
     if (!last) {
       // A menu that opens on hover shows the next item without a click (a click could leave the page).
       TRY(s.use("hover", json::array({s.tab, ref})));
-      auto next = s.page("__ouroBind.bind(" + dump_json(json{{"verb", "click"}, {"name", path[i + 1]}}) + ")");
+      auto next = s.bind_page({{"verb", "click"}, {"name", path[i + 1]}});
       if (next && next->value("ok", false)) {
         s.did.push_back("hovered " + item);
         continue;

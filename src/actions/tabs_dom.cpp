@@ -16,8 +16,6 @@ std::string arg_string(const json& args, size_t i) {
   return i < args.size() && args[i].is_string() ? args[i].get<std::string>() : std::string();
 }
 
-std::string js_string(const std::string& s) { return dump_json(json(s)); }
-
 namespace {
 
 std::chrono::milliseconds timeout_arg(const json& args, size_t i, std::chrono::milliseconds dflt) {
@@ -30,9 +28,8 @@ std::chrono::milliseconds timeout_arg(const json& args, size_t i, std::chrono::m
 
 }  // namespace
 
-Result<json> read_helper(Context& ctx, const std::string& tab, const std::string& call, const std::string& what,
-                         const std::string& selector) {
-  auto r = TRY(ctx.browser.eval_helpers(tab, call, ctx.limits.exec_timeout, browser::Browser::frame_of(selector)));
+Result<json> read_helper(Context& ctx, const std::string& tab, const char* fn, json args, const std::string& what, const std::string& selector) {
+  auto r = TRY(ctx.browser.call(tab, fn, std::move(args), browser::Browser::frame_of(selector), ctx.limits.exec_timeout));
   if (r.is_null() && !selector.empty()) {
     auto info = ctx.browser.tab_info(tab);
     return errorf(Code::NotFound, "{}: no element matches selector '{}' on tab {} ({})", what, selector, tab, info ? info->url : "?");
@@ -77,7 +74,7 @@ Result<json> exec_in_tab(Context& ctx, const json& args) {
 // (targets.h), and a run records what identifies what it read.
 Result<json> read_element(Context& ctx, const std::string& tab, std::string sel, const char* fn, const char* what) {
   if (!sel.empty()) sel = TRY(replay_target(ctx, tab, what, sel, ctx.limits.action_timeout));
-  auto r = TRY(read_helper(ctx, tab, std::string("__ouro.") + fn + "(" + js_string(sel) + ")", what, sel));
+  auto r = TRY(read_helper(ctx, tab, fn, json::array({sel}), what, sel));
   if (!sel.empty() && recording(ctx)) record_target(ctx, tab, what, sel, nullptr);
   return r;
 }
@@ -87,22 +84,21 @@ Result<json> get_dom(Context& ctx, const json& args) { return read_element(ctx, 
 Result<json> get_text(Context& ctx, const json& args) { return read_element(ctx, arg_string(args, 0), arg_string(args, 1), "text", "getText"); }
 
 Result<json> get_links(Context& ctx, const json& args) {
-  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.links()", ctx.limits.exec_timeout);
+  return ctx.browser.call(arg_string(args, 0), "links", json::array(), "", ctx.limits.exec_timeout);
 }
 
 Result<json> get_inputs(Context& ctx, const json& args) {
-  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.inputs()", ctx.limits.exec_timeout);
+  return ctx.browser.call(arg_string(args, 0), "inputs", json::array(), "", ctx.limits.exec_timeout);
 }
 
 Result<json> query_selector(Context& ctx, const json& args) {
   std::string sel = arg_string(args, 1);
-  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.query(" + js_string(sel) + ")", ctx.limits.exec_timeout, browser::Browser::frame_of(sel));
+  return ctx.browser.call(arg_string(args, 0), "query", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout);
 }
 
 Result<json> query_selector_all(Context& ctx, const json& args) {
   std::string sel = arg_string(args, 1);
-  return ctx.browser.eval_helpers(arg_string(args, 0), "__ouro.queryAll(" + js_string(sel) + ")", ctx.limits.exec_timeout,
-                                  browser::Browser::frame_of(sel));
+  return ctx.browser.call(arg_string(args, 0), "queryAll", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout);
 }
 
 // Accessibility.getFullAXTree, compacted: ignored and unnamed generic nodes give way to their
@@ -168,9 +164,9 @@ Result<json> screenshot(Context& ctx, const json& args) {
   }
   // Set-of-marks: the page engine outlines each visible control with its ref while the picture
   // is taken, and takes the outlines away again whatever happens.
-  if (marks) TRY(ctx.browser.eval_helpers(tab, "__ouroPcd.marks(true).length", ctx.limits.exec_timeout));
+  if (marks) TRY(ctx.browser.call(tab, "marks", json::array({true}), "", ctx.limits.exec_timeout));
   auto r = ctx.browser.send(tab, "Page.captureScreenshot", params, ctx.limits.exec_timeout);
-  if (marks) (void)ctx.browser.eval_helpers(tab, "__ouroPcd.marks(false).length", ctx.limits.exec_timeout);
+  if (marks) (void)ctx.browser.call(tab, "marks", json::array({false}), "", ctx.limits.exec_timeout);
   if (!r) return tl::make_unexpected(r.error());
   return json("data:image/png;base64," + r->value("data", ""));
 }

@@ -58,8 +58,7 @@ void record_target(Context& ctx, const std::string& tab, const std::string& acti
   if (!hooks || !hooks->on_record || selector.size() > kMaxSelector) return;
   json d = details;
   if (d.is_null()) {
-    auto r = ctx.browser.eval_helpers(tab, "globalThis.__ouroHeal ? __ouroHeal.identifySelector(" + js_string(selector) + ") : null",
-                                      ctx.limits.exec_timeout, browser::Browser::frame_of(selector));
+    auto r = ctx.browser.call(tab, "identifySelector", json::array({selector}), browser::Browser::frame_of(selector), ctx.limits.exec_timeout);
     if (!r || !r->is_object()) return;
     d = std::move(*r);
   }
@@ -99,8 +98,7 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
   const int step = static_cast<int>(get_int(*rec, "step"));
   const std::string frame = browser::Browser::frame_of(selector);
   const std::string verb = verb_for(action, details);
-  const std::string check_expr = "__ouroHeal.check(" + js_string(selector) + ", " + dump_json(details) + ")";
-  const std::string heal_expr = "__ouroHeal.heal(" + dump_json(details) + ", " + js_string(verb) + ")";
+  const json check_args = json::array({selector, details}), heal_args = json::array({details, verb});
   auto deadline = Clock::now() + timeout;
   Clock::time_point bad_since{};
   std::string why = "no element matches it", last_healed;
@@ -118,13 +116,13 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
   while (true) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     auto wait = std::max(left, std::chrono::milliseconds(1000));
-    auto c = ctx.browser.eval_helpers(tab, check_expr, wait, frame);
+    auto c = ctx.browser.call(tab, "check", check_args, frame, wait);
     if (!c) return reworded(c.error(), "{} '{}' on tab {}: {}", action, selector, tab, c.error().message);
     std::string state = get_str(*c, "state", "ok");
     if (state == "ok") return selector;
     if (state == "weak") {
       // It resolves, but fits the record badly: another element takes it only by a clear margin.
-      auto h = ctx.browser.eval_helpers(tab, heal_expr, wait, frame);
+      auto h = ctx.browser.call(tab, "heal", heal_args, frame, wait);
       if (h && healable(*h) && get_num(*h, "confidence") >= get_num(*c, "score") + 0.2) {
         why = fmt::format("'{}' names an element that fits the recording poorly ({:.2f})", selector, get_num(*c, "score"));
         return healed(*h);
@@ -137,7 +135,7 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
     // A page still loading misses elements for a moment: heal after 400 ms, and take a match only
     // when two looks in a row agree on it.
     if (now - bad_since >= std::chrono::milliseconds(400) && frame.empty()) {
-      auto h = ctx.browser.eval_helpers(tab, heal_expr, wait, frame);
+      auto h = ctx.browser.call(tab, "heal", heal_args, frame, wait);
       if (!h) return reworded(h.error(), "{} '{}' on tab {}: {}", action, selector, tab, h.error().message);
       last_heal = *h;
       if (healable(*h)) {

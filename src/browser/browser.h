@@ -12,7 +12,7 @@
 //
 // The implementation: browser.cpp (start, contexts, tabs), tab_tracker (tab state from CDP
 // events, no I/O), events.cpp (carrying out what the tracker decides), page_log (console, errors,
-// requests), eval.cpp (eval_helpers, eval_page), screencast.cpp (live views, timers),
+// requests), eval.cpp (call into the page engine, eval_page), screencast.cpp (live views, timers),
 // egress.cpp (the egress gate's pauses and the facts it decides on, interceptRequests' pauses),
 // ownership.cpp (who holds a tab of a shared context; hidden tabs), frames.cpp (cross-origin
 // frames' helpers worlds).
@@ -111,14 +111,20 @@ class Browser {
   Result<json> send(const std::string& tab_id, std::string_view method, json params, Millis timeout = 10s);
   // Sends without waiting for the reply (input events pipelined before a final awaited command).
   void send_async(const std::string& tab_id, std::string_view method, json params);
-  // Evaluates `expression` in the helpers' isolated world of the tab's main frame and returns the
-  // value (returnByValue). Retries while a navigation replaces the document, until the deadline.
-  // `frame`: a cross-origin frame's prefix ("f2", see below) runs it in that frame's world instead.
-  Result<json> eval_helpers(const std::string& tab_id, const std::string& expression, Millis timeout = 10s, const std::string& frame = "");
-  // The same, returning CDP's remote object (with its objectId: a node, for DOM commands) and
-  // the session to use it in.
-  Result<std::pair<json, std::string>> eval_helpers_object(const std::string& tab_id, const std::string& expression, Millis timeout = 10s,
-                                                           const std::string& frame = "");
+  // The one way into ouro's page engine (browser/page/*.js): calls the function the engine's table
+  // names `function` (page/calls.js) in ouro's isolated world of the tab's top document — or, with
+  // `frame` (a cross-origin frame's prefix, "f2", see below), of that frame — with `args`, a JSON
+  // array, as its arguments: values, never code text. Answers the function's JSON result (null for
+  // undefined), awaiting a promise. Retries while a navigation replaces the document, until the
+  // deadline. Errors are values with a kind: the tab gone (NotFound, Cause::TargetGone), the
+  // document replaced under the call past the deadline (Cause::ContextGone), the page navigated
+  // (Cause::PageNavigated); the function's own exception is InvalidArgument with its message.
+  Result<json> call(const std::string& tab_id, std::string_view function, json args = json::array(), const std::string& frame = "",
+                    Millis timeout = 10s);
+  // The same, answering CDP's remote object of the result (with its objectId: a node, for DOM
+  // commands) and the session to use it in.
+  Result<std::pair<json, std::string>> call_object(const std::string& tab_id, std::string_view function, json args = json::array(),
+                                                   const std::string& frame = "", Millis timeout = 10s);
 
   // --- Cross-origin frames (frames.cpp) -------------------------------------------------------
   // The page engine cannot enter a cross-origin frame. Each one gets a prefix ("f2") and a helpers

@@ -18,6 +18,7 @@ extern const std::string_view helpers_js;
 extern const std::string_view affordances_js;
 extern const std::string_view binding_js;
 extern const std::string_view heal_js;
+extern const std::string_view calls_js;
 extern const std::string_view serialize_js;
 extern const std::string_view websocket_guard_js;
 }  // namespace ouro::embedded
@@ -27,13 +28,18 @@ namespace ouro::browser {
 // What ouro's isolated world of every document runs: the page helpers and the page-affordances
 // engine (selectors, snapshot, find, extract) they resolve selectors with, and the command binder
 // (a command's target words → an element) that reads the engine's facts, and what identifies an
-// action's target for a replay to find it again (heal.js).
+// action's target for a replay to find it again (heal.js); last, the table of the functions
+// Browser::call reaches by name (calls.js).
 inline const std::string& page_helpers_source() {
   static const std::string source =
       std::string(embedded::affordances_js) + "\n;\n" + std::string(embedded::binding_js) + "\n;\n" +
-      std::string(embedded::heal_js) + "\n;\n" + std::string(embedded::helpers_js);
+      std::string(embedded::heal_js) + "\n;\n" + std::string(embedded::helpers_js) + "\n;\n" + std::string(embedded::calls_js);
   return source;
 }
+
+// Runtime.callFunctionOn's parameters for a call of the page engine's function `function` with
+// `args` (a JSON array) in execution context `context` (eval.cpp).
+json page_call_params(std::string_view function, const json& args, int context, bool by_value);
 
 using Clock = std::chrono::steady_clock;
 
@@ -119,8 +125,8 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   uint64_t frame_clock = 0;
   bool frame_event(const cdp::Event& ev);  // network thread; true when handled
   Result<std::pair<std::string, std::string>> frame_owner(const std::string& tab_id, const std::string& frame);  // {parent, owner ref}
-  Result<std::pair<json, std::string>> eval_in_frame(const std::string& tab_id, const std::string& frame, const std::string& expression,
-                                                     Millis timeout, bool by_value);
+  Result<std::pair<json, std::string>> eval_in_frame(const std::string& tab_id, const std::string& frame, std::string_view function,
+                                                     const json& args, Millis timeout, bool by_value);
   std::map<std::string, json> websocket_patterns;  // by context: Network.setBlockedURLs urlPatterns
   // Downloads (files.cpp): by guid, in the order they began (the last kDownloadsKept).
   struct DownloadState {
@@ -130,8 +136,10 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::map<std::string, DownloadState> downloads;
   std::deque<std::string> download_order;
   std::map<std::string, std::string> download_dirs;  // by context ("" keeps the browser's own)
-  // eval.cpp: an expression in the tab's page-helpers world; the value, or CDP's remote object.
-  Result<std::pair<json, std::string>> eval_in_helpers(const std::string& tab_id, const std::string& expression, Millis timeout, bool by_value);
+  // eval.cpp: a call of the page engine's function in the tab's page-helpers world; the value, or
+  // CDP's remote object.
+  Result<std::pair<json, std::string>> eval_in_helpers(const std::string& tab_id, std::string_view function, const json& args, Millis timeout,
+                                                       bool by_value);
   bool download_event(const cdp::Event& ev);          // network thread; true when handled
   void settle_downloads(const std::string& context);  // mutex held; not on the network thread
   struct Viewer {

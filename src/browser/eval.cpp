@@ -1,4 +1,4 @@
-// Running JavaScript in a tab: the page helpers in their isolated world (eval_helpers), and
+// Running JavaScript in a tab: the page engine's named functions in their isolated world (call), and
 // model-written code in the page's main world with its result serialised and capped (eval_page).
 #include "browser/browser_impl.h"
 #include "browser/cdp_values.h"
@@ -9,19 +9,49 @@
 
 namespace ouro::browser {
 
-Result<json> Browser::eval_helpers(const std::string& tab_id, const std::string& expression, Millis timeout, const std::string& frame) {
-  auto r = frame.empty() ? m_impl->eval_in_helpers(tab_id, expression, timeout, true) : m_impl->eval_in_frame(tab_id, frame, expression, timeout, true);
-  return r.map([](std::pair<json, std::string> v) { return std::move(v.first); });
+namespace {
+
+// The one piece of code a page call sends, the same for every call: it hands the function's name
+// and its arguments (values) to the engine's table (page/calls.js).
+constexpr std::string_view kDispatch =
+    "function (name, args) {\n"
+    "  if (typeof __ouroCall !== 'function') throw new Error(\"ouro's page engine is not in this document (the page may block it)\");\n"
+    "  return __ouroCall(name, args);\n"
+    "}";
+
+// The tab a call went to is gone: a kind the caller can decide on.
+Error target_gone(Error e) {
+  if (e.code == Code::NotFound && e.cause == Cause::None) e.cause = Cause::TargetGone;
+  return e;
 }
 
-Result<std::pair<json, std::string>> Browser::eval_helpers_object(const std::string& tab_id, const std::string& expression, Millis timeout,
-                                                                  const std::string& frame) {
-  if (!frame.empty()) return m_impl->eval_in_frame(tab_id, frame, expression, timeout, false);
-  return m_impl->eval_in_helpers(tab_id, expression, timeout, false);
+}  // namespace
+
+json page_call_params(std::string_view function, const json& args, int context, bool by_value) {
+  return {{"functionDeclaration", kDispatch},
+          {"executionContextId", context},
+          {"arguments", json::array({json{{"value", function}}, json{{"value", args.is_array() ? args : json::array({args})}}})},
+          {"returnByValue", by_value},
+          {"awaitPromise", true}};
 }
 
-Result<std::pair<json, std::string>> Browser::Impl::eval_in_helpers(const std::string& tab_id, const std::string& expression, Millis timeout,
-                                                                    bool by_value) {
+Result<json> Browser::call(const std::string& tab_id, std::string_view function, json args, const std::string& frame, Millis timeout) {
+  auto r = frame.empty() ? m_impl->eval_in_helpers(tab_id, function, args, timeout, true)
+                         : m_impl->eval_in_frame(tab_id, frame, function, args, timeout, true);
+  if (!r) return tl::make_unexpected(target_gone(std::move(r.error())));
+  return std::move(r->first);
+}
+
+Result<std::pair<json, std::string>> Browser::call_object(const std::string& tab_id, std::string_view function, json args, const std::string& frame,
+                                                          Millis timeout) {
+  auto r = frame.empty() ? m_impl->eval_in_helpers(tab_id, function, args, timeout, false)
+                         : m_impl->eval_in_frame(tab_id, frame, function, args, timeout, false);
+  if (!r) return tl::make_unexpected(target_gone(std::move(r.error())));
+  return r;
+}
+
+Result<std::pair<json, std::string>> Browser::Impl::eval_in_helpers(const std::string& tab_id, std::string_view function, const json& args,
+                                                                    Millis timeout, bool by_value) {
   Browser::Impl* m_impl = this;  // the body reads as Browser's
   auto deadline = Clock::now() + timeout;
   bool created = false;
@@ -57,9 +87,7 @@ Result<std::pair<json, std::string>> Browser::Impl::eval_in_helpers(const std::s
       continue;
     }
     auto left = std::max(Millis(100), std::chrono::duration_cast<Millis>(deadline - Clock::now()));
-    auto r = m_impl->conn->call("Runtime.evaluate",
-                                {{"expression", expression}, {"contextId", ctx}, {"returnByValue", by_value}, {"awaitPromise", true}},
-                                sid, left);
+    auto r = m_impl->conn->call("Runtime.callFunctionOn", page_call_params(function, args, ctx, by_value), sid, left);
     if (!r) {
       if (r.error().cause == Cause::ContextGone && Clock::now() < deadline) {
         std::lock_guard lock(m_impl->mutex);

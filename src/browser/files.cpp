@@ -174,14 +174,7 @@ Result<Download> Browser::wait_for_download(const std::string& context, const st
 
 Result<void> Browser::set_input_files(const std::string& tab_id, const std::string& selector, const std::vector<std::string>& paths,
                                       Millis timeout) {
-  std::string find = "(() => { const el = __ouro.resolve(" + dump_json(selector) +
-                     "); if (!el) throw new Error('no element matches the selector'); "
-                     "if (!(el.tagName === 'INPUT' && el.type === 'file')) throw new Error(`${__ouro.describe(el)} is not a file input "
-                     "(<input type=file>); give the selector of the file input itself`); "
-                     "if (el.disabled) throw new Error(`${__ouro.describe(el)} is disabled`); "
-                     "if (!el.multiple && " + std::to_string(paths.size()) + " > 1) throw new Error(`${__ouro.describe(el)} takes one file, not " +
-                     std::to_string(paths.size()) + "`); return el; })()";
-  auto [node, sid] = TRY(eval_helpers_object(tab_id, find, timeout, frame_of(selector)));
+  auto [node, sid] = TRY(call_object(tab_id, "fileInput", json::array({selector, paths.size()}), frame_of(selector), timeout));
   std::string object = get_str(node, "objectId");
   if (object.empty()) return errorf(Code::Internal, "the file input on {} could not be held for the upload", tab_id);
   auto set = m_impl->conn->call("DOM.setFileInputFiles", {{"files", paths}, {"objectId", object}}, sid, timeout);

@@ -64,7 +64,7 @@ bool Browser::Impl::frame_event(const cdp::Event& ev) {
 
 Result<std::string> Browser::enter_frame(const std::string& tab_id, const std::string& parent, const std::string& owner_ref, Millis timeout) {
   auto* impl = m_impl.get();
-  auto [obj, parent_sid] = TRY(eval_helpers_object(tab_id, "__ouroPcd.resolve(" + dump_json(owner_ref) + ")", timeout, parent));
+  auto [obj, parent_sid] = TRY(call_object(tab_id, "resolve", json::array({owner_ref}), parent, timeout));
   std::string object = get_str(obj, "objectId");
   if (object.empty()) return errorf(Code::NotFound, "the frame element {} is gone from tab {}; take a new snapshot()", owner_ref, tab_id);
   auto node = impl->conn->call("DOM.describeNode", {{"objectId", object}}, parent_sid, timeout);
@@ -123,7 +123,7 @@ std::vector<std::string> Browser::entered_frames(const std::string& tab_id) cons
 }
 
 Result<std::pair<json, std::string>> Browser::Impl::eval_in_frame(const std::string& tab_id, const std::string& frame,
-                                                                  const std::string& expression, Millis timeout, bool by_value) {
+                                                                  std::string_view function, const json& args, Millis timeout, bool by_value) {
   auto deadline = Clock::now() + timeout;
   for (int attempt = 0;; ++attempt) {
     FrameWorld fw;
@@ -154,10 +154,11 @@ Result<std::pair<json, std::string>> Browser::Impl::eval_in_frame(const std::str
       auto world = conn->call("Page.createIsolatedWorld", {{"frameId", fw.frame_id}, {"worldName", kFrameWorld}}, fw.session, left());
       if (!world) return forget(world.error().message);
       fw.ctx = static_cast<int>(get_int(*world, "executionContextId", 0));
-      auto installed = conn->call("Runtime.evaluate",
-                                  {{"expression", page_helpers_source() + "\n;__ouroPcd.usePrefix(" + dump_json(frame) + ")"},
-                                   {"contextId", fw.ctx}, {"returnByValue", true}},
+      // The engine, then the prefix of the refs it issues here.
+      auto installed = conn->call("Runtime.evaluate", {{"expression", page_helpers_source()}, {"contextId", fw.ctx}, {"returnByValue", true}},
                                   fw.session, left());
+      if (installed && !installed->contains("exceptionDetails"))
+        installed = conn->call("Runtime.callFunctionOn", page_call_params("usePrefix", json::array({frame}), fw.ctx, true), fw.session, left());
       if (!installed) return forget(installed.error().message);
       if (installed->contains("exceptionDetails"))
         return errorf(Code::Internal, "cannot install the page helpers in frame {} of tab {}: {}", frame, tab_id,
@@ -166,9 +167,7 @@ Result<std::pair<json, std::string>> Browser::Impl::eval_in_frame(const std::str
       if (auto t = frame_worlds.find(tab_id); t != frame_worlds.end())
         if (auto w = t->second.find(frame); w != t->second.end()) w->second.ctx = fw.ctx;
     }
-    auto r = conn->call("Runtime.evaluate",
-                        {{"expression", expression}, {"contextId", fw.ctx}, {"returnByValue", by_value}, {"awaitPromise", true}}, fw.session,
-                        left());
+    auto r = conn->call("Runtime.callFunctionOn", page_call_params(function, args, fw.ctx, by_value), fw.session, left());
     bool retry = false;
     if (!r) {
       if (r.error().cause == Cause::TargetGone) return forget(r.error().message);
@@ -207,7 +206,7 @@ Result<std::pair<double, double>> Browser::frame_offset(const std::string& tab_i
   for (int depth = 0; !f.empty(); ++depth) {
     if (depth >= kMaxDepth) return errorf(Code::InvalidArgument, "frame {} of tab {} is nested too deep", frame, tab_id);
     auto [parent, owner] = TRY(m_impl->frame_owner(tab_id, f));
-    auto box = TRY(eval_helpers(tab_id, "__ouroPcd.frameBox(" + dump_json(owner) + (scroll ? ", true)" : ", false)"), timeout, parent));
+    auto box = TRY(call(tab_id, "frameBox", json::array({owner, scroll}), parent, timeout));
     x += box.value("x", 0.0);
     y += box.value("y", 0.0);
     f = parent;
@@ -216,10 +215,9 @@ Result<std::pair<double, double>> Browser::frame_offset(const std::string& tab_i
 }
 
 Result<void> Browser::settle_frames(const std::string& tab_id, const std::string& frame, Millis timeout) {
-  static const std::string two_frames = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))";
   std::string f = frame;
   for (int depth = 0; depth < kMaxDepth; ++depth) {
-    TRY(eval_helpers(tab_id, two_frames, timeout, f));
+    TRY(call(tab_id, "afterFrames", json::array(), f, timeout));
     if (f.empty()) break;
     f = TRY(m_impl->frame_owner(tab_id, f)).first;
   }
@@ -231,7 +229,8 @@ Result<std::vector<std::string>> Browser::frame_path(const std::string& tab_id, 
   std::string f = frame;
   for (int depth = 0; !f.empty() && depth < kMaxDepth; ++depth) {
     auto [parent, owner] = TRY(m_impl->frame_owner(tab_id, f));
-    auto d = TRY(eval_helpers(tab_id, "__ouroPcd.details([" + dump_json(owner) + "])[0]", 10s, parent));
+    auto list = TRY(call(tab_id, "details", json::array({json::array({owner})}), parent, 10s));
+    json d = list.is_array() && !list.empty() ? list[0] : json::object();
     if (d.contains("error")) return errorf(Code::NotFound, "frame {} of tab {}: {}", f, tab_id, get_str(d, "error"));
     std::vector<std::string> here;
     for (const auto& p : get_array(d, "framePath"))

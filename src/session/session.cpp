@@ -67,7 +67,7 @@ std::string user_tab(browser::Browser& b, const std::string& context) {
       if (t.seen_at > seen_at) seen_at = t.seen_at, seen = t.id;
     }
   for (const auto& id : pages)
-    if (auto v = b.eval_helpers(id, "document.visibilityState", std::chrono::seconds(2)); v && v->is_string() && *v == "visible")
+    if (auto v = b.call(id, "visibility", json::array(), "", std::chrono::seconds(2)); v && v->is_string() && *v == "visible")
       visible.push_back(id);
   std::string active = b.active_tab(context);
   if (visible.empty() && !seen.empty()) return seen;

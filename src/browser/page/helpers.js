@@ -315,6 +315,69 @@
              atTop: scrollY <= 0, atBottom: Math.ceil(scrollY + innerHeight) >= se.scrollHeight };
   }
 
+  // --- What ouro's actions read or do beyond the functions above, each named so that its caller
+  // passes values, never code (browser/eval.cpp, Browser::call; the table is calls.js). ---------
+  const engine = () => globalThis.__ouroPcd;
+
+  // After the browser has drawn two frames: a wheel's scroll and input routing settle by then.
+  const afterFrames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
+  const scrollStateSettled = () => afterFrames().then(scrollState);
+  const viewportHeight = () => innerHeight;
+  const visibility = () => document.visibilityState;
+  const textLength = () => ((document.body && document.body.innerText) || '').length;
+  // Whether the page's text holds `lowered` (already lower case).
+  const pageIncludes = lowered => ((document.body && document.body.innerText) || '').toLowerCase().includes(String(lowered));
+  const hasVisiblePassword = () => [...document.querySelectorAll('input[type=password]')].some(e => e.offsetWidth > 0 || e.offsetHeight > 0);
+
+  // What fill() does with a selector's element: [tagName, type, checked], or null when none matches.
+  function controlKind(selector) {
+    const el = resolve(selector);
+    return el ? [el.tagName, (el.type || '').toLowerCase(), !!el.checked] : null;
+  }
+
+  // The field a command without a target means: the focused text field's ref, or null.
+  function focusedEditable() {
+    const a = document.activeElement;
+    return a && a !== document.body && (a.isContentEditable || /^(input|textarea)$/.test(a.localName)) ? engine().refOf(a) : null;
+  }
+
+  // "the third option": the label of the list's n-th enabled option (1-based; below 0, the last).
+  function optionLabel(ref, n) {
+    const el = engine().resolve(ref);
+    const o = el && el.options ? [...el.options].filter(o => !o.disabled) : [];
+    const i = n < 0 ? o.length - 1 : n - 1;
+    return o[i] ? (o[i].label || o[i].textContent).trim() : null;
+  }
+
+  // The list a button opened: the one it controls or owns, else the visible listbox or menu; its ref.
+  function openedList(ref) {
+    const P = engine(), b = P.resolve(ref);
+    if (!b) return null;
+    const id = b.getAttribute('aria-controls') || b.getAttribute('aria-owns');
+    let l = id && document.getElementById(id.split(/\s+/)[0]);
+    if (!l || !P.visible(l)) l = [...document.querySelectorAll('[role=listbox],[role=menu]')].find(x => P.visible(x));
+    return l ? P.refOf(l) : null;
+  }
+
+  // Scrolls a ref's element into view ('center', or the least that shows it, inside its own
+  // scrolling box too); whether it exists.
+  function scrollToRef(ref, block) {
+    const el = engine().resolve(ref);
+    if (el && el.scrollIntoView) el.scrollIntoView(block === 'center' ? { block: 'center' } : { block: 'nearest', inline: 'nearest' });
+    return !!el;
+  }
+
+  // The file input an upload sets (DOM.setFileInputFiles takes the element); throws what is wrong with it.
+  function fileInput(selector, count) {
+    const el = resolve(selector);
+    if (!el) throw new Error('no element matches the selector');
+    if (!(el.tagName === 'INPUT' && el.type === 'file'))
+      throw new Error(`${describe(el)} is not a file input (<input type=file>); give the selector of the file input itself`);
+    if (el.disabled) throw new Error(`${describe(el)} is disabled`);
+    if (!el.multiple && count > 1) throw new Error(`${describe(el)} takes one file, not ${count}`);
+    return el;
+  }
+
   // Overlays that get in the way: cookie-consent banners, modals, fixed layers over the page.
   // Each comes with the button a person would press to get rid of it — for consent, the most
   // private choice first (reject / only necessary), then close, then accept; for anything else,
@@ -391,7 +454,9 @@
 
   Object.defineProperty(globalThis, '__ouro', {
     value: Object.freeze({ cap, actionable, targetInfo, prepareEdit, selectOption, text, readable, dom, links, inputs, query, queryAll,
-                           storage, clear, scrollState, favicon, describe, overlays, resolve }),
+                           storage, clear, scrollState, favicon, describe, overlays, resolve, afterFrames, scrollStateSettled,
+                           viewportHeight, visibility, textLength, pageIncludes, hasVisiblePassword, controlKind, focusedEditable,
+                           optionLabel, openedList, scrollToRef, fileInput }),
     enumerable: false,
   });
 })();
