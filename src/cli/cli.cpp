@@ -303,6 +303,9 @@ class TerminalConfirmer {
                                                                           ? req.value("selector", "")
                                                                           : req.value("element", req.value("selector", "")),
                                        req.value("url", ""), req.value("reason", "it looks sensitive"), m_timeout.count());
+    // Which one: the row or card the element belongs to (a "Remove" of a list).
+    if (std::string context = get_str(req, "context"); !context.empty() && !req.contains("request"))
+      if (size_t at = question.find("\n  because"); at != std::string::npos) question.insert(at, "\n  in: " + clip_line(context, 160));
     if (fd < 0) {
       std::cerr << question << "\n  (no terminal to ask: denied)\n";
       return false;
@@ -955,6 +958,23 @@ Result<int> cmd_mcp_flags(const CommonFlags& flags, llm::SettingsFlags sf, int m
   return cmd_mcp(std::move(setup));
 }
 
+// `ouro serve`'s line for a turn that starts or ends: "run ID started: TASK" / "run ID done in
+// 12.3 s (4 iterations, $0.0123)" / "run ID failed in 2.0 s (1 iteration): ERROR". The task and
+// the error are on one line, clipped and redacted. Run threads call it at once: one write each.
+void print_turn_line(const server::RunManager::Config::TurnNotice& t) {
+  std::string line;
+  if (t.started) {
+    line = fmt::format("run {} started: {}\n", t.run_id, redact(clip_line(t.task, 100)));
+  } else {
+    std::string cost = t.cost ? fmt::format(", ${:.4f}", *t.cost) : "";
+    line = fmt::format("run {} {} in {:.1f} s ({} iteration{}{}){}\n", t.run_id, t.state, t.seconds, t.iterations, t.iterations == 1 ? "" : "s", cost,
+                       t.error.empty() ? "" : ": " + redact(clip_line(t.error, 160)));
+  }
+  static std::mutex out;
+  std::lock_guard lock(out);
+  std::cout << line << std::flush;
+}
+
 Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_timeout_s = 60, const std::string& listen = {}) {
   std::string data_dir = flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir;
   // One server per data directory: a second one would take the first's live runs for interrupted.
@@ -1012,6 +1032,9 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
     rc.default_browser = "extension";
     rc.mine_by_default = true;  // the user's own Chrome
   }
+  // One line per turn started and ended, so the terminal that runs the server shows what it does
+  // (the details are in the Command Center and GET /api/runs/ID/events).
+  rc.on_turn = [](const server::RunManager::Config::TurnNotice& t) { print_turn_line(t); };
   server::RunManager runs(runtime, rc);
   // Daemon mode: saved jobs start runs while the server runs (missed ones by their policy now).
   server::Scheduler::Config sc;

@@ -660,6 +660,14 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     run->row.updated_at = now_ms();
     if (auto updated = m_db.update_run(run->row); !updated)
       spdlog::warn("run {}: cannot record that it is running: {}", run->id, redact(updated.error().message));
+    const auto turn_began = Clock::now();
+    if (m_config.on_turn) {
+      Config::TurnNotice notice;
+      notice.run_id = run->id;
+      notice.task = task;
+      notice.started = true;
+      m_config.on_turn(notice);
+    }
     agent::RunResult r;
     for (bool moved = false;; moved = true) {
       r = life.turn(task, run->turns, run->row.iterations + 1, asker, [&](agent::Run* working) {
@@ -709,6 +717,9 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
       stopping = run->stopping;
     }
     life.finish_turn(run->row, task, r, stopping);
+    if (m_config.on_turn)
+      m_config.on_turn({.run_id = run->id, .task = task, .started = false, .state = run->row.state, .iterations = run->row.iterations,
+                        .cost = run->row.cost, .seconds = std::chrono::duration<double>(Clock::now() - turn_began).count(), .error = r.error});
     run->turns.push_back({task, runs::final_text(r.final)});
     held = life.session().let_go();
     std::unique_lock lock(run->mutex);

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <optional>
 #include <deque>
 #include <map>
 #include <memory>
@@ -69,6 +70,18 @@ class RunManager {
     // Nodes sharing a PostgreSQL database (store/nodes.h): the URL a node listens on for the
     // others' notifications, password and all; "" = store::configured_database's.
     std::string database_url;
+    // Told when each turn of a run starts and when it ends (`ouro serve` prints one line for
+    // each). Called on the run's thread; it must not block. null: nobody is told.
+    struct TurnNotice {
+      std::string run_id, task;
+      bool started = false;
+      std::string state;  // at the end: done | partial | failed | cancelled | interrupted
+      int iterations = 0;  // the run's, over its turns
+      std::optional<double> cost;
+      double seconds = 0;  // the turn's
+      std::string error;
+    };
+    std::function<void(const TurnNotice&)> on_turn;
   };
 
   RunManager(std::shared_ptr<session::Runtime> runtime, Config config);

@@ -100,6 +100,16 @@ TEST(Operations, MetricsMoveWithARunAndProbesAnswer) {
   EXPECT_GE(m["ouro_gate_decisions_total{decision=\"refused\"}"], 1);
   EXPECT_GE(m["ouro_repl_workers"], 1) << "the server's own session has a REPL worker";
   EXPECT_TRUE(m.count("ouro_gate_decisions_total{decision=\"asked\"}"));
+  // The terminal that runs the server says what it did: one line when the run started, one when it ended.
+  std::string out;
+  for (auto deadline = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < deadline;) {
+    out = s.out();
+    if (out.find("run " + id + " done in ") != std::string::npos) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_NE(out.find("run " + id + " started: Look around\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("run " + id + " done in "), std::string::npos) << out;
+  EXPECT_NE(out.find("(2 iterations"), std::string::npos) << out;
 }
 
 TEST(Operations, ListenOffLoopbackNeedsTheOperatorsToken) {

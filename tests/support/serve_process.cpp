@@ -162,4 +162,9 @@ std::string ServeProcess::log() const {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+std::string ServeProcess::out() const {
+  std::ifstream in(dir + "/serve-out.txt");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 }  // namespace ouro::testing

@@ -35,6 +35,8 @@ struct ServeProcess {
   Http del(const std::string& path);
   // What it wrote on stderr (the log).
   std::string log() const;
+  // What it wrote on stdout (its addresses, one line per turn started and ended).
+  std::string out() const;
   // A run's stored events; polling until pred holds for them (false at the deadline).
   std::vector<json> events(const std::string& run_id);
   bool wait_events(const std::string& run_id, const std::function<bool(const std::vector<json>&)>& pred,
