@@ -10,6 +10,8 @@
 #include "base/text.h"
 #include "safety/secrets.h"
 
+#include <algorithm>
+#include <cmath>
 #include <thread>
 
 namespace ouro::actions::impl {
@@ -72,6 +74,10 @@ Result<json> actionable(Context& ctx, const std::string& tab, std::string& selec
       if (!offset) return reworded(offset.error(), "{} '{}' on tab {}: {}", what, selector, tab, offset.error().message);
       (*r)["x"] = r->value("x", 0.0) + offset->first;
       (*r)["y"] = r->value("y", 0.0) + offset->second;
+      if (r->contains("box") && (*r)["box"].is_object()) {
+        (*r)["box"]["x"] = (*r)["box"].value("x", 0.0) + offset->first;
+        (*r)["box"]["y"] = (*r)["box"].value("y", 0.0) + offset->second;
+      }
       return *r;
     }
     last = *r;
@@ -188,6 +194,47 @@ std::optional<safety::Url> frame_origin(const json& at) {
   return *url;
 }
 
+// A picture of what a confirmation is about: the element's visible box (actionable()'s "box", in
+// the tab's viewport) with a margin, at most 640 x 360 CSS pixels around its centre, as JPEG —
+// {mime, data, outline: the box within the picture} — for the user to see which one it is.
+// nullopt when it cannot be taken (the question is asked without it).
+std::optional<json> crop_around(Context& ctx, const std::string& tab, const json& at) {
+  if (!at.is_object() || !at.contains("box") || !at["box"].is_object()) return std::nullopt;
+  const json& box = at["box"];
+  double bx = box.value("x", 0.0), by = box.value("y", 0.0), bw = box.value("width", 0.0), bh = box.value("height", 0.0);
+  if (!(bw > 0) || !(bh > 0)) return std::nullopt;
+  auto metrics = ctx.browser.send(tab, "Page.getLayoutMetrics", json::object(), std::chrono::milliseconds(2000));
+  if (!metrics || !(*metrics).contains("cssLayoutViewport")) return std::nullopt;
+  const json& vp = (*metrics)["cssLayoutViewport"];
+  const double vw = vp.value("clientWidth", 0.0), vh = vp.value("clientHeight", 0.0);
+  if (!(vw > 0) || !(vh > 0)) return std::nullopt;
+  constexpr double kMargin = 40, kMaxW = 640, kMaxH = 360;
+  // The margin around the box, inside the viewport, then at most kMax around the box's centre.
+  auto span = [](double lo, double hi, double centre, double limit, double max) {
+    lo = std::max(lo, 0.0);
+    hi = std::min(hi, limit);
+    if (hi - lo > max) {
+      lo = std::clamp(centre - max / 2, lo, hi - max);
+      hi = lo + max;
+    }
+    return std::pair{std::floor(lo), std::ceil(hi)};
+  };
+  auto [x0, x1] = span(bx - kMargin, bx + bw + kMargin, bx + bw / 2, vw, kMaxW);
+  auto [y0, y1] = span(by - kMargin, by + bh + kMargin, by + bh / 2, vh, kMaxH);
+  if (x1 - x0 < 1 || y1 - y0 < 1) return std::nullopt;
+  json params = {{"format", "jpeg"}, {"quality", 80}, {"captureBeyondViewport", false},
+                 {"clip", {{"x", x0}, {"y", y0}, {"width", x1 - x0}, {"height", y1 - y0}, {"scale", 1}}}};
+  auto shot = ctx.browser.send(tab, "Page.captureScreenshot", params, std::chrono::milliseconds(3000));
+  if (!shot || !shot->contains("data") || !(*shot)["data"].is_string()) return std::nullopt;
+  // The outline: the box within the picture, cut to it.
+  double ox = std::max(bx, x0), oy = std::max(by, y0), ox1 = std::min(bx + bw, x1), oy1 = std::min(by + bh, y1);
+  return json{{"mime", "image/jpeg"},
+              {"data", (*shot)["data"]},
+              {"width", x1 - x0},
+              {"height", y1 - y0},
+              {"outline", {{"x", ox - x0}, {"y", oy - y0}, {"width", std::max(0.0, ox1 - ox)}, {"height", std::max(0.0, oy1 - oy)}}}};
+}
+
 // Asks before acting on a sensitive element, when a confirmer is installed (agent runs). The
 // question names the origin of the element's own frame when it is not the tab's. A secret typed
 // into its own origin (checked before, secret_may_go) asks nothing: the user granted it for that
@@ -221,6 +268,10 @@ Result<void> gate(Context& ctx, const std::string& action, const std::string& ta
   json request = {{"action", action}, {"selector", selector}, {"tab", tab}, {"url", info ? info->url : ""}, {"element", element},
                   {"reason", reason}, {"target", target}};
   if (!frame.empty()) request["frame"] = frame;
+  // Which one it is: the page, the row or card the element belongs to, and a picture of it.
+  if (info && !info->title.empty()) request["pageTitle"] = clip_line(info->title, 200);
+  if (std::string context = at.is_object() ? get_str(at, "context") : ""; !context.empty()) request["context"] = clip_line(context, 200);
+  if (auto crop = crop_around(ctx, tab, at)) request["crop"] = std::move(*crop);
   if (!hooks->confirm(request))
     return errorf(Code::PermissionDenied, "{} on {} was denied by the user ({}); do not retry it — find another way or report back with setFinal()",
                   action, element.empty() ? "'" + selector + "'" : element, *why);

@@ -196,6 +196,7 @@ bool Run::ask_confirmation(const json& request) {
   // A `$` command names the element itself: that is the user's say-so for acting on it. Leaving
   // the allowed sites, or taking one of the user's tabs, is still asked.
   if (m_commands_turn && !req.contains("request") && get_str(req, "action") != "use-tab") {
+    req.erase("crop");  // nobody is asked: no picture to show
     emit("confirmation-res", {{"id", req["id"]}, {"approved", true}, {"by", "your command"}, {"details", req}});
     return true;
   }

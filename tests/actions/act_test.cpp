@@ -4,6 +4,7 @@
 // selectors and secrets; the safety gate still asks before a sensitive click.
 #include "browser_env.h"
 #include "actions/host.h"
+#include "base/base64.h"
 #include "safety/secrets.h"
 
 #include <fstream>
@@ -161,6 +162,22 @@ TEST(Act, SensitiveClicksStillAskAndADenialStopsTheRun) {
   ASSERT_FALSE(asked.empty());
   EXPECT_EQ(get_str(asked[0], "reason"), "it is labelled \"remove\"") << asked[0].dump();
   EXPECT_EQ(s.browser().eval_page(s.active_tab(), "window.__done === undefined").value(), true);
+  // The question says which "Remove" it is: Bob's row, the page, and a picture with the button outlined.
+  EXPECT_EQ(get_str(asked[0], "context"), "Bob Editor Remove") << asked[0].dump();
+  EXPECT_EQ(get_str(asked[0], "pageTitle"), "Team");
+  ASSERT_TRUE(asked[0].contains("crop")) << asked[0].dump();
+  const json& crop = asked[0]["crop"];
+  EXPECT_EQ(get_str(crop, "mime"), "image/jpeg");
+  std::string jpeg = base64_decode(get_str(crop, "data"));
+  ASSERT_GT(jpeg.size(), 100u);
+  EXPECT_EQ(static_cast<unsigned char>(jpeg[0]), 0xFF);  // a JPEG's start-of-image marker
+  EXPECT_EQ(static_cast<unsigned char>(jpeg[1]), 0xD8);
+  const json& outline = crop["outline"];
+  EXPECT_GT(outline.value("width", 0.0), 10);
+  EXPECT_GT(outline.value("height", 0.0), 5);
+  EXPECT_LE(outline.value("x", -1.0) + outline.value("width", 0.0), crop.value("width", 0.0));
+  EXPECT_LE(outline.value("y", -1.0) + outline.value("height", 0.0), crop.value("height", 0.0));
+  EXPECT_LE(crop.value("width", 1e9), 640);
 }
 
 // Random text never crashes act or the page, and never acts on a guess.

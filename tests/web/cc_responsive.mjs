@@ -124,10 +124,10 @@ async function main() {
     await page.waitForSelector('#confirm-dialog[open]');
     await page.waitForTimeout(1100);
     const conf = await page.evaluate(() => ({ text: document.getElementById('confirm-text').textContent, ctx: document.getElementById('confirm-context').textContent,
-      page: document.getElementById('confirm-page').textContent, crop: !document.getElementById('confirm-crop').hidden,
+      page: document.getElementById('confirm-page').textContent, crop: !document.getElementById('confirm-shot').hidden, outline: !document.getElementById('confirm-outline').hidden,
       count: document.getElementById('confirm-countdown').textContent, status: document.getElementById('status').textContent }));
     check(/click button "Buy"/.test(conf.text) && conf.ctx === 'In: Blue mug · $12 · qty 1', `confirmation names the action and the row (${conf.ctx})`);
-    check(/Cart — shop-b/.test(conf.page) && conf.crop, 'confirmation shows the page and the crop');
+    check(/Cart — shop-b/.test(conf.page) && conf.crop && conf.outline, 'confirmation shows the page and the crop with the element outlined');
     check(/^Denied automatically in (59|58|60) s$/.test(conf.count), `confirmation counts down (${conf.count})`);
     check(conf.status === 'waiting for you', `status while asking: "${conf.status}"`);
     const bad = await axeCheck(page, 'confirmation');

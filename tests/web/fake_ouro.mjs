@@ -56,7 +56,7 @@ function runEvents(id) {
   if (id === 'r-confirm') {
     out.push(ev('confirmation-req', { id: 'c1', action: 'click', timeoutMs: 60000, details: {
       action: 'click', element: 'button "Buy"', selector: 'e41', tab: 't1', url: 'https://shop-b.example/cart', pageTitle: 'Cart — shop-b',
-      reason: 'it buys something', context: 'Blue mug · $12 · qty 1', crop: { mime: 'image/png', data: PIXEL }, target: { role: 'button', name: 'Buy' } } }));
+      reason: 'it buys something', context: 'Blue mug · $12 · qty 1', crop: { mime: 'image/png', data: PIXEL, width: 1, height: 1, outline: { x: 0, y: 0, width: 1, height: 1 } }, target: { role: 'button', name: 'Buy' } } }));
     return out;
   }
   if (id === 'r-question') {

@@ -149,6 +149,11 @@
     }
     const off = frameOffset(el);
     const out = { ok: true, x: cx + off.x, y: cy + off.y, element: describe(el), count: all.length, target: target(el) };
+    // What a confirmation shows the user: the visible part of the element (viewport pixels of
+    // this document's top window) and the row or card it belongs to.
+    out.box = { x: left + off.x, y: top + off.y, width: right - left, height: bottom - top };
+    const context = contextOf(el);
+    if (context) out.context = context;
     if (el.localName === 'input') out.inputType = String(el.type || '').toLowerCase();
     // The origin of the element's own document (HTML: the serialised origin of its frame, "null"
     // when opaque), which decides where a secret may be typed: not the tab's.
@@ -157,6 +162,32 @@
     // A run records what identifies the element (heal.js), in this same call.
     if (needs.identify && globalThis.__ouroHeal) out.details = globalThis.__ouroHeal.identify(el);
     return out;
+  }
+
+  // The text of the row, list item, card, dialog or form an element belongs to (its nearest such
+  // ancestor whose text says more than the element's own), on one line, at most 200 characters:
+  // which "Delete" of a list a confirmation is about. Read with a bounded walk, never a whole
+  // page's text; "" when there is no such container.
+  const CONTAINERS = 'tr,li,article,dialog,fieldset,form,section,[role=row],[role=listitem],[role=article],[role=dialog],[role=group],[role=region]';
+  function boundedText(root, max) {
+    let out = '';
+    const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+      acceptNode: n => (n.parentElement && /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(n.parentElement.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    });
+    for (let n = walker.nextNode(), seen = 0; n && out.length < max && seen < 2000; n = walker.nextNode(), seen++) {
+      const t = n.data.replace(/\s+/g, ' ').trim();
+      if (t) out += (out ? ' ' : '') + t;
+    }
+    return out.length > max ? out.slice(0, max - 1) + '…' : out;
+  }
+  function contextOf(el) {
+    const own = boundedText(el, 200);
+    let c = el.parentElement && el.parentElement.closest(CONTAINERS);
+    for (let i = 0; c && i < 4; i++, c = c.parentElement && c.parentElement.closest(CONTAINERS)) {
+      const text = boundedText(c, 200);
+      if (text && text !== own) return text;
+    }
+    return '';
   }
 
   // What an action is about to touch, for the sensitive-action check.

@@ -557,11 +557,19 @@
     $('confirm-page').hidden = !page || !!det.request || det.action === 'use-tab';
     $('confirm-page').textContent = page ? `Page: ${page}` : '';
     const crop = det.crop && typeof det.crop.data === 'string' && /^image\/(png|jpeg|webp)$/.test(det.crop.mime || '') ? det.crop : null;
-    $('confirm-crop').hidden = !crop;
+    $('confirm-shot').hidden = !crop;
     if (crop) {
       $('confirm-crop').src = `data:${crop.mime};base64,${crop.data}`;
       $('confirm-crop').alt = `The ${det.element || 'element'} outlined on the page`;
     } else $('confirm-crop').removeAttribute('src');
+    // The element's box within the picture, in percent, so it follows the picture's scaling.
+    const o = crop && crop.outline, w = crop && Number(crop.width), h = crop && Number(crop.height);
+    const fine = o && w > 0 && h > 0 && ['x', 'y', 'width', 'height'].every(k => Number.isFinite(Number(o[k])));
+    $('confirm-outline').hidden = !fine;
+    if (fine) {
+      const pct = (v, of) => `${Math.max(0, Math.min(100, (100 * Number(v)) / of))}%`;
+      Object.assign($('confirm-outline').style, { left: pct(o.x, w), top: pct(o.y, h), width: pct(o.width, w), height: pct(o.height, h) });
+    }
     stopCountdown();
     const until = deadline(d, ts);
     if (until) countdown($('confirm-countdown'), until, 'Denied automatically in');
