@@ -656,6 +656,13 @@ Result<json> act(Context& ctx, const json& args) {
   json out = {{"ok", ok}, {"steps", steps}, {"parsed", parsed}, {"criteria", criteria}, {"assessment", assessment},
               {"ms", std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count()}};
   if (!ok) out["error"] = failure;
+  // A navigation its last step started (a link, a submit, Enter) is given its moment to begin and
+  // then waited for, up to 10 s, so the answer names the page the tab is on now, not the one it
+  // is leaving; still loading then, the answer says so.
+  if (!dry && !steps.empty()) {
+    auto loaded = ctx.browser.wait_for_load(tab, std::min<std::chrono::milliseconds>(ctx.limits.load_timeout, std::chrono::seconds(10)));
+    if (!loaded && loaded.error().code == Code::DeadlineExceeded) out["loading"] = true;
+  }
   if (auto info = ctx.browser.tab_info(tab)) {
     out["url"] = info->url;
     out["title"] = info->title;

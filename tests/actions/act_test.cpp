@@ -127,6 +127,12 @@ TEST(Act, CommandLanguageTakesRefsSelectorsKeysWaitsAndHistory) {
   r = ok("await act(activeTab, 'navigate {{/act/pages/links.html}}; click Bananas; back')");
   EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_NE(get_str(r, "url").find("links.html"), std::string::npos) << r.dump();
+  // A last step that follows a link answers with the page it led to, not the one it left.
+  r = ok("await act(activeTab, 'navigate {{/act/pages/site-home.html}}; click Products')");
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_NE(get_str(r, "url").find("site-products.html"), std::string::npos) << r.dump();
+  EXPECT_EQ(get_str(r, "title"), "Products") << r.dump();
+  EXPECT_FALSE(r.contains("loading")) << r.dump();
 }
 
 TEST(Act, TypesASecretByHandleAndNeverShowsIt) {
