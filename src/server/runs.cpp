@@ -58,6 +58,8 @@ using Clock = std::chrono::steady_clock;
 
 // Runs waiting in the shared queue (PostgreSQL) at most; more are refused (ResourceExhausted).
 constexpr int64_t kMaxQueued = 10000;
+// Runs waiting on one node (SQLite) at most, held in memory until a place comes free.
+constexpr size_t kMaxWaitingHere = 1000;
 
 namespace {
 
@@ -177,7 +179,15 @@ RunManager::~RunManager() {
 void RunManager::reaper() {
   std::unique_lock lock(m_mutex);
   while (true) {
-    m_reap.wait(lock, [&] { return !m_torn_down.empty() || (m_stopping && m_runs.empty()); });
+    m_reap.wait(lock, [&] { return !m_torn_down.empty() || m_place_freed || (m_stopping && m_runs.empty()); });
+    if (m_place_freed && m_torn_down.empty() && !m_stopping) {
+      m_place_freed = false;
+      lock.unlock();
+      start_waiting();
+      lock.lock();
+      continue;
+    }
+    m_place_freed = false;
     if (m_torn_down.empty()) return;
     auto done = std::move(m_torn_down);
     m_torn_down.clear();
@@ -187,6 +197,44 @@ void RunManager::reaper() {
     lock.lock();
     for (auto& r : done) m_runs.erase(r->id);
     m_reaped.notify_all();
+    if (!m_waiting.empty()) {
+      lock.unlock();
+      start_waiting();
+      lock.lock();
+    }
+  }
+}
+
+void RunManager::place_freed() {
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_waiting.empty()) return;
+    m_place_freed = true;
+  }
+  m_reap.notify_all();
+}
+
+void RunManager::start_waiting() {
+  while (true) {
+    store::Database::RunRow row;
+    {
+      std::lock_guard lock(m_mutex);
+      if (m_stopping || m_waiting.empty() || busy_runs() >= m_config.max_active_runs) return;
+      row = std::move(m_waiting.front());
+      m_waiting.pop_front();
+    }
+    auto started = start_queued(row);
+    if (started) continue;
+    if (started.error().code == Code::ResourceExhausted) {  // another run took the place first: it waits on
+      std::lock_guard lock(m_mutex);
+      m_waiting.push_front(std::move(row));
+      return;
+    }
+    spdlog::warn("run {}: cannot start it: {}", row.id, redact(started.error().message));
+    row.state = "failed";
+    row.error = "cannot start the run: " + started.error().message;
+    row.updated_at = now_ms();
+    if (auto updated = m_db.update_run(row); !updated) spdlog::warn("run {}: cannot record its failure to start: {}", row.id, redact(updated.error().message));
   }
 }
 
@@ -477,8 +525,15 @@ Result<json> RunManager::create(const json& body) {
   {
     std::lock_guard lock(m_mutex);
     if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
-    if (size_t busy = busy_runs(); busy >= m_config.max_active_runs)
-      return errorf(Code::ResourceExhausted, "{} runs are in progress, the limit: wait for one to finish, or cancel one", busy);
+    // Every place taken: the run waits, stored `queued`, and starts when one comes free.
+    if (size_t busy = busy_runs(); busy >= m_config.max_active_runs) {
+      if (m_waiting.size() >= kMaxWaitingHere)
+        return errorf(Code::ResourceExhausted, "{} runs are in progress and {} wait already, the limit: wait for some to start, or cancel some",
+                      busy, m_waiting.size());
+      TRY(m_db.insert_run(run->row));
+      m_waiting.push_back(run->row);
+      return created;
+    }
     expire_idle(m_config.max_idle_runs);
     TRY(m_db.insert_run(run->row));
     m_runs[run->id] = run;
@@ -732,6 +787,10 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     }
     run->idle = true;
     run->idle_since = Clock::now();
+    // Its place is free while it waits for a follow-up: a run waiting for one may start.
+    lock.unlock();
+    place_freed();
+    lock.lock();
     // On a browser pool a place is for a run that works: between turns the session goes, and a
     // follow-up continues from storage on whichever endpoint is free then.
     run->answered.wait_for(lock, m_config.pool ? std::chrono::seconds(0) : m_config.keep_idle,
@@ -853,6 +912,25 @@ Result<json> RunManager::cancel(const std::string& id) {
         });
         dropped && dropped->affected == 1)
       return json{{"id", id}, {"cancelling", true}};
+  }
+  if (!run) {
+    // Waiting on this node for a place: it never starts.
+    std::optional<store::Database::RunRow> waiting;
+    {
+      std::lock_guard lock(m_mutex);
+      auto it = std::find_if(m_waiting.begin(), m_waiting.end(), [&](const store::Database::RunRow& r) { return r.id == id; });
+      if (it != m_waiting.end()) {
+        waiting = std::move(*it);
+        m_waiting.erase(it);
+      }
+    }
+    if (waiting) {
+      waiting->state = "cancelled";
+      waiting->error = "cancelled before it started";
+      waiting->updated_at = now_ms();
+      TRY(m_db.update_run(*waiting));
+      return json{{"id", id}, {"cancelling", true}};
+    }
   }
   if (!run || finished) {
     auto row = TRY(m_db.get_run(id));
@@ -1068,7 +1146,7 @@ Result<int64_t> RunManager::queue_depth() {
   int64_t n = 0;
   for (auto& [id, r] : m_runs)
     if (r->row.state == "queued") ++n;
-  return n;
+  return n + static_cast<int64_t>(m_waiting.size());
 }
 
 size_t RunManager::free_places() {

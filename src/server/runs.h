@@ -163,6 +163,10 @@ class RunManager {
   void nodes_loop();
   void take_work();
   Result<void> start_queued(const store::Database::RunRow& row);
+  // Starts the runs waiting on this node while places are free. Without m_mutex.
+  void start_waiting();
+  // A run went idle (its place is free): the reaper starts a waiting run. Without m_mutex.
+  void place_freed();
   Result<json> start_resumed(const std::string& run_id, const std::vector<std::string>& states);
   void apply_inbox();
   void deliver_stored(const std::string& run_id);
@@ -196,6 +200,10 @@ class RunManager {
   int m_next_subscriber = 1;
   bool m_stopping = false;
   std::vector<std::shared_ptr<Active>> m_torn_down;  // run threads about to end, for the reaper
+  // One node (SQLite): runs created while every place is taken, stored `queued` and started here,
+  // oldest first, as places come free (by the reaper thread). m_mutex.
+  std::deque<store::Database::RunRow> m_waiting;
+  bool m_place_freed = false;  // a run went idle: the reaper looks at m_waiting. m_mutex.
   std::condition_variable m_reap;                    // something to reap, or stopping
   std::condition_variable m_reaped;                  // m_runs shrank
   std::thread m_reaper;
