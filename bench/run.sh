@@ -2,7 +2,7 @@
 # `make bench`: ouro's kernel benchmark next to Playwright on the same Chromium and pages.
 set -euo pipefail
 build=${1:-build/release}
-cmake --build "$build" --target ouro_bench prompt_bench resume_bench replay_bench pool_bench
+cmake --build "$build" --target ouro_bench prompt_bench resume_bench replay_bench pool_bench concurrency_bench
 echo "== Browser kernel: ouro vs Playwright on the same Chromium =="
 "$build/bench/ouro_bench" "${@:2}"
 echo
@@ -17,6 +17,9 @@ echo "== Scripts: a recorded run against its replay without a model =="
 echo
 echo "== Browser pools: throughput of a scripted task on 1, 2 and 3 endpoints =="
 "$build/bench/pool_bench"
+echo
+echo "== One node, many runs: 1, 4, 8 and 16 submitted at once, runs per minute and peak memory =="
+"$build/bench/concurrency_bench"
 echo
 echo "== act(): plain instructions on the task suites, no model =="
 node "$(dirname "$0")/act_tasks.mjs" "$build"
