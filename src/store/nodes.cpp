@@ -188,6 +188,12 @@ Result<std::string> lease_holder(Database& db, const std::string& name) {
 }
 
 Result<bool> lease_held(Connection& c, const std::string& node, const std::string& name) {
+  // The row lock below would hold off the next leader for as long as this transaction stays
+  // open; a node frozen inside it would keep it open indefinitely. The server ends a session
+  // left idle in its transaction for kLeaseHold — by then it is no leader anyway
+  // (https://www.postgresql.org/docs/15/runtime-config-client.html#GUC-IDLE-IN-TRANSACTION-SESSION-TIMEOUT).
+  if (auto t = c.exec(fmt::format("SET LOCAL idle_in_transaction_session_timeout = {}", kLeaseHold.count())); !t)
+    return make_error(t.error().code, "cannot bound the scheduler's transaction: " + t.error().message);
   auto r = c.exec("SELECT 1 FROM leases WHERE name = ?1 AND holder = ?2 AND expires_at > EXTRACT(EPOCH FROM clock_timestamp()) FOR SHARE",
                   {name, node});
   if (!r) return make_error(r.error().code, fmt::format("cannot read the lease '{}': {}", name, r.error().message));

@@ -100,7 +100,8 @@ Result<void> release_lease(Database& db, const std::string& name);
 Result<std::string> lease_holder(Database& db, const std::string& name);
 // Inside a transaction on c: whether `node` holds the lease now. The lease row is locked FOR SHARE
 // until the transaction ends, so no other node takes it meanwhile
-// (https://www.postgresql.org/docs/15/explicit-locking.html#LOCKING-ROWS).
+// (https://www.postgresql.org/docs/15/explicit-locking.html#LOCKING-ROWS); the server ends the
+// session when the transaction waits for its client longer than kLeaseHold.
 Result<bool> lease_held(Connection& c, const std::string& node, const std::string& name);
 
 // Inside a transaction on c: records that the schedule job_id fired for its due time `due` (Unix

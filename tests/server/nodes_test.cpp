@@ -19,6 +19,7 @@
 
 #include <ctime>
 #include <functional>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -432,6 +433,17 @@ TEST_F(SchedulerNodes, OneNodeLeadsTheSchedulerAndEachDueTimeFiresOnce) {
   EXPECT_EQ(f.fires, f.runs);
   std::cout << "[ nodes ] scheduler led by " << leader << ": " << f.fires << " fires of an every-second job, " << f.runs
             << " runs; run-now through " << follower_name << " fired once\n";
+
+  // Stopped cleanly (Ctrl-C), the leader gives the lease up: the other leads at its next look.
+  nodes.leader->stop();
+  const auto stopped = Clock::now();
+  ASSERT_TRUE(eventually([&] { return scheduler_leader(*db) == follower_name; }, 30s)) << follower.log();
+  const auto handover = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - stopped).count();
+  std::cout << "[ nodes ] scheduler handover after a clean stop: " << handover << " ms\n";
+  EXPECT_LT(handover, (store::kLeaseRenew + 2s).count()) << "sooner than the lease's term: it was given up";
+  const int64_t before = fired(*db, job).fires;
+  ASSERT_TRUE(eventually([&] { return fired(*db, job).fires >= before + 2; }, 30s)) << "the new leader fires; " << follower.log();
+  EXPECT_GE(scalar(*db, "SELECT count(*) FROM schedule_fires WHERE job_id = ?1 AND node = ?2", {job, follower_name}), 2);
 }
 
 // The leader killed with SIGKILL: the other node leads within the lease's term and a poll; a
@@ -491,6 +503,40 @@ TEST_F(SchedulerNodes, WhenTheSchedulerLeaderDiesAnotherTakesOverAndFiresWhatFel
   EXPECT_EQ(t.fires, t.counted);
 }
 
+// The leader frozen (SIGSTOP, as a long pause would): the other node takes the lead when the lease
+// expires; the frozen one, woken, finds it has lost the lead and fires nothing more — every fire
+// still has one run.
+TEST_F(SchedulerNodes, AFrozenLeaderThatWakesFiresNothing) {
+  auto db = open_db();
+  ASSERT_TRUE(db);
+  Led nodes = two_nodes_one_leading(*db);
+  ASSERT_FALSE(nodes.leader_name.empty());
+  Http every = nodes.other->post("/api/schedules", schedule_body("every", "1s"));
+  ASSERT_EQ(every.status, 201) << every.raw;
+  const std::string tick = every.body.value("id", "");
+  ASSERT_TRUE(eventually([&] { return fired(*db, tick).fires >= 2; }, 60s)) << nodes.leader->log();
+
+  kill(-nodes.leader->pid, SIGSTOP);  // the node, its Chromium and REPL workers
+  const auto frozen = Clock::now();
+  const double frozen_wall = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  ASSERT_TRUE(eventually([&] { return scheduler_leader(*db) == nodes.other_name; }, 60s)) << nodes.other->log();
+  std::cout << "[ nodes ] scheduler takeover from a frozen leader: "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - frozen).count() << " ms\n";
+  int64_t seen = fired(*db, tick).fires;
+  ASSERT_TRUE(eventually([&] { return fired(*db, tick).fires >= seen + 2; }, 30s)) << nodes.other->log();
+  kill(-nodes.leader->pid, SIGCONT);
+  // The woken node looks at least once within a second and a half; three more fires take longer.
+  seen = fired(*db, tick).fires;
+  ASSERT_TRUE(eventually([&] { return fired(*db, tick).fires >= seen + 3; }, 30s)) << nodes.other->log();
+  EXPECT_EQ(scheduler_leader(*db), nodes.other_name) << "the woken node did not take the lead back";
+  EXPECT_EQ(scalar(*db, "SELECT count(*) FROM schedule_fires WHERE job_id = ?1 AND node = ?2 AND fired_at > ?3", {tick, nodes.leader_name, frozen_wall}), 0)
+      << "the woken node fired nothing";
+  Fired t = fired(*db, tick);
+  EXPECT_EQ(t.fires, t.runs);
+  EXPECT_EQ(t.fires, t.counted);
+  EXPECT_EQ(nodes.leader->get("/api/schedules").status, 200) << "and it still answers";
+}
+
 // Two leaders at once — the old one woke from a pause after its lease expired and another took
 // it: the old one's fire is refused by the lease check in its transaction, and even two nodes
 // recording the same due times at once each get a due time once.
@@ -533,6 +579,43 @@ TEST_F(SchedulerNodes, TwoSchedulersNeverFireOneDueTimeTwice) {
   for (auto& [due, n] : wins) EXPECT_EQ(n, 1) << "due " << due << " fired " << n << " times";
   ASSERT_TRUE(store::release_lease(*y, store::kSchedulerLease));
   EXPECT_EQ(scheduler_leader(*x), "");
+}
+
+// A leader frozen inside its fire's transaction holds the lease row's lock: the server ends its
+// session after kLeaseHold, so the next leader waits no longer than that, and the frozen fire is
+// never committed.
+TEST_F(SchedulerNodes, ALeaderFrozenInsideItsFireHoldsOffTheNextOnlyBriefly) {
+  auto x = open_db("sched-x");
+  auto y = open_db("sched-y");
+  auto setter = open_db("setter");
+  ASSERT_TRUE(x && y && setter);
+  ASSERT_TRUE(store::hold_lease(*x, store::kSchedulerLease).value());
+  std::promise<bool> locked;
+  std::promise<void> wake;
+  Result<void> committed;
+  std::thread frozen([&] {
+    committed = x->with_sql([&](store::Connection& c) -> Result<void> {
+      TRY(c.begin());
+      auto held = store::lease_held(c, x->node_id(), store::kSchedulerLease);
+      locked.set_value(held && *held);
+      wake.get_future().wait();  // frozen here, its transaction open
+      TRY(store::record_fire_once(c, x->node_id(), "frozen-job", 42));
+      return c.commit();
+    });
+  });
+  ASSERT_TRUE(locked.get_future().get()) << "x led when it froze";
+  const auto t0 = Clock::now();
+  // x's lease is made to run out now; the change waits for x's lock to go.
+  ASSERT_TRUE(setter->with_sql([](store::Connection& c) { return c.exec("UPDATE leases SET expires_at = 0"); }));
+  ASSERT_TRUE(store::hold_lease(*y, store::kSchedulerLease).value());
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  wake.set_value();
+  frozen.join();
+  EXPECT_FALSE(committed) << "the frozen fire was not committed";
+  std::cout << "[ nodes ] a leader frozen in its transaction held the next one off for " << waited << " ms\n";
+  EXPECT_LT(waited, (store::kLeaseHold + 3s).count());
+  EXPECT_EQ(scalar(*setter, "SELECT count(*) FROM schedule_fires WHERE job_id = 'frozen-job'", {}), 0);
+  EXPECT_EQ(scheduler_leader(*setter), "sched-y");
 }
 
 }  // namespace
