@@ -319,7 +319,7 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
   // Nodes on PostgreSQL: the fire is recorded, the job moved on and its run queued in one
   // transaction, and only while this node holds the lease; a (job, due) fired already is not
   // fired again.
-  bool lost_lead = false;
+  bool lost_lead = false, fired_already = false;
   RunManager::Alongside alongside;
   if (m_shared)
     alongside = [&](store::Connection& c, const std::string& run_id) -> Result<bool> {
@@ -327,7 +327,10 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
         lost_lead = true;
         return make_error(Code::FailedPrecondition, "this node no longer leads the scheduler");
       }
-      if (!TRY(store::record_fire_once(c, m_db.node_id(), job.id, due))) return false;
+      if (!TRY(store::record_fire_once(c, m_db.node_id(), job.id, due))) {
+        fired_already = true;
+        return false;
+      }
       TRY(schedule::record_fire(c, job.id, now, run_id, next));
       return true;
     };
@@ -337,7 +340,7 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
     m_lead_until.reset();
     return;
   }
-  if (!created && m_shared && created.error().code == Code::AlreadyExists) {
+  if (!created && fired_already) {
     spdlog::info("scheduler: {} ({}): its run due at {} was started already", job.id, job.name, when(job, due));
     if (auto settled = schedule::settle_fired(m_db, job.id, due, next); !settled)
       spdlog::warn("scheduler: {}: {}", job.id, redact(settled.error().message));
