@@ -92,17 +92,25 @@ Result<Job> read_row(const store::Row& s) {
 
 // One UPDATE of a job's row; NotFound when no row has this id.
 // `params` are ?2…; the id is ?1.
-Result<void> update(store::Database& db, std::string_view id, const char* sql, std::initializer_list<store::Param> params) {
+Result<void> update(store::Connection& c, std::string_view id, const char* sql, std::initializer_list<store::Param> params) {
   std::vector<store::Param> all{store::Param(id)};
   all.insert(all.end(), params.begin(), params.end());
-  return db.with_sql([&](store::Connection& c) -> Result<void> {
-    TRY(ensure_schema(c));
-    auto r = c.exec(sql, all);
-    if (!r) return make_error(r.error().code, fmt::format("cannot update the schedule {}: {}", shown(id), r.error().message));
-    if (r->affected == 0) return errorf(Code::NotFound, "no schedule '{}' (ouro schedule list shows them)", shown(id));
-    return {};
-  });
+  TRY(ensure_schema(c));
+  auto r = c.exec(sql, all);
+  if (!r) return make_error(r.error().code, fmt::format("cannot update the schedule {}: {}", shown(id), r.error().message));
+  if (r->affected == 0) return errorf(Code::NotFound, "no schedule '{}' (ouro schedule list shows them)", shown(id));
+  return {};
 }
+
+Result<void> update(store::Database& db, std::string_view id, const char* sql, std::initializer_list<store::Param> params) {
+  return db.with_sql([&](store::Connection& c) { return update(c, id, sql, params); });
+}
+
+constexpr const char* kRecordFire =
+    "UPDATE schedules SET last_fire = ?2, last_run_id = ?3, runs = runs + 1, next_fire = ?4, run_requested = 0, "
+    "last_skip = NULL, last_skip_at = NULL WHERE id = ?1";
+constexpr const char* kRecordSkip =
+    "UPDATE schedules SET last_fire = ?2, last_skip = ?3, last_skip_at = ?2, next_fire = ?4, run_requested = 0 WHERE id = ?1";
 
 }  // namespace
 
@@ -296,16 +304,25 @@ Result<void> set_next_fire(store::Database& db, std::string_view id, std::option
 }
 
 Result<void> record_fire(store::Database& db, std::string_view id, int64_t at, std::string_view run_id, std::optional<int64_t> next) {
-  return update(db, id,
-                "UPDATE schedules SET last_fire = ?2, last_run_id = ?3, runs = runs + 1, next_fire = ?4, run_requested = 0, "
-                "last_skip = NULL, last_skip_at = NULL WHERE id = ?1",
-                {at, run_id, next});
+  return update(db, id, kRecordFire, {at, run_id, next});
 }
 
 Result<void> record_skip(store::Database& db, std::string_view id, int64_t at, std::string_view why, std::optional<int64_t> next) {
-  return update(db, id,
-                "UPDATE schedules SET last_fire = ?2, last_skip = ?3, last_skip_at = ?2, next_fire = ?4, run_requested = 0 WHERE id = ?1",
-                {at, clip_text(why, kMaxErrorChars), next});
+  return update(db, id, kRecordSkip, {at, clip_text(why, kMaxErrorChars), next});
+}
+
+Result<void> record_fire(store::Connection& c, std::string_view id, int64_t at, std::string_view run_id, std::optional<int64_t> next) {
+  return update(c, id, kRecordFire, {at, run_id, next});
+}
+
+Result<void> record_skip(store::Connection& c, std::string_view id, int64_t at, std::string_view why, std::optional<int64_t> next) {
+  return update(c, id, kRecordSkip, {at, clip_text(why, kMaxErrorChars), next});
+}
+
+Result<void> settle_fired(store::Database& db, std::string_view id, int64_t due, std::optional<int64_t> next) {
+  auto r = update(db, id, "UPDATE schedules SET next_fire = ?3, run_requested = 0 WHERE id = ?1 AND next_fire = ?2", {due, next});
+  if (!r && r.error().code == Code::NotFound) return {};  // moved on, or removed: nothing to settle
+  return r;
 }
 
 Result<json> previous_final(store::Database& db, std::string_view schedule_id, std::string_view run_id) {

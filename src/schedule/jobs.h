@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-namespace ouro::store { class Database; }
+namespace ouro::store { class Database; class Connection; }
 
 namespace ouro::schedule {
 
@@ -103,6 +103,14 @@ Result<void> set_next_fire(store::Database& db, std::string_view id, std::option
 Result<void> record_fire(store::Database& db, std::string_view id, int64_t at, std::string_view run_id, std::optional<int64_t> next);
 // The scheduler's: the job fell due at `at` and no run started, for the reason `why`.
 Result<void> record_skip(store::Database& db, std::string_view id, int64_t at, std::string_view why, std::optional<int64_t> next);
+// The same two on a connection the caller holds through Database::with_sql (inside the
+// transaction that checks the scheduler's lease, on nodes sharing PostgreSQL).
+Result<void> record_fire(store::Connection& c, std::string_view id, int64_t at, std::string_view run_id, std::optional<int64_t> next);
+Result<void> record_skip(store::Connection& c, std::string_view id, int64_t at, std::string_view why, std::optional<int64_t> next);
+// The scheduler's, for a fire of the job's due time `due` found done already (by another node, or a
+// run-now asked in the second it fell due): when its row still shows that due time, it falls due
+// next at `next` and no run is asked for. A row another fire moved on already is left alone.
+Result<void> settle_fired(store::Database& db, std::string_view id, int64_t due, std::optional<int64_t> next);
 
 // The final of the newest run before `run_id` that the schedule `schedule_id` started and that
 // finished with one (done or partial); null when there is none.

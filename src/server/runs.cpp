@@ -493,7 +493,9 @@ Result<llm::Settings> RunManager::resolve(const json& options) {
 }
 
 
-Result<json> RunManager::create(const json& body) {
+Result<json> RunManager::create(const json& body) { return create(body, nullptr); }
+
+Result<json> RunManager::create(const json& body, const Alongside& alongside) {
   const runs::RunSpec spec = TRY(runs::parse_request(body));
   // Settings problems (no key) are reported now, not as a failed run later.
   if (!spec.commands() && !spec.script) TRY(resolve(spec.options));
@@ -508,6 +510,16 @@ Result<json> RunManager::create(const json& body) {
   run->row.options = dump_json(spec.stored_options());
   run->row.created_at = run->row.updated_at = now_ms();
   json created = row_json(run->row);
+  // The row stored with what goes alongside it, in one transaction.
+  auto store_row = [&](const std::function<Result<void>(store::Connection&)>& insert) -> Result<void> {
+    if (!alongside) return m_db.with_sql(insert);
+    return m_db.with_sql([&](store::Connection& c) -> Result<void> {
+      return c.transaction([&]() -> Result<void> {
+        if (!TRY(alongside(c, run->id))) return errorf(Code::AlreadyExists, "run {} was not created: what goes with it was done already", run->id);
+        return insert(c);
+      });
+    });
+  };
   // Nodes sharing PostgreSQL: the run waits in the shared queue for whichever node has a place
   // (store/nodes.h). Through the extension it is this node's: the user's Chrome is paired here.
   const bool via_extension = spec.browser.empty() ? m_config.default_browser == "extension" : spec.browser == "extension";
@@ -518,7 +530,7 @@ Result<json> RunManager::create(const json& body) {
     }
     if (int64_t waiting = TRY(store::queue_depth(m_db)); waiting >= kMaxQueued)
       return errorf(Code::ResourceExhausted, "{} runs wait in the queue already, the limit: wait for some to start, or cancel some", waiting);
-    TRY(store::enqueue_run(m_db, run->row));
+    TRY(store_row([&](store::Connection& c) { return store::enqueue_run(c, run->row); }));
     m_look = true;
     return created;
   }
@@ -535,7 +547,7 @@ Result<json> RunManager::create(const json& body) {
       return created;
     }
     expire_idle(m_config.max_idle_runs);
-    TRY(m_db.insert_run(run->row));
+    TRY(store_row([&](store::Connection& c) { return store::Database::insert_run(c, m_db.node_id(), run->row); }));
     m_runs[run->id] = run;
     // Started under the lock: the thread cannot hand itself to the reaper before `thread` is set.
     try {

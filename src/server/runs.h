@@ -91,6 +91,12 @@ class RunManager {
   // context, browser ('extension': the user's Chrome through the paired extension), profile, allowed_domains, mode, permissions}}: every field's type is checked (InvalidArgument naming the field and what was
   // expected, or the unknown option and the known ones).
   Result<json> create(const json& body);
+  // The same, with `alongside` run in the transaction that stores the new run (its id given), before
+  // it: the run is stored only when it returns true, and not at all when it returns false
+  // (AlreadyExists) or fails (its error). How the scheduler records a fire and the run it starts
+  // at once (server/scheduler.h). Null: as create(body).
+  using Alongside = std::function<Result<bool>(store::Connection& c, const std::string& run_id)>;
+  Result<json> create(const json& body, const Alongside& alongside);
   Result<json> get(const std::string& id);
   Result<json> list();
   Result<json> cancel(const std::string& id);

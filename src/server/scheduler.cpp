@@ -6,6 +6,7 @@
 #include "server/runs.h"
 #include "runs/spec.h"
 #include "store/database.h"
+#include "store/nodes.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -95,7 +96,8 @@ Result<schedule::JobSpec> job_spec_from_json(const json& body) {
   return spec;
 }
 
-Scheduler::Scheduler(store::Database& db, RunManager& runs, Config config) : m_db(db), m_runs(runs), m_config(config) {}
+Scheduler::Scheduler(store::Database& db, RunManager& runs, Config config)
+    : m_db(db), m_runs(runs), m_config(config), m_shared(db.engine() == store::Engine::Postgres) {}
 Scheduler::Scheduler(store::Database& db, RunManager& runs) : Scheduler(db, runs, Config{}) {}
 
 Scheduler::~Scheduler() { stop(); }
@@ -105,6 +107,10 @@ bool Scheduler::start() {
     std::lock_guard lock(m_mutex);
     if (m_started) return m_thread.joinable();
     m_started = true;
+  }
+  if (m_shared) {  // the nodes elect a leader: its thread catches up when it begins to lead
+    m_thread = std::thread([this] { loop(); });
+    return true;
   }
   if (!m_config.lock_path.empty()) {
     m_lock_fd = ::open(m_config.lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -117,7 +123,7 @@ bool Scheduler::start() {
     }
   }
   try {
-    catch_up(now_ms() / 1000);
+    catch_up(now_ms() / 1000, "ouro was not running");
   } catch (const std::exception& e) {
     spdlog::error("scheduler: applying the missed-run policies failed: {}", redact(e.what()));
   }
@@ -132,6 +138,12 @@ void Scheduler::stop() {
   }
   m_cv.notify_all();
   if (m_thread.joinable()) m_thread.join();
+  if (m_leading) {
+    m_leading = false;
+    m_lead_until.reset();
+    if (auto released = store::release_lease(m_db, store::kSchedulerLease); !released)
+      spdlog::warn("scheduler: cannot give up the lead (another node takes it when it expires): {}", redact(released.error().message));
+  }
   if (m_lock_fd >= 0) ::close(m_lock_fd);  // the lock goes with it
   m_lock_fd = -1;
 }
@@ -161,7 +173,42 @@ void Scheduler::loop() {
   }
 }
 
-void Scheduler::catch_up(int64_t now) {
+bool Scheduler::leading() const { return m_lead_until && std::chrono::steady_clock::now() < *m_lead_until; }
+
+bool Scheduler::lead() {
+  const auto asked = std::chrono::steady_clock::now();
+  auto held = store::hold_lease(m_db, store::kSchedulerLease);
+  if (!held) {
+    // Still the leader until m_lead_until, which the lease's term outlasts.
+    if (m_leading) spdlog::warn("scheduler: cannot renew the lead: {}", redact(held.error().message));
+  } else if (*held) {
+    m_lead_until = asked + store::kLeaseHold;
+  } else {
+    m_lead_until.reset();  // another node leads
+  }
+  const bool now_leading = leading();
+  if (now_leading && !m_leading) {
+    spdlog::info("scheduler: this node ({}) leads the scheduler now", m_db.node_id());
+    catch_up(now_ms() / 1000, "no node led the scheduler");
+  } else if (!now_leading && m_leading) {
+    spdlog::warn("scheduler: this node ({}) no longer leads the scheduler; it fires nothing", m_db.node_id());
+  }
+  m_leading = now_leading;
+  return now_leading;
+}
+
+Result<void> Scheduler::save_skip(const schedule::Job& job, int64_t at, const std::string& why, std::optional<int64_t> next) {
+  if (!m_shared) return schedule::record_skip(m_db, job.id, at, why, next);
+  return m_db.with_sql([&](store::Connection& c) -> Result<void> {
+    return c.transaction([&]() -> Result<void> {
+      if (!TRY(store::lease_held(c, m_db.node_id(), store::kSchedulerLease)))
+        return make_error(Code::FailedPrecondition, "this node no longer leads the scheduler");
+      return schedule::record_skip(c, job.id, at, why, next);
+    });
+  });
+}
+
+void Scheduler::catch_up(int64_t now, const char* absent) {
   auto listed = schedule::list_jobs(m_db);
   if (!listed) {
     spdlog::error("scheduler: cannot read the schedules: {}", redact(listed.error().message));
@@ -172,13 +219,13 @@ void Scheduler::catch_up(int64_t now) {
     schedule::StartDecision d = schedule::decide_start(job.timing, job.last_fire, now, job.missed);
     Result<void> saved;
     if (d.run_now) {
-      spdlog::info("scheduler: {} ({}) fell due at {} while ouro was not running; it runs once now (missed: run-once)", job.id, job.name,
-                   when(job, *d.first_missed));
+      spdlog::info("scheduler: {} ({}) fell due at {} while {}; it runs once now (missed: run-once)", job.id, job.name,
+                   when(job, *d.first_missed), absent);
       saved = schedule::set_next_fire(m_db, job.id, now);
     } else if (d.first_missed) {
-      std::string why = fmt::format("missed the run due at {} while ouro was not running (missed: skip)", when(job, *d.first_missed));
+      std::string why = fmt::format("missed the run due at {} while {} (missed: skip)", when(job, *d.first_missed), absent);
       spdlog::info("scheduler: {} ({}) {}", job.id, job.name, why);
-      saved = schedule::record_skip(m_db, job.id, now, why, d.next);
+      saved = save_skip(job, now, why, d.next);
     } else if (d.next != job.next_fire) {
       saved = schedule::set_next_fire(m_db, job.id, d.next);
     }
@@ -187,6 +234,7 @@ void Scheduler::catch_up(int64_t now) {
 }
 
 std::chrono::milliseconds Scheduler::pass() {
+  if (m_shared && !lead()) return store::kLeaseRenew;
   auto listed = schedule::list_jobs(m_db);
   if (!listed) {
     spdlog::error("scheduler: cannot read the schedules: {}", redact(listed.error().message));
@@ -211,6 +259,7 @@ std::chrono::milliseconds Scheduler::pass() {
     if (!job.enabled || !job.next_fire) continue;
     const int64_t ms = now_ms();
     if (job.run_requested || *job.next_fire * 1000 <= ms) {
+      if (m_shared && !leading()) break;  // its lead ran out during this pass
       fire(job, ms / 1000);
       fired = true;
       continue;
@@ -221,6 +270,8 @@ std::chrono::milliseconds Scheduler::pass() {
   if (earliest) sleep = std::min(sleep, std::chrono::milliseconds(std::max<int64_t>(*earliest * 1000 - now_ms(), 0)));
   // What fired has its next time stored now: the next pass reads it soon, without spinning.
   if (fired) sleep = std::min(sleep, std::chrono::milliseconds(50));
+  // The leader renews its lease in time.
+  if (m_shared) sleep = std::min<std::chrono::milliseconds>(sleep, store::kLeaseRenew);
   return sleep;
 }
 
@@ -229,7 +280,7 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
   const std::optional<int64_t> next = schedule::next_fire(job.timing, now);
   auto skip = [&](const std::string& why, std::optional<int64_t> then) {
     spdlog::warn("scheduler: {} ({}): not started: {}", job.id, job.name, why);
-    if (auto saved = schedule::record_skip(m_db, job.id, now, why, then); !saved)
+    if (auto saved = save_skip(job, now, why, then); !saved)
       spdlog::warn("scheduler: {}: {}", job.id, redact(saved.error().message));
   };
   // Found late while running (the machine slept): the missed policy decides, as at start.
@@ -265,7 +316,36 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
   json urls = json::array();
   for (const auto& u : job.urls) urls.push_back(u);
   for (const auto& u : urls_from_script) urls.push_back(u);
-  auto created = m_runs.create(json{{"task", task}, {"urls", urls}, {"options", options}});
+  // Nodes on PostgreSQL: the fire is recorded, the job moved on and its run queued in one
+  // transaction, and only while this node holds the lease; a (job, due) fired already is not
+  // fired again.
+  bool lost_lead = false, fired_already = false;
+  RunManager::Alongside alongside;
+  if (m_shared)
+    alongside = [&](store::Connection& c, const std::string& run_id) -> Result<bool> {
+      if (!TRY(store::lease_held(c, m_db.node_id(), store::kSchedulerLease))) {
+        lost_lead = true;
+        return make_error(Code::FailedPrecondition, "this node no longer leads the scheduler");
+      }
+      if (!TRY(store::record_fire_once(c, m_db.node_id(), job.id, due))) {
+        fired_already = true;
+        return false;
+      }
+      TRY(schedule::record_fire(c, job.id, now, run_id, next));
+      return true;
+    };
+  auto created = m_runs.create(json{{"task", task}, {"urls", urls}, {"options", options}}, alongside);
+  if (!created && lost_lead) {
+    spdlog::warn("scheduler: {} ({}): not started: this node no longer leads the scheduler", job.id, job.name);
+    m_lead_until.reset();
+    return;
+  }
+  if (!created && fired_already) {
+    spdlog::info("scheduler: {} ({}): its run due at {} was started already", job.id, job.name, when(job, due));
+    if (auto settled = schedule::settle_fired(m_db, job.id, due, next); !settled)
+      spdlog::warn("scheduler: {}: {}", job.id, redact(settled.error().message));
+    return;
+  }
   if (!created) {
     const Error& e = created.error();
     // Busy (too many runs, shutting down): try again in half a minute, unless its next time comes first.
@@ -278,6 +358,7 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
   }
   std::string run_id = get_str(*created, "id");
   spdlog::info("scheduler: {} ({}) started run {}{}", job.id, job.name, run_id, job.run_requested ? " (run now)" : "");
+  if (m_shared) return;  // recorded with the run
   if (auto saved = schedule::record_fire(m_db, job.id, now, run_id, next); !saved) {
     spdlog::error("scheduler: {}: started run {} but cannot record it (tried again at each pass): {}", job.id, run_id,
                   redact(saved.error().message));

@@ -13,6 +13,15 @@
 //    does not start another: the fire is skipped, logged, and its reason kept in `last_skip`.
 //  * a bad row (unreadable timing, a zone no longer installed) is skipped and logged, once.
 //
+// Nodes sharing a PostgreSQL database (docs/guides/postgresql.md, "Several nodes"): every node
+// runs a scheduler, and only the holder of the lease `scheduler` (store/nodes.h) fires. It renews
+// the lease every kLeaseRenew and stops firing when it could not for kLeaseHold; the others try
+// to take it every kLeaseRenew, and the one that does applies every job's missed policy, as at
+// start, to what fell due while no node led. Each fire is recorded in `schedule_fires` in the one
+// transaction that checks the lease, moves the job on and queues its run, so a (job, due time)
+// fires once even when a leader wakes from a pause. A run-now asked through any node is fired by
+// the leader. The file lock (Config::lock_path) is for SQLite only.
+//
 // Threads: one thread of its own, which sleeps on a condition variable until the earliest
 // next_fire (at most `poll`). Its work (SQLite, RunManager::create) never runs on the network
 // thread. The API methods may be called from any thread but the network thread.
@@ -26,6 +35,7 @@
 #include <cstdint>
 #include <mutex>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -58,9 +68,12 @@ class Scheduler {
   ~Scheduler();  // stop()
 
   // Applies every job's missed policy (on the calling thread), then starts the thread. Once.
-  // False when another process holds the lock (nothing starts; logged).
+  // False when another process holds the lock (nothing starts; logged). On PostgreSQL it starts
+  // the thread only, which competes for the lead and catches up when it gets it.
   bool start();
-  // Stops the thread and waits for it (a fire in progress finishes first). Idempotent.
+  // Stops the thread and waits for it (a fire in progress finishes first), and gives the
+  // scheduler's lease up when this node leads (PostgreSQL), so another node takes over at once.
+  // Idempotent.
   void stop();
   // The table changed: look at it now.
   void wake();
@@ -74,8 +87,16 @@ class Scheduler {
 
  private:
   void loop();
-  // The missed-run policy of every job, at start.
-  void catch_up(int64_t now);
+  // The missed-run policy of every job, at start (or when this node begins to lead); `absent`
+  // says who was not there to fire them ("ouro was not running").
+  void catch_up(int64_t now, const char* absent);
+  // Nodes on PostgreSQL: takes or renews the scheduler's lease; whether this node leads now (it
+  // catches up when it has just begun to).
+  bool lead();
+  bool leading() const;
+  // A skip's record: on PostgreSQL in a transaction that checks the lease (nothing is written by
+  // a node that no longer leads).
+  Result<void> save_skip(const schedule::Job& job, int64_t at, const std::string& why, std::optional<int64_t> next);
   // Fires what is due; returns how long to sleep.
   std::chrono::milliseconds pass();
   void fire(const schedule::Job& job, int64_t now);
@@ -89,6 +110,11 @@ class Scheduler {
   bool m_woken = false;
   bool m_started = false;
   int m_lock_fd = -1;
+  const bool m_shared;  // nodes sharing PostgreSQL: only the lease's holder fires
+  // Until when this node leads: kLeaseHold after it last sent a renewal that succeeded; none when
+  // it does not lead. The scheduler thread's.
+  std::optional<std::chrono::steady_clock::time_point> m_lead_until;
+  bool m_leading = false;  // what lead() last found (the scheduler thread's)
   std::set<std::string> m_reported;  // bad rows logged already (the scheduler thread's)
   // Fires whose row could not be updated (a busy or failing database): the run started and when
   // the job is next due, held here until the row says so, so a stale row never starts the job

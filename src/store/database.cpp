@@ -144,6 +144,9 @@ constexpr Migration kMigrations[] = {
      "BEGIN PERFORM pg_notify('ouro_queue', NEW.id); RETURN NULL; END $$;"
      "CREATE TRIGGER runs_queued_notify AFTER INSERT OR UPDATE OF owner, state ON runs FOR EACH ROW"
      "  WHEN (NEW.state = 'queued' AND NEW.owner IS NULL) EXECUTE FUNCTION ouro_queue_notify();"},
+    // Version 4, PostgreSQL only: leases among the nodes (the scheduler's leader, store/nodes.h),
+    // their expiry in Unix seconds of the server's clock.
+    {4, "", "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL);"},
 };
 
 // The node's name in the connection's options (libpq's `options=-c ouro.node=…`,
@@ -325,14 +328,18 @@ constexpr const char* kRunColumns = "id, task, state, options, created_at, updat
 
 }  // namespace
 
-Result<void> Database::insert_run(const RunRow& r) {
-  std::lock_guard lock(m_lock->mutex);
-  if (auto done = m_conn->exec("INSERT INTO runs(id, task, state, options, created_at, updated_at, owner, heartbeat_at) "
-                               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                               {r.id, r.task, r.state, r.options, r.created_at, r.updated_at, m_node_id, now_seconds()});
+Result<void> Database::insert_run(Connection& c, const std::string& node, const RunRow& r) {
+  if (auto done = c.exec("INSERT INTO runs(id, task, state, options, created_at, updated_at, owner, heartbeat_at) "
+                         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                         {r.id, r.task, r.state, r.options, r.created_at, r.updated_at, node, now_seconds()});
       !done)
     return make_error(done.error().code, fmt::format("cannot record run {}: {}", r.id, done.error().message));
   return {};
+}
+
+Result<void> Database::insert_run(const RunRow& r) {
+  std::lock_guard lock(m_lock->mutex);
+  return insert_run(*m_conn, m_node_id, r);
 }
 
 Result<void> Database::update_run(const RunRow& r) {

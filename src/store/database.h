@@ -63,6 +63,9 @@ class Database {
     std::optional<double> cost;
   };
   Result<void> insert_run(const RunRow& run);
+  // The same on a connection the caller holds through with_sql (inside its transaction), the run
+  // owned by `node`.
+  static Result<void> insert_run(Connection& c, const std::string& node, const RunRow& run);
   Result<void> update_run(const RunRow& run);
   Result<std::optional<RunRow>> get_run(const std::string& id);
   // Newest first.

@@ -38,16 +38,18 @@ Result<void> postgres_only(Database& db, const char* what) {
 
 }  // namespace
 
+Result<void> enqueue_run(Connection& c, const Database::RunRow& r) {
+  if (auto done = c.exec("INSERT INTO runs(id, task, state, options, created_at, updated_at, owner, heartbeat_at) "
+                         "VALUES(?1, ?2, 'queued', ?3, ?4, ?5, NULL, NULL)",
+                         {r.id, r.task, r.options, r.created_at, r.updated_at});
+      !done)
+    return make_error(done.error().code, fmt::format("cannot queue run {}: {}", r.id, done.error().message));
+  return {};
+}
+
 Result<void> enqueue_run(Database& db, const Database::RunRow& r) {
   TRY(postgres_only(db, "the shared run queue"));
-  return db.with_sql([&](Connection& c) -> Result<void> {
-    if (auto done = c.exec("INSERT INTO runs(id, task, state, options, created_at, updated_at, owner, heartbeat_at) "
-                           "VALUES(?1, ?2, 'queued', ?3, ?4, ?5, NULL, NULL)",
-                           {r.id, r.task, r.options, r.created_at, r.updated_at});
-        !done)
-      return make_error(done.error().code, fmt::format("cannot queue run {}: {}", r.id, done.error().message));
-    return {};
-  });
+  return db.with_sql([&](Connection& c) { return enqueue_run(c, r); });
 }
 
 Result<std::vector<Database::RunRow>> claim_queued(Database& db, int max) {
@@ -139,6 +141,74 @@ Result<std::vector<InboxMessage>> take_inbox(Database& db) {
     for (auto& [id, m] : got) out.push_back(std::move(m));
     return out;
   });
+}
+
+// A lease row rather than an advisory lock (https://www.postgresql.org/docs/15/explicit-locking.html#ADVISORY-LOCKS):
+// a session-level advisory lock lasts as long as its holder's connection, and a frozen node (a
+// SIGSTOP, a long pause, a half-open TCP connection) keeps its connection — and so the lock — until
+// the server's TCP keepalives give up on it (tcp_keepalives_idle and friends,
+// https://www.postgresql.org/docs/15/runtime-config-connection.html), minutes by default; nobody
+// leads meanwhile, and the frozen holder cannot tell on waking that it lost the lock with its
+// connection. A lease expires on its own after kLeaseTerm, on the server's clock
+// (clock_timestamp(), https://www.postgresql.org/docs/15/functions-datetime.html#FUNCTIONS-DATETIME-CURRENT),
+// so the nodes' clocks need not agree; the holder counts its kLeaseHold from before it sent the
+// renewal, which the server dated later, so its own end comes first. Every fire checks the lease in
+// its transaction (lease_held), and a leader that woke late fires nothing.
+Result<bool> hold_lease(Database& db, const std::string& name) {
+  TRY(postgres_only(db, "a lease"));
+  const double term = std::chrono::duration<double>(kLeaseTerm).count();
+  return db.with_sql([&](Connection& c) -> Result<bool> {
+    // INSERT … ON CONFLICT DO UPDATE is atomic under concurrency
+    // (https://www.postgresql.org/docs/15/sql-insert.html#SQL-ON-CONFLICT): one node gets the row.
+    auto r = c.exec("INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, EXTRACT(EPOCH FROM clock_timestamp()) + ?3) "
+                    "ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at "
+                    "WHERE leases.holder = excluded.holder OR leases.expires_at <= EXTRACT(EPOCH FROM clock_timestamp())",
+                    {name, db.node_id(), term});
+    if (!r) return make_error(r.error().code, fmt::format("cannot hold the lease '{}': {}", name, r.error().message));
+    return r->affected == 1;
+  });
+}
+
+Result<void> release_lease(Database& db, const std::string& name) {
+  TRY(postgres_only(db, "a lease"));
+  return db.with_sql([&](Connection& c) -> Result<void> {
+    if (auto r = c.exec("DELETE FROM leases WHERE name = ?1 AND holder = ?2", {name, db.node_id()}); !r)
+      return make_error(r.error().code, fmt::format("cannot give up the lease '{}': {}", name, r.error().message));
+    return {};
+  });
+}
+
+Result<std::string> lease_holder(Database& db, const std::string& name) {
+  TRY(postgres_only(db, "a lease"));
+  return db.with_sql([&](Connection& c) -> Result<std::string> {
+    auto r = c.exec("SELECT holder FROM leases WHERE name = ?1 AND expires_at > EXTRACT(EPOCH FROM clock_timestamp())", {name});
+    if (!r) return make_error(r.error().code, fmt::format("cannot read the lease '{}': {}", name, r.error().message));
+    return r->empty() ? std::string() : (*r)[0].text(0);
+  });
+}
+
+Result<bool> lease_held(Connection& c, const std::string& node, const std::string& name) {
+  // The row lock below would hold off the next leader for as long as this transaction stays
+  // open; a node frozen inside it would keep it open indefinitely. The server ends a session
+  // left idle in its transaction for kLeaseHold — by then it is no leader anyway
+  // (https://www.postgresql.org/docs/15/runtime-config-client.html#GUC-IDLE-IN-TRANSACTION-SESSION-TIMEOUT).
+  if (auto t = c.exec(fmt::format("SET LOCAL idle_in_transaction_session_timeout = {}", kLeaseHold.count())); !t)
+    return make_error(t.error().code, "cannot bound the scheduler's transaction: " + t.error().message);
+  auto r = c.exec("SELECT 1 FROM leases WHERE name = ?1 AND holder = ?2 AND expires_at > EXTRACT(EPOCH FROM clock_timestamp()) FOR SHARE",
+                  {name, node});
+  if (!r) return make_error(r.error().code, fmt::format("cannot read the lease '{}': {}", name, r.error().message));
+  return !r->empty();
+}
+
+Result<bool> record_fire_once(Connection& c, const std::string& node, const std::string& job_id, int64_t due) {
+  auto r = c.exec("INSERT INTO schedule_fires (job_id, due, node, fired_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (job_id, due) DO NOTHING",
+                  {job_id, due, node, now_seconds()});
+  if (!r) return make_error(r.error().code, fmt::format("cannot record the fire of schedule {}: {}", job_id, r.error().message));
+  if (r->affected == 0) return false;
+  // A day of fires is kept: a leader that woke late names a recent due time, never one that old.
+  if (auto old = c.exec("DELETE FROM schedule_fires WHERE job_id = ?1 AND due < ?2", {job_id, due - 86400}); !old)
+    return make_error(old.error().code, fmt::format("cannot forget the old fires of schedule {}: {}", job_id, old.error().message));
+  return true;
 }
 
 namespace {

@@ -16,6 +16,13 @@
 //    event of a run another node holds is refused (SQLSTATE OU001, FailedPrecondition), as is an
 //    update of a run a live other node holds. A node that wakes from a pause longer than kDead
 //    cannot add to a run that was taken from it; its run stops at its next event.
+//  * The scheduler has one leader among the nodes: the holder of the lease row `scheduler` in the
+//    table `leases`, taken when free or expired and renewed every kLeaseRenew; its expiry is the
+//    database server's clock plus kLeaseTerm. A leader whose renewal has not succeeded for
+//    kLeaseHold (its own steady clock, counted from before the renewal was sent) stops firing;
+//    kLeaseHold < kLeaseTerm, so it has stopped before another node can take the lease. Each fire
+//    is recorded in `schedule_fires (job_id, due)` in the transaction that checks the lease,
+//    advances the job and queues its run: one (job, due) fires once, even with two leaders.
 //  * Every stored event is announced on the channel `ouro_events` ("<run id> <seq>"), every run
 //    put in the queue on `ouro_queue`, every inbox message on `ouro_inbox` (LISTEN/NOTIFY,
 //    https://www.postgresql.org/docs/15/sql-notify.html); nodes also look every kPoll, in case a
@@ -39,9 +46,16 @@ inline constexpr std::chrono::milliseconds kNodeHeartbeat{1000};
 inline constexpr std::chrono::milliseconds kNodeFence{4000};
 inline constexpr std::chrono::milliseconds kNodeDead{8000};
 inline constexpr std::chrono::milliseconds kNodePoll{2000};
+inline constexpr std::chrono::milliseconds kLeaseRenew{1000};
+inline constexpr std::chrono::milliseconds kLeaseHold{3000};
+inline constexpr std::chrono::milliseconds kLeaseTerm{5000};
+inline constexpr const char* kSchedulerLease = "scheduler";
 
 // Puts a new run in the queue: stored `queued`, owned by no node (announced on ouro_queue).
 Result<void> enqueue_run(Database& db, const Database::RunRow& row);
+
+// The same, on a connection the caller holds (inside its transaction).
+Result<void> enqueue_run(Connection& c, const Database::RunRow& row);
 
 // Takes up to `max` queued runs, oldest first, for this node: each is now owned by it (still
 // `queued` until it starts). Exactly one node gets each run.
@@ -75,6 +89,24 @@ struct InboxMessage {
 };
 // Takes (deletes) the messages for runs this node holds, oldest first.
 Result<std::vector<InboxMessage>> take_inbox(Database& db);
+
+// Leases: one holder among the nodes at a time, until the lease expires (kLeaseTerm after its last
+// renewal, by the database server's clock). Takes the lease `name` for this node when it is free
+// or expired, renews it when this node holds it: true when this node holds it now.
+Result<bool> hold_lease(Database& db, const std::string& name);
+// Gives the lease up when this node holds it (a clean stop: another node may take it at once).
+Result<void> release_lease(Database& db, const std::string& name);
+// The node holding the lease now; "" when none does (never taken, released or expired).
+Result<std::string> lease_holder(Database& db, const std::string& name);
+// Inside a transaction on c: whether `node` holds the lease now. The lease row is locked FOR SHARE
+// until the transaction ends, so no other node takes it meanwhile
+// (https://www.postgresql.org/docs/15/explicit-locking.html#LOCKING-ROWS); the server ends the
+// session when the transaction waits for its client longer than kLeaseHold.
+Result<bool> lease_held(Connection& c, const std::string& node, const std::string& name);
+
+// Inside a transaction on c: records that the schedule job_id fired for its due time `due` (Unix
+// seconds) on `node`. False when that (job, due) has fired already: the caller must not fire it.
+Result<bool> record_fire_once(Connection& c, const std::string& node, const std::string& job_id, int64_t due);
 
 // A connection of its own that LISTENs on channels (PostgreSQL's notifications are per
 // connection). Not thread-safe: one thread waits on it.

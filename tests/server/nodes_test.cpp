@@ -4,7 +4,9 @@
 // runs over from their last checkpoint, one gap-free event sequence each, none executed twice);
 // events stream and questions are answered through a node other than the one executing the run;
 // two nodes racing for the same queued runs never take one twice; the database refuses what a
-// node writes to a run another holds.
+// node writes to a run another holds. The scheduler has one leader among the nodes: each due time
+// of a job fires once, a run-now asked through another node fires once, and when the leader is
+// killed another takes over within the stated time and applies each job's missed policy.
 #include "postgres_server.h"
 #include "serve_process.h"
 
@@ -15,7 +17,11 @@
 
 #include <signal.h>
 
+#include <ctime>
+#include <functional>
+#include <future>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -36,7 +42,8 @@ class Nodes : public ::testing::Test {
   // A node on the test's database: its own data directory, name and number of places.
   std::unique_ptr<ServeProcess> node(const std::string& name, int places = 3) {
     auto s = std::make_unique<ServeProcess>(temp_dir(), std::vector<std::pair<std::string, std::string>>{
-                                                             {"OURO_DATABASE", url}, {"OURO_NODE_ID", name}, {"OURO_MAX_RUNS", std::to_string(places)}});
+                                                             {"OURO_DATABASE", url}, {"OURO_NODE_ID", name}, {"OURO_MAX_RUNS", std::to_string(places)},
+                                                             {"OURO_SCHEDULE_MIN_INTERVAL_S", "1"}});
     EXPECT_FALSE(s->base.empty()) << name << " did not start: " << s->log();
     return s;
   }
@@ -306,6 +313,309 @@ TEST_F(Nodes, TheDatabaseRefusesWritesToARunAnotherNodeHolds) {
   EXPECT_EQ(b->get_run("fenced").value()->state, "running");
   // Taken once: a second look finds nothing (b is alive and holds it).
   EXPECT_TRUE(store::take_over(*a, 5, {}).value().empty());
+}
+
+// --- The scheduler's leader -------------------------------------------------------------------
+
+std::string scheduler_leader(store::Database& db) { return store::lease_holder(db, store::kSchedulerLease).value_or(""); }
+
+int64_t scalar(store::Database& db, const std::string& sql, std::initializer_list<store::Param> params) {
+  auto r = db.with_sql([&](store::Connection& c) { return c.exec(sql, params); });
+  EXPECT_TRUE(r) << r.error().message;
+  return r && !r->empty() ? (*r)[0].int64(0) : -1;
+}
+
+// A job's fires, the runs it started and its own count of them, read in one statement (one
+// snapshot: a fire and its run are stored in one transaction).
+struct Fired {
+  int64_t fires = 0, runs = 0, counted = 0;
+};
+Fired fired(store::Database& db, const std::string& job) {
+  auto r = db.with_sql([&](store::Connection& c) {
+    return c.exec("SELECT (SELECT count(*) FROM schedule_fires WHERE job_id = ?1),"
+                  " (SELECT count(*) FROM runs WHERE (ouro_try_jsonb(options) ->> 'schedule') = ?1),"
+                  " (SELECT runs FROM schedules WHERE id = ?1)",
+                  {job});
+  });
+  EXPECT_TRUE(r) << r.error().message;
+  if (!r || r->empty()) return {};
+  return {(*r)[0].int64(0), (*r)[0].int64(1), (*r)[0].int64(2)};
+}
+
+// Polls pred every 50 ms until it holds or the deadline passes.
+bool eventually(const std::function<bool()>& pred, std::chrono::seconds timeout = 60s) {
+  for (auto until = Clock::now() + timeout; Clock::now() < until; std::this_thread::sleep_for(50ms))
+    if (pred()) return true;
+  return pred();
+}
+
+json schedule_body(const std::string& when_key, const std::string& when, const std::string& missed = "run-once") {
+  std::string script = script_file({{{"text", repl_reply("setFinal('tick')")}}});
+  return {{"task", "Tick"}, {when_key, when}, {"tz", "UTC"}, {"missed", missed},
+          {"options", {{"provider", "script:" + script}, {"context", "clean"}, {"mode", "autonomous"}}}};
+}
+
+// "2026-11-27 00:10:05": a Unix time as an `at` in UTC.
+std::string utc_at(int64_t t) {
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+int64_t wall_now() { return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+// Two nodes, and which of them leads the scheduler (names empty when neither came to).
+struct Led {
+  std::unique_ptr<ServeProcess> leader, other;
+  std::string leader_name, other_name;
+};
+class SchedulerNodes : public Nodes {
+ protected:
+  Led two_nodes_one_leading(store::Database& db) {
+    Led out;
+    out.leader = node("node-a");
+    out.other = node("node-b");
+    if (out.leader->base.empty() || out.other->base.empty()) return out;
+    std::string leader;
+    EXPECT_TRUE(eventually([&] { return !(leader = scheduler_leader(db)).empty(); }, 30s)) << "no node took the lead";
+    if (leader == "node-b") std::swap(out.leader, out.other);
+    else EXPECT_EQ(leader, "node-a");
+    if (leader == "node-a" || leader == "node-b") {
+      out.leader_name = leader;
+      out.other_name = leader == "node-a" ? "node-b" : "node-a";
+    }
+    return out;
+  }
+};
+
+// Two nodes, one leader: an every-second job created through the other node fires only on the
+// leader, once per due time (as many fires as runs, as the job counts); a run-now asked through
+// the node that does not lead is fired once, by the leader.
+TEST_F(SchedulerNodes, OneNodeLeadsTheSchedulerAndEachDueTimeFiresOnce) {
+  auto db = open_db();
+  ASSERT_TRUE(db);
+  Led nodes = two_nodes_one_leading(*db);
+  ASSERT_FALSE(nodes.leader_name.empty());
+  const std::string leader = nodes.leader_name, follower_name = nodes.other_name;
+  ServeProcess& follower = *nodes.other;
+
+  Http created = follower.post("/api/schedules", schedule_body("every", "1s"));
+  ASSERT_EQ(created.status, 201) << created.raw;
+  const std::string job = created.body.value("id", "");
+  ASSERT_TRUE(eventually([&] { return fired(*db, job).fires >= 5; }, 60s)) << "five fires; " << follower.log();
+  Fired f = fired(*db, job);
+  EXPECT_EQ(f.fires, f.runs) << "one run per fire";
+  EXPECT_EQ(f.fires, f.counted) << "the job counts each fire once";
+  EXPECT_EQ(scalar(*db, "SELECT count(*) FROM schedule_fires WHERE job_id = ?1 AND node <> ?2", {job, leader}), 0)
+      << "only the leader fired";
+  EXPECT_EQ(scheduler_leader(*db), leader) << "the lead stayed where it was";
+
+  // Run now, asked through the node that does not lead, for a job not due for an hour.
+  Http later = follower.post("/api/schedules", schedule_body("at", utc_at(wall_now() + 3600)));
+  ASSERT_EQ(later.status, 201) << later.raw;
+  const std::string once = later.body.value("id", "");
+  Http asked = follower.post("/api/schedules/" + once + "/run", json::object());
+  ASSERT_EQ(asked.status / 100, 2) << asked.raw;
+  ASSERT_TRUE(eventually([&] { return fired(*db, once).runs == 1; }, 30s)) << "the run-now fired; " << follower.log();
+  // The leader looks again twice (the every-second job fires twice more): nothing more of the run-now.
+  const int64_t seen = fired(*db, job).fires;
+  ASSERT_TRUE(eventually([&] { return fired(*db, job).fires >= seen + 2; }, 30s));
+  Fired r = fired(*db, once);
+  EXPECT_EQ(r.fires, 1);
+  EXPECT_EQ(r.runs, 1);
+  EXPECT_EQ(r.counted, 1);
+  EXPECT_EQ(scalar(*db, "SELECT count(*) FROM schedule_fires WHERE job_id = ?1 AND node = ?2", {once, leader}), 1) << "fired by the leader";
+  EXPECT_EQ(scalar(*db, "SELECT run_requested FROM schedules WHERE id = ?1", {once}), 0);
+  f = fired(*db, job);
+  EXPECT_EQ(f.fires, f.runs);
+  std::cout << "[ nodes ] scheduler led by " << leader << ": " << f.fires << " fires of an every-second job, " << f.runs
+            << " runs; run-now through " << follower_name << " fired once\n";
+
+  // Stopped cleanly (Ctrl-C), the leader gives the lease up: the other leads at its next look.
+  nodes.leader->stop();
+  const auto stopped = Clock::now();
+  ASSERT_TRUE(eventually([&] { return scheduler_leader(*db) == follower_name; }, 30s)) << follower.log();
+  const auto handover = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - stopped).count();
+  std::cout << "[ nodes ] scheduler handover after a clean stop: " << handover << " ms\n";
+  EXPECT_LT(handover, (store::kLeaseRenew + 2s).count()) << "sooner than the lease's term: it was given up";
+  const int64_t before = fired(*db, job).fires;
+  ASSERT_TRUE(eventually([&] { return fired(*db, job).fires >= before + 2; }, 30s)) << "the new leader fires; " << follower.log();
+  EXPECT_GE(scalar(*db, "SELECT count(*) FROM schedule_fires WHERE job_id = ?1 AND node = ?2", {job, follower_name}), 2);
+}
+
+// The leader killed with SIGKILL: the other node leads within the lease's term and a poll; a
+// once-job that fell due while no node led runs once under run-once and not at all under skip;
+// the every-second job fires once for the seconds it missed, then on.
+TEST_F(SchedulerNodes, WhenTheSchedulerLeaderDiesAnotherTakesOverAndFiresWhatFellDueOnce) {
+  auto db = open_db();
+  ASSERT_TRUE(db);
+  Led nodes = two_nodes_one_leading(*db);
+  ASSERT_FALSE(nodes.leader_name.empty());
+  ServeProcess& dying = *nodes.leader;
+  ServeProcess& survivor = *nodes.other;
+  const std::string survivor_name = nodes.other_name;
+  Http every = survivor.post("/api/schedules", schedule_body("every", "1s"));
+  ASSERT_EQ(every.status, 201) << every.raw;
+  const std::string tick = every.body.value("id", "");
+  ASSERT_TRUE(eventually([&] { return fired(*db, tick).fires >= 2; }, 60s)) << dying.log();
+
+  dying.kill9();
+  const auto killed = Clock::now();
+  const int64_t killed_wall = wall_now();
+  const int64_t last_before = scalar(*db, "SELECT COALESCE(max(due), 0) FROM schedule_fires WHERE job_id = ?1", {tick});
+  // Two once-jobs due two seconds after the kill: the dead node's lease outlives that by seconds.
+  const int64_t due = killed_wall + 2;
+  Http run_once = survivor.post("/api/schedules", schedule_body("at", utc_at(due), "run-once"));
+  Http skip = survivor.post("/api/schedules", schedule_body("at", utc_at(due), "skip"));
+  ASSERT_EQ(run_once.status, 201) << run_once.raw;
+  ASSERT_EQ(skip.status, 201) << skip.raw;
+
+  ASSERT_TRUE(eventually([&] { return scheduler_leader(*db) == survivor_name; }, 60s)) << survivor.log();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - killed).count();
+  const int64_t took_wall = wall_now();
+  std::cout << "[ nodes ] scheduler takeover after SIGKILL: " << ms << " ms (lease term " << store::kLeaseTerm.count() << " ms, renewed every "
+            << store::kLeaseRenew.count() << " ms)\n";
+  EXPECT_LT(ms, (store::kLeaseTerm + store::kLeaseRenew + 5s).count());
+  ASSERT_GT(took_wall, due) << "the once-jobs fell due while no node led";
+
+  const std::string once_id = run_once.body.value("id", ""), skip_id = skip.body.value("id", "");
+  ASSERT_TRUE(eventually([&] { return fired(*db, once_id).runs == 1; }, 30s)) << "the missed once-job ran; " << survivor.log();
+  ASSERT_TRUE(eventually([&] {
+    return scalar(*db, "SELECT count(*) FROM schedules WHERE id = ?1 AND last_skip IS NOT NULL", {skip_id}) == 1;
+  }, 30s)) << "the skip job's miss was recorded";
+  // Two more passes of the new leader: nothing more of either.
+  const int64_t seen = fired(*db, tick).fires;
+  ASSERT_TRUE(eventually([&] { return fired(*db, tick).fires >= seen + 2; }, 30s)) << survivor.log();
+  Fired o = fired(*db, once_id);
+  EXPECT_EQ(o.fires, 1);
+  EXPECT_EQ(o.runs, 1);
+  Fired s = fired(*db, skip_id);
+  EXPECT_EQ(s.fires, 0);
+  EXPECT_EQ(s.runs, 0);
+  EXPECT_EQ(scalar(*db, "SELECT count(*) FROM schedule_fires WHERE job_id = ?1 AND node = ?2", {once_id, survivor_name}), 1);
+  // The every-second job: the seconds no node led fired at most once between them (the catch-up).
+  EXPECT_LE(scalar(*db, "SELECT count(*) FROM schedule_fires WHERE job_id = ?1 AND due > ?2 AND due <= ?3", {tick, last_before, took_wall}), 1);
+  Fired t = fired(*db, tick);
+  EXPECT_EQ(t.fires, t.runs);
+  EXPECT_EQ(t.fires, t.counted);
+}
+
+// The leader frozen (SIGSTOP, as a long pause would): the other node takes the lead when the lease
+// expires; the frozen one, woken, finds it has lost the lead and fires nothing more — every fire
+// still has one run.
+TEST_F(SchedulerNodes, AFrozenLeaderThatWakesFiresNothing) {
+  auto db = open_db();
+  ASSERT_TRUE(db);
+  Led nodes = two_nodes_one_leading(*db);
+  ASSERT_FALSE(nodes.leader_name.empty());
+  Http every = nodes.other->post("/api/schedules", schedule_body("every", "1s"));
+  ASSERT_EQ(every.status, 201) << every.raw;
+  const std::string tick = every.body.value("id", "");
+  ASSERT_TRUE(eventually([&] { return fired(*db, tick).fires >= 2; }, 60s)) << nodes.leader->log();
+
+  kill(-nodes.leader->pid, SIGSTOP);  // the node, its Chromium and REPL workers
+  const auto frozen = Clock::now();
+  const double frozen_wall = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  ASSERT_TRUE(eventually([&] { return scheduler_leader(*db) == nodes.other_name; }, 60s)) << nodes.other->log();
+  std::cout << "[ nodes ] scheduler takeover from a frozen leader: "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - frozen).count() << " ms\n";
+  int64_t seen = fired(*db, tick).fires;
+  ASSERT_TRUE(eventually([&] { return fired(*db, tick).fires >= seen + 2; }, 30s)) << nodes.other->log();
+  kill(-nodes.leader->pid, SIGCONT);
+  // The woken node looks at least once within a second and a half; three more fires take longer.
+  seen = fired(*db, tick).fires;
+  ASSERT_TRUE(eventually([&] { return fired(*db, tick).fires >= seen + 3; }, 30s)) << nodes.other->log();
+  EXPECT_EQ(scheduler_leader(*db), nodes.other_name) << "the woken node did not take the lead back";
+  EXPECT_EQ(scalar(*db, "SELECT count(*) FROM schedule_fires WHERE job_id = ?1 AND node = ?2 AND fired_at > ?3", {tick, nodes.leader_name, frozen_wall}), 0)
+      << "the woken node fired nothing";
+  Fired t = fired(*db, tick);
+  EXPECT_EQ(t.fires, t.runs);
+  EXPECT_EQ(t.fires, t.counted);
+  EXPECT_EQ(nodes.leader->get("/api/schedules").status, 200) << "and it still answers";
+}
+
+// Two leaders at once — the old one woke from a pause after its lease expired and another took
+// it: the old one's fire is refused by the lease check in its transaction, and even two nodes
+// recording the same due times at once each get a due time once.
+TEST_F(SchedulerNodes, TwoSchedulersNeverFireOneDueTimeTwice) {
+  static_assert(store::kLeaseHold < store::kLeaseTerm, "a leader stops before its lease can be taken");
+  auto x = open_db("sched-x");
+  auto y = open_db("sched-y");
+  ASSERT_TRUE(x && y);
+  ASSERT_TRUE(store::hold_lease(*x, store::kSchedulerLease).value());
+  EXPECT_FALSE(store::hold_lease(*y, store::kSchedulerLease).value()) << "held by x";
+  EXPECT_TRUE(store::hold_lease(*x, store::kSchedulerLease).value()) << "renewed";
+  // x pauses past its lease; y takes it.
+  ASSERT_TRUE(x->with_sql([](store::Connection& c) { return c.exec("UPDATE leases SET expires_at = 0"); }));
+  ASSERT_TRUE(store::hold_lease(*y, store::kSchedulerLease).value());
+  EXPECT_EQ(scheduler_leader(*x), "sched-y");
+  auto held = [](store::Database& db) {
+    return db.with_sql([&](store::Connection& c) { return c.transaction([&] { return store::lease_held(c, db.node_id(), store::kSchedulerLease); }); });
+  };
+  EXPECT_FALSE(held(*x).value()) << "x woke: it does not lead";
+  EXPECT_TRUE(held(*y).value());
+  EXPECT_FALSE(store::hold_lease(*x, store::kSchedulerLease).value()) << "nor can it take the lead back";
+
+  constexpr int kDues = 300;
+  std::map<int64_t, int> wins;
+  std::mutex m;
+  auto race = [&](store::Database& db) {
+    for (int64_t due = 0; due < kDues; ++due) {
+      auto won = db.with_sql([&](store::Connection& c) {
+        return c.transaction([&] { return store::record_fire_once(c, db.node_id(), "job", 1000000 + due); });
+      });
+      ASSERT_TRUE(won) << won.error().message;
+      std::lock_guard lock(m);
+      wins[due] += *won ? 1 : 0;
+    }
+  };
+  std::thread tx([&] { race(*x); });
+  race(*y);
+  tx.join();
+  ASSERT_EQ(wins.size(), static_cast<size_t>(kDues));
+  for (auto& [due, n] : wins) EXPECT_EQ(n, 1) << "due " << due << " fired " << n << " times";
+  ASSERT_TRUE(store::release_lease(*y, store::kSchedulerLease));
+  EXPECT_EQ(scheduler_leader(*x), "");
+}
+
+// A leader frozen inside its fire's transaction holds the lease row's lock: the server ends its
+// session after kLeaseHold, so the next leader waits no longer than that, and the frozen fire is
+// never committed.
+TEST_F(SchedulerNodes, ALeaderFrozenInsideItsFireHoldsOffTheNextOnlyBriefly) {
+  auto x = open_db("sched-x");
+  auto y = open_db("sched-y");
+  auto setter = open_db("setter");
+  ASSERT_TRUE(x && y && setter);
+  ASSERT_TRUE(store::hold_lease(*x, store::kSchedulerLease).value());
+  std::promise<bool> locked;
+  std::promise<void> wake;
+  Result<void> committed;
+  std::thread frozen([&] {
+    committed = x->with_sql([&](store::Connection& c) -> Result<void> {
+      TRY(c.begin());
+      auto held = store::lease_held(c, x->node_id(), store::kSchedulerLease);
+      locked.set_value(held && *held);
+      wake.get_future().wait();  // frozen here, its transaction open
+      TRY(store::record_fire_once(c, x->node_id(), "frozen-job", 42));
+      return c.commit();
+    });
+  });
+  ASSERT_TRUE(locked.get_future().get()) << "x led when it froze";
+  const auto t0 = Clock::now();
+  // x's lease is made to run out now; the change waits for x's lock to go.
+  ASSERT_TRUE(setter->with_sql([](store::Connection& c) { return c.exec("UPDATE leases SET expires_at = 0"); }));
+  ASSERT_TRUE(store::hold_lease(*y, store::kSchedulerLease).value());
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  wake.set_value();
+  frozen.join();
+  EXPECT_FALSE(committed) << "the frozen fire was not committed";
+  std::cout << "[ nodes ] a leader frozen in its transaction held the next one off for " << waited << " ms\n";
+  EXPECT_LT(waited, (store::kLeaseHold + 3s).count());
+  EXPECT_EQ(scalar(*setter, "SELECT count(*) FROM schedule_fires WHERE job_id = 'frozen-job'", {}), 0);
+  EXPECT_EQ(scheduler_leader(*setter), "sched-y");
 }
 
 }  // namespace
