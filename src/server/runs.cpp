@@ -542,7 +542,7 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside) {
       if (m_waiting.size() >= kMaxWaitingHere)
         return errorf(Code::ResourceExhausted, "{} runs are in progress and {} wait already, the limit: wait for some to start, or cancel some",
                       busy, m_waiting.size());
-      TRY(m_db.insert_run(run->row));
+      TRY(store_row([&](store::Connection& c) { return store::Database::insert_run(c, m_db.node_id(), run->row); }));
       m_waiting.push_back(run->row);
       return created;
     }
