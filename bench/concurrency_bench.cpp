@@ -2,8 +2,7 @@
 // on one launched Chromium, as `ouro serve` holds them — each opens a fixture page in a context of
 // its own, reads it and finishes, with a scripted model that takes --model-ms per answer. The node
 // executes --places runs at once (OURO_MAX_RUNS; the rest wait queued and start as places free
-// up). Reported per N: wall time, runs per minute, how many did not finish `done`, how many
-// waited queued for a place, and the peak memory (proportional set size, so pages Chromium's processes share
+// up). Reported per N: wall time, runs per minute, how many did not finish `done`, and the peak memory (proportional set size, so pages Chromium's processes share
 // are counted once) of this process (ouro's runtime), Chromium and the REPL workers, sampled
 // every 100 ms from /proc.
 //
@@ -140,10 +139,10 @@ int main(int argc, char** argv) {
   rc.keep_idle = std::chrono::seconds(0);  // a finished run lets its context go at once: each row measures its own runs
   server::RunManager manager((*base)->runtime(), rc);
 
-  std::printf("runs submitted at once to one node with %d places; each opens a fixture page in a context of its own, reads it and\n"
+  std::printf("runs submitted at once to one node with %d places (the rest wait queued); each opens a fixture page in a context of its own, reads it and\n"
               "finishes (2 iterations, scripted model %d ms an answer). Peak memory: proportional set size, sampled every 100 ms.\n",
               places, model_ms);
-  std::printf("%6s %9s %12s %7s %7s %11s %13s %12s %10s\n", "runs", "wall (s)", "runs/minute", "failed", "waited", "ouro (MB)",
+  std::printf("%6s %9s %12s %7s %11s %13s %12s %10s\n", "runs", "wall (s)", "runs/minute", "failed", "ouro (MB)",
               "Chromium (MB)", "workers (MB)", "all (MB)");
   for (int n : {1, 4, 8, 16}) {
     if (n > max_runs) break;
@@ -157,7 +156,7 @@ int main(int argc, char** argv) {
       }
     });
     std::vector<std::string> ids;
-    int queued = 0, failed = 0;
+    int failed = 0;
     auto t0 = Clock::now();
     for (int r = 0; r < n; ++r) {
       auto created = manager.create({{"task", "Read the list"},
@@ -170,8 +169,6 @@ int main(int argc, char** argv) {
       }
       ids.push_back((*created)["id"].get<std::string>());
     }
-    // How many waited for a place: the queue just after all were submitted.
-    if (auto depth = manager.queue_depth()) queued = static_cast<int>(*depth);
     for (const auto& id : ids) {
       for (auto until = Clock::now() + 600s;; std::this_thread::sleep_for(20ms)) {
         auto row = manager.get(id);
@@ -185,7 +182,7 @@ int main(int argc, char** argv) {
     double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     sampling = false;
     sampler.join();
-    std::printf("%6d %9.1f %12.1f %7d %7d %11.0f %13.0f %12.0f %10.0f\n", n, seconds, n / seconds * 60, failed, queued, peak.self_mb,
+    std::printf("%6d %9.1f %12.1f %7d %11.0f %13.0f %12.0f %10.0f\n", n, seconds, n / seconds * 60, failed, peak.self_mb,
                 peak.chromium_mb, peak.workers_mb, peak.total());
     std::fflush(stdout);
   }
