@@ -9,6 +9,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/url/params_view.hpp>
+#include <boost/url/parse_query.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -29,6 +31,18 @@ using tcp = asio::ip::tcp;
 std::string HttpRequest::header(const std::string& lower_name) const {
   auto it = headers.find(lower_name);
   return it == headers.end() ? std::string() : it->second;
+}
+
+std::optional<std::string> HttpRequest::param(std::string_view key) const { return query_param(query, key); }
+
+std::optional<std::string> query_param(std::string_view query, std::string_view key) {
+  // Checked first, so the view below (which throws on an invalid query) is given a valid one.
+  if (!boost::urls::parse_query(query)) return std::nullopt;
+  boost::urls::encoding_opts forms;
+  forms.space_as_plus = true;
+  for (auto p : boost::urls::params_view(boost::urls::string_view(query.data(), query.size()), forms))
+    if (p.key == key) return std::string(p.value);
+  return std::nullopt;
 }
 
 HttpResponse json_error(int status, std::string_view code, const std::string& message) {

@@ -33,7 +33,14 @@ struct HttpRequest {
   bool upgrade = false;  // a WebSocket upgrade request
 
   std::string header(const std::string& lower_name) const;
+  // The first parameter `key` of the query, percent-decoded ('+' a space, as HTML forms send
+  // it; RFC 3986 §3.4 and the URL Standard's application/x-www-form-urlencoded), read with
+  // Boost.URL; nullopt when absent or when the query is not a valid one.
+  std::optional<std::string> param(std::string_view key) const;
 };
+
+// The same for a query string on its own (what follows '?').
+std::optional<std::string> query_param(std::string_view query, std::string_view key);
 
 // A response body sent while it is produced (Server-Sent Events, WHATWG HTML §9.2): the handler
 // keeps the stream and writes to it from any thread; the connection sends the header at once,

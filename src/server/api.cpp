@@ -84,17 +84,7 @@ bool equal_time_constant(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-std::string query_param(const std::string& query, const std::string& key) {
-  size_t pos = 0;
-  while (pos <= query.size()) {
-    size_t amp = query.find('&', pos);
-    std::string part = query.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
-    if (part.rfind(key + "=", 0) == 0) return part.substr(key.size() + 1);
-    if (amp == std::string::npos) break;
-    pos = amp + 1;
-  }
-  return "";
-}
+std::string query_param(const std::string& query, std::string_view key) { return net::query_param(query, key).value_or(""); }
 
 // ?after=N: a non-negative whole number, 0 when absent.
 Result<int64_t> after_param(const std::string& query) {

@@ -3,6 +3,7 @@
 
 #include "base/log.h"
 #include "memory/memory.h"
+#include "net/http_server.h"
 #include "store/database.h"
 
 #include <cctype>
@@ -16,33 +17,7 @@ namespace ouro::server {
 namespace {
 
 
-// One parameter of a URL query string, percent-decoded ('+' is a space, as forms send it);
-// nullopt when absent. A malformed escape is kept as it is.
-std::optional<std::string> param(const std::string& query, const std::string& key) {
-  size_t pos = 0;
-  while (pos <= query.size()) {
-    size_t amp = query.find('&', pos);
-    std::string part = query.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
-    if (part == key || part.rfind(key + "=", 0) == 0) {
-      std::string raw = part.size() > key.size() ? part.substr(key.size() + 1) : "", out;
-      for (size_t i = 0; i < raw.size(); ++i) {
-        auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
-        if (raw[i] == '+') {
-          out += ' ';
-        } else if (raw[i] == '%' && i + 2 < raw.size() && hex(raw[i + 1]) >= 0 && hex(raw[i + 2]) >= 0) {
-          out += static_cast<char>(hex(raw[i + 1]) * 16 + hex(raw[i + 2]));
-          i += 2;
-        } else {
-          out += raw[i];
-        }
-      }
-      return out;
-    }
-    if (amp == std::string::npos) break;
-    pos = amp + 1;
-  }
-  return std::nullopt;
-}
+std::optional<std::string> param(const std::string& query, std::string_view key) { return net::query_param(query, key); }
 
 // A whole number in [lo, hi] from text, or InvalidArgument naming the parameter.
 Result<int64_t> whole(const std::string& name, const std::string& text, int64_t lo, int64_t hi) {

@@ -378,3 +378,19 @@ TEST(HttpServerStream, TooMuchWaitingEndsTheStreamAndDestroyingTheServerClosesIt
 
 }  // namespace
 }  // namespace ouro::testing
+
+// A query parameter is read as URLs are everywhere in ouro, with Boost.URL: percent-decoded, '+'
+// a space as forms send it, the first of repeated keys; an invalid query gives nothing rather
+// than a guess.
+TEST(HttpRequest, QueryParametersAreDecodedLikeAForm) {
+  ouro::net::HttpRequest r;
+  r.query = "q=lisbon%20flight+window&tag=trip%2Fsummer&empty=&flag&q=second&t%C3%A9=caf%C3%A9";
+  EXPECT_EQ(r.param("q"), "lisbon flight window");
+  EXPECT_EQ(r.param("tag"), "trip/summer");
+  EXPECT_EQ(r.param("empty"), "");
+  EXPECT_EQ(r.param("flag"), "");
+  EXPECT_EQ(r.param("té"), "café");
+  EXPECT_EQ(r.param("missing"), std::nullopt);
+  EXPECT_EQ(ouro::net::query_param("token=abc%zz", "token"), std::nullopt) << "an invalid escape";
+  EXPECT_EQ(ouro::net::query_param("", "token"), std::nullopt);
+}
