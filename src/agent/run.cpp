@@ -272,11 +272,12 @@ void Run::add_usage(const llm::Response& r) {
   m_cost_known = m_cost_known && r.cost_known;
 }
 
-bool Run::add_guidance(const std::string& text) {
+Run::Guidance Run::add_guidance(const std::string& text) {
   std::lock_guard lock(m_guidance_mutex);
-  if (m_guidance.size() >= 20) return false;
+  if (m_guidance_closed) return Guidance::Closed;
+  if (m_guidance.size() >= 20) return Guidance::Full;
   m_guidance.push_back(clip_head(text, 4000));
-  return true;
+  return Guidance::Added;
 }
 
 void Run::cancel() {
@@ -749,6 +750,7 @@ RunResult Run::finish(RunResult result, bool have_final, json final) {
   {
     std::lock_guard lock(m_guidance_mutex);
     result.unread_guidance = std::exchange(m_guidance, {});
+    m_guidance_closed = true;  // a message from now on is not this run's to read
   }
   // In the user's own browser the tabs the run held stay open: say which they are.
   if (m_session.host().context().shared_tabs) {

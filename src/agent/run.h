@@ -105,8 +105,11 @@ class Run {
   // Stops the run soon (the model stream, a waiting page call and pending sub-calls); any thread.
   void cancel();
   // A message of the user's while the run works: shown to the model at its next iteration (at
-  // most 20 wait; each cut at 4,000 characters). Any thread. False when too many wait.
-  bool add_guidance(const std::string& text);
+  // most 20 wait; each cut at 4,000 characters). Any thread. Full when too many wait; Closed once
+  // the run has handed back what it did not read (RunResult::unread_guidance): the caller keeps
+  // the message for what comes next, as it would never be read here.
+  enum class Guidance { Added, Full, Closed };
+  Guidance add_guidance(const std::string& text);
   bool cancelled() const { return m_cancel.cancelled(); }
 
  private:
@@ -149,6 +152,7 @@ class Run {
   std::atomic<int> m_questions{0};
   std::mutex m_guidance_mutex;
   std::vector<std::string> m_guidance;
+  bool m_guidance_closed = false;  // m_guidance_mutex
   std::mutex m_history_mutex;
   std::vector<IterationRecord> m_history;
   struct Alive {

@@ -996,11 +996,13 @@ Result<json> RunManager::message(const std::string& run_id, const std::string& t
   if (run) {
     {
       std::lock_guard lock(run->mutex);
+      // A turn is working: guidance for its next iteration — unless it has just finished and
+      // handed back what it did not read, when the message opens the next turn below.
       if (run->run) {
-        // A turn is working: guidance for its next iteration.
-        if (!run->run->add_guidance(text))
+        auto added = run->run->add_guidance(text);
+        if (added == agent::Run::Guidance::Full)
           return errorf(Code::ResourceExhausted, "run {} has 20 messages waiting already; wait for it to read them", run_id);
-        return json{{"id", run_id}, {"delivered", "guidance"}};
+        if (added == agent::Run::Guidance::Added) return json{{"id", run_id}, {"delivered", "guidance"}};
       }
       // Between turns (waiting, or just recording the last one) or still starting: the message
       // opens the next turn as soon as the session is free for it.

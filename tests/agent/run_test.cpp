@@ -318,6 +318,16 @@ TEST(Run, SeesItsOwnBrowserContextAndNoSecretsInUrls) {
   }
 }
 
+// A message that comes after the run handed back what it did not read is not taken as guidance
+// (nobody would read it): the caller is told, and keeps it for the next turn.
+TEST(Run, GuidanceAfterTheRunEndedIsRefusedNotLost) {
+  Harness h(std::vector<json>{{{"text", repl("setFinal('done')")}}});
+  auto r = h.go("Finish at once");
+  EXPECT_EQ(r.final, "done");
+  EXPECT_TRUE(r.unread_guidance.empty());
+  EXPECT_EQ(h.run->add_guidance("one more thing"), agent::Run::Guidance::Closed);
+}
+
 // A sub-call the model's code did not await is still running when the Run ends: ending the Run
 // cancels it and waits for it, and the session goes on working (ASan checks the rest).
 TEST(Run, EndingARunWithAPendingSubCallIsSafe) {
