@@ -1,4 +1,4 @@
-// Dev harness for the page-affordance engine (src/browser/page/affordances.js): serves the fixture pages of
+// Dev harness for the page-affordance engine (src/browser/page/affordances/*.js, joined): serves the fixture pages of
 // this folder on two 127.0.0.1 ports (the second one is the cross-origin frame's), opens them in
 // headless Chromium with helpers.js and affordances.js injected into the main world (Playwright cannot
 // inject into an isolated world; ouro does), asserts the engine's behaviour and prints snapshot
@@ -12,6 +12,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { affordancesJs } from './engine.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
@@ -19,7 +20,7 @@ const require = createRequire(path.join(process.env.PCD_NODE || path.join(path.d
 const { chromium } = require('playwright-core');
 
 const helpersJs = fs.readFileSync(path.join(repo, 'src/browser/page/helpers.js'), 'utf8');
-const pcdJs = fs.readFileSync(path.join(repo, 'src/browser/page/affordances.js'), 'utf8');
+const pcdJs = affordancesJs();
 
 function serve() {
   return new Promise(resolve => {
