@@ -1,8 +1,9 @@
-// Page affordances for ouro (issue 9; seed 002 §4–§8, §11, §14): a compact map of what a page
+// Page affordances for ouro (docs/guides/the-repl.md, snapshot and find): a compact map of what a page
 // lets you do (snapshot), short stable refs for its elements, one selector language, a
 // deterministic ranking of elements for a plain description (find) and rows out of its repeated
 // structures (extract). Loaded next to helpers.js into the same isolated world of every document;
-// helpers' resolveAll() delegates here. No dependencies, no build step; every function returns
+// helpers' resolveAll() delegates here. Kept in parts (this folder, one responsibility each) that
+// the build joins in name order into one script; no dependencies; every function returns
 // JSON-safe values and survives hostile pages (each element is handled inside try/catch, work is
 // bounded by counts and a time budget).
 //
