@@ -1,4 +1,5 @@
 #include "store/database.h"
+#include "store/run_row.h"
 
 #include "base/json.h"
 #include "store/nodes.h"
@@ -305,8 +306,6 @@ Result<std::vector<std::string>> Database::kv_keys() {
 
 namespace ouro::store {
 
-namespace {
-
 Database::RunRow read_run(const Row& s) {
   Database::RunRow r;
   r.id = s.text(0);
@@ -323,10 +322,6 @@ Database::RunRow read_run(const Row& s) {
   r.error = s.text(11);
   return r;
 }
-
-constexpr const char* kRunColumns = "id, task, state, options, created_at, updated_at, iterations, final, partial, usage, cost, error";
-
-}  // namespace
 
 Result<void> Database::insert_run(Connection& c, const std::string& node, const RunRow& r) {
   if (auto done = c.exec("INSERT INTO runs(id, task, state, options, created_at, updated_at, owner, heartbeat_at) "

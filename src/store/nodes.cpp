@@ -1,4 +1,5 @@
 #include "store/nodes.h"
+#include "store/run_row.h"
 
 #include <pqxx/pqxx>
 
@@ -11,25 +12,6 @@ namespace {
 
 double now_seconds() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 double dead_before() { return now_seconds() - std::chrono::duration<double>(kNodeDead).count(); }
-
-constexpr const char* kColumns = "id, task, state, options, created_at, updated_at, iterations, final, partial, usage, cost, error";
-
-Database::RunRow read_row(const Row& s) {
-  Database::RunRow r;
-  r.id = s.text(0);
-  r.task = s.text(1);
-  r.state = s.text(2);
-  r.options = s.text(3);
-  r.created_at = s.real(4);
-  r.updated_at = s.real(5);
-  r.iterations = s.integer(6);
-  r.final_json = s.text(7);
-  r.partial = s.int64(8) != 0;
-  r.usage_json = s.text(9);
-  r.cost = s.real_or_null(10);
-  r.error = s.text(11);
-  return r;
-}
 
 Result<void> postgres_only(Database& db, const char* what) {
   if (db.engine() != Engine::Postgres) return errorf(Code::FailedPrecondition, "{} is for nodes sharing a PostgreSQL database", what);
@@ -61,11 +43,11 @@ Result<std::vector<Database::RunRow>> claim_queued(Database& db, int max) {
     auto r = c.exec(fmt::format("UPDATE runs SET owner = ?1, heartbeat_at = ?2 WHERE id IN ("
                                 "  SELECT id FROM runs WHERE state = 'queued' AND owner IS NULL ORDER BY created_at LIMIT ?3 FOR UPDATE SKIP LOCKED)"
                                 " AND state = 'queued' AND owner IS NULL RETURNING {}",
-                                kColumns),
+                                kRunColumns),
                     {db.node_id(), now_seconds(), max});
     if (!r) return make_error(r.error().code, "cannot take runs from the queue: " + r.error().message);
     std::vector<Database::RunRow> out;
-    for (const Row& row : *r) out.push_back(read_row(row));
+    for (const Row& row : *r) out.push_back(read_run(row));
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.created_at < b.created_at; });
     return out;
   });
@@ -83,11 +65,11 @@ Result<std::vector<TakenRun>> take_over(Database& db, int max, const std::set<st
                                 "        OR (r.owner <> ?1 AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = r.owner AND n.heartbeat_at > ?3)))"
                                 "   ORDER BY r.updated_at LIMIT ?4 FOR UPDATE SKIP LOCKED)"
                                 " RETURNING {}, EXISTS (SELECT 1 FROM events e WHERE e.run_id = runs.id)",
-                                kColumns),
+                                kRunColumns),
                     {db.node_id(), now_seconds(), dead_before(), max, mine});
     if (!r) return make_error(r.error().code, "cannot take over the runs of dead nodes: " + r.error().message);
     std::vector<TakenRun> out;
-    for (const Row& row : *r) out.push_back(TakenRun{read_row(row), row.int64(12) != 0});
+    for (const Row& row : *r) out.push_back(TakenRun{read_run(row), row.int64(12) != 0});
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.row.created_at < b.row.created_at; });
     return out;
   });

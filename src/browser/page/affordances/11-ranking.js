@@ -1,6 +1,6 @@
   // ---------------------------------------------------------------------------------------------
   // Ranking for find() and snapshot({text}): BM25 over name + context, substring, trigram fuzzy,
-  // kind and role fit, priors (seed 002 §8.2).
+  // kind and role fit, priors.
 
   const STOP = new Set('a an the to of on in at for and or with by from into this that it its my me i you your please click tap press hit select choose go open use find get want need should can item element thing one'.split(' '));
   const ROLE_WORDS = [
