@@ -264,7 +264,7 @@ safety::RequestFacts attribute(const browser::OutgoingRequest& r) {
     f.cause = "the page while the run's " + r.activity + " worked";
     f.approved_action = r.activity_approved;
   } else if (r.cannot_pause) {
-    f.cause = "a WebSocket of the page";
+    f.cause = r.resource_type == "Window" ? "the page (a new window)" : "a WebSocket of the page";
   } else {
     f.cause = "the page's own scripts";
   }
@@ -286,6 +286,14 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
     auto s = weak_st.lock();
     if (!c || !s || s->closing) return answer(false);  // the session is ending: nothing more goes out for it
     safety::RequestFacts facts = attribute(r);
+    if (!r.refused_in_page.empty()) {
+      json d = decision_json(r.tab_id, facts, safety::GateVerdict{safety::Decision::Deny, "new window", r.refused_in_page});
+      d["decision"] = "deny";
+      d["by"] = "the page's guard";
+      record(*c, *s, std::move(d));
+      ++s->denied;
+      return answer(false);
+    }
     // A WebSocket cannot be paused: it is held to the allowed sites from the start.
     facts.after_acted = s->acted || r.cannot_pause;
     ++s->requests;

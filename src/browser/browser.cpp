@@ -37,6 +37,7 @@ Result<std::unique_ptr<Browser>> Browser::start(net::IoThread& io, const Browser
     transport = cdp::take_transport(options.connect_url);
     if (!transport) return make_error(Code::FailedPrecondition, "the in-process DevTools endpoint " + options.connect_url + " was taken already");
     impl->attached = true;
+    impl->bridged = true;
   } else if (!options.connect_url.empty()) {
     transport = TRY(cdp::make_websocket_transport(io, options.connect_url));
     impl->attached = true;

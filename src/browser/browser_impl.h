@@ -20,7 +20,7 @@ extern const std::string_view binding_js;
 extern const std::string_view heal_js;
 extern const std::string_view calls_js;
 extern const std::string_view serialize_js;
-extern const std::string_view websocket_guard_js;
+extern const std::string_view egress_guard_js;
 }  // namespace ouro::embedded
 
 namespace ouro::browser {
@@ -57,6 +57,9 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   // callback, a posted task) may use it, and a closed connection fails at once.
   std::unique_ptr<cdp::Connection> conn;
   bool attached = false;  // connected to someone else's browser: never close it
+  // The user's Chrome through ouro's extension (cdp/bridge.h): a tab a page opens cannot be held
+  // before its first request there, so gated tabs open none (page/egress_guard.js).
+  bool bridged = false;
 
   mutable std::mutex mutex;
   std::condition_variable changed;  // any tab state changed: waiters re-check
@@ -170,10 +173,14 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   bool egress_event(const cdp::Event& ev);
   void decide_paused(const cdp::Event& ev);
   // A WebSocket, which cannot be paused (blocked by URL or by the page's guard): the gate hears of it.
-  void tell_websocket(const std::string& session_id, std::string url, bool tagged);
+  // What the gate cannot pause, told to it after the fact: a WebSocket (type "WebSocket"), or a
+  // new window the page's guard refused already (type "Window").
+  void tell_unpaused(const std::string& session_id, std::string url, bool tagged, std::string_view type = "WebSocket");
+  // The in-page guard's report: a refused WebSocket's URL, or {"kind": "window", "url": …}.
+  void tell_guard_report(const std::string& session_id, const std::string& payload);
   void deliver_to_interceptor(const std::string& tab_id, const cdp::Event& ev);
   // Commands that put a tab's session under the gate (or take it out), pipelined before it runs.
-  // target_type: "page", "iframe", "worker", … (workers get the WebSocket guard by evaluation).
+  // target_type: "page", "iframe", "worker", … (workers get the egress guard from their page).
   void egress_commands(const std::string& session_id, bool gated, const json& intercept, const json& websockets,
                        std::function<void(Result<json>)> last, const std::string& target_type = "page");
   bool gated(const std::string& context) const { return gates.count(context) > 0; }  // mutex held

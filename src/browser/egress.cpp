@@ -61,15 +61,16 @@ json websocket_rules(const std::vector<std::string>& allow) {
   return rules;
 }
 
-// The in-page guard (page/websocket_guard.js) for the allowed patterns of these rules.
-static std::string websocket_guard(const json& rules) {
+// The in-page guard (page/egress_guard.js) for the allowed patterns of these rules; with
+// refuse_windows, it refuses new windows too.
+static std::string egress_guard(const json& rules, bool refuse_windows) {
   json allow = json::array();
   for (const auto& r : rules)
     if (!get_bool(r, "block", true)) allow.push_back(get_str(r, "urlPattern"));
-  std::string source(embedded::websocket_guard_js);
-  auto at = source.rfind("(ALLOWED_PATTERNS);");
-  if (at != std::string::npos) ++at;
-  if (at != std::string::npos) source.replace(at, std::string_view("ALLOWED_PATTERNS").size(), dump_json(allow));
+  std::string source(embedded::egress_guard_js);
+  constexpr std::string_view kCall = "(ALLOWED_PATTERNS, REFUSE_WINDOWS);";
+  if (auto at = source.rfind(kCall); at != std::string::npos)
+    source.replace(at, kCall.size(), "(" + dump_json(allow) + ", " + (refuse_windows ? "true" : "false") + ");");
   return source;
 }
 
@@ -104,13 +105,13 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
   if (m == "Network.webSocketCreated") {
     // Blocked or let through by its URL already; the gate hears of it.
     const json& in = get_field(ev.params, "initiator");
-    tell_websocket(ev.session_id, get_str(ev.params, "url"), tagged(in));
+    tell_unpaused(ev.session_id, get_str(ev.params, "url"), tagged(in));
     return false;
   }
   if (m == "Runtime.bindingCalled" && get_str(ev.params, "name") == kGuardBinding) {
-    // The WebSocket guard refused one (the page cannot call the binding: the guard takes it away
-    // before the page's scripts run).
-    tell_websocket(ev.session_id, get_str(ev.params, "payload").substr(0, 2000), false);
+    // The in-page guard refused a WebSocket or a new window (the page cannot call the binding: the
+    // guard takes it away before the page's scripts run).
+    tell_guard_report(ev.session_id, get_str(ev.params, "payload"));
     return true;
   }
   if (m == "Page.frameNavigated" && !get_field(ev.params, "frame").contains("parentId")) {
@@ -198,7 +199,14 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
   return false;
 }
 
-void Browser::Impl::tell_websocket(const std::string& session_id, std::string url, bool is_tagged) {
+void Browser::Impl::tell_guard_report(const std::string& session_id, const std::string& payload) {
+  if (!payload.empty() && payload.front() == '{')
+    if (auto j = parse_json(payload, "the egress guard's report"); j && j->is_object() && get_str(*j, "kind") == "window")
+      return tell_unpaused(session_id, clip_head(get_str(*j, "url"), 2000, ClipMark::None), false, "Window");
+  tell_unpaused(session_id, clip_head(payload, 2000, ClipMark::None), false);
+}
+
+void Browser::Impl::tell_unpaused(const std::string& session_id, std::string url, bool is_tagged, std::string_view type) {
   OutgoingRequest r;
   EgressGate gate;
   {
@@ -211,9 +219,12 @@ void Browser::Impl::tell_websocket(const std::string& session_id, std::string ur
     r.tab_id = tab->id;
   }
   r.url = std::move(url);
-  r.resource_type = "WebSocket";
+  r.resource_type = std::string(type);
   r.cannot_pause = true;
   r.tagged = is_tagged;
+  if (type == "Window")
+    r.refused_in_page = "a tab the run holds in your Chrome opens no new windows: ouro's extension cannot hold a new tab before its "
+                        "first request. Load the page in this tab (navigate) instead";
   try {
     gate(r, [](bool) {});
   } catch (const std::exception& e) {
@@ -346,7 +357,7 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
   if (r.url.rfind(kGuardReportUrl, 0) == 0) {
     // A worker's guard refused a WebSocket: tell the gate, and send nothing.
     conn->send("Fetch.failRequest", {{"requestId", get_str(p, "requestId")}, {"errorReason", "BlockedByClient"}}, ev.session_id, 5s, ignore);
-    tell_websocket(ev.session_id, url_decode(r.url.substr(kGuardReportUrl.size())), false);
+    tell_guard_report(ev.session_id, url_decode(r.url.substr(kGuardReportUrl.size())));
     return;
   }
   if (spdlog::should_log(spdlog::level::debug)) {
@@ -407,7 +418,7 @@ void Browser::Impl::egress_commands(const std::string& sid, bool gated_now, cons
     // page's (an evaluation in a worker before it runs crashes Chromium 156).
     if (target_type.find("worker") == std::string::npos) {
       conn->send("Runtime.addBinding", {{"name", std::string(kGuardBinding)}}, sid, 10s, ignore);
-      conn->send("Page.addScriptToEvaluateOnNewDocument", {{"source", websocket_guard(websockets)}, {"runImmediately", true}}, sid, 10s, ignore);
+      conn->send("Page.addScriptToEvaluateOnNewDocument", {{"source", egress_guard(websockets, bridged)}, {"runImmediately", true}}, sid, 10s, ignore);
     }
     conn->send("Network.setBypassServiceWorker", {{"bypass", true}}, sid, 10s, ignore);
     conn->send("Runtime.setAsyncCallStackDepth", {{"maxDepth", 32}}, sid, 10s, ignore);

@@ -42,6 +42,7 @@ struct OutgoingRequest {
   bool new_document = false;           // a subresource of a main-frame document loaded since that action began
   bool activity_approved = false;      // the user approved that action before it ran
   bool cannot_pause = false;           // a WebSocket: already blocked or let through by its URL; told, not asked
+  std::string refused_in_page;         // the page's guard refused it already (why): recorded, never sent
 };
 
 // Answers a paused request: allow sends it on, otherwise it fails (net::ERR_BLOCKED_BY_CLIENT).

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <set>
 #include <thread>
 
 namespace ouro {
@@ -173,11 +174,22 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
 
   // The run: read the page in its group, then try to send data to the collector.
   std::string leak = "http://127.0.0.1:" + std::to_string(collector.server->port()) + "/leak?secret=42";
+  // New windows: chrome.debugger cannot hold a tab a page opens before its first request, so a
+  // held tab opens none — not by window.open, nor a link aimed at a new window that the run's
+  // click() follows, nor a form posted to one.
+  std::string popup_leak = "http://127.0.0.1:" + std::to_string(collector.server->port()) + "/popup?secret=42";
+  std::string plant = "const a = document.createElement('a'); a.id = 'ouro-test-popup'; a.href = '" + popup_leak +
+                      "&by=link'; a.target = '_blank'; a.textContent = 'Open'; a.style = 'display:block;width:120px;height:40px';"
+                      "document.body.prepend(a);"
+                      "const f = document.createElement('form'); f.action = '" + popup_leak + "&by=form'; f.method = 'post'; f.target = 'w';"
+                      "document.body.append(f); f.submit();"
+                      "return String(window.open('" + popup_leak + "&by=open'))";
   std::string run_script = testing::script_file(
       {{{"text", testing::repl_reply("env.h = await getText(activeTab, 'h1')")}},
        {{"text", testing::repl_reply("env.sent = await execInTab(activeTab, \"return fetch('" + leak +
                                      "').then(r => 'sent', e => 'blocked: ' + e.message)\")")}},
-       {{"text", testing::repl_reply("setFinal({h: env.h, sent: env.sent})")}}});
+       {{"text", testing::repl_reply("env.opened = await execInTab(activeTab, " + dump_json(plant) + "); await click(activeTab, '#ouro-test-popup')")}},
+       {{"text", testing::repl_reply("setFinal({h: env.h, sent: env.sent, opened: env.opened})")}}});
   Http created = serve.post("/api/runs", {{"task", "Read the heading of the fixture"},
                                           {"urls", {testing::site().url("/")}},
                                           {"options", {{"provider", "script:" + run_script}, {"browser", "extension"}}}});
@@ -187,10 +199,21 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   ASSERT_EQ(run["state"], "done") << run.dump() << "\n" << serve.log().substr(0, 4000);
   EXPECT_EQ(run["final"]["h"], "Fixture Home");
   EXPECT_NE(run["final"]["sent"].get<std::string>().find("blocked"), std::string::npos) << run["final"].dump();
-  EXPECT_EQ(collector.hits->load(), 0) << "the egress gate let a request through the bridge";
+  EXPECT_EQ(run["final"]["opened"], "null") << "window.open in a held tab returns no window";
   bool placed = false;
-  for (const auto& e : serve.events(id))
+  std::set<std::string> refused_windows;
+  for (const auto& e : serve.events(id)) {
     if (e["type"] == "placement" && e["data"]["endpoint"] == "extension") placed = true;
+    if (get_str(get_field(e, "data"), "rule") == "new window" && get_str(get_field(e, "data"), "decision") == "deny") {
+      std::string url = get_str(get_field(e, "data"), "url");
+      refused_windows.insert(url.substr(url.rfind("by=") + 3));
+    }
+  }
+  EXPECT_EQ(refused_windows, (std::set<std::string>{"open", "link", "form"})) << "the gate records each refused window";
+  // Nothing reached the collector, and no tab of the person's browser shows it.
+  json tab_urls = chrome.eval(panel, "chrome.tabs.query({}).then(ts => ts.map(t => t.url || t.pendingUrl || ''))");
+  EXPECT_EQ(tab_urls.dump().find("/popup?"), std::string::npos) << tab_urls.dump();
+  EXPECT_EQ(collector.hits->load(), 0) << "the egress gate let a request through the bridge";
   EXPECT_TRUE(placed) << "the run says it works in the user's Chrome through the extension";
   std::cout << "run through the bridge: " << run["final"].dump() << "\n";
 

@@ -1,0 +1,210 @@
+// The egress gate's in-page guard (browser/egress.cpp), run in every document and worker of a
+// gated tab before the page's own scripts, for what request interception cannot hold:
+// - WebSockets cannot be paused like other requests: every WebSocket to a URL outside the run's
+//   allowed sites is refused here (and by the browser's blocked URLs);
+// - peer connections and WebTransport open sockets no interception sees: taken away;
+// - with REFUSE_WINDOWS (a tab of the user's Chrome, reached through ouro's extension), new
+//   windows: chrome.debugger cannot hold a tab a page opens before its first request, so a held
+//   tab opens none (window.open, the three-argument document.open, links and forms aimed at a
+//   new window, Document Picture-in-Picture). Its decisions use only what the guard captured
+//   before the page's scripts ran, never what the page can redefine.
+// The last call's ALLOWED_PATTERNS is replaced with a JSON array of URLPattern strings and
+// REFUSE_WINDOWS with true or false before it is installed. Workers the page starts get the same
+// guard before their own script.
+(function ouroGuard(ALLOWED_PATTERNS, REFUSE_WINDOWS) {
+  const g = globalThis;
+  const Native = g.WebSocket;
+  if (!Native || Native.__ouroGuarded) return;
+  // The binding ouro added to report refusals: taken away before any page script can call it.
+  // Workers have no binding: they report with a request the gate holds and never sends.
+  const binding = typeof g.__ouroGateRefused === 'function' ? g.__ouroGateRefused : null;
+  try { delete g.__ouroGateRefused; } catch (e) { /* not ours to remove */ }
+  const nativeFetch = g.fetch, encode = g.encodeURIComponent, stringify = JSON.stringify;
+  const report = binding || ((u) => nativeFetch.call(g, 'http://ouro-gate.invalid/refused?url=' + encode(u)).catch(() => {}));
+  const Pattern = g.URLPattern, URLCtor = g.URL, some = Array.prototype.some, base = g.location ? String(g.location.href) : undefined;
+  const patterns = [];
+  for (const p of ALLOWED_PATTERNS) {
+    try { patterns.push(new Pattern(p)); } catch (e) { /* a pattern this browser cannot read allows nothing */ }
+  }
+  const allowed = (url) => {
+    let href;
+    try { href = new URLCtor(String(url), base).href; } catch (e) { return false; }
+    return some.call(patterns, (p) => p.test(href));
+  };
+  function WebSocket(url, protocols) {
+    if (!new.target) throw new TypeError("Failed to construct 'WebSocket': Please use the 'new' operator.");
+    if (!allowed(url)) {
+      if (report) try { report(String(url).slice(0, 2000)); } catch (e) { /* reporting is best effort */ }
+      throw new DOMException('A WebSocket to ' + String(url).slice(0, 200) + " was refused by ouro's safety gate: it is outside the run's allowed sites.",
+                             'SecurityError');
+    }
+    return Reflect.construct(Native, arguments.length > 1 ? [url, protocols] : [url], new.target === WebSocket ? Native : new.target);
+  }
+  WebSocket.prototype = Native.prototype;
+  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) Object.defineProperty(WebSocket, k, {value: Native[k]});
+  Object.defineProperty(WebSocket, '__ouroGuarded', {value: true});
+  Object.defineProperty(g, 'WebSocket', {value: WebSocket, writable: false, configurable: false, enumerable: false});
+
+  // Peer connections and WebTransport open sockets that no request interception sees (a TURN
+  // server's user name is data, sent over UDP or TCP): a tab the run holds has none.
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCIceTransport', 'WebTransport']) {
+    if (!(name in g)) continue;
+    const refuse = function () {
+      throw new DOMException(name + " is not available in a tab an ouro run holds (its safety gate cannot see what it sends).", 'NotSupportedError');
+    };
+    try { Object.defineProperty(g, name, {value: refuse, writable: false, configurable: false, enumerable: false}); } catch (e) { /* already locked */ }
+  }
+
+  // Workers the page starts run this guard first, then their own script.
+  const source = '(' + ouroGuard.toString() + ')(' + JSON.stringify(ALLOWED_PATTERNS) + ', false);\n';
+  const BlobCtor = g.Blob, createURL = URLCtor.createObjectURL;
+  const wrap = (Native, name) => {
+    if (!Native) return;
+    const Wrapped = function (url, options) {
+      if (!new.target) throw new TypeError("Failed to construct '" + name + "': Please use the 'new' operator.");
+      let href;
+      try { href = new URLCtor(String(url), base).href; } catch (e) { return Reflect.construct(Native, arguments, Native); }
+      const module = options && typeof options === 'object' && options.type === 'module';
+      const boot = source + (module ? 'import ' + stringify(href) + ';' : 'importScripts(' + stringify(href) + ');');
+      const blob = createURL(new BlobCtor([boot], {type: 'text/javascript'}));
+      return Reflect.construct(Native, arguments.length > 1 ? [blob, options] : [blob], Native);
+    };
+    Wrapped.prototype = Native.prototype;
+    Object.defineProperty(g, name, {value: Wrapped, writable: false, configurable: false, enumerable: false});
+  };
+  wrap(g.Worker, 'Worker');
+  wrap(g.SharedWorker, 'SharedWorker');
+
+  if (REFUSE_WINDOWS && g.document && g.Element) refuseWindows();
+
+  function refuseWindows() {
+    const apply = Reflect.apply, defineProperty = Object.defineProperty, describe = Object.getOwnPropertyDescriptor;
+    const getter = (proto, name) => { const d = proto && describe(proto, name); return d && d.get; };
+    const read = (get, object, fallback) => { try { return get ? apply(get, object, []) : fallback; } catch (e) { return fallback; } };
+    const doc = g.document, DocProto = g.Document.prototype, ElementProto = g.Element.prototype;
+    const Str = String, getAttribute = ElementProto.getAttribute, closest = ElementProto.closest, matches = ElementProto.matches;
+    const qsa = DocProto.querySelectorAll;
+    const isConnected = getter(g.Node.prototype, 'isConnected'), listLength = getter(g.NodeList.prototype, 'length');
+    const listItem = g.NodeList.prototype.item, toLower = String.prototype.toLowerCase, trim = String.prototype.trim;
+    const eventType = getter(g.Event.prototype, 'type'), composedPath = g.Event.prototype.composedPath;
+    const preventDefault = g.Event.prototype.preventDefault, eventTarget = getter(g.Event.prototype, 'target');
+    const mouse = g.MouseEvent.prototype, ctrlKey = getter(mouse, 'ctrlKey'), metaKey = getter(mouse, 'metaKey');
+    const shiftKey = getter(mouse, 'shiftKey'), button = getter(mouse, 'button');
+    const submitter = g.SubmitEvent ? getter(g.SubmitEvent.prototype, 'submitter') : null;
+    const FormCtor = g.HTMLFormElement, location = g.location, href = getter(g.Location.prototype, 'href') || describe(location, 'href').get;
+    // Element tests by captured natives: `instanceof` consults Symbol.hasInstance, which a page can redefine.
+    const is = (node, selector) => { try { return apply(matches, node, [selector]); } catch (e) { return false; } };
+    const closestOf = (node, selector) => { try { return apply(closest, node, [selector]); } catch (e) { return null; } };
+    const attr = (el, name) => { const v = apply(getAttribute, el, [name]); return v === null ? null : Str(v); };
+    const here = () => Str(read(href, location, ''));
+    const resolve = (url) => { try { return new URLCtor(Str(url), here()).href; } catch (e) { return Str(url); } };
+
+    const refuse = (url) => {
+      if (report) try { report(stringify({kind: 'window', url: Str(url === undefined || url === null ? '' : url).slice(0, 2000)})); } catch (e) { /* best effort */ }
+    };
+    // Whether navigating with this target opens a new top-level window: anything but the current
+    // browsing context, its ancestors or a frame of this document by that name.
+    const opensWindow = (target) => {
+      if (target === null) {
+        const bases = apply(qsa, doc, ['base[target]']);
+        target = read(listLength, bases, 0) ? attr(apply(listItem, bases, [0]), 'target') : '';
+      }
+      const t = apply(trim, apply(toLower, Str(target || ''), []), []);
+      if (t === '' || t === '_self' || t === '_parent' || t === '_top' || t === '_unfencedtop') return false;
+      if (t === '_blank') return true;
+      const frames = apply(qsa, doc, ['iframe, frame']);
+      for (let i = 0, n = read(listLength, frames, 0); i < n; i++)
+        if (attr(apply(listItem, frames, [i]), 'name') === target) return false;
+      return true;
+    };
+    const linkOpensWindow = (link, ev) => {
+      if (ev) {  // a modifier or the middle button opens a link in a new tab, whatever its target
+        if (read(eventType, ev, '') === 'auxclick' && read(button, ev, 0) === 1) return true;
+        if (read(ctrlKey, ev, false) || read(metaKey, ev, false) || read(shiftKey, ev, false)) return true;
+      }
+      return opensWindow(attr(link, 'target'));
+    };
+    const formOpensWindow = (form, by) => {
+      const own = by && is(by, '*') ? attr(by, 'formtarget') : null;
+      return opensWindow(own !== null ? own : attr(form, 'target'));
+    };
+
+    // window.open and document.open(url, name, features), which is window.open by another name.
+    defineProperty(g, 'open', {value: function open(url) { refuse(url); return null; }, writable: false, configurable: false, enumerable: true});
+    const nativeDocOpen = DocProto.open;
+    defineProperty(DocProto, 'open', {value: function open(a) {
+      if (arguments.length >= 3) { refuse(a); return null; }
+      return apply(nativeDocOpen, this, arguments);
+    }, writable: false, configurable: false});
+    if (g.DocumentPictureInPicture)
+      defineProperty(g.DocumentPictureInPicture.prototype, 'requestWindow', {value: function requestWindow() {
+        refuse('about:blank');
+        return Promise.reject(new DOMException("A new window is not available in a tab an ouro run holds in your Chrome.", 'NotAllowedError'));
+      }, writable: false, configurable: false});
+
+    // Links and forms in this document: decided first, before any listener of the page's.
+    const seen = new g.WeakSet(), seenHas = g.WeakSet.prototype.has, seenAdd = g.WeakSet.prototype.add;
+    const onActivate = (ev) => {
+      if (apply(seenHas, seen, [ev])) return;  // decided already, at window or a shadow root on its way
+      const path = apply(composedPath, ev, []);
+      for (let i = 0; i < path.length; i++) {
+        const link = closestOf(path[i], 'a[href], area[href]');
+        if (!link) continue;
+        apply(seenAdd, seen, [ev]);
+        if (linkOpensWindow(link, ev)) { apply(preventDefault, ev, []); refuse(resolve(attr(link, 'href'))); }
+        return;
+      }
+    };
+    const onSubmit = (ev) => {
+      const form = read(eventTarget, ev, null);
+      if (!is(form, 'form') || !formOpensWindow(form, read(submitter, ev, null))) return;
+      apply(preventDefault, ev, []);
+      refuse(resolve(attr(form, 'action') || here()));
+    };
+    const listen = (target) => {
+      apply(addListener, target, ['click', onActivate, true]);
+      apply(addListener, target, ['auxclick', onActivate, true]);
+      apply(addListener, target, ['submit', onSubmit, true]);
+    };
+    const addListener = g.EventTarget.prototype.addEventListener;
+    listen(g);
+    // An event from inside a closed shadow root reaches window with its path cut at the host:
+    // every shadow root made by script, open or closed, is listened to as well. (Roots declared
+    // in HTML and kept closed are out of reach; docs/guides/your-browser.md says so.)
+    const nativeAttachShadow = ElementProto.attachShadow;
+    if (nativeAttachShadow)
+      defineProperty(ElementProto, 'attachShadow', {value: function attachShadow() {
+        const root = apply(nativeAttachShadow, this, arguments);
+        listen(root);
+        return root;
+      }, writable: false, configurable: false});
+    const internalsRoot = g.ElementInternals ? getter(g.ElementInternals.prototype, 'shadowRoot') : null;
+    if (internalsRoot)
+      defineProperty(g.ElementInternals.prototype, 'shadowRoot', {get: function shadowRoot() {
+        const root = apply(internalsRoot, this, []);
+        if (root) listen(root);
+        return root;
+      }, configurable: false});
+
+    // What bypasses this document's listeners: form.submit() fires no submit event, and a click on
+    // a link outside the document (a.click() on an element never inserted) has no path to window.
+    const HTMLProto = g.HTMLElement.prototype, nativeClick = HTMLProto.click, nativeSubmit = FormCtor.prototype.submit;
+    const nativeDispatch = g.EventTarget.prototype.dispatchEvent;
+    const detachedLink = (el) => is(el, '*') && !read(isConnected, el, true) ? closestOf(el, 'a[href], area[href]') : null;
+    defineProperty(HTMLProto, 'click', {value: function click() {
+      const link = detachedLink(this);
+      if (link && linkOpensWindow(link, null)) return refuse(resolve(attr(link, 'href')));
+      return apply(nativeClick, this, arguments);
+    }, writable: false, configurable: false});
+    defineProperty(g.EventTarget.prototype, 'dispatchEvent', {value: function dispatchEvent(ev) {
+      const link = detachedLink(this);
+      const type = read(eventType, ev, '');
+      if (link && (type === 'click' || type === 'auxclick') && linkOpensWindow(link, ev)) { refuse(resolve(attr(link, 'href'))); return false; }
+      return apply(nativeDispatch, this, arguments);
+    }, writable: false, configurable: false});
+    defineProperty(FormCtor.prototype, 'submit', {value: function submit() {
+      if (is(this, 'form') && formOpensWindow(this, null)) return refuse(resolve(attr(this, 'action') || here()));
+      return apply(nativeSubmit, this, arguments);
+    }, writable: false, configurable: false});
+  }
+})(ALLOWED_PATTERNS, REFUSE_WINDOWS);
