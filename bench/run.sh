@@ -21,5 +21,8 @@ echo
 echo "== One node, many runs: 1, 4, 8 and 16 submitted at once, runs per minute and peak memory =="
 "$build/bench/concurrency_bench"
 echo
+echo "== The extension bridge: the same calls through ouro's extension and over ouro's own pipe =="
+node "$(dirname "$0")/bridge.mjs" "$build"
+echo
 echo "== act(): plain instructions on the task suites, no model =="
 node "$(dirname "$0")/act_tasks.mjs" "$build"
