@@ -200,6 +200,9 @@ bool Run::ask_confirmation(const json& request) {
     emit("confirmation-res", {{"id", req["id"]}, {"approved", true}, {"by", "your command"}, {"details", req}});
     return true;
   }
+  // When no answer counts as "no": the faces show a countdown to it.
+  req["timeoutMs"] = m_options.confirm_timeout.count();
+  req["expiresAt"] = static_cast<int64_t>(now_ms()) + m_options.confirm_timeout.count();
   emit("confirmation-req", {{"id", req["id"]}, {"action", req["action"]}, {"details", req}});
   bool approved = !m_cancel.cancelled() && m_options.confirm && m_options.confirm(req);
   emit("confirmation-res", {{"id", req["id"]}, {"approved", approved}});
@@ -209,6 +212,10 @@ bool Run::ask_confirmation(const json& request) {
 Result<std::string> Run::ask_user(const json& question) {
   json q = question;
   q["id"] = "q" + std::to_string(++m_questions);
+  if (m_options.ask_user) {
+    q["timeoutMs"] = m_options.ask_timeout.count();
+    q["expiresAt"] = static_cast<int64_t>(now_ms()) + m_options.ask_timeout.count();
+  }
   emit("user-question", q);
   std::optional<std::string> answer;
   if (!m_cancel.cancelled() && m_options.ask_user) answer = m_options.ask_user(q);

@@ -45,6 +45,7 @@ struct RunOptions {
   // answer; nullopt when no one answered in time (it must give up by then) or there is no one.
   // Without one, askUser fails with "no one to ask".
   std::function<std::optional<std::string>(const json& question)> ask_user;
+  std::chrono::milliseconds ask_timeout = 300s;
   // A follow-up turn of a conversation: the earlier turns (in the prompt, compacted past the
   // budget) and the number its first iteration carries (they count on across turns).
   std::vector<Turn> earlier;

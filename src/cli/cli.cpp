@@ -866,6 +866,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   asker.confirm = [&](const json& req) { return confirmer.ask(req); };
   asker.ask_user = [&](const json& q) { return confirmer.ask_text(q, std::chrono::seconds(rf.ask_timeout_s)); };
   asker.confirm_timeout = std::chrono::seconds(rf.confirm_timeout_s);
+  asker.ask_timeout = std::chrono::seconds(rf.ask_timeout_s);
   TerminalView view(isatty(2));
   log->set_sink([](const runs::StoredEvent& e) {
     // A replay that healed steps, or that a model took over from: a new version of its script.

@@ -117,12 +117,17 @@ std::optional<std::string> closest(std::string_view word, const std::vector<std:
   size_t limit = std::max<size_t>(1, (word.size() + 1) / 3);
   // No command or option is this long: a pasted blob is not a typo (and the table stays small).
   if (word.size() > 64) return std::nullopt;
+  // Between equally close ones, the one of the word's length: "--modle" is "--model" with two
+  // letters swapped rather than "--mode" with one added.
+  size_t best_len = std::string::npos;
   for (const auto& c : candidates) {
-    if ((c.size() > word.size() ? c.size() - word.size() : word.size() - c.size()) > limit) continue;
+    size_t len = c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
+    if (len > limit) continue;
     size_t d = edit_distance(word, c);
-    if (d <= limit && d < best_d) {
+    if (d <= limit && (d < best_d || (d == best_d && len < best_len))) {
       best = c;
       best_d = d;
+      best_len = len;
     }
   }
   // A prefix the user stopped typing ("sched" for "schedule") is a likely meaning too.

@@ -195,6 +195,7 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
   ro.confirm = asker.confirm;
   ro.ask_user = asker.ask_user;
   ro.confirm_timeout = asker.confirm_timeout;
+  ro.ask_timeout = asker.ask_timeout;
   if (m_resume) {
     // The resumed turn goes on from its checkpoint; the turns after it start as any turn does.
     ro.resume = m_resume->state;

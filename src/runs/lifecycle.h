@@ -44,6 +44,7 @@ struct Asker {
   std::function<bool(const json& request)> confirm;                                // none: denied
   std::function<std::optional<std::string>(const json& question)> ask_user;       // none: no one to ask
   std::chrono::milliseconds confirm_timeout{60000};
+  std::chrono::milliseconds ask_timeout{300000};  // how long ask_user waits (shown as a countdown)
 };
 
 struct Setup {

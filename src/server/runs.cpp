@@ -685,6 +685,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
 
   runs::Asker asker;
   asker.confirm_timeout = m_config.confirm_timeout;
+  asker.ask_timeout = m_config.ask_timeout;
   asker.confirm = [this, run](const json& req) {
     std::string id = req.value("id", "");
     std::unique_lock lock(run->mutex);

@@ -135,6 +135,9 @@ TEST(FirstHour, ATypoGetsTheClosestCommandOrOption) {
   Exited opt = ouro(data, "run --max-iteration 3 'a task'");
   EXPECT_EQ(opt.code, 2);
   EXPECT_TRUE(has(opt.err, "there is no option --max-iteration. Did you mean --max-iterations?")) << opt.err;
+  // Two letters swapped is read as that, not as one letter too many: --modle is --model.
+  Exited swapped = ouro(data, "run --modle x 'a task'");
+  EXPECT_TRUE(has(swapped.err, "there is no option --modle. Did you mean --model?")) << swapped.err;
   // Words in the order they were written: the typo, not the last word, is named.
   Exited two = ouro(data, "hi rnu");
   EXPECT_TRUE(has(two.err, "Did you mean \"run\"?")) << two.err;
