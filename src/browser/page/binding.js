@@ -24,10 +24,8 @@
   const MARGIN = 0.1;       // a runner-up this close makes the target ambiguous
   const MAX_TEXT_NODES = 20000;
 
-  const norm = s => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
-  const key = s => norm(s).toLowerCase().replace(/^[\s"'“”‘’«»(\[]+|[\s"'“”‘’«»)\]:*.!?,…]+$/gu, '');
-  const alnum = s => key(s).replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-  const wordsOf = s => { const a = alnum(s); return a ? a.split(' ') : []; };
+  // A label's forms and typo test: the page engine's, one for the three scripts.
+  const { norm, key, alnum, words: wordsOf, editClose: oneEdit } = P.text;  // oneEdit: "serch", "sigin"
   const attr = (el, n) => { try { return el.getAttribute(n); } catch (_) { return null; } };
 
   const FAMILY = {
@@ -152,7 +150,6 @@
     }
     return false;
   }
-  const oneEdit = (a, b) => P.editClose(a, b);   // typos: "serch", "sigin"
   function textScore(t, want) {
     const kt = key(t);
     if (!kt) return 0;

@@ -17,10 +17,10 @@
 
   const THRESHOLD = 0.6;  // below this no element is taken
   const MARGIN = 0.1;     // the runner-up must be at least this far behind
-  const norm = s => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
+  // Text as the page engine reads it (__ouroPcd.text): `key` here is its letters-and-digits form.
+  const { norm, alnum: key, similarity: sim } = P.text;
   // Sliced before it is normalised: a page's megabyte of text costs no more than a short one.
   const clip = (s, n = 80) => { s = norm(String(s == null ? '' : s).slice(0, 4 * n + 64)); return s.length > n ? s.slice(0, n) : s; };
-  const key = s => norm(s).toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
   const attr = (el, n) => { try { return el.getAttribute(n); } catch (_) { return null; } };
   const tagOf = el => String(el && el.localName || '').toLowerCase();
 
@@ -45,24 +45,6 @@
     if (verb === 'select') return t === 'select' || role === 'combobox' || role === 'listbox';
     if (verb === 'upload') return t === 'input' && /^file$/i.test(attr(el, 'type') || '');
     return true;
-  }
-
-  function words(s) { const k = key(s); return k ? k.split(' ') : []; }
-  function trigrams(s) { const t = ` ${key(s)} `, out = new Set(); for (let i = 0; i + 3 <= t.length; i++) out.add(t.slice(i, i + 3)); return out; }
-  // How alike two texts are: 1 the same (case and punctuation aside) … 0.
-  function sim(a, b) {
-    const ka = key(a), kb = key(b);
-    if (!ka || !kb) return 0;
-    if (ka === kb) return 1;
-    const wa = new Set(words(a)), wb = new Set(words(b));
-    let common = 0;
-    for (const w of wa) if (wb.has(w)) common++;
-    const dice = 2 * common / (wa.size + wb.size);
-    const ta = trigrams(a), tb = trigrams(b);
-    let ct = 0;
-    for (const t of ta) if (tb.has(t)) ct++;
-    const tri = 2 * ct / (ta.size + tb.size);
-    return Math.max(dice, 0.9 * tri);
   }
 
   function labelOf(el) {

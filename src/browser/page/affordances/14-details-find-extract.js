@@ -233,7 +233,7 @@
       snapshot, details, find, extract, frames, frameBox, usePrefix, marks,
       resolveAll: selector => resolveAll(selector), resolve,
       role: el => roleOf(el, null), accessibleName: el => accessibleName(el, null),
-      elements, refOf: el => refFor(el, newCtx()), stateOf, editClose, textOf: el => textOf(el, newCtx()),
+      elements, refOf: el => refFor(el, newCtx()), stateOf, text: TEXT, textOf: el => textOf(el, newCtx()),
       visible: el => geom(el, newCtx()).vis, landmarkOf: el => landmark(el, newCtx()),
       version: 1,
     }),

@@ -17,8 +17,6 @@
     ['prev', /\bprev(ious)?\b|\bnewer\b/i], ['login', /\b(sign|log)\s*-?\s*in\b|\blogin\b/i], ['search', /\bsearch\b/i],
     ['dismiss', /\bclose\b|\bdismiss\b/i]];
 
-  // Words: split at ASCII and general punctuation and spaces; a plural 's' is dropped.
-  const SPLIT = /[\s!-\/:-@\[-`{-~\u00a0-\u00bf\u2000-\u206f\u3000-\u303f]+/;
   const SYNONYMS = { remember: ['keep', 'stay'], cart: ['basket', 'bag', 'trolley'], basket: ['cart', 'bag'], bag: ['cart', 'basket'],
     register: ['signup', 'sign', 'create', 'join'], signup: ['register', 'create', 'join'], search: ['find', 'query'],
     find: ['search'], delete: ['remove', 'trash'], remove: ['delete'], email: ['mail'], mail: ['email'],
@@ -27,34 +25,6 @@
     previou: ['prev', 'back', 'newer'], prev: ['previous', 'back'], back: ['previous', 'prev'], username: ['user', 'login', 'email'],
     setting: ['preferences', 'options'], preference: ['settings'], help: ['support', 'faq'], profile: ['account'],
     account: ['profile'], password: ['passcode', 'pwd'], checkout: ['buy', 'pay'], logout: ['sign', 'log'] };
-  const tokenize = s => {
-    const out = [];
-    for (const w of lower(s).split(SPLIT)) if (w) out.push(w.length > 4 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w);
-    return out;
-  };
-  function trigrams(s) {
-    const t = ' ' + lower(s).replace(/[^\p{L}\p{N}]+/gu, ' ').trim() + ' ';
-    const out = new Set();
-    for (let i = 0; i + 3 <= t.length; i++) out.add(t.slice(i, i + 3));
-    return out;
-  }
-  function trigramSim(a, b) {
-    if (!a.size || !b.size) return 0;
-    let inter = 0;
-    for (const g of a) if (b.has(g)) inter++;
-    return inter / (a.size + b.size - inter);
-  }
-  function editClose(a, b) {
-    // Within one edit, for tokens of 4+ letters (typos: "serch", "sigin").
-    if (Math.abs(a.length - b.length) > 1 || a.length < 4) return false;
-    let i = 0, j = 0, edits = 0;
-    while (i < a.length && j < b.length) {
-      if (a[i] === b[j]) { i++; j++; continue; }
-      if (++edits > 1) return false;
-      if (a.length > b.length) i++; else if (b.length > a.length) j++; else { i++; j++; }
-    }
-    return edits + (a.length - i) + (b.length - j) <= 1;
-  }
 
   function parseQuery(description, roleOpt) {
     const d = lower(norm(description));
