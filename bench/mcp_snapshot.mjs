@@ -1,4 +1,4 @@
-// Playwright MCP's page snapshot, measured through a real MCP client (issue 9's peer).
+// Playwright MCP's page snapshot, measured through a real MCP client (the peer of ouro's snapshot).
 //
 // Starts @playwright/mcp (bench/node_modules, pinned in bench/package.json) over stdio with the
 // official MCP TypeScript SDK client, on the same Chromium as ouro (/usr/bin/chromium, headless), and

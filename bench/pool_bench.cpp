@@ -1,4 +1,4 @@
-// Browser pools (issue 12), measured: the throughput of a scripted task — runs finished per minute
+// Browser pools, measured: the throughput of a scripted task — runs finished per minute
 // with N runs submitted at once — on a pool of 1, 2 and 3 endpoints, each a local Chromium started
 // with --remote-debugging-port=0 and reached over ws:// as a remote one would be, in one process
 // run. The task (4 iterations on the fixture site: open a page, read its links, extract, answer)

@@ -1,6 +1,6 @@
 // The data-as-variable pillar, measured: prompt tokens per iteration as the page grows from 10 KB
-// to 10 MB, next to a naive baseline that puts the page text in the prompt (seed 000's
-// "Algorithm 2"), and the engine's own time per iteration (context build, parsing, summarising)
+// to 10 MB, next to a naive baseline that puts the page text in the prompt (the
+// usual approach), and the engine's own time per iteration (context build, parsing, summarising)
 // apart from model and browser time. The model is the scripted provider, so model time is ~0.
 //
 // Usage: prompt_bench
@@ -19,7 +19,7 @@ using namespace ouro;
 
 namespace {
 
-// Prompt caching (issue 15): a 12-iteration run, and for each iteration the share of its input that
+// Prompt caching: a 12-iteration run, and for each iteration the share of its input that
 // repeats the previous call's prefix, then the run's input cost at Claude Sonnet 4's published
 // prices ($3 input, $3.75 cache write, $0.30 cache read per million) with and without caching,
 // simulating Anthropic's rules on the request blocks ouro sends: entries are written at the

@@ -1,4 +1,4 @@
-// Real-world saved web pages, served on 127.0.0.1 for the snapshot-size benchmark (issue 9).
+// Real-world saved web pages, served on 127.0.0.1 for the snapshot-size benchmark.
 //
 // The pages are not in this repo: they are the test fixtures that three npm packages ship in their
 // published tarballs (bench/package.json pins the exact versions, so the bytes never change), and

@@ -1,4 +1,4 @@
-// Runs that become scripts (issue 16), measured: a run recorded with a scripted model that fills
+// Runs that become scripts, measured: a run recorded with a scripted model that fills
 // the fixture form field by field, makes a dead end and reads back what the page kept, against
 // its replay as a script with other values and no model. The scripted model answers after
 // --model-ms (default 1500: a stand-in for a hosted model's time to first token and its

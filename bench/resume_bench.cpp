@@ -1,4 +1,4 @@
-// Runs that survive a crash (issue 11), measured: what a checkpoint costs after each iteration
+// Runs that survive a crash, measured: what a checkpoint costs after each iteration
 // (its bytes — the run's state and the REPL's env — and the time to take and store it) as a
 // scripted run's env grows, and what resuming costs: reading the checkpoint and the event log,
 // a new session with env restored and the tabs reopened, against starting the same run fresh.

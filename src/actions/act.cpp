@@ -1,4 +1,4 @@
-// act(): the command language run without a model (issue 17; seed 001 §2–§4, §3.5–§3.7). The
+// act(): the command language run without a model (docs/guides/without-a-model.md). The
 // text is read by commands/sentence (a command per line, or plain sentences turned into commands
 // by the request parser and planner); each command's target is bound on the page by the binder
 // (browser/page/binding.js) — never below its confidence threshold — and carried out through the
@@ -638,7 +638,7 @@ Result<json> act(Context& ctx, const json& args) {
     criteria.push_back({{"criterion", r.success_criteria[i]}, {"met", static_cast<bool>(did)}});
     steps.push_back(std::move(step));
   }
-  // The evaluator's verdict (seed 001 §3.7): each criterion as met or not, and why it stands so.
+  // The evaluator's verdict: each criterion as met or not, and why it stands so.
   json marks = json::array();
   size_t met = 0;
   for (const auto& c : criteria) {

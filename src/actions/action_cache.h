@@ -1,4 +1,4 @@
-// The action cache (issue 16 §4; Stagehand's act cache, seed 001 §9 "remember what worked"): how a
+// The action cache (like Stagehand's act cache: remember what worked): how a
 // plain-words target ("the Sign in button") was resolved on a site, kept per page shape, so the
 // same command on the same kind of page finds its element again by a selector, without ranking
 // and without a model. A kept resolution is used only when its selector finds exactly one visible

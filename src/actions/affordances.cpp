@@ -1,4 +1,4 @@
-// Pages as compact affordances (issue 9, seed 002 §4–§8): the page engine (browser/page/
+// Pages as compact affordances: the page engine (browser/page/
 // affordances.js, in the helpers' isolated world) builds the MiniPCD snapshot, the details of refs,
 // the ranking of find() and the rows of extract(); here the REPL's calls reach it with their
 // checked options — in the top document and in every cross-origin frame the engine cannot enter

@@ -79,7 +79,7 @@ struct Context : std::enable_shared_from_this<Context> {
   // lock, so a pool thread never reads a half-replaced std::function; a call that started before
   // removal keeps the hooks it took alive until it returns.
   struct Hooks {
-    // Asks the user to approve a sensitive action (seed 000 §10, layer 1); blocks until the
+    // Asks the user to approve a sensitive action (the first safety layer); blocks until the
     // answer or the timeout (a deny). Unset: actions are not gated (a person is driving: ouro
     // exec/repl). The request: {action, selector, tab, url, element, reason, target}.
     std::function<bool(const json& request)> confirm;
@@ -92,7 +92,7 @@ struct Context : std::enable_shared_from_this<Context> {
     std::function<Result<std::string>(const json& question)> ask_user;
     // Answers llm_query/llm_batch during an agent run; unset outside runs.
     std::function<Result<json>(const std::string& function, const json& args)> sub_llm;
-    // Recordings and replays (issue 16; actions/targets.h). on_record hears what identifies the
+    // Recordings and replays (actions/targets.h). on_record hears what identifies the
     // target of each action ("target": {action, selector, tab, details}) and each target a replay
     // found again ("heal": {step, action, old, new, confidence, candidates}); it never blocks.
     // recorded: in a replay only, what the script recorded about the target a step's action names

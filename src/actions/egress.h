@@ -1,4 +1,4 @@
-// The egress gate of a host's browser context (seed 000 §10, seed 003 "Security Gate", issue 8):
+// The egress gate of a host's browser context (docs/guides/safety.md):
 // the browser pauses every request of the context's tabs (browser/egress.h); here each one is
 // attributed — the run's (its code, its actions, frames and workers it made) or the page's own —
 // judged by the run's policy (safety/gate.h), and let through, refused, or asked about through

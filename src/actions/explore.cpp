@@ -1,5 +1,5 @@
-// explore(): beam search over a site for a page where a goal predicate holds (issue 17; seed 002
-// §8.4, §10). Goal predicates: a form of a purpose ({form: 'login'}), an action of a kind
+// explore(): beam search over a site for a page where a goal predicate holds
+// (docs/reference/api.md). Goal predicates: a form of a purpose ({form: 'login'}), an action of a kind
 // ({action: 'download_invoice'} — a snapshot kind, or words a control's name has), a collection
 // with fields ({collection: ['date', 'amount']}), or text on the page ({text: '…'}, or a plain
 // string). From the start page, its links are ranked against the goal's words; the best `beam`

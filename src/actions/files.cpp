@@ -1,4 +1,4 @@
-// Files in and out of a run (issue 9): the downloads of the session's context, which land in its
+// Files in and out of a run: the downloads of the session's context, which land in its
 // own folder (session.cpp sets it up), and uploads into a page's file input, taken only from the
 // folders the session allows (its downloads folder and --upload-dir ones).
 #include "actions/impl.h"

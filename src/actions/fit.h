@@ -1,4 +1,4 @@
-// Typed results keep their type when they are too large (issue 7): an array keeps the whole items
+// Typed results keep their type when they are too large: an array keeps the whole items
 // that fit, a tree is pruned by depth and then breadth, an object keeps the fields that fit. Only
 // strings (and execInTab's free-form values) become {__truncated, originalLength, data}. Pure
 // functions over JSON; the host applies them to every capability's result.

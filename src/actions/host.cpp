@@ -157,7 +157,7 @@ void Host::call(const std::string& function, json args, std::function<void(Resul
                            kMaxQueuedCalls));
   };
   // Actions on one tab run one after another in the order they were called (Promise.all of
-  // clicks on a tab: seed 002 §7); on different tabs, and reads, they run at once. Closing a
+  // clicks on a tab included); on different tabs, and reads, they run at once. Closing a
   // tab does not wait its turn: it ends what waits there.
   const Capability* cap = find(function);
   if (cap && acts_on_tab(*cap) && cap->name != "closeTab" && !cap->params.empty() && cap->params[0].name == "tabId" && !args.empty() && args[0].is_string()) {

@@ -1,5 +1,5 @@
-// Browser actions (seed 000 §3.3) as a person performs them: trusted input through CDP's Input
-// domain at the element's visible centre, after the page helper has scrolled it into view and
+// Browser actions as a person performs them (docs/reference/api.md): trusted input through CDP's
+// Input domain at the element's visible centre, after the page helper has scrolled it into view and
 // found it attached, visible, enabled and not covered — retried until the action deadline, as
 // Playwright's actionability checks do.
 #include "actions/egress.h"

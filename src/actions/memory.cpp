@@ -1,4 +1,4 @@
-// remember() and recall(): memory across tasks from the REPL (seed 004, "Memory System"), over the
+// remember() and recall(): memory across tasks from the REPL (docs/guides/memory.md), over the
 // session's database. The entries are short texts found again by their words (memory/memory.h).
 #include "actions/impl.h"
 

@@ -1,6 +1,7 @@
-// observe() and read(): what a tool-calling model is shown of a page (issue 17; seed 003's content
-// script). observe is the compact snapshot (refs to act on) and the page's visible text, main
-// content first, bounded at about 6,000 characters; read is the text of one region or ref, bounded.
+// observe() and read(): what a tool-calling model is shown of a page (as an extension's content
+// script reads it). observe is the compact snapshot (refs to act on) and the page's visible
+// text, main content first, bounded at about 6,000 characters; read is the text of one region or
+// ref, bounded.
 #include "actions/impl.h"
 
 #include "browser/browser.h"

@@ -20,7 +20,7 @@ namespace ouro::actions {
 
 enum class Risk { Read, Navigate, Act, Storage, Local };
 enum class Where { Host, Worker };
-// Seed 004's tool permissions: auto runs, ask needs the user's yes (through the run's
+// Tool permissions: auto runs, ask needs the user's yes (through the run's
 // confirmation channel; a person at `ouro exec` is the user), deny is an error the model sees.
 enum class Permission { Auto, Ask, Deny };  // implemented in ouro (over CDP) or inside the REPL worker
 
@@ -47,7 +47,7 @@ struct Capability {
   Implementation impl;       // Host capabilities only
   bool internal = false;     // plumbing between the REPL prelude and ouro: not in the reference
   Permission permission = Permission::Auto;  // the default; settings and runs may override it
-  // Tool-calling mode (issue 17): the tool's name when the capability is one of the model's tools.
+  // Tool-calling mode: the tool's name when the capability is one of the model's tools.
   // Its parameters are the capability's, a leading tabId left out (the run's active tab).
   std::string tool = {};
   // Puts the run's data or choices into a page (every Act, and the Read or Storage calls that

@@ -1,6 +1,7 @@
-// Layer 1 of seed 000 §10: before click, type, fill or select acts on a submit control, a payment
-// or password field, or a control labelled like buy/pay/send/delete/confirm/transfer/order/sign,
-// the action asks the user (through Context::confirm) and waits.
+// The first safety layer (docs/guides/safety.md): before click, type, fill or select acts on a
+// submit control, a payment or password field, or a control labelled like
+// buy/pay/send/delete/confirm/transfer/order/sign, the action asks the user (through
+// Context::confirm) and waits.
 #pragma once
 
 #include "base/json.h"

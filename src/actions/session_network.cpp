@@ -1,4 +1,4 @@
-// Session, storage, network and console introspection (seed 000 §3.4–3.6).
+// Session, storage, network and console introspection (docs/reference/api.md).
 #include "actions/impl.h"
 #include "base/base64.h"
 #include "browser/browser.h"

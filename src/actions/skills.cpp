@@ -1,4 +1,4 @@
-// Skills (issue 17; seed 002 §10): login, search, fillForm, paginate, navigateByMenu — each
+// Skills (docs/reference/api.md): login, search, fillForm, paginate, navigateByMenu — each
 // deterministic over the page's snapshot: it matches the slots it needs (the login form's user
 // and password fields and its submit; the search field; …), binds them to refs, acts through the
 // registry's own capabilities (permissions, the safety gate), and checks its effects (the password

@@ -1,4 +1,4 @@
-// Tab management and DOM introspection (seed 000 §3.1, §3.2).
+// Tab management and DOM introspection (docs/reference/api.md).
 #include "actions/claims.h"
 #include "actions/egress.h"
 #include "actions/impl.h"

@@ -1,5 +1,5 @@
 // What identifies an action's target, recorded in runs and used by replays to find the target
-// again when its selector no longer names it (issue 16). The page side is browser/page/heal.js;
+// again when its selector no longer names it. The page side is browser/page/heal.js;
 // this is the host side the actions call (internal to actions).
 #pragma once
 

@@ -173,7 +173,7 @@ std::string relevant_memories(const std::string& entries, bool with_recall) {
 
 std::string task_reinforcement(const std::string& task, int iteration, int cap, const std::vector<IterationRecord>& history) {
   std::string out = "## Current Task\nUser's request: \"" + task + "\"\n" + fmt::format("Iteration: {} of {}\n", iteration, cap);
-  // A request the deterministic parser reads whole (seed 001 §3.1) brings its success criteria:
+  // A request the deterministic parser reads whole brings its success criteria:
   // a checklist to verify before setFinal(). Others (summaries, questions) bring none.
   if (task.size() <= 2000) {
     auto parsed = commands::parse_request(task);

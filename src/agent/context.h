@@ -1,4 +1,4 @@
-// What the model sees each iteration (seed 000 §4): a constant system prompt with the API
+// What the model sees each iteration (docs/design/agent-loop.md): a constant system prompt with the API
 // reference, then task reinforcement with mechanically derived progress, page changes since the
 // last iteration, browser state, REPL variables with schemas, store keys, and metadata-only
 // history, compacted by tokens. Page data never appears beyond bounded previews.

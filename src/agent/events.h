@@ -1,4 +1,4 @@
-// The run's event stream (seed 000 §5.3): every step is a typed event — iteration-start,
+// The run's event stream (docs/reference/events.md): every step is a typed event — iteration-start,
 // stream-token, code-generated, code-result, sub-llm-start, sub-llm-complete, page-changes, log,
 // error, env-update, complete. The terminal, traces (and later the Command Center and the API)
 // all read this one stream.

@@ -1,4 +1,4 @@
-// Code extraction from a model's reply, by the fallback chain of seed 000 §9: ```repl fences,
+// Code extraction from a model's reply, by a fallback chain: ```repl fences,
 // then any fence, then tool-call JSON ({"code": "…"}), then bare lines that look like our API.
 #pragma once
 

@@ -558,7 +558,7 @@ RunResult Run::execute() {
       m_guidance.clear();
     }
     if (!guidance.empty()) guidance = "## Message From The User (sent while you worked)\n" + guidance + "Take it into account from now on.\n\n";
-    // Stable first, so providers can cache the prefix (issue 15): the earlier turns, the relevant
+    // Stable first, so providers can cache the prefix: the earlier turns, the relevant
     // memories, then the history, block by block as compaction leaves them; then what is new this iteration — the
     // task and its progress, the user's message, page changes, browser state, env, store keys.
     std::string user;

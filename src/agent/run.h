@@ -1,4 +1,4 @@
-// One agent run: the RLM loop of seed 000 (Algorithm 1) over a session's browser and REPL. The
+// One agent run: the RLM loop (docs/design/agent-loop.md) over a session's browser and REPL. The
 // model writes code, the REPL runs every block, the model sees metadata only, and the run ends by
 // setFinal(), the iteration cap (partial results, labelled) or cancellation. Every step is an
 // event on the sink.
@@ -26,7 +26,7 @@ using namespace std::chrono_literals;
 struct RunOptions {
   std::string task;
   // "rlm" (the default): the model writes code in the REPL. "tools": it calls the registry's
-  // tools one step at a time through function calling (issue 17; seed 003).
+  // tools one step at a time through function calling.
   std::string agent = "rlm";
   std::string model;
   std::string sub_model;
@@ -51,7 +51,7 @@ struct RunOptions {
   std::vector<Turn> earlier;
   int first_iteration = 1;
   size_t conversation_budget_tokens = 2000;
-  // Resuming after a crash (issue 11): the state of the last checkpoint — history, usage, the
+  // Resuming after a crash: the state of the last checkpoint — history, usage, the
   // iterations this turn has had — and what to tell the model about the restart (env restored,
   // values lost, tabs reopened). The run continues from the iteration after the checkpoint.
   std::optional<RunState> resume;
@@ -59,7 +59,7 @@ struct RunOptions {
   // After each iteration: the run's state as a checkpoint keeps it (JSON text) and the REPL's env
   // (typed JSON), to be stored before the checkpoint event is. Its failure is reported, not fatal.
   std::function<Result<void>(int iteration, const std::string& state, const std::string& env)> on_checkpoint;
-  // A replay (issue 16): what the script recorded about the target an action names by a selector
+  // A replay: what the script recorded about the target an action names by a selector
   // ({details, step}; nullopt: nothing), so the host can find a changed target again. Unset: the
   // actions act on their selectors as given. Every run records its actions' targets (`target`
   // events) and a replay's healed ones (`heal` events).
@@ -101,7 +101,7 @@ class Run {
   ~Run();
 
   // Runs to the end. Blocks; events arrive on the sink meanwhile. A task that starts with `$` is
-  // the command language (issue 17): act() runs it as the turn's one block, without the model.
+  // the command language: act() runs it as the turn's one block, without the model.
   RunResult execute();
   // Stops the run soon (the model stream, a waiting page call and pending sub-calls); any thread.
   void cancel();

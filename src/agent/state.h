@@ -1,4 +1,4 @@
-// A run's state as its events give it (seed 004 EventLog: the log is the source of truth). The
+// A run's state as its events give it (an event log: the log is the source of truth). The
 // run folds every event it emits into a RunState; a checkpoint is that state after an iteration
 // (plus the REPL's env and the browser context's cookies, kept beside it); recovery folds the
 // stored events into the same state. Pure: no I/O, so a test can rebuild a run from its events
@@ -42,8 +42,8 @@ void apply_event(RunState& state, const std::string& type, const json& data);
 // A turn's answer as the next turn's prompt shows it (a string as it is; JSON cut at 2,000).
 std::string final_text(const json& final);
 
-// Iterations past this many in a checkpoint keep their code and one-line result only (seed 004
-// context compaction), so a long run's checkpoint stays bounded.
+// Iterations past this many in a checkpoint keep their code and one-line result only (context
+// compaction), so a long run's checkpoint stays bounded.
 constexpr size_t kCheckpointFullIterations = 10;
 // The state as a checkpoint keeps it: the history compacted past kCheckpointFullIterations.
 json checkpoint_json(const RunState& state);

@@ -1,7 +1,7 @@
-// Tool-calling mode (issue 17; seed 003): instead of writing code, the model calls tools — the
+// Tool-calling mode: instead of writing code, the model calls tools — the
 // registry's capabilities that carry a tool name — one per step, through native function calling
 // (OpenAI tools/tool_calls, Anthropic tool_use) or, for models without it, a JSON answer read
-// leniently. Each step's prompt is rebuilt (seed 003 "LLM Client"): the task, the last 20 steps,
+// leniently. Each step's prompt is rebuilt: the task, the last 20 steps,
 // the latest self-reflection, and the current page — URL, title, its visible text (main content
 // first, ~6,000 characters) and its interactive elements by ref — with everything read from the
 // page marked as untrusted content. Loops are stopped before they run (tool_policy.h), a

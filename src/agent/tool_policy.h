@@ -1,4 +1,4 @@
-// The rules of tool-calling mode (issue 17; seed 003 "Agent Logic", "Optimization"), as pure
+// The rules of tool-calling mode, as pure
 // functions over the steps taken: loop detection (three patterns), self-reflection every five
 // steps with the "low efficiency twice → stop" rule, the history the prompt carries (the last 20
 // steps), and the lenient reading of a model's JSON answer when it has no native function calling.
@@ -25,7 +25,7 @@ struct ToolStep {
 // "click {"selector":"e3"}": the identity of an action for loop detection (arguments canonical).
 std::string action_key(const std::string& tool, const json& arguments);
 
-// Seed 003's three patterns, checked before the next action runs:
+// Three loop patterns, checked before the next action runs:
 //  1. the same action (tool and arguments) three times in a row;
 //  2. the same tool four times in a row while the page did not change;
 //  3. the same action five times within the last seven steps (alternating loops).
@@ -41,7 +41,7 @@ struct Reflection {
   json to_json() const;
   std::string text() const;  // for the next prompt
 };
-// Over the last five steps (seed 003 "Self-Reflection").
+// Self-reflection over the last five steps.
 Reflection reflect(const std::vector<ToolStep>& steps);
 
 // "Step 3: click e3 → clicked button "Sign in"", the last `keep` steps (20 by default).

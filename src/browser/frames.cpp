@@ -1,4 +1,4 @@
-// Cross-origin frames (issue 9): the page engine runs in the top document's isolated world and
+// Cross-origin frames: the page engine runs in the top document's isolated world and
 // enters same-origin frames itself; a cross-origin frame's document is closed to it. Each such
 // frame gets a prefix ("f2") and a helpers world of its own: in the tab's session when the frame
 // shares the tab's renderer (same site), in the frame's own CDP session when it runs out of

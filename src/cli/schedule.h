@@ -18,7 +18,7 @@ struct ScheduleFlags {
   std::string missed = "run-once";
   std::string name;
   std::vector<std::string> options;  // k=v: v as JSON when it reads as JSON, else as a string
-  std::string script;                // --script NAME: fires replay the saved script first (issue 16)
+  std::string script;                // --script NAME: fires replay the saved script first
   std::string id;                    // remove, run-now
   bool as_json = false;
   std::string data_dir;  // "" = $OURO_DATA_DIR or the default

@@ -1,4 +1,4 @@
-// The command language (issue 17; seed 001 §2–§4, §6): one command per line or `;`, for people
+// The command language (docs/guides/without-a-model.md): one command per line or `;`, for people
 // and models alike, run by act() without a model.
 //
 //   navigate URL | back | forward | reload

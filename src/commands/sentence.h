@@ -1,4 +1,4 @@
-// Plain instructions without a model (issue 17; seed 001 §3.1 request parser, §3.2 planner):
+// Plain instructions without a model (a request parser, then a planner):
 // "Enter "Kathy" into the text field and press Submit" → intent, goal, constraints, success
 // criteria, and the commands of the language that carry it out. Deterministic and pure; what it
 // cannot read it lists (not_understood) rather than guess.

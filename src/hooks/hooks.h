@@ -1,4 +1,4 @@
-// Hooks (seed 004 "HookPipeline", observe-only): commands or webhooks the settings file names,
+// Hooks (observe-only; docs/design/architecture.md): commands or webhooks the settings file names,
 // told about a run's start, each iteration's end, each egress-gate decision and its end.
 //
 //   "hooks": {
@@ -17,7 +17,7 @@
 // Hooks never hold up a run: the run's thread only enqueues (a bounded queue; when it is full the
 // payload is dropped and counted), one or two worker threads deliver. What a hook answers or how
 // it fails changes nothing in the run: failures are logged (redacted) and counted. Hooks that
-// transform what the run does (seed 004's beforeToolCall, transformResponse) are out of scope.
+// transform what the run does (before a tool call, or on a model's response) are out of scope.
 #pragma once
 
 #include "base/json.h"

@@ -1,4 +1,4 @@
-// What went wrong with a provider call, named (issue 15): each failure a person can act on has a
+// What went wrong with a provider call, named: each failure a person can act on has a
 // kind in the error's details ({"kind": …}), which the run's events and the terminal show next to
 // a message that says what to do.
 #pragma once

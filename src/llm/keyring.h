@@ -1,4 +1,4 @@
-// API keys in the OS keyring (seed 000 §10, issue 15): the Secret Service on the session bus
+// API keys in the OS keyring: the Secret Service on the session bus
 // (GNOME Keyring, KWallet's bridge, KeePassXC …), through libsecret, one item per provider
 // ("ouro API key (anthropic)"). Without a session bus or a Secret Service answering, callers keep
 // keys in the 0600 file instead and say so. Every call gives up within a few seconds (a locked

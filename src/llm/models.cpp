@@ -3,7 +3,7 @@
 // < max_tokens, no temperature/top_p with it}, cache_control) and model pages; OpenAI's Chat
 // Completions reference (max_completion_tokens for reasoning models, which refuse temperature and
 // top_p; reasoning_effort; stream_options.include_usage) and pricing page; DeepSeek's and
-// Moonshot's (kimi-k2-thinking: temperature 1, top_p 0.9, 16,384 tokens, seed 001 §5.1) API docs.
+// Moonshot's (kimi-k2-thinking: temperature 1, top_p 0.9, 16,384 tokens) API docs.
 // Prices are the published list prices per million tokens (cache write 1.25× input at Anthropic,
 // no surcharge at OpenAI-style automatic caching).
 #include "llm/models.h"
@@ -26,7 +26,7 @@ ModelFamily family(std::string prefix, std::string wire, int context, int defaul
   return f;
 }
 
-// Claude: seed 000 §9's defaults (4,096 tokens, temperature 0); extended thinking where the model
+// Claude: 4,096 tokens and temperature 0 by default; extended thinking where the model
 // has it, off unless asked (--thinking BUDGET).
 ModelFamily claude(std::string prefix, int max_out, bool thinking, bool vision, Prices p) {
   ModelFamily f = family(std::move(prefix), "anthropic", 200000, 4096, max_out);
@@ -89,7 +89,7 @@ std::vector<ModelFamily> build_table() {
     f.prices = Prices{0.55, 2.19, 0.55, 0.14};
     t.push_back(f);
   }
-  // Moonshot kimi-k2 (NVIDIA, OpenRouter, Moonshot): the thinking one as seed 001 §5.1 sets it.
+  // Moonshot kimi-k2 (NVIDIA, OpenRouter, Moonshot): the thinking one at temperature 1, top_p 0.9.
   t.push_back(openai_chat("kimi-k2", 131072, 16384, false, {0.6, 2.5, 0.6, 0.15}));
   {
     ModelFamily f = family("kimi-k2-thinking", "openai", 262144, 16384, 65536);
@@ -119,7 +119,7 @@ std::vector<ModelFamily> build_table() {
   return t;
 }
 
-// Safe defaults for a model the table does not know: the seed's 4,096 tokens (small local models
+// Safe defaults for a model the table does not know: 4,096 tokens (small local models
 // refuse more), temperature 0, no reasoning parameters, no price.
 ModelFamily unknown_on(std::string_view wire) {
   ModelFamily f = family("", std::string(wire), 32768, 4096, 4096);

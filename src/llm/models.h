@@ -1,4 +1,4 @@
-// The model table (issue 15): one declaration per model family says what its API accepts — context
+// The model table: one declaration per model family says what its API accepts — context
 // window, default and maximum output tokens, whether temperature/top_p are taken, how reasoning is
 // requested and streamed, vision, native tool calling — and what it costs. Every request body is
 // built from it (request_body), with the user's overrides (ModelParams: flags, Settings, the runs

@@ -1,4 +1,4 @@
-// What a first run needs (issue 15): the providers to choose from — hosted ones with the key
+// What a first run needs: the providers to choose from — hosted ones with the key
 // variable they need and whether it is set, local servers (Ollama, LM Studio, vLLM, llama.cpp)
 // probed at their default URLs — and a connection test that sends a one-token request and says
 // exactly what failed. Used by the Command Center's Settings, the runs API and `ouro doctor`.

@@ -1,4 +1,4 @@
-// Runs that survive a crash (issue 11): where an interrupted run resumes from — its last
+// Runs that survive a crash: where an interrupted run resumes from — its last
 // checkpoint (state, env, cookies), or, when it had none yet, its events folded from the start —
 // and how a fresh session gets its browser back (cookies of its own context, its tabs reopened,
 // the active one first). Used by the runs API (POST /api/runs/{id}/resume) and `ouro run --resume`.
@@ -24,7 +24,7 @@ struct ResumePoint {
   bool from_checkpoint = false;    // false: the run had no checkpoint; its turn starts over
 };
 
-// The run's state from its stored events alone (seed 004: the log is the source of truth).
+// The run's state from its stored events alone (the log is the source of truth).
 // initial_task: the run's first request (the row's task). until_checkpoint ≥ 0: up to and with
 // the checkpoint event of that iteration (to compare with what that checkpoint stored).
 Result<agent::RunState> rebuild_state(store::Database& db, const std::string& run_id, const std::string& initial_task,

@@ -1,4 +1,4 @@
-// Untrusted content, marked (seed 004 safety pipeline, issue 8): text returned from pages that
+// Untrusted content, marked (docs/guides/safety.md): text returned from pages that
 // looks like instructions aimed at the agent — "ignore previous instructions", role or system
 // prompt impersonation, requests to visit URLs or send data, text hidden from people — is flagged
 // so the model reads it as data and the user sees it. A scanner over plain text; it flags, it

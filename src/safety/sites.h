@@ -1,5 +1,5 @@
 // Where a run may go: URL parsing, site patterns (allowlists), and the scheme and address rules
-// that hold in every mode (seed 000 §10, issue 8 and 14). Pure functions over plain data; the
+// that hold in every mode (docs/guides/safety.md). Pure functions over plain data; the
 // browser's Fetch gate and the navigation capabilities ask these, they decide nothing themselves.
 #pragma once
 

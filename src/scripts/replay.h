@@ -1,4 +1,4 @@
-// Replaying a script without a model (issue 16): a provider that answers the main loop with the
+// Replaying a script without a model: a provider that answers the main loop with the
 // script's steps, one ```repl block per iteration, its parameters substituted as JavaScript
 // string literals. It goes through the ordinary agent::Run, so the run's events, history, the
 // safety gate and confirmations all hold. The run's event stream is shown to it (observe): when

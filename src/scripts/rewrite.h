@@ -1,4 +1,4 @@
-// After a replay (issue 16): a run that finished after healing a step, or with a model taking over
+// After a replay: a run that finished after healing a step, or with a model taking over
 // from a step that could not heal, leaves a new version of its script — the old ones kept — built
 // from the run's events by the extraction rule (script.h): the blocks that succeeded, in order, the
 // healed selectors put into their code, the details recorded afresh, the parameters lifted back

@@ -1,4 +1,4 @@
-// Runs that become scripts (issue 16): a finished run's code blocks, kept so the same task can be
+// Runs that become scripts: a finished run's code blocks, kept so the same task can be
 // done again without a model. A script is the blocks that succeeded, in order, ending with the one
 // that called setFinal(); the task's values and the values the run typed into pages are lifted
 // into named parameters (`{{name}}` placeholders with defaults). Pure: events in, a script out —

@@ -1,4 +1,4 @@
-// The scripts routes of the API (issue 16), over the database: save a finished run as a script,
+// The scripts routes of the API, over the database: save a finished run as a script,
 // list, show and delete scripts, and the body of an ordinary run that replays one (RunManager
 // runs it with the replay provider, options.script). Worker threads only (SQLite).
 #pragma once

@@ -1,4 +1,4 @@
-// Skills (issue 17; seed 002 §10) on the task pages: each binds its slots from the snapshot, acts,
+// Skills on the task pages: each binds its slots from the snapshot, acts,
 // and says whether its effects hold — including when they do not.
 #include "browser_env.h"
 #include "safety/secrets.h"

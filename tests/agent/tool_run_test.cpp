@@ -1,4 +1,4 @@
-// Tool-calling mode (issue 17; seed 003), replayed from scripts against real Chromium: the model
+// Tool-calling mode, replayed from scripts against real Chromium: the model
 // is shown the page's text (fenced as untrusted) and its elements by ref, calls tools from the
 // registry, is stopped when it loops or stops making progress, and its text answers are read
 // leniently when it has no native function calling.

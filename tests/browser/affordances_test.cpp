@@ -1,4 +1,4 @@
-// Pages as compact affordances (issue 9): snapshot with refs, the selector language in every
+// Pages as compact affordances: snapshot with refs, the selector language in every
 // function, find, extract, details; shadow DOM, same-origin frames and pages that re-render.
 #include "browser_env.h"
 

@@ -1,4 +1,4 @@
-// DOM introspection through the REPL (seed 000 §3.2), including caps and navigation-aware errors.
+// DOM introspection through the REPL, including caps and navigation-aware errors.
 #include "browser_env.h"
 
 #include <regex>

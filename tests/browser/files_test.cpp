@@ -1,4 +1,4 @@
-// Files in and out (issue 9): downloads land in the session's own folder under safe names and are
+// Files in and out: downloads land in the session's own folder under safe names and are
 // listed with their state; uploads take files only from the allowed folders.
 #include "browser_env.h"
 

@@ -1,4 +1,4 @@
-// Browser actions (seed 000 §3.3): trusted input with actionability waits, as a person would act.
+// Browser actions: trusted input with actionability waits, as a person would act.
 #include "browser_env.h"
 
 #include <regex>
@@ -62,7 +62,7 @@ TEST(Click, ActionsOnOneTabRunInTheOrderTheyWereCalled) {
 }
 
 TEST(Click, AFailingCallThatWasNotAwaitedIsTheBlocksError) {
-  // Seed 000 §8's safety net: a missing `await` does not lose the failure.
+  // The safety net: a missing `await` does not lose the failure.
   std::string e = fails(R"(
     const t = await openTab('{{/}}');
     click(t, '#no-such-button', { timeout: 200 });

@@ -1,4 +1,4 @@
-// Cookies, storage, network and console introspection (seed 000 §3.4–3.6), and the persistent store.
+// Cookies, storage, network and console introspection, and the persistent store.
 #include "browser_env.h"
 
 #include "store/database.h"

@@ -1,4 +1,4 @@
-// The metadata summary the model sees instead of data (seed 000 §8).
+// The metadata summary the model sees instead of data.
 #include "jsrt/summary.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The model table: every family's request body against the field names of its provider's
-// published API reference, the seed defaults, and the overrides.
+// published API reference, the default parameters, and the overrides.
 #include "llm/models.h"
 #include "llm/provider.h"
 #include "llm/settings.h"
@@ -66,12 +66,12 @@ TEST(ModelTable, EveryFamilysBodyUsesItsProvidersFieldNames) {
 }
 
 TEST(ModelTable, SeedDefaultsStay) {
-  // Seed 000 §9: Claude Sonnet 4 with 4,096 tokens at temperature 0.
+  // Claude Sonnet 4 with 4,096 tokens at temperature 0.
   json b = request_body("anthropic", req("claude-sonnet-4-20250514"));
   EXPECT_EQ(b["max_tokens"], 4096);
   EXPECT_EQ(b["temperature"], 0);
   EXPECT_FALSE(b.contains("thinking"));
-  // Seed 001 §5.1: kimi-k2-thinking via NVIDIA with temperature 1, top_p 0.9, 16,384 tokens.
+  // kimi-k2-thinking via NVIDIA with temperature 1, top_p 0.9, 16,384 tokens.
   b = request_body("openai", req("moonshotai/kimi-k2-thinking"));
   EXPECT_EQ(b["max_tokens"], 16384);
   EXPECT_EQ(b["temperature"], 1);

@@ -1,4 +1,4 @@
-// The injection suite (issue 8): an obedient model's code tries every way out of the run's allowed
+// The injection suite: an obedient model's code tries every way out of the run's allowed
 // sites it can — navigation, new tabs, fetch/XHR/beacons, images, scripts, frames, forms,
 // WebSockets, EventSource, workers, timers, eval'd strings, the page's own functions, handlers it
 // plants and then clicks — and every purchase path on the victim's shop. The collector must

@@ -1,4 +1,4 @@
-// A loopback site for self-healing replays (issue 16): one newsletter form in variants of the
+// A loopback site for self-healing replays: one newsletter form in variants of the
 // same page — ids and classes renamed, elements reordered, wrappers added, labels reworded, the
 // form moved to another landmark, the old id given to a decoy, the target gone — with a decoy of
 // similar name beside every target (a partner e-mail field, a partner-offers button, a marketing

@@ -1,4 +1,4 @@
-// Self-healing replays end to end (issue 16), through an in-process `ouro serve` and real
+// Self-healing replays end to end, through an in-process `ouro serve` and real
 // Chromium: a run with a scripted model types an e-mail, ticks the terms box (fill), picks a plan
 // and presses Subscribe on the fixture form, and is saved as a script — each action's target with
 // what identifies it. The script's first version is then replayed with no model on changed

@@ -1,4 +1,4 @@
-// Self-healing replays and agent takeover (issue 16), without a browser: placeholders substituted
+// Self-healing replays and agent takeover, without a browser: placeholders substituted
 // only outside string literals and comments (a typed "{{x}}" stays text, whatever the value put
 // in), the recorded details of targets kept with their steps, healed selectors put into a step's
 // code, the diff between versions, and the replay provider's record lookup, its handover to a

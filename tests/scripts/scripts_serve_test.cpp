@@ -1,4 +1,4 @@
-// Runs that become scripts, end to end through an in-process `ouro serve` (issue 16): a run with a
+// Runs that become scripts, end to end through an in-process `ouro serve`: a run with a
 // scripted model fills the fixture form and reads back what the page kept; it is saved as a
 // script with the typed value as a parameter; the script is replayed with another value (one full
 // of quotes) with no model configured at all, through an ordinary run — the same kind of final
@@ -57,7 +57,7 @@ TEST(ScriptsServe, ARecordedRunIsSavedAndReplayedWithAnotherValueWithoutAModel) 
   EXPECT_EQ(saved.body["steps"][0]["code"], "await type(activeTab, '#name', {{name}})");
   EXPECT_EQ(saved.body["steps"][0]["targets"][0]["action"], "type");
   EXPECT_EQ(saved.body["steps"][0]["targets"][0]["target"], "#name");
-  // With what identifies the field beyond its selector (issue 16's perception details).
+  // With what identifies the field beyond its selector (its recorded details).
   EXPECT_EQ(saved.body["steps"][0]["targets"][0]["details"]["role"], "textbox") << saved.raw;
   EXPECT_EQ(saved.body["steps"][0]["targets"][0]["details"]["name"], "Name") << saved.raw;
   EXPECT_EQ(saved.body["urls"], json::array({site().url("/form")}));

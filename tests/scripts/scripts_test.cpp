@@ -1,4 +1,4 @@
-// Scripts (issue 16), without a browser: extraction from a run's events (dead ends dropped, the
+// Scripts, without a browser: extraction from a run's events (dead ends dropped, the
 // final block last), parameters proposed from the task and the typed values and lifted into
 // placeholders (secrets kept as handles), substitution as JavaScript string literals whatever
 // the value, versions in the database, and the replay provider's steps and its stop on a failure.

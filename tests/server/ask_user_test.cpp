@@ -1,4 +1,4 @@
-// askUser (issue 14): the model asks, the run waits as awaiting_user, the user answers through
+// askUser: the model asks, the run waits as awaiting_user, the user answers through
 // the API; a secret answer is typed into the page by handle and never appears in what the model
 // or the run's events see.
 #include "api_env.h"

@@ -1,4 +1,4 @@
-// Conversations (issue 14): a message after a run has finished is a new turn of it — same env,
+// Conversations: a message after a run has finished is a new turn of it — same env,
 // tabs and store, the earlier turns in the prompt — and a message while it works is guidance for
 // its next iteration. Continued from storage when the session has gone (here: after a restart).
 #include "api_env.h"

@@ -1,4 +1,4 @@
-// Memory across tasks (seed 004, "Memory System") through an in-process `ouro serve` with a
+// Memory across tasks (docs/guides/memory.md) through an in-process `ouro serve` with a
 // scripted model: a run that finishes is remembered, the next run's first prompt lists it under
 // Relevant Memories and its code finds it with recall(); remember: false leaves nothing;
 // remember()/recall() with tags from code; the API lists, searches and deletes; hostile inputs

@@ -1,4 +1,4 @@
-// Runs in the user's own browser ("My browser", issue 14): the profile's context with the user's
+// Runs in the user's own browser ("My browser"): the profile's context with the user's
 // logins and tabs, the tab they were on handed over, other tabs asked about, one run per tab, the
 // Command Center's tab invisible, and the tabs a run worked in left open. Through the runs API
 // of a real server, with a scripted model.

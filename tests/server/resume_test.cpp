@@ -1,4 +1,4 @@
-// Runs that survive a crash (issue 11): `ouro serve` is killed with SIGKILL (with its Chromium and
+// Runs that survive a crash: `ouro serve` is killed with SIGKILL (with its Chromium and
 // REPL worker: the whole process group, as a power cut would) in the middle of a scripted run,
 // started again on the same data directory, and the run — shown as interrupted — is resumed. It
 // must end with the final a run without the crash gives, its env (Map, Set, Date) and its site

@@ -83,7 +83,7 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
                       "<button id=go onclick=\"document.getElementById('out').textContent='clicked ' + (++window.clicks || (window.clicks = 1))\">Go</button>"
                       "<div id=out></div>");
     } else if (p == "/pcd/form") {
-      // Labels of every kind (issue 9).
+      // Labels of every kind.
       res.body = page("Sign in",
                       "<header><nav><a href='/'>Home</a> <a href='/list'>Shop</a></nav>"
                       "<form role=search action='/search'><input type=search name=q placeholder='Search the site'><button>Search</button></form></header>"

@@ -1,4 +1,4 @@
-// The sites of the injection suite (issue 8), each its own origin on 127.0.0.1:
+// The sites of the injection suite, each its own origin on 127.0.0.1:
 //   * the victim — a site the user is logged into: a session token on the page, hidden injected
 //     instructions, a search form (GET), a shop whose purchase is a POST form and a fetch POST,
 //     and the page's own resources from the CDN (images, styles, a script that calls home);

@@ -1,4 +1,4 @@
-// A Chromium started as an operator would start one for a browser pool (issue 12): headless,
+// A Chromium started as an operator would start one for a browser pool: headless,
 // --remote-debugging-port=0, a profile of its own in `dir`; its port comes from the profile's
 // DevToolsActivePort. Killed (its whole process group) with the object. Tests and benchmarks.
 #pragma once

@@ -1,4 +1,4 @@
-// The command binder (issue 17; seed 001 §3.2, seed 002 §8.3): a command's target as a person
+// The command binder: a command's target as a person
 // wrote it — "the Sign in button", "Email field", "the third link", "alpha" — becomes one element
 // of the page, or an answer saying why not: nothing matches, or several match about as well
 // (listed, best first). Never a guess below the confidence threshold. Deterministic; runs in

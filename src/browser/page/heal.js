@@ -1,4 +1,4 @@
-// What identifies an action's target beyond its selector, and finding it again from that (issue 16).
+// What identifies an action's target beyond its selector, and finding it again from that.
 // Runs in ouro's isolated world after affordances.js and binding.js; reads the engine's element
 // facts (__ouroPcd). Deterministic; bounded (strings clipped, at most a few hundred candidates).
 //

@@ -256,7 +256,7 @@
     return cap(els.map(e => e.innerText ?? e.textContent ?? '').join('\n'));
   }
 
-  // Text a reader sees, bounded (seed 003's content script: ~6,000 chars): the main content first
+  // Text a reader sees, bounded (~6,000 chars): the main content first
   // (main, [role=main], the largest article), then the rest of the page; blank runs squeezed.
   function readable(selector, max) {
     const limit = Math.max(200, Math.min(Number(max) || 6000, 100000));

@@ -1,5 +1,5 @@
 // The REPL's JavaScript side, evaluated once in a fresh JavaScriptCore context inside the sandboxed
-// worker. It turns the worker's few native hooks into the API of seed 000 §3 and then removes the
+// worker. It turns the worker's few native hooks into the REPL's API and then removes the
 // hooks from the global object. `__API__` is replaced with the capability registry's host functions.
 (() => {
   'use strict';
@@ -604,7 +604,7 @@
       }
     });
 
-  // The API calls a block started (seed 000 §8, the safety net for a missing `await`): the block
+  // The API calls a block started (the safety net for a missing `await`): the block
   // ends once they have all settled, and one that failed with nobody awaiting or catching it is
   // the block's error instead of being lost. A call's promise is a HostPromise: awaiting it,
   // .then/.catch and Promise.all all go through its then(), which marks it handled.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The held-out judge for scripts on changed sites (issue 16). For each site: record the task once with its scripted
+// The held-out judge for scripts on changed sites. For each site: record the task once with its scripted
 // model (ouro run --provider script:… --save-script), then replay the script with no model on every changed variant
 // and with other --var values, and judge from the page's own log and the final.
 // node tests/scripts/heldout-1/run.mjs [--ouro PATH] [--sites a,b] [--variants a,b] [--action-timeout MS] [--json] [--keep]

@@ -184,7 +184,7 @@
         }
       }
     }
-    // Only the most promising few hundred get geometry and a full score (seed §11); the rest
+    // Only the most promising few hundred get geometry and a full score; the rest
     // are counted and stay reachable through find().
     // Landmarks for the first 600 by kind and order, then the best 200 of those get geometry.
     const byPrior = (a, b) => b.prior - a.prior;
