@@ -16,7 +16,6 @@ namespace ouro::commands {
 
 namespace detail {
 
-// Verbs that are the name of the control that does them: "continue", "save", "add it to the cart".
 const std::set<std::string>& bare_actions() {
   static const std::set<std::string> v = {
       "continue", "proceed", "save", "next", "create", "add", "register", "send", "apply", "finish", "buy", "order", "checkout",
