@@ -416,7 +416,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
     if (!metrics) return net::json_error(503, "Unavailable", "metrics are not collected by this server");
     HttpResponse res;
     res.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    res.body = metrics->render();
+    res.body = metrics->render(scheduler);
     res.headers.push_back({"Cache-Control", "no-store"});
     return res;
   }

@@ -1,4 +1,5 @@
 #include "server/metrics.h"
+#include "server/scheduler.h"
 
 #include "server/runs.h"
 
@@ -180,7 +181,7 @@ int repl_workers() {
 
 }  // namespace
 
-std::string Metrics::render() {
+std::string Metrics::render(const Scheduler* scheduler) {
   std::string out;
   // Runs by state, read from the runs list (the latest 200 runs: every run in progress is among
   // them unless 200 finished since it started).
@@ -225,6 +226,14 @@ std::string Metrics::render() {
     sample(out, "ouro_pool_capacity", "", pool->value("capacity", 0));
     header(out, "ouro_pool_failovers_total", "counter", "Runs moved off an endpoint that died");
     sample(out, "ouro_pool_failovers_total", "", m_failovers.value());
+  }
+  if (scheduler) {
+    const Scheduler::Stats st = scheduler->stats();
+    header(out, "ouro_scheduler_leader", "gauge", "1 when this node fires the schedules (the data directory's lock, or the lease on PostgreSQL)");
+    sample(out, "ouro_scheduler_leader", "", st.leading ? 1 : 0);
+    header(out, "ouro_schedule_fires_total", "counter", "Scheduled runs this node started, and due times it skipped");
+    sample(out, "ouro_schedule_fires_total", "result=\"started\"", static_cast<double>(st.fired));
+    sample(out, "ouro_schedule_fires_total", "result=\"skipped\"", static_cast<double>(st.skipped));
   }
   header(out, "ouro_repl_workers", "gauge", "REPL worker processes alive");
   sample(out, "ouro_repl_workers", "", repl_workers());

@@ -26,6 +26,8 @@
 
 namespace ouro::server {
 
+class Scheduler;
+
 class RunManager;
 
 // A number that only goes up. Any thread.
@@ -67,8 +69,9 @@ class Metrics {
   // One event as RunManager publishes it ({run, type, data, ts, …}); what the subscription
   // calls. Never blocks (a short lock for the per-run start times).
   void count(const json& event);
-  // The whole exposition, read at the call. Any thread but the network thread (it lists runs).
-  std::string render();
+  // The whole exposition, read at the call, with this node's scheduler when it has one. Any
+  // thread but the network thread (it lists runs).
+  std::string render(const Scheduler* scheduler = nullptr);
 
  private:
   Metrics();

@@ -127,9 +127,12 @@ bool Scheduler::start() {
   } catch (const std::exception& e) {
     spdlog::error("scheduler: applying the missed-run policies failed: {}", redact(e.what()));
   }
+  m_leads = true;  // the data directory's lock is this node's
   m_thread = std::thread([this] { loop(); });
   return true;
 }
+
+Scheduler::Stats Scheduler::stats() const { return Stats{m_leads.load(), m_fired.load(), m_skipped.load()}; }
 
 void Scheduler::stop() {
   {
@@ -138,6 +141,7 @@ void Scheduler::stop() {
   }
   m_cv.notify_all();
   if (m_thread.joinable()) m_thread.join();
+  m_leads = false;
   if (m_leading) {
     m_leading = false;
     m_lead_until.reset();
@@ -194,6 +198,7 @@ bool Scheduler::lead() {
     spdlog::warn("scheduler: this node ({}) no longer leads the scheduler; it fires nothing", m_db.node_id());
   }
   m_leading = now_leading;
+  m_leads = now_leading;
   return now_leading;
 }
 
@@ -280,6 +285,7 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
   const std::optional<int64_t> next = schedule::next_fire(job.timing, now);
   auto skip = [&](const std::string& why, std::optional<int64_t> then) {
     spdlog::warn("scheduler: {} ({}): not started: {}", job.id, job.name, why);
+    ++m_skipped;
     if (auto saved = save_skip(job, now, why, then); !saved)
       spdlog::warn("scheduler: {}: {}", job.id, redact(saved.error().message));
   };
@@ -357,6 +363,7 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
     return skip("could not start: " + e.message, next);
   }
   std::string run_id = get_str(*created, "id");
+  ++m_fired;
   spdlog::info("scheduler: {} ({}) started run {}{}", job.id, job.name, run_id, job.run_requested ? " (run now)" : "");
   if (m_shared) return;  // recorded with the run
   if (auto saved = schedule::record_fire(m_db, job.id, now, run_id, next); !saved) {

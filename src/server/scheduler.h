@@ -30,6 +30,7 @@
 #include "base/json.h"
 #include "schedule/jobs.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -78,6 +79,14 @@ class Scheduler {
   // The table changed: look at it now.
   void wake();
 
+  // What /metrics shows of this node's scheduler. Any thread.
+  struct Stats {
+    bool leading = false;  // this node fires the schedules (it holds the lock, or the lease on PostgreSQL)
+    uint64_t fired = 0;    // runs this node started for schedules since it started
+    uint64_t skipped = 0;  // due times it skipped (missed: skip, a run still in progress, a failure)
+  };
+  Stats stats() const;
+
   // The API: GET /api/schedules, POST /api/schedules, DELETE /api/schedules/{id},
   // POST /api/schedules/{id}/run. Errors as values (InvalidArgument naming the field, NotFound).
   Result<json> list();
@@ -115,6 +124,8 @@ class Scheduler {
   // it does not lead. The scheduler thread's.
   std::optional<std::chrono::steady_clock::time_point> m_lead_until;
   bool m_leading = false;  // what lead() last found (the scheduler thread's)
+  std::atomic<bool> m_leads{false};  // for stats(): whether this node fires the schedules now
+  std::atomic<uint64_t> m_fired{0}, m_skipped{0};
   std::set<std::string> m_reported;  // bad rows logged already (the scheduler thread's)
   // Fires whose row could not be updated (a busy or failing database): the run started and when
   // the job is next due, held here until the row says so, so a stale row never starts the job

@@ -412,6 +412,12 @@ TEST_F(SchedulerNodes, OneNodeLeadsTheSchedulerAndEachDueTimeFiresOnce) {
   EXPECT_EQ(scalar(*db, "SELECT count(*) FROM schedule_fires WHERE job_id = ?1 AND node <> ?2", {job, leader}), 0)
       << "only the leader fired";
   EXPECT_EQ(scheduler_leader(*db), leader) << "the lead stayed where it was";
+  // Operators see which node leads and what it fired in /metrics.
+  std::string on_leader = nodes.leader->get("/metrics").raw, on_follower = follower.get("/metrics").raw;
+  EXPECT_NE(on_leader.find("\nouro_scheduler_leader 1\n"), std::string::npos) << on_leader;
+  EXPECT_NE(on_follower.find("\nouro_scheduler_leader 0\n"), std::string::npos) << on_follower;
+  EXPECT_NE(on_follower.find("\nouro_schedule_fires_total{result=\"started\"} 0\n"), std::string::npos) << on_follower;
+  EXPECT_EQ(on_leader.find("\nouro_schedule_fires_total{result=\"started\"} 0\n"), std::string::npos) << on_leader;
 
   // Run now, asked through the node that does not lead, for a job not due for an hour.
   Http later = follower.post("/api/schedules", schedule_body("at", utc_at(wall_now() + 3600)));

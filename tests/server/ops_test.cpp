@@ -62,6 +62,8 @@ TEST(Operations, MetricsMoveWithARunAndProbesAnswer) {
   auto m0 = parse_exposition(before.raw);
   EXPECT_EQ(m0["ouro_iterations_total"], 0);
   EXPECT_EQ(m0["ouro_runs_finished_total{outcome=\"done\"}"], 0);
+  EXPECT_EQ(m0["ouro_scheduler_leader"], 1) << "one node on its data directory fires its schedules";
+  EXPECT_EQ(m0["ouro_schedule_fires_total{result=\"started\"}"], 0);
 
   // A scripted run: two iterations, a navigation off its allowed site (refused by the gate:
   // autonomous mode, nobody to ask), and its end.
