@@ -107,6 +107,22 @@ struct Browserless {
       ::kill(-pid, SIGKILL);
       ::waitpid(pid, nullptr, 0);
     }
+    // Playwright starts browserless's Chromium detached (a session of its own), so the group's
+    // kill misses it: left behind, one spun at 70% of a core through the rest of a make test and
+    // made later suites miss their deadlines. Whatever still runs with this test's folder on its
+    // command line (the profile browserless gave it) goes too.
+    kill_processes_naming(dir);
+  }
+  static void kill_processes_naming(const std::string& marker) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+      const pid_t other = static_cast<pid_t>(std::stol(name));
+      if (other == ::getpid()) continue;
+      std::string cmdline = read_all(entry.path().string() + "/cmdline");
+      if (cmdline.find(marker) != std::string::npos) ::kill(other, SIGKILL);
+    }
   }
   std::string base() const { return "http://127.0.0.1:" + std::to_string(port); }
   std::string log() const { return read_all(log_file); }
