@@ -105,7 +105,8 @@ env.load = (performance.now() - t0) / ${LOADS};`),
 async function measure(options) {
   const created = await api('POST', '/api/runs', { task: 'Time the DevTools round trips', urls: [page], options: { provider: 'script:' + script, ...options } });
   if (created.status !== 201) throw new Error('cannot start the run: ' + JSON.stringify(created.body));
-  for (;;) {
+  for (const until = Date.now() + 300000; ;) {
+    if (Date.now() > until) throw new Error(`run ${created.body.id} did not end in 5 minutes`);
     const run = (await api('GET', '/api/runs/' + created.body.id)).body;
     if (['done', 'failed', 'partial', 'cancelled'].includes(run.state)) {
       if (run.state !== 'done') throw new Error(`the run ended ${run.state}: ${JSON.stringify(run.error || run.final)}`);

@@ -355,9 +355,10 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
     return;
   }
   if (r.url.rfind(kGuardReportUrl, 0) == 0) {
-    // A worker's guard refused a WebSocket: tell the gate, and send nothing.
+    // A worker's guard refused a WebSocket: tell the gate, and send nothing. (Only a WebSocket:
+    // workers open no windows, and the page's own code can fetch this address too.)
     conn->send("Fetch.failRequest", {{"requestId", get_str(p, "requestId")}, {"errorReason", "BlockedByClient"}}, ev.session_id, 5s, ignore);
-    tell_guard_report(ev.session_id, url_decode(r.url.substr(kGuardReportUrl.size())));
+    tell_unpaused(ev.session_id, url_decode(r.url.substr(kGuardReportUrl.size())), false);
     return;
   }
   if (spdlog::should_log(spdlog::level::debug)) {

@@ -111,7 +111,7 @@ struct Browserless {
     // kill misses it: left behind, one spun at 70% of a core through the rest of a make test and
     // made later suites miss their deadlines. Whatever still runs with this test's folder on its
     // command line (the profile browserless gave it) goes too.
-    kill_processes_naming(dir);
+    kill_processes_naming(dir + "/");
   }
   static void kill_processes_naming(const std::string& marker) {
     std::error_code ec;

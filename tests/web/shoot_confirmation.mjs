@@ -40,6 +40,7 @@ for (const k of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OURO_API_KEY']) delete 
 env.OURO_PROVIDER = 'script:' + script;  // the model every run of this server uses
 const serve = spawn(join(build, 'ouro'), ['serve', '--port', '0', '--no-open'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
 const url = await new Promise((ok, fail) => {
+  setTimeout(() => fail(new Error('ouro serve did not start in 60 s')), 60000).unref();
   createInterface({ input: serve.stdout }).on('line', line => { const m = line.match(/^Ouroboros Command Center: (\S+)/); if (m) ok(m[1]); });
   serve.on('exit', code => fail(new Error(`ouro serve exited (${code})`)));
 });

@@ -197,9 +197,10 @@
       return apply(nativeClick, this, arguments);
     }, writable: false, configurable: false});
     defineProperty(g.EventTarget.prototype, 'dispatchEvent', {value: function dispatchEvent(ev) {
-      const link = detachedLink(this);
+      // Every event a page dispatches comes here: only a click is looked at further.
       const type = read(eventType, ev, '');
-      if (link && (type === 'click' || type === 'auxclick') && linkOpensWindow(link, ev)) { refuse(resolve(attr(link, 'href'))); return false; }
+      const link = type === 'click' || type === 'auxclick' ? detachedLink(this) : null;
+      if (link && linkOpensWindow(link, ev)) { refuse(resolve(attr(link, 'href'))); return false; }
       return apply(nativeDispatch, this, arguments);
     }, writable: false, configurable: false});
     defineProperty(FormCtor.prototype, 'submit', {value: function submit() {
