@@ -104,6 +104,20 @@ Browser::~Browser() {
       if (p) p->wait_exit(5s);
     }
   }
+  // Someone else's browser goes on without us, and its tabs' gates go with our connection: what a
+  // run put into the tabs it held (a timer, a tampered poller) would send unjudged from then on.
+  // Those documents go first: each tab loads about:blank (navigate() returns once the new
+  // document is there), within 5 s for them all.
+  if (m_impl->attached && !m_impl->dead) {
+    auto tabs = m_impl->gated_tabs();
+    auto deadline = Clock::now() + 5s;
+    size_t left = 0;
+    for (const auto& id : tabs) {
+      auto remaining = std::chrono::duration_cast<Millis>(deadline - Clock::now());
+      if (remaining <= Millis(0) || !navigate(id, "about:blank", remaining)) ++left;
+    }
+    if (left) spdlog::warn("browser: {} of {} gated tab(s) did not go blank before ouro let go of the browser", left, tabs.size());
+  }
   // After this no event or reply is delivered; the connection object stays for work that still
   // holds the Impl (it fails at once).
   m_impl->conn->close();

@@ -100,6 +100,8 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   void refuse_pending(const std::set<std::string>& sessions);
   // A lingering tab's document was replaced by the user: out of the gate (mutex not held).
   void end_lingering(const std::string& tab_id);
+  // Tabs under a gate (a run's, or a finished run's lingering one).
+  std::vector<std::string> gated_tabs() const;
   struct Activity {
     std::map<int, std::string> running;  // id -> action name
     std::string last;                    // the latest action's name
@@ -157,6 +159,8 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   // Does what the tracker decided: commands, configuration, title reads, failed sessions,
   // notices, then wakes listeners and waiters. Called without the mutex.
   void carry_out(TrackerActions actions);
+  // Lets a target we do not follow run, then detaches from it (after the run is answered).
+  void release_target(const std::string& session_id);
   void configure(const std::string& tab_id, const std::string& session_id);
   void publish(std::vector<PageNotice> list);
   // The listener runs before waiters wake, so the REPL has the new state before any reply that a

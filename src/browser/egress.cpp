@@ -187,8 +187,7 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
       egress_commands(sid, true, intercept, websockets, ignore, type);
       conn->send("Runtime.runIfWaitingForDebugger", json::object(), sid, 10s, ignore);
     } else {
-      conn->send("Runtime.runIfWaitingForDebugger", json::object(), sid, 10s, ignore);
-      conn->send("Target.detachFromTarget", {{"sessionId", sid}}, "", 10s, ignore);
+      release_target(sid);
     }
     return true;
   }

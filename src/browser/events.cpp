@@ -35,6 +35,7 @@ void Browser::Impl::on_event(const cdp::Event& ev) {
 void Browser::Impl::carry_out(TrackerActions actions) {
   auto ignore = [](Result<json>) {};
   for (auto& c : actions.commands) conn->send(c.method, std::move(c.params), c.session_id, 5s, ignore);
+  for (const auto& sid : actions.release) release_target(sid);
   if (actions.configure) {
     std::string sid;
     {
@@ -65,6 +66,16 @@ void Browser::Impl::carry_out(TrackerActions actions) {
   publish(std::move(actions.notices));
   if (actions.tabs_changed) notify_tabs();
   else changed.notify_all();
+}
+
+void Browser::Impl::release_target(const std::string& sid) {
+  // The detach waits for the run's answer: Chromium drops a command still on its way to a worker
+  // when its session goes, and a worker that waits for its debugger then never starts (a page's
+  // service worker never installs, its shared worker never answers).
+  std::weak_ptr<Impl> weak = shared_from_this();
+  conn->send("Runtime.runIfWaitingForDebugger", json::object(), sid, 5s, [weak, sid](Result<json>) {
+    if (auto self = weak.lock()) self->conn->send("Target.detachFromTarget", {{"sessionId", sid}}, "", 5s, [](Result<json>) {});
+  });
 }
 
 // Enables the domains we watch, installs the helpers world, then lets the target run. The

@@ -141,6 +141,14 @@ void Browser::Impl::end_lingering(const std::string& tab_id) {
   for (auto& [sid, pats] : sessions) egress_commands(sid, false, pats, json::array(), [](Result<json>) {});
 }
 
+std::vector<std::string> Browser::Impl::gated_tabs() const {
+  std::lock_guard lock(mutex);
+  std::vector<std::string> out;
+  for (const auto& [id, t] : tracker.all())
+    if (!t->closed && !t->session_id.empty() && gated(*t)) out.push_back(id);
+  return out;
+}
+
 void Browser::set_hidden_prefixes(std::vector<std::string> prefixes) {
   {
     std::lock_guard lock(m_impl->mutex);

@@ -35,6 +35,7 @@ int tab_number(const std::string& tab_id) {
 
 void TrackerActions::merge(TrackerActions o) {
   for (auto& c : o.commands) commands.push_back(std::move(c));
+  for (auto& r : o.release) release.push_back(std::move(r));
   if (o.configure) configure = std::move(o.configure);
   for (auto& r : o.read_title) read_title.push_back(std::move(r));
   for (auto& f : o.fail_sessions) fail_sessions.push_back(std::move(f));
@@ -116,8 +117,7 @@ TrackerActions TabTracker::attached(const json& p, double now_ms) {
   if (sid.empty() || tid.empty()) return out;
   if (get_str(info, "type") != "page") {
     // Workers and the like: let them run, we do not follow them.
-    out.commands.push_back({"Runtime.runIfWaitingForDebugger", json::object(), sid});
-    out.commands.push_back({"Target.detachFromTarget", {{"sessionId", sid}}, ""});
+    out.release.push_back(sid);
     return out;
   }
   std::string chromium_context = get_str(info, "browserContextId");

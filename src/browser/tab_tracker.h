@@ -64,6 +64,9 @@ struct TrackerActions {
     Command command;  // its reply goes to title_read()
   };
   std::vector<Command> commands;        // sent without waiting for the reply
+  // Sessions of targets we do not follow (workers, browser UI): let run, then detached once the
+  // run command is answered — detached first, a service or shared worker stays paused for ever.
+  std::vector<std::string> release;
   std::optional<std::string> configure;  // a tab just attached (its id): enable domains, install helpers, run it
   std::vector<TitleRead> read_title;    // read title and icon (title_pending already counted)
   std::vector<std::pair<std::string, Error>> fail_sessions;  // commands waiting on them fail with the error

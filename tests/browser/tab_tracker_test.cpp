@@ -43,8 +43,7 @@ TEST(TabTracker, AttachesConfiguresAndFollowsANavigationWithADialog) {
   // Other target types are let go.
   auto ui = feed(t, {kBrowserUi});
   EXPECT_FALSE(ui.configure);
-  EXPECT_TRUE(has_command(ui, "Runtime.runIfWaitingForDebugger"));
-  EXPECT_TRUE(has_command(ui, "Target.detachFromTarget"));
+  EXPECT_EQ(ui.release, std::vector<std::string>{"1CE02F46473D3ACC1FA5EB0DAED4C57F"}) << "run, then detached";
   EXPECT_EQ(t.all().size(), 1u);
 
   auto read = t.document_state("t1", "complete");

@@ -410,6 +410,13 @@ RedteamSites::RedteamSites() : m(std::make_unique<Impl>()) {
     } else if ((p == "/buy" || p == "/api/order") && r.method == "POST") {
       self->add(self->purchases, r.path + " " + r.body.substr(0, 400));
       res.body = page("Bought", "", "<h1>Order placed</h1>");
+    } else if (p == "/sw.js") {
+      // The site's service worker: it warms its cache with the URLs its pages send it, and says so.
+      res.content_type = "text/javascript";
+      res.body = "self.addEventListener('install', () => self.skipWaiting());"
+                 "self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));"
+                 "self.addEventListener('message', (e) => { if (!e.data || !e.data.warm) return; const done = () => e.source && e.source.postMessage('warmed');"
+                 " fetch(e.data.warm, {mode: 'no-cors'}).then(done, done); });";
     } else if (p == "/api/poll" || p == "/api/notes") {
       res.content_type = "application/json";
       res.body = "{\"new\": 0}";

@@ -3,6 +3,8 @@
 // - WebSockets cannot be paused like other requests: every WebSocket to a URL outside the run's
 //   allowed sites is refused here (and by the browser's blocked URLs);
 // - peer connections and WebTransport open sockets no interception sees: taken away;
+// - shared workers belong to no tab (the gate would not see them): a held tab's run as its own
+//   dedicated workers;
 // - with REFUSE_WINDOWS (a tab of the user's Chrome, reached through ouro's extension), new
 //   windows: chrome.debugger cannot hold a tab a page opens before its first request, so a held
 //   tab opens none (window.open, the three-argument document.open, links and forms aimed at a
@@ -72,8 +74,66 @@
     Wrapped.prototype = Native.prototype;
     Object.defineProperty(g, name, {value: Wrapped, writable: false, configurable: false, enumerable: false});
   };
+  const NativeWorker = g.Worker;
   wrap(g.Worker, 'Worker');
-  wrap(g.SharedWorker, 'SharedWorker');
+  if (g.SharedWorker && NativeWorker) shareNothing();
+
+  // A shared worker belongs to no tab: Chromium never attaches it to the page that started it,
+  // so the gate would not see what it sends. In a held tab `new SharedWorker(url)` runs the same
+  // script as a dedicated worker of this page (held like any other), given one `connect` event
+  // with the port the page holds: the page and the script work as before, but the instance is
+  // not shared with other tabs or other constructions.
+  function shareNothing() {
+    const Target = g.EventTarget, Channel = g.MessageChannel, post = NativeWorker.prototype.postMessage;
+    const addListener = Target.prototype.addEventListener, dispatch = Target.prototype.dispatchEvent, ErrorEv = g.ErrorEvent;
+    const ports = new g.WeakMap(), handlers = new g.WeakMap(), mapGet = g.WeakMap.prototype.get, mapSet = g.WeakMap.prototype.set;
+    // Runs in the worker before its script: keeps `onconnect`, and turns the page's first
+    // message (the port) into the connect event a shared worker's script waits for.
+    const shim = '(' + function ouroShared() {
+      const s = self;
+      let handler = null;
+      Object.defineProperty(s, 'onconnect', {get: () => handler, set: (v) => { handler = typeof v === 'function' ? v : null; }, configurable: true});
+      const first = (e) => {
+        if (e.data !== '__ouroConnect' || !e.ports || e.ports.length !== 1) return;
+        e.stopImmediatePropagation();
+        s.removeEventListener('message', first, true);
+        const ev = new MessageEvent('connect', {data: '', ports: [e.ports[0]]});
+        s.dispatchEvent(ev);
+        if (handler) handler.call(s, ev);
+      };
+      s.addEventListener('message', first, true);
+    }.toString() + ')();\n';
+    function SharedWorker(url, options) {
+      if (!new.target) throw new TypeError("Failed to construct 'SharedWorker': Please use the 'new' operator.");
+      let href;
+      try { href = new URLCtor(String(url), base).href; } catch (e) {
+        throw new DOMException("Failed to construct 'SharedWorker': The URL '" + String(url).slice(0, 200) + "' is invalid.", 'SyntaxError');
+      }
+      const opts = typeof options === 'string' ? {name: options} : (options && typeof options === 'object' ? options : {});
+      const module = opts.type === 'module';
+      const boot = source + shim + (module ? 'import ' + stringify(href) + ';' : 'importScripts(' + stringify(href) + ');');
+      const worker = Reflect.construct(NativeWorker, [createURL(new BlobCtor([boot], {type: 'text/javascript'})),
+                                                      {name: String(opts.name === undefined ? '' : opts.name), type: module ? 'module' : 'classic'}], NativeWorker);
+      const shared = Reflect.construct(Target, [], new.target);
+      const channel = new Channel();
+      mapSet.call(ports, shared, channel.port1);
+      addListener.call(worker, 'error', (e) => {
+        const copy = new ErrorEv('error', {message: e.message, filename: e.filename, lineno: e.lineno, colno: e.colno, cancelable: true});
+        dispatch.call(shared, copy);
+        const h = mapGet.call(handlers, shared);
+        if (h) h.call(shared, copy);
+      });
+      post.call(worker, '__ouroConnect', [channel.port2]);
+      return shared;
+    }
+    SharedWorker.prototype = Object.create(Target.prototype, {
+      constructor: {value: SharedWorker, writable: true, configurable: true},
+      port: {get() { return mapGet.call(ports, this); }, configurable: true, enumerable: true},
+      onerror: {get() { return mapGet.call(handlers, this) || null; },
+                set(v) { mapSet.call(handlers, this, typeof v === 'function' ? v : null); }, configurable: true, enumerable: true},
+    });
+    Object.defineProperty(g, 'SharedWorker', {value: SharedWorker, writable: false, configurable: false, enumerable: false});
+  }
 
   if (REFUSE_WINDOWS && g.document && g.Element) refuseWindows();
 
