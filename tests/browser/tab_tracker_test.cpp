@@ -44,6 +44,7 @@ TEST(TabTracker, AttachesConfiguresAndFollowsANavigationWithADialog) {
   auto ui = feed(t, {kBrowserUi});
   EXPECT_FALSE(ui.configure);
   EXPECT_EQ(ui.release, std::vector<std::string>{"1CE02F46473D3ACC1FA5EB0DAED4C57F"}) << "run, then detached";
+  EXPECT_FALSE(has_command(ui, "Target.detachFromTarget")) << "not sent beside the run: a worker detached before it runs never starts";
   EXPECT_EQ(t.all().size(), 1u);
 
   auto read = t.document_state("t1", "complete");
