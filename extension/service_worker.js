@@ -50,8 +50,24 @@ const loaded = (async () => {
   await saveSession();
 })();
 
-function saveSession() {
+async function saveSession() {
+  await holdPrediction();
   return chrome.storage.session.set({ groups: Object.fromEntries(groups), attached: [...attached] });
+}
+
+// Preconnects and DNS prefetches (<link rel=preconnect>, rel=dns-prefetch) open connections and
+// look names up with no request the debugger can hold, to a host and port a page chooses: while
+// ouro holds any tab, Chrome's network prediction is off (chrome.privacy, "Preload pages"); when
+// it holds none, the person's own setting is back. Set before an attached tab's first request.
+async function holdPrediction() {
+  const setting = chrome.privacy && chrome.privacy.network && chrome.privacy.network.networkPredictionEnabled;
+  if (!setting) return;
+  try {
+    if (attached.size > 0) await setting.set({ value: false });
+    else await setting.clear({});
+  } catch (e) {
+    console.warn('ouro: cannot change network prediction:', String(e && e.message || e));
+  }
 }
 async function settings() {
   return chrome.storage.local.get({ port: DEFAULT_PORT, credential: null, pairingId: null });

@@ -16,6 +16,12 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <set>
 #include <thread>
@@ -100,6 +106,41 @@ struct Collector {
   }
 };
 
+// A TCP port that counts the connections made to it (a preconnect sends nothing, it connects).
+struct Listener {
+  int fd = -1;
+  uint16_t port = 0;
+  std::atomic<int> connections{0};
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  Listener() {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 16) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      return;
+    port = ntohs(a.sin_port);
+    thread = std::thread([this] {
+      while (!stop) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 100) > 0)
+          if (int c = ::accept4(fd, nullptr, nullptr, SOCK_CLOEXEC); c >= 0) {
+            ++connections;
+            ::close(c);
+          }
+      }
+    });
+  }
+  ~Listener() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+    if (fd >= 0) ::close(fd);
+  }
+};
+
 TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   testing::ServeProcess serve(testing::temp_dir());
   ASSERT_FALSE(serve.base.empty()) << serve.log();
@@ -126,6 +167,18 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   Collector collector;
   std::string mine = chrome.open(testing::site().url("/"));
   ASSERT_TRUE(eventually([&] { return chrome.eval(mine, "document.readyState") == "complete"; }, 15s));
+  // The control: in this Chrome a page's <link rel=preconnect> does open a connection, to a port
+  // of the page's choosing (while ouro holds no tab). The run's attempt goes to another port (a
+  // connection made already could be reused instead of a new one).
+  auto preconnect_to = [](const Listener& l) {
+    return "document.head.insertAdjacentHTML('beforeend', '<link rel=preconnect href=\"http://127.0.0.1:" + std::to_string(l.port) + "\">')";
+  };
+  Listener control, preconnects;
+  ASSERT_NE(control.port, 0);
+  ASSERT_NE(preconnects.port, 0);
+  chrome.eval(mine, preconnect_to(control) + "; 1");
+  EXPECT_TRUE(eventually([&] { return control.connections.load() > 0; }, 10s)) << "the control: no preconnect in the person's tab";
+  const std::string preconnect = preconnect_to(preconnects);
 
   // Pairing, as a person does it: the side panel's page, the port, the code ouro serve shows.
   std::string panel = chrome.open("chrome-extension://" + ext + "/sidepanel.html");
@@ -189,6 +242,7 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
        {{"text", testing::repl_reply("env.sent = await execInTab(activeTab, \"return fetch('" + leak +
                                      "').then(r => 'sent', e => 'blocked: ' + e.message)\")")}},
        {{"text", testing::repl_reply("env.opened = await execInTab(activeTab, " + dump_json(plant) + "); await click(activeTab, '#ouro-test-popup')")}},
+       {{"text", testing::repl_reply("await execInTab(activeTab, " + dump_json(preconnect + "; return 1") + "); await new Promise((r) => setTimeout(r, 1500))")}},
        {{"text", testing::repl_reply("setFinal({h: env.h, sent: env.sent, opened: env.opened})")}}});
   Http created = serve.post("/api/runs", {{"task", "Read the heading of the fixture"},
                                           {"urls", {testing::site().url("/")}},
@@ -214,6 +268,7 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   json tab_urls = chrome.eval(panel, "chrome.tabs.query({}).then(ts => ts.map(t => t.url || t.pendingUrl || ''))");
   EXPECT_EQ(tab_urls.dump().find("/popup?"), std::string::npos) << tab_urls.dump();
   EXPECT_EQ(collector.hits->load(), 0) << "the egress gate let a request through the bridge";
+  EXPECT_EQ(preconnects.connections.load(), 0) << "a held tab preconnected to a port of the page's choosing";
   EXPECT_TRUE(placed) << "the run says it works in the user's Chrome through the extension";
   std::cout << "run through the bridge: " << run["final"].dump() << "\n";
 
