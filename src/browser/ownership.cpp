@@ -141,11 +141,11 @@ void Browser::Impl::end_lingering(const std::string& tab_id) {
   for (auto& [sid, pats] : sessions) egress_commands(sid, false, pats, json::array(), [](Result<json>) {});
 }
 
-std::vector<std::string> Browser::Impl::gated_tabs() const {
+std::vector<std::pair<std::string, std::string>> Browser::Impl::gated_tabs() const {
   std::lock_guard lock(mutex);
-  std::vector<std::string> out;
+  std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [id, t] : tracker.all())
-    if (!t->closed && !t->session_id.empty() && gated(*t)) out.push_back(id);
+    if (!t->closed && !t->session_id.empty() && gated(*t)) out.emplace_back(id, t->session_id);
   return out;
 }
 
