@@ -5,7 +5,7 @@
 // Usage: ouro_bench [--repeats N] [--no-peer] [--gate-only]
 #include "fixtures.h"
 #include "injection_sites.h"
-#include "actions/egress.h"
+#include "egress/gate.h"
 #include "actions/host.h"
 #include "base/json.h"
 #include "base/log.h"
@@ -139,7 +139,7 @@ std::string real_page_attribution(session::Session& base, const std::string& dat
                                sites.collector("/leak-img") + "'; 1\"); await new Promise(r => setTimeout(r, 1600)); 1",
                                std::chrono::seconds(60));
     if (!r || !r->ok) return "(real pages: " + get_str(pg, "name") + ": " + (r ? r->error_message : r.error().message) + ")\n";
-    auto st = actions::gate_stats((*g)->host().context());
+    auto st = egress::gate_stats((*g)->host().context());
     constexpr size_t kAttempts = 2;  // the run's own, refused
     size_t leaked = sites.collected().size() - before;
     size_t own_refused = st.refused >= kAttempts ? st.refused - kAttempts : 0;

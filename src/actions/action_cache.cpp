@@ -52,11 +52,6 @@ std::string fold(const std::string& s) {
 
 }  // namespace
 
-json ActionCacheStats::to_json() const {
-  int64_t h = hits.load(), m = misses.load();
-  return {{"hits", h}, {"misses", m}, {"hitRate", h + m ? json(static_cast<double>(h) / static_cast<double>(h + m)) : json(nullptr)}};
-}
-
 json ActionCache::Entry::to_json() const {
   return {{"shape", shape}, {"selector", selector}, {"role", role}, {"name", name}, {"confidence", confidence}};
 }

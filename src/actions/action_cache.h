@@ -23,13 +23,6 @@ namespace ouro::commands { struct Target; }
 
 namespace ouro::actions {
 
-// Hits and misses of a host's lookups, for the run's usage.
-struct ActionCacheStats {
-  std::atomic<int64_t> hits{0};
-  std::atomic<int64_t> misses{0};
-  json to_json() const;  // {hits, misses, hitRate} (hitRate null before any lookup)
-};
-
 class ActionCache {
  public:
   static constexpr int kMaxEntries = 5000;

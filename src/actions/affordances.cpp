@@ -1,274 +1,28 @@
-// Pages as compact affordances: the page engine (browser/page/
-// affordances.js, in the helpers' isolated world) builds the MiniPCD snapshot, the details of refs,
-// the ranking of find() and the rows of extract(); here the REPL's calls reach it with their
-// checked options — in the top document and in every cross-origin frame the engine cannot enter
-// (browser/frames.cpp), whose results are merged in with their frame-prefixed refs.
+// The capabilities that read a page as affordances: snapshot, details, find and extract, their
+// arguments as the registry checked them, answered by perception/reads.h.
 #include "actions/impl.h"
-
-#include "browser/browser.h"
-
-#include <algorithm>
-#include <set>
+#include "perception/reads.h"
 
 namespace ouro::actions::impl {
 
 namespace {
 
-constexpr size_t kMaxFrames = 10;  // cross-origin frames looked into per call
-constexpr int kMaxFrameDepth = 3;
-constexpr size_t kSnapshotChars = 16000;  // the engine's own budget for one snapshot
-// All of one call's work in cross-origin frames: a frame that does not answer (a busy renderer)
-// costs this much at most, and the call answers with what it has.
-constexpr std::chrono::milliseconds kFramesBudget{3000};
-using Clock = std::chrono::steady_clock;
-
-// Calls the engine's function `fn` (Browser::call) in the helpers world of the tab's top document or of a frame.
-Result<json> engine(Context& ctx, const std::string& tab, const std::string& frame, const std::string& fn, const json& args, const char* what,
-                    std::optional<Clock::time_point> deadline = std::nullopt) {
-  auto timeout = ctx.limits.exec_timeout;
-  if (deadline) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now());
-    if (left.count() <= 0) return errorf(Code::DeadlineExceeded, "{} on tab {}: no time left for frame {}", what, tab, frame);
-    timeout = std::min(timeout, left);
-  }
-  auto r = ctx.browser.call(tab, fn, args, frame, timeout);
-  if (!r) return reworded(r.error(), "{} on tab {}{}: {}", what, tab, frame.empty() ? "" : " (frame " + frame + ")", r.error().message);
-  return r;
-}
-
-json object_or_empty(const json& args, size_t i) { return args.size() > i && args[i].is_object() ? args[i] : json::object(); }
-
-// The frame a call is confined to by its `within` option ("" = the top document and its frames).
-std::string within_frame(const json& opts) {
-  return opts.contains("within") && opts["within"].is_string() ? browser::Browser::frame_of(opts["within"].get<std::string>()) : "";
-}
-bool has_within(const json& opts) { return opts.contains("within") && !opts["within"].is_null(); }
-
-struct Entered {
-  std::string prefix, ref, url, error;
-};
-
-// Enters the cross-origin frames listed by `frames` (the engine's [{ref, url}]) in world `scope`,
-// and theirs below them, breadth first; `seed` is the top document's list.
-std::vector<Entered> enter_frames(Context& ctx, const std::string& tab, const json& seed, Clock::time_point deadline) {
-  std::vector<Entered> out;
-  std::vector<std::pair<std::string, json>> level = {{"", seed}};
-  for (int depth = 0; depth < kMaxFrameDepth && !level.empty(); ++depth) {
-    std::vector<std::pair<std::string, json>> next;
-    for (const auto& [scope, list] : level) {
-      if (!list.is_array()) continue;
-      for (const auto& f : list) {
-        if (out.size() >= kMaxFrames) return out;
-        Entered e{"", get_str(f, "ref"), get_str(f, "url"), ""};
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-        if (left.count() <= 0) {
-          e.error = "not looked into: the time for frames ran out";
-          out.push_back(e);
-          continue;
-        }
-        auto prefix = ctx.browser.enter_frame(tab, scope, e.ref, std::min(left, ctx.limits.exec_timeout));
-        if (!prefix) e.error = prefix.error().message;
-        else e.prefix = *prefix;
-        out.push_back(e);
-        if (!e.prefix.empty())
-          if (auto inner = engine(ctx, tab, e.prefix, "frames", json::array(), "frames", deadline); inner && inner->is_array() && !inner->empty())
-            next.emplace_back(e.prefix, *inner);
-      }
-    }
-    level = std::move(next);
-  }
-  return out;
-}
-
-size_t cap_of(const json& opts, const char* key) {
-  if (opts.contains("topK") && opts["topK"].is_number()) return static_cast<size_t>(std::clamp(opts["topK"].get<double>(), 1.0, 200.0));
-  return std::string_view(key) == "actions" ? 30 : 20;
-}
-
-// Adds a frame's snapshot lists to the top's: up to a third of each cap goes to frames, the top
-// document keeps the rest; what does not fit is counted in `more`.
-void merge_lists(json& top, const std::vector<json>& subs, const json& opts) {
-  for (const char* key : {"actions", "forms", "collections"}) {
-    json framed = json::array();
-    long more = 0;
-    for (const auto& s : subs) {
-      if (s.contains(key) && s[key].is_array())
-        for (const auto& item : s[key]) framed.push_back(item);
-      if (s.contains("more") && s["more"].contains(key) && s["more"][key].is_number()) more += s["more"][key].get<long>();
-    }
-    if (framed.empty() && more == 0) continue;
-    json own = top.contains(key) && top[key].is_array() ? top[key] : json::array();
-    size_t cap = cap_of(opts, key);
-    bool ranked = opts.contains("text") && opts["text"].is_string() && !opts["text"].get<std::string>().empty();
-    json all = json::array();
-    if (ranked) {
-      // Ranked by a text: one list by score, whichever document an element is in.
-      for (auto& i : own) all.push_back(i);
-      for (auto& i : framed) all.push_back(i);
-      std::stable_sort(all.begin(), all.end(), [](const json& a, const json& b) { return a.value("score", 0.0) > b.value("score", 0.0); });
-    } else {
-      size_t for_frames = std::min(framed.size(), std::max<size_t>(1, cap / 3));
-      size_t for_own = std::min(own.size(), cap > for_frames ? cap - for_frames : 0);
-      for (size_t i = 0; i < for_own; ++i) all.push_back(own[i]);
-      for (size_t i = 0; i < framed.size() && all.size() < cap; ++i) all.push_back(framed[i]);
-      for (size_t i = for_own; i < own.size() && all.size() < cap; ++i) all.push_back(own[i]);
-    }
-    more += static_cast<long>(own.size() + framed.size()) - static_cast<long>(std::min(all.size(), cap));
-    if (all.size() > cap) all.erase(all.begin() + static_cast<long>(cap), all.end());
-    top[key] = std::move(all);
-    if (more > 0) {
-      if (!top.contains("more") || !top["more"].is_object()) top["more"] = json::object();
-      long before = top["more"].contains(key) && top["more"][key].is_number() ? top["more"][key].get<long>() : 0;
-      // The top's own `more` counted what it left out; the trimmed own items are counted above.
-      top["more"][key] = before + more;
-    }
-  }
-}
-
-// Trims frame items from the ends of the lists until the snapshot is within the engine's budget.
-void fit_snapshot(json& snap) {
-  for (int guard = 0; guard < 200 && snap.dump().size() > kSnapshotChars; ++guard) {
-    bool cut = false;
-    for (const char* key : {"actions", "collections", "forms"})
-      if (snap.contains(key) && snap[key].is_array() && !snap[key].empty()) {
-        snap[key].erase(snap[key].end() - 1);
-        if (!snap.contains("more") || !snap["more"].is_object()) snap["more"] = json::object();
-        snap["more"][key] = snap["more"].value(key, 0L) + 1;
-        cut = true;
-        break;
-      }
-    if (!cut) break;
-  }
-}
-
-// A frame's engine judges "above the fold" in the frame's own viewport: items of a frame that
-// begins below the tab's first 1.2 viewports lose the flag.
-void unfold_low_frames(Context& ctx, const std::string& tab, json& snap, const std::vector<Entered>& entered, Clock::time_point deadline) {
-  if (entered.empty()) return;
-  auto height = ctx.browser.call(tab, "viewportHeight", json::array(), "", ctx.limits.exec_timeout);
-  if (!height || !height->is_number()) return;
-  std::set<std::string> low;
-  for (const auto& e : entered) {
-    if (e.prefix.empty() || Clock::now() >= deadline) continue;
-    auto off = ctx.browser.frame_offset(tab, e.prefix, ctx.limits.exec_timeout, false);
-    if (off && off->second > 1.2 * height->get<double>()) low.insert(e.prefix + "e");
-  }
-  if (low.empty()) return;
-  auto in_low = [&](const std::string& ref) {
-    for (const auto& p : low)
-      if (ref.rfind(p, 0) == 0) return true;
-    return false;
-  };
-  if (snap.contains("actions") && snap["actions"].is_array())
-    for (auto& a : snap["actions"])
-      if (a.contains("fold") && in_low(get_str(a, "ref"))) a.erase("fold");
-}
+json arg_or(const json& args, size_t i, json fallback) { return args.size() > i ? args[i] : fallback; }
 
 }  // namespace
 
+perception::Reader reader(const Context& ctx) { return {ctx.browser, ctx.limits.exec_timeout}; }
+
 Result<json> snapshot(Context& ctx, const json& args) {
-  std::string tab = arg_string(args, 0);
-  json opts = object_or_empty(args, 1);
-  opts.erase("refPrefix");  // the host's to set
-  if (std::string frame = within_frame(opts); !frame.empty()) return engine(ctx, tab, frame, "snapshot", json::array({opts}), "snapshot");
-  json top = TRY(engine(ctx, tab, "", "snapshot", json::array({opts}), "snapshot"));
-  if (!top.is_object() || has_within(opts) || !top.contains("frames")) return top;
-  auto deadline = Clock::now() + kFramesBudget;
-  auto entered = enter_frames(ctx, tab, top["frames"], deadline);
-  json frames = json::array();
-  std::vector<json> subs;
-  for (const auto& e : entered) {
-    json f = {{"ref", e.ref}, {"url", e.url}};
-    if (!e.error.empty()) {
-      f["error"] = e.error;
-    } else if (auto sub = engine(ctx, tab, e.prefix, "snapshot", json::array({opts}), "snapshot", deadline); !sub) {
-      f["frame"] = e.prefix;
-      f["error"] = sub.error().message;
-    } else {
-      f["frame"] = e.prefix;
-      if (sub->contains("title") && !get_str(*sub, "title").empty()) f["title"] = get_str(*sub, "title");
-      if (sub->contains("error")) f["error"] = (*sub)["error"];
-      subs.push_back(std::move(*sub));
-    }
-    frames.push_back(std::move(f));
-  }
-  top["frames"] = std::move(frames);
-  merge_lists(top, subs, opts);
-  unfold_low_frames(ctx, tab, top, entered, deadline);
-  if (top.contains("more") && !top.contains("hint"))
-    top["hint"] = "More via snapshot({text, kind, topK, within}) or find(\"description\"); rows via extract({collection: ref}).";
-  fit_snapshot(top);
-  return top;
+  return perception::snapshot(reader(ctx), arg_string(args, 0), arg_or(args, 1, json::object()));
 }
 
-Result<json> details(Context& ctx, const json& args) {
-  std::string tab = arg_string(args, 0);
-  json refs = args.size() > 1 ? args[1] : json::array();
-  if (refs.is_string()) refs = json::array({refs});
-  if (!refs.is_array()) return errorf(Code::InvalidArgument, "details: refs must be a ref or an array of refs");
-  // By frame, each group in one call; answers go back in the order asked.
-  std::map<std::string, std::vector<size_t>> groups;
-  for (size_t i = 0; i < refs.size() && i < 200; ++i)
-    groups[refs[i].is_string() ? browser::Browser::frame_of(refs[i].get<std::string>()) : ""].push_back(i);
-  json out = json::array();
-  for (size_t i = 0; i < refs.size() && i < 200; ++i) out.push_back(nullptr);
-  for (const auto& [frame, idx] : groups) {
-    json list = json::array();
-    for (size_t i : idx) list.push_back(refs[i]);
-    auto r = engine(ctx, tab, frame, "details", json::array({list}), "details");
-    std::optional<std::pair<double, double>> offset;
-    std::vector<std::string> path;
-    if (r && !frame.empty()) {
-      auto off = ctx.browser.frame_offset(tab, frame, ctx.limits.exec_timeout, false);
-      if (off) offset = *off;
-      if (auto p = ctx.browser.frame_path(tab, frame)) path = *p;
-    }
-    for (size_t k = 0; k < idx.size(); ++k) {
-      json d = r && r->is_array() && k < r->size() ? (*r)[k] : json{{"ref", refs[idx[k]]}, {"error", r ? "no answer" : r.error().message}};
-      if (!frame.empty() && d.is_object() && !d.contains("error")) {
-        if (offset && d.contains("rect") && d["rect"].is_object()) {
-          d["rect"]["x"] = std::round(d["rect"].value("x", 0.0) + offset->first);
-          d["rect"]["y"] = std::round(d["rect"].value("y", 0.0) + offset->second);
-        }
-        json fp = json::array();
-        for (auto& p : path) fp.push_back(p);
-        for (auto& p : get_array(d, "framePath")) fp.push_back(p);
-        d["framePath"] = std::move(fp);
-        d["frame"] = frame;
-      }
-      out[idx[k]] = std::move(d);
-    }
-  }
-  return out;
-}
+Result<json> details(Context& ctx, const json& args) { return perception::details(reader(ctx), arg_string(args, 0), arg_or(args, 1, json::array())); }
 
 Result<json> find_elements(Context& ctx, const json& args) {
-  std::string tab = arg_string(args, 0), description = arg_string(args, 1);
-  json opts = object_or_empty(args, 2);
-  if (std::string frame = within_frame(opts); !frame.empty())
-    return engine(ctx, tab, frame, "find", json::array({description, opts}), "find");
-  json top = TRY(engine(ctx, tab, "", "find", json::array({description, opts}), "find"));
-  if (has_within(opts) || !top.is_array()) return top;
-  auto cross = engine(ctx, tab, "", "frames", json::array(), "find");
-  if (!cross || !cross->is_array() || cross->empty()) return top;
-  auto deadline = Clock::now() + kFramesBudget;
-  for (const auto& e : enter_frames(ctx, tab, *cross, deadline)) {
-    if (e.prefix.empty()) continue;
-    if (auto sub = engine(ctx, tab, e.prefix, "find", json::array({description, opts}), "find", deadline); sub && sub->is_array())
-      for (auto& c : *sub) top.push_back(c);
-  }
-  std::stable_sort(top.begin(), top.end(), [](const json& a, const json& b) { return a.value("score", 0.0) > b.value("score", 0.0); });
-  size_t k = opts.contains("topK") && opts["topK"].is_number() ? static_cast<size_t>(std::clamp(opts["topK"].get<double>(), 1.0, 100.0)) : 10;
-  if (top.size() > k) top.erase(top.begin() + static_cast<long>(k), top.end());
-  return top;
+  return perception::find(reader(ctx), arg_string(args, 0), arg_string(args, 1), arg_or(args, 2, json::object()));
 }
 
-Result<json> extract(Context& ctx, const json& args) {
-  json opts = object_or_empty(args, 1);
-  std::string frame = opts.contains("collection") && opts["collection"].is_string()
-                          ? browser::Browser::frame_of(opts["collection"].get<std::string>())
-                          : "";
-  return engine(ctx, arg_string(args, 0), frame, "extract", json::array({opts}), "extract");
-}
+Result<json> extract(Context& ctx, const json& args) { return perception::extract(reader(ctx), arg_string(args, 0), arg_or(args, 1, json::object())); }
 
 }  // namespace ouro::actions::impl

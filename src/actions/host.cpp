@@ -1,8 +1,8 @@
 #include "actions/host.h"
 
-#include "actions/egress.h"
+#include "egress/gate.h"
 
-#include "actions/claims.h"
+#include "egress/holds.h"
 #include "actions/fit.h"
 #include "actions/impl.h"
 #include "actions/registry.h"
@@ -15,6 +15,9 @@
 #include <future>
 
 namespace ouro::actions {
+
+using host::Context;
+using host::Limits;
 
 namespace {
 // Calls waiting for a pool thread; model code that starts more at once is told to batch.
@@ -37,7 +40,7 @@ Host::Host(browser::Browser& browser, store::Database* db, Limits limits, std::s
 Host::~Host() {
   // The user's tabs it held (and those it opened) stay open, out of its gate unless it acted on
   // them; its own tabs are blanked before the gate goes (egress.h leave_tabs).
-  leave_tabs(*m_ctx);
+  egress::leave_tabs(*m_ctx);
   m_ctx->browser.set_pause_handler(m_ctx->owner, nullptr);
   m_pool.reset();
 }
@@ -63,14 +66,14 @@ Host::Outcome Host::run(const std::string& function, const json& args) {
   }
   // In the user's own browser a run acts only on the tabs it holds (claims.h).
   if (!tab.empty() && m_ctx->shared_tabs && acts_on_tab(*cap))
-    if (auto held = hold_tab(*m_ctx, tab, function); !held) return {tl::make_unexpected(held.error()), {}};
+    if (auto held = egress::hold_tab(*m_ctx, tab, function); !held) return {tl::make_unexpected(held.error()), {}};
   // The exception boundary of every capability: a throw (a JSON type mismatch deep in an
   // implementation, a bad_alloc) is this call's error, never the process's end.
   // From the first call that puts the run's data or choices into a page, every tab the run holds
   // keeps to its allowed sites (safety/gate.h); marked before the call acts. What a tab sends
   // while an action works is the action's (a write the user approved with it is not asked again).
   int activity = 0;
-  if (cap->changes_page) mark_acted(*m_ctx, function);
+  if (cap->changes_page) egress::mark_acted(*m_ctx, function);
   if (!tab.empty() && m_ctx->gate && cap->changes_page) activity = m_ctx->browser.begin_activity(tab, function);
   Result<json> r = make_error(Code::Internal, "");
   try {

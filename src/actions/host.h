@@ -3,7 +3,7 @@
 // "[PAGE NAVIGATED]" note to errors on a tab whose page changed since the last interaction.
 #pragma once
 
-#include "actions/context.h"
+#include "host/context.h"
 #include "base/thread_pool.h"
 
 #include <deque>
@@ -22,7 +22,7 @@ class Host {
  public:
   // Acts in browser_context ("" = the profile's) as `owner` (a run's name; "" = "session N").
   // With shared_tabs the context is the user's: acting on a tab needs it held (claims.h).
-  Host(browser::Browser& browser, store::Database* db, Limits limits = {}, std::string browser_context = {}, std::string owner = {},
+  Host(browser::Browser& browser, store::Database* db, host::Limits limits = {}, std::string browser_context = {}, std::string owner = {},
        bool shared_tabs = false, size_t threads = 8);
   ~Host();
 
@@ -30,7 +30,7 @@ class Host {
   void call(const std::string& function, json args, std::function<void(Result<json>)> reply);
   // Runs a capability and waits (CLI and tests).
   Result<json> call_sync(const std::string& function, json args);
-  Context& context() { return *m_ctx; }
+  host::Context& context() { return *m_ctx; }
   // What the model should know about the calls since the last take: results that were cut to
   // the cap ("getLinks returned 2,212 of 5,340 items …"). At most 20 lines.
   std::vector<std::string> take_notes();
@@ -45,7 +45,7 @@ class Host {
   void drain(const std::string& tab);
   Result<void> check_permission(const Capability& cap, const json& args);
   // Shared so that timers and browser callbacks can hold it weakly and find it gone.
-  std::shared_ptr<Context> m_ctx;
+  std::shared_ptr<host::Context> m_ctx;
   std::unique_ptr<ThreadPool> m_pool;
   struct TabQueue {
     std::deque<std::function<void()>> jobs;

@@ -1,11 +1,14 @@
 // Implementations of the host capabilities, one function per capability (internal to actions).
 #pragma once
 
-#include "actions/context.h"
+#include "host/context.h"
 #include "actions/registry.h"
 #include "base/json.h"
+#include "perception/reads.h"
 
 namespace ouro::actions::impl {
+
+using host::Context;
 
 #define OURO_CAP(name) Result<json> name(Context& ctx, const json& args)
 // Tabs
@@ -23,8 +26,10 @@ OURO_CAP(get_recent_requests); OURO_CAP(get_response_body); OURO_CAP(intercept_r
 OURO_CAP(get_console_log); OURO_CAP(get_errors);
 // Page affordances (affordances.cpp)
 OURO_CAP(snapshot); OURO_CAP(details); OURO_CAP(find_elements); OURO_CAP(extract);
+// How this host reads pages (perception/reads.h): its browser, its exec timeout.
+perception::Reader reader(const Context& ctx);
 // Reads through the page engine's function `fn` (Browser::call) with `args`, in the frame the
-// selector addresses, failing clearly when the selector matched nothing.
+// selector addresses, failing clearly when the selector matched nothing (perception::read).
 Result<json> read_helper(Context& ctx, const std::string& tab, const char* fn, json args, const std::string& what, const std::string& selector);
 // What a tool-calling model reads of a page (observe.cpp)
 OURO_CAP(observe); OURO_CAP(read_text);

@@ -2,9 +2,9 @@
 // Input domain at the element's visible centre, after the page helper has scrolled it into view and
 // found it attached, visible, enabled and not covered — retried until the action deadline, as
 // Playwright's actionability checks do.
-#include "actions/egress.h"
+#include "egress/gate.h"
 #include "actions/impl.h"
-#include "actions/sensitive.h"
+#include "safety/sensitive.h"
 #include "actions/targets.h"
 #include "browser/browser.h"
 #include "base/text.h"
@@ -243,17 +243,17 @@ Result<void> gate(Context& ctx, const std::string& action, const std::string& ta
                   bool granted_secret = false) {
   auto hooks = ctx.hooks();
   if (!hooks || !hooks->confirm) return {};
-  auto mode = gate_mode(ctx);
+  auto mode = egress::gate_mode(ctx);
   if (mode == safety::GateMode::Autonomous) return {};  // asks nothing; the egress gate still holds the sites
   if (granted_secret) return {};
   const json& target = at.is_object() && at.contains("target") ? at["target"] : json::object();
   std::string element = at.is_object() ? at.value("element", "") : "";
-  auto why = sensitive_reason(action, target);
+  auto why = safety::sensitive_reason(action, target);
   if (!why) return {};
   // Under the egress gate a submitted form asks only if it writes (a GET search does not) —
   // unless its label says what it does (Buy, Pay, Delete, …).
   if (mode && *why == "it submits a form") {
-    why = sensitive_reason("select", target);
+    why = safety::sensitive_reason("select", target);
     if (!why) return {};
   }
   auto info = ctx.browser.tab_info(tab);
@@ -350,12 +350,12 @@ Result<ToType> text_to_type(Context& ctx, const json& v, const std::string& acti
 // of the secret's — not merely the tab's: a third-party sign-in frame on an allowed page is
 // another origin (RFC 6454). Refused in every mode: no question could make it the secret's site.
 // Where it may go, the page it goes into may talk only to the secret's sites from then on
-// (actions/egress.h restrict_to_secret_sites).
+// (egress/gate.h restrict_to_secret_sites).
 Result<void> secret_may_go(Context& ctx, const ToType& typing, const std::string& tab, const json& at, const std::string& action) {
   if (!typing.secret) return {};
   auto origin = frame_origin(at);
   if (origin && typing.secret->sites.matches(*origin)) {
-    restrict_to_secret_sites(ctx, tab, typing.secret->sites);
+    egress::restrict_to_secret_sites(ctx, tab, typing.secret->sites);
     return {};
   }
   std::string where;

@@ -7,6 +7,8 @@
 
 namespace ouro::actions {
 
+using host::Context;
+
 namespace {
 
 using P = Param;
@@ -478,6 +480,12 @@ json params_json_schema(const Capability& c) {
   json j = {{"type", "object"}, {"properties", props}};
   if (!required.empty()) j["required"] = required;
   return j;
+}
+
+bool acts_on_tab(const Capability& c) {
+  if (c.name == "switchTab") return false;  // bringing a tab to the front changes nothing in it
+  if (c.name == "interceptRequests") return true;
+  return c.risk == Risk::Act || c.risk == Risk::Navigate || c.risk == Risk::Storage;
 }
 
 }  // namespace ouro::actions

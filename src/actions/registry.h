@@ -15,6 +15,7 @@
 
 namespace ouro::browser { class Browser; }
 namespace ouro::store { class Database; }
+namespace ouro::host { struct Context; }
 
 namespace ouro::actions {
 
@@ -32,8 +33,7 @@ struct Param {
   SchemaPtr schema;  // parsed from `type` when the registry is built
 };
 
-struct Context;
-using Implementation = std::function<Result<json>(Context&, const json& args)>;
+using Implementation = std::function<Result<json>(host::Context&, const json& args)>;
 
 struct Capability {
   std::string name;
@@ -53,7 +53,7 @@ struct Capability {
   // Puts the run's data or choices into a page (every Act, and the Read or Storage calls that
   // change what a page holds or does: hover, scroll, setCookie, clearStorage, interceptRequests).
   // From the first such call on, the egress gate holds every tab of the run to its allowed sites
-  // (actions/egress.h).
+  // (egress/gate.h).
   bool changes_page = false;
 };
 
@@ -65,7 +65,7 @@ std::vector<std::string> host_function_names();
 
 std::string_view permission_name(Permission p);
 Result<Permission> parse_permission(std::string_view text);
-// {"setCookie": "deny", …} (settings, a run's options) → overrides for Context; InvalidArgument
+// {"setCookie": "deny", …} (settings, a run's options) → overrides for host::Context; InvalidArgument
 // names an unknown capability or level.
 Result<std::map<std::string, int>> permission_overrides(const std::map<std::string, std::string>& levels);
 
@@ -84,6 +84,10 @@ Result<void> check_args(const Capability& c, const json& args);
 // How a capability's result is cut to the cap: arrays by items, trees by pruning, objects by
 // fields (from its declared return type).
 Shape result_shape(const Capability& c);
+
+// Whether calling this capability on a tab acts on it (and so needs the tab held in a shared
+// context: egress/holds.h).
+bool acts_on_tab(const Capability& c);
 
 // The parameter's type as the API reference shows it (ranges left out).
 std::string display_type(const Param& p);

@@ -1,6 +1,6 @@
 // Tab management and DOM introspection (docs/reference/api.md).
-#include "actions/claims.h"
-#include "actions/egress.h"
+#include "egress/holds.h"
+#include "egress/gate.h"
 #include "actions/impl.h"
 #include "actions/targets.h"
 #include "browser/browser.h"
@@ -29,18 +29,13 @@ std::chrono::milliseconds timeout_arg(const json& args, size_t i, std::chrono::m
 }  // namespace
 
 Result<json> read_helper(Context& ctx, const std::string& tab, const char* fn, json args, const std::string& what, const std::string& selector) {
-  auto r = TRY(ctx.browser.call(tab, fn, std::move(args), browser::Browser::frame_of(selector), ctx.limits.exec_timeout));
-  if (r.is_null() && !selector.empty()) {
-    auto info = ctx.browser.tab_info(tab);
-    return errorf(Code::NotFound, "{}: no element matches selector '{}' on tab {} ({})", what, selector, tab, info ? info->url : "?");
-  }
-  return r;
+  return perception::read(reader(ctx), tab, fn, std::move(args), what, selector);
 }
 
 Result<json> open_tab(Context& ctx, const json& args) {
   std::string url = arg_string(args, 0);
-  TRY(check_navigation(ctx, "openTab", url));
-  if (ctx.shared_tabs) return json(TRY(open_held_tab(ctx, url)));  // held (and gated) from its first request
+  TRY(egress::check_navigation(ctx, "openTab", url));
+  if (ctx.shared_tabs) return json(TRY(egress::open_held_tab(ctx, url)));  // held (and gated) from its first request
   auto id = TRY(ctx.browser.open_tab(url.empty() ? "about:blank" : url, ctx.limits.load_timeout, ctx.browser_context));
   return json(id);
 }
@@ -51,7 +46,7 @@ Result<json> close_tab(Context& ctx, const json& args) {
 }
 
 Result<json> navigate(Context& ctx, const json& args) {
-  TRY(check_navigation(ctx, "navigate", arg_string(args, 1), arg_string(args, 0)));
+  TRY(egress::check_navigation(ctx, "navigate", arg_string(args, 1), arg_string(args, 0)));
   auto info = TRY(ctx.browser.navigate(arg_string(args, 0), arg_string(args, 1), ctx.limits.load_timeout));
   return info.to_json();
 }

@@ -3,7 +3,7 @@
 // this is the host side the actions call (internal to actions).
 #pragma once
 
-#include "actions/context.h"
+#include "host/context.h"
 #include "base/error.h"
 
 #include <chrono>
@@ -12,11 +12,11 @@
 namespace ouro::actions::impl {
 
 // True when the run wants its actions' targets recorded (an on_record hook is installed).
-bool recording(const Context& ctx);
+bool recording(const host::Context& ctx);
 
 // Tells the run what identifies an action's target: details as heal.js's identify() gave them
 // (in the call that resolved the element), or, when null, asked of the page for the selector.
-void record_target(Context& ctx, const std::string& tab, const std::string& action, const std::string& selector, const json& details);
+void record_target(host::Context& ctx, const std::string& tab, const std::string& action, const std::string& selector, const json& details);
 
 // In a replay: the selector an action should use. The given one while it still names the
 // recorded target (same kind of element, not one the recording saw beside it); else the one
@@ -24,7 +24,7 @@ void record_target(Context& ctx, const std::string& tab, const std::string& acti
 // runner-up — told as a `heal` event; else an error that names the step, what it looked for and
 // the best candidates with their scores. Outside replays, or without a record for this selector,
 // the selector as given, at no cost.
-Result<std::string> replay_target(Context& ctx, const std::string& tab, const std::string& action, const std::string& selector,
+Result<std::string> replay_target(host::Context& ctx, const std::string& tab, const std::string& action, const std::string& selector,
                                   std::chrono::milliseconds timeout);
 
 // "button \"Subscribe\" (label …, in main \"…\", under \"…\")": recorded details as words.

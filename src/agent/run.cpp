@@ -1,7 +1,7 @@
 #include "agent/run.h"
 #include "base/text.h"
 
-#include "actions/egress.h"
+#include "egress/gate.h"
 
 #include "actions/host.h"
 #include "browser/browser.h"
@@ -110,7 +110,7 @@ Run::Run(session::Session& session, llm::Provider& provider, RunOptions options,
   }
   // The hooks reach this Run through m_alive: a call the model's code started without awaiting
   // it may still be on the host's pool when the Run ends, and must find it gone, not freed.
-  auto hooks = std::make_shared<actions::Context::Hooks>();
+  auto hooks = std::make_shared<host::Context::Hooks>();
   hooks->sub_llm = [alive = m_alive](const std::string& fn, const json& args) -> Result<json> {
     std::shared_lock lock(alive->mutex);
     if (!alive->run) return json("[SUB-CALL ERROR] the run has ended");
@@ -763,8 +763,8 @@ RunResult Run::finish(RunResult result, bool have_final, json final) {
   if (m_session.host().context().shared_tabs) {
     result.tabs = json::array();
     // Once the run has acted on them they keep to its allowed sites after it ends, until the user
-    // replaces their page (actions/egress.h leave_tabs).
-    bool kept = actions::has_acted(m_session.host().context());
+    // replaces their page (egress/gate.h leave_tabs).
+    bool kept = egress::has_acted(m_session.host().context());
     for (const auto& t : m_session.held_tabs())
       result.tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", t.title}, {"underRule", kept}});
     if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(result.tabs);

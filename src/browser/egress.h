@@ -1,6 +1,6 @@
 // What the browser tells the egress gate about a request a tab is about to send (CDP Fetch pause,
 // Request stage), and how the gate answers. The browser gathers facts only; the rules live in
-// safety/gate.h and the asking in actions/egress.cpp.
+// safety/gate.h and the asking in egress/gate.cpp.
 //
 // Telling the run's requests from the page's own (browser/egress.cpp):
 //   * tagged — the code execInTab runs carries a sourceURL starting with kExecTag; a request whose

@@ -393,7 +393,7 @@ Result<int> eval_once(const CommonFlags& flags, const std::string& code, Show sh
   TerminalConfirmer confirmer(std::chrono::seconds(60), interrupted);
   auto s = TRY(session::Session::start(TRY(session_options(flags, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }, gated))));
   if (gated) {
-    auto hooks = std::make_shared<actions::Context::Hooks>();
+    auto hooks = std::make_shared<host::Context::Hooks>();
     hooks->confirm = [&confirmer](const json& req) { return confirmer.ask(req); };
     hooks->on_gate = [](const json& d) {
       if (get_str(d, "decision") == "deny")

@@ -15,7 +15,7 @@ namespace {
 // As `ouro exec` with --allow-domain/--mode, but with no one at a terminal to ask: what the gate
 // or a sensitive action would ask about is refused, and the refusal is the tool's error.
 void refuse_confirmations(session::Session& s) {
-  auto hooks = std::make_shared<actions::Context::Hooks>();
+  auto hooks = std::make_shared<host::Context::Hooks>();
   hooks->confirm = [](const json& req) {
     spdlog::warn("mcp: refused (no one to confirm it over MCP): {} {}", get_str(req, "action"), get_str(req, "url", get_str(req, "request")));
     return false;

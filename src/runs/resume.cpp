@@ -2,9 +2,9 @@
 
 #include <boost/url/parse.hpp>
 
-#include "actions/egress.h"
+#include "egress/gate.h"
 
-#include "actions/context.h"
+#include "host/context.h"
 #include "actions/host.h"
 #include "jsrt/summary.h"
 #include "session/session.h"
@@ -106,7 +106,7 @@ Result<std::string> restore_browser(session::Session& session, const ResumePoint
       note += " Not restorable (stand-ins are in their place; define them again): " + jsrt::describe_lost(lost) + ".";
   // A run that worked before it stopped had acted on its pages (their cookies and storage, which
   // come back now, hold what it put there): it goes on held to its allowed sites from the start.
-  if (point.state.last_iteration > 0) actions::mark_acted(session.host().context(), "resumed after it had worked");
+  if (point.state.last_iteration > 0) egress::mark_acted(session.host().context(), "resumed after it had worked");
   const std::string& context = session.context();
   if (!context.empty() && point.cookies.is_array() && !point.cookies.empty()) {
     auto set = session.browser().set_cookies(context, point.cookies, std::chrono::seconds(10));

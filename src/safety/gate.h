@@ -1,6 +1,6 @@
 // The egress gate's rules: given what is known about one request a tab the run holds is about
 // to send, allow it, ask the user, or refuse it. Pure: the browser gathers the facts
-// (browser/egress.h), actions/egress.cpp asks and answers.
+// (browser/egress.h), egress/gate.cpp asks and answers.
 //
 // Deny by default. Who made a request (the run's code, the page's scripts, a handler attribute,
 // a worker, a frame, a document the run caused) never lets it leave for a site the run is not

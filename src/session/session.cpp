@@ -1,8 +1,8 @@
 #include "session/session.h"
 #include "session/start_url.h"
 
-#include "actions/claims.h"
-#include "actions/egress.h"
+#include "egress/holds.h"
+#include "egress/gate.h"
 #include "net/socks_proxy.h"
 #include "actions/host.h"
 #include "actions/registry.h"
@@ -136,7 +136,7 @@ namespace {
 // for the profile's context of a browser we launched; the browser's own place in a browser we
 // attached to (the user's downloads stay theirs), still reported by getDownloads().
 Result<void> set_up_downloads(browser::Browser& b, const std::string& data_dir, const std::string& context, const SessionOptions& options,
-                              actions::Context& ctx) {
+                              host::Context& ctx) {
   static std::atomic<uint64_t> next{1};
   std::string dir;
   if (!context.empty()) {
@@ -218,20 +218,20 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   p.host->context().sees_hidden_tabs = options.person;
   p.host->context().trusted_sites = options.trusted_sites;
   p.host->context().previous_final = options.previous_final;
-  if (options.gate) TRY(actions::install_egress_gate(p.host->context(), options.gate));
-  if (p.proxy) p.proxy->set_rule(actions::connection_rule(p.host->context()));
-  else if (p.runtime->proxy && !options.isolated && !shared) p.runtime->proxy->set_rule(actions::connection_rule(p.host->context()));
+  if (options.gate) TRY(egress::install_egress_gate(p.host->context(), options.gate));
+  if (p.proxy) p.proxy->set_rule(egress::connection_rule(p.host->context()));
+  else if (p.runtime->proxy && !options.isolated && !shared) p.runtime->proxy->set_rule(egress::connection_rule(p.host->context()));
   TRY(set_up_downloads(b, p.runtime->data_dir, p.context, options, p.host->context()));
   if (shared) {
     // Handed the tab the user was on: held (so no other run acts there meanwhile), under the
     // gate, and its site one the run may work on.
     p.handed = user_tab(b, p.context);
     if (!p.handed.empty()) {
-      if (auto held = actions::take_tab(p.host->context(), p.handed); !held) {
+      if (auto held = egress::take_tab(p.host->context(), p.handed); !held) {
         spdlog::info("session: the user's tab {} is not handed over: {}", p.handed, held.error().message);
         p.handed.clear();
       } else if (auto info = b.tab_info(p.handed)) {
-        actions::allow_site(p.host->context(), info->url);
+        egress::allow_site(p.host->context(), info->url);
       }
     }
   }
@@ -295,8 +295,8 @@ Session::~Session() {
   // Its pages are blanked first: disposing a context detaches its tabs' sessions, and Chromium
   // lets a request paused at that moment go on, so nothing the run planted may still be running.
   if (m->owns_context) {
-    actions::close_gate(m->host->context());
-    (void)actions::blank_tabs(m->host->context());
+    egress::close_gate(m->host->context());
+    (void)egress::blank_tabs(m->host->context());
   }
   // Closing the context's tabs fails whatever host call still waits on them, so the host's
   // threads end now rather than at their deadlines.
@@ -332,14 +332,14 @@ Session::Held Session::let_go() {
   if (!m->host->context().shared_tabs) return h;
   h.active = active_tab();
   h.tabs = m->runtime->browser->owned_tabs(m->host->context().owner);
-  m->runtime->browser->release_tabs(m->host->context().owner, actions::lingering_gate(m->host->context()));
+  m->runtime->browser->release_tabs(m->host->context().owner, egress::lingering_gate(m->host->context()));
   return h;
 }
 
 void Session::take_back(const Held& held) {
   if (!m->host->context().shared_tabs || held.tabs.empty()) return;  // nothing was let go
   for (const auto& t : held.tabs)
-    if (auto r = actions::take_tab(m->host->context(), t); !r) spdlog::info("session: tab {} is not taken back: {}", t, r.error().message);
+    if (auto r = egress::take_tab(m->host->context(), t); !r) spdlog::info("session: tab {} is not taken back: {}", t, r.error().message);
   {
     std::lock_guard lock(m->sink->mutex);
     m->sink->active = held.active;
@@ -360,7 +360,7 @@ Result<void> Session::open_urls(const std::vector<std::string>& urls) {
     // In the user's browser: tabs of the run's own, the user's left as they are.
     std::string first;
     for (const auto& url : urls) {
-      auto id = TRY(actions::open_held_tab(m->host->context(), url));
+      auto id = TRY(egress::open_held_tab(m->host->context(), url));
       if (first.empty()) first = id;
     }
     {

@@ -6,7 +6,7 @@
 // use it.
 #pragma once
 
-#include "actions/context.h"
+#include "host/context.h"
 #include "browser/browser.h"
 #include "jsrt/repl.h"
 
@@ -27,7 +27,7 @@ struct SessionOptions {
   std::string db_path;              // empty: <data dir>/ouro.db
   bool isolated = false;            // a browser context of its own instead of the profile's
   // The profile's context is the user's own ("My browser"): the session acts only on tabs it
-  // holds (actions/claims.h) — it is handed the tab the user was on, opens its own, asks for
+  // holds (egress/holds.h) — it is handed the tab the user was on, opens its own, asks for
   // others — and leaves them open when it ends. Its Browser State still lists every tab.
   bool shared = false;
   std::string owner;                // who acts, in messages and to the browser ("run r…"); "" = "session N"
@@ -35,11 +35,11 @@ struct SessionOptions {
   // which carry its token). Never for a run.
   bool person = false;
   std::vector<std::string> trusted_sites;  // "always" sites: their tabs are acted on without asking
-  actions::Limits limits;
+  host::Limits limits;
   jsrt::ReplOptions repl;           // host_functions are filled in from the registry
   std::function<void(const std::string&)> on_log;  // log() lines, as they happen
   std::shared_ptr<const safety::SecretStore> secrets;  // usable by handle, scrubbed from results
-  // The egress gate's policy for this session's context (actions/egress.h); none: no gate (a
+  // The egress gate's policy for this session's context (egress/gate.h); none: no gate (a
   // person at the REPL). Installed before the session opens anything.
   std::shared_ptr<safety::GatePolicy> gate;
   std::map<std::string, int> permissions;  // capability -> actions::Permission, over the registry's

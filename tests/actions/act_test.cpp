@@ -155,7 +155,7 @@ TEST(Act, SensitiveClicksStillAskAndADenialStopsTheRun) {
   auto made = isolated_session();
   auto& s = *made;
   std::vector<json> asked;
-  auto hooks = std::make_shared<actions::Context::Hooks>();
+  auto hooks = std::make_shared<host::Context::Hooks>();
   hooks->confirm = [&asked](const json& q) {
     asked.push_back(q);
     return false;

@@ -2,6 +2,7 @@
 // positions), per site, bounded, and rows that do not read are skipped rather than trusted.
 #include "actions/action_cache.h"
 #include "commands/language.h"
+#include "host/context.h"
 #include "store/database.h"
 #include "store/statement.h"
 
@@ -106,7 +107,7 @@ TEST(ActionCache, IsBoundedAndSkipsRowsThatDoNotRead) {
 }
 
 TEST(ActionCache, HitRateIsReportedOnlyOnceThereWereLookups) {
-  ActionCacheStats s;
+  host::ActionCacheStats s;
   EXPECT_TRUE(s.to_json()["hitRate"].is_null());
   ++s.hits;
   ++s.hits;

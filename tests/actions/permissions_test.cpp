@@ -20,7 +20,7 @@ TEST(Permissions, AskDenyAndAutoFromTheRegistry) {
   EXPECT_TRUE(ok(set, s.get()));
 
   std::vector<json> asked;
-  auto hooks = std::make_shared<actions::Context::Hooks>();
+  auto hooks = std::make_shared<host::Context::Hooks>();
   hooks->confirm = [&](const json& req) {
     asked.push_back(req);
     return false;
@@ -85,7 +85,7 @@ TEST(Secrets, GoOnlyIntoTheirOwnFramesOriginAndAskNothingThere) {
   auto made = isolated_session([&](session::SessionOptions& o) { o.secrets = store; });
   auto& s = *made;
   std::vector<json> asked;
-  auto hooks = std::make_shared<actions::Context::Hooks>();
+  auto hooks = std::make_shared<host::Context::Hooks>();
   hooks->confirm = [&](const json& req) {
     asked.push_back(req);
     return false;
@@ -117,7 +117,7 @@ TEST(Secrets, GoOnlyIntoTheirOwnFramesOriginAndAskNothingThere) {
   EXPECT_NE(err.find("in a document of null"), std::string::npos) << err;
   // Nothing reached either frame's field (each reports its value when its Pay button is pressed;
   // no one to ask about pressing it now).
-  s.host().context().set_hooks(std::make_shared<actions::Context::Hooks>());
+  s.host().context().set_hooks(std::make_shared<host::Context::Hooks>());
   std::string values = ok("const out = []; for (const n of ['Pay cross', 'Pay sandboxed']) {"
                           "  await click(activeTab, (await find(activeTab, n))[0].ref); await sleep(200);"
                           "  out.push(await execInTab(activeTab, 'document.getElementById(\"out\").textContent')) } out.join('|')", &s)

@@ -1,6 +1,5 @@
 // The registry is the one declaration of every capability; these check its faces agree.
 #include "actions/registry.h"
-#include "actions/sensitive.h"
 
 #include "browser_env.h"
 
@@ -52,20 +51,6 @@ TEST(Registry, ArgumentChecksNameTheCall) {
   EXPECT_NE(r.error().message.find("at most 3"), std::string::npos);
   EXPECT_TRUE(check_args(*find("getCookies"), json::array()));
   EXPECT_TRUE(check_args(*find("getCookies"), json::array({json::object()})));
-}
-
-TEST(Sensitive, SubmitPaymentPasswordAndDangerousLabels) {
-  json plain_button = {{"tag", "button"}, {"type", "submit"}, {"text", "Go"}, {"inForm", false}};
-  EXPECT_FALSE(sensitive_reason("click", plain_button)) << "a button outside a form submits nothing";
-  json submit = {{"tag", "button"}, {"type", "submit"}, {"text", "Next"}, {"inForm", true}};
-  EXPECT_EQ(sensitive_reason("click", submit), "it submits a form");
-  EXPECT_EQ(sensitive_reason("click", json{{"tag", "a"}, {"text", "Delete account"}}), "it is labelled \"delete\"");
-  EXPECT_EQ(sensitive_reason("click", json{{"tag", "div"}, {"role", "button"}, {"label", "Send message"}}), "it is labelled \"send\"");
-  EXPECT_FALSE(sensitive_reason("click", json{{"tag", "a"}, {"text", "Sender details"}})) << "whole words only";
-  EXPECT_EQ(sensitive_reason("type", json{{"tag", "input"}, {"type", "password"}}), "it is a password field");
-  EXPECT_EQ(sensitive_reason("type", json{{"tag", "input"}, {"autocomplete", "cc-number"}}), "it is a payment field");
-  EXPECT_EQ(sensitive_reason("fill", json{{"tag", "input"}, {"name", "cvv"}}), "it is a payment field");
-  EXPECT_FALSE(sensitive_reason("type", json{{"tag", "input"}, {"name", "search"}, {"label", "Send to"}})) << "typing a label is harmless";
 }
 
 }  // namespace

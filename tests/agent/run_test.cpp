@@ -253,7 +253,7 @@ TEST(Run, PromptsStayFlatAndFreeOfPageTextAsThePageGrows) {
     // Reading a 10 MB page lays it out (innerText): seconds on a loaded 2-core machine, which
     // outlasted the tests' shortened 4 s page-read limit once ("getText: … no reply from the
     // browser in time"). This test is about the prompt, so page reads get the product's limit.
-    h.session->host().context().limits.exec_timeout = actions::Limits{}.exec_timeout;
+    h.session->host().context().limits.exec_timeout = host::Limits{}.exec_timeout;
     auto r = h.go("How many paragraphs does the page have?");
     ASSERT_FALSE(r.partial) << kb << " KB: " << r.final.dump().substr(0, 300);
     // A block that failed (seen once under a loaded make test at 10,000 KB) says why.

@@ -8,7 +8,7 @@
 #include "browser_env.h"
 #include "injection_sites.h"
 
-#include "actions/egress.h"
+#include "egress/gate.h"
 #include "actions/host.h"
 
 #include <condition_variable>
@@ -31,8 +31,8 @@ struct GateLog {
   std::vector<json> decisions, questions;
   bool approve = false;
 
-  std::shared_ptr<actions::Context::Hooks> hooks(bool with_channel) {
-    auto h = std::make_shared<actions::Context::Hooks>();
+  std::shared_ptr<host::Context::Hooks> hooks(bool with_channel) {
+    auto h = std::make_shared<host::Context::Hooks>();
     h->on_gate = [this](const json& d) {
       std::lock_guard lock(mutex);
       decisions.push_back(d);

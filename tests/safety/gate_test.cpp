@@ -1,5 +1,5 @@
 // The gate's rules and the attribution of requests, without a browser.
-#include "actions/egress.h"
+#include "egress/gate.h"
 #include "safety/gate.h"
 #include "safety/settings.h"
 
@@ -120,7 +120,7 @@ TEST(GateRules, BadPatternsAndModesAreClearErrors) {
 }
 
 TEST(GateRules, BodyPreviewsMaskSecretFields) {
-  std::string p = actions::body_preview("user=alice&password=hunter2&item=3");
+  std::string p = egress::body_preview("user=alice&password=hunter2&item=3");
   EXPECT_EQ(p.find("hunter2"), std::string::npos) << p;
   EXPECT_NE(p.find("item=3"), std::string::npos) << p;
 }
@@ -140,23 +140,23 @@ TEST(Attribution, WhoSentItIsRecordedAndNeverDecides) {
   browser::OutgoingRequest r;
   r.url = "https://x.example/";
   r.resource_type = "Image";
-  EXPECT_FALSE(actions::attribute(r).run_caused);
-  EXPECT_EQ(actions::attribute(r).cause, "the page's own scripts");
+  EXPECT_FALSE(egress::attribute(r).run_caused);
+  EXPECT_EQ(egress::attribute(r).cause, "the page's own scripts");
   r.tagged = true;
-  EXPECT_TRUE(actions::attribute(r).run_caused);
+  EXPECT_TRUE(egress::attribute(r).run_caused);
   r.tagged = false;
   r.from_worker = true;
-  EXPECT_EQ(actions::attribute(r).cause, "a worker in the page");
+  EXPECT_EQ(egress::attribute(r).cause, "a worker in the page");
   // A write sent while an approved action works is not asked twice; from the click's new
   // document it is.
   r.from_worker = false;
   r.activity = "click";
   r.activity_approved = true;
-  EXPECT_TRUE(actions::attribute(r).approved_action);
+  EXPECT_TRUE(egress::attribute(r).approved_action);
   r.new_document = true;
-  EXPECT_FALSE(actions::attribute(r).approved_action);
-  // attribute() never says whether the run acted: the gate's state does (egress.cpp).
-  EXPECT_FALSE(actions::attribute(r).after_acted);
+  EXPECT_FALSE(egress::attribute(r).approved_action);
+  // egress::attribute() never says whether the run acted: the gate's state does (egress/gate.cpp).
+  EXPECT_FALSE(egress::attribute(r).after_acted);
 }
 
 }  // namespace

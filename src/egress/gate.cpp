@@ -1,7 +1,7 @@
-#include "actions/egress.h"
+#include "egress/gate.h"
 #include "base/text.h"
 
-#include "actions/claims.h"
+#include "egress/holds.h"
 
 #include "base/log.h"
 #include "base/thread_pool.h"
@@ -17,7 +17,9 @@
 #include <set>
 #include <vector>
 
-namespace ouro::actions {
+namespace ouro::egress {
+
+using host::Context;
 
 namespace {
 constexpr size_t kMaxGateEvents = 1000;
@@ -479,4 +481,4 @@ Result<void> check_navigation(Context& ctx, const std::string& function, const s
                 function, why);
 }
 
-}  // namespace ouro::actions
+}  // namespace ouro::egress

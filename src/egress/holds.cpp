@@ -1,23 +1,18 @@
-#include "actions/claims.h"
+#include "egress/holds.h"
 
 #include <algorithm>
 
-#include "actions/egress.h"
-#include "actions/registry.h"
+#include "egress/gate.h"
 #include "browser/browser.h"
 #include "safety/sites.h"
 
-namespace ouro::actions {
+namespace ouro::egress {
+
+using host::Context;
 
 std::string site_key(const safety::Url& url) {
   bool default_port = (url.scheme == "http" && url.port == 80) || (url.scheme == "https" && url.port == 443) || url.port == 0;
   return default_port ? url.host : url.host + ":" + std::to_string(url.port);
-}
-
-bool acts_on_tab(const Capability& cap) {
-  if (cap.name == "switchTab") return false;  // bringing a tab to the front changes nothing in it
-  if (cap.name == "interceptRequests") return true;
-  return cap.risk == Risk::Act || cap.risk == Risk::Navigate || cap.risk == Risk::Storage;
 }
 
 Result<void> take_tab(Context& ctx, const std::string& tab_id) { return claim_under_gate(ctx, tab_id); }
@@ -82,4 +77,4 @@ Result<std::string> open_held_tab(Context& ctx, const std::string& url) {
   return id;
 }
 
-}  // namespace ouro::actions
+}  // namespace ouro::egress

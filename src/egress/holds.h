@@ -7,30 +7,25 @@
 // they are let go, out of the gate and left open.
 #pragma once
 
-#include "actions/context.h"
+#include "host/context.h"
 
 #include <string>
 
 namespace ouro::safety { struct Url; }
 
-namespace ouro::actions {
-
-struct Capability;
+namespace ouro::egress {
 
 // "example.com", "127.0.0.1:8080": the site a permission is remembered for.
 std::string site_key(const safety::Url& url);
 
-// Whether calling this capability on a tab acts on it (and so needs the tab held).
-bool acts_on_tab(const Capability& cap);
-
 // Makes sure the host holds the tab before it acts there (asking the user when the tab is
 // theirs); PermissionDenied / FailedPrecondition with what to do instead.
-Result<void> hold_tab(Context& ctx, const std::string& tab_id, const std::string& function);
+Result<void> hold_tab(host::Context& ctx, const std::string& tab_id, const std::string& function);
 
 // Takes a tab the run was handed or opened, without asking (under the run's gate).
-Result<void> take_tab(Context& ctx, const std::string& tab_id);
+Result<void> take_tab(host::Context& ctx, const std::string& tab_id);
 
 // Opens a tab the run holds from its first request: about:blank first, held, then the URL.
-Result<std::string> open_held_tab(Context& ctx, const std::string& url);
+Result<std::string> open_held_tab(host::Context& ctx, const std::string& url);
 
-}  // namespace ouro::actions
+}  // namespace ouro::egress

@@ -1,7 +1,7 @@
 // The first safety layer (docs/guides/safety.md): before click, type, fill or select acts on a
 // submit control, a payment or password field, or a control labelled like
 // buy/pay/send/delete/confirm/transfer/order/sign, the action asks the user (through
-// Context::confirm) and waits.
+// host::Context's confirm hook) and waits.
 #pragma once
 
 #include "base/json.h"
@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
-namespace ouro::actions {
+namespace ouro::safety {
 
 // Why acting on `target` (the page helper's description of the element) is sensitive, or nullopt.
 // action: "click" | "type" | "fill" | "select".
 std::optional<std::string> sensitive_reason(const std::string& action, const json& target);
 
-}  // namespace ouro::actions
+}  // namespace ouro::safety

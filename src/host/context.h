@@ -1,11 +1,13 @@
-// What host capabilities act on, and the limits they act within.
+// What a session's capabilities act on, and the limits they act within: one browser context, its
+// database, secrets, gate, files, permissions and the hooks a run lends it. Shared by the
+// capabilities (actions/), the gate's enforcement (egress/) and the page reads (perception/).
 #pragma once
 
-#include "actions/action_cache.h"
 #include "base/json.h"
 
 #include <chrono>
 #include <functional>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,9 +20,16 @@ namespace ouro::browser { class Browser; }
 namespace ouro::safety { class SecretStore; }
 namespace ouro::store { class Database; }
 
-namespace ouro::actions {
+namespace ouro::egress { struct GateState; }
 
-struct GateState;
+namespace ouro::host {
+
+// Hits and misses of act()'s lookups in the action cache (actions/action_cache.h), for the run's usage.
+struct ActionCacheStats {
+  std::atomic<int64_t> hits{0};
+  std::atomic<int64_t> misses{0};
+  json to_json() const;  // {hits, misses, hitRate} (hitRate null before any lookup)
+};
 
 using namespace std::chrono_literals;
 
@@ -44,8 +53,8 @@ struct Context : std::enable_shared_from_this<Context> {
   std::shared_ptr<safety::SecretStore> secrets;  // the session's own (askUser adds to it)
   // The tab the session works on now (its activeTab), for what belongs to "the current site".
   std::function<std::string()> active_tab;
-  // The egress gate over this host's browser context (actions/egress.h), when it has one.
-  std::shared_ptr<GateState> gate;
+  // The egress gate over this host's browser context (egress/gate.h), when it has one.
+  std::shared_ptr<egress::GateState> gate;
   // Files (actions/files.cpp): the folder this session's downloads land in ("" when the browser
   // keeps its own), the downloads waitForDownload already returned, and the folders upload()
   // may take files from (the downloads folder is one).
@@ -62,7 +71,7 @@ struct Context : std::enable_shared_from_this<Context> {
   // interceptRequests pauses and of the tabs it holds.
   std::string owner;
   // The context is shared with the user (My browser): acting on a tab needs it held
-  // (actions/claims.h), and the egress gate covers held tabs only.
+  // (egress/holds.h), and the egress gate covers held tabs only.
   bool shared_tabs = false;
   // A person's own session (the one driving the Command Center in tests): the hidden tabs (the
   // Command Center's pages) are theirs to see and use. Never for a run.
@@ -83,7 +92,7 @@ struct Context : std::enable_shared_from_this<Context> {
     // answer or the timeout (a deny). Unset: actions are not gated (a person is driving: ouro
     // exec/repl). The request: {action, selector, tab, url, element, reason, target}.
     std::function<bool(const json& request)> confirm;
-    // Hears every decision of the egress gate worth recording (actions/egress.h): a `gate`
+    // Hears every decision of the egress gate worth recording (egress/gate.h): a `gate`
     // event's data. Unset: refusals are logged as warnings.
     std::function<void(const json& decision)> on_gate;
     // Asks the user a question of the model's ({id?, question, choices, secret}) and waits for the
@@ -122,4 +131,4 @@ struct Context : std::enable_shared_from_this<Context> {
   std::shared_ptr<const Hooks> installed_hooks;
 };
 
-}  // namespace ouro::actions
+}  // namespace ouro::host

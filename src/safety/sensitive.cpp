@@ -1,9 +1,9 @@
-#include "actions/sensitive.h"
+#include "safety/sensitive.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace ouro::actions {
+namespace ouro::safety {
 
 namespace {
 
@@ -50,4 +50,4 @@ std::optional<std::string> sensitive_reason(const std::string& action, const jso
   return std::nullopt;
 }
 
-}  // namespace ouro::actions
+}  // namespace ouro::safety

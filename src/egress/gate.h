@@ -13,7 +13,7 @@
 // `gate` events (at most 1,000 per run).
 #pragma once
 
-#include "actions/context.h"
+#include "host/context.h"
 #include "browser/egress.h"
 #include "safety/gate.h"
 
@@ -21,61 +21,61 @@
 #include <optional>
 #include <string>
 
-namespace ouro::actions {
+namespace ouro::egress {
 
 // Puts the host's browser context under the gate with this policy; nullptr takes it away.
-Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolicy> policy);
+Result<void> install_egress_gate(host::Context& ctx, std::shared_ptr<safety::GatePolicy> policy);
 
 // navigate/openTab: the gate's answer for a navigation the run asks for, before it starts
 // (blocks while the user is asked). PermissionDenied with the reason when refused.
 // `tab`: the tab it navigates (navigate), whose secret restriction ends with its page.
-Result<void> check_navigation(Context& ctx, const std::string& function, const std::string& url, const std::string& tab = {});
+Result<void> check_navigation(host::Context& ctx, const std::string& function, const std::string& url, const std::string& tab = {});
 
 // A secret was typed into the page of `tab`: until the run navigates the tab, that page may talk
 // only to the secret's sites (and, with two secrets, to the sites both allow).
-void restrict_to_secret_sites(Context& ctx, const std::string& tab, const safety::SiteList& sites);
+void restrict_to_secret_sites(host::Context& ctx, const std::string& tab, const safety::SiteList& sites);
 
-// Holds a tab of a shared context for this host (actions/claims.h), under its gate when it has
+// Holds a tab of a shared context for this host (egress/holds.h), under its gate when it has
 // one; FailedPrecondition when another host holds it.
-Result<void> claim_under_gate(Context& ctx, const std::string& tab_id);
+Result<void> claim_under_gate(host::Context& ctx, const std::string& tab_id);
 
 // Adds a page's site to the run's allowed and named sites, and the page's URL to those the user
 // gave (the user handed over a tab there, or let the run use one).
-void allow_site(Context& ctx, const std::string& page_url);
+void allow_site(host::Context& ctx, const std::string& page_url);
 
 // The run is about to put its data or choices into a page (`what`: "click", "navigate to a URL the
 // user did not give"): from now on every tab it holds keeps to its allowed sites (safety/gate.h).
 // Called before the call acts, so nothing it causes is judged as the page's own. Records one
 // `gate` note the first time.
-void mark_acted(Context& ctx, std::string_view what);
-bool has_acted(const Context& ctx);
+void mark_acted(host::Context& ctx, std::string_view what);
+bool has_acted(const host::Context& ctx);
 
 // The rule of the run's egress proxy (net/socks_proxy.h), for connections below HTTP: any
 // before the run acts, afterwards only to its allowed sites; refusals become `gate` events. Runs
 // on the network thread without blocking.
-std::function<bool(const std::string& host, uint16_t port)> connection_rule(Context& ctx);
+std::function<bool(const std::string& host, uint16_t port)> connection_rule(host::Context& ctx);
 
 // The gate that a finished run leaves on the shared-context tabs it held once it has acted:
 // its policy, nothing asked (a question is a no). nullptr when it has not acted.
-browser::EgressGate lingering_gate(const Context& ctx);
+browser::EgressGate lingering_gate(const host::Context& ctx);
 
 // The run is over: from now on its gate refuses everything it is asked about (no question is
 // asked any more), and what waits paused under it is refused now — before its context is
 // disposed, whose tabs' sessions detaching would let paused requests through. Blocks briefly.
-void close_gate(Context& ctx);
+void close_gate(host::Context& ctx);
 
 // When the run acted: every tab of its context goes to about:blank (10 s for them all), so
 // nothing it put into a page runs on; false when a tab could not be. Blocks.
-bool blank_tabs(Context& ctx);
+bool blank_tabs(host::Context& ctx);
 
 // The end of a run's hold on its tabs; the gate is the last thing to leave them. In a shared
 // context its tabs are let go, lingering under lingering_gate() when it acted. Otherwise, when it
 // acted, its tabs are blanked (about:blank) before the gate is taken off. Blocks; not on the
 // network thread.
-void leave_tabs(Context& ctx);
+void leave_tabs(host::Context& ctx);
 
 // The gate's mode, when the context has a gate.
-std::optional<safety::GateMode> gate_mode(const Context& ctx);
+std::optional<safety::GateMode> gate_mode(const host::Context& ctx);
 
 // What the gate has judged so far in this context (paused requests; a navigation asked about
 // before it starts counts once more when it leaves).
@@ -84,7 +84,7 @@ struct GateStats {
   size_t run_caused = 0;  // attributed to the run (its code, actions, frames, workers)
   size_t allowed = 0, asked = 0, refused = 0;
 };
-GateStats gate_stats(const Context& ctx);
+GateStats gate_stats(const host::Context& ctx);
 
 // Whose request it is, from what the browser saw (browser/egress.h): for the record, and for
 // writes sent by an action the user approved.
@@ -93,4 +93,4 @@ safety::RequestFacts attribute(const browser::OutgoingRequest& request);
 // A request body as the user may see it in a question: secret-named fields masked, short.
 std::string body_preview(const std::string& body);
 
-}  // namespace ouro::actions
+}  // namespace ouro::egress
