@@ -8,8 +8,6 @@
 #include "net/io.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 
 namespace ouro::browser {
 
@@ -108,27 +106,11 @@ Browser::~Browser() {
   }
   // Someone else's browser goes on without us, and its tabs' gates go with our connection: what a
   // run put into the tabs it held (a timer, a tampered poller) would send unjudged from then on.
-  // Those documents go first, all tabs at once (a loaded machine can take a second per tab):
-  // their scripts stop, then each loads about:blank (navigate() returns once the new document is
-  // there), within 5 s in all.
+  // Those documents go first (their scripts stop, then about:blank), within 5 s for them all.
   if (m_impl->attached && !m_impl->dead) {
     auto tabs = m_impl->gated_tabs();
-    auto deadline = Clock::now() + 5s;
-    std::atomic<size_t> left{0};
-    std::vector<std::thread> blanking;
-    for (const auto& [id, sid] : tabs)
-      blanking.emplace_back([&, id = id, sid = sid] {
-        try {  // this thread's one boundary
-          auto remaining = [&] { return std::chrono::duration_cast<Millis>(deadline - Clock::now()); };
-          (void)m_impl->conn->call("Emulation.setScriptExecutionDisabled", {{"value", true}}, sid, std::max(remaining(), Millis(1)));
-          if (remaining() <= Millis(0) || !navigate(id, "about:blank", remaining())) ++left;
-        } catch (const std::exception& e) {
-          spdlog::warn("browser: blanking tab {}: {}", id, e.what());
-          ++left;
-        }
-      });
-    for (auto& t : blanking) t.join();
-    if (left) spdlog::warn("browser: {} of {} gated tab(s) did not go blank before ouro let go of the browser", left.load(), tabs.size());
+    if (size_t left = blank(tabs, 5s))
+      spdlog::warn("browser: {} of {} gated tab(s) did not go blank before ouro let go of the browser", left, tabs.size());
   }
   // After this no event or reply is delivered; the connection object stays for work that still
   // holds the Impl (it fails at once).

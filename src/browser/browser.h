@@ -215,6 +215,10 @@ class Browser {
   void refuse_paused(const std::string& context);
   // Tabs that still keep to a finished run's rule (release_tabs with `lingering`), by context.
   std::vector<std::string> lingering_tabs(const std::string& context) const;
+  // Replaces these tabs' documents with about:blank, all at once: their scripts stop first, then
+  // each navigates; waits until every new document is there or `within` has passed. Returns how
+  // many did not get there (gone tabs count as blank). Any thread but the network thread.
+  size_t blank(const std::vector<std::string>& tab_ids, Millis within);
   // Tabs whose URL starts with one of these (the Command Center's own pages, which carry its
   // token) are hidden from everyone: not in tabs(), never active, not claimable.
   void set_hidden_prefixes(std::vector<std::string> prefixes);

@@ -100,8 +100,8 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   void refuse_pending(const std::set<std::string>& sessions);
   // A lingering tab's document was replaced by the user: out of the gate (mutex not held).
   void end_lingering(const std::string& tab_id);
-  // Tabs under a gate (a run's, or a finished run's lingering one): {tab id, session id}.
-  std::vector<std::pair<std::string, std::string>> gated_tabs() const;
+  // Tabs under a gate (a run's, or a finished run's lingering one).
+  std::vector<std::string> gated_tabs() const;
   struct Activity {
     std::map<int, std::string> running;  // id -> action name
     std::string last;                    // the latest action's name

@@ -141,12 +141,62 @@ void Browser::Impl::end_lingering(const std::string& tab_id) {
   for (auto& [sid, pats] : sessions) egress_commands(sid, false, pats, json::array(), [](Result<json>) {});
 }
 
-std::vector<std::pair<std::string, std::string>> Browser::Impl::gated_tabs() const {
+std::vector<std::string> Browser::Impl::gated_tabs() const {
   std::lock_guard lock(mutex);
-  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<std::string> out;
   for (const auto& [id, t] : tracker.all())
-    if (!t->closed && !t->session_id.empty() && gated(*t)) out.emplace_back(id, t->session_id);
+    if (!t->closed && !t->session_id.empty() && gated(*t)) out.push_back(id);
   return out;
+}
+
+size_t Browser::blank(const std::vector<std::string>& tab_ids, Millis within) {
+  if (tab_ids.empty()) return 0;
+  auto deadline = Clock::now() + within;
+  // Per tab, what Page.navigate answered; written by reply callbacks under the browser's mutex.
+  struct Answer {
+    bool answered = false, failed = false;
+    std::string loader;  // of its about:blank document
+  };
+  auto answers = std::make_shared<std::vector<Answer>>(tab_ids.size());
+  std::weak_ptr<Impl> weak = m_impl;
+  for (size_t i = 0; i < tab_ids.size(); ++i) {
+    std::string sid;
+    {
+      std::lock_guard lock(m_impl->mutex);
+      if (auto t = m_impl->tracker.find(tab_ids[i]); t && !t->closed) sid = t->session_id;
+      if (sid.empty()) (*answers)[i] = Answer{true, true, {}};
+    }
+    if (sid.empty()) continue;
+    // One session's commands are handled in order: the scripts stop before the navigation starts.
+    m_impl->conn->send("Emulation.setScriptExecutionDisabled", {{"value", true}}, sid, within, [](Result<json>) {});
+    m_impl->conn->send("Page.navigate", {{"url", "about:blank"}}, sid, within, [weak, answers, i](Result<json> r) {
+      auto self = weak.lock();
+      if (!self) return;
+      {
+        std::lock_guard lock(self->mutex);
+        Answer& a = (*answers)[i];
+        a.answered = true;
+        if (r) a.loader = get_str(*r, "loaderId");
+        a.failed = !r || !get_str(*r, "errorText").empty() || a.loader.empty();
+      }
+      self->changed.notify_all();
+    });
+  }
+  std::unique_lock lock(m_impl->mutex);
+  // Tabs not blank yet; with `waiting`, only those that may still get there (not failed).
+  auto count = [&](bool waiting) {
+    size_t n = 0;
+    for (size_t i = 0; i < tab_ids.size(); ++i) {
+      auto t = m_impl->tracker.find(tab_ids[i]);
+      if (!t || t->closed || t->crashed) continue;
+      const Answer& a = (*answers)[i];
+      if (a.failed) n += waiting ? 0 : 1;
+      else if (!a.answered || t->loaded_loader_id != a.loader) ++n;
+    }
+    return n;
+  };
+  m_impl->wait_until(lock, deadline, [&] { return count(true) == 0; });
+  return m_impl->dead ? tab_ids.size() : count(false);
 }
 
 void Browser::set_hidden_prefixes(std::vector<std::string> prefixes) {

@@ -386,27 +386,14 @@ void close_gate(Context& ctx) {
 
 bool blank_tabs(Context& ctx) {
   if (!ctx.gate || !ctx.gate->acted || ctx.browser.dead()) return true;
-  {
-    // What the run put into its pages (a timer, a worker, a handler) could still send once the
-    // gate is gone: their documents go first, within 10 s for them all (a context full of popups
-    // must not hold the run's end).
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    size_t left = 0;
-    for (const auto& t : ctx.browser.tabs(ctx.browser_context)) {
-      auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      if (remaining <= std::chrono::milliseconds(0)) {
-        ++left;
-        continue;
-      }
-      if (auto r = ctx.browser.navigate(t.id, "about:blank", std::min<std::chrono::milliseconds>(remaining, std::chrono::seconds(5))); !r) {
-        ++left;
-        spdlog::debug("gate: blanking tab {} at the end of the run: {}", t.id, r.error().message);
-      }
-    }
-    if (left > 0) {
-      spdlog::warn("gate: {} tab(s) of the finished run could not be blanked; they stay under a gate that refuses every request", left);
-      return false;
-    }
+  // What the run put into its pages (a timer, a worker, a handler) could still send once the gate
+  // is gone: their documents go first, all at once, within 10 s (a context full of popups must
+  // not hold the run's end).
+  std::vector<std::string> ids;
+  for (const auto& t : ctx.browser.tabs(ctx.browser_context)) ids.push_back(t.id);
+  if (size_t left = ctx.browser.blank(ids, std::chrono::seconds(10))) {
+    spdlog::warn("gate: {} tab(s) of the finished run could not be blanked; they stay under a gate that refuses every request", left);
+    return false;
   }
   return true;
 }
