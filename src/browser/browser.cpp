@@ -92,6 +92,8 @@ Result<std::unique_ptr<Browser>> Browser::start(net::IoThread& io, const Browser
 
 Browser::~Browser() {
   if (!m_impl) return;
+  // Connections may be predicted again only once what runs left in their tabs has stopped.
+  if (auto r = restore_network_prediction(); !r) spdlog::warn("browser: {}", r.error().message);
   if (!m_impl->attached && !m_impl->dead) {
     // Ask politely and let it finish writing the profile (cookies, storage) before the process
     // owner insists.
@@ -125,6 +127,8 @@ Browser::~Browser() {
 }
 
 cdp::Connection& Browser::cdp() { return *m_impl->conn; }
+
+bool Browser::bridged() const { return m_impl->bridged; }
 
 std::vector<TabInfo> Browser::tabs(const std::string& context, bool with_hidden) const {
   std::lock_guard lock(m_impl->mutex);

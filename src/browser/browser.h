@@ -219,6 +219,20 @@ class Browser {
   // each navigates; waits until every new document is there or `within` has passed. Returns how
   // many did not get there (gone tabs count as blank). Any thread but the network thread.
   size_t blank(const std::vector<std::string>& tab_ids, Millis within);
+  // Chrome's "Preload pages" (Settings → Performance) opens connections no request interception
+  // sees (preconnects, DNS prefetch). A gated session in a browser without ouro's proxy turns it
+  // off (prediction.cpp) until restore_network_prediction or ~Browser, which first blank the
+  // gated tabs. `restore_to`: what to put back when it is off already because an earlier ouro was
+  // killed while holding it. Returns the value that will be put back (kPredictionOff: none).
+  // Not through the extension (it holds the setting itself), and not on the network thread.
+  Result<int> hold_network_prediction(std::optional<int> restore_to = std::nullopt);
+  Result<void> restore_network_prediction();
+  // Its value now (0 or 1: on, kPredictionOff: never, 3: extended), as the settings page reads it.
+  Result<int> network_prediction();
+  // The value of `net.network_prediction_options` that means "never".
+  static constexpr int kPredictionOff = 2;
+  // Connected through ouro's extension (cdp/bridge.h).
+  bool bridged() const;
   // Tabs whose URL starts with one of these (the Command Center's own pages, which carry its
   // token) are hidden from everyone: not in tabs(), never active, not claimable.
   void set_hidden_prefixes(std::vector<std::string> prefixes);

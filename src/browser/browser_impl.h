@@ -168,6 +168,21 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   void notify_tabs();
   Error on_close(const Error& e);
 
+  // --- prediction.cpp: Chrome's "Preload pages" setting, through its settings page ---------------
+  // Our own background tabs (the settings page): URLs asked for, and their target -> session once
+  // attached. Their events never reach the tracker.
+  std::set<std::string> private_urls;
+  std::map<std::string, std::string> private_targets;
+  bool private_event(const cdp::Event& ev);  // network thread; true when handled
+  // Opens the settings page in a private background tab, evaluates `expression` (a promise of a
+  // JSON text) there, closes it; the parsed value. Not on the network thread.
+  Result<json> on_settings_page(const std::string& expression, Millis within);
+  // One visit: the setting's {before, after, enforcement}; writes set_to (when the value is
+  // only_if, if given).
+  Result<json> change_prediction(std::optional<int> set_to, std::optional<int> only_if, Millis within);
+  std::mutex prediction_mutex;             // one hold or restore at a time
+  std::optional<int> prediction_restore;   // held: the value to put back (guarded by prediction_mutex)
+
   // --- screencast.cpp ----------------------------------------------------------------------
   void on_screencast_frame(const cdp::Event& ev);
 

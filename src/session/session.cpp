@@ -1,5 +1,6 @@
 #include "session/session.h"
 #include "session/start_url.h"
+#include "session/prediction.h"
 
 #include "egress/holds.h"
 #include "egress/gate.h"
@@ -112,6 +113,7 @@ struct TabListeners {
 
 Runtime::~Runtime() {
   if (browser) browser->set_tabs_listener(nullptr);
+  restore_prediction(*this);
   browser.reset();
   proxy.reset();
   db.reset();
@@ -219,6 +221,10 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   p.host->context().trusted_sites = options.trusted_sites;
   p.host->context().previous_final = options.previous_final;
   if (options.gate) TRY(egress::install_egress_gate(p.host->context(), options.gate));
+  // Without ouro's proxy in front of this session's tabs, connections Chromium opens by itself
+  // (preconnects, DNS prefetch) never reach the gate: they are turned off instead.
+  bool proxied = p.proxy || (p.runtime->proxy && !options.isolated && !shared);
+  if (options.gate && !proxied) TRY(hold_prediction(*p.runtime, shared));
   if (p.proxy) p.proxy->set_rule(egress::connection_rule(p.host->context()));
   else if (p.runtime->proxy && !options.isolated && !shared) p.runtime->proxy->set_rule(egress::connection_rule(p.host->context()));
   TRY(set_up_downloads(b, p.runtime->data_dir, p.context, options, p.host->context()));

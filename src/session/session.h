@@ -11,6 +11,7 @@
 #include "jsrt/repl.h"
 
 #include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,6 +65,10 @@ struct Runtime {
   // context (net/socks_proxy.h); its rule is that session's gate's.
   std::shared_ptr<net::SocksProxy> proxy;
   std::string data_dir;                          // where the database is: downloads go under it
+  // Chrome's "Preload pages" held off (session/prediction.h): one hold at a time; whether a note
+  // of the user's value is in the data directory.
+  std::mutex prediction_mutex;
+  bool prediction_noted = false;
   ~Runtime();
 };
 

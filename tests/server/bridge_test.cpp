@@ -176,8 +176,13 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   Listener control, preconnects;
   ASSERT_NE(control.port, 0);
   ASSERT_NE(preconnects.port, 0);
-  chrome.eval(mine, preconnect_to(control) + "; 1");
-  EXPECT_TRUE(eventually([&] { return control.connections.load() > 0; }, 10s)) << "the control: no preconnect in the person's tab";
+  // Chrome may not predict yet just after it started (under load a first preconnect was seen to
+  // make no connection): the control asks again, once a second, until one connects.
+  int asked = 0;
+  EXPECT_TRUE(eventually([&] {
+    if (asked++ % 10 == 0) chrome.eval(mine, preconnect_to(control) + "; 1");
+    return control.connections.load() > 0;
+  }, 30s)) << "the control: no preconnect in the person's tab";
   const std::string preconnect = preconnect_to(preconnects);
 
   // Pairing, as a person does it: the side panel's page, the port, the code ouro serve shows.
