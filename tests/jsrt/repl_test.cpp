@@ -1,6 +1,8 @@
 // The sandboxed REPL worker: hostile code, limits, crashes, and the host-call bridge. The host
 // here answers a few test functions itself; the browser-backed API is tested in tests/browser.
-#include "browser_env.h"
+#include "basics.h"
+
+#include <gtest/gtest.h>
 #include "jsrt/repl.h"
 #include "jsrt/summary.h"
 

@@ -342,7 +342,9 @@ struct RunResult {
 };
 
 // Chrome's "Preload pages" in the user's browser, read as ouro reads it (through its settings
-// page, browser/prediction.cpp); -1 when it cannot be read.
+// page, browser/prediction.cpp); -1 when it cannot be read. A fresh profile's value is 1 (the
+// deprecated "Wi-Fi only", which Chrome treats as standard) until Chrome rewrites it as 0 by
+// itself: both are read as 0, standard.
 int preload_setting(const RemoteChromium& chrome) {
   auto url = browser::find_devtools_url({chrome.dir});
   if (!url) return -1;
@@ -352,7 +354,7 @@ int preload_setting(const RemoteChromium& chrome) {
   auto b = browser::Browser::start(*io, o);
   if (!b) return -1;
   auto v = (*b)->network_prediction();
-  return v ? *v : -1;
+  return !v ? -1 : *v == 1 ? 0 : *v;
 }
 
 std::vector<json> read_events(const std::string& path) {

@@ -1,6 +1,6 @@
 #include "store/database.h"
 
-#include "browser_env.h"
+#include "basics.h"
 #include "postgres_server.h"
 #include "store/run_state.h"
 #include "store/sql.h"

@@ -2,6 +2,7 @@
 // fixture site, and small helpers to run REPL code and check its outcome.
 #pragma once
 
+#include "basics.h"
 #include "fixtures.h"
 #include "session/session.h"
 
@@ -13,9 +14,6 @@
 
 namespace ouro::testing {
 
-std::string ouro_binary();
-// A fresh directory under /tmp, removed at exit.
-std::string temp_dir();
 // Options for a test session: headless, its own data directory, the ouro binary as REPL worker,
 // short limits so failures come fast.
 session::SessionOptions test_options();

@@ -65,6 +65,10 @@
   function tryOr(fn, fallback) {
     try { return fn(); } catch (_) { return fallback; }
   }
+  // An error that is the caller's to fix (a bad selector, ref or `within`): passed on as it is
+  // where other failures of one candidate are skipped. Decided by this mark, not by its text.
+  const userError = message => Object.assign(new Error(message), { ouroUserError: true });
+  const isUserError = e => !!(e && e.ouroUserError === true);
 
   // One call's context: caches and the time budget.
   function newCtx(budget = TIME_BUDGET) {

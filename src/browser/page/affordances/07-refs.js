@@ -97,18 +97,18 @@
 
   function goneError(ref, rec) {
     const what = rec ? ` (${rec.role || rec.tag}${rec.name ? ` "${clip(rec.name, 60)}"` : ''})` : '';
-    return new Error(`element ${ref}${what} is gone: the page changed since the snapshot and it could not be found again. ` +
+    return userError(`element ${ref}${what} is gone: the page changed since the snapshot and it could not be found again. ` +
       'Take a new snapshot() or use find("…") to locate it.');
   }
   function lookupRef(ref, ctx) {
     const rec = REFS.byRef.get(ref);
     const pre = /^(f\d+)e\d+$/.exec(ref);
     if (!rec && pre && pre[1] !== REFS.prefix) {
-      throw new Error(`unknown ref '${ref}' here: it belongs to frame ${pre[1]} (a cross-origin frame, snapshot separately); ` +
+      throw userError(`unknown ref '${ref}' here: it belongs to frame ${pre[1]} (a cross-origin frame, snapshot separately); ` +
         'take a new snapshot() if that frame has navigated.');
     }
     if (!rec) {
-      throw new Error(`unknown ref '${ref}': refs come from snapshot() or find() on this page (a cross-origin frame's refs carry ` +
+      throw userError(`unknown ref '${ref}': refs come from snapshot() or find() on this page (a cross-origin frame's refs carry ` +
         'its prefix, e.g. f2e12); the page may have navigated since. Take a new snapshot() or use find("…").');
     }
     const el = rec.w.deref();

@@ -27,7 +27,7 @@
     '[disabled] [expanded] [selected] [level=2]); text="Exact" or text=contains or text=/re/i; label=…, ' +
     'placeholder=…, alt=…, title=…, testid=…; xpath=… (or //…); "A >> B" finds B inside A; ">> nth=0" (nth=-1 is the last); ' +
     '"within=main|nav|header|footer|aside|search|dialog|e12"; "iframe#x >>> B" enters a same-origin frame.';
-  const bad = (part, why) => new Error(`invalid selector part '${clip(String(part), 100)}': ${why}. ${ACCEPTED}`);
+  const bad = (part, why) => userError(`invalid selector part '${clip(String(part), 100)}': ${why}. ${ACCEPTED}`);
 
   // Splits at top-level '>>' and '>>>' (outside quotes, brackets, parentheses and /regex/).
   function splitSelector(sel) {

@@ -5,7 +5,7 @@
     if (!within) return null;
     const w = String(within).trim();
     const els = LM_NAMES[lower(w)] ? withinEngine(document, w, ctx) : resolveAll(w, ctx);
-    if (!els.length) throw new Error(`within '${w}' matches nothing on this page`);
+    if (!els.length) throw userError(`within '${w}' matches nothing on this page`);
     return els[0];
   }
 
@@ -37,8 +37,6 @@
     const m = /^([a-z][\w+.-]*:\/\/[^/?#]*)(\/[^/?#]*)?/i.exec(tryOr(() => String(el.href || ''), ''));
     return m ? m[1] + (m[2] || '/') : '';
   };
-
-  const isUserError = e => !!(e && typeof e.message === 'string' && /^(within |invalid selector|unknown ref|element \S+ .*is gone)/.test(e.message));
 
   // The candidates' facts, as far as the time budget goes (then the answer is partial).
   function prepAll(els, ctx, keep) {
