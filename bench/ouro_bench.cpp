@@ -133,8 +133,8 @@ std::string real_page_attribution(session::Session& base, const std::string& dat
     auto g = session::Session::attach(base.runtime(), o);
     if (!g) return "(real pages: " + g.error().message + ")\n";
     size_t before = sites.collected().size();
-    auto r = (*g)->repl().eval("const t = await openTab('" + url + "'); await execInTab(t, 'document.body.innerText.length'); "
-                               "await execInTab(t, 'window.scrollTo(0, document.body.scrollHeight); 1'); "
+    auto r = (*g)->repl().eval("const t = await openTab('" + url + "'); await execInTab(t, '(document.body || document.documentElement).innerText.length'); "
+                               "await execInTab(t, 'window.scrollTo(0, document.documentElement.scrollHeight); 1'); "
                                "await execInTab(t, \"fetch('" + sites.collector("/leak-fetch") + "').catch(() => 0); new Image().src = '" +
                                sites.collector("/leak-img") + "'; 1\"); await new Promise(r => setTimeout(r, 1600)); 1",
                                std::chrono::seconds(60));
