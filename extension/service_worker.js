@@ -46,7 +46,7 @@ const loaded = (async () => {
   }
   for (const t of await chrome.tabs.query({})) tabGroup.set(t.id, t.groupId);
   // Attached with no socket to answer for them: a paused request would hang the user's tab.
-  if (!ws) for (const tabId of [...attached]) await detachTab(tabId, 'bridge-down', false);
+  if (!ws) await letGoClosed('bridge-down');
   await saveSession();
 })();
 
@@ -216,8 +216,15 @@ function open(s) {
   sock.onclose = async ev => {
     if (ws === sock) ws = null;
     clearInterval(keepalive);
-    // Without ouro nobody answers paused requests or holds the tabs: let them go at once.
-    for (const tabId of [...attached]) await detachTab(tabId, 'bridge-down', false);
+    // Without ouro nobody answers paused requests or holds the tabs: let them go at once. A clean
+    // close is ouro letting go, having blanked the tabs a run's rule still held; anything else
+    // (killed, cut off, revoked) leaves that to us.
+    if (ev.wasClean && (ev.code === 1000 || ev.code === 1001)) {
+      await refusePaused();
+      for (const tabId of [...attached]) await detachTab(tabId, 'bridge-down', false);
+    } else {
+      await letGoClosed('bridge-down');
+    }
     await saveSession();
     if (ev.code === 4001) return forgetCredential('ouro revoked this pairing; pair again');
     if (ev.code === 4002) { await publish({ connected: false, error: ev.reason || 'ouro speaks another version of the bridge protocol' }); return scheduleRetry(); }
@@ -313,6 +320,46 @@ async function attachTab(tabId) {
   }
   attached.add(tabId);
   await saveSession();
+}
+
+// Requests paused under ouro's gate (Fetch.requestPaused, passed on to ouro) that ouro has not
+// answered yet: the debugger letting go would let them through unjudged, so when ouro is gone
+// they are refused here — those waiting, and any paused after. Oldest dropped past the cap.
+const paused = new Map();  // "tabId|sessionId|requestId" → {target, requestId}
+const PAUSED_CAP = 5000;
+const ANSWERS = new Set(['Fetch.continueRequest', 'Fetch.failRequest', 'Fetch.fulfillRequest', 'Fetch.continueResponse', 'Fetch.continueWithAuth']);
+const pausedKey = (tabId, sessionId, requestId) => `${tabId}|${sessionId || ''}|${requestId}`;
+function refuse(target, requestId) {
+  return chrome.debugger.sendCommand(target, 'Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+}
+async function refusePaused() {
+  const all = [...paused.values()];
+  paused.clear();
+  await Promise.all(all.map(p => refuse(p.target, p.requestId)));
+}
+
+// ouro is gone (stopped, killed, cut off): nobody judges these tabs' requests any more, and what a
+// run put into their pages (a timer, a tampered poller) would send unheld once the debugger lets
+// go. Their scripts stop and they load about:blank first, as ouro does itself when it lets go of a
+// browser; a paused request of the old document ends with it. Then the debugger lets go.
+async function letGoClosed(reason) {
+  await refusePaused();
+  await Promise.all([...attached].map(async tabId => {
+    const cmd = (method, params) => chrome.debugger.sendCommand({ tabId }, method, params);
+    try {
+      await cmd('Emulation.setScriptExecutionDisabled', { value: true });
+      await cmd('Page.navigate', { url: 'about:blank' });
+      // Until the old document is gone (its requests with it): a request it still has paused
+      // would be let through when the debugger lets go. At most 2 s.
+      for (let i = 0; i < 20; i++) {
+        const tree = await cmd('Page.getFrameTree', {});
+        if (tree && tree.frameTree && tree.frameTree.frame && tree.frameTree.frame.url === 'about:blank') break;
+        await new Promise(r => setTimeout(r, 100));
+      }
+    } catch (_) { /* the tab is gone, or no longer attached */ }
+  }));
+  await refusePaused();
+  for (const tabId of [...attached]) await detachTab(tabId, reason, false);
 }
 
 async function detachTab(tabId, reason, notify = true) {
@@ -426,6 +473,7 @@ const METHODS = {
     const target = { tabId };
     if (p.sessionId !== undefined) target.sessionId = needString(p, 'sessionId');
     const cdpParams = p.cdpParams && typeof p.cdpParams === 'object' ? p.cdpParams : {};
+    if (ANSWERS.has(method)) paused.delete(pausedKey(tabId, target.sessionId, cdpParams.requestId));
     try {
       return await chrome.debugger.sendCommand(target, method, cdpParams);
     } catch (e) {
@@ -442,6 +490,13 @@ const METHODS = {
 // --- Chrome's events -------------------------------------------------------------------------------
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (source.tabId === undefined || !attached.has(source.tabId)) return;
+  if (method === 'Fetch.requestPaused' && params && typeof params.requestId === 'string') {
+    const target = source.sessionId ? { tabId: source.tabId, sessionId: source.sessionId } : { tabId: source.tabId };
+    // Nobody to judge it: refused, never left waiting for a detach to release it.
+    if (!ws) { refuse(target, params.requestId); return; }
+    if (paused.size >= PAUSED_CAP) paused.delete(paused.keys().next().value);
+    paused.set(pausedKey(source.tabId, source.sessionId, params.requestId), { target, requestId: params.requestId });
+  }
   const msg = { method: 'cdpEvent', params: { tabId: source.tabId, cdpMethod: method, cdpParams: params || {} } };
   if (source.sessionId) msg.params.sessionId = source.sessionId;
   send(msg);

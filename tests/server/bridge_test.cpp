@@ -92,12 +92,19 @@ struct PersonsChromium {
 // A site no run may send anything to: it counts what reaches it.
 struct Collector {
   std::shared_ptr<std::atomic<int>> hits = std::make_shared<std::atomic<int>>(0);
+  // When the last hit came (steady clock, ms), for what a failure says.
+  std::shared_ptr<std::atomic<int64_t>> last = std::make_shared<std::atomic<int64_t>>(0);
   std::unique_ptr<net::IoThread> io = net::IoThread::start();
   std::unique_ptr<net::HttpServer> server;
+  static int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
   Collector() {
     auto h = hits;
-    server = *net::HttpServer::start(*io, {}, [h](const net::HttpRequest&) {
+    auto l = last;
+    server = *net::HttpServer::start(*io, {}, [h, l](const net::HttpRequest&) {
       ++*h;
+      *l = now_ms();
       net::HttpResponse r;
       r.body = "got it";
       r.headers.push_back({"Access-Control-Allow-Origin", "*"});
@@ -141,10 +148,47 @@ struct Listener {
   }
 };
 
+// Pairs the extension with `serve` as a person does it: the side panel's page, ouro's port, the
+// code ouro serve shows. The panel's tab session, or "" (and a test failure) when it did not pair.
+std::string pair(PersonsChromium& chrome, const std::string& ext, testing::ServeProcess& serve) {
+  std::string port = serve.base.substr(serve.base.rfind(':') + 1);
+  std::string panel = chrome.open("chrome-extension://" + ext + "/sidepanel.html");
+  // The panel's script has run once it has shown the connection's state (before that, a submit
+  // would be the form's default one).
+  if (!eventually([&] {
+        return chrome.eval(panel, "(document.getElementById('ext-conn') || {}).textContent !== 'Looking for ouro…'") == true;
+      }, 15s)) {
+    ADD_FAILURE() << "the side panel did not start";
+    return "";
+  }
+  if (!eventually([&] {
+        chrome.eval(panel, "if (document.getElementById('ext-pair').hidden) { document.getElementById('ext-port').value = '" + port +
+                               "'; document.getElementById('ext-port-form').requestSubmit(); } true");
+        return eventually([&] { return chrome.eval(panel, "!document.getElementById('ext-pair').hidden") == true; }, 5s);
+      }, 30s)) {
+    ADD_FAILURE() << "the panel asks for no code: " << chrome.eval(panel, "document.body.innerText").dump();
+    return "";
+  }
+  Http code = serve.get("/api/pair/code");
+  if (code.status != 200) {
+    ADD_FAILURE() << code.raw;
+    return "";
+  }
+  chrome.eval(panel, "document.getElementById('ext-code').value = '" + code.body["code"].get<std::string>() +
+                         "'; document.getElementById('ext-pair').requestSubmit(); true");
+  if (!eventually([&] {
+        Http list = serve.get("/api/pairings");
+        return list.status == 200 && list.body.size() == 1 && list.body[0]["connected"] == true;
+      }, 30s)) {
+    ADD_FAILURE() << serve.get("/api/pairings").raw << "\n" << serve.log();
+    return "";
+  }
+  return panel;
+}
+
 TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   testing::ServeProcess serve(testing::temp_dir());
   ASSERT_FALSE(serve.base.empty()) << serve.log();
-  std::string port = serve.base.substr(serve.base.rfind(':') + 1);
 
   // The folder `ouro extension` writes.
   std::string ext_dir = testing::temp_dir() + "/extension";
@@ -185,26 +229,9 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   }, 30s)) << "the control: no preconnect in the person's tab";
   const std::string preconnect = preconnect_to(preconnects);
 
-  // Pairing, as a person does it: the side panel's page, the port, the code ouro serve shows.
-  std::string panel = chrome.open("chrome-extension://" + ext + "/sidepanel.html");
-  // The panel's script has run once it has shown the connection's state (before that, a submit
-  // would be the form's default one).
-  ASSERT_TRUE(eventually([&] {
-    return chrome.eval(panel, "(document.getElementById('ext-conn') || {}).textContent !== 'Looking for ouro…'") == true;
-  }, 15s));
-  ASSERT_TRUE(eventually([&] {
-    chrome.eval(panel, "if (document.getElementById('ext-pair').hidden) { document.getElementById('ext-port').value = '" + port +
-                           "'; document.getElementById('ext-port-form').requestSubmit(); } true");
-    return eventually([&] { return chrome.eval(panel, "!document.getElementById('ext-pair').hidden") == true; }, 5s);
-  }, 30s)) << chrome.eval(panel, "document.body.innerText").dump();
-  Http code = serve.get("/api/pair/code");
-  ASSERT_EQ(code.status, 200) << code.raw;
-  chrome.eval(panel, "document.getElementById('ext-code').value = '" + code.body["code"].get<std::string>() +
-                         "'; document.getElementById('ext-pair').requestSubmit(); true");
-  ASSERT_TRUE(eventually([&] {
-    Http list = serve.get("/api/pairings");
-    return list.status == 200 && list.body.size() == 1 && list.body[0]["connected"] == true;
-  }, 30s)) << serve.get("/api/pairings").raw << "\n" << serve.log();
+  // Pairing, as a person does it.
+  std::string panel = pair(chrome, ext, serve);
+  ASSERT_FALSE(panel.empty());
   EXPECT_EQ(serve.get("/api/pairings").body[0]["origin"], "chrome-extension://" + ext);
 
   // The person shares a tab of theirs (Share this tab: the panel's message to the service worker)
@@ -318,6 +345,49 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   std::string pairing = serve.get("/api/pairings").body[0]["id"];
   EXPECT_EQ(serve.del("/api/pairings/" + pairing).status, 200);
   EXPECT_TRUE(eventually([&] { return chrome.eval(panel, "chrome.storage.local.get('credential').then(s => !s.credential)") == true; }, 10s));
+}
+
+// ouro killed while a run holds a tab in the person's Chrome: the extension lets go of the tab, and
+// what the run put into its page (a timer that keeps sending) must not go on unheld.
+TEST(Bridge, AKilledOuroLeavesNoRunCodeWorkingInThePersonsTabs) {
+  testing::ServeProcess serve(testing::temp_dir());
+  ASSERT_FALSE(serve.base.empty()) << serve.log();
+  std::string ext_dir = testing::temp_dir() + "/extension";
+  ASSERT_EQ(testing::ouro_shell(testing::temp_dir(), "extension --out " + ext_dir).code, 0);
+  PersonsChromium chrome(ext_dir);
+  std::string ext = chrome.extension_id();
+  ASSERT_EQ(ext.size(), 32u) << "the extension's service worker did not start";
+  std::string panel = pair(chrome, ext, serve);
+  ASSERT_FALSE(panel.empty());
+
+  Collector collector;
+  std::string leak = "http://127.0.0.1:" + std::to_string(collector.server->port()) + "/after-kill";
+  std::string plant = "setInterval(() => { fetch('" + leak + "').catch(() => 0); }, 100); return 1";
+  std::string script = testing::script_file({{{"text", testing::repl_reply("await execInTab(activeTab, " + dump_json(plant) + ")")}},
+                                             {{"text", testing::repl_reply("await new Promise(r => setTimeout(r, 120000))")}}});
+  Http created = serve.post("/api/runs", {{"task", "Keep the page busy"},
+                                          {"urls", {testing::site().url("/")}},
+                                          {"options", {{"provider", "script:" + script}, {"browser", "extension"}}}});
+  ASSERT_EQ(created.status, 201) << created.raw;
+  // The planted timer works, and the gate refuses what it sends.
+  ASSERT_TRUE(serve.wait_events(created.body["id"], [&](const std::vector<json>& events) {
+    for (const auto& e : events)
+      if (e["type"] == "gate" && get_str(get_field(e, "data"), "decision") == "deny" && e.dump().find("/after-kill") != std::string::npos)
+        return true;
+    return false;
+  })) << serve.log().substr(0, 3000);
+  EXPECT_EQ(collector.hits->load(), 0);
+  int64_t killed_at = Collector::now_ms();
+  serve.kill9();
+  // The extension sees its socket drop and lets go of the tab: it is blank once it is let go.
+  EXPECT_TRUE(eventually([&] {
+    json urls = chrome.eval(panel, "chrome.tabs.query({}).then(ts => ts.filter(t => t.groupId !== -1).map(t => t.url))");
+    return urls.is_array() && !urls.empty() && urls.dump().find(testing::site().url("/")) == std::string::npos;
+  }, 15s)) << chrome.eval(panel, "chrome.tabs.query({}).then(ts => ts.map(t => [t.groupId, t.url]))").dump();
+  // A measurement window, not an ordering: the timer sent ten times a second while it ran.
+  std::this_thread::sleep_for(2s);
+  EXPECT_EQ(collector.hits->load(), 0) << "a timer the run planted sent after ouro was killed (the last "
+                                        << (*collector.last - killed_at) << " ms after the kill)";
 }
 
 // `ouro serve --browser extension`: no Chromium of ouro's; runs go to the extension by default,
