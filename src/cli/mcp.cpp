@@ -1,5 +1,13 @@
 #include "cli/mcp.h"
 
+#include "hooks/hooks.h"
+#include "llm/settings.h"
+#include "runs/lifecycle.h"
+#include "safety/settings.h"
+#include "store/database.h"
+
+#include <iostream>
+
 #include "actions/host.h"
 
 #include <spdlog/spdlog.h>
@@ -70,6 +78,44 @@ Result<int> cmd_mcp(McpSetup setup) {
   mcp::serve_stdio(*tools, info, 0, out);
   close(out);
   return 0;
+}
+
+// What MCP's browser_task runs start from: these flags' session limits, the settings file (its
+// safety settings and hooks, read when a task starts) and the model the flags resolve, if any.
+mcp::TaskSupport task_support(const CommonFlags& flags, const llm::SettingsFlags& sf) {
+  mcp::TaskSupport task;
+  task.setup = [flags, sf]() -> Result<runs::Setup> {
+    runs::Setup setup;
+    const std::string config = config_path_of(flags);
+    setup.file = TRY(safety::load_safety_settings(config));
+    setup.hooks = hooks::Pipeline::create(TRY(hooks::load_hooks_config(config)));
+    CommonFlags f = flags;
+    setup.base = TRY(session_options(f, {}, false, {}, &setup.file));
+    // The flags' --allow-domain and --mode hold for every task (a task's options add to them).
+    setup.file.allowed_domains.insert(setup.file.allowed_domains.end(), flags.allow_domains.begin(), flags.allow_domains.end());
+    if (!flags.mode.empty()) setup.file.mode = TRY(safety::parse_gate_mode(flags.mode));
+    setup.model_flags = sf;
+    setup.default_context = "clean";
+    return setup;
+  };
+  if (auto settings = llm::resolve_settings(sf); !settings) task.no_model_reason = settings.error().message;
+  return task;
+}
+
+Result<int> cmd_mcp_flags(const CommonFlags& flags, llm::SettingsFlags sf, int max_iterations) {
+  bool gated = !flags.allow_domains.empty() || !flags.mode.empty();
+  McpSetup setup;
+  CommonFlags with_config = flags;
+  if (sf.config_path) with_config.config_path = *sf.config_path;
+  setup.session = TRY(session_options(with_config, [](const std::string& line) { std::cerr << "log: " << line << "\n"; }, gated));
+  setup.urls = flags.urls;
+  sf.secrets_path = (!flags.base_data_dir.empty() ? flags.base_data_dir : flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/secrets.json";
+  mcp::TaskSupport task = task_support(with_config, sf);
+  task.max_iterations = max_iterations;
+  if (!task.no_model_reason.empty())
+    std::cerr << "mcp: no model configured; browser_task will ask the client's model through MCP sampling (" << task.no_model_reason << ")\n";
+  setup.task = std::move(task);
+  return cmd_mcp(std::move(setup));
 }
 
 }  // namespace ouro::cli

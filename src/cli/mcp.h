@@ -3,6 +3,8 @@
 #pragma once
 
 #include "base/error.h"
+#include "cli/flags.h"
+#include "llm/settings.h"
 #include "mcp/http.h"
 #include "mcp/server.h"
 #include "session/session.h"
@@ -30,5 +32,11 @@ Result<int> cmd_mcp(McpSetup setup);
 std::unique_ptr<mcp::HttpEndpoint> make_mcp_http(std::shared_ptr<session::Runtime> runtime,
                                                  std::function<Result<session::SessionOptions>()> session_options,
                                                  std::function<mcp::TaskSupport()> task);
+
+// What MCP's browser_task runs start from: these flags' session limits, the settings file (its
+// safety settings and hooks, read when a task starts) and the model the flags resolve, if any.
+mcp::TaskSupport task_support(const CommonFlags& flags, const llm::SettingsFlags& sf);
+// `ouro mcp` from its flags.
+Result<int> cmd_mcp_flags(const CommonFlags& flags, llm::SettingsFlags sf, int max_iterations);
 
 }  // namespace ouro::cli
