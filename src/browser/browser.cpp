@@ -74,8 +74,16 @@ Result<std::unique_ptr<Browser>> Browser::start(net::IoThread& io, const Browser
   auto targets = impl->conn->call("Target.getTargets", json::object(), "", 10s);
   if (!targets) return fail(targets.error());
   std::vector<std::string> pages;
-  for (const auto& t : get_array(*targets, "targetInfos"))
-    if (get_str(t, "type") == "page" && !get_bool(t, "attached")) pages.push_back(get_str(t, "targetId"));
+  for (const auto& t : get_array(*targets, "targetInfos")) {
+    if (get_str(t, "type") != "page" || get_bool(t, "attached")) continue;
+    // A settings tab an earlier ouro left (it was killed, or its connection closed first) is
+    // ouro's, not the user's: closed, never followed (prediction.cpp).
+    if (is_private_settings_url(get_str(t, "url"))) {
+      impl->conn->send("Target.closeTarget", {{"targetId", get_str(t, "targetId")}}, "", 5s, [](Result<json>) {});
+      continue;
+    }
+    pages.push_back(get_str(t, "targetId"));
+  }
   for (const auto& tid : pages)
     impl->conn->send("Target.attachToTarget", {{"targetId", tid}, {"flatten", true}}, "", 10s, [](Result<json>) {});
 

@@ -37,6 +37,9 @@ inline const std::string& page_helpers_source() {
   return source;
 }
 
+// The settings page ouro opens for itself (prediction.cpp), by its URL.
+bool is_private_settings_url(std::string_view url);
+
 // Runtime.callFunctionOn's parameters for a call of the page engine's function `function` with
 // `args` (a JSON array) in execution context `context` (eval.cpp).
 json page_call_params(std::string_view function, const json& args, int context, bool by_value);

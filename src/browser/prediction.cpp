@@ -41,6 +41,8 @@ std::string change_expression(std::optional<int> set_to, std::optional<int> only
 
 }  // namespace
 
+bool is_private_settings_url(std::string_view url) { return url.starts_with(kSettingsPage); }
+
 bool Browser::Impl::private_event(const cdp::Event& ev) {
   std::lock_guard lock(mutex);
   if (private_urls.empty() && private_targets.empty()) return false;
@@ -55,6 +57,7 @@ bool Browser::Impl::private_event(const cdp::Event& ev) {
   if (ev.method == "Target.attachedToTarget") {
     std::string url = get_str(info, "url");
     if (!private_urls.count(url)) return private_targets.count(tid) > 0;
+    if (private_targets.count(tid)) return true;
     private_targets[tid] = get_str(ev.params, "sessionId");
     changed.notify_all();
     return true;
@@ -79,7 +82,9 @@ Result<json> Browser::Impl::on_settings_page(const std::string& expression, Mill
     const std::string& url;
     const std::string& target;
     ~Cleanup() {
-      if (!target.empty()) impl.conn->send("Target.closeTarget", {{"targetId", target}}, "", 5s, [](Result<json>) {});
+      // Closed before the caller goes on: a run's first tab opened while this one still closes
+      // was seen to get no answer to its navigation.
+      if (!target.empty()) (void)impl.conn->call("Target.closeTarget", {{"targetId", target}}, "", 5s);
       std::lock_guard lock(impl.mutex);
       impl.private_urls.erase(url);
       impl.private_targets.erase(target);

@@ -363,8 +363,10 @@ TEST(Floods, HugeErrorsAndDataUrlsAreStoredCapped) {
   auto s = isolated_session();
   json r = ok(R"(
     const t = await openTab('{{)" + kBigFlood + R"(}}');
+    // The error comes after 50 MB of console lines, which take a while to arrive on a busy machine:
+    // waited for (up to 30 s), not timed.
     let errors = [];
-    for (let i = 0; i < 100 && errors.length === 0; i++) { errors = await getErrors(t); if (!errors.length) await sleep(100); }
+    for (let i = 0; i < 300 && errors.length === 0; i++) { errors = await getErrors(t); if (!errors.length) await sleep(100); }
     let data = [];
     for (let i = 0; i < 100 && data.length < 5; i++) {
       data = (await getRecentRequests(t, { type: 'all', limit: 1000 })).filter(q => q.url.startsWith('data:'));

@@ -48,6 +48,7 @@ struct PersonsChromium {
   std::unique_ptr<browser::ChromiumProcess> process;
   std::unique_ptr<cdp::Connection> conn;
 
+  // `extension_dir`: one folder, or several separated by commas (installed in that order).
   explicit PersonsChromium(const std::string& extension_dir) {
     browser::LaunchOptions o;
     o.extra_args = {"--disable-extensions-except=" + extension_dir, "--load-extension=" + extension_dir};
@@ -57,7 +58,7 @@ struct PersonsChromium {
     conn = cdp::Connection::create(cdp::make_pipe_transport(*io, process->read_fd(), process->write_fd()));
   }
 
-  // The extension's id, from its service worker's URL.
+  // ouro's extension's id, from its service worker's URL.
   std::string extension_id() {
     std::string id;
     eventually([&] {
@@ -65,7 +66,8 @@ struct PersonsChromium {
       if (!targets) return false;
       for (const auto& t : get_array(*targets, "targetInfos")) {
         std::string url = get_str(t, "url");
-        if (get_str(t, "type") == "service_worker" && url.rfind("chrome-extension://", 0) == 0) id = url.substr(19, 32);
+        if (get_str(t, "type") == "service_worker" && url.rfind("chrome-extension://", 0) == 0 && url.ends_with("/service_worker.js"))
+          id = url.substr(19, 32);
       }
       return !id.empty();
     }, 15s);

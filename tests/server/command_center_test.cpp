@@ -258,25 +258,33 @@ TEST(CommandCenter, StaysResponsiveThroughTwentyFiveIterationsAndThousandsOfEven
   for (int i = 1; i < 25; ++i) lines.push_back({{"reasoning", prose}, {"text", "Step " + std::to_string(i) + ". " + prose + "\n```repl\nenv.step = " + std::to_string(i) + "\n```"}});
   lines.push_back({{"text", repl_reply("setFinal('finished after ' + (env.step + 1) + ' iterations')")}});
   cc.use_script(script_file(lines));
-  // Watch the page's main thread: every gap between 20 ms timer ticks while the run streams.
-  cc.js("await execInTab(t, \"window.gaps = []; let last = performance.now(); setInterval(() => { const now = performance.now(); window.gaps.push(now - last); last = now; }, 20)\")");
+  // Watch the page's main thread: every gap between 20 ms timer ticks while the run streams, and
+  // the page's own long tasks (the Long Tasks API: work on its main thread over 50 ms).
+  cc.js("await execInTab(t, \"window.gaps = []; window.stalls = []; window.longs = []; let last = performance.now(); "
+        "setInterval(() => { const now = performance.now(); window.gaps.push(now - last); if (now - last > 400) window.stalls.push([last, now]); last = now; }, 20); "
+        "new PerformanceObserver(l => l.getEntries().forEach(e => window.longs.push([e.startTime, e.duration]))).observe({ type: 'longtask' })\")");
   cc.submit("Take twenty-five steps", site().url("/"));
   json final = cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')", 60000);
   EXPECT_EQ(final, "finished after 25 iterations");
   EXPECT_EQ(cc.js("(await querySelectorAll(t, 'details.iter')).length"), 25);
   // A page whose own work freezes it (re-rendering the stream at every event) stalls again and
-  // again over 25 iterations; one stall of the whole renderer, when the two cores are taken by
-  // the other suites' browsers, is the machine's. So: the typical tick near its time, and at most
-  // one long stall. (Ticks are every 20 ms; alone the 95th percentile is 33–37 ms, in a full
-  // make test beside two browser suites it was 114 ms once: the bound is for a page that freezes,
-  // not for a busy machine.)
+  // again over 25 iterations, each stall a long task of its own. A stall with no long task of the
+  // page in it is the renderer waiting for a core the other suites' browsers hold: the machine's,
+  // not the page's (seen in make test: 2 stalls of 400–560 ms beside the PostgreSQL suite). So: the
+  // typical tick near its time, and at most one stall that the page's own work caused. (Ticks are
+  // every 20 ms; alone the 95th percentile is 33–37 ms, in a full make test beside two browser
+  // suites it was 114 ms once.)
   json gaps = cc.js("await execInTab(t, 'window.gaps.slice().sort((a, b) => a - b)')");
   ASSERT_TRUE(gaps.is_array() && gaps.size() > 100) << gaps.dump().substr(0, 200);
   double p95 = gaps[gaps.size() * 95 / 100].get<double>(), longest = gaps.back().get<double>();
-  size_t stalls = std::count_if(gaps.begin(), gaps.end(), [](const json& g) { return g.get<double>() > 400; });
+  // Stalls the page's own work made: its long tasks fill 200 ms or more of the stall.
+  json own = cc.js("await execInTab(t, 'window.stalls.filter(([a, b]) => window.longs.filter(([s, d]) => s < b && s + d > a)"
+                   ".reduce((sum, [s, d]) => sum + Math.min(b, s + d) - Math.max(a, s), 0) >= 200).length')");
+  json all_stalls = cc.js("await execInTab(t, 'window.stalls.length')");
   EXPECT_LT(p95, 250) << "the page's ticks were late: 95th percentile " << p95 << " ms";
-  EXPECT_LE(stalls, 1u) << "the page froze " << stalls << " times (over 400 ms), the longest " << longest << " ms";
-  std::printf("main-thread gaps during the run: 95th percentile %.0f ms, longest %.0f ms, %zu over 400 ms\n", p95, longest, stalls);
+  EXPECT_LE(own.get<int>(), 1) << "the page's own work froze it " << own << " times (over 400 ms), the longest gap " << longest << " ms";
+  std::printf("main-thread gaps during the run: 95th percentile %.0f ms, longest %.0f ms, %d over 400 ms (%d of them the page's own work)\n",
+              p95, longest, all_stalls.get<int>(), own.get<int>());
   // Thousands of events went through (each ~6 characters of ~2,400 per iteration).
   json events = cc.js("await execInTab(t, `fetch('/api/runs', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('ouro-token') } })"
                       ".then(r => r.json()).then(rs => fetch('/api/runs/' + rs[0].id + '/events', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('ouro-token') } }))"
