@@ -364,6 +364,7 @@ async function letGoClosed(reason) {
 
 async function detachTab(tabId, reason, notify = true) {
   const was = attached.delete(tabId);
+  for (const [key, p] of paused) if (p.target.tabId === tabId) paused.delete(key);  // its requests end with the debugger
   try { await chrome.debugger.detach({ tabId }); } catch (_) { /* detached already, or the tab is gone */ }
   if (was && notify) send({ method: 'detached', params: { tabId, reason } });
 }

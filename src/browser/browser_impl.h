@@ -176,6 +176,9 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   // attached. Their events never reach the tracker.
   std::set<std::string> private_urls;
   std::map<std::string, std::string> private_targets;
+  // How many settings-page visits are under way: every CDP event asks private_event, which takes
+  // the mutex only while one is.
+  std::atomic<int> private_visits{0};
   bool private_event(const cdp::Event& ev);  // network thread; true when handled
   // Opens the settings page in a private background tab, evaluates `expression` (a promise of a
   // JSON text) there, closes it; the parsed value. Not on the network thread.

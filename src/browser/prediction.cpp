@@ -44,6 +44,7 @@ std::string change_expression(std::optional<int> set_to, std::optional<int> only
 bool is_private_settings_url(std::string_view url) { return url.starts_with(kSettingsPage); }
 
 bool Browser::Impl::private_event(const cdp::Event& ev) {
+  if (private_visits.load(std::memory_order_acquire) == 0) return false;
   std::lock_guard lock(mutex);
   if (private_urls.empty() && private_targets.empty()) return false;
   if (!ev.session_id.empty()) {
@@ -75,6 +76,7 @@ Result<json> Browser::Impl::on_settings_page(const std::string& expression, Mill
     std::lock_guard lock(mutex);
     private_urls.insert(url);
   }
+  ++private_visits;
   std::string target;
   // Whatever happens below, the tab goes and the tracker's filter forgets it.
   struct Cleanup {
@@ -88,6 +90,7 @@ Result<json> Browser::Impl::on_settings_page(const std::string& expression, Mill
       std::lock_guard lock(impl.mutex);
       impl.private_urls.erase(url);
       impl.private_targets.erase(target);
+      --impl.private_visits;
     }
   } cleanup{*this, url, target};
   auto created = conn->call("Target.createTarget", {{"url", url}, {"background", true}}, "", left());
