@@ -82,10 +82,16 @@ async function snapshot() {
   const s = await settings();
   return { ...status, port: s.port, paired: !!s.credential, groups: await describeGroups() };
 }
-async function publish(change) {
+// Snapshots are taken one after another, so a slow earlier one never lands after a newer one
+// and puts a stale list of tabs back in the panel.
+let publishing = Promise.resolve();
+function publish(change) {
   Object.assign(status, change || {});
-  const snap = await snapshot();
-  for (const p of panels) { try { p.postMessage({ type: 'state', state: snap }); } catch (_) { panels.delete(p); } }
+  publishing = publishing.then(async () => {
+    const snap = await snapshot();
+    for (const p of panels) { try { p.postMessage({ type: 'state', state: snap }); } catch (_) { panels.delete(p); } }
+  }).catch(() => {});
+  return publishing;
 }
 
 async function describeGroups() {

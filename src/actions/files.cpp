@@ -2,7 +2,7 @@
 // own folder (session.cpp sets it up), and uploads into a page's file input, taken only from the
 // folders the session allows (its downloads folder and --upload-dir ones).
 #include "actions/impl.h"
-#include "actions/targets.h"
+#include "perception/targets.h"
 
 #include "browser/browser.h"
 
@@ -95,9 +95,9 @@ Result<json> upload(Context& ctx, const json& args) {
   } else {
     TRY(add(given));
   }
-  selector = TRY(replay_target(ctx, tab, "upload", selector, ctx.limits.action_timeout));  // a replay heals a renamed input
+  selector = TRY(perception::replay_target(ctx, tab, "upload", selector, ctx.limits.action_timeout));  // a replay heals a renamed input
   TRY(ctx.browser.set_input_files(tab, selector, paths, ctx.limits.exec_timeout));
-  if (recording(ctx)) record_target(ctx, tab, "upload", selector, nullptr);
+  if (perception::recording(ctx)) perception::record_target(ctx, tab, "upload", selector, nullptr);
   json names = json::array();
   for (const auto& p : paths) names.push_back(std::filesystem::path(p).filename().string());
   return json{{"files", names}};

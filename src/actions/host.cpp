@@ -86,10 +86,10 @@ Host::Outcome Host::run(const std::string& function, const json& args) {
   if (activity) m_ctx->browser.end_activity(tab, activity);
   if (!tab.empty()) {
     if (!r) {
-      const std::string& msg = r.error().message;
+      // Added here only (capabilities call each other below this boundary): a page's own
+      // exception text that says "[PAGE NAVIGATED]" does not keep the real note out.
       bool went_away = r.error().cause == Cause::PageNavigated || r.error().cause == Cause::ContextGone;
-      if (auto note = m_ctx->browser.navigation_note(tab, went_away ? std::chrono::milliseconds(1500) : std::chrono::milliseconds(0));
-          note && msg.find("[PAGE NAVIGATED]") == std::string::npos)
+      if (auto note = m_ctx->browser.navigation_note(tab, went_away ? std::chrono::milliseconds(1500) : std::chrono::milliseconds(0)))
         r.error().message += "\n" + *note;
     } else if (cap->risk != Risk::Navigate) {
       m_ctx->browser.note_interaction(tab);

@@ -5,7 +5,7 @@
 #include "egress/gate.h"
 #include "actions/impl.h"
 #include "safety/sensitive.h"
-#include "actions/targets.h"
+#include "perception/targets.h"
 #include "browser/browser.h"
 #include "base/text.h"
 #include "safety/secrets.h"
@@ -33,15 +33,15 @@ std::chrono::milliseconds action_timeout(Context& ctx, const json& options) {
 // Waits until the element is actionable; returns the helper's {x, y, element, target}.
 Result<json> dismiss_overlays_on(Context& ctx, const std::string& tab);
 
-// In a replay, `selector` becomes the one healing found when the recorded target is gone (targets.h).
+// In a replay, `selector` becomes the one healing found when the recorded target is gone (perception/targets.h).
 Result<json> actionable(Context& ctx, const std::string& tab, std::string& selector, Needs needs, const char* what,
                         std::chrono::milliseconds timeout, bool may_dismiss = true) {
   if (selector.empty()) return errorf(Code::InvalidArgument, "{}: the selector is empty", what);
   auto deadline = Clock::now() + timeout;
-  if (may_dismiss) selector = TRY(replay_target(ctx, tab, what, selector, timeout));
+  if (may_dismiss) selector = TRY(perception::replay_target(ctx, tab, what, selector, timeout));
   const std::string frame = browser::Browser::frame_of(selector);  // a cross-origin frame's ref runs there
   // A run records what identifies the element, computed in this same call (heal.js).
-  const bool identify = recording(ctx);
+  const bool identify = perception::recording(ctx);
   const json call_args =
       json::array({selector, json{{"enabled", needs.enabled}, {"editable", needs.editable}, {"hit", needs.hit}, {"identify", identify}}});
   json last;
@@ -55,7 +55,7 @@ Result<json> actionable(Context& ctx, const std::string& tab, std::string& selec
       return reworded(r.error(), "{} '{}' on tab {}: {}", what, selector, tab, r.error().message);
     }
     if (r->value("ok", false)) {
-      if (identify && r->contains("details")) record_target(ctx, tab, what, selector, (*r)["details"]);
+      if (identify && r->contains("details")) perception::record_target(ctx, tab, what, selector, (*r)["details"]);
       r->erase("details");
       if (frame.empty()) return *r;
       // Inside a cross-origin frame: its coordinates moved into the tab's viewport, where input goes.
@@ -443,7 +443,7 @@ Result<json> fill(Context& ctx, const json& args) {
   json filled = json::array();
   for (auto it = data.begin(); it != data.end(); ++it) {
     // In a replay, a field the key no longer names is found again from what was recorded.
-    std::string sel = TRY(replay_target(ctx, tab, "fill", it.key(), ctx.limits.action_timeout));
+    std::string sel = TRY(perception::replay_target(ctx, tab, "fill", it.key(), ctx.limits.action_timeout));
     const json& value = it.value();
     // <select>: pick the option; checkbox/radio: click when the state differs; else replace the text.
     auto kind = TRY(ctx.browser.call(tab, "controlKind", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
@@ -451,7 +451,7 @@ Result<json> fill(Context& ctx, const json& args) {
     if (kind.is_array() && kind[0] == "SELECT") {
       json sel_args = json::array({tab, sel, value});
       TRY(select(ctx, sel_args));
-      if (recording(ctx)) record_target(ctx, tab, "fill", sel, nullptr);
+      if (perception::recording(ctx)) perception::record_target(ctx, tab, "fill", sel, nullptr);
     } else if (kind.is_array() && (kind[1] == "checkbox" || kind[1] == "radio")) {
       bool want = value.is_boolean() ? value.get<bool>() : (value.is_string() ? !value.get<std::string>().empty() && value != "false" : !value.is_null());
       if (want != kind[2].get<bool>()) {
@@ -485,7 +485,7 @@ Result<json> fill(Context& ctx, const json& args) {
 Result<json> select(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   json value = args.size() > 2 ? args[2] : json();
-  sel = TRY(replay_target(ctx, tab, "select", sel, ctx.limits.action_timeout));
+  sel = TRY(perception::replay_target(ctx, tab, "select", sel, ctx.limits.action_timeout));
   if (auto hooks = ctx.hooks(); hooks && hooks->confirm) {
     auto target = TRY(ctx.browser.call(tab, "targetInfo", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
     if (!target.is_null()) TRY(gate(ctx, "select", tab, sel, json{{"target", target}}));
@@ -495,7 +495,7 @@ Result<json> select(Context& ctx, const json& args) {
   while (true) {
     r = TRY(ctx.browser.call(tab, "selectOption", json::array({sel, value}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
     if (r.value("ok", false)) {
-      if (recording(ctx)) record_target(ctx, tab, "select", sel, nullptr);
+      if (perception::recording(ctx)) perception::record_target(ctx, tab, "select", sel, nullptr);
       return json{{"selected", r["selected"]}};
     }
     if (!r.value("missing", false) || Clock::now() >= deadline) break;

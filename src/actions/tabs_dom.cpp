@@ -2,7 +2,7 @@
 #include "egress/holds.h"
 #include "egress/gate.h"
 #include "actions/impl.h"
-#include "actions/targets.h"
+#include "perception/targets.h"
 #include "browser/browser.h"
 #include "store/database.h"
 
@@ -66,11 +66,11 @@ Result<json> exec_in_tab(Context& ctx, const json& args) {
 }
 
 // A read of one element: in a replay its selector is found again when the page changed under it
-// (targets.h), and a run records what identifies what it read.
+// (perception/targets.h), and a run records what identifies what it read.
 Result<json> read_element(Context& ctx, const std::string& tab, std::string sel, const char* fn, const char* what) {
-  if (!sel.empty()) sel = TRY(replay_target(ctx, tab, what, sel, ctx.limits.action_timeout));
+  if (!sel.empty()) sel = TRY(perception::replay_target(ctx, tab, what, sel, ctx.limits.action_timeout));
   auto r = TRY(read_helper(ctx, tab, fn, json::array({sel}), what, sel));
-  if (!sel.empty() && recording(ctx)) record_target(ctx, tab, what, sel, nullptr);
+  if (!sel.empty() && perception::recording(ctx)) perception::record_target(ctx, tab, what, sel, nullptr);
   return r;
 }
 

@@ -101,6 +101,7 @@ struct Protocol::Call final : CallContext {
   // destroying what the hook touches never races a cancellation in progress.
   std::mutex hook_mutex;
   std::function<void()> hook;
+  bool cancelling = false;  // under hook_mutex
 
   void progress(double p, std::optional<double> total, const std::string& message) override {
     if (token.is_null() || cancel) return;
@@ -117,7 +118,7 @@ struct Protocol::Call final : CallContext {
   bool cancelled() const override { return cancel; }
   void on_cancel(std::function<void()> h) override {
     std::lock_guard lock(hook_mutex);
-    if (cancel) {
+    if (cancelling) {
       if (h) h();
       return;
     }
@@ -186,10 +187,14 @@ struct Protocol::Call final : CallContext {
 
   void do_cancel() {
     {
+      // The hook (the run's own cancellation) goes first: a request to the client that wakes on
+      // `cancel` then finds the run cancelled, and the run ends as cancelled, not as failed.
       std::lock_guard lock(hook_mutex);
-      if (cancel.exchange(true)) return;
+      if (cancelling) return;
+      cancelling = true;
       if (hook) hook();
       hook = nullptr;
+      cancel = true;
     }
     // Wakes a request to the client this call waits on.
     { std::lock_guard lock(state->mutex); }
@@ -419,11 +424,16 @@ void Protocol::cancel_all() {
   std::vector<std::shared_ptr<Call>> calls;
   {
     std::lock_guard lock(m->mutex);
-    m->closed = true;
     for (auto& [key, call] : m->calls) calls.push_back(call);
   }
-  m->answers.notify_all();
+  // Each call is cancelled before the requests it waits on learn that the client is gone, so
+  // what they were doing ends as cut short, never as failed by a missing answer.
   for (auto& c : calls) c->do_cancel();
+  {
+    std::lock_guard lock(m->mutex);
+    m->closed = true;
+  }
+  m->answers.notify_all();
 }
 
 void Protocol::drain() {

@@ -168,7 +168,7 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
       ro.max_iterations = std::clamp(it->get<int>(), 1, kMaxIterations);
   if (l->m_replay) {
     scripts::ReplayProvider* replay = l->m_replay;
-    // Targets the script recorded, for the host to find changed ones again (actions/targets.h).
+    // Targets the script recorded, for the host to find changed ones again (perception/targets.h).
     ro.recorded = [replay](const std::string& action, const std::string& selector) { return replay->recorded(action, selector); };
     ro.vet_block = [replay](const json& meta) { return replay->vet(meta); };
     ro.max_iterations = std::max(ro.max_iterations, std::min(kMaxIterations, replay->max_iterations()));

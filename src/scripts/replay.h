@@ -9,7 +9,7 @@
 // the run goes on as an ordinary agent run.
 //
 // Targets: recorded() answers the host's question "what did the recording know about the target
-// this action names?" from the steps' recorded details (actions/targets.h heals from them).
+// this action names?" from the steps' recorded details (perception/targets.h heals from them).
 #pragma once
 
 #include "agent/events.h"

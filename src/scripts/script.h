@@ -33,7 +33,7 @@ struct Param {
 // identified the element beyond the selector when the run acted on it (the run's `target` event,
 // browser/page/heal.js's identify(): role, accessible name, label, placeholder, landmark, heading,
 // nearby text, form, stable attributes, frame path, ordinal among namesakes, the near-namesakes
-// beside it). A replay finds a changed target again from these (actions/targets.h).
+// beside it). A replay finds a changed target again from these (perception/targets.h).
 struct Target {
   std::string action;
   std::string target;

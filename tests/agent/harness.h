@@ -60,6 +60,15 @@ struct Harness {
       if (e.type == type) out.push_back(e);
     return out;
   }
+  // What each block did, one line each: said when a run went another way than the test expected.
+  std::string story() {
+    std::string out;
+    for (const auto& e : of("code-result")) {
+      const json m = e.data.value("metadata", json::object());
+      out += "iteration " + e.data.value("iteration", json(0)).dump() + ": " + m.value("summary", m.value("error", "")).substr(0, 400) + "\n";
+    }
+    return out;
+  }
   std::vector<std::string> prompts() {
     std::vector<std::string> out;
     for (const auto& e : of("iteration-start")) out.push_back(e.data.value("prompt", ""));

@@ -30,7 +30,7 @@ TEST(Run, WebmailFiftyUnreadSummarisedThroughLlmBatch) {
   for (int i = 1; i <= 50; ++i) script.push_back({{"sub", true}, {"text", "Summary " + std::to_string(i)}});
   Harness h(script, {"/mail"});
   auto r = h.go("Summarize the unread emails in my inbox");
-  EXPECT_FALSE(r.partial) << r.final.dump().substr(0, 500);
+  EXPECT_FALSE(r.partial) << r.final.dump().substr(0, 500) << "\n" << h.story();
   EXPECT_EQ(r.iterations, 4);
   ASSERT_EQ(r.final.size(), 50u);
   std::set<std::string> summaries;

@@ -195,6 +195,8 @@ async function main() {
       await panel.click('#ext-held summary');
       await panel.screenshot({ path: path.join(IMAGES, 'extension-panel-400.png') });
     }
+    // The panel hears of the new tab from the service worker: wait for its arrival, then read.
+    await panel.waitForFunction(() => /holds 2 tabs/.test(document.getElementById('ext-held-summary').textContent), null, { timeout: 10000 }).catch(() => null);
     const heldText = await panel.textContent('#ext-held-summary');
     check(/holds 2 tabs in 1 group/.test(heldText), `the panel says which tabs the agent holds: "${heldText}"`);
     await sw.evaluate(t => chrome.tabs.ungroup([t]), userTab);

@@ -1,6 +1,6 @@
 // What identifies an action's target, recorded in runs and used by replays to find the target
 // again when its selector no longer names it. The page side is browser/page/heal.js;
-// this is the host side the actions call (internal to actions).
+// this is the host side the capabilities (actions/) call before and after they act.
 #pragma once
 
 #include "host/context.h"
@@ -9,7 +9,7 @@
 #include <chrono>
 #include <string>
 
-namespace ouro::actions::impl {
+namespace ouro::perception {
 
 // True when the run wants its actions' targets recorded (an on_record hook is installed).
 bool recording(const host::Context& ctx);
@@ -30,4 +30,4 @@ Result<std::string> replay_target(host::Context& ctx, const std::string& tab, co
 // "button \"Subscribe\" (label …, in main \"…\", under \"…\")": recorded details as words.
 std::string describe_details(const json& details);
 
-}  // namespace ouro::actions::impl
+}  // namespace ouro::perception

@@ -1,6 +1,5 @@
-#include "actions/targets.h"
+#include "perception/targets.h"
 
-#include "actions/impl.h"
 #include "base/text.h"
 #include "browser/browser.h"
 #include "safety/secrets.h"
@@ -9,7 +8,9 @@
 
 #include <thread>
 
-namespace ouro::actions::impl {
+namespace ouro::perception {
+
+using host::Context;
 
 namespace {
 
@@ -157,4 +158,4 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
   return make_error(Code::NotFound, message);
 }
 
-}  // namespace ouro::actions::impl
+}  // namespace ouro::perception
