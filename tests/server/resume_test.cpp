@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -205,6 +206,68 @@ TEST(Resume, OuroRunKilledMidRunIsResumedByItsId) {
   // A finished run is not resumed again, and a task with --resume is refused.
   Exited again = wait_ouro(spawn_ouro(dir, {"run", "--resume", id, "--provider", "script:" + script}, dir + "/again.out"), dir + "/again.out");
   EXPECT_NE(again.code, 0);
+}
+
+// MCP's browser_task is a run like any other: stored as it works, listed by the runs API once
+// the `ouro mcp` that ran it was killed (the client's agent gone with it), and resumed there to
+// the final an uninterrupted run gives.
+TEST(Resume, AnMcpTaskKilledMidRunIsListedAndResumedLikeAnyRun) {
+  std::string dir = temp_dir();
+  std::string script = resumable_script();
+  json expected;
+  {
+    Server s(dir);
+    ASSERT_FALSE(s.base.empty()) << "ouro serve did not start";
+    std::string id = start_run(s, script).value("id", "");
+    json done = s.wait_state(id, {"done", "failed", "partial"});
+    ASSERT_EQ(done.value("state", ""), "done") << done.dump();
+    expected = done["final"];
+  }
+  int in[2];
+  ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
+  const std::string out = dir + "/mcp.out";
+  pid_t pid = spawn_ouro(dir, {"mcp", "--provider", "script:" + script}, out, {}, in[0]);
+  close(in[0]);
+  auto send = [&](const json& m) {
+    std::string line = m.dump() + "\n";
+    return write(in[1], line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  };
+  ASSERT_TRUE(send({{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+                    {"params", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()}, {"clientInfo", {{"name", "killed"}, {"version", "0"}}}}}}));
+  ASSERT_TRUE(send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}));
+  ASSERT_TRUE(send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
+                    {"params", {{"name", "browser_task"}, {"_meta", {{"progressToken", "p"}}},
+                                {"arguments", {{"task", "Count, sign in and report"}, {"urls", {site().url("/")}},
+                                               {"options", {{"provider", "script:" + script}, {"mode", "autonomous"}}}}}}}}));
+  // Iteration 3 starts once iteration 2's checkpoint is stored: killed inside its model call.
+  bool third = false;
+  for (int i = 0; i < 1800 && !third; ++i) {
+    std::ifstream o(out);
+    std::string line;
+    while (std::getline(o, line))
+      if (auto m = parse_json(line); m && m->value("method", "") == "notifications/progress" && (*m)["params"].value("progress", 0.0) == 2.5) third = true;
+    if (!third) std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_TRUE(third) << "browser_task never started its third iteration";
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  close(in[1]);
+
+  Server s(dir);
+  ASSERT_FALSE(s.base.empty());
+  json listed;
+  for (const auto& r : s.get("/api/runs").body)
+    if (r.value("task", "") == "Count, sign in and report" && r.value("state", "") != "done") listed = r;
+  ASSERT_TRUE(listed.is_object()) << "the MCP task's run is not listed: " << s.get("/api/runs").raw;
+  EXPECT_EQ(listed.value("state", ""), "interrupted") << listed.dump();
+  const std::string id = listed.value("id", "");
+  Http resumed = s.post("/api/runs/" + id + "/resume", json::object());
+  ASSERT_EQ(resumed.status / 100, 2) << resumed.raw;
+  EXPECT_GE(resumed.body.value("fromIteration", 0), 3);
+  json done = s.wait_state(id, {"done", "failed", "partial", "interrupted"});
+  ASSERT_EQ(done.value("state", ""), "done") << done.dump();
+  EXPECT_EQ(done["final"], expected) << "the same final as the run without the kill";
+  expect_gap_free(s.events(id));
 }
 
 }  // namespace

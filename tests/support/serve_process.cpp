@@ -29,12 +29,12 @@ void child_environment(const std::string& dir, const std::vector<std::pair<std::
 }  // namespace
 
 pid_t spawn_ouro(const std::string& data_dir, const std::vector<std::string>& args, const std::string& out_file,
-                 const std::vector<std::pair<std::string, std::string>>& env) {
+                 const std::vector<std::pair<std::string, std::string>>& env, int stdin_fd) {
   pid_t pid = fork();
   if (pid == 0) {
     child_environment(data_dir, env);
-    if (!freopen(out_file.c_str(), "w", stdout) || !freopen((out_file + ".err").c_str(), "w", stderr) || !freopen("/dev/null", "r", stdin))
-      _exit(126);
+    if (!freopen(out_file.c_str(), "w", stdout) || !freopen((out_file + ".err").c_str(), "w", stderr)) _exit(126);
+    if (stdin_fd >= 0 ? dup2(stdin_fd, STDIN_FILENO) < 0 : !freopen("/dev/null", "r", stdin)) _exit(126);
     std::string bin = ouro_binary();
     std::vector<std::string> copy = args;
     std::vector<char*> argv{bin.data()};

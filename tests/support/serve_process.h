@@ -46,9 +46,10 @@ struct ServeProcess {
 };
 
 // `ouro ARGS…` in the same environment (and a process group of its own), its stdout to
-// out_file and its stderr to out_file + ".err"; wait_ouro waits for it and reads them.
+// out_file and its stderr to out_file + ".err"; wait_ouro waits for it and reads them. Its stdin
+// is /dev/null, or stdin_fd (the read end of a pipe the test writes to) when given.
 pid_t spawn_ouro(const std::string& data_dir, const std::vector<std::string>& args, const std::string& out_file,
-                 const std::vector<std::pair<std::string, std::string>>& env = {});
+                 const std::vector<std::pair<std::string, std::string>>& env = {}, int stdin_fd = -1);
 struct Exited {
   int code = -1;  // the exit status; -1 when killed
   std::string out, err;
