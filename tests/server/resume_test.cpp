@@ -60,23 +60,25 @@ void expect_gap_free(const std::vector<json>& events) {
   for (size_t i = 0; i < events.size(); ++i) ASSERT_EQ(events[i].value("seq", 0), static_cast<int64_t>(i + 1)) << "event " << i << " of " << events.size();
 }
 
+// The final of the run without a crash, through `ouro serve` on dir.
+json uninterrupted_final(const std::string& dir, const std::string& script) {
+  Server s(dir);
+  EXPECT_FALSE(s.base.empty()) << "ouro serve did not start";
+  std::string id = start_run(s, script).value("id", "");
+  json done = s.wait_state(id, {"done", "failed", "partial"});
+  EXPECT_EQ(done.value("state", ""), "done") << done.dump();
+  return done["final"];
+}
+
 TEST(Resume, AKilledServerResumesTheRunToTheSameFinal) {
   std::string dir = temp_dir();
   std::string script = resumable_script();
-  json expected;
-  {
-    // The run without a crash.
-    Server s(dir);
-    ASSERT_FALSE(s.base.empty()) << "ouro serve did not start";
-    std::string id = start_run(s, script).value("id", "");
-    json done = s.wait_state(id, {"done", "failed", "partial"});
-    ASSERT_EQ(done.value("state", ""), "done") << done.dump();
-    expected = done["final"];
-    EXPECT_EQ(expected["count"], 3);
-    EXPECT_EQ(expected["isMap"], true);
-    EXPECT_EQ(expected["signedIn"], true) << "the fixture's login works at all";
-    EXPECT_EQ(expected["cart"], "3 items") << "the page's localStorage";
-  }
+  const json expected = uninterrupted_final(dir, script);
+  ASSERT_FALSE(HasFailure());
+  EXPECT_EQ(expected["count"], 3);
+  EXPECT_EQ(expected["isMap"], true);
+  EXPECT_EQ(expected["signedIn"], true) << "the fixture's login works at all";
+  EXPECT_EQ(expected["cart"], "3 items") << "the page's localStorage";
   // Killed at three points: after the first iteration's checkpoint, inside the third iteration's
   // model call, and inside the last one.
   for (int after : {1, 2, 3}) {
@@ -214,15 +216,8 @@ TEST(Resume, OuroRunKilledMidRunIsResumedByItsId) {
 TEST(Resume, AnMcpTaskKilledMidRunIsListedAndResumedLikeAnyRun) {
   std::string dir = temp_dir();
   std::string script = resumable_script();
-  json expected;
-  {
-    Server s(dir);
-    ASSERT_FALSE(s.base.empty()) << "ouro serve did not start";
-    std::string id = start_run(s, script).value("id", "");
-    json done = s.wait_state(id, {"done", "failed", "partial"});
-    ASSERT_EQ(done.value("state", ""), "done") << done.dump();
-    expected = done["final"];
-  }
+  const json expected = uninterrupted_final(dir, script);
+  ASSERT_FALSE(HasFailure());
   int in[2];
   ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
   const std::string out = dir + "/mcp.out";
