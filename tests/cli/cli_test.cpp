@@ -9,6 +9,7 @@
 #include "store/database.h"
 
 #include <curl/curl.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -543,12 +544,9 @@ TEST(CliExec, UrlsWrittenInTheCodeAreNotAllowedSites) {
   EXPECT_EQ(allowed.code, 0) << allowed.err;
 }
 
-// As on the server: a run whose events can no longer be stored stops, fails and says why.
-TEST(CliRun, ARunWhoseEventsCannotBeStoredStopsAndFails) {
-  std::string data = temp_dir(), out = data + "/out.txt";
-  std::string path = script_file({{{"text", repl_reply("for (let i = 0; i < 200; i++) { log('step ' + i); await sleep(50); }\nsetFinal('all steps')")}}});
-  pid_t pid = spawn_ouro(data, {"run", "Step", "--provider", "script:" + path}, out);
-  // Once the run has stored a few events, someone else breaks the database under it.
+// Once a run in data/ouro.db has stored three log events, someone else breaks the database under
+// it (the events table goes). False when no run stored them in 30 s.
+bool break_events_under_the_run(const std::string& data) {
   bool broke = false;
   for (int i = 0; i < 300 && !broke; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -566,13 +564,64 @@ TEST(CliRun, ARunWhoseEventsCannotBeStoredStopsAndFails) {
     if (logs >= 3) broke = sqlite3_exec(db, "DROP TABLE events", nullptr, nullptr, nullptr) == SQLITE_OK;
     sqlite3_close(db);
   }
-  ASSERT_TRUE(broke) << "the run never stored its log events";
+  return broke;
+}
+
+std::string stepping_script() {
+  return script_file({{{"text", repl_reply("for (let i = 0; i < 200; i++) { log('step ' + i); await sleep(50); }\nsetFinal('all steps')")}}});
+}
+
+// As on the server: a run whose events can no longer be stored stops, fails and says why.
+TEST(CliRun, ARunWhoseEventsCannotBeStoredStopsAndFails) {
+  std::string data = temp_dir(), out = data + "/out.txt";
+  pid_t pid = spawn_ouro(data, {"run", "Step", "--provider", "script:" + stepping_script()}, out);
+  ASSERT_TRUE(break_events_under_the_run(data)) << "the run never stored its log events";
   auto t0 = std::chrono::steady_clock::now();
   Exited r = wait_ouro(pid, out);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8)) << "the run stopped rather than running its 10 s to the end";
   EXPECT_NE(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("the run's events could not be stored"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("all steps"), std::string::npos) << r.out;
+}
+
+// And the same over MCP: browser_task's run stops, its answer is an error that says why, and
+// its row says failed.
+TEST(CliRun, AnMcpTaskWhoseEventsCannotBeStoredStopsAndFails) {
+  std::string data = temp_dir(), out = data + "/out.txt";
+  const std::string path = stepping_script();
+  int in[2];
+  ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
+  pid_t pid = spawn_ouro(data, {"mcp", "--provider", "script:" + path}, out, {}, in[0]);
+  close(in[0]);
+  std::string lines;
+  for (const json& m : {json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+                             {"params", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()}, {"clientInfo", {{"name", "t"}, {"version", "0"}}}}}},
+                        json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}},
+                        json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "browser_task"}, {"arguments", {{"task", "Step"}}}}}}})
+    lines += m.dump() + "\n";
+  ASSERT_EQ(write(in[1], lines.data(), lines.size()), static_cast<ssize_t>(lines.size()));
+  ASSERT_TRUE(break_events_under_the_run(data)) << "the run never stored its log events";
+  json answer;
+  for (int i = 0; i < 160 && answer.is_null(); ++i) {
+    std::ifstream o(out);
+    for (std::string line; std::getline(o, line);)
+      if (auto m = parse_json(line); m && m->is_object() && m->value("id", json()) == json(1)) answer = *m;
+    if (answer.is_null()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  close(in[1]);  // the client leaves: ouro mcp ends
+  Exited r = wait_ouro(pid, out);
+  ASSERT_TRUE(answer.is_object()) << "browser_task did not answer within 8 s of the break (the run went on): " << r.err;
+  const json& result = answer["result"];
+  EXPECT_TRUE(result.value("isError", false)) << answer.dump();
+  std::string text = result["content"][0].value("text", "");
+  EXPECT_NE(text.find("the run's events could not be stored"), std::string::npos) << text;
+  EXPECT_EQ(text.find("all steps"), std::string::npos) << text;
+  auto db = store::Database::open(data + "/ouro.db");
+  ASSERT_TRUE(db);
+  auto runs = (*db)->list_runs(1);
+  ASSERT_TRUE(runs && !runs->empty());
+  EXPECT_EQ(runs->front().state, "failed");
+  EXPECT_NE(runs->front().error.find("events could not be stored"), std::string::npos) << runs->front().error;
 }
 
 // `ouro serve --port 0` on data directory `dir`, its stdout in dir/out.txt and stderr in dir/err.txt.
