@@ -1,0 +1,203 @@
+// Nodes sharing PostgreSQL (store/nodes.h): the queue this node takes runs from, the inbox of
+// messages for runs it holds, the stored events of runs its subscribers watch, the heartbeat and
+// the fence when the database cannot be reached.
+#include "server/run_manager_state.h"
+
+#include "base/log.h"
+#include "store/nodes.h"
+
+namespace ouro::server {
+
+Result<int64_t> RunManager::queue_depth() {
+  if (m_shared) return store::queue_depth(m_db);
+  std::lock_guard lock(m_mutex);
+  int64_t n = 0;
+  for (auto& [id, r] : m_runs)
+    if (r->row.state == "queued") ++n;
+  return n + static_cast<int64_t>(m_waiting.size());
+}
+
+size_t RunManager::free_places() {
+  std::lock_guard lock(m_mutex);
+  if (m_stopping) return 0;
+  size_t busy = busy_runs();
+  return busy >= m_config.max_active_runs ? 0 : m_config.max_active_runs - busy;
+}
+
+// A queued run this node took: started as create() starts a run, its request rebuilt from the
+// stored task and options (the start pages are kept with the options).
+Result<void> RunManager::start_queued(const store::Database::RunRow& row) {
+  auto run = std::make_shared<Active>();
+  run->id = row.id;
+  run->task = row.task;
+  run->row = row;
+  json options = parse_json(row.options).value_or(json::object());
+  if (!options.is_object()) options = json::object();
+  json body = {{"task", row.task}, {"options", options}, {"urls", json::array()}};
+  if (options.contains("urls")) {
+    body["urls"] = options["urls"];
+    body["options"].erase("urls");
+  }
+  run->log = make_log(*run, 0);
+  return start_stored(run, std::move(body), Code::FailedPrecondition, "is in progress already");
+}
+
+void RunManager::take_work() {
+  // The runs of dead nodes first (they waited longest), then the queue, each up to the places free.
+  std::set<std::string> local;
+  {
+    std::lock_guard lock(m_mutex);
+    for (auto& [id, r] : m_runs) local.insert(id);
+  }
+  if (size_t free = free_places(); free > 0) {
+    auto taken = store::take_over(m_db, static_cast<int>(free), local);
+    if (!taken) spdlog::warn("cannot look for runs of dead nodes: {}", redact(taken.error().message));
+    for (const auto& t : taken ? *taken : std::vector<store::TakenRun>{}) {
+      spdlog::info("run {}: taken over from a node that stopped answering ({} it was {})", t.row.id, t.begun ? "resumed:" : "started:", t.row.state);
+      auto started = t.begun ? start_resumed(t.row.id, {"queued", "running", "awaiting_user"}).map([](json) {}) : start_queued(t.row);
+      if (!started && started.error().code != Code::FailedPrecondition)
+        spdlog::warn("run {}: cannot go on with it here: {}", t.row.id, redact(started.error().message));
+    }
+  }
+  m_look = false;
+  if (size_t free = free_places(); free > 0) {
+    auto claimed = store::claim_queued(m_db, static_cast<int>(free));
+    if (!claimed) spdlog::warn("cannot take runs from the queue: {}", redact(claimed.error().message));
+    for (const auto& row : claimed ? *claimed : std::vector<store::Database::RunRow>{}) {
+      if (auto started = start_queued(row); !started) {
+        // Back to the queue for another node (or this one, later).
+        spdlog::warn("run {}: cannot start it here: {}", row.id, redact(started.error().message));
+        (void)m_db.with_sql([&](store::Connection& c) {
+          return c.exec("UPDATE runs SET owner = NULL WHERE id = ?1 AND owner = ?2 AND state = 'queued'", {row.id, m_db.node_id()});
+        });
+      }
+    }
+    // All places taken and perhaps more waiting: look again when one comes free.
+  }
+}
+
+void RunManager::apply_inbox() {
+  auto got = store::take_inbox(m_db);
+  if (!got) {
+    spdlog::warn("cannot read the messages for this node's runs: {}", redact(got.error().message));
+    return;
+  }
+  for (const auto& m : *got) {
+    std::string kind = get_str(m.message, "kind");
+    Result<json> done = make_error(Code::InvalidArgument, "unknown message kind '" + short_name(kind) + "'");
+    if (kind == "answer") done = answer(m.run_id, get_str(m.message, "id"), get_str(m.message, "text"));
+    else if (kind == "confirm")
+      done = confirm(m.run_id, get_str(m.message, "id"), m.message.value("approved", false), m.message.value("remember", false));
+    else if (kind == "cancel") done = cancel(m.run_id);
+    // The node that relayed it answered already: what fails here is logged (answered twice, timed out).
+    if (!done) spdlog::info("run {}: a {} from another node was not applied: {}", m.run_id, short_name(kind), redact(done.error().message));
+  }
+}
+
+// Stored events of a run this node's subscribers watch: given to them in order from their cursor
+// (deliver() reads what lies between).
+void RunManager::deliver_stored(const std::string& run_id) {
+  std::lock_guard lock(m_mutex);
+  std::optional<int64_t> from;
+  for (auto& [id, sub] : m_subscribers)
+    if (sub.live && sub.run_id == run_id) from = std::min(from.value_or(sub.cursor), sub.cursor);
+  if (!from) return;
+  auto rows = m_db.events(run_id, *from, 1000);
+  if (!rows) {
+    spdlog::warn("run {}: cannot read its events for this node's subscribers: {}", run_id, redact(rows.error().message));
+    return;
+  }
+  for (const auto& row : *rows) {
+    json event = event_json(row);
+    for (auto it = m_subscribers.begin(); it != m_subscribers.end();) {
+      bool keep = !(it->second.live && it->second.run_id == run_id) || deliver(it->second, event);
+      it = keep ? std::next(it) : m_subscribers.erase(it);
+    }
+  }
+}
+
+// This node could not reach the database for kNodeFence: another node takes its runs over after
+// kNodeDead, so they stop here now (what they write is refused once another holds them).
+void RunManager::fence_local_runs() {
+  std::vector<std::shared_ptr<Active>> runs;
+  {
+    std::lock_guard lock(m_mutex);
+    for (auto& [id, r] : m_runs) runs.push_back(r);
+  }
+  for (auto& r : runs) {
+    {
+      std::lock_guard lock(r->mutex);
+      if (r->finished) continue;
+      spdlog::warn("run {}: stopped here: this node has not reached the database for {} ms and another node may take the run over", r->id,
+                   store::kNodeFence.count());
+      r->cancel_requested = true;
+      if (r->run) r->run->cancel();
+    }
+    r->answered.notify_all();
+  }
+}
+
+void RunManager::nodes_loop() {
+  std::string url = m_config.database_url;
+  if (url.empty()) url = store::configured_database("").value_or("");
+  std::unique_ptr<store::Listener> listener;
+  auto last_beat = Clock::now();
+  auto next_beat = Clock::now();
+  auto next_poll = Clock::now();
+  bool fenced = false, inbox_due = true;
+  std::set<std::string> watched;  // runs whose stored events came
+  constexpr auto kTick = std::chrono::milliseconds(250);  // how soon a stop is noticed
+  while (true) {
+    {
+      std::lock_guard lock(m_mutex);
+      if (m_stopping) return;
+    }
+    if (!listener && store::is_postgres_url(url)) {
+      auto opened = store::Listener::open(url, {"ouro_queue", "ouro_events", "ouro_inbox"});
+      if (opened) listener = std::move(*opened);
+      else spdlog::warn("{} (polling every {} ms instead)", redact(opened.error().message), store::kNodePoll.count());
+    }
+    if (listener) {
+      auto got = listener->wait(kTick);
+      if (!got) {
+        spdlog::warn("{}", redact(got.error().message));
+        listener.reset();
+      }
+      for (const auto& n : got ? *got : std::vector<store::Listener::Notification>{}) {
+        if (n.channel == "ouro_queue") m_look = true;
+        else if (n.channel == "ouro_inbox") inbox_due = true;
+        else if (n.channel == "ouro_events") watched.insert(n.payload.substr(0, n.payload.find(' ')));
+      }
+    } else {
+      std::this_thread::sleep_for(kTick);
+    }
+    auto now = Clock::now();
+    if (now >= next_beat) {
+      next_beat = now + store::kNodeHeartbeat;
+      if (auto beat = m_db.heartbeat(); beat) {
+        last_beat = now;
+        if (fenced) spdlog::info("this node reaches the database again: it takes runs again");
+        fenced = false;
+      } else if (!fenced && now - last_beat > store::kNodeFence) {
+        spdlog::error("this node cannot reach the database ({}): it stops its runs and takes none until it can", redact(beat.error().message));
+        fenced = true;
+        fence_local_runs();
+      }
+    }
+    if (fenced) continue;
+    if (now >= next_poll) {
+      next_poll = now + store::kNodePoll;
+      m_look = true;
+      inbox_due = true;
+    }
+    if (m_look) take_work();
+    if (inbox_due) {
+      inbox_due = false;
+      apply_inbox();
+    }
+    for (const auto& id : watched) deliver_stored(id);
+    watched.clear();
+  }
+}
+
+}  // namespace ouro::server
