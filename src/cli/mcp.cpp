@@ -1,5 +1,7 @@
 #include "cli/mcp.h"
 
+#include "base/settings_file.h"
+
 #include "hooks/hooks.h"
 #include "llm/settings.h"
 #include "runs/lifecycle.h"
@@ -86,15 +88,17 @@ mcp::TaskSupport task_support(const CommonFlags& flags, const llm::SettingsFlags
   mcp::TaskSupport task;
   task.setup = [flags, sf]() -> Result<runs::Setup> {
     runs::Setup setup;
-    const std::string config = config_path_of(flags);
-    setup.file = TRY(safety::load_safety_settings(config));
-    setup.hooks = hooks::Pipeline::create(TRY(hooks::load_hooks_config(config)));
+    // The settings file, read once for the task: its safety settings, its hooks and its model.
+    const SettingsFile settings_file = TRY(read_settings_file(config_path_of(flags)));
+    setup.file = TRY(safety::safety_settings_from(settings_file.data, settings_file.where()));
+    setup.hooks = hooks::Pipeline::create(TRY(hooks::hooks_config_from(settings_file.data, settings_file.where())));
     CommonFlags f = flags;
     setup.base = TRY(session_options(f, {}, false, {}, &setup.file));
     // The flags' --allow-domain and --mode hold for every task (a task's options add to them).
     setup.file.allowed_domains.insert(setup.file.allowed_domains.end(), flags.allow_domains.begin(), flags.allow_domains.end());
     if (!flags.mode.empty()) setup.file.mode = TRY(safety::parse_gate_mode(flags.mode));
     setup.model_flags = sf;
+    setup.model_flags.file = settings_file.data;
     setup.default_context = "clean";
     return setup;
   };

@@ -1,5 +1,7 @@
 #include "cli/run.h"
 
+#include "base/settings_file.h"
+
 #include "agent/run.h"
 #include "base/log.h"
 #include "base/text.h"
@@ -236,10 +238,10 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
     trace = std::make_unique<std::ofstream>(rf.trace, std::ios::trunc);
     if (!*trace) return errorf(Code::InvalidArgument, "cannot write the trace file {}", rf.trace);
   }
-  // The settings file, read once for the run: its safety settings and its hooks.
-  const std::string config = config_path_of(with_config);
-  auto file = TRY(safety::load_safety_settings(config));
-  auto hook_pipeline = hooks::Pipeline::create(TRY(hooks::load_hooks_config(config)));
+  // The settings file, read once for the run: its safety settings, its hooks and its model.
+  const SettingsFile settings_file = TRY(read_settings_file(config_path_of(with_config)));
+  auto file = TRY(safety::safety_settings_from(settings_file.data, settings_file.where()));
+  auto hook_pipeline = hooks::Pipeline::create(TRY(hooks::hooks_config_from(settings_file.data, settings_file.where())));
   auto log = std::make_shared<runs::EventLog>(*db, row.id, last_seq, hook_pipeline);
   runs::Setup setup;
   setup.hooks = hook_pipeline;
@@ -248,6 +250,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   setup.base = TRY(session_options(with_config, {}, false, {}, &file));
   setup.file = std::move(file);
   setup.model_flags = sf;
+  setup.model_flags.file = settings_file.data;
   setup.default_context = "";  // the default context of the browser this run launches or attaches to
   setup.default_max_iterations = rf.max_iterations;
   setup.source = [](session::SessionOptions so) { return session::Session::start(std::move(so)); };

@@ -1,5 +1,7 @@
 #include "hooks/hooks.h"
 
+#include "base/settings_file.h"
+
 #include "base/log.h"
 #include "base/text.h"
 
@@ -15,8 +17,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 extern char** environ;
 
@@ -358,13 +358,8 @@ Result<HooksConfig> hooks_config_from(const json& file, const std::string& where
 }
 
 Result<HooksConfig> load_hooks_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return HooksConfig{};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto parsed = parse_json(ss.str(), "the settings file " + path);
-  if (!parsed) return errorf(Code::InvalidArgument, "{}: fix or remove it", parsed.error().message);
-  return hooks_config_from(*parsed, "the settings file " + path);
+  auto file = TRY(read_settings_file(path));
+  return hooks_config_from(file.data, file.where());
 }
 
 Pipeline::Pipeline(HooksConfig config, Options options) : m_config(std::move(config)), m_options(options) {}

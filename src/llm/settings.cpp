@@ -1,9 +1,9 @@
 #include "llm/settings.h"
+
+#include "base/settings_file.h"
 #include "llm/keyring.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace ouro::llm {
 
@@ -54,15 +54,10 @@ json Settings::to_public_json() const {
 }
 
 Result<Settings> resolve_settings(const SettingsFlags& flags) {
-  json file = json::object();
-  std::string path = flags.config_path.value_or(env("OURO_CONFIG").empty() ? default_config_path() : env("OURO_CONFIG"));
-  if (std::ifstream in(path); in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto parsed = parse_json(ss.str(), "config file " + path);
-    if (!parsed || !parsed->is_object()) return errorf(Code::InvalidArgument, "{}: fix or remove it", parsed ? "the config file " + path + " is not a JSON object" : parsed.error().message);
-    file = *parsed;
-  }
+  json file = flags.file ? *flags.file : json::object();
+  if (!flags.file)
+    file = TRY(read_settings_file(flags.config_path.value_or(env("OURO_CONFIG").empty() ? default_config_path() : env("OURO_CONFIG")))).data;
+  if (!file.is_object()) return make_error(Code::InvalidArgument, "the settings file is not a JSON object: fix or remove it");
   auto pick = [&](const std::optional<std::string>& flag, const char* env_name, const char* file_key) -> std::string {
     if (flag && !flag->empty()) return *flag;
     if (!env(env_name).empty()) return env(env_name);

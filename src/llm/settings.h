@@ -26,6 +26,9 @@ struct SettingsFlags {
   std::optional<std::string> thinking;  // a budget in tokens, or "off"
   // Where `ouro auth set` keeps keys when there is no keyring (<data dir>/secrets.json).
   std::optional<std::string> secrets_path;
+  // The settings file's contents as the face read them for this run (base/settings_file.h);
+  // without them, resolve_settings reads the file itself.
+  std::optional<json> file;
 };
 
 // A named provider: the services ouro knows by name and their defaults.

@@ -1,7 +1,7 @@
 #include "safety/settings.h"
 
-#include <fstream>
-#include <sstream>
+#include "base/settings_file.h"
+
 
 namespace ouro::safety {
 
@@ -54,13 +54,8 @@ Result<SafetySettings> safety_settings_from(const json& file, const std::string&
 }
 
 Result<SafetySettings> load_safety_settings(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return SafetySettings{};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto parsed = parse_json(ss.str(), "the settings file " + path);
-  if (!parsed) return errorf(Code::InvalidArgument, "{}: fix or remove it", parsed.error().message);
-  return safety_settings_from(*parsed, "the settings file " + path);
+  auto file = TRY(read_settings_file(path));
+  return safety_settings_from(file.data, file.where());
 }
 
 }  // namespace ouro::safety

