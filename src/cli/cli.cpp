@@ -348,16 +348,15 @@ Result<int> run(int argc, char** argv) {
   runc->add_option("--base-url", rf.settings.base_url, "Override the provider's API base URL");
   runc->add_option("--max-tokens", rf.settings.max_tokens,
                    "Output tokens per model call (default: the model table's, e.g. 4096 for Claude, 16384 for kimi-k2-thinking; capped "
-                   "at the model's maximum)")
-      ->check(CLI::Range(1, 1000000));
-  runc->add_option("--temperature", rf.settings.temperature, "Sampling temperature 0–2 (default: the model's; not sent to models that refuse it)")
-      ->check(CLI::Range(0.0, 2.0));
+                   "at the model's maximum)");
+  runc->add_option("--temperature", rf.settings.temperature, "Sampling temperature 0–2 (default: the model's; not sent to models that refuse it)");
   runc->add_option("--thinking", rf.settings.thinking,
                    "Extended thinking: a token budget (1024–200000) or off. Claude: thinking with that budget, streamed; OpenAI "
                    "reasoning models: reasoning_effort from it (≤8192 low, ≤32768 medium, more high)");
   runc->add_option("--api-key", rf.settings.api_key, "API key (prefer the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY or OURO_API_KEY)");
   runc->add_option("--config", rf.settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
-  // Checked with the run's other options (runs/spec.h), in the same words as the API's.
+  // --max-iterations, --context, --agent and the model parameters are the run's options: checked
+  // with the others (runs/spec.h), in the same words as the API's and MCP's.
   runc->add_option("--max-iterations", rf.max_iterations, "Iteration cap, 1 to 500; partial results are delivered when it is hit (default 25)");
   runc->add_flag("--json", rf.as_json, "Print {runId, state, final, iterations, partial, usage, cost} as JSON");
   runc->add_option("--trace", rf.trace, "Write every event as a JSON line to this file");
@@ -373,11 +372,11 @@ Result<int> run(int argc, char** argv) {
   runc->add_option("--context", rf.context,
                    "mine: work in the browser's own tabs and logins (the tab you are on is handed over; other tabs of yours are asked "
                    "about), default with --profile or --browser; clean: an isolated session without them")
-      ->check(CLI::IsMember({"mine", "clean"}));
+      ->type_name("TEXT:{mine,clean}");
   runc->add_option("--agent", rf.agent,
                    "rlm: the model writes JavaScript in the REPL (default); tools: it calls tools (observe, read, click, type, select, "
                    "press, scroll, navigate, extract, act, ask_user, finish) through native function calling, or a JSON answer")
-      ->check(CLI::IsMember({"rlm", "tools"}));
+      ->type_name("TEXT:{rlm,tools}");
   runc->add_option("--save-script", rf.save_script, "Keep the run, when it delivers its final, as script NAME (ouro replay NAME)");
   runc->add_flag("--no-remember", rf.no_remember,
                  "Do not remember this run's task and answer for later runs (memory across tasks; see ouro memory list)");
@@ -487,7 +486,7 @@ Result<int> run(int argc, char** argv) {
   replayc->add_flag("--json", replay_rf.as_json, "Print {runId, state, final, iterations, partial, usage, cost} as JSON");
   replayc->add_option("--trace", replay_rf.trace, "Write every event as a JSON line to this file");
   replayc->add_option("--config", replay_rf.settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
-  replayc->add_option("--context", replay_rf.context, "mine or clean, as for ouro run")->check(CLI::IsMember({"mine", "clean"}));
+  replayc->add_option("--context", replay_rf.context, "mine or clean, as for ouro run")->type_name("TEXT:{mine,clean}");
   replayc->add_option("--confirm-timeout", replay_rf.confirm_timeout_s, "Seconds to wait for your answer about a sensitive action before denying it (default 60)")
       ->check(CLI::Range(1, 3600));
   replayc->footer("Example: ouro replay signup --var name=Grace --url http://127.0.0.1:8000/form\n"

@@ -67,7 +67,12 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_option("--mode", f.mode,
                   "careful (default: asks before any write and before leaving the allowed sites) or autonomous (asks nothing; "
                   "still refuses to leave them)")
-      ->check(CLI::IsMember({"careful", "autonomous"}));
+      // In the words the settings file and a run's options get for it (safety/gate.h).
+      ->check([](const std::string& v) {
+        auto m = safety::parse_gate_mode(v);
+        return m ? std::string() : m.error().message;
+      })
+      ->type_name("TEXT:{careful,autonomous}");
 }
 
 // --workspace NAME, else $OURO_WORKSPACE: `data_dir` (empty: the default) becomes

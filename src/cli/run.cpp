@@ -218,6 +218,10 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   if (!flags.mode.empty()) options["mode"] = flags.mode;
   if (rf.max_iterations_given || !options.contains("max_iterations")) options["max_iterations"] = rf.max_iterations;
   if (rf.agent != "rlm") options["agent"] = rf.agent;
+  // The model parameters too: run options, checked and kept as the API's are.
+  if (rf.settings.max_tokens) options["max_tokens"] = *rf.settings.max_tokens;
+  if (rf.settings.temperature) options["temperature"] = *rf.settings.temperature;
+  if (rf.settings.thinking) options["thinking"] = *rf.settings.thinking;
   if (rf.no_remember) options["remember"] = false;
   if (rf.replay) {
     // The values too: a resume goes on with them (the task, kept with the run, carries them as well).
