@@ -67,4 +67,15 @@ std::string with_commas(size_t n) {
   return out;
 }
 
+std::optional<int> port_number(std::string_view digits) {
+  if (digits.empty() || digits.size() > 5) return std::nullopt;
+  int n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  if (n < 1 || n > 65535) return std::nullopt;
+  return n;
+}
+
 }  // namespace ouro

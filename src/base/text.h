@@ -4,6 +4,7 @@
 // when the input was.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,5 +42,9 @@ std::string clip_line(std::string_view text, size_t max);
 
 // 2847 -> "2,847", for sizes a person or a model reads.
 std::string with_commas(size_t n);
+
+// A URL's port as written (RFC 3986: digits): its number when it is 1 to 65535, else nullopt.
+// Boost.URL's port_number() keeps only the low 16 bits of a larger one (99999 becomes 34463).
+std::optional<int> port_number(std::string_view digits);
 
 }  // namespace ouro

@@ -1,15 +1,17 @@
 #include "net/websocket_client.h"
 
+#include "base/text.h"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/url/parse.hpp>
 
 #include <atomic>
 #include <deque>
 #include <future>
-#include <regex>
 
 namespace ouro::net {
 
@@ -59,13 +61,17 @@ struct WebSocketClient::Session : std::enable_shared_from_this<Session> {
 
 Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, const std::string& url_text,
                                                                   std::chrono::milliseconds timeout) {
-  static const std::regex re(R"(^ws://([^/:]+|\[[^\]]+\]):(\d+)(/.*)?$)");
-  // Errors name the URL without its query or fragment: browser services put their token there.
+  // Errors name the URL without its query or fragment: browser services put their token there
+  // (cut by hand: the text may not be a URL at all).
   const std::string url = url_text.substr(0, url_text.find_first_of("?#"));
-  std::smatch m;
-  if (!std::regex_match(url_text, m, re))
+  // RFC 3986 by Boost.URL: ws, a host (an IPv6 literal in brackets too), a port, a path and query.
+  auto parsed = boost::urls::parse_uri(url_text);
+  if (!parsed || parsed->scheme_id() != boost::urls::scheme::ws || parsed->encoded_host().empty() || parsed->has_userinfo() ||
+      !parsed->has_port() || !port_number(parsed->port()))
     return errorf(Code::InvalidArgument, "'{}' is not a ws://host:port/path URL", url);
-  std::string host = m[1], port = m[2], path = m[3].matched ? std::string(m[3]) : "/";
+  // The resolver takes the address without brackets; the Host header the host and port as written.
+  const std::string host = parsed->host_address(), port(parsed->port()), host_header(parsed->encoded_host_and_port());
+  const std::string path = parsed->encoded_target().empty() ? std::string("/") : std::string(parsed->encoded_target());
 
   // The handshake's steps own everything they use, so giving up at the deadline (cancelling
   // the resolver, closing the socket) never leaves a callback pointing into this frame.
@@ -76,16 +82,16 @@ Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, 
     if (!settled->exchange(true)) done->set_value(ec);
   };
   auto fut = done->get_future();
-  asio::post(io.context(), [session, host, port, path, timeout, finish] {
-    session->resolver.async_resolve(host, port, [session, host, port, path, timeout, finish](beast::error_code ec, tcp::resolver::results_type results) {
+  asio::post(io.context(), [session, host, port, path, host_header, timeout, finish] {
+    session->resolver.async_resolve(host, port, [session, host, port, path, host_header, timeout, finish](beast::error_code ec, tcp::resolver::results_type results) {
       if (ec) return finish(ec);
       beast::get_lowest_layer(session->stream).expires_after(timeout);
-      beast::get_lowest_layer(session->stream).async_connect(results, [session, host, port, path, finish](beast::error_code ec, auto) {
+      beast::get_lowest_layer(session->stream).async_connect(results, [session, host_header, path, finish](beast::error_code ec, auto) {
         if (ec) return finish(ec);
         beast::get_lowest_layer(session->stream).expires_never();
         session->stream.set_option(ws::stream_base::timeout::suggested(beast::role_type::client));
         session->stream.read_message_max(512u << 20);
-        session->stream.async_handshake(host + ":" + port, path, [session, finish](beast::error_code ec) { finish(ec); });
+        session->stream.async_handshake(host_header, path, [session, finish](beast::error_code ec) { finish(ec); });
       });
     });
   });

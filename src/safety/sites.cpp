@@ -1,5 +1,7 @@
 #include "safety/sites.h"
 
+#include "base/text.h"
+
 #include <boost/url/parse.hpp>
 #include <boost/url/url_view.hpp>
 
@@ -57,7 +59,12 @@ Result<Url> parse_url(std::string_view text) {
   while (!host.empty() && host.back() == '.') host.pop_back();
   u.host = host;
   // "http://host:/" has an empty port, which means the default one (WHATWG URL, port state).
-  u.port = r->has_port() && !r->port().empty() ? static_cast<int>(r->port_number()) : default_port(u.scheme);
+  u.port = default_port(u.scheme);
+  if (r->has_port() && !r->port().empty()) {
+    auto port = port_number(r->port());
+    if (!port) return errorf(Code::InvalidArgument, "'{}': port {} is out of range (1 to 65535)", text.substr(0, 200), std::string(r->port()).substr(0, 20));
+    u.port = *port;
+  }
   if ((u.scheme == "http" || u.scheme == "https" || u.scheme == "ws" || u.scheme == "wss") && u.host.empty())
     return errorf(Code::InvalidArgument, "'{}' has no host", text.substr(0, 200));
   return u;

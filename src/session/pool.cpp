@@ -83,7 +83,7 @@ Result<urls::url> checked_url(std::string_view text) {
     default:
       return errorf(Code::InvalidArgument, "'{}': the scheme must be ws:// or http://", shown);
   }
-  if (u.has_port() && u.port_number() == 0) return errorf(Code::InvalidArgument, "'{}': port {} is out of range", shown, short_text(u.port()));
+  if (u.has_port() && !port_number(u.port())) return errorf(Code::InvalidArgument, "'{}': port {} is out of range", shown, short_text(u.port()));
   u.set_scheme_id(u.scheme_id());  // lower case
   u.remove_fragment();
   return u;

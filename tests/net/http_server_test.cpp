@@ -212,6 +212,34 @@ TEST(HttpServer, AnExceptionInAHandlerIsA500AndTheServerGoesOn) {
   EXPECT_EQ(after.read_response().status, 200);
 }
 
+// The client reads its URL by RFC 3986: the path and query reach the server as written (a browser
+// service's token is in the query), the Host header names host and port; what is not a ws URL
+// with a host and a port is refused before any connection, its query left out of the message.
+TEST(HttpServer, TheWebSocketClientSendsPathQueryAndHostAsWrittenAndRefusesWhatIsNotAWsUrl) {
+  std::promise<std::pair<std::string, std::string>> seen;
+  Fixture f({}, [&](const HttpRequest& r, std::shared_ptr<net::WsPeer>, net::WsHandlers&) -> std::optional<HttpResponse> {
+    seen.set_value({r.target, r.header("host")});
+    return std::nullopt;
+  });
+  const std::string port = std::to_string(f.port());
+  auto ws = net::WebSocketClient::connect(*f.io, "WS://127.0.0.1:" + port + "/open?token=a%20b&x=1#frag", 3s);
+  ASSERT_TRUE(ws) << ws.error().message;
+  auto got = seen.get_future();
+  ASSERT_EQ(got.wait_for(5s), std::future_status::ready);
+  auto [target, host] = got.get();
+  EXPECT_EQ(target, "/open?token=a%20b&x=1");
+  EXPECT_EQ(host, "127.0.0.1:" + port);
+  for (const std::string& bad : std::vector<std::string>{"http://127.0.0.1:" + port + "/open", "ws://127.0.0.1/open?token=SECRET1", "ws://:" + port + "/",
+                                "ws://u:p@127.0.0.1:" + port + "/", "ws://127.0.0.1:0/", "ws://127.0.0.1:99999/", "not a url ?token=SECRET1",
+                                "ws://127.0.0.1:" + port + "/a b"}) {
+    auto r = net::WebSocketClient::connect(*f.io, bad, 3s);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().code, Code::InvalidArgument) << bad;
+    EXPECT_NE(r.error().message.find("is not a ws://host:port/path URL"), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.find("SECRET1"), std::string::npos) << r.error().message;
+  }
+}
+
 // A WebSocket client that does not read: the server's queue for it stays bounded, and what it
 // was sent before the close arrives whole and in order.
 TEST(HttpServer, AWebSocketClientThatFallsBehindIsBoundedAndClosedWithAReason) {

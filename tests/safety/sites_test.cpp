@@ -21,6 +21,14 @@ TEST(Sites, ParsesWhatBrowsersSend) {
   EXPECT_EQ(url("https://x.org").port, 443);
   EXPECT_FALSE(parse_url("not a url"));
   EXPECT_FALSE(parse_url("http:///nohost"));
+  // A port past 65535 is no port at all, not its low 16 bits (99999 would be 34463): refused, and
+  // a site pattern written with one is refused rather than allowing another port.
+  EXPECT_EQ(url("http://127.0.0.1:65535/").port, 65535);
+  EXPECT_FALSE(parse_url("http://127.0.0.1:99999/"));
+  EXPECT_FALSE(parse_url("http://127.0.0.1:0/"));
+  SiteList l;
+  EXPECT_FALSE(l.add("http://127.0.0.1:99999"));
+  EXPECT_FALSE(l.matches(url("http://127.0.0.1:34463/")));
 }
 
 TEST(Sites, TheSiteOfAHost) {
