@@ -321,7 +321,26 @@ struct Keyring {
     std::string home = temp_dir();
     std::string cmd = "printf test-password | env HOME='" + home + "' XDG_DATA_HOME='" + home + "' DBUS_SESSION_BUS_ADDRESS='" + address +
                       "' gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1";
-    if (std::system(cmd.c_str()) != 0) address.clear();
+    if (std::system(cmd.c_str()) != 0) {
+      address.clear();
+      return;
+    }
+    // gnome-keyring-daemon returns once it has forked; it takes the Secret Service's name and
+    // makes the login keyring a moment later. Asked before that, the bus would start a second
+    // daemon without this keyring: wait until the name is owned and the login collection
+    // answers (NameHasOwner first, which starts nothing).
+    const std::string env = "env DBUS_SESSION_BUS_ADDRESS='" + address + "' ";
+    const std::string probe =
+        env + "dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.NameHasOwner "
+              "string:org.freedesktop.secrets 2>/dev/null | grep -q 'boolean true' && " +
+        env + "dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets/collection/login "
+              "org.freedesktop.DBus.Properties.Get string:org.freedesktop.Secret.Collection string:Locked >/dev/null 2>&1";
+    bool ready = false;
+    for (int i = 0; i < 100 && !ready; ++i) {
+      ready = std::system(probe.c_str()) == 0;
+      if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (!ready) address.clear();
   }
   ~Keyring() {
     if (bus > 0) {
