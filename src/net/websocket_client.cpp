@@ -61,11 +61,13 @@ struct WebSocketClient::Session : std::enable_shared_from_this<Session> {
 
 Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, const std::string& url_text,
                                                                   std::chrono::milliseconds timeout) {
-  // Errors name the URL without its query or fragment: browser services put their token there
-  // (cut by hand: the text may not be a URL at all).
-  const std::string url = url_text.substr(0, url_text.find_first_of("?#"));
   // RFC 3986 by Boost.URL: ws, a host (an IPv6 literal in brackets too), a port, a path and query.
   auto parsed = boost::urls::parse_uri(url_text);
+  // Errors name the URL without its query, fragment or user:password: browser services put their
+  // token there. Text that is no URL at all is cut at its first '?', '#' or '@'.
+  const std::string url = parsed ? std::string(parsed->scheme()) + "://" + std::string(parsed->encoded_host_and_port()) +
+                                       std::string(parsed->encoded_path())
+                                 : url_text.substr(0, std::min(url_text.find_first_of("?#@"), size_t{200}));
   if (!parsed || parsed->scheme_id() != boost::urls::scheme::ws || parsed->encoded_host().empty() || parsed->has_userinfo() ||
       !parsed->has_port() || !port_number(parsed->port()))
     return errorf(Code::InvalidArgument, "'{}' is not a ws://host:port/path URL", url);
@@ -83,7 +85,7 @@ Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, 
   };
   auto fut = done->get_future();
   asio::post(io.context(), [session, host, port, path, host_header, timeout, finish] {
-    session->resolver.async_resolve(host, port, [session, host, port, path, host_header, timeout, finish](beast::error_code ec, tcp::resolver::results_type results) {
+    session->resolver.async_resolve(host, port, [session, path, host_header, timeout, finish](beast::error_code ec, tcp::resolver::results_type results) {
       if (ec) return finish(ec);
       beast::get_lowest_layer(session->stream).expires_after(timeout);
       beast::get_lowest_layer(session->stream).async_connect(results, [session, host_header, path, finish](beast::error_code ec, auto) {

@@ -1,6 +1,7 @@
 #include "safety/sites.h"
 
 #include "base/text.h"
+#include "safety/redact.h"
 
 #include <boost/url/parse.hpp>
 #include <boost/url/url_view.hpp>
@@ -50,7 +51,7 @@ bool ends_with(std::string_view s, std::string_view suffix) { return s.size() >=
 
 Result<Url> parse_url(std::string_view text) {
   auto r = boost::urls::parse_uri(text);
-  if (!r) return errorf(Code::InvalidArgument, "'{}' is not an absolute URL ({})", text.substr(0, 200), r.error().message());
+  if (!r) return errorf(Code::InvalidArgument, "'{}' is not an absolute URL ({})", redact_url_params(text.substr(0, 200)), r.error().message());
   Url u;
   u.scheme = lower(r->scheme());
   std::string host = lower(r->encoded_host());
@@ -62,11 +63,11 @@ Result<Url> parse_url(std::string_view text) {
   u.port = default_port(u.scheme);
   if (r->has_port() && !r->port().empty()) {
     auto port = port_number(r->port());
-    if (!port) return errorf(Code::InvalidArgument, "'{}': port {} is out of range (1 to 65535)", text.substr(0, 200), std::string(r->port()).substr(0, 20));
+    if (!port) return errorf(Code::InvalidArgument, "'{}': port {} is out of range (1 to 65535)", redact_url_params(text.substr(0, 200)), std::string(r->port()).substr(0, 20));
     u.port = *port;
   }
   if ((u.scheme == "http" || u.scheme == "https" || u.scheme == "ws" || u.scheme == "wss") && u.host.empty())
-    return errorf(Code::InvalidArgument, "'{}' has no host", text.substr(0, 200));
+    return errorf(Code::InvalidArgument, "'{}' has no host", redact_url_params(text.substr(0, 200)));
   return u;
 }
 

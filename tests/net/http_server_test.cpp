@@ -230,7 +230,7 @@ TEST(HttpServer, TheWebSocketClientSendsPathQueryAndHostAsWrittenAndRefusesWhatI
   EXPECT_EQ(target, "/open?token=a%20b&x=1");
   EXPECT_EQ(host, "127.0.0.1:" + port);
   for (const std::string& bad : std::vector<std::string>{"http://127.0.0.1:" + port + "/open", "ws://127.0.0.1/open?token=SECRET1", "ws://:" + port + "/",
-                                "ws://u:p@127.0.0.1:" + port + "/", "ws://127.0.0.1:0/", "ws://127.0.0.1:99999/", "not a url ?token=SECRET1",
+                                "ws://u:SECRET1@127.0.0.1:" + port + "/", "ws://127.0.0.1:0/", "ws://127.0.0.1:99999/", "not a url ?token=SECRET1",
                                 "ws://127.0.0.1:" + port + "/a b"}) {
     auto r = net::WebSocketClient::connect(*f.io, bad, 3s);
     ASSERT_FALSE(r) << bad;
