@@ -393,7 +393,7 @@ Result<int> run(int argc, char** argv) {
   serve->add_option("--port", port, "Port on 127.0.0.1 (default 7777; 0 picks a free one)")->check(CLI::Range(0, 65535));
   serve->add_flag("--no-open", no_open, "Do not open the Command Center in the browser");
   serve->add_option("--listen", listen, "Listen on ADDR[:PORT] instead of 127.0.0.1 (e.g. 0.0.0.0:8765 or [::]:8765 behind a load balancer); "
-                    "an address other than loopback needs OURO_API_TOKEN set")
+                    "an address other than loopback needs OURO_API_TOKEN or OURO_API_TOKEN_FILE set")
       ->type_name("ADDR[:PORT]");
   serve->add_option("--browser-pool", serve_flags.browser_pool,
                     "A JSON file of browser endpoints for the runs: {\"endpoints\": [{\"url\": \"ws://…|http://host:port\", \"capacity\": 4}, …]} "

@@ -22,7 +22,8 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
   cmd->add_option("--browser", f.browsers,
                   "Attach to a running browser instead of launching one: ws://host:port/devtools/browser/…, or auto (the "
                   "DevToolsActivePort of a Chrome/Chromium started with --remote-debugging-port, in --browser-dir or the usual places); "
-                  "serve: extension (runs work in your Chrome through ouro's paired extension, `ouro extension`), or repeat it (ws:// or http://host:port) for a pool of browsers")
+                  "serve: extension (runs work in your Chrome through ouro's paired extension, `ouro extension`), or repeat it (ws:// or http://host:port) for a pool of browsers. A token in the URL (?token=…) is visible "
+                  "to other users in the process list: prefer --browser-pool with token_env")
       ->allow_extra_args(false);
   cmd->add_option("--browser-dir", f.browser_dir, "With --browser auto: the user-data-dir of the browser to attach to");
   cmd->add_option("--data-dir", f.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");

@@ -157,13 +157,18 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   CommonFlags with_config = flags;
   if (rf.settings.config_path) with_config.config_path = *rf.settings.config_path;
   const std::string db_path = (flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/ouro.db";
-  if (!rf.resume_id.empty())
-    // A run of a server that is up is that server's to resume (it may be running it now).
-    if (auto pid = store::DataDirLock::holder(std::filesystem::path(db_path).parent_path().string()))
+  if (!rf.resume_id.empty()) {
+    // A run of a server that is up is that server's to resume (it may be running it now): one on
+    // this data directory, or on another that uses this database file.
+    auto pid = store::DataDirLock::holder(std::filesystem::path(db_path).parent_path().string());
+    if (auto target = store::configured_database(db_path); !pid && target && !store::is_postgres_url(*target))
+      pid = store::DataDirLock::database_holder(*target);
+    if (pid)
       return errorf(Code::FailedPrecondition,
-                    "run {} is in the data directory of the ouro serve that is up ({}); resume it there: the Command Center's "
+                    "run {} is in the database of the ouro serve that is up ({}); resume it there: the Command Center's "
                     "Resume, or POST /api/runs/{}/resume",
                     rf.resume_id, *pid > 0 ? "pid " + std::to_string(*pid) : "its process id is not recorded", rf.resume_id);
+  }
   auto db = TRY(store::Database::open(db_path));
 
   // The flags as a run's options: checked by the same rules, kept with the run for a follow-up or

@@ -18,6 +18,7 @@
 #include "store/database.h"
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 
@@ -42,6 +43,26 @@ void print_turn_line(const server::RunManager::Config::TurnNotice& t) {
   std::cout << line << std::flush;
 }
 
+// The API token the operator gave: OURO_API_TOKEN, else the first line of the file
+// OURO_API_TOKEN_FILE names (at most 4 KiB; surrounding white space dropped); "" for none.
+Result<std::string> given_api_token() {
+  if (const char* token = std::getenv("OURO_API_TOKEN"); token && *token) return std::string(token);
+  const char* file = std::getenv("OURO_API_TOKEN_FILE");
+  if (!file || !*file) return std::string();
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return errorf(Code::FailedPrecondition, "OURO_API_TOKEN_FILE names {}, which cannot be read; give a file holding the token", file);
+  std::string text(4097, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > 4096) return errorf(Code::InvalidArgument, "OURO_API_TOKEN_FILE names {}, which is over 4 KiB: it should hold the token alone", file);
+  text = text.substr(0, text.find('\n'));
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  size_t first = text.find_first_not_of(" \t");
+  text = first == std::string::npos ? "" : text.substr(first);
+  if (text.empty()) return errorf(Code::InvalidArgument, "OURO_API_TOKEN_FILE names {}, whose first line is empty: put the token there", file);
+  return text;
+}
+
 }  // namespace
 
 Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_timeout_s, const std::string& listen) {
@@ -50,6 +71,11 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   if (std::error_code ec; !std::filesystem::exists(data_dir, ec) && std::filesystem::create_directories(data_dir, ec))
     std::filesystem::permissions(data_dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
   auto held = TRY(store::DataDirLock::acquire(data_dir));
+  // And one server per SQLite file, wherever --database, OURO_DATABASE or the settings file puts it
+  // (another data directory may name this file): its lock beside the file.
+  std::unique_ptr<store::DataDirLock> held_db;
+  if (auto target = TRY(store::configured_database(data_dir + "/ouro.db")); !store::is_postgres_url(target))
+    held_db = TRY(store::DataDirLock::acquire_database(target));
   // The profile's session keeps the runtime (browser, database) for the server's lifetime; on a
   // browser pool the runtime has the network thread and database only (cli/pool.h).
   std::unique_ptr<session::Session> base;
@@ -123,7 +149,10 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   server::ApiServer::Options api_options;
   api_options.port = static_cast<uint16_t>(port);
   api_options.listen = listen;  // off loopback only with OURO_API_TOKEN (server/api.h)
-  if (const char* token = std::getenv("OURO_API_TOKEN"); token && *token) api_options.token = token;
+  // A token the operator gave (OURO_API_TOKEN, or the file OURO_API_TOKEN_FILE names, as systemd's
+  // credentials give one) is theirs and is never printed; one ouro made for this terminal is.
+  api_options.token = TRY(given_api_token());
+  const bool token_given = !api_options.token.empty();
   api_options.scheduler = &scheduler;
   api_options.version = std::string(version_string());
   api_options.bridge = bridge;
@@ -138,9 +167,15 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
     return make_error(started.error().code, started.error().message + " (is another ouro serving there? pass --port N, or --port 0 for any free port)");
   auto api = std::move(*started);
   scheduler.start();
-  std::cout << "Ouroboros Command Center: " << api->url() << "\n"
-            << "API: http://127.0.0.1:" << api->port() << "/api (Authorization: Bearer " << api->token() << ")\n"
-            << "MCP (Streamable HTTP): http://127.0.0.1:" << api->port() << "/mcp (the same token)\n"
+  std::string base_url = "http://127.0.0.1:" + std::to_string(api->port());
+  if (token_given)
+    std::cout << "Ouroboros Command Center: " << base_url << "/ (sign in with the API token you gave in "
+              << (std::getenv("OURO_API_TOKEN_FILE") && *std::getenv("OURO_API_TOKEN_FILE") ? "OURO_API_TOKEN_FILE" : "OURO_API_TOKEN") << ")\n"
+              << "API: " << base_url << "/api (Authorization: Bearer <your API token>)\n";
+  else
+    std::cout << "Ouroboros Command Center: " << api->url() << "\n"
+              << "API: " << base_url << "/api (Authorization: Bearer " << api->token() << ")\n";
+  std::cout << "MCP (Streamable HTTP): " << base_url << "/mcp (the same token)\n"
             << "Pairing code for ouro's Chrome extension: " << api->pairing_code() << " (valid 10 minutes; Settings shows the current one)\n"
             << (flags.workspace.empty() ? "" : "Workspace: " + flags.workspace + " (" + data_dir + ")\n")
             << "Ctrl-C stops the server (runs in progress are interrupted; History resumes them).\n"

@@ -9,6 +9,8 @@
 #include <boost/beast/websocket.hpp>
 #include <boost/url/parse.hpp>
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <deque>
 #include <future>
@@ -54,10 +56,48 @@ struct WebSocketClient::Session : std::enable_shared_from_this<Session> {
   void fail(beast::error_code ec) {
     if (closed) return;
     closed = true;
-    if (!closing && on_close)
-      on_close(Error{Code::Unavailable, "WebSocket connection lost: " + ec.message(), nullptr});
+    if (!closing && on_close) on_close(Error{Code::Unavailable, lost_reason(ec), nullptr});
   }
+
+  // Why the connection ended, in the words of what usually does it.
+  static std::string lost_reason(beast::error_code ec) {
+    if (ec == ws::error::closed) return "WebSocket connection lost: the other end closed it";
+    if (ec == asio::error::eof || ec == asio::error::connection_reset || ec == beast::error::timeout)
+      return "WebSocket connection lost: the other end cut it (" + ec.message() +
+             ") — a browser service ends a session at its time limit, and a browser that quits or crashes cuts it too";
+    return "WebSocket connection lost: " + ec.message();
+  }
+  beast::websocket::response_type response;  // the handshake's answer, when the server declined it
 };
+
+namespace {
+
+// Why a connection or its handshake failed, naming the usual cause: nothing listening, a TLS
+// port, a declined upgrade and its HTTP status (RFC 6455 section 4.1: anything but 101 fails it).
+std::string connect_failure(const std::string& url, beast::error_code ec, const beast::websocket::response_type& response) {
+  if (ec == asio::error::connection_refused)
+    return fmt::format("cannot connect to {}: nothing listens there (connection refused); check the host and port, and that the browser or "
+                       "browser service runs",
+                       url);
+  if (ec == asio::error::host_not_found || ec == asio::error::host_not_found_try_again)
+    return fmt::format("cannot connect to {}: its host name does not resolve ({})", url, ec.message());
+  if (ec == ws::error::upgrade_declined) {
+    unsigned status = response.result_int();
+    std::string why = status == 401 || status == 403 ? "the token (the URL's token= or the pool file's token_env) is missing or wrong"
+                      : status == 404 ? "nothing is at that path: a browser's /devtools/browser/ID changes at every start (give http://host:port "
+                                        "to look it up), and a browser service takes / or /chromium"
+                      : status == 429 || status == 503 ? "the service is busy or at its session limit; try again, or give it more capacity"
+                                                       : "the endpoint is not a DevTools WebSocket";
+    return fmt::format("{} refused the WebSocket connection with HTTP {} {}: {}", url, status, std::string(response.reason()).substr(0, 60), why);
+  }
+  if (ec.category() == beast::http::make_error_code(beast::http::error::bad_version).category())
+    return fmt::format("{} did not answer as an HTTP server ({}): if it speaks TLS (wss://), put a TLS-terminating proxy on this machine in "
+                       "front of it and give ws:// to that",
+                       url, ec.message());
+  return fmt::format("cannot connect to {}: {}", url, ec.message());
+}
+
+}  // namespace
 
 Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, const std::string& url_text,
                                                                   std::chrono::milliseconds timeout) {
@@ -68,6 +108,13 @@ Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, 
   const std::string url = parsed ? std::string(parsed->scheme()) + "://" + std::string(parsed->encoded_host_and_port()) +
                                        std::string(parsed->encoded_path())
                                  : url_text.substr(0, std::min(url_text.find_first_of("?#@"), size_t{200}));
+  if (parsed && parsed->scheme_id() == boost::urls::scheme::wss)
+    return errorf(Code::InvalidArgument,
+                  "'{}': wss:// (WebSocket over TLS) is not supported yet; reach the browser over ws:// (e.g. through a TLS-terminating "
+                  "proxy or a port-forward on this machine)",
+                  url);
+  if (parsed && parsed->scheme_id() == boost::urls::scheme::ws && !parsed->encoded_host().empty() && !parsed->has_userinfo() && !parsed->has_port())
+    return errorf(Code::InvalidArgument, "'{}' has no port: give ws://host:port/path (DevTools has no default port)", url);
   if (!parsed || parsed->scheme_id() != boost::urls::scheme::ws || parsed->encoded_host().empty() || parsed->has_userinfo() ||
       !parsed->has_port() || !port_number(parsed->port()))
     return errorf(Code::InvalidArgument, "'{}' is not a ws://host:port/path URL", url);
@@ -93,7 +140,7 @@ Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, 
         beast::get_lowest_layer(session->stream).expires_never();
         session->stream.set_option(ws::stream_base::timeout::suggested(beast::role_type::client));
         session->stream.read_message_max(512u << 20);
-        session->stream.async_handshake(host_header, path, [session, finish](beast::error_code ec) { finish(ec); });
+        session->stream.async_handshake(session->response, host_header, path, [session, finish](beast::error_code ec) { finish(ec); });
       });
     });
   });
@@ -105,8 +152,12 @@ Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, 
     });
     return errorf(Code::DeadlineExceeded, "no WebSocket handshake from {} within {} ms: is a browser listening there?", url, timeout.count());
   }
-  if (auto ec = fut.get())
-    return errorf(Code::Unavailable, "cannot connect to {}: {}", url, ec.message());
+  if (auto ec = fut.get()) {
+    const Code code = ec == ws::error::upgrade_declined && (session->response.result_int() == 401 || session->response.result_int() == 403)
+                          ? Code::PermissionDenied
+                          : Code::Unavailable;
+    return make_error(code, connect_failure(url, ec, session->response));
+  }
   std::unique_ptr<WebSocketClient> client(new WebSocketClient());
   client->m_session = session;
   return client;

@@ -37,6 +37,7 @@ bool EventLog::append(const std::string& type, const json& data, double ts) {
   if (!gid) {
     spdlog::error("run {}: event {} ({}) could not be stored: {}", m_run, seq, type, redact(gid.error().message));
     m_store_error = gid.error().message;
+    m_store_unreachable = gid.error().code == Code::Unavailable;
     if (m_on_failure) m_on_failure(m_store_error);
     return false;
   }
@@ -50,6 +51,11 @@ bool EventLog::append(const std::string& type, const json& data, double ts) {
 std::string EventLog::store_error() const {
   std::lock_guard lock(*m_order);
   return m_store_error;
+}
+
+bool EventLog::store_unreachable() const {
+  std::lock_guard lock(*m_order);
+  return m_store_unreachable;
 }
 
 int64_t EventLog::last_seq() const {

@@ -52,6 +52,9 @@ class EventLog {
 
   // "" while every event was stored; else why storing failed.
   std::string store_error() const;
+  // Storing failed because the database could not be reached (Code::Unavailable): on nodes
+  // sharing PostgreSQL the run is then left for a takeover rather than recorded failed.
+  bool store_unreachable() const;
   int64_t last_seq() const;
   const std::string& run_id() const { return m_run; }
 
@@ -63,6 +66,7 @@ class EventLog {
   std::mutex* m_order;
   int64_t m_seq;
   std::string m_store_error;
+  bool m_store_unreachable = false;
   Sink m_sink;
   std::function<void(const std::string&)> m_on_failure;
 };

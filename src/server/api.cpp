@@ -760,8 +760,8 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
     auto [address, port] = TRY(parse_listen(options.listen, options.port));
     if (!address.is_loopback() && options.token.empty())
       return errorf(Code::FailedPrecondition,
-                    "--listen {} is reachable from other machines, and the API token is the only way in: set OURO_API_TOKEN to a "
-                    "long random secret (e.g. `openssl rand -hex 32`) and give it to the clients (docs/guides/pools-and-scaling.md)",
+                    "--listen {} is reachable from other machines, and the API token is the only way in: set OURO_API_TOKEN (or OURO_API_TOKEN_FILE, a file "
+                    "holding it) to a long random secret (e.g. `openssl rand -hex 32`) and give it to the clients (docs/guides/pools-and-scaling.md)",
                     options.listen.substr(0, 100));
     http.address = address.to_string();
     http.port = port;

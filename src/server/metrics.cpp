@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -183,18 +184,43 @@ int repl_workers() {
 
 std::string Metrics::render(const Scheduler* scheduler) {
   std::string out;
-  // Runs by state, read from the runs list (the latest 200 runs: every run in progress is among
-  // them unless 200 finished since it started).
-  std::map<std::string, int> states;
-  for (const char* s : {"queued", "running", "awaiting_user", "done", "partial", "failed", "cancelled", "interrupted"}) states[s] = 0;
-  if (auto list = m_runs->list()) {
-    for (const auto& r : *list)
-      if (auto s = r.find("state"); s != r.end() && s->is_string() && states.count(s->get<std::string>())) ++states[s->get<std::string>()];
+  // Cluster-wide figures (every run in the database, every node's) are exported once: by the node
+  // that leads the scheduler when several share PostgreSQL, by the only node on SQLite. Summed
+  // over the nodes they equal the database's counts. Per-node figures describe this node alone.
+  const bool shared = m_runs->shared();
+  const bool leader = !shared || (scheduler && scheduler->stats().leading);
+  auto stored = m_runs->stored_states();
+  header(out, "ouro_database_up", "gauge", "1 when this node's last read of the database succeeded");
+  sample(out, "ouro_database_up", "", stored ? 1 : 0);
+  header(out, "ouro_cluster_reporter", "gauge", "1 on the one node that exports the cluster-wide figures (ouro_runs, ouro_run_queue_depth)");
+  sample(out, "ouro_cluster_reporter", "", leader ? 1 : 0);
+  if (leader && stored) {
+    std::map<std::string, int64_t> states;
+    for (const char* st : {"queued", "running", "awaiting_user", "done", "partial", "failed", "cancelled", "interrupted"}) states[st] = 0;
+    for (const auto& [st, n] : *stored)
+      if (states.count(st)) states[st] = n;
+    header(out, "ouro_runs", "gauge", "Runs in the database by state, every node's (exported by one node: ouro_cluster_reporter)");
+    for (const auto& [st, n] : states) sample(out, "ouro_runs", "state=\"" + st + "\"", static_cast<double>(n));
+    header(out, "ouro_run_queue_depth", "gauge", "Runs waiting for a node to take them (exported by one node: ouro_cluster_reporter)");
+    sample(out, "ouro_run_queue_depth", "", static_cast<double>(m_runs->queue_depth().value_or(states["queued"])));
   }
-  header(out, "ouro_runs", "gauge", "Runs by state, among the latest 200");
-  for (const auto& [state, n] : states) sample(out, "ouro_runs", "state=\"" + state + "\"", n);
-  header(out, "ouro_run_queue_depth", "gauge", "Runs waiting for a place (queued)");
-  sample(out, "ouro_run_queue_depth", "", states["queued"]);
+  header(out, "ouro_node_runs", "gauge", "Runs this node executes now, or that wait here for a place, by state");
+  for (const auto& [st, n] : m_runs->local_states()) sample(out, "ouro_node_runs", "state=\"" + st + "\"", static_cast<double>(n));
+  RunManager::NodeStats& node = m_runs->node_stats();
+  if (shared) {
+    int64_t beat = node.last_heartbeat_ms.load();
+    int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    header(out, "ouro_node_heartbeat_age_seconds", "gauge", "Seconds since this node's heartbeat last reached the database (-1 before the first)");
+    sample(out, "ouro_node_heartbeat_age_seconds", "", beat > 0 ? static_cast<double>(now - beat) / 1000.0 : -1);
+    header(out, "ouro_node_fenced", "gauge", "1 while this node has stopped its runs because it cannot reach the database");
+    sample(out, "ouro_node_fenced", "", node.fenced ? 1 : 0);
+  }
+  header(out, "ouro_runs_taken_over_total", "counter", "Runs of dead nodes this node took over");
+  sample(out, "ouro_runs_taken_over_total", "", node.taken_over.value());
+  header(out, "ouro_runs_refused_total", "counter", "Runs refused because too many wait already (HTTP 429)");
+  sample(out, "ouro_runs_refused_total", "", node.refused.value());
+  header(out, "ouro_run_queue_wait_seconds", "histogram", "From a run's creation to its first turn on this node");
+  node.queue_wait.render(out, "ouro_run_queue_wait_seconds");
 
   header(out, "ouro_runs_finished_total", "counter", "Turns of runs that ended since the server started, by outcome");
   const char* outcomes[] = {"done", "partial", "failed", "cancelled"};

@@ -8,8 +8,11 @@
 //
 // `Metrics` counts from the runs' event stream (RunManager::subscribe of every run, from the
 // server's start: counters start at zero with the process, as Prometheus expects) and reads the
-// rest when scraped: runs by state and the queue from RunManager::list, pool endpoints from
-// RunManager::pool_state, REPL workers from /proc (the worker processes this process started).
+// rest when scraped: this node's runs, takeovers, refusals, queue waits and heartbeat from
+// RunManager, pool endpoints from RunManager::pool_state, REPL workers from /proc (the worker
+// processes this process started). The cluster-wide figures (every run in the database by
+// state, the shared queue) are exported by one node only — the scheduler's leader on PostgreSQL —
+// so that a sum over the nodes' scrapes equals the database's counts.
 #pragma once
 
 #include "base/json.h"

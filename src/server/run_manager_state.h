@@ -76,6 +76,7 @@ struct RunManager::Active {
   session::Session* session = nullptr;  // while it executes
   bool cancel_requested = false;
   bool stopping = false;  // cancelled because ouro stops, not by the user: its turn is interrupted
+  bool fenced = false;    // stopped because this node lost the database: its row is left as it is, for a takeover
   bool finished = false;  // its result is final (teardown may still be going on)
   bool leaving = false;   // it takes no more turns: its session is closing
   int begun = 0;              // turns begun, earlier stored ones included

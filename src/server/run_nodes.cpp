@@ -17,6 +17,17 @@ Result<int64_t> RunManager::queue_depth() {
   return n + static_cast<int64_t>(m_waiting.size());
 }
 
+std::map<std::string, int64_t> RunManager::local_states() {
+  std::map<std::string, int64_t> out{{"queued", 0}, {"running", 0}, {"awaiting_user", 0}};
+  std::lock_guard lock(m_mutex);
+  for (auto& [id, r] : m_runs)
+    if (auto it = out.find(r->row.state); it != out.end()) ++it->second;
+  out["queued"] += static_cast<int64_t>(m_waiting.size());
+  return out;
+}
+
+Result<std::map<std::string, int64_t>> RunManager::stored_states() { return m_db.count_runs_by_state(); }
+
 size_t RunManager::free_places() {
   std::lock_guard lock(m_mutex);
   if (m_stopping) return 0;
@@ -53,6 +64,7 @@ void RunManager::take_work() {
     auto taken = store::take_over(m_db, static_cast<int>(free), local);
     if (!taken) spdlog::warn("cannot look for runs of dead nodes: {}", redact(taken.error().message));
     for (const auto& t : taken ? *taken : std::vector<store::TakenRun>{}) {
+      m_node_stats.taken_over.add();
       spdlog::info("run {}: taken over from a node that stopped answering ({} it was {})", t.row.id, t.begun ? "resumed:" : "started:", t.row.state);
       auto started = t.begun ? start_resumed(t.row.id, {"queued", "running", "awaiting_user"}).map([](json) {}) : start_queued(t.row);
       if (!started && started.error().code != Code::FailedPrecondition)
@@ -89,6 +101,7 @@ void RunManager::apply_inbox() {
     else if (kind == "confirm")
       done = confirm(m.run_id, get_str(m.message, "id"), m.message.value("approved", false), m.message.value("remember", false));
     else if (kind == "cancel") done = cancel(m.run_id);
+    else if (kind == "message") done = message(m.run_id, get_str(m.message, "text"));
     // The node that relayed it answered already: what fails here is logged (answered twice, timed out).
     if (!done) spdlog::info("run {}: a {} from another node was not applied: {}", m.run_id, short_name(kind), redact(done.error().message));
   }
@@ -131,6 +144,7 @@ void RunManager::fence_local_runs() {
       spdlog::warn("run {}: stopped here: this node has not reached the database for {} ms and another node may take the run over", r->id,
                    store::kNodeFence.count());
       r->cancel_requested = true;
+      r->fenced = true;
       if (r->run) r->run->cancel();
     }
     r->answered.notify_all();
@@ -145,6 +159,8 @@ void RunManager::nodes_loop() {
   auto next_beat = Clock::now();
   auto next_poll = Clock::now();
   bool fenced = false, inbox_due = true;
+  auto next_listen = Clock::now();
+  std::chrono::milliseconds listen_backoff{0};
   std::set<std::string> watched;  // runs whose stored events came
   constexpr auto kTick = std::chrono::milliseconds(250);  // how soon a stop is noticed
   while (true) {
@@ -152,16 +168,29 @@ void RunManager::nodes_loop() {
       std::lock_guard lock(m_mutex);
       if (m_stopping) return;
     }
-    if (!listener && store::is_postgres_url(url)) {
+    // The listening connection, opened again after a loss with a backoff (100 ms doubling to
+    // store::kPostgresReconnectMax); the loss and the return are logged once each, not every try.
+    if (!listener && store::is_postgres_url(url) && Clock::now() >= next_listen) {
       auto opened = store::Listener::open(url, {"ouro_queue", "ouro_events", "ouro_inbox"});
-      if (opened) listener = std::move(*opened);
-      else spdlog::warn("{} (polling every {} ms instead)", redact(opened.error().message), store::kNodePoll.count());
+      if (opened) {
+        listener = std::move(*opened);
+        if (listen_backoff.count() > 0) spdlog::info("listening for other nodes again");
+        listen_backoff = std::chrono::milliseconds(0);
+        m_look = inbox_due = true;  // what was announced meanwhile is looked for at once
+      } else {
+        if (listen_backoff.count() == 0)
+          spdlog::warn("{} (polling every {} ms instead, and trying again)", redact(opened.error().message), store::kNodePoll.count());
+        listen_backoff = std::min(std::max(listen_backoff * 2, std::chrono::milliseconds(100)), store::kPostgresReconnectMax);
+        next_listen = Clock::now() + listen_backoff;
+      }
     }
     if (listener) {
       auto got = listener->wait(kTick);
       if (!got) {
         spdlog::warn("{}", redact(got.error().message));
         listener.reset();
+        listen_backoff = std::chrono::milliseconds(100);
+        next_listen = Clock::now() + listen_backoff;
       }
       for (const auto& n : got ? *got : std::vector<store::Listener::Notification>{}) {
         if (n.channel == "ouro_queue") m_look = true;
@@ -176,11 +205,14 @@ void RunManager::nodes_loop() {
       next_beat = now + store::kNodeHeartbeat;
       if (auto beat = m_db.heartbeat(); beat) {
         last_beat = now;
+        m_node_stats.last_heartbeat_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+        m_node_stats.fenced = false;
         if (fenced) spdlog::info("this node reaches the database again: it takes runs again");
         fenced = false;
       } else if (!fenced && now - last_beat > store::kNodeFence) {
         spdlog::error("this node cannot reach the database ({}): it stops its runs and takes none until it can", redact(beat.error().message));
         fenced = true;
+        m_node_stats.fenced = true;
         fence_local_runs();
       }
     }

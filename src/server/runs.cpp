@@ -59,6 +59,8 @@ json row_json(const store::Database::RunRow& r) {
   }
   j["cost"] = r.cost ? json(*r.cost) : json(nullptr);
   if (!r.error.empty()) j["error"] = r.error;
+  // The node that holds the run (or held it last): OURO_NODE_ID, else host:pid (store/database.h).
+  j["node"] = r.owner.empty() ? json(nullptr) : json(r.owner);
   return j;
 }
 
@@ -206,8 +208,10 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside) {
       std::lock_guard lock(m_mutex);
       if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
     }
-    if (int64_t waiting = TRY(store::queue_depth(m_db)); waiting >= kMaxQueued)
+    if (int64_t waiting = TRY(store::queue_depth(m_db)); waiting >= kMaxQueued) {
+      m_node_stats.refused.add();
       return errorf(Code::ResourceExhausted, "{} runs wait in the queue already, the limit: wait for some to start, or cancel some", waiting);
+    }
     TRY(store_row([&](store::Connection& c) { return store::enqueue_run(c, run->row); }));
     m_look = true;
     return created;
@@ -217,9 +221,11 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside) {
     if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
     // Every place taken: the run waits, stored `queued`, and starts when one comes free.
     if (size_t busy = busy_runs(); busy >= m_config.max_active_runs) {
-      if (m_waiting.size() >= kMaxWaitingHere)
+      if (m_waiting.size() >= kMaxWaitingHere) {
+        m_node_stats.refused.add();
         return errorf(Code::ResourceExhausted, "{} runs are in progress and {} wait already, the limit: wait for some to start, or cancel some",
                       busy, m_waiting.size());
+      }
       TRY(store_row([&](store::Connection& c) { return store::Database::insert_run(c, m_db.node_id(), run->row); }));
       m_waiting.push_back(run->row);
       return created;
@@ -405,8 +411,13 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   // store), with the earlier turns in the prompt; the session waits for one up to keep_idle.
   if (!resumed && run->restored) publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, now_ms());
   session::Session::Held held;  // in the user's browser: the tabs let go between turns
+  bool first_start = !resumed && run->turns.empty() && run->row.state == "queued";
   while (true) {
     life.session().take_back(held);
+    if (first_start) {  // from its creation to its first turn: how long it waited for a place
+      m_node_stats.queue_wait.observe(std::max(0.0, now_ms() - run->row.created_at) / 1000.0);
+      first_start = false;
+    }
     run->row.state = "running";
     run->row.updated_at = now_ms();
     if (auto updated = m_db.update_run(run->row); !updated)
@@ -462,10 +473,22 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
       run->row.iterations = point.state.last_iteration - point.state.turn_iterations;
     }
     const std::string store_error = run->log->store_error();
-    bool stopping = false;
+    bool stopping = false, fenced = false;
     {
       std::lock_guard lock(run->mutex);
       stopping = run->stopping;
+      fenced = run->fenced;
+    }
+    // Nodes sharing PostgreSQL: a turn cut short because this node could not reach the database
+    // (fenced, or an event that could not be stored for that reason) records no end: its row stays
+    // in progress, held by this node, and is taken over from its last checkpoint — by this node
+    // once it reaches the database again, or by another once this one counts as dead (store/nodes.h).
+    if (m_shared && (fenced || run->log->store_unreachable())) {
+      spdlog::warn("run {}: stopped on this node, which cannot reach the database; it goes on from its last checkpoint once a node can", run->id);
+      std::lock_guard lock(run->mutex);
+      run->finished = true;
+      run->leaving = true;
+      break;
     }
     life.finish_turn(run->row, task, r, stopping);
     if (m_config.on_turn)
@@ -700,6 +723,10 @@ Result<json> RunManager::message(const std::string& run_id, const std::string& t
     }
     return errorf(Code::Unavailable, "run {} is closing its session; send the message again in a moment", run_id);
   }
+  // Nodes sharing PostgreSQL: a conversation another live node holds (open between turns, or
+  // its last turn's) goes on there, as its answers and cancels do; else it is this node's.
+  if (m_shared && TRY(store::relay_to_holder(m_db, run_id, {{"kind", "message"}, {"text", text}})))
+    return json{{"id", run_id}, {"delivered", "turn"}, {"relayed", true}};
   // Its session has gone (kept too long idle, or ouro restarted): continue from storage.
   auto stored = TRY(runs::load_conversation(m_db, run_id));
   auto restored = std::make_shared<Active>();

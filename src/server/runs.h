@@ -9,6 +9,7 @@
 
 #include "base/json.h"
 #include "llm/settings.h"
+#include "server/metrics.h"
 #include "store/database.h"
 
 #include <atomic>
@@ -138,6 +139,23 @@ class RunManager {
   // Runs waiting for a node to take them (PostgreSQL), or queued here (SQLite).
   Result<int64_t> queue_depth();
 
+  // For /metrics (server/metrics.h). What this node did since it started: runs it took over from
+  // dead nodes, runs refused because the queue was full (429), how long runs waited for a place,
+  // and when its heartbeat last reached the database (PostgreSQL).
+  struct NodeStats {
+    Counter taken_over, refused;
+    Histogram queue_wait{{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900}};
+    std::atomic<int64_t> last_heartbeat_ms{0};  // steady clock, ms; 0 before the first
+    std::atomic<bool> fenced{false};            // this node stopped its runs: no heartbeat for store::kNodeFence
+  };
+  NodeStats& node_stats() { return m_node_stats; }
+  // This node's runs by state: those it executes now and those waiting here for a place.
+  std::map<std::string, int64_t> local_states();
+  // Every run in the database by state, every node's (dead ones' included).
+  Result<std::map<std::string, int64_t>> stored_states();
+  // Several nodes share the database (PostgreSQL).
+  bool shared() const { return m_shared; }
+
   // Subscribes to the events of one run (run_id) or of all runs (empty): first every stored event
   // after `after` (a run's seq, or the global id for all runs), then live ones, in order, without
   // gaps or duplicates. The stored ones are read in pages on the calling thread, without holding
@@ -214,6 +232,7 @@ class RunManager {
   std::condition_variable m_reaped;                  // m_runs shrank
   std::thread m_reaper;
   bool m_shared = false;  // several nodes on PostgreSQL: runs go through the shared queue
+  NodeStats m_node_stats;
   std::atomic<bool> m_look{true};  // the nodes thread should look at the queue now (a place came free)
   std::thread m_nodes;
 };

@@ -6,7 +6,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <string>
+
+#include <fmt/format.h>
 
 namespace ouro::store {
 
@@ -21,10 +24,9 @@ std::optional<long> pid_in(int fd) {
   long pid = std::strtol(buf, &end, 10);
   return pid > 0 ? std::optional<long>(pid) : std::nullopt;
 }
-}  // namespace
 
-std::optional<long> DataDirLock::holder(const std::string& data_dir) {
-  int fd = ::open(lock_path(data_dir).c_str(), O_RDONLY | O_CLOEXEC);
+std::optional<long> holder_of(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   std::optional<long> pid;
   // Held if we cannot take a shared lock on it; a lock file nobody holds is a server that ended.
@@ -34,23 +36,54 @@ std::optional<long> DataDirLock::holder(const std::string& data_dir) {
   return pid;
 }
 
-Result<std::unique_ptr<DataDirLock>> DataDirLock::acquire(const std::string& data_dir) {
-  int fd = ::open(lock_path(data_dir).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return errorf(Code::Unavailable, "cannot open {}: {}; check that the data directory exists and is yours", lock_path(data_dir),
-                  std::strerror(errno));
+// The lock at `path`, or FailedPrecondition with `held(pid text)` as its message.
+template <class Held>
+Result<int> take(const std::string& path, Held held) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return errorf(Code::Unavailable, "cannot open {}: {}; check that its directory exists and is yours", path, std::strerror(errno));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     auto pid = pid_in(fd);
     ::close(fd);
-    return errorf(Code::FailedPrecondition,
-                  "the data directory {} is used by another ouro serve ({}); a data directory on SQLite serves one node at a time. "
-                  "Stop that server, or give this one another --data-dir or --workspace",
-                  data_dir, pid ? "pid " + std::to_string(*pid) : "its process id is not recorded");
+    return make_error(Code::FailedPrecondition, held(pid ? "pid " + std::to_string(*pid) : "its process id is not recorded"));
   }
   std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
     // The lock holds without the note; a second server is still refused, without the pid.
   }
+  return fd;
+}
+
+}  // namespace
+
+std::optional<long> DataDirLock::holder(const std::string& data_dir) { return holder_of(lock_path(data_dir)); }
+
+Result<std::unique_ptr<DataDirLock>> DataDirLock::acquire(const std::string& data_dir) {
+  int fd = TRY(take(lock_path(data_dir), [&](const std::string& who) {
+    return fmt::format("the data directory {} is used by another ouro serve ({}); a data directory on SQLite serves one node at a time. "
+                       "Stop that server, or give this one another --data-dir or --workspace",
+                       data_dir, who);
+  }));
+  return std::unique_ptr<DataDirLock>(new DataDirLock(fd));
+}
+
+// The file's lock beside it, named by its real path: two spellings of one file (relative,
+// through a symbolic link) share one lock. Its directory is made if need be (as Database::open would).
+std::string database_lock_path(const std::string& sqlite_file) {
+  std::error_code ec;
+  auto file = std::filesystem::weakly_canonical(std::filesystem::absolute(sqlite_file, ec), ec);
+  if (ec) file = sqlite_file;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+  return file.string() + ".lock";
+}
+
+std::optional<long> DataDirLock::database_holder(const std::string& sqlite_file) { return holder_of(database_lock_path(sqlite_file)); }
+
+Result<std::unique_ptr<DataDirLock>> DataDirLock::acquire_database(const std::string& sqlite_file) {
+  int fd = TRY(take(database_lock_path(sqlite_file), [&](const std::string& who) {
+    return fmt::format("the database {} is used by another ouro serve ({}); an SQLite database serves one node at a time. "
+                       "Stop that server, or give this one another --database (several nodes share a postgresql:// database)",
+                       sqlite_file, who);
+  }));
   return std::unique_ptr<DataDirLock>(new DataDirLock(fd));
 }
 

@@ -160,6 +160,16 @@ std::string with_node(const std::string& url, const std::string& node) {
   return url + (url.find('?') == std::string::npos ? "?" : "&") + "options=-c%20ouro.node%3D" + node;
 }
 
+// How many PostgreSQL databases this process has open as `node`, after adding delta.
+int open_as_node(const std::string& node, int delta) {
+  static std::mutex mutex;
+  static std::map<std::string, int> open;
+  std::lock_guard lock(mutex);
+  int n = open[node] += delta;
+  if (n <= 0) open.erase(node);
+  return n;
+}
+
 bool active_state(const std::string& state) { return state == "queued" || state == "running" || state == "awaiting_user"; }
 
 }  // namespace
@@ -200,17 +210,25 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& target_in) {
   if (is_postgres_url(target)) {
     db->m_engine = Engine::Postgres;
     db->m_path = redact_database_url(target);
-    db->m_conn = TRY(postgres_connection(with_node(target, db->m_node_id)));
-    TRY(db->m_conn->exec("SELECT set_config('ouro.node', ?1, false)", {db->m_node_id}));
+    // Every connection, the first and each one after a restart of the server, names its node
+    // (the events fence reads it): in the URL's options, and by set_config for a URL whose own
+    // options leave it out.
+    std::string node = db->m_node_id;
+    db->m_conn = TRY(postgres_connection(with_node(target, node), [node](Connection& c) -> Result<void> {
+      TRY(c.exec("SELECT set_config('ouro.node', ?1, false)", {node}));
+      return {};
+    }));
     TRY(db->open_schema());
     TRY(db->heartbeat());
+    open_as_node(node, +1);
     Lock* lock = db->m_lock.get();
     Database* self = db.get();
     lock->heartbeat = std::thread([lock, self] {
       std::unique_lock stop(lock->stop_mutex);
       while (!lock->stop_cv.wait_for(stop, std::chrono::duration<double>(kNodeHeartbeat), [lock] { return lock->stopping; })) {
         stop.unlock();
-        // A lost connection is reported by the next real use; libpqxx reconnects on it.
+        // A lost connection is opened again by the next statement (store/sql.h); a failure here is
+        // seen by the nodes' loop, whose own heartbeat fences this node's runs.
         (void)self->heartbeat();
         stop.lock();
       }
@@ -257,6 +275,14 @@ Database::~Database() {
     }
     m_lock->stop_cv.notify_all();
     m_lock->heartbeat.join();
+    // A clean end: this process is no node any more, so what it held (a finished conversation,
+    // runs it stopped) is at once any live node's to take, not after kNodeDead. Best effort: a
+    // database that cannot be reached lets the heartbeat age out instead.
+    // Only the last of this process's databases with that name says so.
+    if (open_as_node(m_node_id, -1) == 0) {
+      std::lock_guard lock(m_lock->mutex);
+      (void)m_conn->exec("DELETE FROM nodes WHERE id = ?1", {m_node_id});
+    }
   }
   m_conn.reset();  // before the handle it uses
   if (m_db) sqlite3_close_v2(m_db);
@@ -320,6 +346,7 @@ Database::RunRow read_run(const Row& s) {
   r.usage_json = s.text(9);
   r.cost = s.real_or_null(10);
   r.error = s.text(11);
+  r.owner = s.text(12);
   return r;
 }
 
@@ -340,10 +367,12 @@ Result<void> Database::insert_run(const RunRow& r) {
 Result<void> Database::update_run(const RunRow& r) {
   std::lock_guard lock(m_lock->mutex);
   // The node that updates an active run holds it; a finished run keeps its last holder. On
-  // PostgreSQL a run that a live other node holds is not this node's to change (store/nodes.h):
-  // it was taken over.
-  std::string fence = m_engine == Engine::Postgres ? " AND (owner IS NULL OR owner = ?10 OR NOT EXISTS (SELECT 1 FROM nodes n "
-                                                     "WHERE n.id = runs.owner AND n.heartbeat_at > ?12))"
+  // PostgreSQL a run in progress that a live other node holds is not this node's to change
+  // (store/nodes.h): it was taken over. A finished one is nobody's: any node may continue the
+  // conversation at once (the row's state is read before the update, so of two nodes continuing
+  // one conversation together, the second finds it in progress and held).
+  std::string fence = m_engine == Engine::Postgres ? " AND (owner IS NULL OR owner = ?10 OR state NOT IN ('queued', 'running', 'awaiting_user') "
+                                                     "OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = runs.owner AND n.heartbeat_at > ?12))"
                                                    : " AND ?10 IS NOT NULL AND ?12 IS NOT NULL";
   double live_after = now_seconds() - std::chrono::duration<double>(kNodeDead).count();
   auto done = active_state(r.state)
@@ -379,6 +408,15 @@ Result<std::vector<Database::RunRow>> Database::list_runs(int limit) {
   if (!r) return make_error(r.error().code, "cannot read the runs: " + r.error().message);
   std::vector<RunRow> out;
   for (const Row& row : *r) out.push_back(read_run(row));
+  return out;
+}
+
+Result<std::map<std::string, int64_t>> Database::count_runs_by_state() {
+  std::lock_guard lock(m_lock->mutex);
+  auto r = m_conn->exec("SELECT state, count(*) FROM runs GROUP BY state");
+  if (!r) return make_error(r.error().code, "cannot count the runs: " + r.error().message);
+  std::map<std::string, int64_t> out;
+  for (const Row& row : *r) out[row.text(0)] = row.int64(1);
   return out;
 }
 

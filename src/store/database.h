@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "store/sql.h"
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -61,6 +62,7 @@ class Database {
     std::string final_json, usage_json, error;  // JSON texts, may be empty
     bool partial = false;
     std::optional<double> cost;
+    std::string owner;  // the node that holds the run, or held it last ("" when none has)
   };
   Result<void> insert_run(const RunRow& run);
   // The same on a connection the caller holds through with_sql (inside its transaction), the run
@@ -70,6 +72,8 @@ class Database {
   Result<std::optional<RunRow>> get_run(const std::string& id);
   // Newest first.
   Result<std::vector<RunRow>> list_runs(int limit = 100);
+  // How many runs the database holds in each state (every run, every node's).
+  Result<std::map<std::string, int64_t>> count_runs_by_state();
   // After a restart: runs that were queued or running are marked interrupted. Returns how many.
   // On SQLite (one server per data directory), every such run. On PostgreSQL, only those no live
   // node holds: owned by this node, by no node, or by a node whose heartbeat (nodes table, kept by

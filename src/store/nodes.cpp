@@ -69,7 +69,7 @@ Result<std::vector<TakenRun>> take_over(Database& db, int max, const std::set<st
                     {db.node_id(), now_seconds(), dead_before(), max, mine});
     if (!r) return make_error(r.error().code, "cannot take over the runs of dead nodes: " + r.error().message);
     std::vector<TakenRun> out;
-    for (const Row& row : *r) out.push_back(TakenRun{read_run(row), row.int64(12) != 0});
+    for (const Row& row : *r) out.push_back(TakenRun{read_run(row), row.int64(kRunColumnCount) != 0});
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.row.created_at < b.row.created_at; });
     return out;
   });
@@ -108,6 +108,20 @@ Result<void> post_to_inbox(Database& db, const std::string& run_id, const json& 
     if (auto n = c.exec("SELECT pg_notify('ouro_inbox', ?1)", {run_id}); !n)
       return make_error(n.error().code, fmt::format("cannot wake run {}'s node: {}", run_id, n.error().message));
     return {};
+  });
+}
+
+Result<bool> relay_to_holder(Database& db, const std::string& run_id, const json& message) {
+  TRY(postgres_only(db, "the nodes' inbox"));
+  return db.with_sql([&](Connection& c) -> Result<bool> {
+    auto r = c.exec("INSERT INTO run_inbox (run_id, body, created_at) SELECT ?1, ?2, ?3 WHERE EXISTS ("
+                    "  SELECT 1 FROM runs r JOIN nodes n ON n.id = r.owner WHERE r.id = ?1 AND r.owner <> ?4 AND n.heartbeat_at > ?5)",
+                    {run_id, dump_json(message), now_seconds(), db.node_id(), dead_before()});
+    if (!r) return make_error(r.error().code, fmt::format("cannot pass the message to run {}'s node: {}", run_id, r.error().message));
+    if (r->affected == 0) return false;
+    if (auto n = c.exec("SELECT pg_notify('ouro_inbox', ?1)", {run_id}); !n)
+      return make_error(n.error().code, fmt::format("cannot wake run {}'s node: {}", run_id, n.error().message));
+    return true;
   });
 }
 
@@ -197,7 +211,7 @@ namespace {
 
 class PostgresListener final : public Listener {
  public:
-  PostgresListener(std::string url, std::vector<std::string> channels) : m_url(std::move(url)), m_channels(std::move(channels)) {}
+  PostgresListener(const std::string& url, std::vector<std::string> channels) : m_url(with_connect_timeout(url)), m_channels(std::move(channels)) {}
   ~PostgresListener() override { drop(); }
 
   Result<void> connect() {

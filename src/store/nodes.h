@@ -83,6 +83,10 @@ Result<int64_t> queue_depth(Database& db);
 // The inbox: a message for the node that executes run_id (an answer, a confirmation, a cancel),
 // announced on ouro_inbox. NotFound when no node holds the run.
 Result<void> post_to_inbox(Database& db, const std::string& run_id, const json& message);
+// The same for a message that another live node should handle whatever the run's state (a
+// follow-up to a conversation that node keeps open between turns): false, and nothing posted,
+// when no live node other than this one holds the run — this node may then take it.
+Result<bool> relay_to_holder(Database& db, const std::string& run_id, const json& message);
 struct InboxMessage {
   std::string run_id;
   json message;

@@ -49,6 +49,11 @@ std::optional<double> Row::real_or_null(size_t i) const {
   return real(i);
 }
 
+std::string with_connect_timeout(const std::string& url) {
+  if (url.find("connect_timeout=") != std::string::npos) return url;
+  return url + (url.find('?') == std::string::npos ? "?" : "&") + "connect_timeout=2";
+}
+
 Result<void> Connection::commit() {
   TRY(exec("COMMIT"));
   return {};

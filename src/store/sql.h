@@ -13,7 +13,9 @@
 
 #include "base/error.h"
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -101,8 +103,8 @@ class Connection {
   // Transactions: begin() takes the write lock at once on SQLite (BEGIN IMMEDIATE), so two
   // writers never deadlock upgrading a read lock; PostgreSQL's BEGIN is READ COMMITTED.
   virtual Result<void> begin() = 0;
-  Result<void> commit();
-  Result<void> rollback();
+  virtual Result<void> commit();
+  virtual Result<void> rollback();
   // Runs f() (returning a Result) inside a transaction: committed when f succeeds, rolled back
   // when it fails or the commit does.
   template <class F>
@@ -140,7 +142,26 @@ std::unique_ptr<Connection> sqlite_connection(sqlite3* db);
 // there, libpq takes PGPASSWORD or ~/.pgpass as usual. Errors never show the password: they name
 // the URL as redact_database_url gives it. Unavailable when the server cannot be reached,
 // Unauthenticated when it refuses the credentials.
-Result<std::unique_ptr<Connection>> postgres_connection(const std::string& url);
+//
+// The connection outlives the server's restarts and stalls (docs/guides/postgresql.md, "When the
+// database restarts"):
+//  * every statement has a deadline (kPostgresStatementDeadline): a server that stops answering
+//    (a stopped process, a network that drops packets) fails the statement with Unavailable at the
+//    deadline — the socket is shut down under libpq — instead of holding its caller for ever;
+//  * a lost connection is opened again by the next statement, no sooner than a backoff that starts
+//    at 100 ms and doubles to at most kPostgresReconnectMax; statements meanwhile fail at once with
+//    Unavailable; connecting waits at most connect_timeout (2 s unless the URL sets it);
+//  * after each (re)connection, `setup` runs first (session settings that must hold on every
+//    connection); a setup that fails counts as a failed connection;
+//  * a connection lost inside a transaction is not opened again until the caller rolls back: a
+//    statement after begin() never runs outside the transaction it was meant for.
+// The URL with libpq's connect_timeout (2 s) unless it sets one: a server that accepts the socket
+// but never answers (a stopped process) fails the attempt instead of holding it for ever
+// (https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-CONNECT-CONNECT-TIMEOUT).
+std::string with_connect_timeout(const std::string& url);
+inline constexpr std::chrono::milliseconds kPostgresStatementDeadline{5000};
+inline constexpr std::chrono::milliseconds kPostgresReconnectMax{2000};
+Result<std::unique_ptr<Connection>> postgres_connection(const std::string& url, std::function<Result<void>(Connection&)> setup = {});
 
 // Whether target names a PostgreSQL server (postgresql:// or postgres://) rather than a file.
 bool is_postgres_url(std::string_view target);

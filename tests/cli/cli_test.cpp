@@ -763,6 +763,22 @@ TEST(CliServe, ASecondServerOnOneDataDirectoryIsRefusedNamingTheFirst) {
                         "OURO_DATA_DIR=" + dir);
   EXPECT_NE(resume.code, 0);
   EXPECT_NE(resume.err.find("resume it there"), std::string::npos) << resume.err;
+  // The same file from another data directory — by --database, OURO_DATABASE, or through a
+  // symbolic link — is the first server's too: refused before it touches the first's runs.
+  std::string other = temp_dir();
+  Outcome by_flag = ouro("serve --port 0 --no-open --database " + dir + "/ouro.db", "", "OURO_DATA_DIR=" + other);
+  EXPECT_NE(by_flag.code, 0);
+  EXPECT_NE(by_flag.err.find("the database " + dir + "/ouro.db is used by another ouro serve (pid " + std::to_string(pid) + ")"),
+            std::string::npos)
+      << by_flag.err;
+  std::filesystem::create_symlink(dir + "/ouro.db", other + "/link.db");
+  Outcome by_env = ouro("serve --port 0 --no-open", "", "OURO_DATA_DIR=" + other + " OURO_DATABASE=" + other + "/link.db");
+  EXPECT_NE(by_env.code, 0);
+  EXPECT_NE(by_env.err.find("is used by another ouro serve (pid " + std::to_string(pid) + ")"), std::string::npos) << by_env.err;
+  Outcome resume_there = ouro("run --resume r0000000000 --provider script:" + script_file({{{"text", repl_reply("setFinal(1)")}}}), "",
+                              "OURO_DATA_DIR=" + other + " OURO_DATABASE=" + dir + "/ouro.db");
+  EXPECT_NE(resume_there.code, 0);
+  EXPECT_NE(resume_there.err.find("resume it there"), std::string::npos) << resume_there.err;
   kill(pid, SIGINT);
   int status = 0;
   waitpid(pid, &status, 0);

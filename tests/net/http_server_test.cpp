@@ -6,6 +6,7 @@
 #include "net/io.h"
 #include "net/websocket_client.h"
 #include "raw_client.h"
+#include "raw_server.h"
 
 #include <gtest/gtest.h>
 
@@ -229,7 +230,7 @@ TEST(HttpServer, TheWebSocketClientSendsPathQueryAndHostAsWrittenAndRefusesWhatI
   auto [target, host] = got.get();
   EXPECT_EQ(target, "/open?token=a%20b&x=1");
   EXPECT_EQ(host, "127.0.0.1:" + port);
-  for (const std::string& bad : std::vector<std::string>{"http://127.0.0.1:" + port + "/open", "ws://127.0.0.1/open?token=SECRET1", "ws://:" + port + "/",
+  for (const std::string& bad : std::vector<std::string>{"http://127.0.0.1:" + port + "/open", "ws://:" + port + "/",
                                 "ws://u:SECRET1@127.0.0.1:" + port + "/", "ws://127.0.0.1:0/", "ws://127.0.0.1:99999/", "not a url ?token=SECRET1",
                                 "ws://127.0.0.1:" + port + "/a b"}) {
     auto r = net::WebSocketClient::connect(*f.io, bad, 3s);
@@ -238,6 +239,33 @@ TEST(HttpServer, TheWebSocketClientSendsPathQueryAndHostAsWrittenAndRefusesWhatI
     EXPECT_NE(r.error().message.find("is not a ws://host:port/path URL"), std::string::npos) << r.error().message;
     EXPECT_EQ(r.error().message.find("SECRET1"), std::string::npos) << r.error().message;
   }
+}
+
+// A browser endpoint that cannot be used says why, in the words of the usual cause, and never
+// echoes the token: no port, TLS, nothing listening, a declined upgrade (a wrong token), a port
+// that does not speak HTTP.
+TEST(HttpServer, TheWebSocketClientNamesWhyAnEndpointCannotBeUsed) {
+  Fixture f;
+  const std::string port = std::to_string(f.port());
+  auto io = net::IoThread::start();
+  auto expect = [&](const std::string& url, Code code, const std::string& words) {
+    auto r = net::WebSocketClient::connect(*io, url, 3s);
+    ASSERT_FALSE(r) << url;
+    EXPECT_EQ(r.error().code, code) << url << ": " << r.error().message;
+    EXPECT_NE(r.error().message.find(words), std::string::npos) << url << ": " << r.error().message;
+    EXPECT_EQ(r.error().message.find("SECRET1"), std::string::npos) << r.error().message;
+  };
+  expect("ws://127.0.0.1/open?token=SECRET1", Code::InvalidArgument, "has no port");
+  expect("wss://127.0.0.1:" + port + "/?token=SECRET1", Code::InvalidArgument, "wss:// (WebSocket over TLS) is not supported");
+  expect("ws://127.0.0.1:1/devtools?token=SECRET1", Code::Unavailable, "nothing listens there (connection refused)");
+  // The server answers 401 to the upgrade, as a browser service does to a wrong token.
+  expect("ws://127.0.0.1:" + port + "/closed?token=SECRET1", Code::PermissionDenied, "refused the WebSocket connection with HTTP 401");
+  expect("ws://127.0.0.1:" + port + "/closed?token=SECRET1", Code::PermissionDenied, "the token");
+  // A port that answers with something else than HTTP (a TLS server's alert, say).
+  RawServer tls;
+  tls.push({Step::write(std::string("\x15\x03\x01\x00\x02\x02\x46", 7)), Step::close()});
+  std::string tls_port = tls.url().substr(tls.url().rfind(':') + 1);
+  expect("ws://127.0.0.1:" + tls_port + "/?token=SECRET1", Code::Unavailable, "did not answer as an HTTP server");
 }
 
 // A WebSocket client that does not read: the server's queue for it stays bounded, and what it

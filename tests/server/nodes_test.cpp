@@ -22,7 +22,9 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 namespace ouro::testing {
@@ -81,6 +83,18 @@ void expect_one_clean_sequence(store::Database& db, const std::string& id) {
     if ((*events)[i].type == "complete") ++completes;
   }
   EXPECT_EQ(completes, 1) << "run " << id << " completed once";
+}
+
+// A conversation's events: one gap-free sequence from 1 with `turns` completes.
+void expect_one_clean_sequence_of_turns(store::Database& db, const std::string& id, int turns) {
+  auto events = db.events(id, 0);
+  ASSERT_TRUE(events) << events.error().message;
+  int completes = 0;
+  for (size_t i = 0; i < events->size(); ++i) {
+    ASSERT_EQ((*events)[i].seq, static_cast<int64_t>(i + 1)) << "run " << id;
+    if ((*events)[i].type == "complete") ++completes;
+  }
+  EXPECT_EQ(completes, turns) << "run " << id;
 }
 
 std::string owner_of(store::Database& db, const std::string& id) {
@@ -622,6 +636,161 @@ TEST_F(SchedulerNodes, ALeaderFrozenInsideItsFireHoldsOffTheNextOnlyBriefly) {
   EXPECT_LT(waited, (store::kLeaseHold + 3s).count());
   EXPECT_EQ(scalar(*setter, "SELECT count(*) FROM schedule_fires WHERE job_id = 'frozen-job'", {}), 0);
   EXPECT_EQ(scheduler_leader(*setter), "sched-y");
+}
+
+// A conversation on PostgreSQL goes on at once from another process: the finished run is no
+// node's (the first `ouro run`'s hold does not outlive its turn).
+TEST_F(Nodes, AConversationContinuesAtOnceFromAnotherProcess) {
+  std::string data = temp_dir();
+  std::string env = "OURO_DATABASE='" + url + "'";
+  auto first = ouro_shell(data, "run 'Note the total' --context clean --provider script:" +
+                                    script_file({{{"text", repl_reply("env.total = 41;\nsetFinal('noted')")}}}), "", env);
+  ASSERT_EQ(first.code, 0) << first.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(first.err, m, std::regex("run (r[0-9a-z]{10}) · follow up with"))) << first.err;
+  std::string id = m[1];
+  auto second = ouro_shell(data, "run 'Add one to it' --continue " + id + " --provider script:" +
+                                     script_file({{{"text", repl_reply("setFinal(env.total + 1)")}}}), "", env);
+  EXPECT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(second.out, "42\n") << second.err;
+  auto db = open_db();
+  ASSERT_TRUE(db);
+  expect_one_clean_sequence_of_turns(*db, id, 2);
+}
+
+// --- The database restarts or hangs under the nodes (store/sql.h: deadlines and reconnection) ------
+
+// Three nodes on a cluster of their own (the test stops it), runs in flight on all of them.
+class NodesWhenTheDatabaseFails : public Nodes {
+ protected:
+  void SetUp() override {
+    if (auto why = engine_unavailable(store::Engine::Postgres); !why.empty()) GTEST_SKIP() << why;
+    auto started = PostgresServer::start();
+    ASSERT_TRUE(started) << started.error().message;
+    cluster = std::move(*started);
+    auto made = cluster->create_database();
+    ASSERT_TRUE(made) << made.error().message;
+    url = *made;
+  }
+
+  // `fault` takes the database away for 10 s and `heal` brings it back; then every node is ready
+  // again within 15 s of the database, and every run is done once with one gap-free sequence.
+  void survive(const std::function<void()>& fault, const std::function<void()>& heal) {
+    std::vector<std::unique_ptr<ServeProcess>> nodes;
+    for (const char* n : {"node-a", "node-b", "node-c"}) nodes.push_back(node(n));
+    for (auto& n : nodes) ASSERT_FALSE(n->base.empty());
+    std::string script = script_file({
+        {{"text", repl_reply("env.n = 1;\n'one'")}},
+        {{"delay_ms", 500}, {"text", repl_reply("env.n += 1;\n'two'")}},
+        {{"delay_ms", 500}, {"text", repl_reply("env.n += 1;\n'three'")}},
+        {{"delay_ms", 500}, {"text", repl_reply("env.n += 1;\n'four'")}},
+        {{"delay_ms", 500}, {"text", repl_reply("setFinal({n: env.n + 1})")}},
+    });
+    std::vector<std::string> ids;
+    for (int i = 0; i < 6; ++i) {
+      Http created = nodes[i % 3]->post("/api/runs", run_body(script, i));
+      ASSERT_EQ(created.status / 100, 2) << created.raw;
+      ids.push_back(created.body.value("id", ""));
+    }
+    // The fault lands while runs work: once one has a checkpoint.
+    auto db = open_db();
+    ASSERT_TRUE(db);
+    bool working = false;
+    for (auto deadline = Clock::now() + 60s; !working && Clock::now() < deadline;) {
+      for (const auto& id : ids) {
+        auto ev = db->events(id, 0);
+        working = working || (ev && std::any_of(ev->begin(), ev->end(), [](const auto& e) { return e.type == "checkpoint"; }));
+      }
+      if (!working) std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_TRUE(working) << "no run reached a checkpoint";
+    db.reset();
+    fault();
+    std::this_thread::sleep_for(10s);  // the outage itself, not an ordering
+    for (auto& n : nodes) EXPECT_EQ(n->get("/readyz").status, 503) << "not ready while the database is away";
+    heal();
+    auto back = Clock::now();
+    long slowest_ms = 0;
+    for (auto& n : nodes) {
+      while (n->get("/readyz").status != 200 && Clock::now() - back < 15s) std::this_thread::sleep_for(100ms);
+      long ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - back).count();
+      ASSERT_LT(ms, 15000) << "a node was not ready 15 s after the database came back: " << n->log();
+      slowest_ms = std::max(slowest_ms, ms);
+    }
+    db = open_db();
+    ASSERT_TRUE(db);
+    for (const auto& id : ids) {
+      json done = nodes[1]->wait_state(id, {"done", "failed", "partial", "cancelled", "interrupted"}, 120s);
+      ASSERT_EQ(done.value("state", ""), "done") << id << ": " << done.dump() << "\n" << nodes[0]->log() << nodes[1]->log() << nodes[2]->log();
+      EXPECT_EQ(done["final"], json({{"n", 5}})) << id;
+      EXPECT_FALSE(done.value("node", "").empty()) << "the run says which node holds it";
+      expect_one_clean_sequence(*db, id);
+    }
+    // Each node logged the lost listening connection once, not every try.
+    for (auto& n : nodes) {
+      std::string log = n->log();
+      size_t count = 0;
+      for (size_t at = log.find("cannot listen"); at != std::string::npos; at = log.find("cannot listen", at + 1)) ++count;
+      EXPECT_LE(count, 2u) << log;
+    }
+    std::cout << "[ nodes ] every node ready " << slowest_ms << " ms after the database came back; 6 runs done once\n";
+  }
+  std::unique_ptr<PostgresServer> cluster;
+};
+
+TEST_F(NodesWhenTheDatabaseFails, AServerRestartLosesNoRunAndEveryNodeIsReadyAgain) {
+  survive([&] { ASSERT_TRUE(cluster->stop()); }, [&] { ASSERT_TRUE(cluster->start_again()); });
+}
+
+TEST_F(NodesWhenTheDatabaseFails, AHungServerLosesNoRunAndEveryNodeIsReadyAgain) {
+  survive([&] { ASSERT_TRUE(cluster->pause()); }, [&] { ASSERT_TRUE(cluster->resume()); });
+}
+
+// Metrics a cluster can add up: the cluster-wide run counts come from one node only, so their
+// sum over the nodes is the database's count for every state.
+TEST_F(Nodes, MetricsSummedOverTheNodesEqualTheDatabasesCounts) {
+  std::vector<std::unique_ptr<ServeProcess>> nodes;
+  for (const char* n : {"node-a", "node-b", "node-c"}) nodes.push_back(node(n));
+  for (auto& n : nodes) ASSERT_FALSE(n->base.empty());
+  std::string script = script_file({{{"text", repl_reply("setFinal({n: 1})")}}});
+  std::vector<std::string> ids;
+  for (int i = 0; i < 5; ++i) {
+    Http created = nodes[i % 3]->post("/api/runs", run_body(script, i));
+    ASSERT_EQ(created.status / 100, 2) << created.raw;
+    ids.push_back(created.body.value("id", ""));
+  }
+  for (const auto& id : ids) ASSERT_EQ(nodes[0]->wait_state(id, {"done", "failed"}).value("state", ""), "done");
+  auto db = open_db();
+  ASSERT_TRUE(db);
+  auto counts = db->count_runs_by_state();
+  ASSERT_TRUE(counts) << counts.error().message;
+  // A leader exists within the lease's term; until then no node reports.
+  std::map<std::string, double> sum;
+  int reporters = 0;
+  for (auto deadline = Clock::now() + 20s; reporters != 1 && Clock::now() < deadline;) {
+    sum.clear();
+    reporters = 0;
+    for (auto& n : nodes) {
+      Http m = request("GET", n->base + "/metrics", n->token);
+      ASSERT_EQ(m.status, 200) << m.raw;
+      std::istringstream lines(m.raw);
+      for (std::string line; std::getline(lines, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        size_t space = line.rfind(' ');
+        sum[line.substr(0, space)] += std::stod(line.substr(space + 1));
+      }
+    }
+    reporters = static_cast<int>(sum["ouro_cluster_reporter"]);
+    if (reporters != 1) std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_EQ(reporters, 1) << "exactly one node exports the cluster-wide figures";
+  for (const char* st : {"queued", "running", "awaiting_user", "done", "partial", "failed", "cancelled", "interrupted"}) {
+    double expected = counts->count(st) ? static_cast<double>(counts->at(st)) : 0;
+    EXPECT_EQ(sum[std::string("ouro_runs{state=\"") + st + "\"}"], expected) << st;
+  }
+  EXPECT_EQ(sum["ouro_database_up"], 3);
+  EXPECT_EQ(sum["ouro_run_queue_depth"], 0);
+  EXPECT_EQ(sum["ouro_run_queue_wait_seconds_count"], 5) << "every run's wait for a place, observed once, on the node that ran it";
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <cmath>
 #include <map>
 #include <set>
@@ -130,6 +132,30 @@ TEST(Operations, ListenOffLoopbackNeedsTheOperatorsToken) {
   EXPECT_EQ(request("GET", s.base + "/api/runs", "", "", {"Host: ouro.example.com"}).status, 401);
   EXPECT_EQ(request("GET", s.base + "/readyz", "", "", {"Host: 10.0.0.5:8765"}).status, 200);
   EXPECT_EQ(request("GET", s.base + "/metrics", token).status, 200);
+  // A token the operator gave is theirs to know: it is printed nowhere (journald and container
+  // logs keep what a service prints).
+  EXPECT_EQ(s.out().find(token), std::string::npos) << s.out();
+  EXPECT_EQ(s.log().find(token), std::string::npos) << s.log();
+  EXPECT_NE(s.out().find("Authorization: Bearer <your API token>"), std::string::npos) << s.out();
+}
+
+// The same token from a file (OURO_API_TOKEN_FILE, as systemd's credentials hand one over).
+TEST(Operations, ATokenFromAFileIsTakenAndNeverPrinted) {
+  const std::string token = "file-token-fedcba9876543210";
+  std::string dir = temp_dir();
+  {
+    std::ofstream f(dir + "/token");
+    f << token << "\n";
+  }
+  ServeProcess s(temp_dir(), {{"OURO_API_TOKEN_FILE", dir + "/token"}});
+  ASSERT_FALSE(s.base.empty()) << s.log();
+  EXPECT_EQ(request("GET", s.base + "/api/runs", token).status, 200);
+  EXPECT_EQ(request("GET", s.base + "/api/runs", "wrong").status, 401);
+  EXPECT_EQ(s.out().find(token), std::string::npos) << s.out();
+  EXPECT_EQ(s.log().find(token), std::string::npos) << s.log();
+  auto empty = ouro_shell(temp_dir(), "serve --port 0 --no-open", "", "OURO_API_TOKEN_FILE=/dev/null");
+  EXPECT_NE(empty.code, 0);
+  EXPECT_NE(empty.err.find("first line is empty"), std::string::npos) << empty.err;
 }
 
 }  // namespace

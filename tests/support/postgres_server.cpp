@@ -9,9 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <mutex>
 #include <vector>
 
@@ -106,15 +110,61 @@ Result<std::unique_ptr<PostgresServer>> PostgresServer::start() {
                    log);
       rc != 0)
     return errorf(Code::Internal, "initdb failed with status {}; see {}", rc, log);
-  // fsync and friends off: a test cluster need not survive a power cut.
-  std::string options = "-k " + s->m_dir + " -c listen_addresses='' -p " + std::to_string(kPort) +
-                        " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50";
-  if (int rc = run(as_user({bin + "/pg_ctl", "-D", s->m_dir + "/data", "-l", s->m_dir + "/server.log", "-w", "-t", "60", "-o", options, "start"}), log);
-      rc != 0)
-    return errorf(Code::Internal, "pg_ctl start failed with status {}; see {} and {}/server.log", rc, log, s->m_dir);
-  s->m_started = true;
+  TRY(s->launch());
   return s;
 }
+
+Result<void> PostgresServer::launch() {
+  std::string log = m_dir + "/setup.log";
+  // fsync and friends off: a test cluster need not survive a power cut.
+  std::string options = "-k " + m_dir + " -c listen_addresses='' -p " + std::to_string(kPort) +
+                        " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50";
+  if (int rc = run(as_user({m_bin + "/pg_ctl", "-D", m_dir + "/data", "-l", m_dir + "/server.log", "-w", "-t", "60", "-o", options, "start"}), log);
+      rc != 0)
+    return errorf(Code::Internal, "pg_ctl start failed with status {}; see {} and {}/server.log", rc, log, m_dir);
+  m_started = true;
+  return {};
+}
+
+Result<void> PostgresServer::stop() {
+  if (int rc = run(as_user({m_bin + "/pg_ctl", "-D", m_dir + "/data", "-m", "fast", "-w", "-t", "60", "stop"}), m_dir + "/setup.log"); rc != 0)
+    return errorf(Code::Internal, "pg_ctl stop failed with status {}; see {}/setup.log", rc, m_dir);
+  m_started = false;
+  return {};
+}
+
+Result<void> PostgresServer::start_again() { return launch(); }
+
+// The postmaster (the first line of data/postmaster.pid) and every process whose parent it is.
+Result<void> PostgresServer::signal_all(int sig) {
+  std::ifstream pidfile(m_dir + "/data/postmaster.pid");
+  long postmaster = 0;
+  if (!(pidfile >> postmaster) || postmaster <= 0) return errorf(Code::FailedPrecondition, "no postmaster.pid in {}/data", m_dir);
+  std::vector<long> pids{postmaster};
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid …: comm may hold spaces and parentheses, so read after the last ')'.
+    size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    std::string state;
+    long ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == postmaster) pids.push_back(std::atol(entry.path().filename().c_str()));
+  }
+  // The children first when stopping (the postmaster would notice a stopped child), the
+  // postmaster first when continuing.
+  if (sig == SIGSTOP) std::reverse(pids.begin(), pids.end());
+  for (long pid : pids)
+    if (::kill(static_cast<pid_t>(pid), sig) != 0 && pid == postmaster) return errorf(Code::Internal, "cannot signal the postmaster {}", pid);
+  return {};
+}
+
+Result<void> PostgresServer::pause() { return signal_all(SIGSTOP); }
+Result<void> PostgresServer::resume() { return signal_all(SIGCONT); }
 
 PostgresServer::~PostgresServer() {
   if (m_started) (void)run(as_user({m_bin + "/pg_ctl", "-D", m_dir + "/data", "-m", "immediate", "-w", "stop"}), m_dir + "/setup.log");

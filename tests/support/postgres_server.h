@@ -38,11 +38,23 @@ class PostgresServer {
   std::string url(const std::string& name) const;
   const std::string& dir() const { return m_dir; }
 
+  // Faults an operator meets, for tests of what survives them (a cluster of its own: start()).
+  // stop(): a fast shutdown (pg_ctl stop -m fast: sessions are ended, as in a restart or a
+  // failover); start_again(): up again on the same socket. pause()/resume(): every process of the
+  // cluster stopped with SIGSTOP and continued with SIGCONT — a server that hangs without closing
+  // anything (connections stay open, nothing answers).
+  Result<void> stop();
+  Result<void> start_again();
+  Result<void> pause();
+  Result<void> resume();
+
  private:
   PostgresServer() = default;
   std::string m_dir;  // holds data/, the socket and log
   std::string m_bin;
   bool m_started = false;
+  Result<void> launch();
+  Result<void> signal_all(int sig);
 };
 
 // For tests that run on both engines (TEST_P over store::Engine): why `engine` cannot run here

@@ -98,9 +98,13 @@ ServeProcess::ServeProcess(std::string data_dir, const std::vector<std::pair<std
     std::string line;
     while (std::getline(in, line))
       if (line.rfind("Ouroboros Command Center: ", 0) == 0) {
+        // http://127.0.0.1:PORT/?token=… — or, with a token the operator gave, the address alone.
         std::string url = line.substr(26);
-        base = url.substr(0, url.find("/?token="));
-        token = url.substr(url.find("token=") + 6);
+        size_t path = url.find('/', url.find("://") + 3);
+        base = url.substr(0, path);
+        if (size_t t = url.find("?token="); t != std::string::npos) token = url.substr(t + 7);
+        for (const auto& [name, value] : env)
+          if (name == "OURO_API_TOKEN") token = value;
       }
     if (base.empty()) std::this_thread::sleep_for(100ms);
   }
