@@ -633,7 +633,8 @@ RunResult Run::execute() {
           br.ok = false;
           br.summary = "Result: ERROR — " + r.error().message;
           br.one_liner = "→ ERROR: " + clip_head(r.error().message, 80);
-          meta = {{"ok", false}, {"error", r.error().message}};
+          // Its kind, as a result's: the Command Center shows a block cut short by a cancel as stopped, not failed.
+          meta = {{"ok", false}, {"error", r.error().message}, {"kind", r.error().code == Code::Cancelled ? "interrupted" : "error"}};
         } else if (!r->ok) {
           std::string err = jsrt::error_text(*r);
           br.ok = false;
