@@ -21,6 +21,7 @@ namespace ouro::store {
 
 struct Database::Lock {
   std::mutex mutex;
+  std::mutex read_mutex;  // the SQLite file's read connection (reader())
   // The heartbeat thread of a PostgreSQL database; stopped before the connection closes.
   std::mutex stop_mutex;
   std::condition_variable stop_cv;
@@ -258,6 +259,18 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& target_in) {
   db->m_conn = sqlite_connection(db->m_db);
   TRY(db->m_conn->exec_script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
   TRY(db->open_schema());
+  // A second, read-only connection for the store's own reads (runs, events, settings): in WAL
+  // mode readers do not wait for the writer (https://www.sqlite.org/wal.html, "Concurrency"), so
+  // an API read never queues behind a run's writes. Not for ":memory:" (a second connection would
+  // be another database); a file that cannot be opened twice reads through the one connection.
+  if (path != ":memory:" &&
+      sqlite3_open_v2(path.c_str(), &db->m_read_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db->m_read_db, 5000);
+    db->m_read_conn = sqlite_connection(db->m_read_db);
+  } else if (db->m_read_db) {
+    sqlite3_close_v2(db->m_read_db);
+    db->m_read_db = nullptr;
+  }
   return db;
 }
 
@@ -284,11 +297,18 @@ Database::~Database() {
       (void)m_conn->exec("DELETE FROM nodes WHERE id = ?1", {m_node_id});
     }
   }
+  m_read_conn.reset();
+  if (m_read_db) sqlite3_close_v2(m_read_db);
   m_conn.reset();  // before the handle it uses
   if (m_db) sqlite3_close_v2(m_db);
 }
 
 std::mutex& Database::mutex() { return m_lock->mutex; }
+
+std::pair<std::unique_lock<std::mutex>, Connection&> Database::reader() {
+  if (m_read_conn) return {std::unique_lock(m_lock->read_mutex), *m_read_conn};
+  return {std::unique_lock(m_lock->mutex), *m_conn};
+}
 
 Result<void> Database::heartbeat() {
   if (m_engine != Engine::Postgres) return {};
@@ -312,16 +332,16 @@ Result<void> Database::kv_set(const std::string& key, const std::string& value_j
 }
 
 Result<std::optional<std::string>> Database::kv_get(const std::string& key) {
-  std::lock_guard lock(m_lock->mutex);
-  auto r = m_conn->exec("SELECT value FROM kv WHERE key = ?1", {key});
+  auto [lock, c] = reader();
+  auto r = c.exec("SELECT value FROM kv WHERE key = ?1", {key});
   if (!r) return make_error(r.error().code, fmt::format("cannot read '{}': {}", key, r.error().message));
   if (r->empty()) return std::optional<std::string>();
   return std::optional<std::string>((*r)[0].text(0));
 }
 
 Result<std::vector<std::string>> Database::kv_keys() {
-  std::lock_guard lock(m_lock->mutex);
-  auto r = m_conn->exec("SELECT key FROM kv ORDER BY created_at, key");
+  auto [lock, c] = reader();
+  auto r = c.exec("SELECT key FROM kv ORDER BY created_at, key");
   if (!r) return make_error(r.error().code, "cannot read the stored keys: " + r.error().message);
   std::vector<std::string> out;
   for (const Row& row : *r) out.push_back(row.text(0));
@@ -395,16 +415,16 @@ Result<void> Database::update_run(const RunRow& r) {
 }
 
 Result<std::optional<Database::RunRow>> Database::get_run(const std::string& id) {
-  std::lock_guard lock(m_lock->mutex);
-  auto r = m_conn->exec(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1", {id});
+  auto [lock, c] = reader();
+  auto r = c.exec(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1", {id});
   if (!r) return make_error(r.error().code, fmt::format("cannot read run {}: {}", id, r.error().message));
   if (r->empty()) return std::optional<RunRow>();
   return std::optional<RunRow>(read_run((*r)[0]));
 }
 
 Result<std::vector<Database::RunRow>> Database::list_runs(int limit) {
-  std::lock_guard lock(m_lock->mutex);
-  auto r = m_conn->exec(std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY created_at DESC LIMIT ?1", {limit});
+  auto [lock, c] = reader();
+  auto r = c.exec(std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY created_at DESC LIMIT ?1", {limit});
   if (!r) return make_error(r.error().code, "cannot read the runs: " + r.error().message);
   std::vector<RunRow> out;
   for (const Row& row : *r) out.push_back(read_run(row));
@@ -412,8 +432,8 @@ Result<std::vector<Database::RunRow>> Database::list_runs(int limit) {
 }
 
 Result<std::map<std::string, int64_t>> Database::count_runs_by_state() {
-  std::lock_guard lock(m_lock->mutex);
-  auto r = m_conn->exec("SELECT state, count(*) FROM runs GROUP BY state");
+  auto [lock, c] = reader();
+  auto r = c.exec("SELECT state, count(*) FROM runs GROUP BY state");
   if (!r) return make_error(r.error().code, "cannot count the runs: " + r.error().message);
   std::map<std::string, int64_t> out;
   for (const Row& row : *r) out[row.text(0)] = row.int64(1);
@@ -442,9 +462,9 @@ Result<int64_t> Database::append_event(const std::string& run_id, int64_t seq, c
 }
 
 Result<std::vector<Database::EventRow>> Database::events(const std::string& run_id, int64_t after, int limit) {
-  std::lock_guard lock(m_lock->mutex);
-  auto r = run_id.empty() ? m_conn->exec("SELECT id, run_id, seq, type, data, ts FROM events WHERE id > ?1 ORDER BY id LIMIT ?2", {after, limit})
-                          : m_conn->exec("SELECT id, run_id, seq, type, data, ts FROM events WHERE run_id = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2",
+  auto [lock, c] = reader();
+  auto r = run_id.empty() ? c.exec("SELECT id, run_id, seq, type, data, ts FROM events WHERE id > ?1 ORDER BY id LIMIT ?2", {after, limit})
+                          : c.exec("SELECT id, run_id, seq, type, data, ts FROM events WHERE run_id = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2",
                                          {after, limit, run_id});
   if (!r) return make_error(r.error().code, "cannot read events: " + r.error().message);
   std::vector<EventRow> out;
@@ -474,8 +494,8 @@ Result<void> Database::set_setting(const std::string& key, const std::string& va
 }
 
 Result<std::optional<std::string>> Database::get_setting(const std::string& key) {
-  std::lock_guard lock(m_lock->mutex);
-  return get_text(*m_conn, "SELECT value FROM settings WHERE key = ?1", key, "setting " + key);
+  auto [lock, c] = reader();
+  return get_text(c, "SELECT value FROM settings WHERE key = ?1", key, "setting " + key);
 }
 
 Result<void> Database::set_checkpoint(const std::string& run_id, const std::string& env_json) {
@@ -485,8 +505,8 @@ Result<void> Database::set_checkpoint(const std::string& run_id, const std::stri
 }
 
 Result<std::optional<std::string>> Database::checkpoint(const std::string& run_id) {
-  std::lock_guard lock(m_lock->mutex);
-  return get_text(*m_conn, "SELECT env FROM checkpoints WHERE run_id = ?1", run_id, "checkpoint of " + run_id);
+  auto [lock, c] = reader();
+  return get_text(c, "SELECT env FROM checkpoints WHERE run_id = ?1", run_id, "checkpoint of " + run_id);
 }
 
 }  // namespace ouro::store

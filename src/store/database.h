@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 struct sqlite3;
@@ -136,9 +137,14 @@ class Database {
  private:
   Database() = default;
   std::mutex& mutex();
+  // The connection the store's own reads use, locked: the SQLite file's read-only one (WAL:
+  // it never waits for the writer), else the one connection.
+  std::pair<std::unique_lock<std::mutex>, Connection&> reader();
   Result<void> open_schema();
-  sqlite3* m_db = nullptr;  // SQLite only
+  sqlite3* m_db = nullptr;       // SQLite only
+  sqlite3* m_read_db = nullptr;  // SQLite files only: read-only
   std::unique_ptr<Connection> m_conn;
+  std::unique_ptr<Connection> m_read_conn;
   Engine m_engine = Engine::Sqlite;
   std::string m_path;
   std::string m_node_id;
