@@ -342,7 +342,8 @@ Result<int> run(int argc, char** argv) {
   runc->add_option("task", rf.task, "What to do, in plain words (not with --resume: the run's own task goes on)");
   runc->add_option("--provider", rf.settings.provider,
                    "anthropic | openai | openrouter | groq | nvidia | together | deepseek | ollama | lmstudio | vllm | llamacpp | "
-                   "an OpenAI-compatible base URL | script:FILE (default: from ANTHROPIC_API_KEY / OPENAI_API_KEY)");
+                   "an OpenAI-compatible base URL | script:FILE (default: the settings file's, else that of ANTHROPIC_API_KEY / "
+                   "OPENAI_API_KEY, else the one whose key `ouro auth set` stored first)");
   runc->add_option("--model", rf.settings.model, "Primary model, for the main loop");
   runc->add_option("--sub-model", rf.settings.sub_model, "Model for llm_query/llm_batch sub-calls (default: the provider's cheaper one)");
   runc->add_option("--base-url", rf.settings.base_url, "Override the provider's API base URL");

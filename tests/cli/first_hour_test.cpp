@@ -2,6 +2,7 @@
 // typos and help, where things are, errors that say what to do, a key typed without echo, and a
 // REPL with line editing, history across sessions and completion.
 #include "browser_env.h"
+#include "raw_server.h"
 #include "serve_process.h"
 
 #include "base/json.h"
@@ -21,6 +22,9 @@
 
 namespace ouro::testing {
 namespace {
+
+using testing::RawServer;
+using testing::Step;
 
 Exited ouro(const std::string& data, const std::string& args, const std::string& stdin_text = "") { return ouro_shell(data, args, stdin_text); }
 
@@ -220,6 +224,65 @@ TEST(FirstHour, AuthSetDoesNotEchoTheKey) {
   std::ifstream in(data + "/secrets.json");
   std::string stored((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_TRUE(has(stored, key)) << "the key was not stored";
+}
+
+// A key stored with `ouro auth set` is all a first run needs: the first one stored chooses the
+// provider and its default model, for doctor, run, MCP and the Command Center alike, and doctor
+// says so. The stand-in model speaks the providers' wire protocols on loopback.
+TEST(FirstHour, AStoredKeyChoosesTheModelEverywhere) {
+  std::string data = temp_dir();
+  const std::string no_keyring = "DBUS_SESSION_BUS_ADDRESS=";  // keys go to the 0600 file
+  ASSERT_EQ(ouro_shell(data, "auth set openai", "sk-stored-openai-1111\n", no_keyring).code, 0);
+  ASSERT_EQ(ouro_shell(data, "auth set anthropic", "sk-stored-anthropic-2222\n", no_keyring).code, 0);
+  RawServer model;
+  auto chunk = [](const std::string& content) { return "data: " + json{{"choices", json::array({{{"delta", {{"content", content}}}}})}}.dump() + "\n\n"; };
+  model.push({Step::write(RawServer::sse_head()), Step::write(chunk("OK")), Step::write("data: [DONE]\n\n")});
+  model.push({Step::write(RawServer::sse_head()), Step::write(chunk("```repl\nsetFinal(await getText(activeTab, 'h1'))\n```")),
+              Step::write("data: [DONE]\n\n")});
+  const std::string at_model = no_keyring + " OURO_BASE_URL=" + model.url() + "/v1";
+
+  Exited doctor = ouro_shell(data, "doctor", "", at_model);
+  EXPECT_TRUE(has(doctor.out, "✓ the model in use is openai · gpt-4.1 — chosen by the key stored for openai")) << doctor.out;
+  EXPECT_TRUE(has(doctor.out, "✓ the model answers")) << doctor.out;
+  EXPECT_FALSE(has(doctor.out + doctor.err, "sk-stored")) << "a key was printed";
+  ASSERT_GE(model.requests().size(), 1u);
+  EXPECT_TRUE(has(model.requests()[0], "POST /v1/chat/completions")) << model.requests()[0];
+  EXPECT_TRUE(has(model.requests()[0], "authorization: Bearer sk-stored-openai-1111")) << model.requests()[0];
+
+  Exited run = ouro_shell(data, "run 'What is the heading?' --url " + site().url("/"), "", at_model);
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.out, "Fixture Home\n") << run.err;
+  ASSERT_GE(model.requests().size(), 2u);
+  EXPECT_TRUE(has(model.requests()[1], "\"model\":\"gpt-4.1\"")) << model.requests()[1].substr(0, 2000);
+  EXPECT_TRUE(has(model.requests()[1], "authorization: Bearer sk-stored-openai-1111"));
+
+  // MCP's browser_task runs on it, not on the client's model.
+  Exited mcp = ouro_shell(data, "mcp", "", no_keyring);
+  EXPECT_FALSE(has(mcp.err, "no model configured")) << mcp.err;
+  {
+    ServeProcess serve(data, {{"DBUS_SESSION_BUS_ADDRESS", ""}});
+    ASSERT_FALSE(serve.base.empty()) << serve.log();
+    Http settings = serve.get("/api/settings");
+    ASSERT_EQ(settings.status, 200) << settings.raw;
+    EXPECT_EQ(settings.body["configured"], true) << settings.raw;
+    EXPECT_EQ(settings.body["effective"]["provider"], "openai") << settings.raw;
+    EXPECT_EQ(settings.body["effective"]["model"], "gpt-4.1") << settings.raw;
+    EXPECT_FALSE(has(settings.raw, "sk-stored")) << settings.raw;
+  }
+
+  // Without the first key, the other one chooses.
+  ASSERT_EQ(ouro_shell(data, "auth rm openai", "", no_keyring).code, 0);
+  model.push({Step::write(RawServer::sse_head()),
+              Step::write("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
+                          "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"OK\"}}\n\n"
+                          "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")});
+  Exited second = ouro_shell(data, "doctor", "", no_keyring + " OURO_BASE_URL=" + model.url());
+  EXPECT_TRUE(has(second.out, "✓ the model in use is anthropic · claude-sonnet-4-20250514 — chosen by the key stored for anthropic")) << second.out;
+  ASSERT_GE(model.requests().size(), 3u);
+  EXPECT_TRUE(has(model.requests().back(), "x-api-key: sk-stored-anthropic-2222")) << model.requests().back();
+  // A flag still chooses over a stored key, and doctor says so.
+  Exited flagged = ouro_shell(data, "doctor --provider ollama", "", no_keyring + " OURO_BASE_URL=http://127.0.0.1:9/v1");
+  EXPECT_TRUE(has(flagged.out, "the model in use is ollama · llama3.1 — chosen by --provider")) << flagged.out;
 }
 
 TEST(FirstHour, TheReplEditsRecallsAcrossSessionsAndCompletes) {
