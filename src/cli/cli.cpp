@@ -231,6 +231,12 @@ Result<int> cmd_repl(const CommonFlags& flags) {
     auto read = next_line(!buffer.empty());
     if (!read) break;
     const std::string& line = *read;
+    if (editor && editor->interrupted()) {
+      // Ctrl-C at a prompt drops what was typed, a continued statement's earlier lines too.
+      if (buffer.empty() && line.empty()) std::cerr << "(Ctrl-D or .exit to leave)\n";
+      buffer.clear();
+      continue;
+    }
     if (buffer.empty() && line == ".exit") break;
     if (buffer.empty() && line == ".help") {
       std::cout << actions::reference_text();

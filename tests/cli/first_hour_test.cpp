@@ -83,8 +83,8 @@ class Terminal {
   // The REPL's prompt, and the line editor reading keys: libedit prints the prompt before it
   // takes the terminal out of canonical mode, and a Ctrl-D typed in between is lost, as it is
   // for a person who types before the prompt is there. The terminal's mode is read from this side.
-  bool prompt(std::chrono::seconds timeout = std::chrono::seconds(60)) {
-    if (!wait_for("ouro> ", timeout)) return false;
+  bool prompt(std::chrono::seconds timeout = std::chrono::seconds(60), const std::string& text = "ouro> ") {
+    if (!wait_for(text, timeout)) return false;
     auto deadline = std::chrono::steady_clock::now() + timeout;
     termios mode{};
     while (tcgetattr(master_, &mode) == 0 && (mode.c_lflag & ICANON)) {
@@ -327,6 +327,37 @@ TEST(FirstHour, TheReplEditsRecallsAcrossSessionsAndCompletes) {
     t.type(".exit\n");
     EXPECT_EQ(t.wait_exit(), 0) << t.seen();
   }
+}
+
+// Ctrl-C at the prompt drops what was typed and shows a new prompt, as a shell does: the next
+// input is evaluated alone (the dropped text was once kept, hidden, in front of it).
+TEST(FirstHour, CtrlCAtThePromptDropsTheHalfTypedLine) {
+  std::string data = temp_dir();
+  Terminal t(data, {"repl"});
+  // Types `typed` and Ctrl-C; then `next` gives `result`, with no trace of what was dropped.
+  auto dropped = [&t](const std::string& typed, const std::string& next, const std::string& result, const std::string& never) {
+    t.type(typed);
+    ASSERT_TRUE(t.wait_for(typed)) << t.seen();
+    t.type("\x03");
+    ASSERT_TRUE(t.prompt()) << t.seen();
+    t.type(next + "\n");
+    EXPECT_TRUE(t.wait_for(result)) << t.seen();
+    EXPECT_FALSE(has(t.seen(), never)) << t.seen();
+  };
+  ASSERT_TRUE(t.prompt()) << t.seen();
+  dropped("abc", "6*7+1000", "1042", "Can't find variable");
+  // A statement continued over lines is dropped whole.
+  ASSERT_TRUE(t.prompt()) << t.seen();
+  t.type("[1,\n");
+  ASSERT_TRUE(t.prompt(std::chrono::seconds(60), "...> ")) << t.seen();
+  dropped("2", "'after' + 'wards'", "afterwards", "SyntaxError");
+  // On an empty prompt it says how to leave; Ctrl-D leaves.
+  ASSERT_TRUE(t.prompt()) << t.seen();
+  t.type("\x03");
+  EXPECT_TRUE(t.wait_for("(Ctrl-D or .exit to leave)")) << t.seen();
+  ASSERT_TRUE(t.prompt()) << t.seen();
+  t.type("\x04");
+  EXPECT_EQ(t.wait_exit(), 0) << t.seen();
 }
 
 TEST(FirstHour, PlainOuroTakesServesOptionsAndAProfileInUseNamesItsHolder) {
