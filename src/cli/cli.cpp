@@ -308,6 +308,7 @@ Result<int> run(int argc, char** argv) {
 
   CLI::App app{"ouro — a browser you can script, and an agent that scripts it.\n"
                "Drives a real Chromium over the DevTools Protocol; JavaScript runs in a sandboxed REPL."};
+  app.name("ouro");  // usage lines say `ouro run …`, not the path it was started by
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", "ouro " + std::string(version_string()));
 

@@ -151,6 +151,13 @@ TEST(FirstHour, ATypoGetsTheClosestCommandOrOption) {
   EXPECT_TRUE(has(blob.err, "there is no option --xxx")) << blob.err.substr(0, 300);
   EXPECT_FALSE(has(blob.err, "Did you mean")) << blob.err.substr(0, 300);
   EXPECT_LT(blob.err.size(), 1000u);
+  // An option without its value gets a sentence with the option's help, not the parser's words.
+  for (const char* given : {"serve --port", "--port"}) {
+    Exited port = ouro(data, given);
+    EXPECT_EQ(port.code, 2) << given;
+    EXPECT_TRUE(has(port.err, "ouro serve: --port needs a value after it — Port on 127.0.0.1")) << given << ": " << port.err;
+    EXPECT_FALSE(has(port.err, "required INT missing")) << port.err;
+  }
   Exited bare = ouro(data, "memory");
   EXPECT_EQ(bare.code, 2);
   EXPECT_TRUE(has(bare.err, "ouro memory needs one of: list, search, rm")) << bare.err;
@@ -162,9 +169,17 @@ TEST(FirstHour, HelpTakesATopic) {
   Exited run = ouro(data, "help run");
   EXPECT_EQ(run.code, 0) << run.err;
   EXPECT_TRUE(has(run.out, "--max-iterations")) << run.out;
+  // Said as it is typed, and run's own options before those every browser command shares.
+  EXPECT_TRUE(has(run.out, "\nUsage: ouro run [OPTIONS]")) << run.out.substr(0, 200);
+  ASSERT_TRUE(has(run.out, "Shared options:")) << run.out;
+  EXPECT_LT(run.out.find("--max-iterations"), run.out.find("Shared options:")) << run.out;
+  EXPECT_LT(run.out.find("Shared options:"), run.out.find("--headed")) << run.out;
   Exited nested = ouro(data, "help schedule add");
   EXPECT_EQ(nested.code, 0) << nested.err;
   EXPECT_TRUE(has(nested.out, "--cron")) << nested.out;
+  EXPECT_TRUE(has(nested.out, "\nUsage: ouro schedule add [OPTIONS]")) << nested.out.substr(0, 200);
+  Exited dashes = ouro(data, "run --help");
+  EXPECT_TRUE(has(dashes.out, "\nUsage: ouro run [OPTIONS]")) << dashes.out.substr(0, 200);
   Exited typo = ouro(data, "help shedule");
   EXPECT_EQ(typo.code, 2);
   EXPECT_TRUE(has(typo.err, "Did you mean \"schedule\"?")) << typo.err;
