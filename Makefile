@@ -1,4 +1,5 @@
-# The two commands: `make run ARGS='…'` and `make test`. Both install what is missing first.
+# The two commands: `make run ARGS='…'` and `make test`. Both install what is missing first: the
+# build's apt packages (scripts/setup.sh), and for `make test` also the tests' (apt and npm).
 # Also: `make install` / `make uninstall` (PREFIX=…), `make deb`, `make docs`, `make bench`.
 PRESET ?= release
 ARGS ?= --help
@@ -11,8 +12,13 @@ PREFIX ?= $(if $(filter 0,$(shell id -u)),/usr/local,$(HOME)/.local)
 
 all: build
 
+# What the tests alone use (a PostgreSQL server, a keyring daemon, man, npm packages) comes with
+# `make test` only: the flag reaches setup through build and configure.
+SETUP_FLAGS ?=
+test test-unit: SETUP_FLAGS = --test
+
 setup:
-	@./scripts/setup.sh
+	@./scripts/setup.sh $(SETUP_FLAGS)
 
 $(BUILD_DIR)/build.ninja:
 	cmake --preset $(PRESET)
@@ -25,10 +31,13 @@ build: configure
 run: build
 	@$(BUILD_DIR)/ouro $(ARGS)
 
+# A build configured before node was installed has no node-driven tests: configured again.
 test: build
+	@if command -v node >/dev/null && grep -q '^OURO_NODE:FILEPATH=.*NOTFOUND' $(BUILD_DIR)/CMakeCache.txt; then cmake --preset $(PRESET) >/dev/null; fi
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
 test-unit: build
+	@if command -v node >/dev/null && grep -q '^OURO_NODE:FILEPATH=.*NOTFOUND' $(BUILD_DIR)/CMakeCache.txt; then cmake --preset $(PRESET) >/dev/null; fi
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE browser
 
 bench: build
@@ -48,6 +57,11 @@ install: configure
 
 uninstall: $(BUILD_DIR)/build.ninja
 	cmake -DPREFIX="$(PREFIX)" -P $(BUILD_DIR)/uninstall.cmake
+	@d="$${OURO_DATA_DIR:-$${XDG_DATA_HOME:-$$HOME/.local/share}/ouroboros}"; \
+	echo "ouro's data are left in place: its data directory $$d (runs, memory, scripts, the kept browser profile)"; \
+	echo "and the API keys \`ouro auth set\` stored (the OS keyring; without one, $$d/secrets.json). To remove them too:"; \
+	echo "  secret-tool clear provider NAME   # each stored key (NAME: anthropic, openai, …; secret-tool is in libsecret-tools)"; \
+	echo "  rm -rf \"$$d\" \"$${XDG_CONFIG_HOME:-$$HOME/.config}/ouroboros\"   # the data directory and the settings file"
 
 deb: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target ouro ouro_reference

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# Installs what building, running and testing ouro needs on Debian 12, and nothing when all is there.
-# Called by `make run` and `make test`; safe to run by hand. Needs root or sudo for apt-get.
+# Installs what building and running ouro needs on Debian 12 (apt-get), and nothing when all is there.
+# Called by `make build`, `make run` and `make install`; safe to run by hand. Needs root or sudo for
+# apt-get. `--test` (from `make test`) adds what only the tests use: a PostgreSQL server, a keyring
+# daemon, man, and the npm packages of tests/web, tests/mcp/node and tests/session/browserless.
+# `--bench` (from `make bench`) adds the benchmark's npm packages (bench/).
 set -euo pipefail
 
+mode="${1:-}"
 packages=(
   build-essential cmake ninja-build pkg-config ccache
   libboost1.81-dev libboost-url1.81-dev nlohmann-json3-dev libexpected-dev libfmt-dev libspdlog-dev libcli11-dev
   libsqlite3-dev libpqxx-dev libgtest-dev libgmock-dev libjavascriptcoregtk-4.1-dev libseccomp-dev libcurl4-openssl-dev
   chromium fonts-dejavu-core tzdata
-  libsecret-1-dev gnome-keyring dbus-daemon libedit-dev
-  man-db groff-base bsdextrautils  # the install test renders the man page (man -l, col)
-  postgresql-15  # the store tests run against a real PostgreSQL too (tests/support/postgres_server.h)
+  libsecret-1-dev libedit-dev
 )
+if [[ "$mode" == "--test" ]]; then
+  packages+=(
+    gnome-keyring dbus-daemon  # the keyring test runs a Secret Service of its own
+    man-db groff-base bsdextrautils  # the install test renders the man page (man -l, col)
+    postgresql-15  # the store tests run against a real PostgreSQL too (tests/support/postgres_server.h)
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -30,14 +39,18 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Everything below is for the tests (`make test`) and the benchmark (`make bench`) only.
+here=$(cd "$(dirname "$0")/.." && pwd)
+[[ "$mode" == "--test" || "$mode" == "--bench" ]] || exit 0
+sudo=""
+[[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && sudo="sudo"
+
+if [[ "$mode" == "--test" ]]; then
 # `make test` drives `ouro mcp` with the official MCP TypeScript SDK's client and the MCP Inspector CLI (tests/mcp/node);
 # it is installed when npm is there, or can be had from apt, and the test is skipped otherwise.
-here=$(cd "$(dirname "$0")/.." && pwd)
 if [[ ! -f "$here/tests/mcp/node/node_modules/@modelcontextprotocol/sdk/package.json" ||
       ! -f "$here/tests/mcp/node/node_modules/@modelcontextprotocol/inspector/package.json" ]]; then
   if ! command -v npm >/dev/null; then
-    sudo=""
-    [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && sudo="sudo"
     if [[ $(id -u) -eq 0 || -n "$sudo" ]]; then
       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nodejs npm >&2 || true
     fi
@@ -65,9 +78,10 @@ if [[ ! -f "$here/tests/web/node_modules/playwright-core/package.json" || ! -f "
     echo "setup: could not install tests/web's packages (the web_* tests will be skipped)" >&2
 fi
 
+fi
+
 # The benchmark compares against Playwright; it is installed only when asked for.
-if [[ "${1:-}" == "--bench" ]]; then
-  here=$(cd "$(dirname "$0")/.." && pwd)
+if [[ "$mode" == "--bench" ]]; then
   # Every dependency of bench/package.json (Playwright, Playwright MCP, the npm packages that ship
   # the saved real pages); a checkout that had only the earlier ones gets the rest.
   missing=0

@@ -231,6 +231,12 @@ Result<int> cmd_repl(const CommonFlags& flags) {
     auto read = next_line(!buffer.empty());
     if (!read) break;
     const std::string& line = *read;
+    if (editor && editor->interrupted()) {
+      // Ctrl-C at a prompt drops what was typed, a continued statement's earlier lines too.
+      if (buffer.empty() && line.empty()) std::cerr << "(Ctrl-D or .exit to leave)\n";
+      buffer.clear();
+      continue;
+    }
     if (buffer.empty() && line == ".exit") break;
     if (buffer.empty() && line == ".help") {
       std::cout << actions::reference_text();
@@ -302,6 +308,7 @@ Result<int> run(int argc, char** argv) {
 
   CLI::App app{"ouro — a browser you can script, and an agent that scripts it.\n"
                "Drives a real Chromium over the DevTools Protocol; JavaScript runs in a sandboxed REPL."};
+  app.name("ouro");  // usage lines say `ouro run …`, not the path it was started by
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", "ouro " + std::string(version_string()));
 
@@ -342,7 +349,8 @@ Result<int> run(int argc, char** argv) {
   runc->add_option("task", rf.task, "What to do, in plain words (not with --resume: the run's own task goes on)");
   runc->add_option("--provider", rf.settings.provider,
                    "anthropic | openai | openrouter | groq | nvidia | together | deepseek | ollama | lmstudio | vllm | llamacpp | "
-                   "an OpenAI-compatible base URL | script:FILE (default: from ANTHROPIC_API_KEY / OPENAI_API_KEY)");
+                   "an OpenAI-compatible base URL | script:FILE (default: the settings file's, else that of ANTHROPIC_API_KEY / "
+                   "OPENAI_API_KEY, else the one whose key `ouro auth set` stored first)");
   runc->add_option("--model", rf.settings.model, "Primary model, for the main loop");
   runc->add_option("--sub-model", rf.settings.sub_model, "Model for llm_query/llm_batch sub-calls (default: the provider's cheaper one)");
   runc->add_option("--base-url", rf.settings.base_url, "Override the provider's API base URL");

@@ -92,6 +92,7 @@ void check_model(Report& r, const llm::SettingsFlags& flags) {
     r.fail("no model is configured", s.error().message + ". Without a model, `ouro exec`, `ouro repl` and the Command Center's REPL still work");
     return;
   }
+  r.ok("the model in use is " + s->provider + " · " + s->model, "chosen by " + s->source);
   std::cout << "  testing " << s->provider << " · " << s->model << " …\n" << std::flush;
   json t = llm::test_connection(*s);
   if (t.value("ok", false)) r.ok("the model answers", fmt::format("{} · {} in {:.0f} ms", s->provider, s->model, t.value("ms", 0.0)));

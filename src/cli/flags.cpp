@@ -16,6 +16,7 @@
 namespace ouro::cli {
 
 void add_common(CLI::App* cmd, CommonFlags& f) {
+  const size_t before = cmd->get_options().size();
   // Repeatable options take one value each, so a positional after them is not swallowed.
   cmd->add_option("--url", f.urls, "Open URL in a tab before running (repeat for more tabs)")->allow_extra_args(false);
   cmd->add_flag("--headed", f.headed, "Show the browser window (default: headless)");
@@ -74,6 +75,9 @@ void add_common(CLI::App* cmd, CommonFlags& f) {
         return m ? std::string() : m.error().message;
       })
       ->type_name("TEXT:{careful,autonomous}");
+  // A command's help lists its own options first, then these, under a heading of their own.
+  auto options = cmd->get_options();
+  for (size_t i = before; i < options.size(); ++i) options[i]->group("Shared options");
 }
 
 // --workspace NAME, else $OURO_WORKSPACE: `data_dir` (empty: the default) becomes

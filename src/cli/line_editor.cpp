@@ -38,6 +38,7 @@ struct LineEditor::Impl {
   EditLine* el = nullptr;
   History* hist = nullptr;
   HistEvent ev{};
+  bool interrupted = false;
 
   static char* prompt_of(EditLine* el) {
     void* data = nullptr;
@@ -71,6 +72,18 @@ struct LineEditor::Impl {
     (void)!write(STDERR_FILENO, list.data(), list.size());
     return CC_REDISPLAY;
   }
+
+  // Ctrl-C while a line is being typed: the line is dropped (it stays on the screen, marked ^C,
+  // as a shell shows it) and read() ends with interrupted set, so the next prompt starts empty.
+  static unsigned char on_interrupt(EditLine* el, int) {
+    void* data = nullptr;
+    el_get(el, EL_CLIENTDATA, &data);
+    static_cast<Impl*>(data)->interrupted = true;
+    const LineInfo* li = el_line(el);
+    el_cursor(el, static_cast<int>(li->lastchar - li->cursor));  // past the end of what was typed
+    (void)!write(STDERR_FILENO, "^C\n", 3);
+    return CC_NEWLINE;
+  }
 };
 
 LineEditor::LineEditor(std::string history_file, Completer complete) : m(std::make_unique<Impl>()) {
@@ -89,6 +102,13 @@ LineEditor::LineEditor(std::string history_file, Completer complete) : m(std::ma
   el_set(m->el, EL_HIST, history, m->hist);
   el_set(m->el, EL_ADDFN, "ouro-complete", "Complete an API name or an env key", &Impl::on_tab);
   el_set(m->el, EL_BIND, "^I", "ouro-complete", nullptr);
+  // While a line is edited, the terminal's interrupt character (Ctrl-C) is a key libedit reads,
+  // not SIGINT: the line is cleared where it is typed (a SIGINT taken elsewhere left it in
+  // libedit's buffer, hidden, in front of the next input). Ctrl-Z and Ctrl-\ keep their signals;
+  // while code runs the terminal is in its own mode again and Ctrl-C interrupts it.
+  el_set(m->el, EL_SETTY, "-d", "intr=", "-intr", nullptr);
+  el_set(m->el, EL_ADDFN, "ouro-interrupt", "Drop the line being typed", &Impl::on_interrupt);
+  el_set(m->el, EL_BIND, "^C", "ouro-interrupt", nullptr);
   // The user's ~/.editrc, as every libedit program reads it.
   el_source(m->el, nullptr);
 }
@@ -100,13 +120,17 @@ LineEditor::~LineEditor() {
 
 std::optional<std::string> LineEditor::read(const std::string& prompt) {
   m->prompt = prompt;
+  m->interrupted = false;
   int count = 0;
   const char* line = el_gets(m->el, &count);
+  if (m->interrupted) return std::string(line && count > 0 ? std::string(line, static_cast<size_t>(count)) : std::string());
   if (!line || count <= 0) return std::nullopt;
   std::string out(line, static_cast<size_t>(count));
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   return out;
 }
+
+bool LineEditor::interrupted() const { return m->interrupted; }
 
 void LineEditor::remember(const std::string& input) {
   if (input.find_first_not_of(" \t\r\n") == std::string::npos) return;

@@ -26,6 +26,8 @@ class LineEditor {
 
   // One line without its newline; nullopt at end of input (Ctrl-D on an empty line).
   std::optional<std::string> read(const std::string& prompt);
+  // Whether the last read ended with Ctrl-C: what it returned was dropped by the person typing.
+  bool interrupted() const;
   // Adds an input (a whole, possibly multi-line, statement) to the history and saves it.
   void remember(const std::string& input);
 

@@ -30,7 +30,8 @@ namespace {
 // apart), each block's result, sub-calls, page changes, and per-iteration time, tokens and cost.
 class TerminalView {
  public:
-  explicit TerminalView(bool color) : m_color(color) {}
+  // model: whether a model answers the run (a replay without one has no prompt and no tokens).
+  TerminalView(bool color, bool model) : m_color(color), m_model(model) {}
 
   void on_event(const agent::Event& e) {
     const json& d = e.data;
@@ -49,7 +50,8 @@ class TerminalView {
     }
     if (e.type == "iteration-start") {
       m_kind.clear();
-      return line(bold(fmt::format("\n▶ Iteration {}", d.value("iteration", 0))) + dim(fmt::format("  (prompt ≈{} tokens)", d.value("promptTokens", 0))));
+      return line(bold(fmt::format("\n▶ Iteration {}", d.value("iteration", 0))) +
+                  (m_model ? dim(fmt::format("  (prompt ≈{} tokens)", d.value("promptTokens", 0))) : ""));
     }
     if (e.type == "code-generated" && d.value("strategy", "") == "tool") return line(dim("  ▷ ") + first_line(d.value("code", ""), 160));
     if (e.type == "loop-detected") return line(red("  ⛔ loop detected: ") + d.value("reason", ""));
@@ -90,6 +92,9 @@ class TerminalView {
       return line(d.value("approved", false) ? green("  ✓ the sensitive action was allowed") : yellow("  ✗ the sensitive action was denied"));
     if (e.type == "iteration-end") {
       const json& u = d["usage"];
+      if (!m_model)
+        return line(dim(fmt::format("  [{:.1f} s · browser/REPL {:.1f} s · engine {:.1f} ms]", d.value("ms", 0.0) / 1000, d.value("execMs", 0.0) / 1000,
+                                    d.value("engineMs", 0.0))));
       return line(dim(fmt::format("  [{:.1f} s · model {:.1f} s · browser/REPL {:.1f} s · engine {:.1f} ms · {} in{} / {} out tokens{}{}]",
                                   d.value("ms", 0.0) / 1000, d.value("modelMs", 0.0) / 1000, d.value("execMs", 0.0) / 1000, d.value("engineMs", 0.0),
                                   u.value("input_tokens", 0), cached(u), u.value("output_tokens", 0), u.value("estimated", false) ? " (estimated)" : "",
@@ -104,9 +109,10 @@ class TerminalView {
       const json& u = d["usage"];
       std::string status = d.value("cancelled", false) ? "cancelled" : d.value("partial", false) ? "stopped with partial results" : "done";
       line(bold(fmt::format("\n■ {} after {} iteration{}", status, d.value("iterations", 0), d.value("iterations", 0) == 1 ? "" : "s")) +
-           dim(fmt::format(" · {} in{} / {} out tokens{}", u.value("input_tokens", 0), cached(u), u.value("output_tokens", 0),
-                           d["cost"].is_number() ? fmt::format(" · ${:.4f}", d["cost"].get<double>()) : " · cost unknown") +
-                           action_cache_note(d)));
+           dim((m_model ? fmt::format(" · {} in{} / {} out tokens{}", u.value("input_tokens", 0), cached(u), u.value("output_tokens", 0),
+                                      d["cost"].is_number() ? fmt::format(" · ${:.4f}", d["cost"].get<double>()) : " · cost unknown")
+                        : std::string()) +
+               action_cache_note(d)));
     }
   }
 
@@ -138,6 +144,7 @@ class TerminalView {
     return out;
   }
   bool m_color;
+  bool m_model;
   bool m_mid_line = false;
   std::string m_kind;
 };
@@ -291,7 +298,9 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   asker.ask_user = [&](const json& q) { return confirmer.ask_text(q, std::chrono::seconds(rf.ask_timeout_s)); };
   asker.confirm_timeout = std::chrono::seconds(rf.confirm_timeout_s);
   asker.ask_timeout = std::chrono::seconds(rf.ask_timeout_s);
-  TerminalView view(isatty(2));
+  // A replay with no model to take over: no prompt, no tokens, and nothing a follow-up could ask.
+  const bool modelless = life->replay() && !life->replay()->has_fallback();
+  TerminalView view(isatty(2), !modelless);
   log->set_sink([](const runs::StoredEvent& e) {
     // A replay that healed steps, or that a model took over from: a new version of its script.
     if (e.type == "script-saved")
@@ -314,7 +323,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
     *trace << redact(dump_json(e.to_json())) << "\n" << std::flush;
   });
   const std::string state = life->finish_turn(row, turn_task, r);
-  std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);
+  if (!modelless) std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);
   if (scripts::ReplayProvider* replay = life->replay()) {
     double ms = row.updated_at - row.created_at;
     std::cerr << fmt::format("replayed in {:.1f} s{} · path {}{}\n", ms / 1000,

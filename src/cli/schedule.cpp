@@ -92,6 +92,21 @@ void warn_without_model(const ScheduleFlags& f, store::Database& db, const sched
             << "or choose one in the Command Center's Settings\n";
 }
 
+// A schedule as the person names it: its id, else the name `ouro schedule list` shows (the
+// name only when one schedule has it). NotFound or InvalidArgument saying what to give instead.
+Result<std::string> schedule_id(store::Database& db, const std::string& given) {
+  if (TRY(schedule::get_job(db, given))) return given;
+  auto listed = TRY(schedule::list_jobs(db));
+  std::vector<std::string> named;
+  for (const auto& job : listed.jobs)
+    if (job.name == given) named.push_back(job.id);
+  if (named.size() == 1) return named.front();
+  if (named.empty()) return errorf(Code::NotFound, "no schedule has the id or name '{}' (ouro schedule list shows them)", clip_text(given, 60));
+  std::string ids;
+  for (const auto& id : named) ids += (ids.empty() ? "" : ", ") + id;
+  return errorf(Code::InvalidArgument, "{} schedules are named '{}': give the id of the one you mean ({})", named.size(), clip_text(given, 60), ids);
+}
+
 int add(const ScheduleFlags& f) {
   schedule::JobSpec spec;
   spec.task = f.task;
@@ -190,9 +205,9 @@ CLI::App* add_schedule_command(CLI::App& app, ScheduleFlags& f) {
   auto* ls = cmd->add_subcommand("list", "The saved tasks: timing, next run, last run, why one was skipped");
   ls->add_flag("--json", f.as_json, "Print them as JSON");
   auto* rm = cmd->add_subcommand("remove", "Delete a saved task (its past runs stay in the history)");
-  rm->add_option("id", f.id, "The schedule's id (ouro schedule list)")->required();
+  rm->add_option("id", f.id, "The schedule's id or name (ouro schedule list)")->required();
   auto* now = cmd->add_subcommand("run-now", "Run a saved task now (needs `ouro serve` running; it starts within 2 s)");
-  now->add_option("id", f.id, "The schedule's id (ouro schedule list)")->required();
+  now->add_option("id", f.id, "The schedule's id or name (ouro schedule list)")->required();
   for (auto* sub : {add, ls, rm, now})
     sub->add_option("--data-dir", f.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
   cmd->require_subcommand(1);
@@ -204,19 +219,22 @@ int cmd_schedule(CLI::App& cmd, const ScheduleFlags& f) {
   if (*cmd.get_subcommand("list")) return list(f);
   auto db = open_db(f);
   if (!db) return fail("", db.error());
-  if (*cmd.get_subcommand("remove")) {
-    auto removed = schedule::remove_job(**db, f.id);
+  const bool removing = cmd.get_subcommand("remove")->parsed();
+  auto id = schedule_id(**db, f.id);
+  if (!id) return fail(removing ? "remove" : "run-now", id.error());
+  if (removing) {
+    auto removed = schedule::remove_job(**db, *id);
     if (!removed) return fail("remove", removed.error());
     if (!*removed) {
       std::cerr << "ouro schedule remove: no schedule '" << clip_text(f.id, 60) << "' (ouro schedule list shows them)\n";
       return 2;
     }
-    std::cout << "removed " << f.id << "\n";
+    std::cout << "removed " << *id << "\n";
     return 0;
   }
-  auto requested = schedule::request_run(**db, f.id, now_s());
+  auto requested = schedule::request_run(**db, *id, now_s());
   if (!requested) return fail("run-now", requested.error());
-  std::cout << f.id << " runs now if `ouro serve` is running (it looks within 2 s; ouro schedule list shows the run); "
+  std::cout << *id << " runs now if `ouro serve` is running (it looks within 2 s; ouro schedule list shows the run); "
             << "otherwise when `ouro serve` starts\n";
   return 0;
 }

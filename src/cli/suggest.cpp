@@ -140,6 +140,14 @@ std::optional<std::string> closest(std::string_view word, const std::vector<std:
 std::optional<std::string> explain_parse_error(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   CLI::App* at = reached(app);
   if (dynamic_cast<const CLI::ExtrasError*>(&e)) return explain_extras(app, at, argc, argv);
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
+    // CLI11 says "--port: 1 required INT missing": said as what to give, with the option's help.
+    std::string what = e.what();
+    const CLI::Option* option = what.find(':') == std::string::npos ? nullptr : at->get_option_no_throw(what.substr(0, what.find(':')));
+    if (option && what.find(" missing") != std::string::npos)
+      return command_path(at) + ": " + option->get_name() + " needs a value after it — " + option->get_description() + " (" +
+             command_path(at) + " --help lists the options)";
+  }
   if (dynamic_cast<const CLI::RequiredError*>(&e) && at->get_require_subcommand_min() > 0 && at->get_subcommands().empty()) {
     // `ouro memory lst`: the word given is the news, not that a subcommand is missing.
     if (auto typo = explain_extras(app, at, argc, argv)) return typo;
@@ -165,7 +173,8 @@ HelpTopic help_topic(CLI::App& app, const std::vector<std::string>& words) {
     }
     at = next;
   }
-  return {true, at->help()};
+  // The usage line names the command as it is typed: `ouro run`, not `run`.
+  return {true, at->get_parent() ? at->help(command_path(at->get_parent())) : at->help("ouro")};
 }
 
 }  // namespace ouro::cli

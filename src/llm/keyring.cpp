@@ -5,6 +5,7 @@
 
 #include <libsecret/secret.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -131,6 +132,36 @@ std::optional<std::string> key_file_lookup(const std::string& path, const std::s
   if (j.contains("api_keys") && j["api_keys"].is_object() && j["api_keys"].contains(provider) && j["api_keys"][provider].is_string())
     return j["api_keys"][provider].get<std::string>();
   return std::nullopt;
+}
+
+std::vector<std::string> stored_key_providers(const std::string& secrets_path) {
+  std::vector<std::string> out;
+  if (have_bus()) {
+    std::vector<std::pair<guint64, std::string>> items = with_deadline([](GCancellable* c) {
+      std::vector<std::pair<guint64, std::string>> found;
+      GError* e = nullptr;
+      GList* all = secret_password_search_sync(&kSchema, SECRET_SEARCH_ALL, c, &e, nullptr);
+      if (e) g_error_free(e);
+      for (GList* l = all; l; l = l->next) {
+        auto* item = static_cast<SecretRetrievable*>(l->data);
+        GHashTable* attributes = secret_retrievable_get_attributes(item);
+        if (auto* p = static_cast<const char*>(attributes ? g_hash_table_lookup(attributes, "provider") : nullptr); p && *p)
+          found.emplace_back(secret_retrievable_get_created(item), p);
+        if (attributes) g_hash_table_unref(attributes);
+      }
+      g_list_free_full(all, g_object_unref);
+      return found;
+    });
+    std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [created, provider] : items) out.push_back(std::move(provider));
+  }
+  if (!secrets_path.empty()) {
+    json j = read_file_json(secrets_path);
+    if (j.contains("api_keys") && j["api_keys"].is_object())
+      for (const auto& [provider, key] : j["api_keys"].items())
+        if (key.is_string() && !key.get<std::string>().empty() && std::find(out.begin(), out.end(), provider) == out.end()) out.push_back(provider);
+  }
+  return out;
 }
 
 }  // namespace ouro::llm

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ouro::llm {
 
@@ -23,5 +24,10 @@ Result<void> keyring_clear(const std::string& provider);
 // by rename.
 Result<void> key_file_store(const std::string& path, const std::string& provider, const std::string& key);
 std::optional<std::string> key_file_lookup(const std::string& path, const std::string& provider);
+
+// The providers that have a stored key, in the order they were stored: the keyring's items by
+// the time each was created, then the file's (its keys are kept in the order they were added).
+// secrets_path empty: the keyring only.
+std::vector<std::string> stored_key_providers(const std::string& secrets_path);
 
 }  // namespace ouro::llm

@@ -50,7 +50,7 @@ std::string default_config_path() {
 
 json Settings::to_public_json() const {
   return {{"provider", provider}, {"base_url", spec.base_url}, {"model", model}, {"sub_model", sub_model}, {"api_key_set", !spec.api_key.empty()},
-          {"params", params.to_json()}};
+          {"params", params.to_json()}, {"source", source}};
 }
 
 Result<Settings> resolve_settings(const SettingsFlags& flags) {
@@ -64,16 +64,25 @@ Result<Settings> resolve_settings(const SettingsFlags& flags) {
     return file.contains(file_key) && file[file_key].is_string() ? file[file_key].get<std::string>() : "";
   };
   Settings s;
-  s.provider = pick(flags.provider, "OURO_PROVIDER", "provider");
-  if (s.provider.empty()) {
-    if (!env("ANTHROPIC_API_KEY").empty()) s.provider = "anthropic";
-    else if (!env("OPENAI_API_KEY").empty()) s.provider = "openai";
-    else
-      return make_error(Code::FailedPrecondition,
-                        "no model is configured: set ANTHROPIC_API_KEY (or OPENAI_API_KEY) in the environment, or pass --provider "
-                        "(anthropic, openai, openrouter, groq, nvidia, together, deepseek, ollama, lmstudio, vllm, llamacpp, an "
-                        "OpenAI-compatible base URL, or script:FILE for a scripted run), or write " + default_config_path());
-  }
+  if (flags.provider && !flags.provider->empty()) s.provider = *flags.provider, s.source = "--provider";
+  else if (!env("OURO_PROVIDER").empty()) s.provider = env("OURO_PROVIDER"), s.source = "OURO_PROVIDER";
+  else if (file.contains("provider") && file["provider"].is_string() && !file["provider"].get<std::string>().empty())
+    s.provider = file["provider"].get<std::string>(), s.source = "the settings file";
+  else if (!env("ANTHROPIC_API_KEY").empty()) s.provider = "anthropic", s.source = "ANTHROPIC_API_KEY";
+  else if (!env("OPENAI_API_KEY").empty()) s.provider = "openai", s.source = "OPENAI_API_KEY";
+  else
+    for (const std::string& p : stored_key_providers(flags.secrets_path.value_or("")))
+      if (const Preset* known = preset(p); known && *known->key_env) {
+        s.provider = p;
+        s.source = "the key stored for " + p;
+        break;
+      }
+  if (s.provider.empty())
+    return make_error(Code::FailedPrecondition,
+                      "no model is configured: store a key with `ouro auth set anthropic` (or openai, openrouter, …), set "
+                      "ANTHROPIC_API_KEY (or OPENAI_API_KEY) in the environment, or pass --provider "
+                      "(anthropic, openai, openrouter, groq, nvidia, together, deepseek, ollama, lmstudio, vllm, llamacpp, an "
+                      "OpenAI-compatible base URL, or script:FILE for a scripted run), or write " + default_config_path());
   std::string key_env;
   if (s.provider.rfind("script:", 0) == 0) {
     s.spec.kind = "script";

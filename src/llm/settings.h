@@ -16,6 +16,9 @@ struct Settings {
   std::string model;       // primary (main loop)
   std::string sub_model;   // llm_query / llm_batch
   ModelParams params;      // overrides of the model table (max_tokens, temperature, thinking)
+  // Why this provider: "--provider", "OURO_PROVIDER", "the settings file", "ANTHROPIC_API_KEY",
+  // "the key stored for anthropic" … (said by `ouro doctor` and the Command Center).
+  std::string source;
   json to_public_json() const;  // without the key
 };
 
@@ -42,7 +45,11 @@ struct Preset {
 };
 const std::vector<Preset>& presets();
 
-// Resolves settings. Fails with a message saying how to fix it when no provider or key is found.
+// Resolves settings: the provider is the flag's, else OURO_PROVIDER, else the settings file's, else
+// the one whose key is in the environment (ANTHROPIC_API_KEY, then OPENAI_API_KEY), else the one
+// whose key `ouro auth set` stored first (keyring or secrets file) with its default model. Every
+// face (run, doctor, serve, mcp, schedule) resolves through here. Fails with a message saying how
+// to fix it when no provider or key is found.
 Result<Settings> resolve_settings(const SettingsFlags& flags);
 
 // ~/.config/ouroboros/config.json (or $XDG_CONFIG_HOME/ouroboros/config.json).

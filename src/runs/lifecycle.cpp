@@ -62,6 +62,10 @@ Result<llm::Settings> resolve_model(const json& options, const llm::SettingsFlag
   pick("sub_model", f.sub_model);
   pick("base_url", f.base_url);
   auto settings = TRY(llm::resolve_settings(f));
+  // Said as where the provider was chosen: the run's options, else Settings, else the face's rule.
+  auto named = [&](const json& from) { return from.is_object() && from.contains("provider") && from["provider"].is_string() && !from["provider"].get<std::string>().empty(); };
+  if (named(options)) settings.source = "the run's options";
+  else if (named(stored)) settings.source = "Settings";
   // The run's options, then Settings, over what the environment and the settings file give.
   for (const json* from : {&stored, &options}) {
     if (!from->is_object()) continue;

@@ -258,16 +258,24 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   }
 
   // Who the request's credential belongs to, with the Origin it must come from: the page token
-  // from our own pages (or none), a paired credential only from its own extension
-  // (chrome-extension://<id>). nullopt: no credential we know; a response: refused.
+  // from our own pages (or none), a paired credential from its own extension
+  // (chrome-extension://<id>), or with no Origin when it came in the Authorization header —
+  // Chromium sends no Origin on an extension's GET requests, and a web page cannot set that
+  // header on a cross-origin request without a CORS preflight, which this server never grants
+  // (Fetch Standard, "CORS-safelisted request-header"). A paired credential in the URL needs its
+  // extension's Origin. nullopt: no credential we know; a response: refused.
   std::variant<std::monostate, Principal, HttpResponse> principal(const HttpRequest& r) const {
     std::string origin = r.header("origin");
-    std::vector<std::string> offered;
+    struct Offered {
+      std::string credential;
+      bool in_header;  // Authorization: Bearer …
+    };
+    std::vector<Offered> offered;
     std::string auth = r.header("authorization");
-    if (auth.rfind("Bearer ", 0) == 0) offered.push_back(auth.substr(7));
-    if (query_allowed(r)) offered.push_back(query_param(r.query, "token"));
-    if (r.upgrade && r.path == "/api/bridge") offered.push_back(subprotocol_credential(r));
-    for (const auto& credential : offered) {
+    if (auth.rfind("Bearer ", 0) == 0) offered.push_back({auth.substr(7), true});
+    if (query_allowed(r)) offered.push_back({query_param(r.query, "token"), false});
+    if (r.upgrade && r.path == "/api/bridge") offered.push_back({subprotocol_credential(r), false});
+    for (const auto& [credential, in_header] : offered) {
       if (credential.empty()) continue;
       if (equal_time_constant(credential, token)) {
         if (!own_origin(origin, r)) return foreign_origin(origin);
@@ -275,7 +283,8 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       }
       if (!pairings) continue;
       if (auto paired = pairings->authenticate(credential)) {
-        if (origin != "chrome-extension://" + paired->extension_id)
+        bool from_its_extension = origin == "chrome-extension://" + paired->extension_id;
+        if (!from_its_extension && !(origin.empty() && in_header))
           return net::json_error(403, "PermissionDenied", "this credential is accepted only from the extension it was paired with");
         return Principal{Principal::Kind::Extension, paired->id, paired->extension_id};
       }

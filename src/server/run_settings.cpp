@@ -133,6 +133,9 @@ Result<json> RunManager::update_settings(const json& body) {
 llm::SettingsFlags RunManager::model_flags() {
   llm::SettingsFlags f;
   if (std::string key = stored_api_key(); !key.empty()) f.api_key = key;
+  // Keys `ouro auth set` kept in the file when there was no keyring: found, and their provider the
+  // default when none is chosen (llm/settings.h).
+  if (!m_config.data_dir.empty()) f.secrets_path = m_config.data_dir + "/secrets.json";
   return f;
 }
 

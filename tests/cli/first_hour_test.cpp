@@ -2,6 +2,7 @@
 // typos and help, where things are, errors that say what to do, a key typed without echo, and a
 // REPL with line editing, history across sessions and completion.
 #include "browser_env.h"
+#include "raw_server.h"
 #include "serve_process.h"
 
 #include "base/json.h"
@@ -21,6 +22,9 @@
 
 namespace ouro::testing {
 namespace {
+
+using testing::RawServer;
+using testing::Step;
 
 Exited ouro(const std::string& data, const std::string& args, const std::string& stdin_text = "") { return ouro_shell(data, args, stdin_text); }
 
@@ -79,8 +83,8 @@ class Terminal {
   // The REPL's prompt, and the line editor reading keys: libedit prints the prompt before it
   // takes the terminal out of canonical mode, and a Ctrl-D typed in between is lost, as it is
   // for a person who types before the prompt is there. The terminal's mode is read from this side.
-  bool prompt(std::chrono::seconds timeout = std::chrono::seconds(60)) {
-    if (!wait_for("ouro> ", timeout)) return false;
+  bool prompt(std::chrono::seconds timeout = std::chrono::seconds(60), const std::string& text = "ouro> ") {
+    if (!wait_for(text, timeout)) return false;
     auto deadline = std::chrono::steady_clock::now() + timeout;
     termios mode{};
     while (tcgetattr(master_, &mode) == 0 && (mode.c_lflag & ICANON)) {
@@ -147,6 +151,13 @@ TEST(FirstHour, ATypoGetsTheClosestCommandOrOption) {
   EXPECT_TRUE(has(blob.err, "there is no option --xxx")) << blob.err.substr(0, 300);
   EXPECT_FALSE(has(blob.err, "Did you mean")) << blob.err.substr(0, 300);
   EXPECT_LT(blob.err.size(), 1000u);
+  // An option without its value gets a sentence with the option's help, not the parser's words.
+  for (const char* given : {"serve --port", "--port"}) {
+    Exited port = ouro(data, given);
+    EXPECT_EQ(port.code, 2) << given;
+    EXPECT_TRUE(has(port.err, "ouro serve: --port needs a value after it — Port on 127.0.0.1")) << given << ": " << port.err;
+    EXPECT_FALSE(has(port.err, "required INT missing")) << port.err;
+  }
   Exited bare = ouro(data, "memory");
   EXPECT_EQ(bare.code, 2);
   EXPECT_TRUE(has(bare.err, "ouro memory needs one of: list, search, rm")) << bare.err;
@@ -158,9 +169,17 @@ TEST(FirstHour, HelpTakesATopic) {
   Exited run = ouro(data, "help run");
   EXPECT_EQ(run.code, 0) << run.err;
   EXPECT_TRUE(has(run.out, "--max-iterations")) << run.out;
+  // Said as it is typed, and run's own options before those every browser command shares.
+  EXPECT_TRUE(has(run.out, "\nUsage: ouro run [OPTIONS]")) << run.out.substr(0, 200);
+  ASSERT_TRUE(has(run.out, "Shared options:")) << run.out;
+  EXPECT_LT(run.out.find("--max-iterations"), run.out.find("Shared options:")) << run.out;
+  EXPECT_LT(run.out.find("Shared options:"), run.out.find("--headed")) << run.out;
   Exited nested = ouro(data, "help schedule add");
   EXPECT_EQ(nested.code, 0) << nested.err;
   EXPECT_TRUE(has(nested.out, "--cron")) << nested.out;
+  EXPECT_TRUE(has(nested.out, "\nUsage: ouro schedule add [OPTIONS]")) << nested.out.substr(0, 200);
+  Exited dashes = ouro(data, "run --help");
+  EXPECT_TRUE(has(dashes.out, "\nUsage: ouro run [OPTIONS]")) << dashes.out.substr(0, 200);
   Exited typo = ouro(data, "help shedule");
   EXPECT_EQ(typo.code, 2);
   EXPECT_TRUE(has(typo.err, "Did you mean \"schedule\"?")) << typo.err;
@@ -222,6 +241,65 @@ TEST(FirstHour, AuthSetDoesNotEchoTheKey) {
   EXPECT_TRUE(has(stored, key)) << "the key was not stored";
 }
 
+// A key stored with `ouro auth set` is all a first run needs: the first one stored chooses the
+// provider and its default model, for doctor, run, MCP and the Command Center alike, and doctor
+// says so. The stand-in model speaks the providers' wire protocols on loopback.
+TEST(FirstHour, AStoredKeyChoosesTheModelEverywhere) {
+  std::string data = temp_dir();
+  const std::string no_keyring = "DBUS_SESSION_BUS_ADDRESS=";  // keys go to the 0600 file
+  ASSERT_EQ(ouro_shell(data, "auth set openai", "sk-stored-openai-1111\n", no_keyring).code, 0);
+  ASSERT_EQ(ouro_shell(data, "auth set anthropic", "sk-stored-anthropic-2222\n", no_keyring).code, 0);
+  RawServer model;
+  auto chunk = [](const std::string& content) { return "data: " + json{{"choices", json::array({{{"delta", {{"content", content}}}}})}}.dump() + "\n\n"; };
+  model.push({Step::write(RawServer::sse_head()), Step::write(chunk("OK")), Step::write("data: [DONE]\n\n")});
+  model.push({Step::write(RawServer::sse_head()), Step::write(chunk("```repl\nsetFinal(await getText(activeTab, 'h1'))\n```")),
+              Step::write("data: [DONE]\n\n")});
+  const std::string at_model = no_keyring + " OURO_BASE_URL=" + model.url() + "/v1";
+
+  Exited doctor = ouro_shell(data, "doctor", "", at_model);
+  EXPECT_TRUE(has(doctor.out, "✓ the model in use is openai · gpt-4.1 — chosen by the key stored for openai")) << doctor.out;
+  EXPECT_TRUE(has(doctor.out, "✓ the model answers")) << doctor.out;
+  EXPECT_FALSE(has(doctor.out + doctor.err, "sk-stored")) << "a key was printed";
+  ASSERT_GE(model.requests().size(), 1u);
+  EXPECT_TRUE(has(model.requests()[0], "POST /v1/chat/completions")) << model.requests()[0];
+  EXPECT_TRUE(has(model.requests()[0], "authorization: Bearer sk-stored-openai-1111")) << model.requests()[0];
+
+  Exited run = ouro_shell(data, "run 'What is the heading?' --url " + site().url("/"), "", at_model);
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.out, "Fixture Home\n") << run.err;
+  ASSERT_GE(model.requests().size(), 2u);
+  EXPECT_TRUE(has(model.requests()[1], "\"model\":\"gpt-4.1\"")) << model.requests()[1].substr(0, 2000);
+  EXPECT_TRUE(has(model.requests()[1], "authorization: Bearer sk-stored-openai-1111"));
+
+  // MCP's browser_task runs on it, not on the client's model.
+  Exited mcp = ouro_shell(data, "mcp", "", no_keyring);
+  EXPECT_FALSE(has(mcp.err, "no model configured")) << mcp.err;
+  {
+    ServeProcess serve(data, {{"DBUS_SESSION_BUS_ADDRESS", ""}});
+    ASSERT_FALSE(serve.base.empty()) << serve.log();
+    Http settings = serve.get("/api/settings");
+    ASSERT_EQ(settings.status, 200) << settings.raw;
+    EXPECT_EQ(settings.body["configured"], true) << settings.raw;
+    EXPECT_EQ(settings.body["effective"]["provider"], "openai") << settings.raw;
+    EXPECT_EQ(settings.body["effective"]["model"], "gpt-4.1") << settings.raw;
+    EXPECT_FALSE(has(settings.raw, "sk-stored")) << settings.raw;
+  }
+
+  // Without the first key, the other one chooses.
+  ASSERT_EQ(ouro_shell(data, "auth rm openai", "", no_keyring).code, 0);
+  model.push({Step::write(RawServer::sse_head()),
+              Step::write("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n"
+                          "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"OK\"}}\n\n"
+                          "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")});
+  Exited second = ouro_shell(data, "doctor", "", no_keyring + " OURO_BASE_URL=" + model.url());
+  EXPECT_TRUE(has(second.out, "✓ the model in use is anthropic · claude-sonnet-4-20250514 — chosen by the key stored for anthropic")) << second.out;
+  ASSERT_GE(model.requests().size(), 3u);
+  EXPECT_TRUE(has(model.requests().back(), "x-api-key: sk-stored-anthropic-2222")) << model.requests().back();
+  // A flag still chooses over a stored key, and doctor says so.
+  Exited flagged = ouro_shell(data, "doctor --provider ollama", "", no_keyring + " OURO_BASE_URL=http://127.0.0.1:9/v1");
+  EXPECT_TRUE(has(flagged.out, "the model in use is ollama · llama3.1 — chosen by --provider")) << flagged.out;
+}
+
 TEST(FirstHour, TheReplEditsRecallsAcrossSessionsAndCompletes) {
   std::string data = temp_dir();
   {
@@ -264,6 +342,37 @@ TEST(FirstHour, TheReplEditsRecallsAcrossSessionsAndCompletes) {
     t.type(".exit\n");
     EXPECT_EQ(t.wait_exit(), 0) << t.seen();
   }
+}
+
+// Ctrl-C at the prompt drops what was typed and shows a new prompt, as a shell does: the next
+// input is evaluated alone (the dropped text was once kept, hidden, in front of it).
+TEST(FirstHour, CtrlCAtThePromptDropsTheHalfTypedLine) {
+  std::string data = temp_dir();
+  Terminal t(data, {"repl"});
+  // Types `typed` and Ctrl-C; then `next` gives `result`, with no trace of what was dropped.
+  auto dropped = [&t](const std::string& typed, const std::string& next, const std::string& result, const std::string& never) {
+    t.type(typed);
+    ASSERT_TRUE(t.wait_for(typed)) << t.seen();
+    t.type("\x03");
+    ASSERT_TRUE(t.prompt()) << t.seen();
+    t.type(next + "\n");
+    EXPECT_TRUE(t.wait_for(result)) << t.seen();
+    EXPECT_FALSE(has(t.seen(), never)) << t.seen();
+  };
+  ASSERT_TRUE(t.prompt()) << t.seen();
+  dropped("abc", "6*7+1000", "1042", "Can't find variable");
+  // A statement continued over lines is dropped whole.
+  ASSERT_TRUE(t.prompt()) << t.seen();
+  t.type("[1,\n");
+  ASSERT_TRUE(t.prompt(std::chrono::seconds(60), "...> ")) << t.seen();
+  dropped("2", "'after' + 'wards'", "afterwards", "SyntaxError");
+  // On an empty prompt it says how to leave; Ctrl-D leaves.
+  ASSERT_TRUE(t.prompt()) << t.seen();
+  t.type("\x03");
+  EXPECT_TRUE(t.wait_for("(Ctrl-D or .exit to leave)")) << t.seen();
+  ASSERT_TRUE(t.prompt()) << t.seen();
+  t.type("\x04");
+  EXPECT_EQ(t.wait_exit(), 0) << t.seen();
 }
 
 TEST(FirstHour, PlainOuroTakesServesOptionsAndAProfileInUseNamesItsHolder) {

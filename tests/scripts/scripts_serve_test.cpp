@@ -134,6 +134,9 @@ TEST(ScriptsCli, RunSaveScriptThenReplayWithAVarAndNoModel) {
   EXPECT_NE(replay.err.find("ouro replay · script signup v1 · 2 steps · no model"), std::string::npos) << replay.err;
   EXPECT_NE(replay.err.find("replayed in "), std::string::npos) << replay.err;
   EXPECT_NE(replay.err.find("(the recorded run took "), std::string::npos) << replay.err;
+  // Without a model there is no prompt to estimate, no tokens and no follow-up to offer.
+  EXPECT_EQ(replay.err.find("tokens"), std::string::npos) << replay.err;
+  EXPECT_EQ(replay.err.find("--continue"), std::string::npos) << replay.err;
 
   Exited broken = ouro("replay signup --action-timeout 500 --url " + site().url("/"));
   EXPECT_EQ(broken.code, 1) << broken.err;

@@ -183,7 +183,6 @@ TEST(PairingApi, CredentialCountsOnlyFromItsExtension) {
   EXPECT_EQ(testing::request("GET", f.url("/api/runs"), credential, "", {f.origin()}).status, 200);
   EXPECT_EQ(testing::request("GET", f.url("/api/runs"), credential, "", {f.origin(kOther)}).status, 403);
   EXPECT_EQ(testing::request("GET", f.url("/api/runs"), credential, "", {"Origin: http://127.0.0.1:" + std::to_string(f.api->port())}).status, 403);
-  EXPECT_EQ(testing::request("GET", f.url("/api/runs"), credential).status, 403);  // no Origin
   EXPECT_EQ(testing::request("GET", f.url("/api/runs"), credential, "", {"Origin: https://evil.example"}).status, 403);
   // The page token is not taken from an extension's origin either.
   EXPECT_EQ(testing::request("GET", f.url("/api/runs"), f.api->token(), "", {f.origin()}).status, 403);
@@ -193,6 +192,39 @@ TEST(PairingApi, CredentialCountsOnlyFromItsExtension) {
   // An extension cannot read the code nor manage pairings.
   EXPECT_EQ(testing::request("GET", f.url("/api/pair/code"), credential, "", {f.origin()}).status, 403);
   EXPECT_EQ(testing::request("GET", f.url("/api/pairings"), credential, "", {f.origin()}).status, 403);
+}
+
+// Chromium sends no Origin on an extension's GET requests: the credential counts without one
+// when it comes in the Authorization header (which a web page cannot send cross-origin without a
+// preflight), never when it comes in a URL (which any page can make a browser load).
+TEST(PairingApi, WithoutAnOriginTheCredentialCountsOnlyInTheAuthorizationHeader) {
+  ApiFixture f;
+  json p = f.pair();
+  std::string credential = p["credential"];
+  auto runs = testing::request("GET", f.url("/api/runs"), credential);
+  EXPECT_EQ(runs.status, 200) << runs.raw;
+  auto self = testing::request("GET", f.url("/api/pair/self"), credential);
+  EXPECT_EQ(self.status, 200) << self.raw;
+  EXPECT_EQ(self.body["id"], p["id"]);
+  // In the URL: refused without its extension's Origin, taken with it.
+  auto page = testing::request("GET", f.url("/?token=" + credential), "");
+  EXPECT_EQ(page.status, 403) << page.raw;
+  EXPECT_NE(page.raw.find("accepted only from the extension it was paired with"), std::string::npos) << page.raw;
+  testing::RawClient bare(f.api->port());
+  EXPECT_EQ(bare.upgrade("/api/events?run=all&token=" + credential, "").status, 403);
+  testing::RawClient from_extension(f.api->port());
+  EXPECT_EQ(from_extension.upgrade("/api/events?run=all&token=" + credential, f.origin() + "\r\n").status, 101);
+  // A foreign Origin is refused whichever way the credential comes, and the paired one is taken.
+  EXPECT_EQ(testing::request("GET", f.url("/api/runs"), credential, "", {"Origin: https://evil.example"}).status, 403);
+  EXPECT_EQ(testing::request("GET", f.url("/api/runs"), credential, "", {f.origin(kOther)}).status, 403);
+  testing::RawClient foreign(f.api->port());
+  EXPECT_EQ(foreign.upgrade("/api/events?run=all&token=" + credential, "Origin: https://evil.example\r\n").status, 403);
+  EXPECT_EQ(testing::request("GET", f.url("/api/runs"), credential, "", {f.origin()}).status, 200);
+  // A Bearer value that is no credential at all is still nobody's.
+  EXPECT_EQ(testing::request("GET", f.url("/api/runs"), credential + "x").status, 401);
+  // The bridge takes its credential in a subprotocol, not the header: it still needs the Origin.
+  testing::RawClient bridge(f.api->port());
+  EXPECT_NE(bridge.upgrade("/api/bridge", "Sec-WebSocket-Protocol: ouro-bridge.1, ouro-credential." + credential + "\r\n").status, 101);
 }
 
 TEST(PairingApi, PairRefusesAForeignOriginOrAnotherExtensionsId) {

@@ -290,6 +290,18 @@ TEST(Schedule, TheCliAddsListsRemovesAndRunsNow) {
   EXPECT_EQ(bad_zone.code, 2);
   EXPECT_NE(bad_zone.err.find("Atlantis/City"), std::string::npos) << bad_zone.err;
   EXPECT_EQ(ouro(dir, {"schedule", "run-now", "snothere"}).code, 2);
+  // The name `schedule list` shows works where the id does; a name two schedules share asks for the id.
+  Exited by_name = ouro(dir, {"schedule", "run-now", "Digest"});
+  EXPECT_EQ(by_name.code, 0) << by_name.err;
+  EXPECT_NE(by_name.out.find(id + " runs now"), std::string::npos) << by_name.out;
+  Exited twin = ouro(dir, {"schedule", "add", "Evening digest", "--every", "1h", "--name", "Digest", "--json"});
+  ASSERT_EQ(twin.code, 0) << twin.err;
+  std::string twin_id = parse_json(twin.out).value_or(json()).value("id", "");
+  Exited ambiguous = ouro(dir, {"schedule", "run-now", "Digest"});
+  EXPECT_EQ(ambiguous.code, 2);
+  EXPECT_NE(ambiguous.err.find("2 schedules are named 'Digest': give the id of the one you mean"), std::string::npos) << ambiguous.err;
+  EXPECT_NE(ambiguous.err.find(twin_id), std::string::npos) << ambiguous.err;
+  EXPECT_EQ(ouro(dir, {"schedule", "remove", twin_id}).code, 0);
 
   Exited removed = ouro(dir, {"schedule", "remove", id});
   EXPECT_EQ(removed.code, 0) << removed.err;
