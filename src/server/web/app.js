@@ -532,8 +532,8 @@
   // (a password box for a secret, whose value goes to ouro only, never to the model).
   // The page that asked is named (the event's page, else the run's active tab), and the focus goes
   // to the question itself, or to its text box — never to a choice, which a stray Enter would
-  // answer (WAI-ARIA Authoring Practices, "Dialog (Modal)": focus the first element that does not
-  // act by itself when it is not the safe one).
+  // answer (WAI-ARIA Authoring Practices, Dialog (Modal) pattern: where the first control would
+  // act at once, focus static content at the start instead, made focusable with tabindex -1).
   const questions = new Map();
   function showQuestion(runId, d, live, ts) {
     const box = el('form', 'question');
