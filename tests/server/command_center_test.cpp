@@ -242,7 +242,6 @@ TEST(CommandCenter, CancelAndReplayAPastRun) {
   cc.js("await click(t, '#cancel-btn')");
   json cancelled = cc.until("document.querySelector('.msg.cancelled') && document.querySelector('.msg.cancelled').textContent", 3000);
   EXPECT_EQ(cancelled.get<std::string>().rfind("Cancelled.", 0), 0u) << cancelled;
-  EXPECT_NE(cancelled.get<std::string>().find("started"), std::string::npos) << "what it had gathered in env: " << cancelled;
   EXPECT_EQ(cc.js("await getText(t, '#status')"), "cancelled") << "the status word says what happened";
   // The block the cancel cut short is said plainly, in neutral colours: no error anywhere.
   EXPECT_NE(cc.until("(r => r && r.textContent)(document.querySelector('#iterations .result.stopped'))").get<std::string>().find("cancelled"), std::string::npos);
