@@ -195,8 +195,9 @@ std::optional<safety::Url> frame_origin(const json& at) {
 }
 
 // A picture of what a confirmation is about: the element's visible box (actionable()'s "box", in
-// the tab's viewport) with a margin, at most 640 x 360 CSS pixels around its centre, as JPEG —
-// {mime, data, outline: the box within the picture} — for the user to see which one it is.
+// the tab's viewport) with a margin, and the row or card it belongs to ("contextBox") so its
+// neighbours say which one it is; at most 640 x 360 CSS pixels around the element's centre, as
+// JPEG — {mime, data, outline: the box within the picture} — for the user to see which one it is.
 // nullopt when it cannot be taken (the question is asked without it).
 std::optional<json> crop_around(Context& ctx, const std::string& tab, const json& at) {
   if (!at.is_object() || !at.contains("box") || !at["box"].is_object()) return std::nullopt;
@@ -208,7 +209,16 @@ std::optional<json> crop_around(Context& ctx, const std::string& tab, const json
   const json& vp = (*metrics)["cssLayoutViewport"];
   const double vw = vp.value("clientWidth", 0.0), vh = vp.value("clientHeight", 0.0);
   if (!(vw > 0) || !(vh > 0)) return std::nullopt;
-  constexpr double kMargin = 40, kMaxW = 640, kMaxH = 360;
+  constexpr double kMargin = 40, kContextMargin = 16, kMaxW = 640, kMaxH = 360;
+  double lx = bx - kMargin, ly = by - kMargin, hx = bx + bw + kMargin, hy = by + bh + kMargin;
+  if (at.contains("contextBox") && at["contextBox"].is_object()) {
+    const json& c = at["contextBox"];
+    double cx = c.value("x", 0.0), cy = c.value("y", 0.0), cw = c.value("width", 0.0), ch = c.value("height", 0.0);
+    if (cw > 0 && ch > 0) {
+      lx = std::min(lx, cx - kContextMargin), ly = std::min(ly, cy - kContextMargin);
+      hx = std::max(hx, cx + cw + kContextMargin), hy = std::max(hy, cy + ch + kContextMargin);
+    }
+  }
   // The margin around the box, inside the viewport, then at most kMax around the box's centre.
   auto span = [](double lo, double hi, double centre, double limit, double max) {
     lo = std::max(lo, 0.0);
@@ -219,8 +229,8 @@ std::optional<json> crop_around(Context& ctx, const std::string& tab, const json
     }
     return std::pair{std::floor(lo), std::ceil(hi)};
   };
-  auto [x0, x1] = span(bx - kMargin, bx + bw + kMargin, bx + bw / 2, vw, kMaxW);
-  auto [y0, y1] = span(by - kMargin, by + bh + kMargin, by + bh / 2, vh, kMaxH);
+  auto [x0, x1] = span(lx, hx, bx + bw / 2, vw, kMaxW);
+  auto [y0, y1] = span(ly, hy, by + bh / 2, vh, kMaxH);
   if (x1 - x0 < 1 || y1 - y0 < 1) return std::nullopt;
   json params = {{"format", "jpeg"}, {"quality", 80}, {"captureBeyondViewport", false},
                  {"clip", {{"x", x0}, {"y", y0}, {"width", x1 - x0}, {"height", y1 - y0}, {"scale", 1}}}};

@@ -212,6 +212,12 @@ bool Run::ask_confirmation(const json& request) {
 Result<std::string> Run::ask_user(const json& question) {
   json q = question;
   q["id"] = "q" + std::to_string(++m_questions);
+  // Which page asked: the run's active tab, for the faces to name (its address without secret
+  // query values, its title as the tab shows it).
+  if (auto info = m_session.browser().tab_info(m_session.active_tab())) {
+    q["url"] = safety::redact_url_params(info->url);
+    if (!info->title.empty()) q["pageTitle"] = clip_line(info->title, 200);
+  }
   if (m_options.ask_user) {
     q["timeoutMs"] = m_options.ask_timeout.count();
     q["expiresAt"] = static_cast<int64_t>(now_ms()) + m_options.ask_timeout.count();

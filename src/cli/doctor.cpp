@@ -89,7 +89,7 @@ void check_profile(Report& r, const std::string& dir) {
 void check_model(Report& r, const llm::SettingsFlags& flags) {
   auto s = llm::resolve_settings(flags);
   if (!s) {
-    r.fail("no model is configured", s.error().message + ". Without a model, `ouro exec`, `ouro repl` and the Command Center's REPL still work");
+    r.fail("no model is configured", s.error().message + ". Without a model, `ouro exec`, `ouro repl` and `$ commands` (in `ouro run` and the Command Center) still work");
     return;
   }
   r.ok("the model in use is " + s->provider + " · " + s->model, "chosen by " + s->source);

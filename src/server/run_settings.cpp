@@ -53,6 +53,7 @@ Result<json> RunManager::settings() {
   if (!s.contains("max_iterations")) s["max_iterations"] = 25;
   s["default_context"] = m_config.mine_by_default ? "mine" : "clean";
   s["workspace"] = m_config.workspace.empty() ? json(nullptr) : json(m_config.workspace);
+  s["pool"] = m_config.pool != nullptr;  // whether GET /api/pool has endpoints to show
   // Whether a run could start now (stored settings, environment, config file), and if not, why.
   if (auto r = resolve(json::object())) {
     s["configured"] = true;
@@ -147,8 +148,9 @@ Result<llm::Settings> RunManager::resolve(const json& options) {
   if (!resolved && resolved.error().code == Code::FailedPrecondition)
     // In the Command Center there are no flags to pass: Settings is where a model is chosen.
     return make_error(Code::FailedPrecondition,
-                      "no model is configured: open Settings (⚙) and choose a provider — a hosted one with its API key, or a local "
-                      "server (Ollama, LM Studio, vLLM, llama.cpp) — then Test connection. Without a model, the REPL and tabs still work.",
+                      "no model is configured: in Settings, choose a provider — a hosted one with its API key, or a local "
+                      "server (Ollama, LM Studio, vLLM, llama.cpp) — then Test connection and Save. Without a model, $ commands "
+                      "(such as $ click Sign in) and saved scripts still run.",
                       {{"kind", "no-model"}});
   return resolved;
 }

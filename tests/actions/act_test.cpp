@@ -184,6 +184,9 @@ TEST(Act, SensitiveClicksStillAskAndADenialStopsTheRun) {
   EXPECT_LE(outline.value("x", -1.0) + outline.value("width", 0.0), crop.value("width", 0.0));
   EXPECT_LE(outline.value("y", -1.0) + outline.value("height", 0.0), crop.value("height", 0.0));
   EXPECT_LE(crop.value("width", 1e9), 640);
+  // The picture holds Bob's row, not just the button: its cells left of the button are in it
+  // (the row starts 8 px from the page's edge; the button more than the 40 px margin further).
+  EXPECT_GT(outline.value("x", 0.0), 60) << crop.dump().substr(0, 200);
 }
 
 // Random text never crashes act or the page, and never acts on a guess.

@@ -47,6 +47,8 @@ TEST(AskUser, ASecretAnswerIsTypedButNeverSeen) {
   json q = w.last("user-question");
   EXPECT_EQ(q["secret"], true);
   EXPECT_EQ(q["site"], "127.0.0.1");
+  // The page that asked: the run's active tab, named for the person answering.
+  EXPECT_NE(q.value("url", "").find("/form"), std::string::npos) << q.dump();
   EXPECT_EQ(s.post("/api/runs/" + id + "/answer", {{"id", q["id"]}, {"answer", code}}).status, 200);
   json done = s.wait_done(id);
   ASSERT_EQ(done["state"], "done") << done.dump();

@@ -114,7 +114,8 @@ TEST(CommandCenter, AFirstRunWithoutAModelOpensSettingsWithTheProviders) {
   cc.until("document.getElementById('settings-dialog').open");
   std::string hint = cc.js("await getText(t, '#setup-hint')");
   EXPECT_NE(hint.find("choose a provider"), std::string::npos) << hint;
-  EXPECT_NE(hint.find("REPL"), std::string::npos) << "says what still works: " << hint;
+  EXPECT_NE(hint.find("$ commands"), std::string::npos) << "says what still works: " << hint;
+  EXPECT_EQ(hint.find("⚙"), std::string::npos) << "names only what the page has: " << hint;
   EXPECT_EQ(hint.find("--provider"), std::string::npos) << "no command-line flags in the Command Center: " << hint;
   cc.until("document.getElementById('provider-pick').options.length > 8");
   std::string options = cc.js("await execInTab(t, \"[...document.getElementById('provider-pick').options].map(o => o.text).join('|')\")");
@@ -138,6 +139,10 @@ TEST(CommandCenter, DollarCommandsRunWithoutAModel) {
   std::string result = cc.until("(r => r && r.textContent.includes('✓ click Submit') && r.textContent)(document.querySelector('details.iter .result'))");
   EXPECT_NE(result.find("✓ type \"Kathy\" into the text field — typed \"Kathy\" into textbox"), std::string::npos) << result;
   EXPECT_NE(cc.js("await getText(t, '#iterations')").get<std::string>().find("commands, no model"), std::string::npos);
+  // The answer says what the commands did, in words, not as act()'s JSON.
+  std::string answer = cc.until("(m => m && m.textContent)(document.querySelector('.msg.final'))");
+  EXPECT_NE(answer.find("✓ click Submit"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find('{'), std::string::npos) << answer;
   EXPECT_FALSE(cc.js("await execInTab(t, \"document.getElementById('settings-dialog').open\")").get<bool>()) << "no Settings for commands";
   // A step that cannot be bound fails with the reason, in the same conversation.
   cc.js("await type(t, '#task', '$ click the Launch Rockets button'); await click(t, '#run-btn')");
@@ -235,9 +240,12 @@ TEST(CommandCenter, CancelAndReplayAPastRun) {
   cc.submit("Wait for a long time", site().url("/"));
   cc.until("document.querySelector('.result') || document.querySelector('pre.code')");
   cc.js("await click(t, '#cancel-btn')");
-  json partial = cc.until("document.querySelector('.msg.partial') && document.querySelector('.msg.partial').textContent", 3000);
-  EXPECT_NE(partial.get<std::string>().find("Task cancelled by user."), std::string::npos) << partial;
+  json cancelled = cc.until("document.querySelector('.msg.cancelled') && document.querySelector('.msg.cancelled').textContent", 3000);
+  EXPECT_EQ(cancelled.get<std::string>().rfind("Cancelled.", 0), 0u) << cancelled;
   EXPECT_EQ(cc.js("await getText(t, '#status')"), "cancelled") << "the status word says what happened";
+  // The block the cancel cut short is said plainly, in neutral colours: no error anywhere.
+  EXPECT_NE(cc.until("(r => r && r.textContent)(document.querySelector('#iterations .result.stopped'))").get<std::string>().find("cancelled"), std::string::npos);
+  EXPECT_EQ(cc.js("await execInTab(t, \"document.querySelectorAll('#iterations .err, .msg.partial').length\")"), 0) << "a cancel is no error";
 
   // A past run, opened from the history, replays its stream.
   cc.js("await execInTab(t, \"document.getElementById('iterations').textContent = ''\")");

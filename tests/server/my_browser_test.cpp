@@ -218,6 +218,7 @@ TEST(MyBrowser, TheContextOptionIsChecked) {
   EXPECT_EQ(bad.status, 400);
   EXPECT_NE(bad.raw.find("options.context must be 'mine'"), std::string::npos) << bad.raw;
   EXPECT_EQ(s.get("/api/settings").body["default_context"], "clean") << "a throwaway profile is not the user's";
+  EXPECT_EQ(s.get("/api/settings").body["pool"], false) << "no pool: the Command Center does not ask GET /api/pool";
 }
 
 }  // namespace

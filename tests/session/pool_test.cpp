@@ -87,6 +87,7 @@ TEST(BrowserPool, SpreadsRunsAndMovesARunOffAKilledEndpoint) {
   Server s(dir, {}, {"--browser-pool", pool_file});
   ASSERT_FALSE(s.base.empty()) << "ouro serve did not start: " << s.log();
 
+  EXPECT_EQ(s.get("/api/settings").body.value("pool", false), true) << "the Command Center asks for the pool only when told there is one";
   json pool = s.get("/api/pool").body;
   ASSERT_EQ(pool.value("healthy", 0), 3) << pool.dump();
   EXPECT_EQ(pool.value("capacity", 0), 6);

@@ -50,19 +50,42 @@ function runEvents(id) {
   const ts = Date.now();
   const ev = (type, data) => ({ run: id, type, ts, data });
   const reply1 = "I'll read the heading first.\n```repl\nconst h = await getText('h1')\nsetFinal(h)\n```\nThat should do it.";
+  if (id === 'r-cmd') {
+    // `$ click Sign in`: act() on the active tab, no model; its answer is act()'s object.
+    const code = 'setFinal(await act(activeTab, "click Sign in"))';
+    return [ev('iteration-start', { iteration: 1, promptTokens: 0, commands: true }), ev('code-generated', { iteration: 1, blockIndex: 0, code, strategy: 'commands' }),
+      ev('code-result', { iteration: 1, blockIndex: 0, metadata: { ok: true, summary: '✓ click Sign in — clicked button "Sign in"' } }),
+      ev('iteration-end', { iteration: 1, ms: 420, modelMs: 0, usage: {} }),
+      ev('complete', { final: { ok: true, steps: [{ command: 'click Sign in', status: 'done', did: 'clicked button "Sign in"', target: { ref: 'e12' }, ms: 180 }],
+        parsed: { intent: 'click', primaryGoal: '', constraints: {}, successCriteria: [], plan: [] }, criteria: [], assessment: { status: 'complete', successCriteriaMet: [], needsMoreWork: false, reasoning: '' },
+        url: 'https://shop-b.example/login', title: 'Sign in — shop-b' }, iterations: 1, partial: false, usage: {}, cost: null })];
+  }
+  if (id === 'r-table') {
+    // An answer that is rows: a table with Copy, CSV and JSON; its code has a line wider than the card.
+    const code = "const rows = await extract(activeTab, { text: 'mugs', fields: ['name', 'shop', 'price', 'colour', 'delivery', 'returns', 'rating', 'reviews'] });\nsetFinal(rows.rows)";
+    const rows = Array.from({ length: 14 }, (_, i) => ({ name: `Mug number ${i + 1} with a long descriptive name`, shop: `shop-${'abc'[i % 3]}.example`, price: `$${10 + i}`,
+      colour: ['blue', 'red', 'white'][i % 3], delivery: `${2 + (i % 5)} working days`, returns: 'free within 30 days', rating: 4.5, reviews: 100 + i }));
+    return [ev('iteration-start', { iteration: 1, promptTokens: 900 }), ev('code-generated', { iteration: 1, blockIndex: 0, code, strategy: 'repl' }),
+      ev('code-result', { iteration: 1, blockIndex: 0, metadata: { ok: true, summary: 'array, 14 items' } }),
+      ev('iteration-end', { iteration: 1, ms: 1800, modelMs: 1200, usage: { input_tokens: 900, output_tokens: 60 }, cost: 0.002 }),
+      ev('complete', { final: rows, iterations: 1, partial: false, usage: { input_tokens: 900, output_tokens: 60 }, cost: 0.002 })];
+  }
   const out = [ev('iteration-start', { iteration: 1, promptTokens: 1200 })];
   for (const chunk of reply1.match(/[\s\S]{1,7}/g)) out.push(ev('stream-token', { iteration: 1, kind: 'text', token: chunk }));
   out.push(ev('code-generated', { iteration: 1, blockIndex: 0, code: "const h = await getText('h1')\nsetFinal(h)", strategy: 'repl' }));
+  if (id === 'r-running') return out;  // works on, with no result and no picture yet
   if (id === 'r-confirm') {
     out.push(ev('confirmation-req', { id: 'c1', action: 'click', timeoutMs: 60000, details: {
       action: 'click', element: 'button "Buy"', selector: 'e41', tab: 't1', url: 'https://shop-b.example/cart', pageTitle: 'Cart — shop-b',
-      reason: 'it buys something', context: 'Blue mug · $12 · qty 1', crop: { mime: 'image/png', data: PIXEL, width: 1, height: 1, outline: { x: 0, y: 0, width: 1, height: 1 } }, target: { role: 'button', name: 'Buy' } } }));
+      reason: 'it buys something', context: 'Blue mug · $12 · qty 1', crop: { mime: 'image/png', data: PIXEL, width: 1, height: 1, outline: { x: 0, y: 0, width: 1, height: 1 } },
+      target: { tag: 'button', type: 'submit', role: '', text: 'Buy', label: '', name: '', id: '', placeholder: '', autocomplete: '', inForm: false, formAction: '' } } }));
     return out;
   }
   if (id === 'r-question') {
     out.push(ev('user-question', { id: 'q1', question: 'Which size?', choices: ['S', 'M', 'L'], timeoutMs: 300000 }));
     return out;
   }
+  out.push(ev('gate', { iteration: 1, decision: 'deny', method: 'POST', url: 'https://tracker.example/collect', reason: 'outside allowed sites', by: 'rule' }));
   out.push(ev('code-result', { iteration: 1, metadata: { ok: true, summary: 'string, 12 chars: "Cheapest mug"' } }));
   out.push(ev('iteration-end', { iteration: 1, ms: 2100, modelMs: 1500, usage: { input_tokens: 1200, output_tokens: 80 }, cost: 0.0031 }));
   out.push(ev('complete', { final: FINAL_MARKDOWN, iterations: 1, partial: false, usage: { input_tokens: 1200, output_tokens: 80 }, cost: 0.0031 }));
@@ -79,6 +102,9 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
         created_at: Date.now() - 86_400_000, updated_at: Date.now() - 86_390_000, cost: null, turns: [{ state: 'failed', iterations: 4, cost: null }] },
     ],
     cancels: [],
+    requests: [],          // "METHOD /path" of every API request
+    posted: [],            // the bodies of POST /api/runs
+    answers: [],           // the bodies of POST /api/runs/{id}/answer
     pairings: new Map(),   // credential → {id, name, origin}
     origins: [],           // Origin headers seen on pairing and the bridge (what Chrome sends)
     streams: new Map(),    // run id → Set of event sockets
@@ -88,6 +114,7 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
     const url = new URL(req.url, 'http://127.0.0.1');
     const p = url.pathname;
     log(`${req.method} ${p} origin=${req.headers.origin || '-'}`);
+    if (p.startsWith('/api/')) state.requests.push(`${req.method} ${p}`);
     if (p === '/' || p === '/index.html') {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8',
         'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self' ws://127.0.0.1:* ws://localhost:*" });
@@ -116,9 +143,11 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
       if (p === '/api/pair/self') return reply(res, 200, state.pairings.get(auth) || { id: 'token' });
       if (p === '/api/runs' && req.method === 'GET') return reply(res, 200, state.runs);
       if (p === '/api/runs' && req.method === 'POST') {
-        const id = /confirm|buy/i.test(json.task) ? 'r-confirm' : /size|question/i.test(json.task) ? 'r-question' : 'r-done';
+        state.posted.push(json);
+        const id = /^\$/.test(json.task) ? 'r-cmd' : /confirm|buy/i.test(json.task) ? 'r-confirm' : /size|question/i.test(json.task) ? 'r-question'
+                 : /slow/i.test(json.task) ? 'r-running' : /table/i.test(json.task) ? 'r-table' : 'r-done';
         const now = Date.now();
-        const done = id === 'r-done';
+        const done = id === 'r-done' || id === 'r-cmd' || id === 'r-table';
         state.runs.unshift({ id, task: json.task, state: done ? 'done' : 'running', iterations: 1, created_at: now, updated_at: now + (done ? 4200 : 0),
                              cost: done ? 0.0041 : null, turns: done ? [{ state: 'done', started_at: now, ended_at: now + 4200, iterations: 1, cost: 0.0041 }] : [] });
         return reply(res, 201, { id, task: json.task });
@@ -126,15 +155,22 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
       let m;
       if ((m = p.match(/^\/api\/runs\/([^/]+)\/cancel$/))) {
         state.cancels.push(m[1]);
-        for (const ws of state.streams.get(m[1]) || [])
-          ws.send(JSON.stringify({ run: m[1], seq: 99, type: 'complete', ts: Date.now(), data: { final: null, iterations: 1, partial: true, cancelled: true, usage: {} } }));
+        // As ouro does: the block that ran is interrupted, then the run completes cancelled.
+        for (const ws of state.streams.get(m[1]) || []) {
+          ws.send(JSON.stringify({ run: m[1], seq: 98, type: 'code-result', ts: Date.now(),
+            data: { iteration: 1, blockIndex: 0, metadata: { ok: false, error: 'Error: evaluation interrupted', kind: 'interrupted', ms: 900 } } }));
+          ws.send(JSON.stringify({ run: m[1], seq: 99, type: 'complete', ts: Date.now(), data: { final: { partial: true, message: 'Task cancelled by user. Partial results may be available in env.', env: {} },
+            iterations: 1, partial: true, cancelled: true, usage: {} } }));
+        }
         return reply(res, 200, { id: m[1], cancelled: true });
       }
       if ((m = p.match(/^\/api\/runs\/([^/]+)\/tabs$/))) return reply(res, 200, { tabs: [{ id: 't1', url: 'https://shop-b.example/cart', title: 'Cart — shop-b', status: 'loaded' }], activeTab: 't1' });
-      if ((m = p.match(/^\/api\/runs\/([^/]+)\/(confirm|answer)$/))) return reply(res, 200, { id: json.id, ok: true });
+      if ((m = p.match(/^\/api\/runs\/([^/]+)\/(confirm|answer)$/))) { if (m[2] === 'answer') state.answers.push(json); return reply(res, 200, { id: json.id, ok: true }); }
       if ((m = p.match(/^\/api\/runs\/([^/]+)$/))) return reply(res, 200, state.runs.find(r => r.id === m[1]) || {});
-      if (p === '/api/settings') return reply(res, 200, { configured: true, provider: 'anthropic', model: 'claude-sonnet-4-20250514', allowed_sites: ['shop-b.example'], default_context: 'mine' });
+      if (p === '/api/settings') return reply(res, 200, { configured: true, provider: 'anthropic', model: 'claude-sonnet-4-20250514', allowed_sites: ['shop-b.example'], default_context: 'mine', pool: false });
       if (p === '/api/providers') return reply(res, 200, []);
+      if (p === '/api/pair/code') return reply(res, 200, { code: PAIRING_CODE, expiresAt: Date.now() + 600_000 });
+      if (p === '/api/pairings') return reply(res, 200, [...state.pairings.values()].map(x => ({ id: x.id, name: x.name, origin: x.origin, connected: false, lastUsed: null })));
       if (p === '/api/memory') return reply(res, 200, { entries: [{ id: 1, kind: 'run', text: 'The cheapest blue mug was at shop-b ($12).', tags: ['shopping'], created_at: Date.now(), source_run: 'r-done' }], total: 1 });
       if (p === '/api/schedules') return reply(res, 200, [{ id: 's1', name: 'Mug price', task: 'Note the price of the mug', timing: { description: 'every 1h' }, missed: 'run-once', next_fire: Date.now() / 1000 + 3600, runs: 2, last_run_id: 'r-done' }]);
       if (p === '/api/scripts') return reply(res, 200, { scripts: [{ name: 'mug-price', version: 2, task: 'Note the price', steps: [1, 2], params: [{ name: 'shop', value: 'shop-b' }] }] });
@@ -170,7 +206,9 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
       });
     }
     // One frame (a PNG; browsers sniff the image whatever the data: URL's type says).
-    if (url.pathname === '/api/screencast') return wss.handleUpgrade(req, socket, head, ws => ws.send(JSON.stringify({ tab: 't1', jpeg: PIXEL })));
+    // A run still starting (r-running) has sent no frame yet.
+    if (url.pathname === '/api/screencast')
+      return wss.handleUpgrade(req, socket, head, ws => { if (url.searchParams.get('run') !== 'r-running') ws.send(JSON.stringify({ tab: 't1', jpeg: PIXEL })); });
     socket.destroy();
   });
 

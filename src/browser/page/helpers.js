@@ -153,7 +153,13 @@
     // this document's top window) and the row or card it belongs to.
     out.box = { x: left + off.x, y: top + off.y, width: right - left, height: bottom - top };
     const context = contextOf(el);
-    if (context) out.context = context;
+    if (context) {
+      out.context = context.text;
+      // The row or card's visible part, so the confirmation's picture can show which one it is.
+      const c = context.container.getBoundingClientRect();
+      const cl = Math.max(c.left, 0), ct = Math.max(c.top, 0), cr = Math.min(c.right, vw.innerWidth), cb = Math.min(c.bottom, vw.innerHeight);
+      if (cr > cl && cb > ct) out.contextBox = { x: cl + off.x, y: ct + off.y, width: cr - cl, height: cb - ct };
+    }
     if (el.localName === 'input') out.inputType = String(el.type || '').toLowerCase();
     // The origin of the element's own document (HTML: the serialised origin of its frame, "null"
     // when opaque), which decides where a secret may be typed: not the tab's.
@@ -167,7 +173,7 @@
   // The text of the row, list item, card, dialog or form an element belongs to (its nearest such
   // ancestor whose text says more than the element's own), on one line, at most 200 characters:
   // which "Delete" of a list a confirmation is about. Read with a bounded walk, never a whole
-  // page's text; "" when there is no such container.
+  // page's text; {text, container}, or null when there is no such container.
   const CONTAINERS = 'tr,li,article,dialog,fieldset,form,section,[role=row],[role=listitem],[role=article],[role=dialog],[role=group],[role=region]';
   function boundedText(root, max) {
     let out = '';
@@ -185,9 +191,9 @@
     let c = el.parentElement && el.parentElement.closest(CONTAINERS);
     for (let i = 0; c && i < 4; i++, c = c.parentElement && c.parentElement.closest(CONTAINERS)) {
       const text = boundedText(c, 200);
-      if (text && text !== own) return text;
+      if (text && text !== own) return { text, container: c };
     }
-    return '';
+    return null;
   }
 
   // What an action is about to touch, for the sensitive-action check.

@@ -48,6 +48,7 @@
   // A small tokenizer for highlighting: strings, comments, numbers, keywords, API names.
   function highlight(code) {
     const pre = el('pre', 'code');
+    pre.tabIndex = 0;  // it scrolls: reachable by keyboard (WCAG 2.1.1)
     const re = /(\/\/[^\n]*|\/\*[\s\S]*?\*\/)|('(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`)|(\b\d+(?:\.\d+)?\b)|([A-Za-z_$][\w$]*)/g;
     let last = 0, m;
     while ((m = re.exec(code))) {
@@ -96,6 +97,7 @@
         for (i++; i < lines.length && !close.test(lines[i]); i++) code.push(lines[i]);
         i++;
         const pre = el('pre');
+        pre.tabIndex = 0;  // it scrolls: reachable by keyboard (WCAG 2.1.1)
         pre.append(el('code', null, code.join('\n')));
         into.append(pre);
       } else if ((m = line.match(HEADING))) {
@@ -127,9 +129,7 @@
           tbody.append(row);
         }
         table.append(thead, tbody);
-        const wrap = el('div', 'table-wrap');
-        wrap.append(table);
-        into.append(wrap);
+        into.append(scrollBox(table));
       } else if ((m = line.match(ITEM))) {
         i = list(lines, i, into, depth);
       } else {
@@ -213,7 +213,31 @@
     return into;
   }
 
+  // A wide table scrolls sideways in a box the keyboard can reach (WCAG 2.1.1).
+  function scrollBox(table) {
+    const wrap = el('div', 'table-wrap');
+    wrap.tabIndex = 0;
+    wrap.append(table);
+    return wrap;
+  }
+  // What `$ commands` did (act()'s answer: {ok, steps, url, title, error}), in words: one line per
+  // step, then the page it ended on.
+  const isActResult = v => v && typeof v === 'object' && !Array.isArray(v) && Array.isArray(v.steps) && typeof v.ok === 'boolean';
+  function renderCommands(r) {
+    const box = el('div', 'commands');
+    box.append(el('p', null, r.ok ? `Done: ${r.steps.length} step${r.steps.length === 1 ? '' : 's'}.` : `Stopped: ${r.error || 'a step failed'}.`));
+    const ul = el('ul');
+    const mark = { done: '✓', failed: '✗', skipped: '–', planned: '·' };
+    for (const st of r.steps) {
+      const what = [st.command, st.did, st.error].filter(Boolean).join(' — ');
+      ul.append(el('li', 'step ' + (st.status || ''), `${mark[st.status] || '·'} ${what}${st.status === 'skipped' ? ' (skipped)' : ''}`));
+    }
+    box.append(ul);
+    if (r.title || r.url) box.append(el('p', 'hint', `Now on: ${[r.title, r.url].filter(Boolean).join(' — ')}`));
+    return box;
+  }
   function renderFinal(value) {
+    if (isActResult(value)) return renderCommands(value);
     if (Array.isArray(value) && value.length && value.every(v => v && typeof v === 'object' && !Array.isArray(v))) {
       const box = el('div');
       const cols = [...new Set(value.flatMap(Object.keys))];
@@ -232,9 +256,7 @@
       copy.type = 'button';
       copy.onclick = () => navigator.clipboard && navigator.clipboard.writeText(csv);
       tools.append(copy, download('CSV', csv, 'text/csv', 'result.csv'), download('JSON', JSON.stringify(value, null, 2), 'application/json', 'result.json'));
-      const wrap = el('div', 'table-wrap');
-      wrap.append(table);
-      box.append(wrap, tools);
+      box.append(scrollBox(table), tools);
       return box;
     }
     if (typeof value === 'string') return markdown(value);
@@ -272,12 +294,13 @@
     s.append(title, meta);
     const body = el('div', 'iter-body');
     const stream = el('div', 'stream');
+    stream.tabIndex = 0;  // it scrolls: reachable by keyboard (WCAG 2.1.1)
     body.append(stream);
     d.append(s, body);
     $('iterations').append(d);
     for (const [, other] of current.iters) other.card.open = false;  // keep the newest open
     $('tab-activity-count').textContent = `· ${current.iters.size + 1}`;
-    it = { card: d, meta, body, stream, textNode: null, kind: null, pending: '' };
+    it = { n, card: d, meta, body, stream, textNode: null, kind: null, pending: '' };
     current.iters.set(n, it);
     return it;
   }
@@ -299,13 +322,26 @@
     if (!flushQueued) { flushQueued = true; requestAnimationFrame(flushAll); }
   }
   // The model's reply streams in with its ```repl blocks; once a block is parsed it is shown
-  // highlighted below the reply, so the reply keeps a pointer to it instead of a second copy.
+  // highlighted below the reply, so the reply keeps a link to it instead of a second copy.
   const FENCED = /(^|\n)```[^\n]*\n[\s\S]*?(\n```[^\n]*(?=\n|$)|$)/g;
+  const blockId = (n, k) => `iter-${n}-block-${k}`;
   function foldCode(it) {
     let k = 0;
-    for (const span of it.stream.children) {
+    for (const span of [...it.stream.children]) {
       if (span.classList.contains('reasoning') || !span.textContent.includes('```')) continue;
-      span.textContent = span.textContent.replace(FENCED, (_, lead) => `${lead}[code block ${++k} — below]`);
+      const text = span.textContent;
+      span.textContent = '';
+      let last = 0;
+      for (const m of text.matchAll(FENCED)) {
+        span.append(text.slice(last, m.index) + m[1]);
+        const target = blockId(it.n, ++k);
+        const ref = el('a', 'code-ref', `code block ${k}, below`);
+        ref.href = '#' + target;
+        ref.onclick = ev => { const to = document.getElementById(target); if (to) { ev.preventDefault(); to.scrollIntoView({ block: 'nearest' }); to.focus(); } };
+        span.append(ref);
+        last = m.index + m[0].length;
+      }
+      span.append(text.slice(last).replace(/^\n+/, '\n'));
     }
     it.textNode = null;  // later tokens (none, normally) start a new span
   }
@@ -325,8 +361,24 @@
     switch (e.type) {
       case 'iteration-start': { const it = iterationCard(n); it.meta.textContent = `prompt ≈${d.promptTokens} tokens`; refreshLive(current); break; }
       case 'stream-token': { const it = iterationCard(n); if (d.restart) it.stream.append(el('div', 'line warn', '(retrying the model call)')); else appendToken(it, d.kind, d.token); break; }
-      case 'code-generated': { const it = iterationCard(n); flushIter(it); foldCode(it); it.body.append(el('div', 'line', `block ${d.blockIndex + 1}`), highlight(d.code)); break; }
-      case 'code-result': { const it = iterationCard(n); const m = d.metadata || {}; it.body.append(el('div', 'result' + (m.ok ? '' : ' err'), m.summary || m.error || '')); refreshLive(current); break; }
+      case 'code-generated': {
+        const it = iterationCard(n);
+        flushIter(it);
+        foldCode(it);
+        const pre = highlight(d.code);
+        pre.id = blockId(n, d.blockIndex + 1);
+        it.body.append(el('div', 'line', `block ${d.blockIndex + 1}`), pre);
+        break;
+      }
+      case 'code-result': {
+        const it = iterationCard(n);
+        const m = d.metadata || {};
+        // A block cut short by Cancel is no error of the code's: said plainly, in neutral colours.
+        if (!m.ok && (m.kind === 'interrupted' || /evaluation interrupted/.test(m.error || ''))) it.body.append(el('div', 'result stopped', 'Stopped: the run was cancelled while this block ran.'));
+        else it.body.append(el('div', 'result' + (m.ok ? '' : ' err'), m.summary || m.error || ''));
+        refreshLive(current);
+        break;
+      }
       case 'sub-llm-start': current.lastIterCard().body.append(el('div', 'line sub', `↳ sub-call #${d.index + 1}: ${d.prompt}`)); break;
       case 'sub-llm-complete': { const m = d.resultMeta || {}; current.lastIterCard().body.append(el('div', 'line sub' + (m.error ? ' err' : ''), m.error ? `↳ sub-call #${d.index + 1} failed: ${m.error}` : `↳ sub-call #${d.index + 1}: ${m.chars} chars in ${(m.ms / 1000).toFixed(1)} s — ${m.preview}`)); break; }
       case 'log': current.lastIterCard().body.append(el('div', 'line log', 'log: ' + d.message)); break;
@@ -344,13 +396,13 @@
       }
       case 'user-answer': closeQuestion(d); break;
       case 'gate': current.lastIterCard().body.append(el('div', 'line ' + (d.decision === 'deny' ? 'warn' : 'sub'),
-        `🛡 gate ${d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : 'noted'} ${d.method || ''} ${d.url || ''} — ${d.reason || ''}${d.by ? ` (${d.by})` : ''}`)); break;
+        `Gate ${d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : 'noted'} ${d.method || ''} ${d.url || ''} — ${d.reason || ''}${d.by ? ` (${d.by})` : ''}`)); break;
       case 'injection-flag': current.lastIterCard().body.append(el('div', 'line warn',
         '⚠ possible prompt injection in page text: ' + (d.flags || []).map(f => `${f.kind}: “${f.excerpt}”`).join('; '))); break;
       case 'confirmation-res': if ($('confirm-dialog').dataset.id === d.id && $('confirm-dialog').open) { $('confirm-dialog').close(); stopCountdown(); if ($('status').classList.contains('waiting')) setStatus('running…', 'running'); } current.lastIterCard().body.append(el('div', 'line ' + (d.approved ? '' : 'warn'), d.approved ? '✓ sensitive action allowed' : '✗ sensitive action denied')); break;
       case 'heal': current.lastIterCard().body.append(el('div', 'line sub', `✚ step ${d.step}: ${d.action} target found again — '${d.old}' → ${d.new} (confidence ${d.confidence})`)); break;
       case 'script-saved': addMessage('guidance', `script ${d.name} v${d.version} saved from v${d.based_on} (${(d.changes || []).length} change${(d.changes || []).length === 1 ? '' : 's'}; see its diff)`); break;
-      case 'loop-detected': current.lastIterCard().body.append(el('div', 'line err', `⛔ loop detected: ${d.reason}`)); break;
+      case 'loop-detected': current.lastIterCard().body.append(el('div', 'line err', `Loop detected: ${d.reason}`)); break;
       case 'reflection': { const r = d.reflection || {}; current.lastIterCard().body.append(el('div', 'line ' + (r.efficiency === 'low' ? 'warn' : 'sub'), `↺ reflection after step ${r.step}: efficiency ${r.efficiency}${(r.issues || []).map(i => '; ' + i).join('')}`)); break; }
       case 'resumed': addMessage('guidance', `↻ resumed after a restart: from iteration ${d.fromIteration}. ${d.note || ''}`); setRunning(true); break;
       case 'placement': $('totals').title = `browser: ${d.endpoint}`; break;
@@ -365,6 +417,7 @@
     if (!view.live) return;
     let info;
     try { info = await api('GET', `/api/runs/${view.id}/tabs`); } catch (err) { return; }
+    if (!view.live || current !== view) return;  // it ended meanwhile
     const ul = $('live-tabs');
     ul.textContent = '';
     for (const t of info.tabs) {
@@ -374,25 +427,43 @@
     }
     $('live').hidden = false;
     if (live.run === view.id && live.tab === info.activeTab && live.socket) return;
+    const first = live.run !== view.id;
     stopLive();
+    // No picture until the tab sends its first frame (an empty <img> would show its alt text as a
+    // broken image): a neutral line waits in its place.
+    if (first) clearLiveFrame('Waiting for the first picture of the tab…');
     live = { run: view.id, tab: info.activeTab, socket: new WebSocket(`${WS_BASE}/api/screencast?token=${encodeURIComponent(token)}&run=${view.id}`) };
-    live.socket.onmessage = m => { const f = JSON.parse(m.data); $('live-frame').src = 'data:image/jpeg;base64,' + f.jpeg; };
+    live.socket.onmessage = m => { const f = JSON.parse(m.data); if (f && typeof f.jpeg === 'string') $('live-frame').src = 'data:image/jpeg;base64,' + f.jpeg; };
   }
-  function stopLive() { if (live.socket) live.socket.close(); live = { socket: null, tab: null, run: null }; }
+  $('live-frame').addEventListener('load', () => { $('live-frame').hidden = false; $('live-wait').hidden = true; });
+  function clearLiveFrame(note) {
+    $('live-frame').hidden = true;
+    $('live-frame').removeAttribute('src');
+    $('live-wait').textContent = note;
+    $('live-wait').hidden = false;
+  }
+  function stopLive() {
+    if (live.socket) live.socket.close();
+    live = { socket: null, tab: null, run: null };
+  }
 
   function finish(d) {
     const u = d.usage || {};
     const ac = d.actionCache ? ` · action cache ${d.actionCache.hits}/${d.actionCache.hits + d.actionCache.misses} hits` : '';
     $('totals').textContent = `${d.iterations} iteration${d.iterations === 1 ? '' : 's'} · ${u.input_tokens || 0} in${cachedNote(u)} / ${u.output_tokens || 0} out${fmtCost(d.cost)}${ac}`;
     const box = el('div');
-    if (d.partial) {
+    if (d.cancelled) {
+      box.append(el('p', null, 'Cancelled.'));
+      const env = d.final && d.final.env;
+      if (env && Object.keys(env).length) box.append(el('p', 'hint', 'What it had gathered in env:'), renderFinal(env));
+    } else if (d.partial) {
       box.append(el('p', null, (d.final && d.final.message) || 'Stopped with partial results.'));
       const env = d.final && d.final.env;
       if (env && Object.keys(env).length) box.append(renderFinal(env));
     } else {
       box.append(renderFinal(d.final));
     }
-    addMessage(d.partial ? 'partial' : 'final', box);
+    addMessage(d.cancelled ? 'cancelled' : d.partial ? 'partial' : 'final', box);
     if (Array.isArray(d.tabs) && d.tabs.length) {
       const list = el('ul');
       for (const t of d.tabs) list.append(el('li', null, `${t.id} · ${t.title || ''} · ${t.url}${t.underRule ? ' · still under this run’s safety rule' : ''}`));
@@ -409,7 +480,9 @@
     if (d.error && !d.cancelled) $('status').title = d.error; else $('status').removeAttribute('title');
     stopCountdown();
     stopLive();
+    if ($('live-frame').hidden) $('live-wait').textContent = 'No picture of the tab: the run ended before its first frame.';
     if (current && current.socket && current.live) current.socket.close();
+    if (current) current.live = false;  // until a follow-up turn
     refreshHistory();
   }
 
@@ -427,6 +500,7 @@
     $('run-btn').textContent = on ? 'Send ⏎' : current ? 'Follow up ⏎' : 'Run ⏎';
     $('run-btn').title = on ? 'Tell the agent something while it works' : current ? 'A follow-up in this conversation' : 'Start a run';
     $('context').disabled = !!current;
+    $('mode').disabled = !!current;
   }
 
   function open(runId, live) {
@@ -456,11 +530,27 @@
   // --- confirmation ------------------------------------------------------------------------------
   // askUser: the model's question in the conversation, with its choices as buttons or a text box
   // (a password box for a secret, whose value goes to ouro only, never to the model).
+  // The page that asked is named (the event's page, else the run's active tab), and the focus goes
+  // to the question itself, or to its text box — never to a choice, which a stray Enter would
+  // answer (WAI-ARIA Authoring Practices, Dialog (Modal) pattern: where the first control would
+  // act at once, focus static content at the start instead, made focusable with tabindex -1).
   const questions = new Map();
   function showQuestion(runId, d, live, ts) {
     const box = el('form', 'question');
     box.dataset.id = d.id;
-    box.append(el('p', null, d.question));
+    const text = el('p', 'q-text', d.question);
+    text.id = `question-${runId}-${d.id}`;
+    text.tabIndex = -1;
+    box.setAttribute('aria-labelledby', text.id);
+    const from = el('p', 'hint q-page');
+    const namePage = (title, url) => { from.textContent = title || url ? `Asked on ${title ? `“${title}”` : ''}${title && url ? ' — ' : ''}${url || ''}` : ''; from.hidden = !from.textContent; };
+    namePage(d.pageTitle, d.url);
+    if (!d.pageTitle && !d.url && live)
+      api('GET', `/api/runs/${runId}/tabs`).then(info => {
+        const t = (info.tabs || []).find(x => x.id === info.activeTab);
+        if (t && !from.textContent) namePage(t.title, t.url);
+      }).catch(() => {});
+    box.append(text, from);
     const send = async text => {
       for (const c of box.querySelectorAll('button, input')) c.disabled = true;
       try { await api('POST', `/api/runs/${runId}/answer`, { id: d.id, answer: text }); }
@@ -494,8 +584,7 @@
       setStatus('waiting for you', 'waiting');
       const until = deadline(d, ts);
       if (until) countdown(box.appendChild(el('p', 'countdown')), until, 'No answer in');
-      const first = box.querySelector('input, button');
-      if (first) first.focus();
+      (box.querySelector('input') || text).focus();
     }
   }
   function closeQuestion(d) {
@@ -540,14 +629,16 @@
     if (det.action === 'use-tab') {
       // My browser: one of the user's tabs the run neither opened nor was handed.
       $('confirm-text').textContent = `The agent wants to act (${det.function}) on your tab “${det.title || det.tab}” — ${det.url}. It did not open this tab and was not given it.`;
-      $('confirm-details').textContent = JSON.stringify({ tab: det.tab, url: det.url }, null, 2);
+      showFields([['Tab', det.tab], ['Address', det.url]]);
     } else if (det.request) {
       // The egress gate: a request or navigation held before it leaves the browser.
       $('confirm-text').textContent = `Safety gate — the agent's ${det.action} wants to go out: ${det.request}. ${det.reason}.`;
-      $('confirm-details').textContent = JSON.stringify({ rule: det.rule, method: det.method, url: det.url, tab: det.tab }, null, 2);
+      showFields([['Rule', det.rule], ['Method', det.method], ['Address', det.url], ['Tab', det.tab]]);
     } else {
       $('confirm-text').textContent = `The agent wants to ${det.action} ${det.element || det.selector} — ${det.reason}.`;
-      $('confirm-details').textContent = JSON.stringify(det.target || {}, null, 2);
+      const t = det.target || {};
+      showFields([['Role', t.role], ['Element', t.tag], ['Type', t.type], ['Text', t.text], ['Label', t.label], ['Field name', t.name], ['Id', t.id],
+                  ['Placeholder', t.placeholder], ['Autocomplete', t.autocomplete], ['Form sends to', t.formAction]]);
     }
     // What it acts on: the element's own context (the row or card it belongs to), the page, and a
     // crop of the screenshot with the element outlined, when the server sends them.
@@ -578,6 +669,16 @@
     $('always-btn').textContent = det.site ? `Always allow ${det.site}` : 'Always allow this site';
     if (!dlg.open) dlg.showModal();
     $('deny-btn').focus();
+  }
+  // The confirmation's fields as label/value lines (a description list), only those with a value.
+  function showFields(pairs) {
+    const dl = $('confirm-details');
+    dl.textContent = '';
+    for (const [label, value] of pairs) {
+      if (value === undefined || value === null || value === '' || typeof value === 'object') continue;
+      dl.append(el('dt', null, label), el('dd', null, String(value)));
+    }
+    dl.hidden = !dl.childElementCount;
   }
   async function answer(approved, remember = false) {
     const dlg = $('confirm-dialog');
@@ -614,7 +715,7 @@
     setRunning(true);
     try {
       await contextReady;
-      const options = { context: $('context').value };
+      const options = { context: $('context').value, mode: $('mode').value };
       if ($('agent').value !== 'rlm') options.agent = $('agent').value;
       const run = await api('POST', '/api/runs', { task, urls, options });
       $('task').value = '';
@@ -635,6 +736,12 @@
     else try { const s = await api('GET', '/api/settings'); if (s.default_context) $('context').value = s.default_context; } catch (err) { /* keep the first */ }
     $('context').dataset.ready = '1';
   })();
+  // Careful (asks before sensitive actions; docs/guides/safety.md) or autonomous, sent with each
+  // new run and schedule; the pick is remembered.
+  const MODE_KEY = 'ouro.mode';
+  const savedMode = localStorage.getItem(MODE_KEY);
+  if (savedMode === 'careful' || savedMode === 'autonomous') $('mode').value = savedMode;
+  $('mode').addEventListener('change', () => localStorage.setItem(MODE_KEY, $('mode').value));
   $('task').addEventListener('keydown', ev => { if (ev.key === 'Enter' && !ev.shiftKey) { ev.preventDefault(); $('task-form').requestSubmit(); } });
   async function cancelRun() {
     if (!current || !isRunning()) return;
@@ -671,7 +778,10 @@
   for (const b of document.querySelectorAll('.close-panel')) b.onclick = () => { $(b.dataset.for).click(); $(b.dataset.for).focus(); };
 
   // A server on a browser pool (ouro serve --browser-pool): its endpoints, their state and load.
+  // Asked only of a server whose settings say it has one (GET /api/settings → pool).
+  let serverHasPool = false;
   async function refreshPool() {
+    if (!serverHasPool) return;
     try {
       const p = await api('GET', '/api/pool');
       const ul = $('pool-list');
@@ -855,7 +965,9 @@
         }
         li.append(head);
         if (m.tags && m.tags.length) li.append(el('div', 'mem-tags', m.tags.join(' · ')));
-        li.append(el('div', 'mem-text', m.text));
+        const text = el('div', 'mem-text', m.text);
+        text.tabIndex = 0;  // a long one scrolls: reachable by keyboard (WCAG 2.1.1)
+        li.append(text);
         const del = el('button', 'danger', 'Delete');
         del.type = 'button';
         del.setAttribute('aria-label', `Delete memory ${m.id}`);
@@ -922,7 +1034,7 @@
         const row = el('div', 'row');
         const now = el('button', null, 'Run now');
         now.type = 'button';
-        now.setAttribute('aria-label', `Run ${j.name} now`);
+        now.setAttribute('aria-label', `Run now: ${j.name}`);  // the visible words first (WCAG 2.5.3, Label in Name)
         now.onclick = async () => {
           try { await api('POST', `/api/schedules/${j.id}/run`); hint.textContent = `${j.name}: starting now.`; setTimeout(refreshSchedules, 1500); }
           catch (err) { hint.textContent = err.message; }
@@ -953,7 +1065,7 @@
     body[$('sched-kind').value] = $('sched-value').value.trim();
     if ($('sched-tz').value.trim()) body.tz = $('sched-tz').value.trim();
     if ($('sched-name').value.trim()) body.name = $('sched-name').value.trim();
-    body.options = { context: $('context').value };
+    body.options = { context: $('context').value, mode: $('mode').value };
     if ($('agent').value !== 'rlm') body.options.agent = $('agent').value;
     try {
       const j = await api('POST', '/api/schedules', body);
@@ -1091,6 +1203,8 @@
   api('GET', '/api/settings').then(s => {
     // --workspace NAME: shown in the header, so two Command Centers are not mistaken for each other.
     if (s.workspace) { $('workspace').textContent = 'workspace: ' + s.workspace; $('workspace').hidden = false; }
+    serverHasPool = s.pool === true;
+    refreshPool();
     if (s.configured === false) openSettings(s.configured_error);
   }).catch(() => {});
 })();
