@@ -374,7 +374,7 @@
         const it = iterationCard(n);
         const m = d.metadata || {};
         // A block cut short by Cancel is no error of the code's: said plainly, in neutral colours.
-        if (!m.ok && (m.kind === 'interrupted' || /evaluation interrupted/.test(m.error || ''))) it.body.append(el('div', 'result stopped', 'Stopped: the run was cancelled while this block ran.'));
+        if (!m.ok && m.kind === 'interrupted') it.body.append(el('div', 'result stopped', 'Stopped: the run was cancelled while this block ran.'));
         else it.body.append(el('div', 'result' + (m.ok ? '' : ' err'), m.summary || m.error || ''));
         refreshLive(current);
         break;
