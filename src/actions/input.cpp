@@ -11,6 +11,7 @@
 #include "safety/secrets.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <thread>
 
@@ -415,6 +416,43 @@ Result<json> set_date_field(Context& ctx, const std::string& tab, const std::str
   return json{{"set", get_str(r, "value")}};
 }
 
+// A tab in the background has no system focus (Document.hasFocus() is false there while keys
+// still land); with focus emulated (CDP Emulation.setFocusEmulationEnabled) hasFocus() tells which
+// frame of the tab keys go to. Where it cannot be set, FocusWatch holds the field's document to
+// having the focus only if it had it when typing began.
+void start_typing(Context& ctx, const std::string& tab) {
+  // Best effort: without it the check is the weaker one described above.
+  (void)ctx.browser.send(tab, "Emulation.setFocusEmulationEnabled", json{{"enabled", true}}, ctx.limits.exec_timeout);
+}
+
+// Where the keyboard focus is, seen from the field typing goes into (helpers.js holdsFocus): still
+// there, gone elsewhere in the tab, or its document replaced (a key navigated it). The first check
+// marks the document typing began in.
+class FocusWatch {
+ public:
+  enum Where { Held, Left, Replaced };
+  FocusWatch(Context& ctx, const std::string& tab, const std::string& sel)
+      : m_ctx(ctx), m_tab(tab), m_sel(sel), m_frame(browser::Browser::frame_of(sel)), m_token(std::to_string(++s_count)) {}
+  Result<Where> check() {
+    bool first = !m_checked;
+    m_checked = true;
+    auto r = m_ctx.browser.call(m_tab, "holdsFocus", json::array({m_sel, m_token, first}), m_frame, m_ctx.limits.exec_timeout);
+    if (!r && (r.error().cause == Cause::ContextGone || r.error().cause == Cause::PageNavigated)) return first ? Left : Replaced;
+    if (!r) return tl::unexpected(r.error());
+    if (!r->is_object()) return Left;
+    if (r->value("gone", false)) return Replaced;
+    bool in_document = r->value("document", false);
+    if (first) m_document_focus = in_document;
+    return r->value("active", false) && (in_document || !m_document_focus) ? Held : Left;
+  }
+
+ private:
+  static inline std::atomic<uint64_t> s_count{0};
+  Context& m_ctx;
+  const std::string m_tab, m_sel, m_frame, m_token;
+  bool m_checked = false, m_document_focus = false;
+};
+
 Result<json> type(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   ToType typing = TRY(text_to_type(ctx, args.size() > 2 ? args[2] : json(""), "type"));
@@ -426,20 +464,53 @@ Result<json> type(Context& ctx, const json& args) {
     json set = TRY(set_date_field(ctx, tab, sel, get_str(at, "inputType"), text, "type"));
     return json{{"element", at.value("element", "")}, {"typed", text.size()}, {"value", set["set"]}};
   }
+  start_typing(ctx, tab);
   TRY(click_at(ctx, tab, at));
-  TRY(ctx.browser.call(tab, "prepareEdit", json::array({sel, "end"}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
-  InputEvents events;
+  const std::string frame = browser::Browser::frame_of(sel);
+  TRY(ctx.browser.call(tab, "prepareEdit", json::array({sel, "end"}), frame, ctx.limits.exec_timeout));
+  std::vector<std::string> chars;
   for (size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
     size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    std::string ch = text.substr(i, len);
+    chars.push_back(text.substr(i, len));
     i += len;
-    if (ch == "\n") ch = "Enter";
+  }
+  // The origin checked above is the field's frame's: each key goes only while the focus is still
+  // in that field. One key at a time, then where the focus is: a page that moves it (to another
+  // field, a hidden input, a frame of another origin) gets no key after the one it moved it on.
+  // A key (Enter in a form) may replace the document: after the last one that is the typing done;
+  // before it, the field is gone and the rest is not sent.
+  FocusWatch watch(ctx, tab, sel);
+  // A secret's length is not told, not even this way.
+  auto count_text = [&](size_t sent) {
+    return typing.secret ? fmt::format("some of the characters of [SECRET:{}]", typing.secret->name) : fmt::format("{} of {} characters", sent, chars.size());
+  };
+  auto focus_left = [&](size_t sent) -> Result<bool> {
+    auto where = watch.check();
+    if (!where) return reworded(where.error(), "type '{}' on tab {}: could not tell where the focus is after {}: {}", sel, tab, count_text(sent),
+                                where.error().message);
+    if (*where == FocusWatch::Replaced && sent == chars.size()) return false;
+    if (*where == FocusWatch::Replaced)
+      return errorf(Code::Aborted, "type '{}' on tab {}: the page was replaced after {} (a key navigated it); typing stopped and nothing "
+                    "more was sent", sel, tab, count_text(sent));
+    return *where == FocusWatch::Left;
+  };
+  auto stopped = [&](size_t sent) {
+    return errorf(Code::Aborted,
+                  "type '{}' on tab {}: the focus left the field after {} — the page moved it elsewhere (another field or frame), so "
+                  "typing stopped and nothing more was sent; the field may hold only part of the text",
+                  sel, tab, count_text(sent));
+  };
+  if (TRY(focus_left(0))) return stopped(0);
+  for (size_t i = 0; i < chars.size(); ++i) {
+    std::string ch = chars[i] == "\n" ? "Enter" : chars[i];
+    InputEvents events;
     auto k = key_def(ch);
     if (k && !k->code.empty()) key_events(events, *k, std::isupper(static_cast<unsigned char>(ch[0])) ? 8 : 0);
     else events.emplace_back("Input.insertText", json{{"text", ch}});  // no key for it: insert as an IME would
+    TRY(dispatch(ctx, tab, std::move(events)));
+    if (TRY(focus_left(i + 1))) return stopped(i + 1);
   }
-  TRY(dispatch(ctx, tab, std::move(events)));
   // A secret's length is not told: the code has no need of it.
   if (typing.secret) return json{{"element", at.value("element", "")}, {"typed", "[SECRET:" + typing.secret->name + "]"}};
   return json{{"element", at.value("element", "")}, {"typed", text.size()}};
@@ -480,8 +551,15 @@ Result<json> fill(Context& ctx, const json& args) {
         filled.push_back(it.key());
         continue;
       }
+      start_typing(ctx, tab);
       TRY(click_at(ctx, tab, at));
       TRY(ctx.browser.call(tab, "prepareEdit", json::array({sel, "select"}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
+      // The text goes in as one edit, only while the focus is in the field whose origin was
+      // checked (a page's focus handler may have moved it).
+      FocusWatch watch(ctx, tab, sel);
+      if (TRY(watch.check()) != FocusWatch::Held)
+        return errorf(Code::Aborted, "fill '{}' on tab {}: the page moved the focus out of the field before its text went in; nothing was "
+                      "typed into it", sel, tab);
       InputEvents events;
       if (text.empty()) key_events(events, *key_def("Delete"), 0);
       else events.emplace_back("Input.insertText", json{{"text", text}});

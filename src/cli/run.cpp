@@ -4,6 +4,7 @@
 
 #include "agent/run.h"
 #include "base/log.h"
+#include "safety/redact.h"
 #include "base/text.h"
 #include "cli/terminal.h"
 #include "hooks/hooks.h"
@@ -320,7 +321,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
     view.on_event(e);
     if (!trace) return;
     std::lock_guard lock(trace_mutex);
-    *trace << redact(dump_json(e.to_json())) << "\n" << std::flush;
+    *trace << dump_json(safety::redact_json(e.to_json())) << "\n" << std::flush;
   });
   const std::string state = life->finish_turn(row, turn_task, r);
   if (!modelless) std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);

@@ -3,6 +3,7 @@
 #include "base/settings_file.h"
 
 #include "base/log.h"
+#include "safety/redact.h"
 #include "base/text.h"
 
 #include <boost/url/parse.hpp>
@@ -388,7 +389,7 @@ void Pipeline::fire(Point point, const std::string& run_id, const json& data, do
   try {
     // The event was redacted when the run made it; redacting the whole payload again costs
     // little and keeps a key that slipped into a field out of a hook's hands.
-    payload = redact(dump_json(json{{"hook", point_name(point)}, {"run", run_id}, {"ts", ts}, {"data", bounded_data(data)}}));
+    payload = dump_json(safety::redact_json(json{{"hook", point_name(point)}, {"run", run_id}, {"ts", ts}, {"data", bounded_data(data)}}));
   } catch (const std::exception& e) {
     spdlog::warn("hooks: cannot make the {} payload of run {}: {}", point_name(point), run_id, redact(e.what()));
     return;

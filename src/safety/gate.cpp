@@ -4,6 +4,7 @@
 #include "safety/redact.h"
 
 #include <boost/url.hpp>
+#include <cctype>
 #include <fmt/format.h>
 
 namespace ouro::safety {
@@ -54,16 +55,57 @@ void GatePolicy::allow_site_of(const Url& url) {
 }
 
 namespace {
-// The URL as RFC 3986 normalises it (case, percent-encoding, dot segments), without fragment and
-// with "/" for an empty path: "HTTP://Example.com" and "http://example.com/#top" are one URL.
+// Percent-encoding normalisation (RFC 3986 §6.2.2.1, §6.2.2.2): "%7e" and "~" are one octet,
+// "%2f" and "%2F" are one; every other character stays as written.
+std::string pct_normal(std::string_view encoded) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(encoded.size());
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    int hi = 0, lo = 0;
+    if (encoded[i] != '%' || i + 2 >= encoded.size() || (hi = hex(encoded[i + 1])) < 0 || (lo = hex(encoded[i + 2])) < 0) {
+      out += encoded[i];
+      continue;
+    }
+    char octet = static_cast<char>(hi * 16 + lo);
+    bool unreserved = std::isalnum(static_cast<unsigned char>(octet)) || octet == '-' || octet == '.' || octet == '_' || octet == '~';
+    if (unreserved) out += octet;
+    else out += fmt::format("%{:02X}", static_cast<unsigned char>(octet));
+    i += 2;
+  }
+  return out;
+}
+
+// The URL exactly as written, up to what RFC 3986 §6.2.2 and §6.2.3 say cannot change what it
+// names: the case of scheme and host, percent-encoding, an empty path ("/") and the scheme's
+// default port. Path, query and fragment are otherwise compared as written (dot segments too):
+// anything else the run put into a URL may carry its data.
 std::string given_key(std::string_view text) {
-  auto parsed = boost::urls::parse_uri(text);
-  if (!parsed) return std::string(text);
+  // Characters outside ASCII as their UTF-8 octets percent-encoded (RFC 3987 §3.1), as Chromium
+  // writes them: "/wiki/Köln" given is the tab's "/wiki/K%C3%B6ln".
+  std::string ascii;
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) < 0x80) ascii += c;
+    else ascii += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+  }
+  auto parsed = boost::urls::parse_uri(ascii);
+  if (!parsed) return ascii;
   boost::urls::url u = *parsed;
-  u.remove_fragment();
-  if (u.encoded_path().empty() && u.has_authority()) u.set_encoded_path("/");
-  u.normalize();
-  return std::string(u.buffer());
+  u.normalize_scheme();
+  u.normalize_authority();
+  if (u.has_port() && ((u.scheme() == "http" && u.port() == "80") || (u.scheme() == "https" && u.port() == "443"))) u.remove_port();
+  std::string out = std::string(u.scheme()) + ":";
+  if (u.has_authority()) out += "//" + std::string(u.encoded_authority());
+  std::string path = pct_normal(u.encoded_path());
+  out += path.empty() && u.has_authority() ? std::string("/") : path;
+  if (u.has_query()) out += "?" + pct_normal(u.encoded_query());
+  if (u.has_fragment()) out += "#" + pct_normal(u.encoded_fragment());
+  return out;
 }
 }  // namespace
 

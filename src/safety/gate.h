@@ -6,7 +6,8 @@
 // a worker, a frame, a document the run caused) never lets it leave for a site the run is not
 // allowed; it only chooses between asking and allowing among the allowed sites.
 //   * Before the run first acts (no call that puts its data or choices into a page has run yet:
-//     registry.h `changes_page`, or a navigation to a URL the user did not give), its pages hold
+//     registry.h `changes_page`, or a navigation to a URL other than one exactly as the user
+//     gave it), its pages hold
 //     nothing of the run's: their own requests — styles, fonts, images, scripts from their CDNs,
 //     their calls home — go out as when the user browses. This is what lets pages render.
 //   * From the run's first act on, every request of every tab it holds must stay on its allowed
@@ -53,8 +54,10 @@ class GatePolicy {
   // The same for a site pattern the user allowed "always" ("example.com", "127.0.0.1:8080").
   Result<void> name_pattern(std::string_view pattern);
   std::vector<std::string> patterns() const;
-  // URLs the user gave (the task's, --url, a tab they handed over), exactly, without fragment:
-  // a navigation there carries nothing the run chose.
+  // URLs the user gave (the task's, --url, a tab they handed over), exactly — fragment, query and
+  // path included; only what RFC 3986 §6.2.2/§6.2.3 call equivalent (scheme and host case,
+  // percent-encoding, the default port) is the same URL: a navigation there carries nothing the
+  // run chose. Any other URL, however close to a given one, is the run's.
   void add_given_url(std::string_view url);
   bool given(std::string_view url) const;
 

@@ -1,6 +1,7 @@
 #include "safety/redact.h"
 
 #include "base/base64.h"
+#include "base/log.h"
 
 #include <algorithm>
 #include <cctype>
@@ -58,6 +59,37 @@ std::string redact_url_params(std::string_view text) {
     i = k;
   }
   return out;
+}
+
+// redact() (base/log.h) over each string and key of a JSON value, for records written as JSON:
+// masking the serialised text instead could cut an escape or a closing quote and leave a line
+// that is not JSON.
+json redact_json(const json& value) {
+  if (value.is_string()) return ouro::redact(value.get_ref<const std::string&>());
+  if (value.is_array()) {
+    json out = json::array();
+    for (const auto& v : value) out.push_back(redact_json(v));
+    return out;
+  }
+  if (value.is_object()) {
+    json out = json::object();
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      // A member is read as the text `name: value` is ("password": "…" masks its value).
+      const json& v = it.value();
+      if (v.is_structured()) {
+        out[ouro::redact(it.key())] = redact_json(v);
+        continue;
+      }
+      const std::string prefix = it.key() + ": ";
+      const std::string text = v.is_string() ? v.get_ref<const std::string&>() : v.dump();
+      std::string both = ouro::redact(prefix + text);
+      if (both.rfind(prefix, 0) != 0) out[ouro::redact(it.key())] = redact_json(v);
+      else if (v.is_string()) out[it.key()] = both.substr(prefix.size());
+      else out[it.key()] = both == prefix + text ? v : json("[REDACTED]");
+    }
+    return out;
+  }
+  return value;
 }
 
 void redact_json_strings(json& value) {

@@ -28,6 +28,12 @@ std::string redact_url_params(std::string_view text);
 // The same, applied to every string (and object key's value) of a JSON value, in place.
 void redact_json_strings(json& value);
 
+// ouro::redact() (base/log.h: bearer tokens, keys, "password"/"cookie" values, the registered
+// secret scrubbers) applied to each string and object key of a JSON value — a member read as the
+// text `name: value` is —, for records written as JSON lines (a trace, a hook's payload): what
+// is written stays JSON whatever was masked.
+json redact_json(const json& value);
+
 // Values shorter than this are not looked for in text: they could not be told apart from ordinary
 // text ("1234", "abc"). Such values are still typed only on their own sites.
 inline constexpr size_t kMinScrubbedBytes = 4;

@@ -72,6 +72,23 @@ HttpResponse no_such_endpoint(const HttpRequest& r) {
   return net::json_error(404, "NotFound", "no such endpoint: " + r.method.substr(0, 20) + " " + path);
 }
 
+// No page of ouro serve's may be shown inside another site's frame (clickjacking the Command
+// Center's buttons): every HTML response says so, in CSP Level 3's `frame-ancestors 'none'` and,
+// for browsers without it, RFC 7034's `X-Frame-Options: DENY`. (HttpResponse's content type is
+// HTML unless a response says otherwise.)
+std::optional<HttpResponse> unframed(std::optional<HttpResponse> res) {
+  if (!res || res->content_type.rfind("text/html", 0) != 0) return res;
+  bool has_policy = false;
+  for (auto& [name, value] : res->headers)
+    if (name == "Content-Security-Policy") {
+      value += "; frame-ancestors 'none'";
+      has_policy = true;
+    }
+  if (!has_policy) res->headers.push_back({"Content-Security-Policy", "frame-ancestors 'none'"});
+  res->headers.push_back({"X-Frame-Options", "DENY"});
+  return res;
+}
+
 HttpResponse busy() { return net::json_error(503, "Unavailable", "ouro is busy with other requests; try again shortly"); }
 
 // 160 random bits as 40 hex characters.
@@ -779,16 +796,17 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
   http.check_headers = [weak](const HttpRequest& r) -> std::optional<HttpResponse> {
     auto self = weak.lock();
     if (!self) return net::json_error(503, "Unavailable", "ouro is shutting down");
-    return self->check_headers(r);
+    return unframed(self->check_headers(r));
   };
   s->m->http = TRY(net::HttpServer::start_async(
       io, std::move(http),
       [weak](const HttpRequest& r, std::function<void(HttpResponse)> respond) {
-        if (auto self = weak.lock()) self->handle(r, std::move(respond));
-        else respond(net::json_error(503, "Unavailable", "ouro is shutting down"));
+        auto framed = [respond = std::move(respond)](HttpResponse res) { respond(*unframed(std::move(res))); };
+        if (auto self = weak.lock()) self->handle(r, std::move(framed));
+        else framed(net::json_error(503, "Unavailable", "ouro is shutting down"));
       },
       [weak](const HttpRequest& r, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& h) -> std::optional<HttpResponse> {
-        if (auto self = weak.lock()) return self->upgrade(r, std::move(peer), h);
+        if (auto self = weak.lock()) return unframed(self->upgrade(r, std::move(peer), h));
         return net::json_error(503, "Unavailable", "ouro is shutting down");
       }));
   s->m->port = s->m->http->port();

@@ -63,6 +63,9 @@ struct RunManager::Active {
   };
   std::map<std::string, Question> questions;  // askUser: pending ids -> their answer, once given
   std::set<std::string> closed_questions;
+  // The turn that asked is over: its questions still waiting are withdrawn, and one asked now
+  // (a page's request under a finished turn) is not put to the user. Reset when a turn begins.
+  bool questions_closed = false;
   // The conversation: earlier turns, messages for the next one, and whether the session waits
   // between turns (idle) or should let go (expire). Under `mutex`.
   std::vector<agent::Turn> turns;

@@ -273,6 +273,38 @@ void RunManager::run_thread(std::shared_ptr<Active> run, json body) {
   m_reap.notify_all();
 }
 
+// The turn is over: a question it asked that is still waiting (a confirmation the gate raised
+// for a page's request, an askUser whose evaluation was cut off) is withdrawn — no longer pending
+// in GET /api/runs/:id, a `question-withdrawn` event for the faces, its waiter answered "no answer"
+// — and none is put to the user until the next turn begins.
+void RunManager::withdraw_questions(Active& run) {
+  std::vector<std::string> ids;
+  {
+    std::lock_guard lock(run.mutex);
+    run.questions_closed = true;
+    for (auto it = run.confirmations.begin(); it != run.confirmations.end();) {
+      if (it->second) {
+        ++it;
+        continue;
+      }
+      ids.push_back(it->first);
+      run.closed_confirmations.insert(it->first);
+      it = run.confirmations.erase(it);
+    }
+    for (auto it = run.questions.begin(); it != run.questions.end();) {
+      if (it->second.answer) {
+        ++it;
+        continue;
+      }
+      ids.push_back(it->first);
+      run.closed_questions.insert(it->first);
+      it = run.questions.erase(it);
+    }
+  }
+  run.answered.notify_all();
+  for (const auto& id : ids) publish(run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, now_ms());
+}
+
 // A run that ends without a result of the agent's: an error event, the failed row, a complete
 // event with the message as its partial final.
 void RunManager::record_failure(Active& run, const std::string& why, const std::string& message) {
@@ -380,12 +412,19 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     std::unique_lock lock(run->mutex);
     // The question went out as an event just before this: an answer may already be here.
     run->confirmations.try_emplace(id, std::nullopt);
-    bool answered = run->answered.wait_for(lock, m_config.confirm_timeout, [&] { return run->cancel_requested || run->confirmations[id].has_value(); });
-    bool approved = answered && run->confirmations[id].value_or(false);
+    auto answer = [&]() -> std::optional<bool> {
+      auto it = run->confirmations.find(id);
+      return it == run->confirmations.end() ? std::nullopt : it->second;
+    };
+    bool answered = run->answered.wait_for(lock, m_config.confirm_timeout,
+                                           [&] { return run->cancel_requested || run->questions_closed || answer().has_value(); });
+    bool approved = answered && answer().value_or(false);
     bool always = approved && run->remember.erase(id) > 0;
+    bool withdrawn = !answer().has_value() && run->questions_closed && run->confirmations.count(id);
     run->confirmations.erase(id);
     run->closed_confirmations.insert(id);
     lock.unlock();
+    if (withdrawn) publish(*run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, now_ms());
     // "Always": a site question (leaving the allowed sites, one of the user's tabs) is not asked again.
     if (std::string site = runs::site_question(req); always && !site.empty()) runs::remember_site(m_db, site);
     return approved;  // no answer in time counts as deny
@@ -393,14 +432,21 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   asker.ask_user = [this, run](const json& q) -> std::optional<std::string> {
     std::string id = get_str(q, "id");
     std::optional<std::string> answer;  // the state is awaiting_user since the question was published
+    bool withdrawn = false;
     {
       std::unique_lock lock(run->mutex);
       run->questions.try_emplace(id);  // registered when its event was published
-      run->answered.wait_for(lock, m_config.ask_timeout, [&] { return run->cancel_requested || run->questions[id].answer.has_value(); });
-      answer = run->questions[id].answer;
+      auto given = [&]() -> std::optional<std::string> {
+        auto it = run->questions.find(id);
+        return it == run->questions.end() ? std::nullopt : it->second.answer;
+      };
+      run->answered.wait_for(lock, m_config.ask_timeout, [&] { return run->cancel_requested || run->questions_closed || given().has_value(); });
+      answer = given();
+      withdrawn = !answer && run->questions_closed && run->questions.count(id);
       run->questions.erase(id);
       run->closed_questions.insert(id);
     }
+    if (withdrawn) publish(*run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, now_ms());
     std::lock_guard lock(m_mutex);  // the run thread leaves its row alone while the run executes
     run->row.state = "running";
     run->row.updated_at = now_ms();
@@ -433,11 +479,20 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     agent::RunResult r;
     for (bool moved = false;; moved = true) {
       r = life.turn(task, run->turns, run->row.iterations + 1, asker, [&](agent::Run* working) {
+        // Its work is done (the Run goes next, once nothing waits on its hooks): what it still
+        // asks is withdrawn now, not left to time out.
+        if (!working) {
+          {
+            std::lock_guard lock(run->mutex);
+            run->run = nullptr;
+          }
+          return withdraw_questions(*run);
+        }
         std::lock_guard lock(run->mutex);
         run->run = working;
-        if (!working) return;
         run->session = &life.session();
         run->finished = false;
+        run->questions_closed = false;
         if (!moved && (!resumed || run->first_begun)) ++run->begun;  // a resumed turn was begun before the restart
         run->first_begun = true;
         if (run->cancel_requested) working->cancel();

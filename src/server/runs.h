@@ -181,6 +181,7 @@ class RunManager {
   void expire_idle(size_t keep);
   void reaper();
   void publish(Active& run, const std::string& type, const json& data, double ts);
+  void withdraw_questions(Active& run);
   // Nodes on PostgreSQL (store/nodes.h): the thread that heartbeats, takes queued runs and the
   // runs of dead nodes, passes inbox messages to local runs and stored events of runs executing
   // elsewhere to local subscribers.

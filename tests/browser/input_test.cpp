@@ -138,6 +138,68 @@ TEST(Type, UpdatesAFrameworkControlledInput) {
   EXPECT_EQ(r["state"]["email"], "ada@example.com");
 }
 
+// type's promise: keys go only into the field whose frame was checked. A page that moves the
+// focus mid-typing (to another field, a hidden input, a frame) gets nothing after the key it moved
+// it on, and type fails saying after how many characters it stopped.
+TEST(Type, StopsWhenThePageMovesTheFocusAway) {
+  // The page moves the focus once the 3rd character is in the field (its `input` event).
+  const char* plant = R"(
+    const t = await openTab('{{/}}');
+    await execInTab(t, `
+      document.body.insertAdjacentHTML('beforeend', '<input id=mine><input id=other><input id=hidden style="position:absolute;opacity:0;width:1px">' +
+        '<iframe id=frame srcdoc="<input id=inner>"></iframe>');
+      const mine = document.getElementById('mine');
+      let n = 0;
+      mine.addEventListener('input', () => { if (++n === 3) TARGET; });
+      1`);
+    const ready = `!!document.getElementById('frame').contentDocument?.getElementById('inner')`;
+    for (let i = 0; i < 200 && !(await execInTab(t, ready)); i++) await new Promise(r => setTimeout(r, 25));
+    let error = '';
+    try { await type(t, '#mine', 'abcdefgh'); } catch (e) { error = String(e.message || e); }
+    const inner = await execInTab(t, `document.getElementById('frame').contentDocument.getElementById('inner').value`);
+    ({ error, mine: await execInTab(t, `document.getElementById('mine').value`),
+       other: await execInTab(t, `document.getElementById('other').value`),
+       hidden: await execInTab(t, `document.getElementById('hidden').value`), inner }))";
+  const std::vector<std::pair<std::string, std::string>> targets = {
+      {"another field", "document.getElementById('other').focus()"},
+      {"a hidden input", "document.getElementById('hidden').focus()"},
+      {"a frame", "document.getElementById('frame').contentDocument.getElementById('inner').focus()"},
+  };
+  for (const auto& [name, move] : targets) {
+    SCOPED_TRACE(name);
+    std::string code = plant;
+    code.replace(code.find("TARGET"), 6, move);
+    json r = ok(code);
+    EXPECT_NE(get_str(r, "error").find("focus left the field after 3 of 8 characters"), std::string::npos) << r.dump();
+    EXPECT_EQ(r["mine"], "abc") << r.dump();
+    EXPECT_EQ(r["other"], "") << r.dump();
+    EXPECT_EQ(r["hidden"], "") << r.dump();
+    EXPECT_EQ(r["inner"], "") << r.dump();
+  }
+  // Moved in the handler of a key's own keydown: that one key can land where the page put the
+  // focus (the browser delivers it there), and nothing after it is sent.
+  json r = ok(R"(
+    const t = await openTab('{{/}}');
+    await execInTab(t, `
+      document.body.insertAdjacentHTML('beforeend', '<input id=mine><input id=other>');
+      let n = 0;
+      document.getElementById('mine').addEventListener('keydown', () => { if (++n === 4) document.getElementById('other').focus(); });
+      1`);
+    let error = '';
+    try { await type(t, '#mine', 'abcdefgh'); } catch (e) { error = String(e.message || e); }
+    ({ error, mine: await execInTab(t, `document.getElementById('mine').value`),
+       other: await execInTab(t, `document.getElementById('other').value`) }))");
+  EXPECT_NE(get_str(r, "error").find("focus left the field after 4 of 8 characters"), std::string::npos) << r.dump();
+  EXPECT_EQ(r["mine"], "abc") << r.dump();
+  EXPECT_LE(get_str(r, "other").size(), 1u) << r.dump();
+  // A key that replaces the page (Enter in a form) ends typing as it should: not a failure.
+  json sent = ok(R"(
+    const t = await openTab('{{/}}');
+    await execInTab(t, `document.body.insertAdjacentHTML('beforeend', '<form action="/form"><input id=q name=q></form>'); 1`);
+    await type(t, '#q', 'go\n'))");
+  EXPECT_EQ(sent["typed"], 3) << sent.dump();
+}
+
 TEST(Type, ReadOnlyFieldsAreRefused) {
   std::string err = fails("const t = await openTab('{{/form}}'); await type(t, '#ro', 'x')");
   EXPECT_NE(err.find("read-only"), std::string::npos) << err;

@@ -227,6 +227,35 @@ TEST(CliRun, OpenAICompatibleServerOverTheWireAndATraceWithoutSecrets) {
   EXPECT_NE(r.err.find("$0.0"), std::string::npos) << "gpt-4o has a price: " << r.err;
 }
 
+// A trace is JSON lines whatever the scrubbers took out: a secret split across streamed tokens, a
+// secret-looking value that ends in an escaped quote, and a named secret that also matches inside
+// a JSON escape (a newline before its letters) leave lines that all parse — and no secret.
+TEST(CliRun, EveryLineOfATraceIsJsonWhateverWasRedacted) {
+  RawServer server;
+  auto chunk = [](const std::string& content) { return "data: " + json{{"choices", json::array({{{"delta", {{"content", content}}}}})}}.dump() + "\n\n"; };
+  server.push({Step::write(RawServer::sse_head()), Step::write(chunk("Mine: password=x\"y and line\nabcdefgh; then tok")),
+               Step::write(chunk("en=zz\\\" and ")), Step::write(chunk("qq-split-")), Step::write(chunk("secret-77 end.\n```repl\nsetFinal(")),
+               Step::write(chunk("await getText(activeTab, 'h1'))\n```")),
+               Step::write("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3000,\"completion_tokens\":20}}\n\ndata: [DONE]\n\n")});
+  std::string trace = temp_dir() + "/trace-json.jsonl";
+  std::string origin = site().url("/");
+  origin.pop_back();
+  Outcome r = ouro("run 'What is the heading?' --url " + site().url("/") + " --secret esc@" + origin + " --secret split@" + origin +
+                       " --provider " + server.url() + "/v1 --model gpt-4o --api-key sk-test-123456 --trace " + trace,
+                   "", "OURO_SECRET_ESC=nabcdefgh OURO_SECRET_SPLIT=qq-split-secret-77");
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::ifstream in(trace);
+  int lines = 0, tokens = 0;
+  for (std::string line; std::getline(in, line); ++lines) {
+    auto parsed = parse_json(line);
+    ASSERT_TRUE(parsed) << "line " << lines + 1 << " of the trace is not JSON: " << line;
+    if (get_str(*parsed, "type") == "stream-token") ++tokens;
+    EXPECT_EQ(line.find("qq-split-secret-77"), std::string::npos) << line;
+  }
+  EXPECT_GT(lines, 5);
+  EXPECT_GE(tokens, 5);
+}
+
 // Tool-calling mode over the wire: the server streams tool_calls in pieces; the model reads the
 // heading through read and finishes with it. The request carries the tools and the fenced page.
 TEST(CliRun, ToolModeOverTheWireReadsThePageAndFinishes) {

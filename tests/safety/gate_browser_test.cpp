@@ -70,17 +70,18 @@ std::shared_ptr<session::Runtime> runtime() {
   return base->runtime();
 }
 
-std::unique_ptr<session::Session> gated_session(safety::GateMode mode, GateLog& log, bool with_channel) {
+std::unique_ptr<session::Session> gated_session(safety::GateMode mode, GateLog& log, bool with_channel, std::string given = "") {
+  if (given.empty()) given = sites().victim("/");
   auto o = test_options();
   o.isolated = true;
   safety::GateConfig gc;
-  gc.urls = {sites().victim("/")};
+  gc.urls = {given};
   gc.mode = mode;
   o.gate = *safety::make_policy(gc);
   auto s = session::Session::attach(runtime(), o);
   if (!s) throw std::runtime_error(s.error().message);
   (*s)->host().context().set_hooks(log.hooks(with_channel));
-  auto opened = (*s)->open_urls({sites().victim("/")});
+  auto opened = (*s)->open_urls({given});
   if (!opened) throw std::runtime_error(opened.error().message);
   return std::move(*s);
 }
@@ -303,6 +304,67 @@ TEST(Gate, WhatTheRunHandsToThePageIsHeldToo) {
   EXPECT_TRUE(log.refused("/handed-fetch"));
   EXPECT_EQ(sites().collected().size(), collected);
   EXPECT_EQ(log.asked(), 0u) << "requests to other sites are refused, never asked about";
+}
+
+// The grace before the run acts holds only for a URL exactly as the user gave it (safety.md):
+// the same URL with a parameter appended, a fragment, or another path on the same site is one the
+// run composed — from it on, the page's own calls to other sites (its CDN) are refused.
+TEST(Gate, AUrlTheRunComposedIsActingHoweverCloseToAGivenOne) {
+  const std::string given = sites().victim("/search?q=given");
+  struct Case {
+    std::string name, url;
+    bool loads;  // a new document (a fragment only scrolls)
+  };
+  const std::vector<Case> composed = {
+      {"an appended parameter", given + "&leak=" + std::string(InjectionSites::kToken), true},
+      {"a fragment", given + "#" + std::string(InjectionSites::kToken), false},
+      {"another path", sites().victim("/b"), true},
+  };
+  for (const auto& c : composed) {
+    SCOPED_TRACE(c.name);
+    GateLog log;
+    auto s = gated_session(safety::GateMode::Careful, log, true, given);
+    ASSERT_FALSE(egress::has_acted(s->host().context()));
+    int lib = sites().cdn_hits("/lib.js");
+    ok("await navigate(activeTab, " + json(c.url).dump() + ")", s.get());
+    EXPECT_TRUE(egress::has_acted(s->host().context())) << c.url;
+    {
+      std::lock_guard lock(log.mutex);
+      bool noted = false;
+      for (const auto& d : log.decisions)
+        if (get_str(d, "rule") == "acted" && get_str(d, "reason").find("a URL the user did not give") != std::string::npos) noted = true;
+      EXPECT_TRUE(noted) << "no 'acted' note for " << c.url;
+    }
+    if (c.loads) {
+      // The new page's own script on its CDN is another site's: refused, not loaded, not asked.
+      EXPECT_TRUE(log.refused("/lib.js"));
+      EXPECT_EQ(sites().cdn_hits("/lib.js"), lib);
+    }
+    EXPECT_EQ(log.asked(), 0u) << "a GET navigation on the allowed site asks nothing";
+  }
+  // The same path and query on another site (another port on loopback, which the user did not
+  // name) is a navigation the run chose, judged by the rules of every mode: refused, not loaded.
+  {
+    GateLog log;
+    auto s = gated_session(safety::GateMode::Careful, log, true, given);
+    size_t collected = sites().collected().size();
+    std::string why = fails("await navigate(activeTab, " + json(sites().collector("/search?q=given")).dump() + ")", s.get());
+    EXPECT_NE(why.find("refused by the safety gate"), std::string::npos) << why;
+    EXPECT_EQ(sites().collected().size(), collected);
+  }
+  // The URL exactly as given — up to scheme and host case and percent-encoding (RFC 3986
+  // §6.2.2) — is still free: the page keeps its own resources.
+  GateLog log;
+  auto s = gated_session(safety::GateMode::Careful, log, true, given);
+  int lib = sites().cdn_hits("/lib.js");
+  std::string same = given;
+  same.replace(0, 4, "HTTP");
+  same.replace(same.find("given"), 1, "%67");
+  ok("await navigate(activeTab, " + json(same).dump() + "); await navigate(activeTab, " + json(given).dump() + ")", s.get());
+  EXPECT_FALSE(egress::has_acted(s->host().context()));
+  for (int i = 0; i < 100 && sites().cdn_hits("/lib.js") < lib + 2; ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_GE(sites().cdn_hits("/lib.js"), lib + 2);
+  EXPECT_EQ(log.asked(), 0u);
 }
 
 }  // namespace

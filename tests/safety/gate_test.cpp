@@ -128,7 +128,23 @@ TEST(GateRules, BodyPreviewsMaskSecretFields) {
 TEST(GateRules, OnlyTheUrlsTheUserGaveCarryNothingOfTheRuns) {
   auto p = policy();
   EXPECT_TRUE(p->given("https://shop.example.com/cart"));
-  EXPECT_TRUE(p->given("HTTPS://Shop.Example.com/cart#top"));  // RFC 3986 normalisation, fragment aside
+  EXPECT_TRUE(p->given("HTTPS://Shop.Example.com:443/c%61rt"));  // RFC 3986 §6.2.2: case, default port, percent-encoding
+  // Anything else the run composes is its own: a fragment, another query, a parameter appended,
+  // another path, dot segments.
+  EXPECT_FALSE(p->given("https://shop.example.com/cart#top"));
+  EXPECT_FALSE(p->given("https://shop.example.com/cart#"));
+  EXPECT_FALSE(p->given("https://shop.example.com/cart?"));
+  EXPECT_FALSE(p->given("https://shop.example.com/Cart"));
+  EXPECT_FALSE(p->given("https://shop.example.com/x/../cart"));
+  EXPECT_FALSE(p->given("https://shop.example.com:8443/cart"));
+  p->add_given_url("http://site.example/a?x=1&y=%2f");
+  EXPECT_TRUE(p->given("http://SITE.example:80/a?x=1&y=%2F"));
+  EXPECT_FALSE(p->given("http://site.example/a?x=1&y=%2F&leak=hunter2"));
+  EXPECT_FALSE(p->given("http://site.example/a?x=1&y=%2F#hunter2"));
+  EXPECT_FALSE(p->given("http://site.example/a?y=%2F&x=1"));
+  EXPECT_FALSE(p->given("http://site.example/b"));
+  p->add_given_url("https://de.wikipedia.org/wiki/K\xC3\xB6ln");
+  EXPECT_TRUE(p->given("https://de.wikipedia.org/wiki/K%c3%b6ln"));  // as the tab shows it
   EXPECT_TRUE(p->given("https://news.other.org/prices"));      // written in the task
   EXPECT_FALSE(p->given("https://shop.example.com/cart?q=hunter2"));
   EXPECT_FALSE(p->given("https://shop.example.com/"));

@@ -2,6 +2,7 @@
 // reversal, separators) is found and masked, in time linear in the text, and a secret's sites are
 // origins with the scheme and port as written.
 #include "safety/secrets.h"
+#include "safety/redact.h"
 
 #include <gtest/gtest.h>
 
@@ -159,6 +160,23 @@ TEST(SecretSites, SchemeAndPortAsWritten) {
   EXPECT_FALSE(loop.matches(url("http://127.0.0.1:9001/")));
   EXPECT_EQ(pw.patterns(), std::vector<std::string>{"https://bank.example.com"});
   EXPECT_FALSE(s.add("bad", kValue, {"http://bank.example.com:"})) << "an empty port";
+}
+
+// A record redacted value by value stays JSON: the value after "password=" ends at an escaped
+// quote, a member named like a secret, a bearer token in a key.
+TEST(RedactJson, WhatIsMaskedLeavesJson) {
+  json event = {{"token", "Mine: password=x\"y and more"}, {"password", "hunter2\\\"q"}, {"pin", 1234}, {"Bearer abcdefghijklmnop", "k"},
+                {"nested", {{"api_key", 99}, {"list", {"authorization: Basic dXNlcjpwYXNz", "plain"}}}}};
+  json out = redact_json(event);
+  std::string line = out.dump();
+  ASSERT_TRUE(parse_json(line)) << line;
+  EXPECT_EQ(line.find("x\\\"y"), std::string::npos) << line;
+  EXPECT_EQ(line.find("hunter2"), std::string::npos) << line;
+  EXPECT_EQ(line.find("abcdefghijklmnop"), std::string::npos) << line;
+  EXPECT_EQ(line.find("dXNlcjpwYXNz"), std::string::npos) << line;
+  EXPECT_EQ(out["pin"], 1234) << "a number under an ordinary name is kept";
+  EXPECT_EQ(out["nested"]["api_key"], "[REDACTED]");
+  EXPECT_EQ(out["nested"]["list"][1], "plain");
 }
 
 }  // namespace

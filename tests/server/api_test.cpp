@@ -45,6 +45,29 @@ TEST(Api, TokenOriginHostAndBodiesAreChecked) {
   EXPECT_FALSE(net::WebSocketClient::connect(*io, "ws://127.0.0.1:" + std::to_string(s.api->port()) + "/api/events?run=all", std::chrono::seconds(3)));
 }
 
+// A hostile site that frames the Command Center (to trick a click on its buttons) gets a page
+// the browser refuses to show in a frame: every HTML answer forbids framing, with and without the
+// token, JSON answers need not.
+TEST(Api, TheCommandCenterCannotBeFramed) {
+  Server s;
+  uint16_t port = s.api->port();
+  const std::string host = "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
+  for (const std::string& target : std::vector<std::string>{"/?token=" + s.api->token(), "/index.html?token=" + s.api->token(), "/", "/index.html"}) {
+    RawClient client(port);
+    ASSERT_TRUE(client.send("GET " + target + " HTTP/1.1\r\n" + host + "Accept: text/html\r\n\r\n"));
+    RawResponse r = client.read_response(std::chrono::seconds(5));
+    SCOPED_TRACE(target);
+    ASSERT_NE(r.status, 0);
+    ASSERT_EQ(r.headers["content-type"].rfind("text/html", 0), 0u) << r.status;
+    EXPECT_NE(r.headers["content-security-policy"].find("frame-ancestors 'none'"), std::string::npos) << r.headers["content-security-policy"];
+    EXPECT_EQ(r.headers["x-frame-options"], "DENY");
+    if (r.status == 200) {
+      // The page's own policy is kept with it.
+      EXPECT_NE(r.headers["content-security-policy"].find("script-src 'self'"), std::string::npos) << r.headers["content-security-policy"];
+    }
+  }
+}
+
 TEST(Api, CreateStreamAndResumeBySequenceNumber) {
   Server s;
   std::string path = script_file({{{"reasoning", "thinking"}, {"text", repl_reply("env.h = await getText(activeTab, 'h1')")}},

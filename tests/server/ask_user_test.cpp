@@ -60,6 +60,43 @@ TEST(AskUser, ASecretAnswerIsTypedButNeverSeen) {
   EXPECT_NE(events.find("\"answer\":\"[secret]\""), std::string::npos);
 }
 
+// A question still waiting when the run's turn ends goes with it: the page's own POST (asked
+// about in careful mode once the run acted) is still unanswered when the model finishes. It is
+// withdrawn at once — not left pending until its timeout —, listed nowhere, and an answer to it
+// is refused; the request it held is not sent.
+TEST(AskUser, AQuestionStillWaitingWhenTheRunEndsIsWithdrawn) {
+  Server s;
+  int echoes = site().hits("/api/echo");
+  std::string path = script_file({{{"text", repl_reply("await execInTab(activeTab, `fetch('/api/echo', {method: 'POST', body: 'x=1'}).catch(() => 0); 1`);\n"
+                                                       "await new Promise(r => setTimeout(r, 2000));\nsetFinal('done')")}}});
+  Http created = s.post("/api/runs", {{"task", "Post it"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + path}}}});
+  std::string id = created.body.value("id", "");
+  ASSERT_FALSE(id.empty()) << created.raw;
+  auto io = net::IoThread::start();
+  Watcher w(*io, s.ws("run=" + id));
+  ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "confirmation-req"); }));
+  std::string qid = get_str(w.last("confirmation-req"), "id");
+  auto asked = std::chrono::steady_clock::now();
+  ASSERT_TRUE(w.wait_for([&](auto& ev) {
+    for (const auto& e : ev)
+      if (e["type"] == "question-withdrawn" && get_str(e["data"], "id") == qid) return true;
+    return false;
+  })) << "no question-withdrawn event for " << qid;
+  // Withdrawn when the turn ended, well before the 10 s the server waits for an answer.
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(8));
+  json run = s.get("/api/runs/" + id).body;
+  if (run.contains("pendingConfirmations")) {
+    EXPECT_EQ(run["pendingConfirmations"], json::array()) << run.dump();
+  }
+  EXPECT_EQ(s.post("/api/runs/" + id + "/confirm", {{"id", qid}, {"approved", true}}).status, 404);
+  json done = s.wait_done(id);
+  EXPECT_EQ(done["state"], "done") << done.dump();
+  EXPECT_EQ(site().hits("/api/echo"), echoes) << "the held POST went out";
+  bool stored = false;
+  for (const auto& e : events_of(s, id, "question-withdrawn")) stored = stored || get_str(e, "id") == qid;
+  EXPECT_TRUE(stored);
+}
+
 TEST(AskUser, WithNoOneToAskItIsAnError) {
   // A person at the REPL (ouro exec, ouro repl) is not asked through askUser.
   EXPECT_NE(fails("await askUser('Which one?')").find("there is no one to ask here"), std::string::npos);

@@ -378,6 +378,23 @@
     return a && a !== document.body && (a.isContentEditable || /^(input|textarea)$/.test(a.localName)) ? engine().refOf(a) : null;
   }
 
+  // Where the keyboard focus is, seen from the element (HTML "focused area of the document"):
+  // {active: it is its document's active element, through open shadow roots — not a frame inside
+  // it, not another element; document: its document has focus (Document.hasFocus(): not another
+  // frame of the tab); gone: this is not the document the typing began in (the one that got
+  // `token` first: a key navigated it)}. type checks it after each key.
+  let typingIn = null;
+  function holdsFocus(selector, token, first) {
+    if (first) typingIn = token;
+    else if (typingIn !== token) return { active: false, document: false, gone: true };
+    const el = resolve(selector);
+    if (!el || !el.isConnected) return { active: false, document: false };
+    const doc = el.ownerDocument;
+    let active = doc.activeElement;
+    while (active && active !== el && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
+    return { active: active === el, document: doc.hasFocus() };
+  }
+
   // "the third option": the label of the list's n-th enabled option (1-based; below 0, the last).
   function optionLabel(ref, n) {
     const el = engine().resolve(ref);
@@ -492,7 +509,7 @@
   Object.defineProperty(globalThis, '__ouro', {
     value: Object.freeze({ cap, actionable, targetInfo, prepareEdit, selectOption, text, readable, dom, links, inputs, query, queryAll,
                            storage, clear, scrollState, favicon, describe, overlays, resolve, afterFrames, scrollStateSettled,
-                           viewportHeight, visibility, textLength, pageIncludes, hasVisiblePassword, controlKind, focusedEditable,
+                           viewportHeight, visibility, textLength, pageIncludes, hasVisiblePassword, controlKind, focusedEditable, holdsFocus,
                            optionLabel, openedList, scrollToRef, fileInput }),
     enumerable: false,
   });

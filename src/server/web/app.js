@@ -395,6 +395,12 @@
         break;
       }
       case 'user-answer': closeQuestion(d); break;
+      case 'question-withdrawn':
+        // The turn that asked ended first: the dialog or the question box goes, nothing to answer.
+        if ($('confirm-dialog').dataset.id === d.id && $('confirm-dialog').open) { $('confirm-dialog').close(); stopCountdown(); }
+        closeQuestion({ id: d.id, withdrawn: true });
+        current.lastIterCard().body.append(el('div', 'line sub', `question ${d.id} withdrawn: ${d.reason || 'the run ended'}`));
+        break;
       case 'gate': current.lastIterCard().body.append(el('div', 'line ' + (d.decision === 'deny' ? 'warn' : 'sub'),
         `Gate ${d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : 'noted'} ${d.method || ''} ${d.url || ''} — ${d.reason || ''}${d.by ? ` (${d.by})` : ''}`)); break;
       case 'injection-flag': current.lastIterCard().body.append(el('div', 'line warn',
@@ -592,7 +598,7 @@
     if (!box) return;
     for (const c of box.querySelectorAll('button, input')) c.disabled = true;
     for (const c of box.querySelectorAll('.countdown')) c.remove();
-    box.append(el('p', 'answered', d.answered ? `Answered: ${d.answer}` : 'No answer in time.'));
+    box.append(el('p', 'answered', d.answered ? `Answered: ${d.answer}` : d.withdrawn ? 'Withdrawn: the run ended first.' : 'No answer in time.'));
     if ($('status').classList.contains('waiting')) setStatus('running…', 'running');
   }
 
