@@ -70,4 +70,8 @@ Result<json> memory_recall(store::Database* db, const json& args);
 
 // Shared by the implementations.
 std::string arg_string(const json& args, size_t i);
+// What the run hands to a record that outlives it (the key-value store, memory): the run's
+// secrets and their encodings become "[SECRET:name]" (safety/secrets.h), then the redactor's
+// patterns (safety/redact.h) apply — as in every other record of the run.
+json scrubbed_for_storage(const host::Context& ctx, const json& value);
 }  // namespace ouro::actions::impl

@@ -1,6 +1,10 @@
 // remember() and recall(): memory across tasks from the REPL (docs/guides/memory.md), over the
 // session's database. The entries are short texts found again by their words (memory/memory.h).
 #include "actions/impl.h"
+#include "base/log.h"
+#include "safety/redact.h"
+#include "safety/secrets.h"
+#include "host/context.h"
 
 #include "memory/memory.h"
 #include "store/database.h"
@@ -55,7 +59,13 @@ Result<json> memory_recall(store::Database* db, const json& args) {
   return out;
 }
 
-Result<json> remember(Context& ctx, const json& args) { return memory_remember(ctx.db, ctx.owner, args); }
+json scrubbed_for_storage(const host::Context& ctx, const json& value) {
+  json v = value;
+  if (ctx.secrets && !ctx.secrets->empty()) ctx.secrets->scrub(v);
+  return safety::redact_json(v);
+}
+
+Result<json> remember(Context& ctx, const json& args) { return memory_remember(ctx.db, ctx.owner, scrubbed_for_storage(ctx, args)); }
 
 Result<json> recall(Context& ctx, const json& args) { return memory_recall(ctx.db, args); }
 

@@ -1,6 +1,7 @@
 // Tab management and DOM introspection (docs/reference/api.md).
 #include "egress/holds.h"
 #include "egress/gate.h"
+#include "safety/redact.h"
 #include "actions/impl.h"
 #include "perception/targets.h"
 #include "browser/browser.h"
@@ -182,7 +183,9 @@ Result<json> store(Context& ctx, const json& args) {
   if (!ctx.db) return make_error(Code::FailedPrecondition, "store(): no database is open");
   std::string key = arg_string(args, 0);
   if (key.empty()) return make_error(Code::InvalidArgument, "store(key, value): key must be a non-empty string");
-  TRY(ctx.db->kv_set(key, dump_json(args.size() > 1 ? args[1] : json(nullptr))));
+  // What the run writes outlives it: masked as every record of the run is.
+  json stored = scrubbed_for_storage(ctx, json::array({key, args.size() > 1 ? args[1] : json(nullptr)}));
+  TRY(ctx.db->kv_set(stored[0].get<std::string>(), dump_json(stored[1])));
   return json(true);
 }
 

@@ -256,6 +256,34 @@ TEST(CliRun, EveryLineOfATraceIsJsonWhateverWasRedacted) {
   EXPECT_GE(tokens, 5);
 }
 
+// What a run writes to the key-value store and to memory outlives it: a secret of the run (or
+// an encoding of it) is masked there as in every record, so a later run or `ouro exec` reads no
+// secret back.
+TEST(CliRun, TheStoreAndMemoryKeepNoSecretOfTheRun) {
+  std::string dir = temp_dir(), env = "OURO_DATA_DIR=" + dir + " OURO_SECRET_VAULT=vault-pass-8841";
+  std::string origin = site().url("/");
+  origin.pop_back();
+  Outcome r = ouro("run 'Note the vault' --url " + site().url("/") + " --secret vault@" + origin + " --provider script:" +
+                       script_file({{{"text", repl_reply("await store('plain', 'the pass is vault-pass-8841');\n"
+                                                         "await store('encoded', {b64: 'dmF1bHQtcGFzcy04ODQx', list: ['x', 'vault-pass-8841']});\n"
+                                                         "await remember('vault pass: vault-pass-8841', {tags: ['vault-pass-8841']});\n"
+                                                         "setFinal('noted')")}}}),
+                   "", env);
+  ASSERT_EQ(r.code, 0) << r.err;
+  Outcome plain = ouro("exec --json 'await retrieve(\"plain\")'", "", "OURO_DATA_DIR=" + dir);
+  EXPECT_EQ(plain.code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("the pass is"), std::string::npos) << plain.out;
+  Outcome encoded = ouro("exec --json 'await retrieve(\"encoded\")'", "", "OURO_DATA_DIR=" + dir);
+  EXPECT_EQ(encoded.code, 0) << encoded.err;
+  Outcome memories = ouro("memory list --json", "", "OURO_DATA_DIR=" + dir);
+  EXPECT_EQ(memories.code, 0) << memories.err;
+  EXPECT_NE(memories.out.find("vault pass:"), std::string::npos) << memories.out;
+  for (const Outcome* o : {&plain, &encoded, &memories}) {
+    EXPECT_EQ(o->out.find("vault-pass-8841"), std::string::npos) << o->out;
+    EXPECT_EQ(o->out.find("dmF1bHQtcGFzcy04ODQx"), std::string::npos) << "its base64: " << o->out;
+  }
+}
+
 // Tool-calling mode over the wire: the server streams tool_calls in pieces; the model reads the
 // heading through read and finishes with it. The request carries the tools and the fenced page.
 TEST(CliRun, ToolModeOverTheWireReadsThePageAndFinishes) {
