@@ -189,9 +189,14 @@ std::string Metrics::render(const Scheduler* scheduler) {
   // over the nodes they equal the database's counts. Per-node figures describe this node alone.
   const bool shared = m_runs->shared();
   const bool leader = !shared || (scheduler && scheduler->stats().leading);
-  auto stored = m_runs->stored_states();
+  // Counting every run is a scan of the runs table: only the reporter does it; the others learn
+  // whether the database answers from the queue's count (an index).
+  Result<std::map<std::string, int64_t>> stored = make_error(Code::Unavailable, "not the reporter");
+  bool database_up = false;
+  if (leader) database_up = (stored = m_runs->stored_states()).has_value();
+  else database_up = m_runs->queue_depth().has_value();
   header(out, "ouro_database_up", "gauge", "1 when this node's last read of the database succeeded");
-  sample(out, "ouro_database_up", "", stored ? 1 : 0);
+  sample(out, "ouro_database_up", "", database_up ? 1 : 0);
   header(out, "ouro_cluster_reporter", "gauge", "1 on the one node that exports the cluster-wide figures (ouro_runs, ouro_run_queue_depth)");
   sample(out, "ouro_cluster_reporter", "", leader ? 1 : 0);
   if (leader && stored) {
