@@ -4,6 +4,7 @@
 // Playwright's actionability checks do.
 #include "egress/gate.h"
 #include "actions/impl.h"
+#include "actions/pictures.h"
 #include "safety/sensitive.h"
 #include "perception/targets.h"
 #include "browser/browser.h"
@@ -235,7 +236,9 @@ std::optional<json> crop_around(Context& ctx, const std::string& tab, const json
   if (x1 - x0 < 1 || y1 - y0 < 1) return std::nullopt;
   json params = {{"format", "jpeg"}, {"quality", 80}, {"captureBeyondViewport", false},
                  {"clip", {{"x", x0}, {"y", y0}, {"width", x1 - x0}, {"height", y1 - y0}, {"scale", 1}}}};
-  auto shot = ctx.browser.send(tab, "Page.captureScreenshot", params, std::chrono::milliseconds(3000));
+  // A page under a secret's rule is not pictured; one showing a secret's value has it covered.
+  auto shot = picture_of(ctx, tab, "the confirmation's picture",
+                         [&] { return ctx.browser.send(tab, "Page.captureScreenshot", params, std::chrono::milliseconds(3000)); });
   if (!shot || !shot->contains("data") || !(*shot)["data"].is_string()) return std::nullopt;
   // The outline: the box within the picture, cut to it.
   double ox = std::max(bx, x0), oy = std::max(by, y0), ox1 = std::min(bx + bw, x1), oy1 = std::min(by + bh, y1);
@@ -366,7 +369,7 @@ Result<void> secret_may_go(Context& ctx, const ToType& typing, const std::string
   if (!typing.secret) return {};
   auto origin = frame_origin(at);
   if (origin && typing.secret->sites.matches(*origin)) {
-    egress::restrict_to_secret_sites(ctx, tab, typing.secret->sites);
+    egress::restrict_to_secret_sites(ctx, tab, *origin, typing.secret->sites);
     return {};
   }
   std::string where;

@@ -3,6 +3,7 @@
 #include "egress/gate.h"
 #include "safety/redact.h"
 #include "actions/impl.h"
+#include "actions/pictures.h"
 #include "perception/targets.h"
 #include "browser/browser.h"
 #include "store/database.h"
@@ -160,11 +161,13 @@ Result<json> screenshot(Context& ctx, const json& args) {
   }
   // Set-of-marks: the page engine outlines each visible control with its ref while the picture
   // is taken, and takes the outlines away again whatever happens.
-  if (marks) TRY(ctx.browser.call(tab, "marks", json::array({true}), "", ctx.limits.exec_timeout));
-  auto r = ctx.browser.send(tab, "Page.captureScreenshot", params, ctx.limits.exec_timeout);
-  if (marks) (void)ctx.browser.call(tab, "marks", json::array({false}), "", ctx.limits.exec_timeout);
-  if (!r) return tl::make_unexpected(r.error());
-  return json("data:image/png;base64," + r->value("data", ""));
+  return picture_of(ctx, tab, "screenshot", [&]() -> Result<json> {
+    if (marks) TRY(ctx.browser.call(tab, "marks", json::array({true}), "", ctx.limits.exec_timeout));
+    auto r = ctx.browser.send(tab, "Page.captureScreenshot", params, ctx.limits.exec_timeout);
+    if (marks) (void)ctx.browser.call(tab, "marks", json::array({false}), "", ctx.limits.exec_timeout);
+    if (!r) return tl::make_unexpected(r.error());
+    return json("data:image/png;base64," + r->value("data", ""));
+  });
 }
 
 Result<json> llm_query(Context& ctx, const json& args) {

@@ -296,6 +296,8 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
     r.resource_type = get_str(p, "resourceType");
     std::string frame = get_str(p, "frameId");
     r.page_url = tab.url;
+    if (!tab.opener.empty())
+      if (auto opener = tracker.by_target(tab.opener)) r.opener_tab = opener->id;
     r.main_frame_navigation = !child && r.resource_type == "Document" && frame == tab.target_id;
     r.from_worker = child && child->type.find("worker") != std::string::npos;
     r.from_run_frame = !frame.empty() && frame != tab.target_id && run_frames.count(frame) > 0;

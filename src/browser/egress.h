@@ -38,6 +38,7 @@ struct OutgoingRequest {
   bool has_stack = false;              // the initiator had any JavaScript frames
   std::string script_url;              // the URL of the script that sent it (top frame with a URL)
   std::string page_url;                // the tab's document
+  std::string opener_tab;              // the tab that opened this one (a popup), else ""
   std::string activity;                // the run action in progress or settling on the tab, "" if none
   bool new_document = false;           // a subresource of a main-frame document loaded since that action began
   bool activity_approved = false;      // the user approved that action before it ran

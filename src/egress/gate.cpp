@@ -2,6 +2,7 @@
 #include "base/text.h"
 
 #include "egress/holds.h"
+#include "egress/secret_holds.h"
 
 #include "base/log.h"
 #include "base/thread_pool.h"
@@ -36,9 +37,8 @@ struct GateState {
   // The run has put its data or choices into a page (registry.h `changes_page`, or a navigation
   // to a URL the user did not give): from then on every held tab keeps to the allowed sites.
   std::atomic<bool> acted{false};
-  // Tabs a secret was typed into: their documents talk only to the secret's sites until the run
-  // navigates them (guarded by mutex).
-  std::map<std::string, std::vector<safety::SiteList>> secret_tabs;
+  // The secret's rule: what of a secret's origin talks only to its sites (secret_holds.h).
+  std::shared_ptr<SecretHolds> secrets = std::make_shared<SecretHolds>();
   std::atomic<size_t> requests{0}, run_caused{0}, allowed{0}, asked{0}, denied{0};  // counts (GateStats)
   browser::EgressGate judge_request;  // what the browser calls for each paused request
   std::unique_ptr<ThreadPool> asker = std::make_unique<ThreadPool>(1, kMaxQueuedQuestions);
@@ -182,31 +182,12 @@ void ask(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& 
 }
 
 // The gate's verdict, and what follows from it: allowed at once, refused at once, or asked.
-// The secret rule: a page a secret was typed into may talk only to that secret's sites.
-std::optional<safety::GateVerdict> secret_rule(GateState& st, const std::string& tab, const safety::RequestFacts& f) {
-  if (tab.empty()) return std::nullopt;
-  std::lock_guard lock(st.mutex);
-  auto it = st.secret_tabs.find(tab);
-  if (it == st.secret_tabs.end()) return std::nullopt;
-  auto url = safety::parse_url(f.url);
-  if (url && (url->scheme == "data" || url->scheme == "blob" || url->scheme == "about")) return std::nullopt;
-  bool everywhere = url.has_value();  // a page with two secrets talks only to sites both allow
-  for (const auto& sites : it->second) everywhere = everywhere && sites.matches(*url);
-  if (everywhere) return std::nullopt;
-  std::string where;
-  for (const auto& sites : it->second)
-    for (const auto& p : sites.patterns()) where += (where.empty() ? "" : ", ") + p;
-  return safety::GateVerdict{safety::Decision::Deny, "secret's sites",
-                             fmt::format("{} {} was refused: a secret was typed into this tab's page, which may talk only to the secret's "
-                                         "sites ({}) until the run navigates the tab",
-                                         f.method, url ? url->host : f.url.substr(0, 100), where)};
-}
-
-void judge(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& st, const std::string& tab, const safety::RequestFacts& f,
+void judge(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& st, const RequestSource& from, const safety::RequestFacts& f,
            std::function<void(bool)> done, bool cannot_pause = false) {
+  const std::string& tab = from.tab;
   safety::GateVerdict v = safety::decide(*st->policy, f);
   if (v.decision != safety::Decision::Deny)
-    if (auto secret = secret_rule(*st, tab, f)) v = std::move(*secret);
+    if (auto secret = st->secrets->judge(from, f)) v = std::move(*secret);
   if (v.decision == safety::Decision::Ask) ++st->asked;
   done = [st, done = std::move(done)](bool ok) {
     ++(ok ? st->allowed : st->denied);
@@ -273,6 +254,10 @@ safety::RequestFacts attribute(const browser::OutgoingRequest& r) {
   return f;
 }
 
+namespace {
+RequestSource source_of(const browser::OutgoingRequest& r) { return {r.tab_id, r.page_url, r.script_url, r.opener_tab}; }
+}  // namespace
+
 Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolicy> policy) {
   if (!policy) {
     ctx.gate.reset();
@@ -300,7 +285,7 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
     facts.after_acted = s->acted || r.cannot_pause;
     ++s->requests;
     if (facts.run_caused) ++s->run_caused;
-    judge(c, s, r.tab_id, facts, std::move(answer), r.cannot_pause);
+    judge(c, s, source_of(r), facts, std::move(answer), r.cannot_pause);
   };
   // In a context shared with the user, only the tabs the run holds are gated (claims.h).
   if (ctx.shared_tabs) return {};
@@ -336,11 +321,15 @@ browser::EgressGate lingering_gate(const Context& ctx) {
   auto st = ctx.gate;
   if (!st || !st->acted) return nullptr;
   std::shared_ptr<safety::GatePolicy> policy = st->policy;
-  return [policy](const browser::OutgoingRequest& r, browser::EgressAnswer answer) {
+  // The secret's rule stays with the tabs as long as they linger under this gate.
+  std::shared_ptr<SecretHolds> secrets = st->secrets;
+  return [policy, secrets](const browser::OutgoingRequest& r, browser::EgressAnswer answer) {
     safety::RequestFacts f = attribute(r);
     f.after_acted = true;
     f.approved_action = false;
     safety::GateVerdict v = safety::decide(*policy, f);
+    if (v.decision != safety::Decision::Deny)
+      if (auto secret = secrets->judge(source_of(r), f)) v = std::move(*secret);
     // No one is asked any more: a question is a no.
     if (v.decision != safety::Decision::Allow)
       spdlog::debug("gate (a finished run's tab): refused {} — {}", safety::describe_request(f), v.reason);
@@ -425,21 +414,17 @@ std::optional<safety::GateMode> gate_mode(const Context& ctx) {
   return ctx.gate->policy->mode();
 }
 
-void restrict_to_secret_sites(Context& ctx, const std::string& tab, const safety::SiteList& sites) {
+void restrict_to_secret_sites(Context& ctx, const std::string& tab, const safety::Url& origin, const safety::SiteList& sites) {
+  if (auto st = ctx.gate) st->secrets->add(tab, origin, sites);
+}
+
+std::optional<std::string> secret_origin_shown(const Context& ctx, const std::string& tab, const std::string& page_url) {
   auto st = ctx.gate;
-  if (!st || tab.empty()) return;
-  std::lock_guard lock(st->mutex);
-  auto& lists = st->secret_tabs[tab];
-  if (lists.size() < 16) lists.push_back(sites);
+  return st ? st->secrets->shown(tab, page_url) : std::nullopt;
 }
 
 Result<void> check_navigation(Context& ctx, const std::string& function, const std::string& url, const std::string& tab) {
   auto st = ctx.gate;
-  if (st && !tab.empty()) {
-    // The run replaces the page a secret was typed into: the new one is not bound by it.
-    std::lock_guard lock(st->mutex);
-    st->secret_tabs.erase(tab);
-  }
   if (!st || url.empty() || url == "about:blank") return {};
   // A URL the run chose may carry its data to a page that reflects it: from here on, its pages
   // keep to the allowed sites. One the user gave carries nothing of the run's.
@@ -450,9 +435,19 @@ Result<void> check_navigation(Context& ctx, const std::string& function, const s
   f.top_level = f.run_caused = true;
   f.after_acted = st->acted;
   f.cause = "the run's " + function;
+  // A tab bound by the secret's rule does not leave the secret's sites (checked before it starts,
+  // so the error says how to go on).
+  if (!tab.empty() && st->secrets->binds(tab))
+    if (auto v = st->secrets->judge(RequestSource{tab, "", "", ""}, f)) {
+      json d = decision_json(tab, f, *v);
+      d["decision"] = "deny";
+      d["by"] = "policy";
+      record(ctx, *st, std::move(d));
+      return errorf(Code::PermissionDenied, "{} was refused by the safety gate: {}. It was not opened", function, v->reason);
+    }
   auto promise = std::make_shared<std::promise<bool>>();
   auto answered = promise->get_future();
-  judge(ctx.shared_from_this(), st, "", f, [promise](bool ok) { promise->set_value(ok); });
+  judge(ctx.shared_from_this(), st, RequestSource{}, f, [promise](bool ok) { promise->set_value(ok); });
   if (answered.get()) return {};
   std::string why;
   {

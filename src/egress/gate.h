@@ -28,12 +28,18 @@ Result<void> install_egress_gate(host::Context& ctx, std::shared_ptr<safety::Gat
 
 // navigate/openTab: the gate's answer for a navigation the run asks for, before it starts
 // (blocks while the user is asked). PermissionDenied with the reason when refused.
-// `tab`: the tab it navigates (navigate), whose secret restriction ends with its page.
+// `tab`: the tab it navigates (navigate): one bound by a secret's rule does not leave its sites.
 Result<void> check_navigation(host::Context& ctx, const std::string& function, const std::string& url, const std::string& tab = {});
 
-// A secret was typed into the page of `tab`: until the run navigates the tab, that page may talk
-// only to the secret's sites (and, with two secrets, to the sites both allow).
-void restrict_to_secret_sites(host::Context& ctx, const std::string& tab, const safety::SiteList& sites);
+// A secret for `sites` was typed into a document of `origin` in `tab`: from now until the run's
+// gate goes, that tab, every tab and frame that shows the origin, the popups they open and the
+// scripts and workers of the origin talk only to the secret's sites (and, with two secrets, to the
+// sites both allow) — egress/secret_holds.h. A navigation of a bound tab elsewhere is refused.
+void restrict_to_secret_sites(host::Context& ctx, const std::string& tab, const safety::Url& origin, const safety::SiteList& sites);
+
+// The origins of the run's secrets whose rule binds the tab, or whose page it shows (page_url):
+// a picture of it is not taken (actions/pictures.h). nullopt when none, or with no gate.
+std::optional<std::string> secret_origin_shown(const host::Context& ctx, const std::string& tab, const std::string& page_url);
 
 // Holds a tab of a shared context for this host (egress/holds.h), under its gate when it has
 // one; FailedPrecondition when another host holds it.

