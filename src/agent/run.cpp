@@ -254,7 +254,7 @@ void Run::checkpoint(int it) {
   json tabs = json::array();
   // In the user's browser, the run's own tabs only (the user's others are not its to reopen).
   for (const auto& t : m_session.host().context().shared_tabs ? m_session.held_tabs() : m_session.tabs()) tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", clip_head(t.title, 200)}});
-  std::string env = m_session.repl().env_checkpoint();
+  std::string env = m_session.storable_env();
   // A tab's URL may hold a typed secret (a submitted GET form): the checkpoint is stored.
   if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(tabs);
   json data = {{"iteration", it}, {"tabs", tabs}, {"activeTab", m_session.active_tab()}, {"provider", m_provider.position()}, {"envBytes", env.size()}};
@@ -761,6 +761,9 @@ RunResult Run::finish(RunResult result, bool have_final, json final) {
                                               : fmt::format("Stopped after {} iterations without setFinal().", result.iterations);
     result.final = {{"partial", true}, {"message", why + " Partial results may be available in env."}, {"env", env}};
   }
+  // The answer is shown and kept (the run's row, memory across tasks, hooks, a follow-up's
+  // context): the run's secrets, in any of their forms, stay behind in it as in every record.
+  if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(result.final);
   {
     std::lock_guard lock(m_guidance_mutex);
     result.unread_guidance = std::exchange(m_guidance, {});

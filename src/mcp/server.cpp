@@ -1,4 +1,5 @@
 #include "mcp/server.h"
+#include "safety/secrets.h"
 
 #include "actions/host.h"
 #include "actions/registry.h"
@@ -266,12 +267,24 @@ json BrowserTools::list() { return m->tools; }
 void BrowserTools::ending() { m->ending = true; }
 
 json BrowserTools::call(const std::string& name, const json& arguments, CallContext& ctx) {
-  if (name == "browser_exec") return m->exec(arguments, ctx);
-  if (name == "browser_task") return m->run_task(arguments, ctx);
-  if (auto it = m->by_tool.find(name); it != m->by_tool.end()) return m->registry_call(name, *it->second, arguments, ctx);
-  std::string names;
-  for (const auto& t : m->tools) names += (names.empty() ? "" : ", ") + get_str(t, "name");
-  return error_result(fmt::format("unknown tool '{}' (the tools: {})", clip_text(name, 100), names));
+  json out;
+  if (name == "browser_exec") {
+    out = m->exec(arguments, ctx);
+  } else if (name == "browser_task") {
+    out = m->run_task(arguments, ctx);
+  } else if (auto it = m->by_tool.find(name); it != m->by_tool.end()) {
+    out = m->registry_call(name, *it->second, arguments, ctx);
+  } else {
+    std::string names;
+    for (const auto& t : m->tools) names += (names.empty() ? "" : ", ") + get_str(t, "name");
+    return error_result(fmt::format("unknown tool '{}' (the tools: {})", clip_text(name, 100), names));
+  }
+  // An answer leaves ouro for another program: the session's secrets, in any of their forms, stay
+  // behind (a value the REPL computed is not a capability's result, which the host masked already).
+  if (const auto& secrets = m->session->host().context().secrets; secrets && !secrets->empty() && out.contains("content") && out["content"].is_array())
+    for (auto& c : out["content"])
+      if (c.is_object() && c.contains("text") && c["text"].is_string()) c["text"] = secrets->scrub_text(c["text"].get<std::string>());
+  return out;
 }
 
 json BrowserTools::Parts::exec(const json& args, CallContext& ctx) {

@@ -303,7 +303,7 @@ std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::stri
   if (auto updated = m_db->update_run(row); !updated) spdlog::error("run {}: cannot record its result: {}", m_id, redact(updated.error().message));
   // The env as this turn left it, for a conversation continued after this session is gone.
   if (m_session)
-    if (auto saved = m_db->set_checkpoint(m_id, m_session->repl().env_checkpoint()); !saved)
+    if (auto saved = m_db->set_checkpoint(m_id, m_session->storable_env()); !saved)
       spdlog::warn("run {}: cannot keep its env for a follow-up: {}", m_id, redact(saved.error().message));
   return state;
 }

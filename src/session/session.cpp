@@ -314,6 +314,16 @@ Session::~Session() {
 
 browser::Browser& Session::browser() { return *m->runtime->browser; }
 jsrt::Repl& Session::repl() { return *m->repl; }
+
+std::string Session::storable_env() {
+  std::string env = m->repl->env_checkpoint();
+  const auto& secrets = host().context().secrets;
+  if (!secrets || secrets->empty()) return env;
+  json parsed = json::parse(env, nullptr, false);
+  if (parsed.is_discarded()) return secrets->scrub_text(std::move(env));
+  secrets->scrub(parsed);
+  return dump_json(parsed);
+}
 actions::Host& Session::host() { return *m->host; }
 store::Database& Session::db() { return *m->runtime->db; }
 std::shared_ptr<Runtime> Session::runtime() { return m->runtime; }

@@ -90,6 +90,10 @@ class Session {
 
   browser::Browser& browser();
   jsrt::Repl& repl();
+  // env's last checkpoint as it may be kept (the database, a follow-up's restore): every string
+  // and key with the run's secrets, in any of their forms, masked (safety/secrets.h). A checkpoint
+  // that is not JSON is masked as text.
+  std::string storable_env();
   actions::Host& host();
   store::Database& db();
   std::shared_ptr<Runtime> runtime();

@@ -284,6 +284,82 @@ TEST(CliRun, TheStoreAndMemoryKeepNoSecretOfTheRun) {
   }
 }
 
+// Everything a run leaves on disk — the database (its runs, events, checkpoints of env, the
+// script saved from it, the store, memory; the WAL too), the trace — holds no value of its secrets
+// and none of their usual encodings, wherever the run's code put them.
+TEST(CliRun, NothingTheRunLeavesOnDiskHoldsItsSecret) {
+  std::string dir = temp_dir(), env = "OURO_DATA_DIR=" + dir + " OURO_SECRET_VAULT=vault-pass-8841";
+  std::string origin = site().url("/");
+  origin.pop_back();
+  std::string code =
+      "env.plain = 'the pass is vault-pass-8841';\n"
+      "env.nested = {deep: [{v: 'dmF1bHQtcGFzcy04ODQx'}], map: new Map([['vault-pass-8841', 1]])};\n"
+      "env['key vault-pass-8841'] = encodeURIComponent('vault-pass-8841');\n"
+      "log('logged vault-pass-8841');\n"
+      "await store('s', env.plain);\n"
+      "'vault-pass-8841'";
+  Outcome r = ouro("run 'Note the vault' --url " + site().url("/") + " --secret vault@" + origin + " --trace " + dir + "/trace.jsonl" +
+                       " --save-script vault-notes --provider script:" +
+                       script_file({{{"text", repl_reply(code)}}, {{"text", repl_reply("setFinal(env.plain + ', ' + Object.keys(env).length + ' kept')")}}}),
+                   "", env);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "the pass is [SECRET:vault], 3 kept\n") << "the answer is masked too, and env held all three";
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files.push_back(e.path().string());
+  ASSERT_FALSE(files.empty());
+  bool saw_database = false;
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    saw_database |= f.find("ouro.db") != std::string::npos && !bytes.empty();
+    EXPECT_EQ(bytes.find("vault-pass-8841"), std::string::npos) << f;
+    EXPECT_EQ(bytes.find("dmF1bHQtcGFzcy04ODQx"), std::string::npos) << "its base64, in " << f;
+  }
+  EXPECT_TRUE(saw_database);
+  // The run went on with what it had: env kept the masked value, and the script was saved.
+  Outcome scripts = ouro("script list --json", "", "OURO_DATA_DIR=" + dir);
+  EXPECT_NE(scripts.out.find("vault-notes"), std::string::npos) << scripts.out << scripts.err;
+}
+
+// Pictures while the run has a secret: the tab it was typed into is not pictured (the call says
+// to read text instead); on another origin's page, the text that shows the value is black in the
+// picture and the page's other text is as it was.
+TEST(CliRun, APageThatHoldsASecretIsNotPicturedAndElsewhereTheValueIsCovered) {
+  std::string dir = temp_dir(), env = "OURO_DATA_DIR=" + dir + " OURO_SECRET_VAULT=vault-pass-8841";
+  std::string origin = site().url("/");
+  origin.pop_back();
+  std::string port = origin.substr(origin.rfind(':') + 1), other = "http://localhost:" + port;
+  std::string code =
+      "const t = await openTab('" + site().url("/pcd/form") + "');\n"
+      "await type(t, '#p', secret('vault'));\n"
+      "let bound = 'taken';\n"
+      "try { await screenshot(t); } catch (e) { bound = e.message; }\n"
+      "const u = await openTab('" + other + "/');\n"
+      "await execInTab(u, `document.body.insertAdjacentHTML('beforeend', '<div id=s style=\"position:fixed;left:20px;top:200px;font:40px monospace;"
+      "background:#fff;color:#fff\">vault-pass-8841</div><div id=c style=\"position:fixed;left:20px;top:300px;font:40px monospace;"
+      "background:#fff;color:#fff\">ordinary-text-1</div>'); 1`);\n"
+      "const shot = await screenshot(u);\n"
+      "const px = await execInTab(u, `(async () => { const img = new Image(); img.src = ${JSON.stringify(shot)}; await img.decode();"
+      " const c = document.createElement('canvas'); c.width = img.width; c.height = img.height; const g = c.getContext('2d'); g.drawImage(img, 0, 0);"
+      " const at = (id) => { const r = document.getElementById(id).getBoundingClientRect();"
+      " return [...g.getImageData(Math.round((r.x + r.width / 2) * devicePixelRatio), Math.round((r.y + r.height / 2) * devicePixelRatio), 1, 1).data]"
+      ".slice(0, 3).join(','); };"
+      " return at('s') + '|' + at('c'); })()`);\n"
+      "const left = await execInTab(u, 'document.querySelectorAll(\"[popover]\").length');\n"
+      "setFinal(JSON.stringify({bound, px, left}))";
+  Outcome r = ouro("run 'Look at the vault' --url " + site().url("/") + " --allow-domain localhost:" + port +
+                       " --secret vault@" + origin + " --provider script:" + script_file({{{"text", repl_reply(code)}}}),
+                   "", env);
+  ASSERT_EQ(r.code, 0) << r.err;
+  json out = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(out.is_object()) << r.out << r.err;
+  EXPECT_NE(get_str(out, "bound").find("is not pictured"), std::string::npos) << out.dump();
+  EXPECT_NE(get_str(out, "bound").find("snapshot"), std::string::npos) << "it says what to do instead: " << out.dump();
+  EXPECT_EQ(get_str(out, "px"), "0,0,0|255,255,255") << "the value is covered, the rest is not: " << out.dump();
+  EXPECT_EQ(out.value("left", -1), 0) << "the boxes are gone after the picture";
+}
+
 // Tool-calling mode over the wire: the server streams tool_calls in pieces; the model reads the
 // heading through read and finishes with it. The request carries the tools and the fenced page.
 TEST(CliRun, ToolModeOverTheWireReadsThePageAndFinishes) {
@@ -749,6 +825,42 @@ TEST(CliRun, AnMcpTaskWhoseEventsCannotBeStoredStopsAndFails) {
   ASSERT_TRUE(runs && !runs->empty());
   EXPECT_EQ(runs->front().state, "failed");
   EXPECT_NE(runs->front().error.find("events could not be stored"), std::string::npos) << runs->front().error;
+}
+
+// What `ouro mcp` answers another program passes the session's secrets: a value the REPL itself
+// computed from one (not a capability's result) comes back masked, in the value and in its logs.
+TEST(CliRun, AnMcpAnswerHoldsNoSecretTheCodeComputed) {
+  std::string data = temp_dir(), out = data + "/out.txt";
+  std::string origin = site().url("/");
+  origin.pop_back();
+  int in[2];
+  ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
+  pid_t pid = spawn_ouro(data, {"mcp", "--secret", "vault@" + origin}, out, {{"OURO_SECRET_VAULT", "vault-pass-8841"}}, in[0]);
+  close(in[0]);
+  std::string code = "const v = ['vault', 'pass', '8841'].join('-'); log('it is ' + v); [v, btoa(v)]";
+  std::string lines;
+  for (const json& m : {json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+                             {"params", {{"protocolVersion", "2025-06-18"}, {"capabilities", json::object()}, {"clientInfo", {{"name", "t"}, {"version", "0"}}}}}},
+                        json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}},
+                        json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "browser_exec"}, {"arguments", {{"code", code}}}}}}})
+    lines += m.dump() + "\n";
+  ASSERT_EQ(write(in[1], lines.data(), lines.size()), static_cast<ssize_t>(lines.size()));
+  json answer;
+  std::string all;
+  for (int i = 0; i < 600 && answer.is_null(); ++i) {
+    std::ifstream o(out);
+    all.assign((std::istreambuf_iterator<char>(o)), {});
+    for (size_t at = 0, end; (end = all.find('\n', at)) != std::string::npos; at = end + 1)
+      if (auto m = parse_json(all.substr(at, end - at)); m && m->is_object() && m->value("id", json()) == json(1)) answer = *m;
+    if (answer.is_null()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  close(in[1]);
+  Exited r = wait_ouro(pid, out);
+  ASSERT_TRUE(answer.is_object()) << "browser_exec did not answer: " << r.err;
+  std::string text = answer["result"]["content"][0].value("text", "");
+  EXPECT_NE(text.find("[SECRET:vault]"), std::string::npos) << text;
+  EXPECT_EQ(all.find("vault-pass-8841"), std::string::npos) << all;
+  EXPECT_EQ(all.find("dmF1bHQtcGFzcy04ODQx"), std::string::npos) << "its base64: " << all;
 }
 
 // `ouro serve --port 0` on data directory `dir`, its stdout in dir/out.txt and stderr in dir/err.txt.
