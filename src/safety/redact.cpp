@@ -2,11 +2,13 @@
 
 #include "base/base64.h"
 #include "base/log.h"
+#include "safety/spellings.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstring>
-#include <deque>
+#include <functional>
 #include <fmt/format.h>
 
 namespace ouro::safety {
@@ -238,35 +240,38 @@ std::vector<std::string> secret_variants(std::string_view value) {
   return out;
 }
 
+uint32_t SecretMatcher::tag(size_t secret, Part part) {
+  m_patterns.push_back({static_cast<uint32_t>(secret), part});
+  return static_cast<uint32_t>(m_patterns.size() - 1);
+}
+
 SecretMatcher SecretMatcher::build(const std::vector<std::string>& values) {
   SecretMatcher m;
-  m.m_states.emplace_back();  // the root
-  auto child = [&m](int32_t s, unsigned char c) -> int32_t {
-    auto& next = m.m_states[s].next;
-    auto it = std::lower_bound(next.begin(), next.end(), c, [](const auto& p, unsigned char b) { return p.first < b; });
-    return it != next.end() && it->first == c ? it->second : -1;
-  };
   for (size_t index = 0; index < values.size(); ++index) {
     const std::string& value = values[index];
     m.m_values.push_back(value);
     Spelled spelled;
     if (value.size() >= kMinScrubbedBytes) {
-      for (const auto& variant : secret_variants(value)) {
-        int32_t s = 0;
-        for (unsigned char c : variant) {
-          int32_t n = child(s, c);
-          if (n < 0) {
-            n = static_cast<int32_t>(m.m_states.size());
-            m.m_states.emplace_back();
-            auto& next = m.m_states[s].next;
-            auto it = std::lower_bound(next.begin(), next.end(), c, [](const auto& p, unsigned char b) { return p.first < b; });
-            next.insert(it, {c, n});
-          }
-          s = n;
-        }
-        if (variant.size() > m.m_states[s].best_len) m.m_states[s].best_len = static_cast<uint32_t>(variant.size()), m.m_states[s].best_secret = static_cast<uint32_t>(index);
-      }
+      const uint32_t whole = m.tag(index, Part::Whole);
+      for (const auto& variant : secret_variants(value)) m.m_exact.add(spellings::exact(variant), whole);
       if (value.size() < kMaxVariedBytes) {
+        if (value.size() >= kMinFuzzyBytes) {
+          for (int k = 1; k < 26; ++k) m.m_exact.add(spellings::exact(spellings::caesar(value, k)), whole);
+          m.m_exact.add(spellings::exact(spellings::rot47(value)), whole);
+        }
+        if (std::string skeleton = spellings::skeleton(value); skeleton.size() >= kMinFuzzyBytes) {
+          m.m_skeleton.add(skeleton, whole);
+          m.m_skeleton.add(std::string(skeleton.rbegin(), skeleton.rend()), whole);
+          for (int k = 1; k < 26; ++k) m.m_skeleton.add(spellings::caesar(skeleton, k), whole);
+          const size_t half = skeleton.size() / 2;
+          m.m_skeleton.add(skeleton.substr(0, half), m.tag(index, Part::FirstHalf));
+          m.m_skeleton.add(skeleton.substr(half), m.tag(index, Part::SecondHalf));
+          if (std::string c = spellings::collapsed(skeleton); c.size() >= kMinFuzzyBytes) m.m_collapsed.add(c, whole);
+        }
+        if (code_points(value).codes.size() >= kMinFuzzyBytes) {
+          m.m_delta.add(spellings::deltas(value), whole);
+          m.m_delta.add(spellings::deltas(folded(value)), whole);
+        }
         // Characters compare case-blind; their codes do not: the codes of the value as written and
         // of the value in lower case (charCodeAt after toLowerCase) are separate lists.
         CodePoints cp = code_points(folded(value));
@@ -289,34 +294,8 @@ SecretMatcher SecretMatcher::build(const std::vector<std::string>& values) {
     }
     m.m_spelled.push_back(std::move(spelled));
   }
-  // Failure links, breadth first (Aho & Corasick 1975, algorithm 3); a state's best match is its
-  // own variant or, failing that, the best of its failure state (a suffix of it).
-  m.m_root.assign(256, 0);
-  for (const auto& [c, n] : m.m_states[0].next) m.m_root[c] = n;
-  std::deque<int32_t> queue;
-  for (const auto& [c, n] : m.m_states[0].next) queue.push_back(n);
-  while (!queue.empty()) {
-    int32_t s = queue.front();
-    queue.pop_front();
-    for (const auto& [c, n] : m.m_states[s].next) {
-      int32_t f = m.m_states[s].fail;
-      int32_t target = m.step(f, c);
-      m.m_states[n].fail = target;
-      if (!m.m_states[n].best_len) m.m_states[n].best_len = m.m_states[target].best_len, m.m_states[n].best_secret = m.m_states[target].best_secret;
-      queue.push_back(n);
-    }
-  }
+  for (Automaton* a : {&m.m_exact, &m.m_skeleton, &m.m_collapsed, &m.m_delta}) a->finish();
   return m;
-}
-
-int32_t SecretMatcher::step(int32_t s, unsigned char c) const {
-  while (true) {
-    if (s == 0) return m_root.empty() ? 0 : m_root[c];
-    const auto& next = m_states[s].next;
-    auto it = std::lower_bound(next.begin(), next.end(), c, [](const auto& p, unsigned char b) { return p.first < b; });
-    if (it != next.end() && it->first == c) return it->second;
-    s = m_states[s].fail;
-  }
 }
 
 namespace {
@@ -352,13 +331,102 @@ size_t spelled_at(std::string_view text, size_t at, const std::vector<std::strin
 
 }  // namespace
 
-std::vector<SecretMatcher::Found> SecretMatcher::find(std::string_view text) const {
+namespace {
+
+// One lane's walk through an automaton, with the text offsets of its last bytes (as many as the
+// longest pattern) to say where a match began.
+struct LaneWalk {
+  const Automaton* automaton = nullptr;
+  int32_t state = Automaton::kStart;
+  size_t count = 0, mask = 0;
+  std::vector<size_t> begins;
+  void start(const Automaton& a) {
+    automaton = &a;
+    size_t size = 1;
+    while (size < a.longest() + 1) size <<= 1;
+    begins.assign(a.empty() ? 0 : size, 0);
+    mask = size - 1;
+  }
+};
+
+// The lanes of one text through the matcher's automata; collects what they find.
+class LaneMatches : public spellings::LaneSink {
+ public:
+  struct Hit {
+    size_t begin, end;
+    uint32_t tag;
+    spellings::Lane lane;
+  };
+  std::array<LaneWalk, spellings::kLanes> walks;
+  std::vector<Hit> hits;
+  void byte(spellings::Lane lane, unsigned char c, size_t begin, size_t end) override {
+    LaneWalk& w = walks[static_cast<size_t>(lane)];
+    if (!w.automaton || w.begins.empty()) return;
+    w.begins[w.count & w.mask] = begin;
+    w.state = w.automaton->step(w.state, c);
+    if (uint32_t len = w.automaton->match_len(w.state)) add({w.begins[(w.count + 1 - len) & w.mask], end, w.automaton->match_tag(w.state), lane});
+    ++w.count;
+  }
+
+ private:
+  // A match that overlaps the lane's last one of the same kind extends it: a text of one
+  // repeated value keeps one hit, not one per byte.
+  void add(Hit h) {
+    size_t& last = m_last[static_cast<size_t>(h.lane)];
+    if (last < hits.size()) {
+      Hit& l = hits[last];
+      bool same = l.tag == h.tag || (is_whole(l.tag) && is_whole(h.tag));
+      if (same && h.begin <= l.end) {
+        l.begin = std::min(l.begin, h.begin), l.end = std::max(l.end, h.end);
+        return;
+      }
+    }
+    last = hits.size();
+    hits.push_back(h);
+  }
+  std::array<size_t, spellings::kLanes> m_last = filled();
+  static std::array<size_t, spellings::kLanes> filled() {
+    std::array<size_t, spellings::kLanes> a;
+    a.fill(SIZE_MAX);
+    return a;
+  }
+
+ public:
+  std::function<bool(uint32_t)> is_whole;
+};
+
+}  // namespace
+
+std::vector<SecretMatcher::Found> SecretMatcher::find_in_lanes(std::string_view text) const {
+  using spellings::Lane;
+  LaneMatches lanes;
+  lanes.is_whole = [this](uint32_t tag) { return m_patterns[tag].part == Part::Whole; };
+  auto set = [&](Lane lane, const Automaton& a) { lanes.walks[static_cast<size_t>(lane)].start(a); };
+  set(Lane::Exact, m_exact);
+  set(Lane::Skeleton, m_skeleton);
+  for (Lane l : {Lane::Stride2a, Lane::Stride2b, Lane::Stride3a, Lane::Stride3b, Lane::Stride3c}) set(l, m_skeleton);
+  set(Lane::Collapsed, m_collapsed);
+  set(Lane::Delta, m_delta);
+  spellings::stream(text, lanes);
   std::vector<Found> found;
-  if (m_values.empty()) return found;
-  int32_t s = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    s = step(s, fold(static_cast<unsigned char>(text[i])));
-    if (uint32_t len = m_states[s].best_len) found.push_back({i + 1 - len, i + 1, m_states[s].best_secret});
+  // A half counts where the other half of the same value is in the text too, and only as read in
+  // the skeleton (in the strided lanes a half is too short to tell from chance).
+  std::vector<uint8_t> halves(m_values.size(), 0);
+  for (const auto& h : lanes.hits) {
+    const Pattern& p = m_patterns[h.tag];
+    if (p.part == Part::Whole) {
+      // Read with repeats collapsed, a match ends at the first of its last character's copies:
+      // the others go with it.
+      size_t end = h.end;
+      if (h.lane == Lane::Collapsed)
+        while (end < text.size() && end > h.begin && fold(static_cast<unsigned char>(text[end])) == fold(static_cast<unsigned char>(text[end - 1]))) ++end;
+      found.push_back({h.begin, end, p.secret});
+    }
+    else if (h.lane == Lane::Skeleton) halves[p.secret] |= p.part == Part::FirstHalf ? 1 : 2;
+  }
+  for (const auto& h : lanes.hits) {
+    const Pattern& p = m_patterns[h.tag];
+    if (p.part != Part::Whole && h.lane == Lane::Skeleton && halves[p.secret] == 3) found.push_back({h.begin, h.end, p.secret});
   }
   for (size_t index = 0; index < m_spelled.size(); ++index) {
     const auto& lists = m_spelled[index].token_lists;
@@ -375,14 +443,13 @@ std::vector<SecretMatcher::Found> SecretMatcher::find(std::string_view text) con
       }
     }
   }
-  if (found.empty()) return found;
-  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.begin < b.begin || (a.begin == b.begin && a.end > b.end); });
-  std::vector<Found> merged{found.front()};
-  for (size_t k = 1; k < found.size(); ++k) {
-    if (found[k].begin <= merged.back().end) merged.back().end = std::max(merged.back().end, found[k].end);
-    else merged.push_back(found[k]);
-  }
-  return merged;
+  return found;
+}
+
+std::vector<SecretMatcher::Found> SecretMatcher::find(std::string_view text, Work* work) const {
+  if (m_values.empty()) return {};
+  Work local;
+  return spellings::find_decoding(text, [this](std::string_view t) { return find_in_lanes(t); }, work ? *work : local);
 }
 
 }  // namespace ouro::safety

@@ -10,6 +10,8 @@
 #pragma once
 
 #include "base/json.h"
+#include "safety/automaton.h"
+#include "safety/spellings.h"
 
 #include <cstdint>
 #include <string>
@@ -51,33 +53,46 @@ inline constexpr size_t kMinScrubbedBytes = 4;
 // Values of 4096 bytes or more (a key file) are looked for as they are and in any case only.
 std::vector<std::string> secret_variants(std::string_view value);
 
-// Finds secret values in text in time linear in its length, whatever the number of variants: an
-// Aho-Corasick automaton over every secret's variants (built once, when the secrets are set), and
-// a scan for a value spelled out with a separator: its characters ("h-u-n-t", "h u n t"), or its
-// character codes in decimal or hex ("104,117,110", "104 117", "0x68;0x75"), one separator of one
-// to three characters that are not letters or digits between each. Thread-safe to read.
+// Finds secret values in text, in time linear in its length whatever the number of variants and
+// with memory bounded by the longest variant: Aho-Corasick automata over the lanes of the text
+// (safety/spellings.h), built once when the secrets are set, looking for
+//   - in the Exact lane: every variant of secret_variants, and for a value of kMinFuzzyBytes or
+//     more its 25 Caesar shifts (ROT13 among them) and its ROT47;
+//   - for a value whose skeleton (its ASCII letters and digits) is kMinFuzzyBytes or more: in the
+//     Skeleton lane the skeleton, reversed, and its Caesar shifts, and its two halves (reported
+//     only when both are in the text, in any order and anywhere: a value cut in two); in the
+//     Stride lanes the skeleton (a filler interleaved); in the Collapsed lane the skeleton with
+//     repeats collapsed, when that is kMinFuzzyBytes or more (each character doubled or tripled);
+//   - in the Delta lane the code-point differences of a value of kMinFuzzyBytes code points or
+//     more, as written and in lower case (every code point shifted by the same amount);
+// and a scan for a value spelled out with a separator: its characters ("h-u-n-t", "h u n t"), or
+// its character codes in decimal or hex ("104,117,110", "104 117", "0x68;0x75"), one separator of
+// one to three characters that are not letters or digits between each.
+// Then the encoded runs of the text (spellings::decoded_runs: base64, hex, percent) are decoded
+// and looked through the same way, to spellings::kDecodeDepth levels (base64 of hex, percent of base64,
+// base64 twice, …); a run that holds a secret is masked whole. Thread-safe to read.
+inline constexpr size_t kMinFuzzyBytes = 8;
+
 class SecretMatcher {
  public:
-  struct Found {
-    size_t begin = 0, end = 0;  // bytes of the text, [begin, end)
-    size_t secret = 0;          // index into the values given to build
-  };
+  using Found = spellings::Span;  // secret: an index into the values given to build
+  using Work = spellings::Work;
   // values under kMinScrubbedBytes are skipped.
   static SecretMatcher build(const std::vector<std::string>& values);
   bool empty() const { return m_values.empty(); }
   // Non-overlapping, sorted, merged where two overlap (the first one's secret named).
-  std::vector<Found> find(std::string_view text) const;
+  std::vector<Found> find(std::string_view text, Work* work = nullptr) const;
 
  private:
-  struct State {
-    std::vector<std::pair<unsigned char, int32_t>> next;  // sorted by byte
-    int32_t fail = 0;
-    uint32_t best_len = 0;   // the longest variant that ends here (itself or a suffix), 0: none
-    uint32_t best_secret = 0;
+  enum class Part : uint8_t { Whole, FirstHalf, SecondHalf };
+  struct Pattern {
+    uint32_t secret;
+    Part part;
   };
-  int32_t step(int32_t state, unsigned char c) const;
-  std::vector<State> m_states;
-  std::vector<int32_t> m_root;  // the root's transitions, all 256 bytes
+  std::vector<Found> find_in_lanes(std::string_view text) const;
+  uint32_t tag(size_t secret, Part part);
+  std::vector<Pattern> m_patterns;  // by tag
+  Automaton m_exact, m_skeleton, m_collapsed, m_delta;
   // Per secret: its character, decimal and hex code tokens, for the spaced scan.
   struct Spelled {
     std::vector<std::vector<std::string>> token_lists;
