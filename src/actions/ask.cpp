@@ -2,6 +2,7 @@
 // Center, the terminal, the API). A secret answer (a one-time code) becomes a handle in the
 // session's secret store, typed by type()/fill() on the site it was asked for and never shown.
 #include "actions/impl.h"
+#include "safety/known_secrets.h"
 
 #include "base/text.h"
 #include "browser/browser.h"
@@ -57,6 +58,7 @@ Result<json> ask_user(Context& ctx, const json& args) {
   // The answer may be typed into the origin it was asked for: that scheme, host and port.
   safety::SiteList sites;
   sites.add_origin(*site);
+  if (ctx.known_secrets) TRY(ctx.known_secrets->record(name, answer));
   TRY(ctx.secrets->add_answer(name, std::move(answer), std::move(sites)));
   return json{{"__ouroSecret", name}};
 }

@@ -74,4 +74,7 @@ std::string arg_string(const json& args, size_t i);
 // secrets and their encodings become "[SECRET:name]" (safety/secrets.h), then the redactor's
 // patterns (safety/redact.h) apply — as in every other record of the run.
 json scrubbed_for_storage(const host::Context& ctx, const json& value);
+// A value read back from the store or memory, masked for every run's secrets (their digests)
+// and this run's.
+json scrubbed_on_reading(const host::Context& ctx, json value);
 }  // namespace ouro::actions::impl

@@ -3,6 +3,7 @@
 #include "actions/impl.h"
 #include "base/log.h"
 #include "safety/redact.h"
+#include "safety/known_secrets.h"
 #include "safety/secrets.h"
 #include "host/context.h"
 
@@ -67,6 +68,15 @@ json scrubbed_for_storage(const host::Context& ctx, const json& value) {
 
 Result<json> remember(Context& ctx, const json& args) { return memory_remember(ctx.db, ctx.owner, scrubbed_for_storage(ctx, args)); }
 
-Result<json> recall(Context& ctx, const json& args) { return memory_recall(ctx.db, args); }
+// What comes back from a record that outlives runs is masked for every run's secrets: a value
+// another run could not store because it was its secret may have been stored by one that did
+// not know it.
+json scrubbed_on_reading(const host::Context& ctx, json value) {
+  if (ctx.known_secrets) ctx.known_secrets->scrub(value);
+  if (ctx.secrets && !ctx.secrets->empty()) ctx.secrets->scrub(value);
+  return value;
+}
+
+Result<json> recall(Context& ctx, const json& args) { return scrubbed_on_reading(ctx, TRY(memory_recall(ctx.db, args))); }
 
 }  // namespace ouro::actions::impl

@@ -196,7 +196,7 @@ Result<json> retrieve(Context& ctx, const json& args) {
   if (!ctx.db) return make_error(Code::FailedPrecondition, "retrieve(): no database is open");
   auto v = TRY(ctx.db->kv_get(arg_string(args, 0)));
   if (!v) return json(nullptr);
-  return parse_json(*v, "stored value");
+  return scrubbed_on_reading(ctx, TRY(parse_json(*v, "stored value")));
 }
 
 }  // namespace ouro::actions::impl

@@ -3,6 +3,7 @@
 
 #include "base/json.h"
 #include "memory/memory.h"
+#include "safety/known_secrets.h"
 #include "store/database.h"
 
 #include <fmt/format.h>
@@ -49,6 +50,19 @@ int cmd_memory(const MemoryFlags& flags) {
     return 1;
   }
   memory::Memory memory(**db);
+  // What is shown is masked for the secrets of every run of this data directory.
+  auto known = safety::KnownSecrets::open(dir + "/secret-digests");
+  if (!known) {
+    std::cerr << "ouro memory: " << known.error().message << "\n";
+    return 1;
+  }
+  auto print = [&](std::vector<memory::Entry> entries, bool scored, bool as_json) {
+    for (auto& e : entries) {
+      e.text = (*known)->scrub_text(std::move(e.text));
+      for (auto& t : e.tags) t = (*known)->scrub_text(std::move(t));
+    }
+    cli::print(entries, scored, as_json);
+  };
   if (flags.action == "rm") {
     char* end = nullptr;
     errno = 0;

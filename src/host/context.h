@@ -17,7 +17,7 @@
 #include <vector>
 
 namespace ouro::browser { class Browser; }
-namespace ouro::safety { class SecretStore; }
+namespace ouro::safety { class KnownSecrets; class SecretStore; }
 namespace ouro::store { class Database; }
 
 namespace ouro::egress { struct GateState; }
@@ -51,6 +51,9 @@ struct Context : std::enable_shared_from_this<Context> {
   Limits limits;
   // Named secrets, typed by handle and scrubbed from every result (may be null: none).
   std::shared_ptr<safety::SecretStore> secrets;  // the session's own (askUser adds to it)
+  // The digests of every run's secrets in this data directory (safety/known_secrets.h): what is
+  // read back from the store or memory is masked with them. Null: no data directory (tests).
+  std::shared_ptr<safety::KnownSecrets> known_secrets;
   // The tab the session works on now (its activeTab), for what belongs to "the current site".
   std::function<std::string()> active_tab;
   // The egress gate over this host's browser context (egress/gate.h), when it has one.

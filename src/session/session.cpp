@@ -11,6 +11,7 @@
 #include "base/log_scrubber.h"
 #include "net/io.h"
 #include "safety/sites.h"
+#include "safety/known_secrets.h"
 #include "safety/secrets.h"
 #include "store/database.h"
 
@@ -244,6 +245,17 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   // The session's own store: the configured secrets, and those the user answers during a run.
   auto secrets = options.secrets ? std::make_shared<safety::SecretStore>(*options.secrets) : std::make_shared<safety::SecretStore>();
   p.host->context().secrets = secrets;
+  // Every secret of every run leaves its digest in the data directory, so that a later run that
+  // reads the value back from the store or memory gets it masked (safety/known_secrets.h).
+  // A database in memory has nothing that outlives the session to be read back; the digests live
+  // in the data directory, beside an SQLite file or the node's own with PostgreSQL.
+  std::error_code dir_error;
+  if (p.runtime->db && p.runtime->db->path() != ":memory:" && std::filesystem::is_directory(p.runtime->data_dir, dir_error)) {
+    auto known = TRY(safety::KnownSecrets::open((std::filesystem::path(p.runtime->data_dir) / "secret-digests").string()));
+    for (const auto& name : secrets->names())
+      if (auto s = secrets->find(name)) TRY(known->record(name, s->value));
+    p.host->context().known_secrets = known;
+  }
   // Logs too: a page's text quoted in an error may hold a typed value.
   register_log_scrubber(secrets);
   options.repl.host_functions = actions::host_function_names();

@@ -24,6 +24,7 @@
 #include <csignal>
 #include <unistd.h>
 #include <fstream>
+#include <sstream>
 #include <regex>
 #include <set>
 #include <tuple>
@@ -358,6 +359,49 @@ TEST(CliRun, APageThatHoldsASecretIsNotPicturedAndElsewhereTheValueIsCovered) {
   EXPECT_NE(get_str(out, "bound").find("snapshot"), std::string::npos) << "it says what to do instead: " << out.dump();
   EXPECT_EQ(get_str(out, "px"), "0,0,0|255,255,255") << "the value is covered, the rest is not: " << out.dump();
   EXPECT_EQ(out.value("left", -1), 0) << "the boxes are gone after the picture";
+}
+
+// A secret of one run is masked when a later run reads it back, though the run that stored it
+// did not know it: run A has the secret configured (its digest is kept); run B, without it, is
+// handed the value (as from a page) and stores and remembers it; run C and `ouro memory` read
+// [SECRET:vault] back, never the value or its base64.
+TEST(CliRun, ALaterRunReadsNoSecretOfAnEarlierRun) {
+  std::string dir = temp_dir();
+  std::string origin = site().url("/");
+  origin.pop_back();
+  Outcome a = ouro("run 'Look' --url " + site().url("/") + " --secret vault@" + origin + " --provider script:" +
+                       script_file({{{"text", repl_reply("await store('mine', 'vault-pass-8841'); setFinal('looked')")}}}),
+                   "", "OURO_DATA_DIR=" + dir + " OURO_SECRET_VAULT=vault-pass-8841");
+  ASSERT_EQ(a.code, 0) << a.err;
+  Outcome b = ouro("run 'Note it' --url " + site().url("/") + " --provider script:" +
+                       script_file({{{"text", repl_reply("const v = 'vault-' + 'pass-8841';\n"
+                                                         "await store('plain', 'the pass is ' + v);\n"
+                                                         "await store('encoded', {b64: 'dmF1bHQtcGFzcy04ODQx', spaced: v.split('').join(' ')});\n"
+                                                         "await remember('vault pass: ' + v, {tags: [v]});\n"
+                                                         "setFinal('noted')")}}}),
+                   "", "OURO_DATA_DIR=" + dir);
+  ASSERT_EQ(b.code, 0) << b.err;
+  Outcome plain = ouro("exec --json 'await retrieve(\"plain\")'", "", "OURO_DATA_DIR=" + dir);
+  EXPECT_EQ(plain.code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("the pass is [SECRET:vault]"), std::string::npos) << plain.out;
+  Outcome encoded = ouro("exec --json 'await retrieve(\"encoded\")'", "", "OURO_DATA_DIR=" + dir);
+  EXPECT_EQ(encoded.code, 0) << encoded.err;
+  Outcome recalled = ouro("exec --json 'await recall(\"vault pass\")'", "", "OURO_DATA_DIR=" + dir);
+  EXPECT_EQ(recalled.code, 0) << recalled.err;
+  EXPECT_NE(recalled.out.find("vault pass:"), std::string::npos) << recalled.out;
+  Outcome memories = ouro("memory list --json", "", "OURO_DATA_DIR=" + dir);
+  EXPECT_EQ(memories.code, 0) << memories.err;
+  EXPECT_NE(memories.out.find("vault pass:"), std::string::npos) << memories.out;
+  for (const Outcome* o : {&plain, &encoded, &recalled, &memories}) {
+    EXPECT_EQ(o->out.find("vault-pass-8841"), std::string::npos) << o->out;
+    EXPECT_EQ(o->out.find("dmF1bHQtcGFzcy04ODQx"), std::string::npos) << "its base64: " << o->out;
+    EXPECT_EQ(o->out.find("v a u l t"), std::string::npos) << "spaced: " << o->out;
+  }
+  std::ifstream digests(dir + "/secret-digests");
+  std::stringstream kept;
+  kept << digests.rdbuf();
+  EXPECT_FALSE(kept.str().empty());
+  EXPECT_EQ(kept.str().find("vault-pass-8841"), std::string::npos) << "digests only";
 }
 
 // Tool-calling mode over the wire: the server streams tool_calls in pieces; the model reads the
