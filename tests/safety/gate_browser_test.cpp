@@ -70,10 +70,14 @@ std::shared_ptr<session::Runtime> runtime() {
   return base->runtime();
 }
 
-std::unique_ptr<session::Session> gated_session(safety::GateMode mode, GateLog& log, bool with_channel, std::string given = "") {
+std::unique_ptr<session::Session> gated_session(safety::GateMode mode, GateLog& log, bool with_channel, std::string given = "",
+                                                bool my_browser = false) {
   if (given.empty()) given = sites().victim("/");
   auto o = test_options();
-  o.isolated = true;
+  // My browser: the profile's own context, shared with the user; the run holds only its tabs.
+  o.isolated = !my_browser;
+  o.shared = my_browser;
+  if (my_browser) o.owner = "run writes-" + std::to_string(reinterpret_cast<uintptr_t>(&log));
   safety::GateConfig gc;
   gc.urls = {given};
   gc.mode = mode;
@@ -512,6 +516,28 @@ TEST(GateWrites, MessagesOnAnOpenSocketAreRefusedAfterTheRunActsUnlessApproved) 
   ok("await click(activeTab, '#send-ping')", approved.get());
   EXPECT_TRUE(eventually([&] { return has("approved-ping") == 1; }));
   EXPECT_EQ(yes.asked(), 1u);
+}
+
+// The same rules where the run holds tabs of the user's own browser context (My browser).
+TEST(GateWrites, InMyBrowserTheRunsWritesAreAskedAndItsSocketMessagesRefused) {
+  GateLog log;
+  auto s = gated_session(safety::GateMode::Careful, log, true, sites().victim("/app"), /*my_browser=*/true);
+  auto has = [](const std::string& m) {
+    auto all = sites().victim_socket_messages();
+    return std::count(all.begin(), all.end(), m);
+  };
+  ASSERT_TRUE(eventually([&] { return has("hello") > 0; }));
+  int searches = sites().victim_hits("/search");
+  std::string why = fails("await execInTab(activeTab, \"window.sock.send('mine-msg'); 1\")", s.get());
+  EXPECT_NE(why.find("refused by ouro's safety gate"), std::string::npos) << why;
+  (void)eval("await execInTab(activeTab, \"fetch('/api/mine-get').catch(() => 0); 1\")", s.get());
+  EXPECT_TRUE(log.refused("/api/mine-get"));
+  (void)eval("await type(activeTab, '#fq', 'mine'); await keyPress(activeTab, 'Enter')", s.get());
+  EXPECT_TRUE(log.refused("/search?q=mine"));
+  EXPECT_EQ(has("mine-msg"), 0);
+  EXPECT_EQ(sites().victim_hits("/api/mine-get"), 0);
+  EXPECT_EQ(sites().victim_hits("/search"), searches);
+  EXPECT_EQ(log.asked(), 2u) << "the run's code and the form, once each";
 }
 
 TEST(GateWrites, ThePagesOwnGetsAndAClickedLinkAreReads) {
