@@ -481,8 +481,8 @@ TEST(GateWrites, MessagesOnAnOpenSocketAreRefusedAfterTheRunActsUnlessApproved) 
     auto all = sites().victim_socket_messages();
     return std::count(all.begin(), all.end(), m);
   };
-  // Before the run acts, the page's socket is the page's.
-  ASSERT_TRUE(eventually([&] { return has("hello") > 0 && has("tick") > 0; }));
+  // Before the run acts, the page's socket is the page's (its worker's too).
+  ASSERT_TRUE(eventually([&] { return has("hello") > 0 && has("tick") > 0 && has("wtick") > 0; }));
   // The run's code, a second realm's send, the page's handler of a run's click: refused.
   std::string why = fails("await execInTab(activeTab, \"window.sock.send('run-msg'); 1\")", s.get());
   EXPECT_NE(why.find("refused by ouro's safety gate"), std::string::npos) << why;
@@ -503,10 +503,11 @@ TEST(GateWrites, MessagesOnAnOpenSocketAreRefusedAfterTheRunActsUnlessApproved) 
       }
     EXPECT_TRUE(recorded);
   }
-  // The page's own ticks (every 200 ms) stopped too.
-  long ticks = has("tick");
+  // The page's own ticks and its worker's (every 200 ms) stopped too.
+  long ticks = has("tick"), worker_ticks = has("wtick");
   std::this_thread::sleep_for(1s);
   EXPECT_EQ(has("tick"), ticks);
+  EXPECT_EQ(has("wtick"), worker_ticks);
   EXPECT_EQ(has("run-msg") + has("realm-msg") + has("page-ping"), 0);
   // With the user's yes to the action that sends it (a "Send" button asks first), its message goes.
   GateLog yes;

@@ -144,7 +144,11 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
                       "document.getElementById('archive').onclick = () => fetch('/api/item/3', {headers: {'X-HTTP-Method-Override': 'DELETE'}});"
                       "document.getElementById('ping').onclick = () => sock.send('page-ping');"
                       "document.getElementById('send-ping').onclick = () => sock.send('approved-ping');"
-                      "setInterval(() => fetch('/api/poll').catch(() => 0), 200);</script>");
+                      "setInterval(() => fetch('/api/poll').catch(() => 0), 200);"
+                      // A worker of the page with a socket of its own, ticking too.
+                      "new Worker(URL.createObjectURL(new Blob([\"const s = new WebSocket('ws://\" + location.host + \"/ws'); "
+                      "s.onopen = () => setInterval(() => { try { s.send('wtick') } catch (e) {} }, 200);\"], {type: 'text/javascript'})));"
+                      "</script>");
     } else if (p.rfind("/api/", 0) == 0 && p != "/api/order") {
       res.body = "{}";
     } else if (p == "/buy" || p == "/api/order") {
