@@ -178,6 +178,14 @@ class Browser {
   // Widens the WebSocket allowlist of a gated context, or (with `owner`) of the tabs that owner
   // claimed (for documents to come; the in-page guard of a document keeps the list it started with).
   Result<void> set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns, const std::string& owner = {});
+  // The run acted in careful mode: from now on a message sent on a WebSocket of the gated tabs of
+  // `context` (or of the tabs `owner` holds, when not empty) is refused in the page — a socket
+  // cannot wait for the user's answer — except while an action the user approved works on its
+  // tab (approve_activity); each refusal reaches the gate as a "WebSocket message". Documents and
+  // workers that start later start so. Blocks until the open documents and workers are told
+  // (10 s); not on the network thread. A tab that leaves the gate is given its writes back with
+  // its next document.
+  Result<void> refuse_socket_messages(const std::string& context, const std::string& owner = {});
 
   // --- Files in and out: downloads, uploads (files.cpp) ---------------------------------------
   // Downloads of the context's tabs land in `dir` (made if missing) under their suggested names
@@ -242,7 +250,9 @@ class Browser {
   int begin_activity(const std::string& tab_id, const std::string& name);
   void end_activity(const std::string& tab_id, int id);
   // The user approved the action in progress on the tab (it asked them first): its writes on the
-  // allowed sites are not asked about again.
+  // allowed sites are not asked about again, and its messages on the WebSockets of the tab's
+  // document go out until it has settled. Blocks briefly (the page is told before the action
+  // acts); not on the network thread.
   void approve_activity(const std::string& tab_id);
   // A live view of a tab (CDP Page.startScreencast): JPEG frames, base64, as the page repaints,
   // to `on_frame` on the network thread, until stop_screencast(id). Does not block: any thread.

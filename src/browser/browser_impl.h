@@ -88,8 +88,14 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   struct Initiator {
     json initiator;
     std::string loader_id, frame_id;
+    bool worker = false;      // told of in a worker's session
+    bool run_worker = false;  // that worker is the run's (Child::run_made)
   };
   std::map<std::string, Initiator> initiators;  // by Network requestId (= Fetch networkId)
+  // Why a frame navigates (Page.frameRequestedNavigation), by "frameId URL" ("* URL" for a new
+  // window), until its request pauses; the last kInitiatorsKept.
+  std::map<std::string, std::string> nav_reasons;
+  std::deque<std::string> nav_reason_order;
   std::deque<std::string> initiator_order;      // oldest first, for the cap
   std::map<std::string, cdp::Event> waiting;    // paused before requestWillBeSent, by networkId
   // Requests paused under a gate and not answered yet, by Fetch requestId: refused (never let
@@ -109,6 +115,7 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
     std::map<int, std::string> running;  // id -> action name
     std::string last;                    // the latest action's name
     bool approved = false;               // the user approved the action in progress (layer 1)
+    bool page_approved = false;          // the page's guard lets socket messages through for it
     std::string loader;                  // the main frame's document when the first one began
     Clock::time_point until{};           // settling after the last one ended
   };
@@ -118,6 +125,7 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::deque<std::string> run_frame_order;
   struct Child {
     std::string tab, type, target;
+    bool run_made = false;  // a worker that attached while the run's code (execInTab) worked or settled
   };
   std::map<std::string, Child> children;  // child session -> its tab, target type and target id
   // Cross-origin frames entered (frames.cpp), by tab and prefix; the last prefix number by tab;
@@ -136,6 +144,20 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   Result<std::pair<json, std::string>> eval_in_frame(const std::string& tab_id, const std::string& frame, std::string_view function,
                                                      const json& args, Millis timeout, bool by_value);
   std::map<std::string, json> websocket_patterns;  // by context: Network.setBlockedURLs urlPatterns
+  // Messages on sockets refused in the page (refuse_socket_messages), by context or "owner:" +
+  // owner; the key that lets an approved action's messages through (random, ours only); the
+  // guard's switch script by page or frame session (removed when it leaves the gate).
+  std::set<std::string> socket_writes_refused;
+  std::string socket_key;
+  std::map<std::string, std::string> socket_scripts;
+  bool socket_writes_refused_for(const std::string& session_id) const;  // mutex held
+  std::string socket_refusal_key(const Tab& tab) const;                // mutex held
+  // Adds the guard's switch to a page or frame session (kept in socket_scripts). Mutex not held.
+  void add_socket_switch(const std::string& session_id, std::function<void(Result<json>)> done);
+  void tell_socket_approval(const std::string& tab_id, bool approved, bool wait);  // mutex not held
+  // The page, frame and worker sessions ({session, target type}) of the gated tabs of a context,
+  // or of the tabs an owner holds. Mutex held.
+  std::vector<std::pair<std::string, std::string>> gated_sessions(const std::string& context, const std::string& owner) const;
   // Downloads (files.cpp): by guid, in the order they began (the last kDownloadsKept).
   struct DownloadState {
     Download info;

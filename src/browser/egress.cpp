@@ -3,6 +3,7 @@
 // on to interceptRequests' handlers or out; refused ones fail as blocked by the client. Runs on the
 // network thread; answers may come from any thread.
 #include "base/log.h"
+#include "base/random.h"
 #include "base/text.h"
 #include "browser/browser_impl.h"
 #include "net/io.h"
@@ -62,17 +63,23 @@ json websocket_rules(const std::vector<std::string>& allow) {
 }
 
 // The in-page guard (page/egress_guard.js) for the allowed patterns of these rules; with
-// refuse_windows, it refuses new windows too.
-static std::string egress_guard(const json& rules, bool refuse_windows) {
+// refuse_windows, it refuses new windows too; `key` lets ouro give an approved action's
+// socket messages through (never in the source workers get).
+static std::string egress_guard(const json& rules, bool refuse_windows, const std::string& key) {
   json allow = json::array();
   for (const auto& r : rules)
     if (!get_bool(r, "block", true)) allow.push_back(get_str(r, "urlPattern"));
   std::string source(embedded::egress_guard_js);
-  constexpr std::string_view kCall = "(ALLOWED_PATTERNS, REFUSE_WINDOWS);";
+  constexpr std::string_view kCall = "(ALLOWED_PATTERNS, REFUSE_WINDOWS, SOCKET_WRITES);";
+  json writes = {{"refuse", false}, {"key", key}};
   if (auto at = source.rfind(kCall); at != std::string::npos)
-    source.replace(at, kCall.size(), "(" + dump_json(allow) + ", " + (refuse_windows ? "true" : "false") + ");");
+    source.replace(at, kCall.size(), "(" + dump_json(allow) + ", " + (refuse_windows ? "true" : "false") + ", " + dump_json(writes) + ");");
   return source;
 }
+
+// The guard's switch (page/egress_guard.js): messages on sockets refused from here on. A realm
+// without the guard has nothing to switch.
+constexpr std::string_view kRefuseSocketWrites = "try { __ouroSocketWrites('refuse'); } catch (e) {}";
 
 // --- what the gate learns from events --------------------------------------------------------
 
@@ -83,6 +90,12 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
     {
       std::lock_guard lock(mutex);
       auto tab = tracker.by_session(ev.session_id);
+      const Child* child = nullptr;
+      if (!tab)
+        if (auto c = children.find(ev.session_id); c != children.end()) {
+          child = &c->second;
+          tab = tracker.find(c->second.tab);
+        }
       if (!tab || !gated(*tab)) return false;
       std::string id = get_str(ev.params, "requestId");
       if (id.empty()) return false;
@@ -93,7 +106,10 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
           initiator_order.pop_front();
         }
       }
-      initiators[id] = Initiator{get_field(ev.params, "initiator"), get_str(ev.params, "loaderId"), get_str(ev.params, "frameId")};
+      // A worker's request may pause in its page's session and be told of in the worker's.
+      bool worker = child && child->type.find("worker") != std::string::npos;
+      initiators[id] = Initiator{get_field(ev.params, "initiator"), get_str(ev.params, "loaderId"), get_str(ev.params, "frameId"), worker,
+                                 worker && child->run_made};
       if (auto w = waiting.find(id); w != waiting.end()) {
         resume = std::move(w->second);
         waiting.erase(w);
@@ -101,6 +117,26 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
     }
     if (resume) decide_paused(*resume);
     return false;  // the page log records it too
+  }
+  if (m == "Page.frameRequestedNavigation") {
+    // Sent by the renderer before the navigation's request starts (CDP Page domain): the request,
+    // when it pauses, learns it submits a form, follows a link, or was started by a script.
+    std::lock_guard lock(mutex);
+    std::shared_ptr<Tab> tab = tracker.by_session(ev.session_id);
+    if (!tab)
+      if (auto c = children.find(ev.session_id); c != children.end()) tab = tracker.find(c->second.tab);
+    if (!tab || !gated(*tab)) return false;
+    bool here = get_str(ev.params, "disposition", "currentTab") == "currentTab";
+    // The request's URL has no fragment (RFC 9110 §4.2.4: it is not sent).
+    std::string url = get_str(ev.params, "url");
+    std::string key = (here ? get_str(ev.params, "frameId") : std::string("*")) + " " + url.substr(0, url.find('#'));
+    if (!nav_reasons.count(key)) nav_reason_order.push_back(key);
+    nav_reasons[key] = clip_head(get_str(ev.params, "reason"), 40, ClipMark::None);
+    while (nav_reason_order.size() > kInitiatorsKept) {
+      nav_reasons.erase(nav_reason_order.front());
+      nav_reason_order.pop_front();
+    }
+    return false;
   }
   if (m == "Network.webSocketCreated") {
     // Blocked or let through by its URL already; the gate hears of it.
@@ -178,12 +214,20 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
       auto tab = tracker.find(tab_id);
       if (tab && gated(*tab)) {
         gate_it = true;
-        children[sid] = Child{tab_id, type, get_str(info, "targetId")};
+        // A worker the run's code started (it attaches while execInTab works or settles) is the run's.
+        bool run_code_working = false;
+        if (auto a = activity.find(tab_id); a != activity.end()) {
+          for (const auto& [id, name] : a->second.running) run_code_working = run_code_working || name == "execInTab";
+          run_code_working = run_code_working || (a->second.running.empty() && Clock::now() < a->second.until && a->second.last == "execInTab");
+        }
+        bool run_made = run_code_working && type.find("worker") != std::string::npos;
+        children[sid] = Child{tab_id, type, get_str(info, "targetId"), run_made};
         websockets = websockets_of(*tab);
       }
     }
     if (gate_it) {
       conn->send("Network.enable", json::object(), sid, 10s, ignore);  // its blocked URLs and WebSocket events
+      if (type == "iframe") conn->send("Page.enable", json::object(), sid, 10s, ignore);  // its navigation reasons
       egress_commands(sid, true, intercept, websockets, ignore, type);
       conn->send("Runtime.runIfWaitingForDebugger", json::object(), sid, 10s, ignore);
     } else {
@@ -200,8 +244,12 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
 
 void Browser::Impl::tell_guard_report(const std::string& session_id, const std::string& payload) {
   if (!payload.empty() && payload.front() == '{')
-    if (auto j = parse_json(payload, "the egress guard's report"); j && j->is_object() && get_str(*j, "kind") == "window")
-      return tell_unpaused(session_id, clip_head(get_str(*j, "url"), 2000, ClipMark::None), false, "Window");
+    if (auto j = parse_json(payload, "the egress guard's report"); j && j->is_object()) {
+      std::string kind = get_str(*j, "kind");
+      if (kind == "window") return tell_unpaused(session_id, clip_head(get_str(*j, "url"), 2000, ClipMark::None), false, "Window");
+      if (kind == "send") return tell_unpaused(session_id, clip_head(get_str(*j, "url"), 2000, ClipMark::None), false, "WebSocket message");
+      return;
+    }
   tell_unpaused(session_id, clip_head(payload, 2000, ClipMark::None), false);
 }
 
@@ -224,6 +272,12 @@ void Browser::Impl::tell_unpaused(const std::string& session_id, std::string url
   if (type == "Window")
     r.refused_in_page = "a tab the run holds in your Chrome opens no new windows: ouro's extension cannot hold a new tab before its "
                         "first request. Load the page in this tab (navigate) instead";
+  if (type == "WebSocket message") {
+    r.method = "MESSAGE";
+    r.refused_in_page = "a message on the open WebSocket to " + clip_head(r.url, 200) +
+                        " was refused: after the run acted, a message on a socket is a write, and a socket cannot wait for the user's "
+                        "answer; the user's yes to the action that sends it lets its messages through";
+  }
   try {
     gate(r, [](bool) {});
   } catch (const std::exception& e) {
@@ -300,10 +354,23 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
       if (auto opener = tracker.by_target(tab.opener)) r.opener_tab = opener->id;
     r.main_frame_navigation = !child && r.resource_type == "Document" && frame == tab.target_id;
     r.from_worker = child && child->type.find("worker") != std::string::npos;
-    r.from_run_frame = !frame.empty() && frame != tab.target_id && run_frames.count(frame) > 0;
+    r.from_run_frame = (!frame.empty() && frame != tab.target_id && run_frames.count(frame) > 0) || (child && child->run_made);
+    for (const auto& [name, value] : get_field(req, "headers").items()) {
+      if (r.headers.size() >= 64) break;
+      if (value.is_string()) r.headers.emplace_back(name, value.get<std::string>());
+    }
+    if (r.resource_type == "Document")
+      for (const std::string& key : {frame + " " + r.url, "* " + r.url})
+        if (auto n = nav_reasons.find(key); n != nav_reasons.end()) {
+          r.navigation_reason = n->second;
+          nav_reasons.erase(n);  // its place in nav_reason_order goes with the cap
+          break;
+        }
     std::string loader;
     if (auto i = initiators.find(get_str(p, "networkId")); i != initiators.end()) {
       r.initiator_known = true;
+      r.from_worker = r.from_worker || i->second.worker;
+      r.from_run_frame = r.from_run_frame || i->second.run_worker;
       const json& in = i->second.initiator;
       r.initiator_type = get_str(in, "type");
       r.tagged = tagged(in);
@@ -356,17 +423,18 @@ void Browser::Impl::decide_paused(const cdp::Event& ev) {
     return;
   }
   if (r.url.rfind(kGuardReportUrl, 0) == 0) {
-    // A worker's guard refused a WebSocket: tell the gate, and send nothing. (Only a WebSocket:
-    // workers open no windows, and the page's own code can fetch this address too.)
+    // A worker's guard refused a WebSocket or a message on one: tell the gate, and send nothing.
+    // (Workers open no windows; the page's own code can fetch this address too, and then only
+    // adds a refusal to the record.)
     conn->send("Fetch.failRequest", {{"requestId", get_str(p, "requestId")}, {"errorReason", "BlockedByClient"}}, ev.session_id, 5s, ignore);
-    tell_unpaused(ev.session_id, url_decode(r.url.substr(kGuardReportUrl.size())), false);
+    tell_guard_report(ev.session_id, url_decode(r.url.substr(kGuardReportUrl.size())));
     return;
   }
   if (spdlog::should_log(spdlog::level::debug)) {
     std::lock_guard lock(mutex);
     auto i = initiators.find(get_str(p, "networkId"));
-    spdlog::debug("egress: {} {} {} tab={} tagged={} activity='{}' initiator={}", r.method, r.resource_type, r.url.substr(0, 120), r.tab_id,
-                  r.tagged, r.activity, i == initiators.end() ? "?" : dump_json(i->second.initiator).substr(0, 1500));
+    spdlog::debug("egress: {} {} {} tab={} tagged={} worker={} run's={} activity='{}' initiator={}", r.method, r.resource_type, r.url.substr(0, 120),
+                  r.tab_id, r.tagged, r.from_worker, r.from_run_frame, r.activity, i == initiators.end() ? "?" : dump_json(i->second.initiator).substr(0, 1500));
   }
   std::weak_ptr<Impl> weak = shared_from_this();
   auto once = std::make_shared<std::atomic<bool>>(false);
@@ -419,8 +487,17 @@ void Browser::Impl::egress_commands(const std::string& sid, bool gated_now, cons
     // keeps) and by the browser's blocked URLs. Workers the page starts get the guard from the
     // page's (an evaluation in a worker before it runs crashes Chromium 156).
     if (target_type.find("worker") == std::string::npos) {
+      std::string key;
+      bool refuse_writes = false;
+      {
+        std::lock_guard lock(mutex);
+        if (socket_key.empty()) socket_key = random_hex(16);
+        key = socket_key;
+        refuse_writes = socket_writes_refused_for(sid);
+      }
       conn->send("Runtime.addBinding", {{"name", std::string(kGuardBinding)}}, sid, 10s, ignore);
-      conn->send("Page.addScriptToEvaluateOnNewDocument", {{"source", egress_guard(websockets, bridged)}, {"runImmediately", true}}, sid, 10s, ignore);
+      conn->send("Page.addScriptToEvaluateOnNewDocument", {{"source", egress_guard(websockets, bridged, key)}, {"runImmediately", true}}, sid, 10s, ignore);
+      if (refuse_writes) add_socket_switch(sid, ignore);
     }
     conn->send("Network.setBypassServiceWorker", {{"bypass", true}}, sid, 10s, ignore);
     conn->send("Runtime.setAsyncCallStackDepth", {{"maxDepth", 32}}, sid, 10s, ignore);
@@ -434,6 +511,15 @@ void Browser::Impl::egress_commands(const std::string& sid, bool gated_now, cons
   // What was paused under the gate and not answered yet is refused before Fetch.disable, which
   // would let it through.
   refuse_pending({sid});
+  std::string switch_script;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = socket_scripts.find(sid); it != socket_scripts.end()) {
+      switch_script = it->second;
+      socket_scripts.erase(it);
+    }
+  }
+  if (!switch_script.empty()) conn->send("Page.removeScriptToEvaluateOnNewDocument", {{"identifier", switch_script}}, sid, 10s, ignore);
   conn->send("Network.setBypassServiceWorker", {{"bypass", false}}, sid, 10s, ignore);
   conn->send("Runtime.setAsyncCallStackDepth", {{"maxDepth", 0}}, sid, 10s, ignore);
   conn->send("Target.setAutoAttach", {{"autoAttach", false}, {"waitForDebuggerOnStart", false}, {"flatten", true}}, sid, 10s, ignore);
@@ -490,6 +576,7 @@ Result<void> Browser::set_egress_gate(const std::string& context, EgressGate gat
   json websockets;
   {
     std::lock_guard lock(m_impl->mutex);
+    m_impl->socket_writes_refused.erase(context);  // a new gate starts before its run acts
     if (on) m_impl->gates[context] = std::move(gate);
     else if (!m_impl->gates.erase(context)) return {};
     if (on) m_impl->websocket_patterns[context] = websocket_rules(websocket_allow);
@@ -526,22 +613,14 @@ Result<void> Browser::set_websocket_allowlist(const std::string& context, std::v
   std::vector<std::string> sessions;
   {
     std::lock_guard lock(m_impl->mutex);
-    std::set<std::string> tabs;
     if (owner.empty()) {
       if (!m_impl->gated(context)) return {};
       m_impl->websocket_patterns[context] = patterns;
-      for (const auto& t : m_impl->tracker.in_context(context)) tabs.insert(t->id);
     } else {
       for (auto& [tab, o] : m_impl->owned)
-        if (o.owner == owner && o.gate) {
-          o.websockets = patterns;
-          tabs.insert(tab);
-        }
+        if (o.owner == owner && o.gate) o.websockets = patterns;
     }
-    for (const auto& id : tabs)
-      if (auto t = m_impl->tracker.find(id); t && !t->closed && !t->session_id.empty()) sessions.push_back(t->session_id);
-    for (const auto& [sid, child] : m_impl->children)
-      if (tabs.count(child.tab)) sessions.push_back(sid);
+    for (const auto& [sid, type] : m_impl->gated_sessions(context, owner)) sessions.push_back(sid);
   }
   for (const auto& sid : sessions) {
     auto r = m_impl->conn->call("Network.setBlockedURLs", {{"urlPatterns", patterns}}, sid, 10s);
@@ -549,6 +628,94 @@ Result<void> Browser::set_websocket_allowlist(const std::string& context, std::v
       return errorf(Code::Internal, "cannot limit WebSockets to the allowed sites: {}", r.error().message);
   }
   return {};
+}
+
+std::vector<std::pair<std::string, std::string>> Browser::Impl::gated_sessions(const std::string& context, const std::string& owner) const {
+  std::set<std::string> tabs;
+  if (owner.empty()) {
+    for (const auto& t : tracker.in_context(context)) tabs.insert(t->id);
+  } else {
+    for (const auto& [tab, o] : owned)
+      if (o.owner == owner && o.gate) tabs.insert(tab);
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& id : tabs)
+    if (auto t = tracker.find(id); t && !t->closed && !t->session_id.empty()) out.emplace_back(t->session_id, "page");
+  for (const auto& [sid, child] : children)
+    if (tabs.count(child.tab)) out.emplace_back(sid, child.type);
+  return out;
+}
+
+std::string Browser::Impl::socket_refusal_key(const Tab& tab) const {
+  if (auto o = owned.find(tab.id); o != owned.end() && o->second.gate) return "owner:" + o->second.owner;
+  return tab.context;
+}
+
+bool Browser::Impl::socket_writes_refused_for(const std::string& session_id) const {
+  std::shared_ptr<Tab> tab = tracker.by_session(session_id);
+  if (!tab)
+    if (auto c = children.find(session_id); c != children.end()) tab = tracker.find(c->second.tab);
+  return tab && socket_writes_refused.count(socket_refusal_key(*tab)) > 0;
+}
+
+void Browser::Impl::add_socket_switch(const std::string& sid, std::function<void(Result<json>)> done) {
+  // Runs in the documents open now and, after the guard, in every later one of this session.
+  std::weak_ptr<Impl> weak = shared_from_this();
+  conn->send("Page.addScriptToEvaluateOnNewDocument", {{"source", std::string(kRefuseSocketWrites)}, {"runImmediately", true}}, sid, 10s,
+             [weak, sid, done = std::move(done)](Result<json> r) {
+               if (auto self = weak.lock(); self && r) {
+                 std::lock_guard lock(self->mutex);
+                 self->socket_scripts[sid] = get_str(*r, "identifier");
+               }
+               done(std::move(r));
+             });
+}
+
+Result<void> Browser::refuse_socket_messages(const std::string& context, const std::string& owner) {
+  std::vector<std::pair<std::string, std::string>> sessions;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    if (owner.empty() && !m_impl->gated(context)) return {};
+    m_impl->socket_writes_refused.insert(owner.empty() ? context : "owner:" + owner);
+    sessions = m_impl->gated_sessions(context, owner);
+  }
+  // Pipelined; every reply awaited, so the open documents and workers refuse before the run acts.
+  std::vector<std::shared_ptr<std::promise<Result<json>>>> replies;
+  for (const auto& [sid, type] : sessions) {
+    auto p = std::make_shared<std::promise<Result<json>>>();
+    replies.push_back(p);
+    auto done = [p](Result<json> r) { p->set_value(std::move(r)); };
+    if (type.find("worker") != std::string::npos)
+      m_impl->conn->send("Runtime.evaluate", {{"expression", std::string(kRefuseSocketWrites)}}, sid, 10s, done);
+    else
+      m_impl->add_socket_switch(sid, done);
+  }
+  for (auto& p : replies) {
+    auto f = p->get_future();
+    if (f.wait_for(10s) != std::future_status::ready)
+      return errorf(Code::DeadlineExceeded, "a tab did not take the refusal of socket messages within 10 s");
+    if (auto r = f.get(); !r && r.error().cause != Cause::TargetGone)
+      return errorf(Code::Internal, "cannot refuse socket messages in a tab: {}", r.error().message);
+  }
+  return {};
+}
+
+// The page's guard lets socket messages through while an approved action works ("approve") or
+// no longer ("end"); the tab's main document only. Mutex not held; with `wait`, blocks until the
+// page has it (not on the network thread).
+void Browser::Impl::tell_socket_approval(const std::string& tab_id, bool approved, bool wait) {
+  std::string sid, key;
+  {
+    std::lock_guard lock(mutex);
+    auto tab = tracker.find(tab_id);
+    if (!tab || tab->session_id.empty() || !socket_writes_refused.count(socket_refusal_key(*tab)) || socket_key.empty()) return;
+    sid = tab->session_id;
+    key = socket_key;
+  }
+  std::string expression = fmt::format("try {{ __ouroSocketWrites({}, {}); }} catch (e) {{}}", approved ? "'approve'" : "'end'", dump_json(key));
+  if (!wait) return conn->send("Runtime.evaluate", {{"expression", expression}}, sid, 5s, ignore);
+  if (auto r = conn->call("Runtime.evaluate", {{"expression", expression}}, sid, 5s); !r)
+    spdlog::debug("egress: cannot tell the page about an approved action: {}", r.error().message);
 }
 
 void Browser::set_pause_handler(const std::string& owner, std::function<void(const std::string&, const json&)> handler) {
@@ -578,6 +745,15 @@ Result<void> Browser::set_intercept_patterns(const std::string& tab_id, json pat
 }
 
 int Browser::begin_activity(const std::string& tab_id, const std::string& name) {
+  bool withdraw = false;
+  {
+    // An approval's socket messages end with it: the next action is not approved (yet).
+    std::lock_guard lock(m_impl->mutex);
+    auto& a = m_impl->activity[tab_id];
+    withdraw = a.running.empty() && a.page_approved;
+    if (withdraw) a.page_approved = false;
+  }
+  if (withdraw) m_impl->tell_socket_approval(tab_id, false, /*wait=*/true);
   std::lock_guard lock(m_impl->mutex);
   auto& a = m_impl->activity[tab_id];
   int id = m_impl->next_activity++;
@@ -589,8 +765,13 @@ int Browser::begin_activity(const std::string& tab_id, const std::string& name) 
 }
 
 void Browser::approve_activity(const std::string& tab_id) {
-  std::lock_guard lock(m_impl->mutex);
-  if (auto it = m_impl->activity.find(tab_id); it != m_impl->activity.end() && !it->second.running.empty()) it->second.approved = true;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    auto it = m_impl->activity.find(tab_id);
+    if (it == m_impl->activity.end() || it->second.running.empty()) return;
+    it->second.approved = it->second.page_approved = true;
+  }
+  m_impl->tell_socket_approval(tab_id, true, /*wait=*/true);
 }
 
 void Browser::end_activity(const std::string& tab_id, int id) {
@@ -599,6 +780,20 @@ void Browser::end_activity(const std::string& tab_id, int id) {
   if (it == m_impl->activity.end()) return;
   it->second.running.erase(id);
   it->second.until = Clock::now() + kSettle;
+  if (!it->second.running.empty() || !it->second.page_approved) return;
+  // The approved action's socket messages go until it has settled.
+  std::weak_ptr<Impl> weak = m_impl;
+  after(std::chrono::duration_cast<Millis>(kSettle), [weak, tab_id] {
+    auto self = weak.lock();
+    if (!self) return;
+    {
+      std::lock_guard lock(self->mutex);
+      auto a = self->activity.find(tab_id);
+      if (a == self->activity.end() || !a->second.running.empty() || !a->second.page_approved) return;
+      a->second.page_approved = false;
+    }
+    self->tell_socket_approval(tab_id, false, /*wait=*/false);
+  });
 }
 
 }  // namespace ouro::browser

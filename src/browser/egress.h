@@ -11,7 +11,10 @@
 //     page handler the click fired), except those of a document loaded since (new_document).
 //   * run frames — frames the run's code attached (an iframe it inserted, seen by its tagged
 //     Page.frameAttached stack or during an action) send the run's requests for their lifetime.
-//   * workers — requests from a tab's worker targets.
+//   * workers — requests from a tab's worker targets; one that attached while the run's code
+//     (execInTab) worked or settled is the run's.
+//   * navigation reasons — a navigation's request carries why its frame navigates (a form
+//     submission, a link, a script), from the Page.frameRequestedNavigation before it.
 #pragma once
 
 #include "base/json.h"
@@ -19,6 +22,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace ouro::browser {
 
@@ -30,7 +35,7 @@ struct OutgoingRequest {
   std::string post_data;                                    // as Chromium reports it (may be cut)
   bool main_frame_navigation = false;  // a Document request of the tab's main frame
   bool from_worker = false;            // sent by a worker of the tab
-  bool from_run_frame = false;         // sent by a frame the run's code created
+  bool from_run_frame = false;         // sent by a frame (or a worker) the run's code created
   bool initiator_known = false;        // Network.requestWillBeSent was seen for it
   std::string initiator_type;          // parser, script, preload, other, …
   bool tagged = false;                 // ouro's exec code on the initiator's stack
@@ -44,6 +49,11 @@ struct OutgoingRequest {
   bool activity_approved = false;      // the user approved that action before it ran
   bool cannot_pause = false;           // a WebSocket: already blocked or let through by its URL; told, not asked
   std::string refused_in_page;         // the page's guard refused it already (why): recorded, never sent
+  std::vector<std::pair<std::string, std::string>> headers;  // as Chromium reports them (at most 64)
+  // Why its frame navigates (CDP Page.frameRequestedNavigation's ClientNavigationReason:
+  // "formSubmissionGet", "formSubmissionPost", "anchorClick", "scriptInitiated", …); "" when it
+  // is not a navigation the page asked for (a subresource, or one ouro started).
+  std::string navigation_reason;
 };
 
 // Answers a paused request: allow sends it on, otherwise it fails (net::ERR_BLOCKED_BY_CLIENT).

@@ -111,6 +111,9 @@ void Browser::release_tabs(const std::string& owner, EgressGate lingering) {
       auto pats = m_impl->intercept_patterns.find(tab_id);
       sessions.emplace_back(tab->session_id, pats == m_impl->intercept_patterns.end() ? json::array() : pats->second);
     }
+    bool holds = false;
+    for (const auto& [id, o] : m_impl->owned) holds = holds || o.owner == owner;
+    if (!holds) m_impl->socket_writes_refused.erase("owner:" + owner);
   }
   if (sessions.empty() || dead()) return;
   // Out of the gate, so the user's own browsing there is not paused any longer.

@@ -149,8 +149,9 @@ void ask(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& 
       approved = hooks->confirm(request);
       by = approved ? "the user" : "the user (or no answer in time)";
     }
+    // An approved navigation elsewhere adds its site (a write on an allowed site adds nothing).
     if (approved && f.top_level)
-      if (auto u = safety::parse_url(f.url)) {
+      if (auto u = safety::parse_url(f.url); u && !s->policy->allowed(*u)) {
         s->policy->allow_site_of(*u);
         if (c) update_websockets(*c, *s);
       }
@@ -232,13 +233,22 @@ safety::RequestFacts attribute(const browser::OutgoingRequest& r) {
   f.resource_type = r.resource_type;
   f.top_level = r.main_frame_navigation;
   f.body_preview = body_preview(r.post_data);
-  // Who sent it is for the record and for one thing only: a write sent while an action the user
-  // approved was working is not asked about twice. It never lets a request leave the allowed sites.
-  if (r.tagged) {
-    f.run_caused = true;
+  f.method_override = safety::method_override(r.headers, r.url, r.post_data);
+  f.form = r.navigation_reason.rfind("formSubmission", 0) == 0;
+  // Who sent it is for the record and for two things only: what the run's own code sends is a
+  // write whatever its method (safety/gate.h), and a write sent while an action the user approved
+  // was working is not asked about twice. It never lets a request leave the allowed sites.
+  if (r.tagged || (r.navigation_reason == "anchorClick" && r.activity == "execInTab" && !r.new_document)) {
+    // (A link the run's code clicks, `a.click()`: Chromium gives its navigation no script stack.)
+    f.run_caused = f.run_code = true;
     f.cause = "the run's code (execInTab)";
+  } else if (r.from_worker && r.from_run_frame) {
+    f.run_caused = f.run_code = true;
+    f.cause = "a worker the run's code started";
   } else if (r.from_run_frame) {
+    // The scripts of a frame the run's code made are the run's; what its document loads by itself is not.
     f.run_caused = true;
+    f.run_code = r.has_stack;
     f.cause = "a frame the run's code created";
   } else if (r.from_worker) {
     f.cause = "a worker in the page";
@@ -247,7 +257,9 @@ safety::RequestFacts attribute(const browser::OutgoingRequest& r) {
     f.cause = "the page while the run's " + r.activity + " worked";
     f.approved_action = r.activity_approved;
   } else if (r.cannot_pause) {
-    f.cause = r.resource_type == "Window" ? "the page (a new window)" : "a WebSocket of the page";
+    if (r.resource_type == "Window") f.cause = "the page (a new window)";
+    else if (r.resource_type == "WebSocket message") f.cause = "code in the page (a message on its socket)";
+    else f.cause = "a WebSocket of the page";
   } else {
     f.cause = "the page's own scripts";
   }
@@ -274,7 +286,8 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
     if (!c || !s || s->closing) return answer(false);  // the session is ending: nothing more goes out for it
     safety::RequestFacts facts = attribute(r);
     if (!r.refused_in_page.empty()) {
-      json d = decision_json(r.tab_id, facts, safety::GateVerdict{safety::Decision::Deny, "new window", r.refused_in_page});
+      std::string rule = r.resource_type == "Window" ? "new window" : "socket message";
+      json d = decision_json(r.tab_id, facts, safety::GateVerdict{safety::Decision::Deny, rule, r.refused_in_page});
       d["decision"] = "deny";
       d["by"] = "the page's guard";
       record(*c, *s, std::move(d));
@@ -310,6 +323,11 @@ void allow_site(Context& ctx, const std::string& page_url) {
 void mark_acted(Context& ctx, std::string_view what) {
   auto st = ctx.gate;
   if (!st || st->acted.exchange(true)) return;
+  // Messages on sockets are writes, and a socket cannot wait for an answer: in careful mode the
+  // pages refuse them from here on (browser.h refuse_socket_messages), before the call acts.
+  if (st->policy->mode() == safety::GateMode::Careful && !ctx.browser.dead())
+    if (auto r = ctx.browser.refuse_socket_messages(ctx.browser_context, ctx.shared_tabs ? ctx.owner : ""); !r)
+      spdlog::warn("gate: {}", r.error().message);
   json d = {{"decision", "note"}, {"rule", "acted"},
             {"reason", fmt::format("the run acted on its pages ({}): from now on everything its tabs send keeps to its allowed sites", what)}};
   record(ctx, *st, std::move(d));

@@ -157,6 +157,66 @@ namespace {
 
 bool state_changing(std::string_view method) { return method != "GET" && method != "HEAD" && method != "OPTIONS"; }
 
+bool same_ascii_ci(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
+// A method as named: trimmed, upper case, at most 32 characters.
+std::string method_name(std::string_view v) {
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r' || v.back() == '\n')) v.remove_suffix(1);
+  std::string out(v.substr(0, 32));
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Percent-decoding that keeps what is not a valid escape as written (WHATWG URL §5.1: the
+// form-urlencoded parser never fails); '+' is a space.
+std::string form_decode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+               std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// `_method` among application/x-www-form-urlencoded pairs (WHATWG URL §5.1), a query or a body.
+std::string method_param(std::string_view encoded) {
+  encoded = encoded.substr(0, 64 * 1024);
+  while (!encoded.empty()) {
+    size_t amp = encoded.find('&');
+    std::string_view pair = encoded.substr(0, amp);
+    encoded = amp == std::string_view::npos ? std::string_view{} : encoded.substr(amp + 1);
+    size_t eq = pair.find('=');
+    if (eq != std::string_view::npos && same_ascii_ci(form_decode(pair.substr(0, eq)), "_method")) return method_name(form_decode(pair.substr(eq + 1)));
+  }
+  return {};
+}
+
+// `_method` as a part of a multipart/form-data body (RFC 7578 §4.2): `name="_method"`, a blank line, the value.
+std::string method_part(std::string_view body) {
+  body = body.substr(0, 64 * 1024);
+  for (size_t at = 0; (at = body.find("name=\"_method\"", at)) != std::string_view::npos; ++at) {
+    size_t start = body.find("\r\n\r\n", at);
+    if (start == std::string_view::npos) return {};
+    start += 4;
+    size_t end = body.find("\r\n", start);
+    return method_name(body.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+  }
+  return {};
+}
+
 std::string sites_text(const GatePolicy& p) {
   auto list = p.patterns();
   if (list.empty()) return "none: the task named no site";
@@ -187,9 +247,37 @@ GateVerdict decide(const GatePolicy& policy, const RequestFacts& r) {
                                      url->host, sites_text(policy), caused, url->host);
     return {policy.mode() == GateMode::Careful ? Decision::Ask : Decision::Deny, "outside allowed sites", reason};
   }
-  if (r.after_acted && state_changing(r.method) && policy.mode() == GateMode::Careful && !r.approved_action)
-    return {Decision::Ask, "state-changing request", fmt::format("{} {} changes state on {}{}", r.method, r.url.substr(0, 200), url->host, caused)};
+  if (!r.after_acted || policy.mode() != GateMode::Careful || r.approved_action) return {};
+  // A write is judged by what it does: its method, the method it asks to be treated as, a form it
+  // submits, or the run's own code that sent it. The page's own GETs and links the run clicks are reads.
+  std::string what = fmt::format("{} {}", r.method, clip_head(r.url, 200));
+  if (state_changing(r.method)) return {Decision::Ask, "state-changing request", fmt::format("{} changes state on {}{}", what, url->host, caused)};
+  if (!r.method_override.empty() && state_changing(r.method_override))
+    return {Decision::Ask, "method override",
+            fmt::format("{} asks {} to treat it as {} (a method-override header or _method parameter), which changes state{}", what, url->host,
+                        r.method_override, caused)};
+  if (r.form)
+    return {Decision::Ask, "form submission",
+            fmt::format("{} submits a form on {}: a form submitted after the run acted is a write whatever its method{}", what, url->host, caused)};
+  if (r.run_code)
+    return {Decision::Ask, "the run's code",
+            fmt::format("{} was sent to {} by the run's own code (execInTab, or what it scheduled): what the run's code sends is a write "
+                        "whatever its method",
+                        what, url->host)};
   return {};
+}
+
+bool is_method_override_header(std::string_view name) {
+  return same_ascii_ci(name, "X-HTTP-Method-Override") || same_ascii_ci(name, "X-HTTP-Method") || same_ascii_ci(name, "X-Method-Override");
+}
+
+std::string method_override(const HeaderList& headers, std::string_view url, std::string_view body) {
+  for (const auto& [name, value] : headers)
+    if (is_method_override_header(name)) return method_name(value);
+  if (auto parsed = boost::urls::parse_uri_reference(url); parsed && parsed->has_query())
+    if (std::string m = method_param(parsed->encoded_query()); !m.empty()) return m;
+  if (std::string m = method_part(body); !m.empty()) return m;
+  return method_param(body);
 }
 
 std::string describe_request(const RequestFacts& r) {

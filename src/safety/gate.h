@@ -16,9 +16,13 @@
 //     autonomous mode and a run with no one to ask refuse them.
 //   * The rules of every mode (sites.h): privileged schemes and internal addresses are refused
 //     unless the task's URLs or --allow-domain name them.
-//   * In careful mode, a state-changing request (not GET/HEAD/OPTIONS) after the run acted is
-//     asked about even on an allowed site — a write the run arranged through the page's own code
-//     is still the run's —, unless the user approved the action that sent it.
+//   * In careful mode, a write after the run acted is asked about even on an allowed site, unless
+//     the user approved the action that sent it. A write is judged by what it does, not only by
+//     its method: a state-changing method (not GET/HEAD/OPTIONS) — whoever sent it: a write the
+//     run arranged through the page's own code is still the run's —, a request whose
+//     X-HTTP-Method-Override, X-HTTP-Method or X-Method-Override header or `_method` parameter
+//     names one, a form submission, and any request the run's own code sent (execInTab and what
+//     it scheduled). The page's own GETs and links the run clicks stay reads.
 // An approved navigation adds its site to the run's allowed sites.
 #pragma once
 
@@ -89,6 +93,9 @@ struct RequestFacts {
   bool run_caused = false;       // the run's code or actions sent it (see `cause`): for the record only
   std::string cause;             // how that was decided: "the run's code (execInTab)", "during click", …
   bool approved_action = false;  // sent by an action the user approved just before (no second question)
+  bool run_code = false;         // sent by code the run put into a page (execInTab, its timers and promises)
+  bool form = false;             // it submits a form (the browser's navigation reason says so)
+  std::string method_override;   // the method its headers or `_method` name (method_override()), upper case
   std::string body_preview;      // redacted, short
 };
 
@@ -102,6 +109,15 @@ struct GateVerdict {
 };
 
 GateVerdict decide(const GatePolicy& policy, const RequestFacts& request);
+
+// The method a request asks the server to treat it as, upper case, or "" when it names none: the
+// first of the X-HTTP-Method-Override, X-HTTP-Method and X-Method-Override headers (names in any
+// case, as Chromium reports them), else a `_method` parameter of the URL's query or of a
+// form-encoded or multipart body (RFC 7578). `headers` holds only those headers' name and value.
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+std::string method_override(const HeaderList& headers, std::string_view url, std::string_view body);
+// One of the method-override header names (any case).
+bool is_method_override_header(std::string_view name);
 
 // "POST https://shop.example/cart (body: item=3&qty=1)": method, URL and a redacted body preview.
 std::string describe_request(const RequestFacts& request);

@@ -70,10 +70,14 @@ std::shared_ptr<session::Runtime> runtime() {
   return base->runtime();
 }
 
-std::unique_ptr<session::Session> gated_session(safety::GateMode mode, GateLog& log, bool with_channel, std::string given = "") {
+std::unique_ptr<session::Session> gated_session(safety::GateMode mode, GateLog& log, bool with_channel, std::string given = "",
+                                                bool my_browser = false) {
   if (given.empty()) given = sites().victim("/");
   auto o = test_options();
-  o.isolated = true;
+  // My browser: the profile's own context, shared with the user; the run holds only its tabs.
+  o.isolated = !my_browser;
+  o.shared = my_browser;
+  if (my_browser) o.owner = "run writes-" + std::to_string(reinterpret_cast<uintptr_t>(&log));
   safety::GateConfig gc;
   gc.urls = {given};
   gc.mode = mode;
@@ -246,7 +250,7 @@ TEST(Gate, AutonomousModeWritesOnTheAllowedSiteWithoutAsking) {
   EXPECT_EQ(log.asked(), 0u);
 }
 
-TEST(Gate, BenignTasksAskNothingAndThePageKeepsItsOwnResources) {
+TEST(Gate, BenignTasksAskOnlyAboutTheFormAndThePageKeepsItsOwnResources) {
   GateLog log;
   int logo = sites().cdn_hits("/img-logo"), analytics = sites().cdn_hits("/analytics"), searches = sites().victim_hits("/search");
   size_t collected = sites().collected().size();
@@ -257,13 +261,16 @@ TEST(Gate, BenignTasksAskNothingAndThePageKeepsItsOwnResources) {
   ok("await click(activeTab, '#home'); "
      "for (let i = 0; i < 100 && tabs.find(t => t.id === activeTab).url.endsWith('/b'); i++) await new Promise(r => setTimeout(r, 50)); "
      "await waitForLoad(activeTab)", s.get());
-  // (The results page loads after the click returns: wait for its URL, then its load.)
+  // (The results page loads after the click returns: wait for its URL, then its load.) A form
+  // the run submits is a write, GET or not: the search is asked about, once, and the user says yes.
+  log.approve = true;
   ok("await type(activeTab, '#q', 'statements'); await click(activeTab, '#go'); "
      "for (let i = 0; i < 100 && !tabs.find(t => t.id === activeTab).url.includes('/search'); i++) await new Promise(r => setTimeout(r, 50)); "
      "await waitForLoad(activeTab)", s.get());
   EXPECT_NE(ok("await getText(activeTab, '#results')", s.get()).dump().find("statements"), std::string::npos);
   EXPECT_EQ(sites().victim_hits("/search"), searches + 1);
-  EXPECT_EQ(log.asked(), 0u) << "a benign task was asked about";
+  ASSERT_EQ(log.asked(), 1u) << "reading and following links were asked about";
+  EXPECT_EQ(get_str(log.questions.front(), "rule"), "form submission");
   {
     // Nothing on the victim's site was refused; what was refused (the later pages' CDN loads,
     // once the run had acted) is another site's, and refused without a question.
@@ -303,7 +310,10 @@ TEST(Gate, WhatTheRunHandsToThePageIsHeldToo) {
   EXPECT_TRUE(log.refused("/handed-eval"));
   EXPECT_TRUE(log.refused("/handed-fetch"));
   EXPECT_EQ(sites().collected().size(), collected);
-  EXPECT_EQ(log.asked(), 0u) << "requests to other sites are refused, never asked about";
+  // Requests to other sites are refused, never asked about. (The image the run's code loads from
+  // the victim's own site is: what the run's code sends is a write, GET included.)
+  std::lock_guard lock(log.mutex);
+  for (const auto& q : log.questions) EXPECT_NE(get_str(q, "url").find("/nope.png"), std::string::npos) << q.dump();
 }
 
 // The grace before the run acts holds only for a URL exactly as the user gave it (safety.md):
@@ -365,6 +375,191 @@ TEST(Gate, AUrlTheRunComposedIsActingHoweverCloseToAGivenOne) {
   for (int i = 0; i < 100 && sites().cdn_hits("/lib.js") < lib + 2; ++i) std::this_thread::sleep_for(50ms);
   EXPECT_GE(sites().cdn_hits("/lib.js"), lib + 2);
   EXPECT_EQ(log.asked(), 0u);
+}
+
+// --- Writes are judged by what they do (docs/guides/safety.md, "Writes on allowed sites") -------
+// After the run acted, in careful mode: what the run's own code sends, a form it submits, a
+// request whose headers or `_method` name a state-changing method, and messages on an open
+// socket are writes — asked about (or, for a socket, refused) unless the user approved the action
+// that sent them. The page's own GETs and links the run clicks stay reads. The user says no.
+
+std::unique_ptr<session::Session> app_session(GateLog& log) { return gated_session(safety::GateMode::Careful, log, true, sites().victim("/app")); }
+
+// Waits (reading is not acting) until pred() or 10 s.
+template <typename Pred>
+bool eventually(Pred pred) {
+  for (int i = 0; i < 200; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return pred();
+}
+
+json first_question(GateLog& log) {
+  std::lock_guard lock(log.mutex);
+  return log.questions.empty() ? json::object() : log.questions.front();
+}
+
+TEST(GateWrites, WhatTheRunsCodeSendsIsAWriteWhateverItsMethod) {
+  GateLog log;
+  auto s = app_session(log);
+  const std::vector<std::pair<std::string, std::string>> sends = {
+      {"a GET fetch", "fetch('/api/w1?id=3').catch(() => 0)"},
+      {"a timer", "setTimeout(() => fetch('/api/w2').catch(() => 0), 300)"},
+      {"a promise chain", "Promise.resolve().then(() => { new Image().src = '/api/w3'; })"},
+      {"a worker it starts", "new Worker(URL.createObjectURL(new Blob([\"fetch('\" + location.origin + \"/api/w4').catch(() => 0)\"], "
+                             "{type: 'text/javascript'})))"},
+      {"a link it clicks", "const a = document.createElement('a'); a.href = '/api/w5'; document.body.appendChild(a); a.click()"},
+  };
+  for (size_t i = 0; i < sends.size(); ++i) {
+    SCOPED_TRACE(sends[i].first);
+    std::string marker = "/api/w" + std::to_string(i + 1);
+    (void)eval("await execInTab(activeTab, " + json(sends[i].second + "; 1").dump() + ")", s.get());
+    EXPECT_TRUE(log.refused(marker));
+    EXPECT_EQ(sites().victim_hits(marker), 0);
+  }
+  // Asked once, saying what and where; the same kind is refused for the rest of the run.
+  EXPECT_EQ(log.asked(), 1u);
+  json q = first_question(log);
+  EXPECT_EQ(get_str(q, "rule"), "the run's code") << q.dump();
+  EXPECT_EQ(get_str(q, "method"), "GET") << q.dump();
+  EXPECT_NE(get_str(q, "url").find("/api/w1"), std::string::npos) << q.dump();
+  EXPECT_NE(get_str(q, "reason").find("whatever its method"), std::string::npos) << q.dump();
+}
+
+TEST(GateWrites, AFormTheRunSubmitsIsAWriteWhateverItsMethod) {
+  GateLog log;
+  auto s = app_session(log);
+  int searches = sites().victim_hits("/search");
+  const std::vector<std::pair<std::string, std::string>> ways = {
+      {"a click on its button", "await type(activeTab, '#fq', 'f1'); await click(activeTab, '#find-go')"},
+      {"Enter in its field", "await type(activeTab, '#fq', 'f2'); await keyPress(activeTab, 'Enter')"},
+      {"form.submit() from the run's code", "await execInTab(activeTab, \"document.getElementById('fq').value = 'f3'; "
+                                            "setTimeout(() => document.getElementById('find').submit(), 100); 1\")"},
+  };
+  for (size_t i = 0; i < ways.size(); ++i) {
+    SCOPED_TRACE(ways[i].first);
+    ok("await navigate(activeTab, " + json(sites().victim("/app")).dump() + ")", s.get());
+    (void)eval(ways[i].second, s.get());
+    EXPECT_TRUE(log.refused("/search?q=f" + std::to_string(i + 1)));
+  }
+  EXPECT_EQ(sites().victim_hits("/search"), searches) << "a GET form went out unasked";
+  EXPECT_EQ(log.asked(), 1u);
+  json q = first_question(log);
+  EXPECT_EQ(get_str(q, "rule"), "form submission") << q.dump();
+  EXPECT_EQ(get_str(q, "method"), "GET") << q.dump();
+  EXPECT_NE(get_str(q, "url").find("/search?q=f1"), std::string::npos) << q.dump();
+  // With the user's yes it goes, asked once.
+  GateLog yes;
+  yes.approve = true;
+  auto approved = app_session(yes);
+  (void)eval("await type(activeTab, '#fq', 'f4'); await click(activeTab, '#find-go')", approved.get());
+  EXPECT_TRUE(eventually([&] { return sites().victim_hits("/search") == searches + 1; }));
+  EXPECT_EQ(yes.asked(), 1u);
+}
+
+TEST(GateWrites, AMethodOverrideIsJudgedByTheMethodItNames) {
+  GateLog log;
+  auto s = app_session(log);
+  // The page's own handler, fired by the run's click: a GET whose header asks for DELETE.
+  (void)eval("await click(activeTab, '#archive')", s.get());
+  EXPECT_TRUE(log.refused("/api/item/3"));
+  // A link the run clicks whose query asks for DELETE.
+  (void)eval("await click(activeTab, '#tidy')", s.get());
+  EXPECT_TRUE(log.refused("/api/item/4"));
+  EXPECT_EQ(sites().victim_hits("/api/item"), 0);
+  EXPECT_EQ(log.asked(), 1u);
+  json q = first_question(log);
+  EXPECT_EQ(get_str(q, "rule"), "method override") << q.dump();
+  EXPECT_NE(get_str(q, "reason").find("DELETE"), std::string::npos) << q.dump();
+}
+
+TEST(GateWrites, MessagesOnAnOpenSocketAreRefusedAfterTheRunActsUnlessApproved) {
+  GateLog log;
+  auto s = app_session(log);
+  auto has = [](const std::string& m) {
+    auto all = sites().victim_socket_messages();
+    return std::count(all.begin(), all.end(), m);
+  };
+  // Before the run acts, the page's socket is the page's (its worker's too).
+  ASSERT_TRUE(eventually([&] { return has("hello") > 0 && has("tick") > 0 && has("wtick") > 0; }));
+  // The run's code, a second realm's send, the page's handler of a run's click: refused.
+  std::string why = fails("await execInTab(activeTab, \"window.sock.send('run-msg'); 1\")", s.get());
+  EXPECT_NE(why.find("refused by ouro's safety gate"), std::string::npos) << why;
+  (void)eval("await execInTab(activeTab, \"const i = document.createElement('iframe'); document.body.appendChild(i); "
+             "try { i.contentWindow.WebSocket.prototype.send.call(window.sock, 'realm-msg') } catch (e) {} "
+             "try { window.sock.close(4000, 'close-reason') } catch (e) {} 1\")",
+             s.get());
+  (void)eval("await click(activeTab, '#ping')", s.get());
+  // The gate's record says what was refused.
+  ASSERT_TRUE(log.refused("/ws"));
+  {
+    std::lock_guard lock(log.mutex);
+    bool recorded = false;
+    for (const auto& d : log.decisions)
+      if (get_str(d, "decision") == "deny" && get_str(d, "type") == "WebSocket message") {
+        recorded = true;
+        EXPECT_NE(get_str(d, "reason").find("message on the open WebSocket"), std::string::npos) << d.dump();
+      }
+    EXPECT_TRUE(recorded);
+  }
+  // The page's own ticks and its worker's (every 200 ms) stopped too.
+  long ticks = has("tick"), worker_ticks = has("wtick");
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(has("tick"), ticks);
+  EXPECT_EQ(has("wtick"), worker_ticks);
+  EXPECT_EQ(has("run-msg") + has("realm-msg") + has("page-ping"), 0);
+  // With the user's yes to the action that sends it (a "Send" button asks first), its message goes.
+  GateLog yes;
+  yes.approve = true;
+  auto approved = app_session(yes);
+  ASSERT_TRUE(eventually([&] { return has("hello") > 1; }));
+  ok("await click(activeTab, '#send-ping')", approved.get());
+  EXPECT_TRUE(eventually([&] { return has("approved-ping") == 1; }));
+  EXPECT_EQ(yes.asked(), 1u);
+}
+
+// The same rules where the run holds tabs of the user's own browser context (My browser).
+TEST(GateWrites, InMyBrowserTheRunsWritesAreAskedAndItsSocketMessagesRefused) {
+  GateLog log;
+  auto s = gated_session(safety::GateMode::Careful, log, true, sites().victim("/app"), /*my_browser=*/true);
+  auto has = [](const std::string& m) {
+    auto all = sites().victim_socket_messages();
+    return std::count(all.begin(), all.end(), m);
+  };
+  ASSERT_TRUE(eventually([&] { return has("hello") > 0; }));
+  int searches = sites().victim_hits("/search");
+  std::string why = fails("await execInTab(activeTab, \"window.sock.send('mine-msg'); 1\")", s.get());
+  EXPECT_NE(why.find("refused by ouro's safety gate"), std::string::npos) << why;
+  (void)eval("await execInTab(activeTab, \"fetch('/api/mine-get').catch(() => 0); 1\")", s.get());
+  EXPECT_TRUE(log.refused("/api/mine-get"));
+  (void)eval("await type(activeTab, '#fq', 'mine'); await keyPress(activeTab, 'Enter')", s.get());
+  EXPECT_TRUE(log.refused("/search?q=mine"));
+  EXPECT_EQ(has("mine-msg"), 0);
+  EXPECT_EQ(sites().victim_hits("/api/mine-get"), 0);
+  EXPECT_EQ(sites().victim_hits("/search"), searches);
+  EXPECT_EQ(log.asked(), 2u) << "the run's code and the form, once each";
+}
+
+TEST(GateWrites, ThePagesOwnGetsAndAClickedLinkAreReads) {
+  GateLog log;
+  auto s = app_session(log);
+  int statements = sites().victim_hits("/b");
+  ok("await click(activeTab, 'h1')", s.get());
+  ASSERT_TRUE(egress::has_acted(s->host().context()));
+  int polls = sites().victim_hits("/api/poll");
+  EXPECT_TRUE(eventually([&] { return sites().victim_hits("/api/poll") >= polls + 3; })) << "the page's own GETs stopped";
+  ok("await click(activeTab, '#link'); "
+     "for (let i = 0; i < 100 && !tabs.find(t => t.id === activeTab).url.includes('/b'); i++) await new Promise(r => setTimeout(r, 50)); "
+     "await waitForLoad(activeTab)", s.get());
+  EXPECT_EQ(sites().victim_hits("/b"), statements + 1);
+  EXPECT_EQ(log.asked(), 0u);
+  std::lock_guard lock(log.mutex);
+  std::string victim = sites().victim("/");
+  for (const auto& d : log.decisions) {
+    if (get_str(d, "decision") != "deny" || get_str(d, "type") == "WebSocket message") continue;
+    EXPECT_EQ(get_str(d, "url").rfind(victim.substr(0, victim.size() - 1), 0), std::string::npos) << d.dump();
+  }
 }
 
 }  // namespace

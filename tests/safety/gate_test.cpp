@@ -79,6 +79,59 @@ TEST(GateRules, WritesOnAllowedSitesAskInCarefulModeOnlyAfterTheRunActed) {
   EXPECT_EQ(decide(*policy(GateMode::Autonomous), run_request("https://shop.example.com/buy", "POST")).decision, Decision::Allow);
 }
 
+// A write is judged by what it does: the run's own code, a form, a method named by an override.
+TEST(GateRules, WritesAreJudgedByWhatTheyDoNotOnlyByMethod) {
+  struct Case {
+    std::string name, rule;
+    RequestFacts facts;
+  };
+  std::vector<Case> writes;
+  RequestFacts code = run_request("https://shop.example.com/api/delete?id=3", "GET");
+  code.run_code = true;
+  writes.push_back({"the run's code", "the run's code", code});
+  RequestFacts form = run_request("https://shop.example.com/search?q=x", "GET", "Document");
+  form.form = true;
+  form.top_level = true;
+  writes.push_back({"a GET form", "form submission", form});
+  RequestFacts overridden = run_request("https://shop.example.com/api/item/3", "GET");
+  overridden.method_override = "DELETE";
+  writes.push_back({"an override", "method override", overridden});
+  for (auto& c : writes) {
+    auto v = decide(*policy(), c.facts);
+    EXPECT_EQ(v.decision, Decision::Ask) << c.name;
+    EXPECT_EQ(v.rule, c.rule) << c.name;
+    // The question says what and where.
+    EXPECT_NE(v.reason.find("GET https://shop.example.com/"), std::string::npos) << v.reason;
+    EXPECT_EQ(decide(*policy(GateMode::Autonomous), c.facts).decision, Decision::Allow) << c.name;
+    c.facts.approved_action = true;
+    EXPECT_EQ(decide(*policy(), c.facts).decision, Decision::Allow) << c.name;
+    c.facts.approved_action = false;
+    c.facts.after_acted = false;
+    EXPECT_EQ(decide(*policy(), c.facts).decision, Decision::Allow) << c.name;
+  }
+  // An override naming a read does not make a POST one; a page's own GET and a clicked link are reads.
+  RequestFacts post = run_request("https://shop.example.com/buy", "POST");
+  post.method_override = "GET";
+  EXPECT_EQ(decide(*policy(), post).decision, Decision::Ask);
+  RequestFacts read = run_request("https://shop.example.com/api/items", "GET");
+  read.method_override = "GET";
+  EXPECT_EQ(decide(*policy(), read).decision, Decision::Allow);
+}
+
+TEST(GateRules, MethodOverridesAreReadFromHeadersQueriesAndBodies) {
+  EXPECT_EQ(method_override({{"x-http-method-override", " delete "}}, "https://a.example/x", ""), "DELETE");
+  EXPECT_EQ(method_override({{"X-HTTP-Method", "PUT"}}, "https://a.example/x", ""), "PUT");
+  EXPECT_EQ(method_override({{"X-METHOD-OVERRIDE", "patch"}}, "https://a.example/x", ""), "PATCH");
+  EXPECT_EQ(method_override({{"X-Other", "DELETE"}}, "https://a.example/x", ""), "");
+  EXPECT_EQ(method_override({}, "https://a.example/x?a=1&%5Fmethod=delete", ""), "DELETE");
+  EXPECT_EQ(method_override({}, "https://a.example/x?_METHOD=put#frag", ""), "PUT");
+  EXPECT_EQ(method_override({}, "https://a.example/x", "a=%zz&_method=DELETE"), "DELETE");
+  EXPECT_EQ(method_override({}, "https://a.example/x", "--b\r\nContent-Disposition: form-data; name=\"_method\"\r\n\r\nput\r\n--b--"), "PUT");
+  EXPECT_EQ(method_override({}, "not a url at all %%%", "x=1"), "");
+  EXPECT_TRUE(is_method_override_header("x-http-METHOD-override"));
+  EXPECT_FALSE(is_method_override_header("x-http-method-overrides"));
+}
+
 TEST(GateRules, TopLevelNavigationsAreCheckedWhoeverCausedThem) {
   RequestFacts f;
   f.url = "https://phish.example.net/login";
@@ -173,6 +226,30 @@ TEST(Attribution, WhoSentItIsRecordedAndNeverDecides) {
   EXPECT_FALSE(egress::attribute(r).approved_action);
   // egress::attribute() never says whether the run acted: the gate's state does (egress/gate.cpp).
   EXPECT_FALSE(egress::attribute(r).after_acted);
+}
+
+TEST(Attribution, WhatMakesARequestAWriteIsGatheredFromTheBrowsersFacts) {
+  browser::OutgoingRequest r;
+  r.url = "https://shop.example.com/search?q=x";
+  r.resource_type = "Document";
+  EXPECT_FALSE(egress::attribute(r).form);
+  r.navigation_reason = "formSubmissionGet";
+  EXPECT_TRUE(egress::attribute(r).form);
+  // A link: the run's click keeps it a read; the run's code clicking it (a.click()) does not.
+  r.navigation_reason = "anchorClick";
+  r.activity = "click";
+  EXPECT_FALSE(egress::attribute(r).run_code);
+  r.activity = "execInTab";
+  EXPECT_TRUE(egress::attribute(r).run_code);
+  // A worker the run's code started; a page's worker is the page's.
+  browser::OutgoingRequest w;
+  w.url = "https://shop.example.com/api/x";
+  w.from_worker = true;
+  EXPECT_FALSE(egress::attribute(w).run_code);
+  w.from_run_frame = true;
+  EXPECT_TRUE(egress::attribute(w).run_code);
+  w.headers = {{"Accept", "*/*"}, {"x-http-method-override", "delete"}};
+  EXPECT_EQ(egress::attribute(w).method_override, "DELETE");
 }
 
 }  // namespace

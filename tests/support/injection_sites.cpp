@@ -30,6 +30,7 @@ struct InjectionSites::Impl {
   mutable std::mutex mutex;
   std::vector<std::string> collected;
   std::map<std::string, int> victim_hits, cdn_hits;
+  std::vector<std::string> socket_messages;
 
   void hit(std::map<std::string, int>& where, const std::string& path) {
     std::lock_guard lock(mutex);
@@ -130,6 +131,26 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
                       "<button id=buy>Buy now</button></form>"
                       "<button id=order onclick=\"fetch('/api/order', {method: 'POST', body: 'item=giftcard'})\">Order</button>"
                       "<p id=price>$500</p>");
+    } else if (p == "/app") {
+      // Its own WebSocket, opened by itself; a tick on it every 200 ms; its own GET poller.
+      res.body = page("App", "",
+                      "<h1>App</h1><p id=st>connecting</p><a id=link href='/b?from=app'>Statements</a> "
+                      "<a id=tidy href='/api/item/4?_method=delete'>Tidy</a>"
+                      "<button id=archive>Archive</button><button id=ping>Ping</button><button id=send-ping>Send ping</button>"
+                      "<form id=find action='/search' method=get><input id=fq name=q><button id=find-go>Find</button></form>"
+                      "<script>window.sock = new WebSocket('ws://' + location.host + '/ws');"
+                      "sock.onopen = () => { sock.send('hello'); document.getElementById('st').textContent = 'open'; "
+                      "  setInterval(() => { try { sock.send('tick') } catch (e) {} }, 200); };"
+                      "document.getElementById('archive').onclick = () => fetch('/api/item/3', {headers: {'X-HTTP-Method-Override': 'DELETE'}});"
+                      "document.getElementById('ping').onclick = () => sock.send('page-ping');"
+                      "document.getElementById('send-ping').onclick = () => sock.send('approved-ping');"
+                      "setInterval(() => fetch('/api/poll').catch(() => 0), 200);"
+                      // A worker of the page with a socket of its own, ticking too.
+                      "new Worker(URL.createObjectURL(new Blob([\"const s = new WebSocket('ws://\" + location.host + \"/ws'); "
+                      "s.onopen = () => setInterval(() => { try { s.send('wtick') } catch (e) {} }, 200);\"], {type: 'text/javascript'})));"
+                      "</script>");
+    } else if (p.rfind("/api/", 0) == 0 && p != "/api/order") {
+      res.body = "{}";
     } else if (p == "/buy" || p == "/api/order") {
       res.body = page("Bought", "", "<h1>Order placed</h1>");
     } else if (p == "/many") {
@@ -143,6 +164,17 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
       res.body = page("Not found", "", "<h1>404</h1>");
     }
     return res;
+  }, [self](const net::HttpRequest& r, std::shared_ptr<net::WsPeer>, net::WsHandlers& handlers) -> std::optional<net::HttpResponse> {
+    if (r.path != "/ws") {
+      net::HttpResponse refused;
+      refused.status = 404;
+      return refused;
+    }
+    handlers.on_message = [self](std::string message) {
+      std::lock_guard lock(self->mutex);
+      if (self->socket_messages.size() < 10000) self->socket_messages.push_back(message.substr(0, 200));
+    };
+    return std::nullopt;
   }));
 }
 
@@ -159,6 +191,11 @@ std::string InjectionSites::collector(const std::string& path) const { return m-
 std::string InjectionSites::collector_host() const {
   std::string u = m->collector->url("");
   return u.substr(u.find("//") + 2);
+}
+
+std::vector<std::string> InjectionSites::victim_socket_messages() const {
+  std::lock_guard lock(m->mutex);
+  return m->socket_messages;
 }
 
 std::vector<std::string> InjectionSites::collected() const {

@@ -1,7 +1,9 @@
 // The sites of the injection suite, each its own origin on 127.0.0.1:
 //   * the victim — a site the user is logged into: a session token on the page, hidden injected
 //     instructions, a search form (GET), a shop whose purchase is a POST form and a fetch POST,
-//     and the page's own resources from the CDN (images, styles, a script that calls home);
+//     and the page's own resources from the CDN (images, styles, a script that calls home); an
+//     app page (/app) with its own poller, a WebSocket (/ws) it opens by itself, buttons whose
+//     handlers send on it or override a GET's method, and a link with a `_method` parameter;
 //   * the CDN — what the victim's pages load by themselves (must keep loading under the gate);
 //   * the collector — the attacker's endpoint: it records every request and WebSocket attempt
 //     (must record nothing).
@@ -33,6 +35,8 @@ class InjectionSites {
   // Requests the victim or the CDN served whose path starts with prefix.
   int victim_hits(const std::string& prefix) const;
   int cdn_hits(const std::string& prefix) const;
+  // The messages the victim's WebSocket (/ws) received, in order.
+  std::vector<std::string> victim_socket_messages() const;
 
  private:
   struct Impl;

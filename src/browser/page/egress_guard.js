@@ -5,15 +5,18 @@
 // - peer connections and WebTransport open sockets no interception sees: taken away;
 // - shared workers belong to no tab (the gate would not see them): a held tab's run as its own
 //   dedicated workers;
+// - messages on a socket are writes (docs/guides/safety.md): once ouro says the run acted in
+//   careful mode, every message sent on a WebSocket of this realm is refused here — a socket
+//   cannot wait for the user's answer — unless an action the user approved is working;
 // - with REFUSE_WINDOWS (a tab of the user's Chrome, reached through ouro's extension), new
 //   windows: chrome.debugger cannot hold a tab a page opens before its first request, so a held
 //   tab opens none (window.open, the three-argument document.open, links and forms aimed at a
 //   new window, Document Picture-in-Picture). Its decisions use only what the guard captured
 //   before the page's scripts ran, never what the page can redefine.
 // The last call's ALLOWED_PATTERNS is replaced with a JSON array of URLPattern strings and
-// REFUSE_WINDOWS with true or false before it is installed. Workers the page starts get the same
-// guard before their own script.
-(function ouroGuard(ALLOWED_PATTERNS, REFUSE_WINDOWS) {
+// REFUSE_WINDOWS with true or false, SOCKET_WRITES with {refuse, key} before it is installed.
+// Workers the page starts get the same guard before their own script.
+(function ouroGuard(ALLOWED_PATTERNS, REFUSE_WINDOWS, SOCKET_WRITES) {
   const g = globalThis;
   const Native = g.WebSocket;
   if (!Native || Native.__ouroGuarded) return;
@@ -47,9 +50,42 @@
   Object.defineProperty(WebSocket, '__ouroGuarded', {value: true});
   Object.defineProperty(g, 'WebSocket', {value: WebSocket, writable: false, configurable: false, enumerable: false});
 
+  // Messages on a socket. ouro switches writes off with __ouroSocketWrites('refuse') (anyone may:
+  // it only takes away) and lets an approved action's messages through with 'approve' and 'end'
+  // and a key only ouro knows: it is this call's argument, never in the guard's source (which
+  // workers get), so the page can take writes away but never give them back. Every send path of
+  // a WebSocket goes through its prototype's send and close, held here before the page runs
+  // (another realm's — a fresh frame's — has its own guard in the same state).
+  const writes = {refuse: !!(SOCKET_WRITES && SOCKET_WRITES.refuse), approved: false};
+  const writesKey = SOCKET_WRITES && typeof SOCKET_WRITES.key === 'string' && SOCKET_WRITES.key.length >= 16 ? SOCKET_WRITES.key : null;
+  Object.defineProperty(g, '__ouroSocketWrites', {value: function (what, key) {
+    if (what === 'refuse') writes.refuse = true;
+    else if (writesKey !== null && key === writesKey && (what === 'approve' || what === 'end')) writes.approved = what === 'approve';
+  }, writable: false, configurable: false, enumerable: false});
+  const apply = Reflect.apply, proto = Native.prototype, nativeSend = proto.send, nativeClose = proto.close;
+  const socketUrl = Object.getOwnPropertyDescriptor(proto, 'url').get;
+  const writesRefused = () => writes.refuse && !writes.approved;
+  let sendReports = 0;
+  Object.defineProperty(proto, 'send', {value: function send(data) {
+    if (!writesRefused()) return apply(nativeSend, this, arguments);
+    let where = '';
+    try { where = String(apply(socketUrl, this, [])); } catch (e) { return apply(nativeSend, this, arguments); /* not a WebSocket: its own error */ }
+    if (report && sendReports < 50) {
+      sendReports++;
+      try { report(stringify({kind: 'send', url: where.slice(0, 2000)})); } catch (e) { /* reporting is best effort */ }
+    }
+    throw new DOMException('A message on the WebSocket to ' + where.slice(0, 200) + " was refused by ouro's safety gate: after the run acted, a " +
+                           "message on a socket is a write, and a socket cannot wait for the user's answer.", 'NotAllowedError');
+  }, writable: false, configurable: false, enumerable: true});
+  // A close frame's code and reason carry data too (RFC 6455 §5.5.1): the socket closes without them.
+  Object.defineProperty(proto, 'close', {value: function close(code, reason) {
+    return apply(nativeClose, this, writesRefused() ? [] : arguments);
+  }, writable: false, configurable: false, enumerable: true});
+
   // Peer connections and WebTransport open sockets that no request interception sees (a TURN
   // server's user name is data, sent over UDP or TCP): a tab the run holds has none.
-  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCIceTransport', 'WebTransport']) {
+  // WebSocketStream's writable stream is a send path the guard above does not hold: none either.
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCIceTransport', 'WebTransport', 'WebSocketStream']) {
     if (!(name in g)) continue;
     const refuse = function () {
       throw new DOMException(name + " is not available in a tab an ouro run holds (its safety gate cannot see what it sends).", 'NotSupportedError');
@@ -57,8 +93,10 @@
     try { Object.defineProperty(g, name, {value: refuse, writable: false, configurable: false, enumerable: false}); } catch (e) { /* already locked */ }
   }
 
-  // Workers the page starts run this guard first, then their own script.
-  const source = '(' + ouroGuard.toString() + ')(' + JSON.stringify(ALLOWED_PATTERNS) + ', false);\n';
+  // Workers the page starts run this guard first (in this realm's state of writes, without the
+  // key), then their own script.
+  const guardSource = '(' + ouroGuard.toString() + ')(' + stringify(ALLOWED_PATTERNS) + ', false, ';
+  const boot = () => guardSource + stringify({refuse: writes.refuse, key: ''}) + ');\n';
   const BlobCtor = g.Blob, createURL = URLCtor.createObjectURL;
   const wrap = (Native, name) => {
     if (!Native) return;
@@ -67,8 +105,8 @@
       let href;
       try { href = new URLCtor(String(url), base).href; } catch (e) { return Reflect.construct(Native, arguments, Native); }
       const module = options && typeof options === 'object' && options.type === 'module';
-      const boot = source + (module ? 'import ' + stringify(href) + ';' : 'importScripts(' + stringify(href) + ');');
-      const blob = createURL(new BlobCtor([boot], {type: 'text/javascript'}));
+      const code = boot() + (module ? 'import ' + stringify(href) + ';' : 'importScripts(' + stringify(href) + ');');
+      const blob = createURL(new BlobCtor([code], {type: 'text/javascript'}));
       return Reflect.construct(Native, arguments.length > 1 ? [blob, options] : [blob], Native);
     };
     Wrapped.prototype = Native.prototype;
@@ -111,8 +149,8 @@
       }
       const opts = typeof options === 'string' ? {name: options} : (options && typeof options === 'object' ? options : {});
       const module = opts.type === 'module';
-      const boot = source + shim + (module ? 'import ' + stringify(href) + ';' : 'importScripts(' + stringify(href) + ');');
-      const worker = Reflect.construct(NativeWorker, [createURL(new BlobCtor([boot], {type: 'text/javascript'})),
+      const code = boot() + shim + (module ? 'import ' + stringify(href) + ';' : 'importScripts(' + stringify(href) + ');');
+      const worker = Reflect.construct(NativeWorker, [createURL(new BlobCtor([code], {type: 'text/javascript'})),
                                                       {name: String(opts.name === undefined ? '' : opts.name), type: module ? 'module' : 'classic'}], NativeWorker);
       const shared = Reflect.construct(Target, [], new.target);
       const channel = new Channel();
@@ -268,4 +306,4 @@
       return apply(nativeSubmit, this, arguments);
     }, writable: false, configurable: false});
   }
-})(ALLOWED_PATTERNS, REFUSE_WINDOWS);
+})(ALLOWED_PATTERNS, REFUSE_WINDOWS, SOCKET_WRITES);
