@@ -37,6 +37,7 @@ Result<void> Browser::claim_tab(const std::string& tab_id, const std::string& ow
                                 const std::vector<std::string>& websocket_allow) {
   std::vector<std::pair<std::string, json>> sessions;
   json websockets = websocket_rules(websocket_allow);
+  std::vector<std::string> attach;  // running service workers of the origin it shows
   {
     std::lock_guard lock(m_impl->mutex);
     auto tab = TRY(m_impl->find_tab(tab_id));
@@ -62,11 +63,13 @@ Result<void> Browser::claim_tab(const std::string& tab_id, const std::string& ow
     bool was_gated = m_impl->gated(*tab);
     bool gate_now = static_cast<bool>(gate);
     m_impl->owned[tab_id] = Impl::Owned{owner, std::move(gate), websockets, false, {}};
+    if (gate_now) attach = m_impl->hold_workers_of(*tab, tab->url);
     if (gate_now && !was_gated && !tab->session_id.empty()) {
       auto pats = m_impl->intercept_patterns.find(tab_id);
       sessions.emplace_back(tab->session_id, pats == m_impl->intercept_patterns.end() ? json::array() : pats->second);
     }
   }
+  m_impl->attach_workers(attach);
   if (sessions.empty()) return {};
   return m_impl->gate_sessions(sessions, true, websockets);
 }
@@ -112,6 +115,7 @@ void Browser::release_tabs(const std::string& owner, EgressGate lingering) {
       sessions.emplace_back(tab->session_id, pats == m_impl->intercept_patterns.end() ? json::array() : pats->second);
     }
   }
+  if (!dead()) m_impl->release_worker_holds(owner, lingering);
   if (sessions.empty() || dead()) return;
   // Out of the gate, so the user's own browsing there is not paused any longer.
   if (auto r = m_impl->gate_sessions(sessions, false, json::array()); !r) spdlog::debug("releasing tabs: {}", r.error().message);

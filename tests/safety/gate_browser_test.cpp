@@ -367,5 +367,29 @@ TEST(Gate, AUrlTheRunComposedIsActingHoweverCloseToAGivenOne) {
   EXPECT_EQ(log.asked(), 0u);
 }
 
+// Waits (up to 15 s) until the victim served a path starting with prefix more often than `before`.
+bool victim_served(const std::string& prefix, int before) {
+  for (int i = 0; i < 300 && sites().victim_hits(prefix) <= before; ++i) std::this_thread::sleep_for(50ms);
+  return sites().victim_hits(prefix) > before;
+}
+
+// A page's service worker outlives the page: woken with a message, it sends once the tab has left
+// its origin. The origin was shown by a held tab, so its worker is held still: the send is
+// refused and recorded, and the collector receives nothing.
+TEST(Gate, AServiceWorkerThatSendsAfterTheTabLeftItsOriginIsHeld) {
+  GateLog log;
+  auto s = gated_session(safety::GateMode::Careful, log, false);
+  size_t collected = sites().collected().size();
+  int sent = sites().victim_hits("/sw-sent");
+  ok(fill("await execInTab(activeTab, \"navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready)"
+          ".then((r) => { r.active.postMessage({send: '{{C}}/sw-late?t=' + document.getElementById('token').textContent}); return 1; })\"); "
+          "await navigate(activeTab, 'about:blank')", ""),
+     s.get());
+  ASSERT_TRUE(victim_served("/sw-sent", sent)) << "the service worker did not get to send";
+  EXPECT_TRUE(log.refused("/sw-late", 1s));
+  for (const auto& line : sites().collected()) EXPECT_EQ(line.find("/sw-late"), std::string::npos) << line;
+  EXPECT_EQ(sites().collected().size(), collected);
+}
+
 }  // namespace
 }  // namespace ouro::testing

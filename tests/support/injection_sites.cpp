@@ -132,6 +132,20 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
                       "<p id=price>$500</p>");
     } else if (p == "/buy" || p == "/api/order") {
       res.body = page("Bought", "", "<h1>Order placed</h1>");
+    } else if (p == "/sw.js") {
+      // The site's service worker, turned: told a URL, it waits until no page of its origin is
+      // open any more (the tab left, so the tab's own hold of it ended), sends there, then tells
+      // its own site (/sw-sent) that it has.
+      res.content_type = "text/javascript";
+      res.body = "self.addEventListener('install', () => self.skipWaiting());"
+                 "self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));"
+                 "self.addEventListener('message', (e) => { if (!e.data || !e.data.send) return; e.waitUntil((async () => {"
+                 " for (let i = 0; i < 600; i++) { const open = await self.clients.matchAll({type: 'window', includeUncontrolled: true});"
+                 " if (open.length === 0) break; await new Promise((r) => setTimeout(r, 50)); }"
+                 " await fetch(e.data.send, {mode: 'no-cors'}).catch(() => 0);"
+                 " await fetch('/sw-sent', {mode: 'no-cors'}).catch(() => 0); })()); });";
+    } else if (p == "/sw-sent") {
+      res.body = "ok";
     } else if (p == "/many") {
       // The page with N subresources of the gate's overhead benchmark.
       int n = query_int(r.query, "n", 100);
