@@ -167,12 +167,20 @@ size_t Browser::blank(const std::vector<std::string>& tab_ids, Millis within) {
   std::weak_ptr<Impl> weak = m_impl;
   for (size_t i = 0; i < tab_ids.size(); ++i) {
     std::string sid;
+    std::vector<std::string> frames;  // the tab's out-of-process frames (their own sessions)
     {
       std::lock_guard lock(m_impl->mutex);
       if (auto t = m_impl->tracker.find(tab_ids[i]); t && !t->closed) sid = t->session_id;
       if (sid.empty()) (*answers)[i] = Answer{true, true, {}};
+      for (const auto& [child_sid, child] : m_impl->children)
+        if (child.tab == tab_ids[i] && child.type == "iframe") frames.push_back(child_sid);
     }
     if (sid.empty()) continue;
+    // A frame on another site runs in another renderer, which the main frame's setting does not
+    // reach: its scripts stop first, answered before the navigation starts (commands of two
+    // sessions are not ordered), so no unload handler of theirs sends as the tab goes blank.
+    for (const auto& f : frames)
+      (void)m_impl->conn->call("Emulation.setScriptExecutionDisabled", {{"value", true}}, f, std::min<Millis>(within, 2s));
     // One session's commands are handled in order: the scripts stop before the navigation starts.
     m_impl->conn->send("Emulation.setScriptExecutionDisabled", {{"value", true}}, sid, within, [](Result<json>) {});
     m_impl->conn->send("Page.navigate", {{"url", "about:blank"}}, sid, within, [weak, answers, i](Result<json> r) {

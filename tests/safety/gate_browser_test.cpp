@@ -484,5 +484,27 @@ TEST(Gate, TheGuardConnectsToTheUrlItChecked) {
   EXPECT_EQ(collected_lines("WEBSOCKET /flip") + collected_lines("WEBSOCKET-OPEN /flip"), 0u);
 }
 
+// At the end of a run its tab goes blank; a frame on another site (its own renderer) that sends
+// as it unloads is stopped first: the collector hears nothing from it.
+TEST(Gate, AFrameOnAnotherSiteSendsNothingAsTheTabGoesBlank) {
+  // Outside any gate the frame does send as its tab moves on (so the test below can fail).
+  int framed = sites().victim_hits("/unload-frame");
+  size_t sent = collected_lines("POST /unload-");
+  ok(fill("const t = await openTab('{{V}}framed?tag=control'); for (let i = 0; i < 100 && !(await execInTab(t, 'document.getElementById(\"other\").contentWindow.length === 0')); i++) await new Promise((r) => setTimeout(r, 50)); "
+          "await new Promise((r) => setTimeout(r, 300)); await navigate(t, 'about:blank'); await closeTab(t)", ""));
+  for (int i = 0; i < 100 && collected_lines("POST /unload-") == sent; ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_GT(collected_lines("POST /unload-"), sent) << "the frame sends nothing as it unloads, even without a gate";
+  framed = sites().victim_hits("/unload-frame");
+  {
+    GateLog log;
+    auto s = gated_session(safety::GateMode::Autonomous, log, false, sites().victim("/framed?tag=held"));
+    ASSERT_TRUE(victim_served("/unload-frame", framed)) << "the frame did not load";
+    ok("await execInTab(activeTab, \"1\")", s.get());  // the run acted: its tabs are blanked at its end
+  }
+  // The blank page is there when the session is gone; what an unload handler sent would be on
+  // its way already.
+  for (const auto& line : sites().collected()) EXPECT_EQ(line.find("tag=held"), std::string::npos) << line;
+}
+
 }  // namespace
 }  // namespace ouro::testing

