@@ -148,6 +148,7 @@ Run::Run(session::Session& session, llm::Provider& provider, RunOptions options,
   };
   hooks->recorded = m_options.recorded;
   m_session.host().context().set_hooks(std::move(hooks));
+  egress::deliver_early(m_session.host().context());
   // Never blocks: the listener runs on the network thread.
   m_notice_listener = m_session.browser().add_notice_listener([box = m_notices, context = m_session.context()](const browser::PageNotice& n) {
     if (n.context != context) return;

@@ -121,6 +121,9 @@ Browser::~Browser() {
     auto tabs = m_impl->gated_tabs();
     if (size_t left = blank(tabs, 5s))
       spdlog::warn("browser: {} of {} gated tab(s) did not go blank before ouro let go of the browser", left, tabs.size());
+    // The service workers the gate held (service_workers.cpp) would run on unjudged.
+    if (size_t left = m_impl->stop_held_workers(2s))
+      spdlog::warn("browser: {} held service worker(s) could not be stopped before ouro let go of the browser", left);
   }
   // After this no event or reply is delivered; the connection object stays for work that still
   // holds the Impl (it fails at once).

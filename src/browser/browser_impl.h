@@ -211,6 +211,53 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::mutex prediction_mutex;             // one hold or restore at a time
   std::optional<int> prediction_restore;   // held: the value to put back (guarded by prediction_mutex)
 
+  // --- channels.cpp: live channels of the tabs ouro follows -----------------------------------
+  struct LiveChannel {
+    std::string session, kind, url;  // kind: WebSocket, WebTransport, EventSource, RTCPeerConnection
+  };
+  std::map<std::string, LiveChannel> live_channels;  // by requestId (transportId), open ones
+  std::set<std::string> channel_overflow;            // sessions with more than could be followed
+  bool channel_event(const cdp::Event& ev);          // network thread; observes only (false)
+  void forget_channels(const std::string& session_id);
+  // A tab just put under a gate: when its page holds channels opened before (or a peer
+  // connection), `load` gives it a new document of its URL (under the gate), which ends them, and
+  // the gate records each as closed. Unavailable when it could not be loaded. Not on the network
+  // thread; without the mutex.
+  Result<void> close_channels(const std::string& tab_id, const std::function<Result<TabInfo>(const std::string& url)>& load);
+
+  // --- service_workers.cpp: the service workers of origins gated tabs have shown ---------------
+  // What holds an origin's service workers in a context: the gate of the tab that last showed it
+  // (its owner's, "" for the context's), kept until ouro lets go of the browser or its owner lets
+  // go without having acted. By {context, origin}.
+  struct WorkerHold {
+    std::string tab, owner;
+    EgressGate gate;
+    json websockets = json::array();
+  };
+  std::map<std::pair<std::string, std::string>, WorkerHold> worker_holds;
+  struct ServiceWorker {
+    std::string context, origin;  // origin "scheme://host:port"
+    std::string session;          // ours from the browser's session while held, else ""
+  };
+  std::map<std::string, ServiceWorker> service_workers;     // by target id, as discovered
+  std::map<std::string, std::string> held_worker_sessions;  // session -> target id
+  std::set<std::string> attaching_workers;                  // target ids asked for, not attached yet
+  std::string context_name(const std::string& chromium_context) const;  // mutex held
+  // A gated tab shows `url`: its origin's workers are held from now on. Mutex held; returns the
+  // running workers to attach (attach_workers, without the mutex).
+  std::vector<std::string> hold_workers_of(const Tab& tab, const std::string& url);
+  void attach_workers(const std::vector<std::string>& targets);
+  // Network thread: learns of service workers and holds those of held origins; true when handled.
+  bool service_worker_event(const cdp::Event& ev);
+  // A held worker's request: judged by its hold's gate (refused when none). False when the
+  // session is not a held worker's.
+  bool worker_request_paused(const cdp::Event& ev);
+  // The owner let go of its tabs: with a lingering gate its holds keep to it; without (it never
+  // acted), they end and the workers run unheld. Without the mutex.
+  void release_worker_holds(const std::string& owner, const EgressGate& lingering);
+  // Stops (terminates) the held workers; how many could not be. Not on the network thread.
+  size_t stop_held_workers(Millis within);
+
   // --- screencast.cpp ----------------------------------------------------------------------
   void on_screencast_frame(const cdp::Event& ev);
 

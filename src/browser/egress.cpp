@@ -288,6 +288,7 @@ void Browser::Impl::tell_unpaused(const std::string& session_id, std::string url
 // --- paused requests ---------------------------------------------------------------------------
 
 void Browser::Impl::on_request_paused(const cdp::Event& ev) {
+  if (worker_request_paused(ev)) return;
   std::string tab_id;
   bool gate_it = false;
   {
@@ -574,6 +575,7 @@ Result<void> Browser::set_egress_gate(const std::string& context, EgressGate gat
   std::vector<std::pair<std::string, json>> sessions;
   bool on = static_cast<bool>(gate);
   json websockets;
+  std::vector<std::string> attach;  // running service workers of the origins its tabs show
   {
     std::lock_guard lock(m_impl->mutex);
     m_impl->socket_writes_refused.erase(context);  // a new gate starts before its run acts
@@ -584,10 +586,12 @@ Result<void> Browser::set_egress_gate(const std::string& context, EgressGate gat
     websockets = on ? m_impl->websocket_patterns[context] : json::array();
     for (const auto& t : m_impl->tracker.in_context(context)) {
       if (t->closed || t->session_id.empty()) continue;
+      if (on) for (auto& w : m_impl->hold_workers_of(*t, t->url)) attach.push_back(std::move(w));
       auto pats = m_impl->intercept_patterns.find(t->id);
       sessions.emplace_back(t->session_id, pats == m_impl->intercept_patterns.end() ? json::array() : pats->second);
     }
   }
+  m_impl->attach_workers(attach);
   return m_impl->gate_sessions(sessions, on, websockets);
 }
 

@@ -54,6 +54,7 @@ struct OutgoingRequest {
   // "formSubmissionGet", "formSubmissionPost", "anchorClick", "scriptInitiated", …); "" when it
   // is not a navigation the page asked for (a subresource, or one ouro started).
   std::string navigation_reason;
+  bool closed_at_claim = false;        // a channel the page opened before the run took the tab, ended now: recorded
 };
 
 // Answers a paused request: allow sends it on, otherwise it fails (net::ERR_BLOCKED_BY_CLIENT).

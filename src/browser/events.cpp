@@ -17,6 +17,8 @@ void Browser::Impl::on_event(const cdp::Event& ev) {
   if (ev.method == "Page.screencastFrame") return on_screencast_frame(ev);
   if (ev.method == "Fetch.requestPaused") return on_request_paused(ev);
   if (private_event(ev)) return;
+  if (service_worker_event(ev)) return;
+  channel_event(ev);
   if (frame_event(ev)) return;
   if (egress_event(ev)) return;
   if (download_event(ev)) return;

@@ -133,7 +133,14 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
       // Back/forward cache and paint holding keep or delay documents across navigations: an
       // agent wants each navigation to load and show its page now.
       "--disable-back-forward-cache",
-      "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,PaintHolding",
+      // What the browser process would send on a page's behalf, where no request interception
+      // of the tab sees it (docs/guides/safety.md): identity providers (FedCM), payment apps,
+      // background downloads, push subscriptions, notifications (their icons), requests deferred
+      // past a page's life (fetchLater), Web Share. Background Sync and Periodic Sync only wake
+      // a service worker, which the gate holds.
+      "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,PaintHolding,FedCm,WebPayments,"
+      "BackgroundFetch,FetchLaterAPI",
+      "--disable-blink-features=BackgroundFetch,PeriodicBackgroundSync,PushMessaging,WebShare,FedCm,PaymentRequest,FetchLater,Notifications",
       "--metrics-recording-only",
       // The agent works in tabs the user is not looking at: keep them running at full speed.
       "--disable-background-timer-throttling",

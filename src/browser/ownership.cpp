@@ -37,6 +37,7 @@ Result<void> Browser::claim_tab(const std::string& tab_id, const std::string& ow
                                 const std::vector<std::string>& websocket_allow) {
   std::vector<std::pair<std::string, json>> sessions;
   json websockets = websocket_rules(websocket_allow);
+  std::vector<std::string> attach;  // running service workers of the origin it shows
   {
     std::lock_guard lock(m_impl->mutex);
     auto tab = TRY(m_impl->find_tab(tab_id));
@@ -62,13 +63,17 @@ Result<void> Browser::claim_tab(const std::string& tab_id, const std::string& ow
     bool was_gated = m_impl->gated(*tab);
     bool gate_now = static_cast<bool>(gate);
     m_impl->owned[tab_id] = Impl::Owned{owner, std::move(gate), websockets, false, {}};
+    if (gate_now) attach = m_impl->hold_workers_of(*tab, tab->url);
     if (gate_now && !was_gated && !tab->session_id.empty()) {
       auto pats = m_impl->intercept_patterns.find(tab_id);
       sessions.emplace_back(tab->session_id, pats == m_impl->intercept_patterns.end() ? json::array() : pats->second);
     }
   }
+  m_impl->attach_workers(attach);
   if (sessions.empty()) return {};
-  return m_impl->gate_sessions(sessions, true, websockets);
+  TRY(m_impl->gate_sessions(sessions, true, websockets));
+  // What its page opened before the claim was never judged: it ends here (channels.cpp).
+  return m_impl->close_channels(tab_id, [&](const std::string& url) { return navigate(tab_id, url, 15s); });
 }
 
 std::string Browser::tab_owner(const std::string& tab_id) const {
@@ -115,6 +120,7 @@ void Browser::release_tabs(const std::string& owner, EgressGate lingering) {
     for (const auto& [id, o] : m_impl->owned) holds = holds || o.owner == owner;
     if (!holds) m_impl->socket_writes_refused.erase("owner:" + owner);
   }
+  if (!dead()) m_impl->release_worker_holds(owner, lingering);
   if (sessions.empty() || dead()) return;
   // Out of the gate, so the user's own browsing there is not paused any longer.
   if (auto r = m_impl->gate_sessions(sessions, false, json::array()); !r) spdlog::debug("releasing tabs: {}", r.error().message);
@@ -164,12 +170,20 @@ size_t Browser::blank(const std::vector<std::string>& tab_ids, Millis within) {
   std::weak_ptr<Impl> weak = m_impl;
   for (size_t i = 0; i < tab_ids.size(); ++i) {
     std::string sid;
+    std::vector<std::string> frames;  // the tab's out-of-process frames (their own sessions)
     {
       std::lock_guard lock(m_impl->mutex);
       if (auto t = m_impl->tracker.find(tab_ids[i]); t && !t->closed) sid = t->session_id;
       if (sid.empty()) (*answers)[i] = Answer{true, true, {}};
+      for (const auto& [child_sid, child] : m_impl->children)
+        if (child.tab == tab_ids[i] && child.type == "iframe") frames.push_back(child_sid);
     }
     if (sid.empty()) continue;
+    // A frame on another site runs in another renderer, which the main frame's setting does not
+    // reach: its scripts stop first, answered before the navigation starts (commands of two
+    // sessions are not ordered), so no unload handler of theirs sends as the tab goes blank.
+    for (const auto& f : frames)
+      (void)m_impl->conn->call("Emulation.setScriptExecutionDisabled", {{"value", true}}, f, std::min<Millis>(within, 2s));
     // One session's commands are handled in order: the scripts stop before the navigation starts.
     m_impl->conn->send("Emulation.setScriptExecutionDisabled", {{"value", true}}, sid, within, [](Result<json>) {});
     m_impl->conn->send("Page.navigate", {{"url", "about:blank"}}, sid, within, [weak, answers, i](Result<json> r) {

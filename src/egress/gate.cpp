@@ -25,6 +25,7 @@ using host::Context;
 namespace {
 constexpr size_t kMaxGateEvents = 1000;
 constexpr size_t kMaxQueuedQuestions = 64;
+constexpr size_t kMaxEarly = 100;
 }  // namespace
 
 struct GateState {
@@ -33,6 +34,9 @@ struct GateState {
   std::map<std::string, std::vector<std::function<void(bool)>>> asking;  // question key -> who waits
   std::map<std::string, std::string> refused;                           // kind key -> why
   size_t events = 0;
+  // Decisions recorded while no hooks were installed (the session's start, before its run):
+  // the first kMaxEarly, for deliver_early.
+  std::vector<json> early;
   std::atomic<bool> closing{false};
   // The run has put its data or choices into a page (registry.h `changes_page`, or a navigation
   // to a URL the user did not give): from then on every held tab keeps to the allowed sites.
@@ -59,9 +63,11 @@ void record(Context& ctx, GateState& st, json decision) {
   safety::redact_json_strings(decision);
   if (ctx.secrets) ctx.secrets->scrub(decision);
   auto hooks = ctx.hooks();
-  if (hooks && hooks->on_gate) hooks->on_gate(decision);
-  else if (decision.value("decision", "") == "deny")
+  if (hooks && hooks->on_gate) return hooks->on_gate(decision);
+  if (decision.value("decision", "") == "deny")
     spdlog::warn("gate: refused {} {} — {}", decision.value("method", ""), decision.value("url", ""), decision.value("reason", ""));
+  std::lock_guard lock(st.mutex);
+  if (st.early.size() < kMaxEarly) st.early.push_back(std::move(decision));
 }
 
 json decision_json(const std::string& tab, const safety::RequestFacts& f, const safety::GateVerdict& v) {
@@ -256,6 +262,8 @@ safety::RequestFacts attribute(const browser::OutgoingRequest& r) {
     f.run_caused = true;
     f.cause = "the page while the run's " + r.activity + " worked";
     f.approved_action = r.activity_approved;
+  } else if (r.closed_at_claim) {
+    f.cause = "the page, before the run took the tab";
   } else if (r.cannot_pause) {
     if (r.resource_type == "Window") f.cause = "the page (a new window)";
     else if (r.resource_type == "WebSocket message") f.cause = "code in the page (a message on its socket)";
@@ -285,6 +293,15 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
     auto s = weak_st.lock();
     if (!c || !s || s->closing) return answer(false);  // the session is ending: nothing more goes out for it
     safety::RequestFacts facts = attribute(r);
+    if (r.closed_at_claim) {
+      // Not judged: it was open before the run took the tab, and the page that held it is gone.
+      json d = decision_json(r.tab_id, facts,
+                             safety::GateVerdict{safety::Decision::Deny, "open before the run",
+                                                 "a connection the page opened before the run took the tab: closed (its page was loaded again)"});
+      d["decision"] = "closed";
+      record(*c, *s, std::move(d));
+      return answer(false);
+    }
     if (!r.refused_in_page.empty()) {
       std::string rule = r.resource_type == "Window" ? "new window" : "socket message";
       json d = decision_json(r.tab_id, facts, safety::GateVerdict{safety::Decision::Deny, rule, r.refused_in_page});
@@ -334,6 +351,18 @@ void mark_acted(Context& ctx, std::string_view what) {
 }
 
 bool has_acted(const Context& ctx) { return ctx.gate && ctx.gate->acted; }
+
+void deliver_early(Context& ctx) {
+  auto st = ctx.gate;
+  auto hooks = ctx.hooks();
+  if (!st || !hooks || !hooks->on_gate) return;
+  std::vector<json> early;
+  {
+    std::lock_guard lock(st->mutex);
+    early.swap(st->early);
+  }
+  for (const auto& d : early) hooks->on_gate(d);
+}
 
 browser::EgressGate lingering_gate(const Context& ctx) {
   auto st = ctx.gate;

@@ -56,6 +56,10 @@ void allow_site(host::Context& ctx, const std::string& page_url);
 void mark_acted(host::Context& ctx, std::string_view what);
 bool has_acted(const host::Context& ctx);
 
+// Gate decisions recorded before the context had hooks (at its session's start: channels of a
+// handed tab closed as it was claimed) go to the hooks installed now, once.
+void deliver_early(host::Context& ctx);
+
 // The rule of the run's egress proxy (net/socks_proxy.h), for connections below HTTP: any
 // before the run acts, afterwards only to its allowed sites; refusals become `gate` events. Runs
 // on the network thread without blocking.

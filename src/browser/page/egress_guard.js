@@ -3,6 +3,8 @@
 // - WebSockets cannot be paused like other requests: every WebSocket to a URL outside the run's
 //   allowed sites is refused here (and by the browser's blocked URLs);
 // - peer connections and WebTransport open sockets no interception sees: taken away;
+// - what the browser process sends on the page's behalf (identity, payments, background
+//   transfers, push, notifications, fetchLater, Web Share): taken away;
 // - shared workers belong to no tab (the gate would not see them): a held tab's run as its own
 //   dedicated workers;
 // - messages on a socket are writes (docs/guides/safety.md): once ouro says the run acted in
@@ -31,19 +33,20 @@
   for (const p of ALLOWED_PATTERNS) {
     try { patterns.push(new Pattern(p)); } catch (e) { /* a pattern this browser cannot read allows nothing */ }
   }
-  const allowed = (url) => {
-    let href;
-    try { href = new URLCtor(String(url), base).href; } catch (e) { return false; }
-    return some.call(patterns, (p) => p.test(href));
-  };
+  const absolute = (text) => { try { return new URLCtor(text, base).href; } catch (e) { return null; } };
+  const allowed = (href) => href !== null && some.call(patterns, (p) => p.test(href));
   function WebSocket(url, protocols) {
     if (!new.target) throw new TypeError("Failed to construct 'WebSocket': Please use the 'new' operator.");
-    if (!allowed(url)) {
-      if (report) try { report(String(url).slice(0, 2000)); } catch (e) { /* reporting is best effort */ }
-      throw new DOMException('A WebSocket to ' + String(url).slice(0, 200) + " was refused by ouro's safety gate: it is outside the run's allowed sites.",
+    // Decided on exactly what is passed on: the page's value is turned into a string once (an
+    // object's toString may answer differently the second time) and the browser is given the
+    // absolute URL that was checked (not one it would resolve against a <base> of the page's).
+    const text = String(url), href = absolute(text);
+    if (!allowed(href)) {
+      if (report) try { report(text.slice(0, 2000)); } catch (e) { /* reporting is best effort */ }
+      throw new DOMException('A WebSocket to ' + text.slice(0, 200) + " was refused by ouro's safety gate: it is outside the run's allowed sites.",
                              'SecurityError');
     }
-    return Reflect.construct(Native, arguments.length > 1 ? [url, protocols] : [url], new.target === WebSocket ? Native : new.target);
+    return Reflect.construct(Native, arguments.length > 1 ? [href, protocols] : [href], new.target === WebSocket ? Native : new.target);
   }
   WebSocket.prototype = Native.prototype;
   for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) Object.defineProperty(WebSocket, k, {value: Native[k]});
@@ -91,6 +94,56 @@
       throw new DOMException(name + " is not available in a tab an ouro run holds (its safety gate cannot see what it sends).", 'NotSupportedError');
     };
     try { Object.defineProperty(g, name, {value: refuse, writable: false, configurable: false, enumerable: false}); } catch (e) { /* already locked */ }
+  }
+
+  takeAwayBrowserRequests();
+
+  // What the browser process sends or fetches on a page's behalf — no request of the tab's, so
+  // nothing the gate can pause: an identity provider's endpoints (FedCM,
+  // navigator.credentials.get({identity}), IdentityProvider), payment apps (Payment Request),
+  // background transfers and wake-ups a service worker asks for (Background Fetch, Background
+  // Sync, Periodic Background Sync, Push subscriptions), notification icons, requests deferred
+  // past the page's life (fetchLater), and what is shared with another app (Web Share). A tab the
+  // run holds has none of them (ouro's own Chromium also starts with them off).
+  function takeAwayBrowserRequests() {
+    const defineProperty = Object.defineProperty, describe = Object.getOwnPropertyDescriptor, apply = Reflect.apply;
+    const refusal = (what) => new DOMException(what + " is not available in a tab an ouro run holds (the browser would send it where its safety gate cannot see).",
+                                               'NotAllowedError');
+    const lock = (object, name, descriptor) => {
+      if (!object || !(name in object)) return;
+      try { defineProperty(object, name, Object.assign({configurable: false, enumerable: false}, descriptor)); } catch (e) { /* already locked */ }
+    };
+    for (const name of ['PaymentRequest', 'IdentityCredential', 'IdentityProvider', 'Notification', 'fetchLater']) {
+      const refuse = function () { throw refusal(name); };
+      // Pages that look before they ask read a permission that is never given.
+      if (name === 'Notification') {
+        defineProperty(refuse, 'permission', {value: 'denied'});
+        defineProperty(refuse, 'requestPermission', {value: () => Promise.resolve('denied')});
+      }
+      lock(g, name, {value: refuse, writable: false});
+    }
+    const registration = g.ServiceWorkerRegistration && g.ServiceWorkerRegistration.prototype;
+    for (const name of ['backgroundFetch', 'sync', 'periodicSync', 'pushManager', 'paymentManager']) lock(registration, name, {get: () => undefined});
+    lock(registration, 'showNotification', {value: function () { return Promise.reject(refusal('showNotification')); }, writable: false});
+    const nav = g.Navigator && g.Navigator.prototype;
+    lock(nav, 'share', {value: function () { return Promise.reject(refusal('Web Share')); }, writable: false});
+    lock(nav, 'canShare', {value: function () { return false; }, writable: false});
+    // Credentials: what the page asks for is copied member by member, each read once, and only
+    // the kinds the browser answers without a request of its own go on (never `identity`).
+    const Credentials = g.CredentialsContainer && g.CredentialsContainer.prototype;
+    const nativeGet = Credentials && describe(Credentials, 'get') && describe(Credentials, 'get').value;
+    if (nativeGet)
+      lock(Credentials, 'get', {value: function get(options) {
+        let copy;
+        if (options !== undefined && options !== null) {
+          copy = {};
+          for (const key of ['password', 'federated', 'publicKey', 'otp', 'mediation', 'signal']) {
+            const v = options[key];
+            if (v !== undefined) copy[key] = v;
+          }
+        }
+        return apply(nativeGet, this, copy === undefined ? [] : [copy]);
+      }, writable: false});
   }
 
   // Workers the page starts run this guard first (in this realm's state of writes, without the
