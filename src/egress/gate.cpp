@@ -200,6 +200,20 @@ void judge(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>
     ++(ok ? st->allowed : st->denied);
     done(ok);
   };
+  if (cannot_pause && v.decision != safety::Decision::Allow && f.resource_type == "WebSocket") {
+    // Seen once it was created: the browser's list of allowed sites (Network.setBlockedURLs) and
+    // the in-page guard decided before. One to an allowed site connected, whatever this verdict —
+    // the record says it went, never "deny".
+    auto u = safety::parse_url(f.url);
+    if (u && st->policy->allowed(*u) && st->policy->scheme_and_address(*u).allowed) {
+      json d = decision_json(tab, f, v);
+      d["decision"] = "sent";
+      d["by"] = "policy";
+      d["reason"] = v.reason + " — but a WebSocket cannot be paused, and this one, to an allowed site, had connected when it was seen";
+      record(*ctx, *st, std::move(d));
+      return done(true);
+    }
+  }
   if (cannot_pause && v.decision == safety::Decision::Ask) {
     v.decision = safety::Decision::Deny;
     v.reason += " (a WebSocket cannot wait for an answer: it was blocked)";

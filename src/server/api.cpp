@@ -508,7 +508,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       if (!replay) return error_response(replay.error());
       return from(runs->create(*replay), 201);
     } else if (parts.size() == 2 && parts[1] == "memory" && m == "GET") {
-      return from(memory_get(*runtime->db, r.query));
+      return from(memory_get(*runtime->db, r.query, runtime->data_dir));
     } else if (parts.size() == 3 && parts[1] == "memory" && m == "DELETE") {
       return from(memory_delete(*runtime->db, parts[2]));
     } else if (parts.size() >= 2 && parts[1] == "schedules") {

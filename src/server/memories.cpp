@@ -3,6 +3,7 @@
 
 #include "base/log.h"
 #include "memory/memory.h"
+#include "safety/known_secrets.h"
 #include "net/http_server.h"
 #include "store/database.h"
 
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 namespace ouro::server {
@@ -31,6 +33,15 @@ Result<int64_t> whole(const std::string& name, const std::string& text, int64_t 
 
 json entry_json(const memory::Entry& e, bool scored) { return memory::to_json(e, scored); }
 
+// What the API shows of memory is masked for every run's secrets, as a run's recall() is.
+Result<json> masked(json answer, const std::string& data_dir) {
+  std::error_code error;
+  if (data_dir.empty() || !std::filesystem::is_directory(data_dir, error)) return answer;
+  auto known = TRY(safety::KnownSecrets::open((std::filesystem::path(data_dir) / "secret-digests").string()));
+  known->scrub(answer["entries"]);
+  return answer;
+}
+
 // Memory's messages begin "memory: "; the API's name what was asked.
 Error for_api(Error e) {
   if (e.message.rfind("memory: ", 0) == 0) e.message = e.message.substr(8);
@@ -39,7 +50,7 @@ Error for_api(Error e) {
 
 }  // namespace
 
-Result<json> memory_get(store::Database& db, const std::string& query) {
+Result<json> memory_get(store::Database& db, const std::string& query, const std::string& data_dir) {
   memory::Memory memory(db);
   auto q = param(query, "q");
   auto tag = param(query, "tag").value_or("");
@@ -51,7 +62,7 @@ Result<json> memory_get(store::Database& db, const std::string& query) {
     json entries = json::array();
     for (const auto& e : *found) entries.push_back(entry_json(e, true));
     auto total = memory.count();
-    return json{{"entries", entries}, {"total", total ? json(*total) : json(nullptr)}, {"query", *q}};
+    return masked(json{{"entries", entries}, {"total", total ? json(*total) : json(nullptr)}, {"query", *q}}, data_dir);
   }
   if (!tag.empty()) return make_error(Code::InvalidArgument, "tag filters a search: give q=words as well (GET /api/memory?q=…&tag=…)");
   int64_t limit = 100, offset = 0;
@@ -62,7 +73,7 @@ Result<json> memory_get(store::Database& db, const std::string& query) {
   json entries = json::array();
   for (const auto& e : *listed) entries.push_back(entry_json(e, false));
   auto total = memory.count();
-  return json{{"entries", entries}, {"total", total ? json(*total) : json(nullptr)}};
+  return masked(json{{"entries", entries}, {"total", total ? json(*total) : json(nullptr)}}, data_dir);
 }
 
 Result<json> memory_delete(store::Database& db, const std::string& id_text) {

@@ -14,8 +14,9 @@ namespace ouro::server {
 // 10); without, the entries most recently updated first (limit 1..1000, default 100). Each entry:
 // {id, text, tags, kind, source_run, created_at, updated_at (ms since the epoch), score?}; the
 // answer {entries, total, query?}. `query` is the raw query string of the request (URL-encoded).
-// InvalidArgument names a parameter of the wrong shape.
-Result<json> memory_get(store::Database& db, const std::string& query);
+// InvalidArgument names a parameter of the wrong shape. Texts and tags are masked for the secrets
+// of every run of `data_dir` (safety/known_secrets.h) when it is a directory.
+Result<json> memory_get(store::Database& db, const std::string& query, const std::string& data_dir);
 // DELETE /api/memory/{id}: {deleted: id}; NotFound for an id with no entry, InvalidArgument for
 // one that is not a whole number.
 Result<json> memory_delete(store::Database& db, const std::string& id);
