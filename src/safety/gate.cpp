@@ -5,6 +5,7 @@
 
 #include <boost/url.hpp>
 #include <cctype>
+#include <set>
 #include <fmt/format.h>
 
 namespace ouro::safety {
@@ -226,6 +227,26 @@ std::string sites_text(const GatePolicy& p) {
   return out;
 }
 
+// A GET form whose every field is a search term or a way to page or order results (q=…, query=…,
+// page=…, sort=…): it reads, like a link. Any other field — an amount, a recipient, an id to
+// delete — makes the submission a write.
+bool search_form(std::string_view method, std::string_view url) {
+  if (method != "GET") return false;
+  auto parsed = boost::urls::parse_uri(url);
+  if (!parsed || !parsed->has_query()) return false;
+  static const std::set<std::string, std::less<>> kSearchFields = {
+      "q", "query", "search", "search_query", "searchterm", "s", "k", "keyword", "keywords", "term", "terms", "text",
+      "page", "p", "sort", "order", "lang", "hl", "from", "size", "limit", "offset"};
+  size_t n = 0;
+  for (const auto& param : parsed->params()) {
+    std::string key(param.key);
+    for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!kSearchFields.count(key)) return false;
+    ++n;
+  }
+  return n > 0;
+}
+
 }  // namespace
 
 GateVerdict decide(const GatePolicy& policy, const RequestFacts& r) {
@@ -256,7 +277,7 @@ GateVerdict decide(const GatePolicy& policy, const RequestFacts& r) {
     return {Decision::Ask, "method override",
             fmt::format("{} asks {} to treat it as {} (a method-override header or _method parameter), which changes state{}", what, url->host,
                         r.method_override, caused)};
-  if (r.form)
+  if (r.form && !search_form(r.method, r.url))
     return {Decision::Ask, "form submission",
             fmt::format("{} submits a form on {}: a form submitted after the run acted is a write whatever its method{}", what, url->host, caused)};
   if (r.run_code)

@@ -21,7 +21,8 @@
 //     its method: a state-changing method (not GET/HEAD/OPTIONS) — whoever sent it: a write the
 //     run arranged through the page's own code is still the run's —, a request whose
 //     X-HTTP-Method-Override, X-HTTP-Method or X-Method-Override header or `_method` parameter
-//     names one, a form submission, and any request the run's own code sent (execInTab and what
+//     names one, a form submission (but a GET search form, whose fields are only search terms
+//     and paging, which reads like a link), and any request the run's own code sent (execInTab and what
 //     it scheduled). The page's own GETs and links the run clicks stay reads.
 // An approved navigation adds its site to the run's allowed sites.
 #pragma once

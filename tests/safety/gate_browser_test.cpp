@@ -250,7 +250,7 @@ TEST(Gate, AutonomousModeWritesOnTheAllowedSiteWithoutAsking) {
   EXPECT_EQ(log.asked(), 0u);
 }
 
-TEST(Gate, BenignTasksAskOnlyAboutTheFormAndThePageKeepsItsOwnResources) {
+TEST(Gate, BenignTasksAskNothingAndThePageKeepsItsOwnResources) {
   GateLog log;
   int logo = sites().cdn_hits("/img-logo"), analytics = sites().cdn_hits("/analytics"), searches = sites().victim_hits("/search");
   size_t collected = sites().collected().size();
@@ -261,16 +261,14 @@ TEST(Gate, BenignTasksAskOnlyAboutTheFormAndThePageKeepsItsOwnResources) {
   ok("await click(activeTab, '#home'); "
      "for (let i = 0; i < 100 && tabs.find(t => t.id === activeTab).url.endsWith('/b'); i++) await new Promise(r => setTimeout(r, 50)); "
      "await waitForLoad(activeTab)", s.get());
-  // (The results page loads after the click returns: wait for its URL, then its load.) A form
-  // the run submits is a write, GET or not: the search is asked about, once, and the user says yes.
-  log.approve = true;
+  // (The results page loads after the click returns: wait for its URL, then its load.) A GET
+  // search form (its one field a search term) reads like a link: nothing is asked.
   ok("await type(activeTab, '#q', 'statements'); await click(activeTab, '#go'); "
      "for (let i = 0; i < 100 && !tabs.find(t => t.id === activeTab).url.includes('/search'); i++) await new Promise(r => setTimeout(r, 50)); "
      "await waitForLoad(activeTab)", s.get());
   EXPECT_NE(ok("await getText(activeTab, '#results')", s.get()).dump().find("statements"), std::string::npos);
   EXPECT_EQ(sites().victim_hits("/search"), searches + 1);
-  ASSERT_EQ(log.asked(), 1u) << "reading and following links were asked about";
-  EXPECT_EQ(get_str(log.questions.front(), "rule"), "form submission");
+  EXPECT_EQ(log.asked(), 0u) << "reading, following links or searching was asked about";
   {
     // Nothing on the victim's site was refused; what was refused (the later pages' CDN loads,
     // once the run had acted) is another site's, and refused without a question.
@@ -430,7 +428,7 @@ TEST(GateWrites, WhatTheRunsCodeSendsIsAWriteWhateverItsMethod) {
 TEST(GateWrites, AFormTheRunSubmitsIsAWriteWhateverItsMethod) {
   GateLog log;
   auto s = app_session(log);
-  int searches = sites().victim_hits("/search");
+  int notes = sites().victim_hits("/notes/add");
   const std::vector<std::pair<std::string, std::string>> ways = {
       {"a click on its button", "await type(activeTab, '#fq', 'f1'); await click(activeTab, '#find-go')"},
       {"Enter in its field", "await type(activeTab, '#fq', 'f2'); await keyPress(activeTab, 'Enter')"},
@@ -441,20 +439,20 @@ TEST(GateWrites, AFormTheRunSubmitsIsAWriteWhateverItsMethod) {
     SCOPED_TRACE(ways[i].first);
     ok("await navigate(activeTab, " + json(sites().victim("/app")).dump() + ")", s.get());
     (void)eval(ways[i].second, s.get());
-    EXPECT_TRUE(log.refused("/search?q=f" + std::to_string(i + 1)));
+    EXPECT_TRUE(log.refused("/notes/add?note=f" + std::to_string(i + 1)));
   }
-  EXPECT_EQ(sites().victim_hits("/search"), searches) << "a GET form went out unasked";
+  EXPECT_EQ(sites().victim_hits("/notes/add"), notes) << "a GET form that writes went out unasked";
   EXPECT_EQ(log.asked(), 1u);
   json q = first_question(log);
   EXPECT_EQ(get_str(q, "rule"), "form submission") << q.dump();
   EXPECT_EQ(get_str(q, "method"), "GET") << q.dump();
-  EXPECT_NE(get_str(q, "url").find("/search?q=f1"), std::string::npos) << q.dump();
+  EXPECT_NE(get_str(q, "url").find("/notes/add?note=f1"), std::string::npos) << q.dump();
   // With the user's yes it goes, asked once.
   GateLog yes;
   yes.approve = true;
   auto approved = app_session(yes);
   (void)eval("await type(activeTab, '#fq', 'f4'); await click(activeTab, '#find-go')", approved.get());
-  EXPECT_TRUE(eventually([&] { return sites().victim_hits("/search") == searches + 1; }));
+  EXPECT_TRUE(eventually([&] { return sites().victim_hits("/notes/add") == notes + 1; }));
   EXPECT_EQ(yes.asked(), 1u);
 }
 
@@ -528,16 +526,16 @@ TEST(GateWrites, InMyBrowserTheRunsWritesAreAskedAndItsSocketMessagesRefused) {
     return std::count(all.begin(), all.end(), m);
   };
   ASSERT_TRUE(eventually([&] { return has("hello") > 0; }));
-  int searches = sites().victim_hits("/search");
+  int notes = sites().victim_hits("/notes/add");
   std::string why = fails("await execInTab(activeTab, \"window.sock.send('mine-msg'); 1\")", s.get());
   EXPECT_NE(why.find("refused by ouro's safety gate"), std::string::npos) << why;
   (void)eval("await execInTab(activeTab, \"fetch('/api/mine-get').catch(() => 0); 1\")", s.get());
   EXPECT_TRUE(log.refused("/api/mine-get"));
   (void)eval("await type(activeTab, '#fq', 'mine'); await keyPress(activeTab, 'Enter')", s.get());
-  EXPECT_TRUE(log.refused("/search?q=mine"));
+  EXPECT_TRUE(log.refused("/notes/add?note=mine"));
   EXPECT_EQ(has("mine-msg"), 0);
   EXPECT_EQ(sites().victim_hits("/api/mine-get"), 0);
-  EXPECT_EQ(sites().victim_hits("/search"), searches);
+  EXPECT_EQ(sites().victim_hits("/notes/add"), notes);
   EXPECT_EQ(log.asked(), 2u) << "the run's code and the form, once each";
 }
 
@@ -573,7 +571,10 @@ bool victim_served(const std::string& prefix, int before) {
 // refused and recorded, and the collector receives nothing.
 TEST(Gate, AServiceWorkerThatSendsAfterTheTabLeftItsOriginIsHeld) {
   GateLog log;
-  auto s = gated_session(safety::GateMode::Careful, log, false);
+  // What the run's code sends is a write in careful mode (the worker's script too): the user
+  // says yes, so the worker runs; its send to another site is refused without a question.
+  log.approve = true;
+  auto s = gated_session(safety::GateMode::Careful, log, true);
   size_t collected = sites().collected().size();
   int sent = sites().victim_hits("/sw-sent");
   ok(fill("await execInTab(activeTab, \"navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready)"

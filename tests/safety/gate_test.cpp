@@ -89,7 +89,7 @@ TEST(GateRules, WritesAreJudgedByWhatTheyDoNotOnlyByMethod) {
   RequestFacts code = run_request("https://shop.example.com/api/delete?id=3", "GET");
   code.run_code = true;
   writes.push_back({"the run's code", "the run's code", code});
-  RequestFacts form = run_request("https://shop.example.com/search?q=x", "GET", "Document");
+  RequestFacts form = run_request("https://shop.example.com/transfer?to=mallory&amount=500", "GET", "Document");
   form.form = true;
   form.top_level = true;
   writes.push_back({"a GET form", "form submission", form});
@@ -109,6 +109,21 @@ TEST(GateRules, WritesAreJudgedByWhatTheyDoNotOnlyByMethod) {
     c.facts.after_acted = false;
     EXPECT_EQ(decide(*policy(), c.facts).decision, Decision::Allow) << c.name;
   }
+  // A GET search form reads like a link: its fields are search terms and paging only; one more
+  // field of any other kind (an id, an amount) makes it a write again.
+  for (const char* search : {"https://shop.example.com/search?q=red+shoes", "https://shop.example.com/s?Query=x&page=2&sort=price"}) {
+    RequestFacts f = run_request(search, "GET", "Document");
+    f.form = f.top_level = true;
+    EXPECT_EQ(decide(*policy(), f).decision, Decision::Allow) << search;
+  }
+  for (const char* write : {"https://shop.example.com/search?q=x&delete=3", "https://shop.example.com/go", "https://shop.example.com/search?q=x&id=1"}) {
+    RequestFacts f = run_request(write, "GET", "Document");
+    f.form = f.top_level = true;
+    EXPECT_EQ(decide(*policy(), f).decision, Decision::Ask) << write;
+  }
+  RequestFacts post_search = run_request("https://shop.example.com/search?q=x", "POST", "Document");
+  post_search.form = post_search.top_level = true;
+  EXPECT_EQ(decide(*policy(), post_search).decision, Decision::Ask) << "a POST form is a write by its method";
   // An override naming a read does not make a POST one; a page's own GET and a clicked link are reads.
   RequestFacts post = run_request("https://shop.example.com/buy", "POST");
   post.method_override = "GET";

@@ -127,6 +127,9 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
                       "document.getElementById('page-btn').onclick = () => {};</script>");
     } else if (p == "/b") {
       res.body = page("Statements", own, "<h1>Statements</h1><p>Balance: 1,234.56</p><a id=home href='/'>Home</a>");
+    } else if (p == "/notes/add") {
+      // A write over GET, as some sites have them: a form that adds what it is given.
+      res.body = page("Notes", own, "<h1>Note added</h1>");
     } else if (p == "/search") {
       res.body = page("Search", own, "<h1>Results</h1><p id=results>Results for " + r.query.substr(0, 100) + "</p>");
     } else if (p == "/shop") {
@@ -141,7 +144,7 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
                       "<h1>App</h1><p id=st>connecting</p><a id=link href='/b?from=app'>Statements</a> "
                       "<a id=tidy href='/api/item/4?_method=delete'>Tidy</a>"
                       "<button id=archive>Archive</button><button id=ping>Ping</button><button id=send-ping>Send ping</button>"
-                      "<form id=find action='/search' method=get><input id=fq name=q><button id=find-go>Find</button></form>"
+                      "<form id=find action='/notes/add' method=get><input id=fq name=note><button id=find-go>Add a note</button></form>"
                       "<script>window.sock = new WebSocket('ws://' + location.host + '/ws');"
                       "sock.onopen = () => { sock.send('hello'); document.getElementById('st').textContent = 'open'; "
                       "  setInterval(() => { try { sock.send('tick') } catch (e) {} }, 200); };"
