@@ -398,6 +398,28 @@ json first_question(GateLog& log) {
   return log.questions.empty() ? json::object() : log.questions.front();
 }
 
+// The same rules where the run holds tabs of the user's own browser context (My browser).
+TEST(GateWrites, InMyBrowserTheRunsWritesAreAskedAndItsSocketMessagesRefused) {
+  GateLog log;
+  auto s = gated_session(safety::GateMode::Careful, log, true, sites().victim("/app"), /*my_browser=*/true);
+  auto has = [](const std::string& m) {
+    auto all = sites().victim_socket_messages();
+    return std::count(all.begin(), all.end(), m);
+  };
+  ASSERT_TRUE(eventually([&] { return has("hello") > 0; }));
+  int notes = sites().victim_hits("/notes/add");
+  std::string why = fails("await execInTab(activeTab, \"window.sock.send('mine-msg'); 1\")", s.get());
+  EXPECT_NE(why.find("refused by ouro's safety gate"), std::string::npos) << why;
+  (void)eval("await execInTab(activeTab, \"fetch('/api/mine-get').catch(() => 0); 1\")", s.get());
+  EXPECT_TRUE(log.refused("/api/mine-get"));
+  (void)eval("await type(activeTab, '#fq', 'mine'); await keyPress(activeTab, 'Enter')", s.get());
+  EXPECT_TRUE(log.refused("/notes/add?note=mine"));
+  EXPECT_EQ(has("mine-msg"), 0);
+  EXPECT_EQ(sites().victim_hits("/api/mine-get"), 0);
+  EXPECT_EQ(sites().victim_hits("/notes/add"), notes);
+  EXPECT_EQ(log.asked(), 2u) << "the run's code and the form, once each";
+}
+
 TEST(GateWrites, WhatTheRunsCodeSendsIsAWriteWhateverItsMethod) {
   GateLog log;
   auto s = app_session(log);
@@ -517,28 +539,6 @@ TEST(GateWrites, MessagesOnAnOpenSocketAreRefusedAfterTheRunActsUnlessApproved) 
   EXPECT_EQ(yes.asked(), 1u);
 }
 
-// The same rules where the run holds tabs of the user's own browser context (My browser).
-TEST(GateWrites, InMyBrowserTheRunsWritesAreAskedAndItsSocketMessagesRefused) {
-  GateLog log;
-  auto s = gated_session(safety::GateMode::Careful, log, true, sites().victim("/app"), /*my_browser=*/true);
-  auto has = [](const std::string& m) {
-    auto all = sites().victim_socket_messages();
-    return std::count(all.begin(), all.end(), m);
-  };
-  ASSERT_TRUE(eventually([&] { return has("hello") > 0; }));
-  int notes = sites().victim_hits("/notes/add");
-  std::string why = fails("await execInTab(activeTab, \"window.sock.send('mine-msg'); 1\")", s.get());
-  EXPECT_NE(why.find("refused by ouro's safety gate"), std::string::npos) << why;
-  (void)eval("await execInTab(activeTab, \"fetch('/api/mine-get').catch(() => 0); 1\")", s.get());
-  EXPECT_TRUE(log.refused("/api/mine-get"));
-  (void)eval("await type(activeTab, '#fq', 'mine'); await keyPress(activeTab, 'Enter')", s.get());
-  EXPECT_TRUE(log.refused("/notes/add?note=mine"));
-  EXPECT_EQ(has("mine-msg"), 0);
-  EXPECT_EQ(sites().victim_hits("/api/mine-get"), 0);
-  EXPECT_EQ(sites().victim_hits("/notes/add"), notes);
-  EXPECT_EQ(log.asked(), 2u) << "the run's code and the form, once each";
-}
-
 TEST(GateWrites, ThePagesOwnGetsAndAClickedLinkAreReads) {
   GateLog log;
   auto s = app_session(log);
@@ -585,6 +585,16 @@ TEST(Gate, AServiceWorkerThatSendsAfterTheTabLeftItsOriginIsHeld) {
   EXPECT_TRUE(log.refused("/sw-late", 1s));
   for (const auto& line : sites().collected()) EXPECT_EQ(line.find("/sw-late"), std::string::npos) << line;
   EXPECT_EQ(sites().collected().size(), collected);
+  // The worker stays registered with its site, held for this browser: the next tests on the
+  // victim's pages start without it (CDP Storage.clearDataForOrigin).
+  s.reset();
+  browser::Browser& b = *runtime()->browser;
+  std::string origin = sites().victim("/");
+  origin.pop_back();
+  if (auto t = b.open_tab("about:blank", 10s, "")) {
+    (void)b.send(*t, "Storage.clearDataForOrigin", {{"origin", origin}, {"storageTypes", "service_workers"}}, 10s);
+    (void)b.close_tab(*t);
+  }
 }
 
 // The collector's lines that start with `prefix`.
