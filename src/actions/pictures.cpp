@@ -10,6 +10,8 @@ namespace ouro::actions::impl {
 
 namespace {
 
+constexpr size_t kMaxBoxes = 500;  // as many as helpers.js masks() draws
+
 struct SecretBoxes {
   json rects = json::array();  // viewport CSS pixels of the main document: [{x, y, w, h}]
   bool in_frame = false;       // a frame's document shows a secret
@@ -92,8 +94,14 @@ Result<json> picture_of(Context& ctx, const std::string& tab, std::string_view w
                   "instead — snapshot, getText, find — where the secret shows as [SECRET:name]",
                   what, tab);
   if (boxes.rects.empty()) return capture();
+  // More places than the page engine covers (masks() takes 500): not pictured rather than half covered.
+  if (boxes.rects.size() > kMaxBoxes)
+    return errorf(Code::PermissionDenied,
+                  "{}: tab {} is not pictured: its page shows a secret's value in {} places, more than can be covered. Read the page as "
+                  "text instead — snapshot, getText, find — where the secret shows as [SECRET:name]",
+                  what, tab, boxes.rects.size());
   json up = TRY(ctx.browser.call(tab, "masks", json::array({boxes.rects}), "", ctx.limits.exec_timeout));
-  if (!get_bool(up, "shown", false)) {
+  if (!get_bool(up, "shown", false) || get_int(up, "count", -1) != static_cast<int64_t>(boxes.rects.size())) {
     (void)ctx.browser.call(tab, "masks", json::array({false}), "", ctx.limits.exec_timeout);
     return errorf(Code::PermissionDenied, "{}: tab {} is not pictured: its page shows a secret's value, and it could not be covered", what, tab);
   }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
@@ -35,6 +36,18 @@ uint64_t sub_mod(uint64_t a, uint64_t b) { return a >= b ? a - b : a + kPrime - 
 size_t lane_index(char lane) { return lane == 'e' ? 0 : 1; }
 uint64_t packed(char lane, uint32_t length, uint32_t prefilter) {
   return (static_cast<uint64_t>(lane_index(lane)) << 63) | (static_cast<uint64_t>(length) << 32) | prefilter;
+}
+
+// Lower- or upper-case hex digits to their value; nullopt for any other text (a damaged file).
+std::optional<uint64_t> hex_value(std::string_view text) {
+  if (text.empty() || text.size() > 16) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : text) {
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return std::nullopt;
+    v = v << 4 | static_cast<uint64_t>(d);
+  }
+  return v;
 }
 
 std::string hex(std::string_view bytes) {
@@ -171,7 +184,12 @@ Result<void> KnownSecrets::load(const std::string& text) {
     return errorf(Code::FailedPrecondition, "{} does not start with its salt; remove it (later runs then recognise only the secrets they are given)", m_path);
   std::string salt_hex = line.substr(kHeader.size());
   m_salt.clear();
-  for (size_t i = 0; i < 64; i += 2) m_salt.push_back(static_cast<char>(std::stoi(salt_hex.substr(i, 2), nullptr, 16)));
+  for (size_t i = 0; i < 64; i += 2) {
+    auto byte = hex_value(std::string_view(salt_hex).substr(i, 2));
+    if (!byte)
+      return errorf(Code::FailedPrecondition, "{}: its salt is not hex; remove it (later runs then recognise only the secrets they are given)", m_path);
+    m_salt.push_back(static_cast<char>(*byte));
+  }
   m_base = 256;
   for (size_t i = 0; i < 8; ++i) m_base = (m_base << 7 ^ static_cast<unsigned char>(m_salt[i])) % kPrime;
   m_base = std::max<uint64_t>(m_base, 257);
@@ -179,9 +197,11 @@ Result<void> KnownSecrets::load(const std::string& text) {
     std::istringstream fields(line);
     Entry e;
     std::string prefilter;
-    if (!(fields >> e.lane >> e.length >> prefilter >> e.digest >> e.name) || (e.lane != 'e' && e.lane != 's') || e.digest.size() != 64 || prefilter.size() != 8)
-      continue;  // a line cut short by a crash: the rest still count
-    e.prefilter = static_cast<uint32_t>(std::stoul(prefilter, nullptr, 16));
+    std::optional<uint64_t> filter;
+    if (!(fields >> e.lane >> e.length >> prefilter >> e.digest >> e.name) || (e.lane != 'e' && e.lane != 's') || e.digest.size() != 64 ||
+        !(filter = prefilter.size() == 8 ? hex_value(prefilter) : std::nullopt) || e.length < kMinScrubbedBytes || e.length > kMaxDigestedBytes)
+      continue;  // a line cut short by a crash, or damaged: the rest still count
+    e.prefilter = static_cast<uint32_t>(*filter);
     add_locked(std::move(e));
   }
   return {};

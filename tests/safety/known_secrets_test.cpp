@@ -67,6 +67,31 @@ TEST(KnownSecrets, ALaterReaderMasksTheValueAndItsSpellings) {
   EXPECT_EQ(v.dump().find("8841"), std::string::npos) << v.dump();
 }
 
+// A damaged file is an error value or a line skipped, never an exception or a huge allocation.
+TEST(KnownSecrets, ADamagedFileIsNamedOrItsBadLinesSkipped) {
+  std::string path = temp_file();
+  {
+    auto known = KnownSecrets::open(path);
+    ASSERT_TRUE(known) << known.error().message;
+    ASSERT_TRUE((*known)->record("vault", "vault-pass-8841"));
+  }
+  std::string good = read(path);
+  // Lines that are not hex, or name a length no secret has (a window of 4 GB), are skipped.
+  std::ofstream(path, std::ios::app) << "e 4000000000 0000abcd " << std::string(64, 'a') << " huge\n"
+                                     << "e 15 zzzzzzzz " << std::string(64, 'b') << " nothex\n";
+  auto again = KnownSecrets::open(path);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ((*again)->scrub_text("the pass is vault-pass-8841"), "the pass is [SECRET:vault]");
+  // A salt that is not hex: a clear error naming the file and what to do.
+  std::string broken = good;
+  broken.replace(broken.find('\n') - 2, 2, "zz");
+  std::ofstream(path, std::ios::trunc) << broken;
+  auto damaged = KnownSecrets::open(path);
+  ASSERT_FALSE(damaged);
+  EXPECT_NE(damaged.error().message.find(path), std::string::npos) << damaged.error().message;
+  EXPECT_NE(damaged.error().message.find("remove it"), std::string::npos) << damaged.error().message;
+}
+
 TEST(KnownSecrets, HostileTextIsBoundedWork) {
   std::string path = temp_file();
   auto known = *KnownSecrets::open(path);
