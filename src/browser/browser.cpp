@@ -102,6 +102,15 @@ Browser::~Browser() {
   if (!m_impl) return;
   // Connections may be predicted again only once what runs left in their tabs has stopped.
   if (auto r = restore_network_prediction(); !r) spdlog::warn("browser: {}", r.error().message);
+  // What a run put into the tabs it held (a timer, a tampered poller, an unload handler) would
+  // send unjudged once their gates go with our connection — or as the browser closes them (a
+  // `pagehide` beacon). Those documents go first (their scripts stop, then about:blank), within
+  // 5 s for them all, whether the browser is someone else's or ours.
+  if (!m_impl->dead) {
+    auto tabs = m_impl->gated_tabs();
+    if (size_t left = blank(tabs, 5s))
+      spdlog::warn("browser: {} of {} gated tab(s) did not go blank before ouro let go of the browser", left, tabs.size());
+  }
   if (!m_impl->attached && !m_impl->dead) {
     // Ask politely and let it finish writing the profile (cookies, storage) before the process
     // owner insists.
@@ -114,17 +123,11 @@ Browser::~Browser() {
       if (p) p->wait_exit(5s);
     }
   }
-  // Someone else's browser goes on without us, and its tabs' gates go with our connection: what a
-  // run put into the tabs it held (a timer, a tampered poller) would send unjudged from then on.
-  // Those documents go first (their scripts stop, then about:blank), within 5 s for them all.
-  if (m_impl->attached && !m_impl->dead) {
-    auto tabs = m_impl->gated_tabs();
-    if (size_t left = blank(tabs, 5s))
-      spdlog::warn("browser: {} of {} gated tab(s) did not go blank before ouro let go of the browser", left, tabs.size());
-    // The service workers the gate held (service_workers.cpp) would run on unjudged.
+  // Someone else's browser goes on without us: the service workers the gate held
+  // (service_workers.cpp) would run on unjudged.
+  if (m_impl->attached && !m_impl->dead)
     if (size_t left = m_impl->stop_held_workers(2s))
       spdlog::warn("browser: {} held service worker(s) could not be stopped before ouro let go of the browser", left);
-  }
   // After this no event or reply is delivered; the connection object stays for work that still
   // holds the Impl (it fails at once).
   m_impl->conn->close();

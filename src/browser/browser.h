@@ -178,6 +178,12 @@ class Browser {
   // Widens the WebSocket allowlist of a gated context, or (with `owner`) of the tabs that owner
   // claimed (for documents to come; the in-page guard of a document keeps the list it started with).
   Result<void> set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns, const std::string& owner = {});
+  // A tab bound by a secret's rule (docs/guides/safety.md, "Secrets"): from now on WebSockets of
+  // its documents, frames and workers, and of the service workers held for it, go only to
+  // `url_patterns` (within what its gate allows), whatever the allowlist becomes later. Sends
+  // its commands without waiting (safe on the network thread): they go before any answer the
+  // caller gives to a paused request afterwards.
+  void limit_tab_websockets(const std::string& tab_id, const std::vector<std::string>& url_patterns);
   // The run acted in careful mode: from now on a message sent on a WebSocket of the gated tabs of
   // `context` (or of the tabs `owner` holds, when not empty) is refused in the page — a socket
   // cannot wait for the user's answer — except while an action the user approved works on its

@@ -144,10 +144,14 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   Result<std::pair<json, std::string>> eval_in_frame(const std::string& tab_id, const std::string& frame, std::string_view function,
                                                      const json& args, Millis timeout, bool by_value);
   std::map<std::string, json> websocket_patterns;  // by context: Network.setBlockedURLs urlPatterns
+  std::map<std::string, json> websocket_limits;    // by tab: a secret's rule (limit_tab_websockets)
   // Messages on sockets refused in the page (refuse_socket_messages), by context or "owner:" +
   // owner; the key that lets an approved action's messages through (random, ours only); the
   // guard's switch script by page or frame session (removed when it leaves the gate).
   std::set<std::string> socket_writes_refused;
+  // The guard's switch (page/egress_guard.js): messages on sockets refused from here on. A realm
+  // without the guard has nothing to switch.
+  static constexpr std::string_view kRefuseSocketWrites = "try { __ouroSocketWrites('refuse'); } catch (e) {}";
   std::string socket_key;
   std::map<std::string, std::string> socket_scripts;
   bool socket_writes_refused_for(const std::string& session_id) const;  // mutex held
@@ -158,6 +162,7 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   // The page, frame and worker sessions ({session, target type}) of the gated tabs of a context,
   // or of the tabs an owner holds. Mutex held.
   std::vector<std::pair<std::string, std::string>> gated_sessions(const std::string& context, const std::string& owner) const;
+  json websockets_for_session(const std::string& session_id, const json& rules) const;  // mutex held
   // Downloads (files.cpp): by guid, in the order they began (the last kDownloadsKept).
   struct DownloadState {
     Download info;

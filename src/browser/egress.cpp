@@ -77,9 +77,6 @@ static std::string egress_guard(const json& rules, bool refuse_windows, const st
   return source;
 }
 
-// The guard's switch (page/egress_guard.js): messages on sockets refused from here on. A realm
-// without the guard has nothing to switch.
-constexpr std::string_view kRefuseSocketWrites = "try { __ouroSocketWrites('refuse'); } catch (e) {}";
 
 // --- what the gate learns from events --------------------------------------------------------
 
@@ -614,7 +611,7 @@ Result<void> Browser::Impl::gate_sessions(const std::vector<std::pair<std::strin
 
 Result<void> Browser::set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns, const std::string& owner) {
   json patterns = websocket_rules(url_patterns);
-  std::vector<std::string> sessions;
+  std::vector<std::pair<std::string, json>> sessions;
   {
     std::lock_guard lock(m_impl->mutex);
     if (owner.empty()) {
@@ -624,14 +621,49 @@ Result<void> Browser::set_websocket_allowlist(const std::string& context, std::v
       for (auto& [tab, o] : m_impl->owned)
         if (o.owner == owner && o.gate) o.websockets = patterns;
     }
-    for (const auto& [sid, type] : m_impl->gated_sessions(context, owner)) sessions.push_back(sid);
+    for (const auto& [sid, type] : m_impl->gated_sessions(context, owner)) sessions.emplace_back(sid, m_impl->websockets_for_session(sid, patterns));
   }
-  for (const auto& sid : sessions) {
-    auto r = m_impl->conn->call("Network.setBlockedURLs", {{"urlPatterns", patterns}}, sid, 10s);
+  for (const auto& [sid, rules] : sessions) {
+    auto r = m_impl->conn->call("Network.setBlockedURLs", {{"urlPatterns", rules}}, sid, 10s);
     if (!r && r.error().cause != Cause::TargetGone)
       return errorf(Code::Internal, "cannot limit WebSockets to the allowed sites: {}", r.error().message);
   }
   return {};
+}
+
+void Browser::limit_tab_websockets(const std::string& tab_id, const std::vector<std::string>& url_patterns) {
+  json rules = websocket_rules(url_patterns);
+  std::vector<std::string> sessions;
+  {
+    std::lock_guard lock(m_impl->mutex);
+    auto& limit = m_impl->websocket_limits[tab_id];
+    if (limit == rules) return;
+    limit = rules;
+    if (auto tab = m_impl->tracker.find(tab_id); tab && !tab->closed && !tab->session_id.empty()) sessions.push_back(tab->session_id);
+    for (const auto& [sid, child] : m_impl->children)
+      if (child.tab == tab_id) sessions.push_back(sid);
+    // The service workers held for it (service_workers.cpp): their sockets keep to its rule too.
+    for (auto& [key, hold] : m_impl->worker_holds)
+      if (hold.tab == tab_id) {
+        hold.websockets = rules;
+        for (const auto& [target, w] : m_impl->service_workers)
+          if (w.context == key.first && w.origin == key.second && !w.session.empty()) sessions.push_back(w.session);
+      }
+  }
+  spdlog::debug("egress: tab {} bound by a secret's rule: WebSockets to {} only", tab_id.substr(0, 8), dump_json(url_patterns));
+  for (const auto& sid : sessions)
+    m_impl->conn->send("Network.setBlockedURLs", {{"urlPatterns", rules}}, sid, 10s, [tab_id](Result<json> r) {
+      if (!r && r.error().cause != Cause::TargetGone) spdlog::warn("egress: cannot limit the WebSockets of tab {}: {}", tab_id.substr(0, 8), r.error().message);
+    });
+}
+
+// Mutex held. The rules for a session of a gated tab: its tab's limit, else `rules`.
+json Browser::Impl::websockets_for_session(const std::string& session_id, const json& rules) const {
+  std::string tab;
+  if (auto t = tracker.by_session(session_id)) tab = t->id;
+  else if (auto c = children.find(session_id); c != children.end()) tab = c->second.tab;
+  if (auto l = websocket_limits.find(tab); !tab.empty() && l != websocket_limits.end()) return l->second;
+  return rules;
 }
 
 std::vector<std::pair<std::string, std::string>> Browser::Impl::gated_sessions(const std::string& context, const std::string& owner) const {
@@ -690,7 +722,7 @@ Result<void> Browser::refuse_socket_messages(const std::string& context, const s
     replies.push_back(p);
     auto done = [p](Result<json> r) { p->set_value(std::move(r)); };
     if (type.find("worker") != std::string::npos)
-      m_impl->conn->send("Runtime.evaluate", {{"expression", std::string(kRefuseSocketWrites)}}, sid, 10s, done);
+      m_impl->conn->send("Runtime.evaluate", {{"expression", std::string(Impl::kRefuseSocketWrites)}}, sid, 10s, done);
     else
       m_impl->add_socket_switch(sid, done);
   }

@@ -21,6 +21,7 @@ const EgressGate* Browser::Impl::gate_of(const Tab& tab) const {
 }
 
 json Browser::Impl::websockets_of(const Tab& tab) const {
+  if (auto l = websocket_limits.find(tab.id); l != websocket_limits.end()) return l->second;
   if (auto o = owned.find(tab.id); o != owned.end() && o->second.gate) return o->second.websockets;
   if (auto w = websocket_patterns.find(tab.context); w != websocket_patterns.end()) return w->second;
   return json::array();
@@ -111,6 +112,7 @@ void Browser::release_tabs(const std::string& owner, EgressGate lingering) {
       bool had_gate = static_cast<bool>(it->second.gate);
       std::string tab_id = it->first;
       it = m_impl->owned.erase(it);
+      m_impl->websocket_limits.erase(tab_id);
       auto tab = m_impl->tracker.find(tab_id);
       if (!had_gate || !tab || tab->closed || tab->session_id.empty() || m_impl->gated(*tab)) continue;
       auto pats = m_impl->intercept_patterns.find(tab_id);
@@ -141,6 +143,7 @@ void Browser::Impl::end_lingering(const std::string& tab_id) {
     auto o = owned.find(tab_id);
     if (o == owned.end() || !o->second.lingering) return;
     owned.erase(o);
+    websocket_limits.erase(tab_id);
     auto tab = tracker.find(tab_id);
     if (!tab || tab->closed || tab->session_id.empty() || gated(*tab)) return;
     auto pats = intercept_patterns.find(tab_id);
@@ -170,21 +173,32 @@ size_t Browser::blank(const std::vector<std::string>& tab_ids, Millis within) {
   std::weak_ptr<Impl> weak = m_impl;
   for (size_t i = 0; i < tab_ids.size(); ++i) {
     std::string sid;
-    std::vector<std::string> frames;  // the tab's out-of-process frames (their own sessions)
+    std::vector<std::string> frames;   // the tab's out-of-process frames (their own sessions)
+    std::vector<std::string> workers;  // its dedicated and shared workers
     {
       std::lock_guard lock(m_impl->mutex);
       if (auto t = m_impl->tracker.find(tab_ids[i]); t && !t->closed) sid = t->session_id;
       if (sid.empty()) (*answers)[i] = Answer{true, true, {}};
       for (const auto& [child_sid, child] : m_impl->children)
-        if (child.tab == tab_ids[i] && child.type == "iframe") frames.push_back(child_sid);
+        if (child.tab == tab_ids[i]) (child.type == "iframe" ? frames : workers).push_back(child_sid);
     }
     if (sid.empty()) continue;
+    // What no request check can pause is switched off first in every realm of the tab: messages
+    // on its open sockets (the guard's switch), so an unload handler's message does not go out.
     // A frame on another site runs in another renderer, which the main frame's setting does not
-    // reach: its scripts stop first, answered before the navigation starts (commands of two
-    // sessions are not ordered), so no unload handler of theirs sends as the tab goes blank.
-    for (const auto& f : frames)
+    // reach: its sockets are switched off and its scripts stopped, answered before the navigation
+    // starts (commands of two sessions are not ordered), so no unload handler of theirs sends as
+    // the tab goes blank (a stopped renderer may still run one: Chromium dispatches unload to a
+    // frame being removed whatever its emulated script setting).
+    const json refuse = {{"expression", std::string(Impl::kRefuseSocketWrites)}};
+    for (const auto& w : workers) m_impl->conn->send("Runtime.evaluate", refuse, w, within, [](Result<json>) {});
+    for (const auto& f : frames) {
+      (void)m_impl->conn->call("Runtime.evaluate", refuse, f, std::min<Millis>(within, 2s));
       (void)m_impl->conn->call("Emulation.setScriptExecutionDisabled", {{"value", true}}, f, std::min<Millis>(within, 2s));
-    // One session's commands are handled in order: the scripts stop before the navigation starts.
+    }
+    // One session's commands are handled in order: sockets refused and scripts stopped before the
+    // navigation starts.
+    m_impl->conn->send("Runtime.evaluate", refuse, sid, within, [](Result<json>) {});
     m_impl->conn->send("Emulation.setScriptExecutionDisabled", {{"value", true}}, sid, within, [](Result<json>) {});
     m_impl->conn->send("Page.navigate", {{"url", "about:blank"}}, sid, within, [weak, answers, i](Result<json> r) {
       auto self = weak.lock();

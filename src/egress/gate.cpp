@@ -10,6 +10,7 @@
 #include "safety/redact.h"
 #include "safety/secrets.h"
 
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <map>
@@ -78,10 +79,11 @@ json decision_json(const std::string& tab, const safety::RequestFacts& f, const 
   return d;
 }
 
-// The allowed sites as URL patterns for WebSockets (which cannot be paused, only blocked).
-std::vector<std::string> websocket_patterns(const safety::GatePolicy& policy) {
+// Site patterns ("example.com", "*.example.com", "127.0.0.1:8080") as URL patterns for
+// WebSockets (which cannot be paused, only blocked).
+std::vector<std::string> websocket_patterns_of(const std::vector<std::string>& site_patterns) {
   std::vector<std::string> out;
-  for (const auto& pattern : policy.patterns()) {
+  for (const auto& pattern : site_patterns) {
     bool sub = pattern.rfind("*.", 0) == 0;
     std::string hp = sub ? pattern.substr(2) : pattern, host = hp, port = "*";
     if (auto colon = hp.rfind(':'); colon != std::string::npos && hp.find(':') == colon) {
@@ -97,6 +99,35 @@ std::vector<std::string> websocket_patterns(const safety::GatePolicy& policy) {
       for (const std::string& h : hosts) out.push_back(std::string(scheme) + "://" + h + ":" + port + "/*");
   }
   return out;
+}
+
+std::vector<std::string> websocket_patterns(const safety::GatePolicy& policy) { return websocket_patterns_of(policy.patterns()); }
+
+// A tab bound by secrets' rules: WebSockets only where the policy and every secret binding it
+// allow. A pattern is kept when the policy's patterns and every other secret's hold it too, or
+// when its host and port are exact and that origin is allowed by all of them; anything else is
+// left out (a socket the browser lets connect is one the gate could not refuse).
+std::vector<std::string> secret_websocket_patterns(const safety::GatePolicy& policy, const std::vector<safety::SiteList>& secrets) {
+  if (secrets.empty()) return websocket_patterns(policy);
+  std::vector<std::vector<std::string>> others = {websocket_patterns(policy)};
+  for (size_t i = 1; i < secrets.size(); ++i) others.push_back(websocket_patterns_of(secrets[i].patterns()));
+  std::vector<std::string> out;
+  for (const auto& p : websocket_patterns_of(secrets[0].patterns())) {
+    bool everywhere = std::all_of(others.begin(), others.end(), [&](const auto& list) { return std::find(list.begin(), list.end(), p) != list.end(); });
+    if (!everywhere && p.find('*') == p.size() - 1) {  // "ws://host:port/*": one origin
+      auto u = safety::parse_url((p.rfind("wss:", 0) == 0 ? "https" : "http") + p.substr(p.find(':'), p.size() - 1 - p.find(':')));
+      everywhere = u && policy.allowed(*u) && policy.scheme_and_address(*u).allowed &&
+                   std::all_of(secrets.begin() + 1, secrets.end(), [&](const safety::SiteList& s) { return s.matches(*u); });
+    }
+    if (everywhere) out.push_back(p);
+  }
+  return out;
+}
+
+// Tabs the secret's rule bound since the last look keep their WebSockets to the secret's sites.
+void limit_bound_websockets(Context& ctx, const GateState& st) {
+  for (const auto& tab : st.secrets->take_newly_bound())
+    ctx.browser.limit_tab_websockets(tab, secret_websocket_patterns(*st.policy, st.secrets->sites_binding(tab)));
 }
 
 void update_websockets(Context& ctx, const GateState& st) {
@@ -193,8 +224,13 @@ void judge(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>
            std::function<void(bool)> done, bool cannot_pause = false) {
   const std::string& tab = from.tab;
   safety::GateVerdict v = safety::decide(*st->policy, f);
+  bool secret_refused = false;
   if (v.decision != safety::Decision::Deny)
-    if (auto secret = st->secrets->judge(from, f)) v = std::move(*secret);
+    if (auto secret = st->secrets->judge(from, f)) {
+      v = std::move(*secret);
+      secret_refused = true;
+    }
+  limit_bound_websockets(*ctx, *st);
   if (v.decision == safety::Decision::Ask) ++st->asked;
   done = [st, done = std::move(done)](bool ok) {
     ++(ok ? st->allowed : st->denied);
@@ -203,9 +239,10 @@ void judge(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>
   if (cannot_pause && v.decision != safety::Decision::Allow && f.resource_type == "WebSocket") {
     // Seen once it was created: the browser's list of allowed sites (Network.setBlockedURLs) and
     // the in-page guard decided before. One to an allowed site connected, whatever this verdict —
-    // the record says it went, never "deny".
+    // the record says it went, never "deny". One the secret's rule refuses was blocked by its
+    // tab's limit (limit_bound_websockets), set when the tab was bound.
     auto u = safety::parse_url(f.url);
-    if (u && st->policy->allowed(*u) && st->policy->scheme_and_address(*u).allowed) {
+    if (!secret_refused && u && st->policy->allowed(*u) && st->policy->scheme_and_address(*u).allowed) {
       json d = decision_json(tab, f, v);
       d["decision"] = "sent";
       d["by"] = "policy";
@@ -476,7 +513,10 @@ std::optional<safety::GateMode> gate_mode(const Context& ctx) {
 }
 
 void restrict_to_secret_sites(Context& ctx, const std::string& tab, const safety::Url& origin, const safety::SiteList& sites) {
-  if (auto st = ctx.gate) st->secrets->add(tab, origin, sites);
+  if (auto st = ctx.gate) {
+    st->secrets->add(tab, origin, sites);
+    limit_bound_websockets(ctx, *st);
+  }
 }
 
 std::optional<std::string> secret_origin_shown(const Context& ctx, const std::string& tab, const std::string& page_url) {

@@ -24,7 +24,26 @@ void SecretHolds::add(const std::string& tab, const safety::Url& origin, const s
     if (m_holds.size() >= kMaxHolds) index = m_holds.size() - 1;
     else m_holds.push_back({origin, sites});
   }
-  if (!tab.empty()) m_tabs[tab].insert(index);
+  if (!tab.empty()) bind(tab, index);
+}
+
+void SecretHolds::bind(const std::string& tab, size_t hold) {
+  if (m_tabs[tab].insert(hold).second) m_newly_bound.insert(tab);
+}
+
+std::vector<std::string> SecretHolds::take_newly_bound() {
+  std::lock_guard lock(m_mutex);
+  std::vector<std::string> out(m_newly_bound.begin(), m_newly_bound.end());
+  m_newly_bound.clear();
+  return out;
+}
+
+std::vector<safety::SiteList> SecretHolds::sites_binding(const std::string& tab) const {
+  std::lock_guard lock(m_mutex);
+  std::vector<safety::SiteList> out;
+  if (auto t = m_tabs.find(tab); !tab.empty() && t != m_tabs.end())
+    for (size_t i : t->second) out.push_back(m_holds[i].sites);
+  return out;
 }
 
 bool SecretHolds::empty() const {
@@ -69,7 +88,8 @@ std::optional<safety::GateVerdict> SecretHolds::judge(const RequestSource& from,
   std::set<size_t> bound;
   auto bind_tab = [&](const std::vector<size_t>& holds) {
     bound.insert(holds.begin(), holds.end());
-    if (!from.tab.empty() && !holds.empty()) m_tabs[from.tab].insert(holds.begin(), holds.end());
+    if (!from.tab.empty())
+      for (size_t i : holds) bind(from.tab, i);
   };
   if (auto t = m_tabs.find(from.tab); !from.tab.empty() && t != m_tabs.end()) bound = t->second;
   // The tab shows a document of a held origin, or is about to (a frame or its main frame loading one).

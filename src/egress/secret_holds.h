@@ -46,6 +46,10 @@ class SecretHolds {
   // The held origins ("https://bank.example") the tab is bound by or whose page it shows now;
   // nullopt when none.
   std::optional<std::string> shown(const std::string& tab, const std::string& page_url) const;
+  // The tabs bound since the last call, or bound by more holds (their WebSockets are limited anew).
+  std::vector<std::string> take_newly_bound();
+  // The sites of every hold that binds the tab (a request from it goes only where all allow).
+  std::vector<safety::SiteList> sites_binding(const std::string& tab) const;
 
  private:
   struct Hold {
@@ -57,6 +61,8 @@ class SecretHolds {
   mutable std::mutex m_mutex;
   std::vector<Hold> m_holds;
   std::map<std::string, std::set<size_t>> m_tabs;  // tab -> the holds binding it
+  std::set<std::string> m_newly_bound;
+  void bind(const std::string& tab, size_t hold);  // mutex held
 };
 
 }  // namespace ouro::egress

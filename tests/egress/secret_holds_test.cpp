@@ -48,6 +48,22 @@ TEST_F(SecretHoldsTest, TheTabItWasTypedIntoTalksOnlyToTheSecretsSitesWhereverIt
   EXPECT_EQ(v->rule, "secret's sites");
 }
 
+// The gate limits a newly bound tab's WebSockets (they cannot be paused): it learns of each tab
+// once, when the tab is bound or bound by one more secret, with the sites of every secret on it.
+TEST_F(SecretHoldsTest, EachTabIsReportedOnceWhenBoundWithTheSitesOfItsSecrets) {
+  EXPECT_EQ(holds.take_newly_bound(), std::vector<std::string>{"t1"});
+  EXPECT_TRUE(holds.take_newly_bound().empty());
+  (void)holds.judge({"t1", "https://login.bank.example/", "", ""}, request("https://bank.example/api"));
+  EXPECT_TRUE(holds.take_newly_bound().empty()) << "bound already";
+  (void)holds.judge({"t2", "https://login.bank.example/", "", ""}, request("https://bank.example/api"));
+  EXPECT_EQ(holds.take_newly_bound(), std::vector<std::string>{"t2"});
+  holds.add("t2", url("https://mail.example"), sites({"mail.example"}));
+  EXPECT_EQ(holds.take_newly_bound(), std::vector<std::string>{"t2"}) << "a second secret on it";
+  auto binding = holds.sites_binding("t2");
+  ASSERT_EQ(binding.size(), 2u);
+  EXPECT_TRUE(holds.sites_binding("t9").empty());
+}
+
 TEST_F(SecretHoldsTest, EveryTabAndFrameThatShowsTheOriginLaterIsBoundToo) {
   // Another tab, on another site: free.
   EXPECT_FALSE(refused(holds, {"t2", "https://news.example/", "", ""}, "https://cdn.example/a.js"));

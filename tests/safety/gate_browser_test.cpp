@@ -691,15 +691,31 @@ TEST(Gate, TheGuardConnectsToTheUrlItChecked) {
 }
 
 // At the end of a run its tab goes blank; a frame on another site (its own renderer) that sends
-// as it unloads is stopped first: the collector hears nothing from it.
+// as it unloads is stopped first: nothing arrives from it — at the collector (which the gate
+// refuses anyway) nor on the socket it holds to the allowed site (a message no request check
+// pauses: only the stop keeps it quiet).
 TEST(Gate, AFrameOnAnotherSiteSendsNothingAsTheTabGoesBlank) {
   // Outside any gate the frame does send as its tab moves on (so the test below can fail).
   int framed = sites().victim_hits("/unload-frame");
   size_t sent = collected_lines("POST /unload-");
-  ok(fill("const t = await openTab('{{V}}framed?tag=control'); for (let i = 0; i < 100 && !(await execInTab(t, 'document.getElementById(\"other\").contentWindow.length === 0')); i++) await new Promise((r) => setTimeout(r, 50)); "
-          "await new Promise((r) => setTimeout(r, 300)); await navigate(t, 'about:blank'); await closeTab(t)", ""));
+  {
+    // In a context of its own, gone with it (what the frame leaves is no later test's).
+    auto o = test_options();
+    o.isolated = true;
+    auto plain = session::Session::attach(runtime(), o);
+    ASSERT_TRUE(plain) << plain.error().message;
+    ok(fill("const t = await openTab('{{V}}framed?tag=control'); for (let i = 0; i < 100 && !(await execInTab(t, 'document.getElementById(\"other\").contentWindow.length === 0')); i++) await new Promise((r) => setTimeout(r, 50)); "
+            "await new Promise((r) => setTimeout(r, 300)); await navigate(t, 'about:blank'); await closeTab(t)", ""), plain->get());
+  }
   for (int i = 0; i < 100 && collected_lines("POST /unload-") == sent; ++i) std::this_thread::sleep_for(50ms);
   ASSERT_GT(collected_lines("POST /unload-"), sent) << "the frame sends nothing as it unloads, even without a gate";
+  auto socket_says = [](const std::string& prefix) {
+    size_t n = 0;
+    for (const auto& m : sites().victim_socket_messages()) n += m.rfind(prefix, 0) == 0;
+    return n;
+  };
+  for (int i = 0; i < 100 && socket_says("unload-control") == 0; ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_GT(socket_says("unload-control"), 0u) << "the frame's socket message to its embedder's site did not arrive, even without a gate";
   framed = sites().victim_hits("/unload-frame");
   {
     GateLog log;
@@ -708,7 +724,9 @@ TEST(Gate, AFrameOnAnotherSiteSendsNothingAsTheTabGoesBlank) {
     ok("await execInTab(activeTab, \"1\")", s.get());  // the run acted: its tabs are blanked at its end
   }
   // The blank page is there when the session is gone; what an unload handler sent would be on
-  // its way already.
+  // its way already (2 s: the control's message arrives well within that).
+  for (int i = 0; i < 40 && socket_says("unload-held") == 0; ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(socket_says("unload-held"), 0u) << "the frame's unload handler ran as its tab went blank and sent on its socket";
   for (const auto& line : sites().collected()) EXPECT_EQ(line.find("tag=held"), std::string::npos) << line;
 }
 

