@@ -524,7 +524,7 @@ async function groupMoved(tabId, groupId, tab, by) {
   await loaded;
   const before = tabGroup.get(tabId);
   tabGroup.set(tabId, groupId);
-  if (before === groupId) return;
+  if (before === groupId || personsTabs.has(tabId)) return;
   const left = groups.get(before), joined = groups.get(groupId);
   if (left) {
     await detachTab(tabId, 'left-group', false);
@@ -539,7 +539,21 @@ async function groupMoved(tabId, groupId, tab, by) {
   if (left || joined) publish();
 }
 
-chrome.tabs.onUpdated.addListener((tabId, change, tab) => { if ('groupId' in change) groupMoved(tabId, change.groupId, tab); });
+// The panel lists the page each held tab shows now, not the about:blank it was opened at.
+chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
+  if ('groupId' in change) groupMoved(tabId, change.groupId, tab);
+  else if (('url' in change || 'title' in change) && groups.has(tabGroup.get(tabId))) publish();
+});
+
+// A tab the person opens is theirs, even when Chrome puts it into ouro's group because the tab
+// they were on is the group's (a new tab opens beside it, with that tab as its opener): it shows
+// a browser page (the new tab page), which no web page can open. It is taken out of the group,
+// never attached.
+const personsTabs = new Set();
+function openedByThePerson(tab) {
+  const url = tab.pendingUrl || tab.url || '';
+  return url === 'about:newtab' || /^(chrome|chrome-search|chrome-untrusted):/.test(url);
+}
 
 // A tab opened from one in ouro's group (a link with target=_blank, window.open) goes into the
 // same group: the run may follow it, and the user sees it there.
@@ -548,7 +562,13 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => { if ('groupId' in cha
 chrome.tabs.onCreated.addListener(async tab => {
   await loaded;
   const openerGroup = tab.openerTabId !== undefined ? tabGroup.get(tab.openerTabId) : undefined;
-  if (groups.has(tab.groupId)) {
+  if (groups.has(tab.groupId) && openedByThePerson(tab)) {
+    personsTabs.add(tab.id);
+    tabGroup.set(tab.id, -1);
+    try { await chrome.tabs.ungroup([tab.id]); } catch (_) { /* closed already */ }
+    // chrome.tabs.onUpdated may report the move after ungroup resolves.
+    setTimeout(() => personsTabs.delete(tab.id), 2000);
+  } else if (groups.has(tab.groupId)) {
     groupMoved(tab.id, tab.groupId, tab, 'opener');
   } else {
     if (!tabGroup.has(tab.id)) tabGroup.set(tab.id, tab.groupId);

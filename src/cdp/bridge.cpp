@@ -487,8 +487,9 @@ class BridgeTransport final : public Transport {
       if (method == "Target.closeTarget" || method == "Target.activateTarget") {
         int64_t tab = tab_of_target(get_str(params, "targetId"));
         if (tab < 0 || !tabs.count(tab)) return reply(id, tl::make_unexpected(Error{Code::NotFound, method + ": no such tab in this conversation's group", nullptr}));
-        if (method == "Target.activateTarget")
-          return forward(id, json{{"tabId", tab}, {"cdpMethod", "Page.bringToFront"}, {"cdpParams", json::object()}});
+        // The run's active tab is ouro's to know, not the window's: in the person's Chrome the tab
+        // they are on stays in front (docs/guides/side-panel.md), so nothing is brought forward.
+        if (method == "Target.activateTarget") return reply(id, json::object());
         link->request("closeTab", {{"tabId", tab}}, target.request_timeout, [weak, id, tab](Result<json> r) {
           auto s = weak.lock();
           if (!s) return;

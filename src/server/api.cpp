@@ -467,7 +467,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
     if (parts.size() >= 2 && (parts[1] == "pair" || parts[1] == "pairings")) return pairing_route(parts, m, caller);
     if (parts.size() == 2 && parts[1] == "runs") {
       if (m == "GET") return from(runs->list());
-      if (m == "POST") return from(runs->create(body), 201);
+      if (m == "POST") return from(runs->create(body, nullptr, caller.kind == Principal::Kind::Extension ? caller.pairing_id : ""), 201);
     } else if (parts.size() == 3 && parts[1] == "runs" && m == "GET") {
       return from(runs->get(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "cancel" && m == "POST") {

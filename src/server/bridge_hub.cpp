@@ -105,13 +105,15 @@ void BridgeHub::accept(const std::string& pairing_id, std::shared_ptr<net::WsPee
   };
 }
 
-Result<std::shared_ptr<cdp::BridgeLink>> BridgeHub::link(std::chrono::milliseconds wait) {
+Result<std::shared_ptr<cdp::BridgeLink>> BridgeHub::link(std::chrono::milliseconds wait, const std::string& preferred) {
   std::unique_lock lock(m_mutex);
   std::shared_ptr<Socket> best;
   m_changed.wait_for(lock, wait, [&] {
     best = nullptr;
     for (auto& [id, s] : m_by_pairing)
       if (s->link && !s->link->closed() && (!best || s->order > best->order)) best = s;
+    if (auto p = m_by_pairing.find(preferred); !preferred.empty() && p != m_by_pairing.end() && p->second->link && !p->second->link->closed())
+      best = p->second;
     return best != nullptr;
   });
   if (!best)

@@ -34,10 +34,10 @@ class BridgeHub : public std::enable_shared_from_this<BridgeHub> {
   // sets the subprotocol and the 64 MiB message limit, and the handlers. Network thread.
   void accept(const std::string& pairing_id, std::shared_ptr<net::WsPeer> peer, net::WsHandlers& handlers);
 
-  // The link of the extension that said hello most recently, waiting up to `wait` for one
-  // (a service worker Chrome stopped reconnects within 30 s). FailedPrecondition, saying how to
-  // load and pair the extension, when none is connected.
-  Result<std::shared_ptr<cdp::BridgeLink>> link(std::chrono::milliseconds wait);
+  // The link of pairing `preferred` when it is connected, else of the extension that said hello
+  // most recently, waiting up to `wait` for one (a service worker Chrome stopped reconnects
+  // within 30 s). FailedPrecondition, saying how to load and pair the extension, when none is.
+  Result<std::shared_ptr<cdp::BridgeLink>> link(std::chrono::milliseconds wait, const std::string& preferred = {});
   bool connected(const std::string& pairing_id) const;
 
  private:

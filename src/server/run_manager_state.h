@@ -51,6 +51,7 @@ json event_json(const store::Database::EventRow& e);
 
 struct RunManager::Active {
   std::string id, task;
+  std::string pairing;  // the extension pairing whose side panel started it, else 
   std::thread thread;  // assigned under the manager's mutex; joined by the reaper
   std::mutex mutex;
   std::condition_variable answered;

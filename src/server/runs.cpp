@@ -175,13 +175,23 @@ void RunManager::start_waiting() {
 
 Result<json> RunManager::create(const json& body) { return create(body, nullptr); }
 
-Result<json> RunManager::create(const json& body, const Alongside& alongside) {
-  const runs::RunSpec spec = TRY(runs::parse_request(body));
+Result<json> RunManager::create(const json& body, const Alongside& alongside, const std::string& pairing) {
+  // A task typed in the extension's side panel runs in that panel's Chrome, in a tab group of its
+  // own (docs/guides/side-panel.md), unless the request names another browser or runs here go
+  // to a pool.
+  json request = body;
+  if (!pairing.empty() && m_config.bridge && !m_config.pool && request.is_object()) {
+    json& options = request["options"];
+    if (options.is_null()) options = json::object();
+    if (options.is_object() && !options.contains("browser")) options["browser"] = "extension";
+  }
+  const runs::RunSpec spec = TRY(runs::parse_request(request));
   // Settings problems (no key) are reported now, not as a failed run later.
   if (!spec.commands() && !spec.script) TRY(resolve(spec.options));
   auto run = std::make_shared<Active>();
   run->id = runs::new_run_id();
   run->task = spec.task;
+  run->pairing = pairing;
   run->log = make_log(*run, 0);
   run->row.id = run->id;
   run->row.task = run->task;
@@ -235,7 +245,7 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside) {
     m_runs[run->id] = run;
     // Started under the lock: the thread cannot hand itself to the reaper before `thread` is set.
     try {
-      run->thread = std::thread([this, run, body] { run_thread(run, body); });
+      run->thread = std::thread([this, run, request] { run_thread(run, request); });
     } catch (const std::system_error& e) {
       m_runs.erase(run->id);
       run->row.state = "failed";
@@ -645,7 +655,7 @@ Result<json> RunManager::list() {
 // the run's conversation, on the server's network thread and database.
 Result<std::shared_ptr<session::Runtime>> RunManager::bridge_runtime(const Active& run) {
   if (!m_config.bridge) return make_error(Code::FailedPrecondition, "this server takes no extension (only ouro serve does)");
-  auto link = TRY(m_config.bridge->link(std::chrono::seconds(10)));
+  auto link = TRY(m_config.bridge->link(std::chrono::seconds(10), run.pairing));
   cdp::BridgeTarget target;
   target.conversation = run.id;
   target.title = run.task.substr(0, 60);

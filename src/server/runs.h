@@ -96,8 +96,10 @@ class RunManager {
   // it: the run is stored only when it returns true, and not at all when it returns false
   // (AlreadyExists) or fails (its error). How the scheduler records a fire and the run it starts
   // at once (server/scheduler.h). Null: as create(body).
+  // `pairing`: the extension pairing whose side panel sent it — with no browser option it runs
+  // in that panel's Chrome (browser 'extension'), unless this server's runs use a pool.
   using Alongside = std::function<Result<bool>(store::Connection& c, const std::string& run_id)>;
-  Result<json> create(const json& body, const Alongside& alongside);
+  Result<json> create(const json& body, const Alongside& alongside, const std::string& pairing = {});
   Result<json> get(const std::string& id);
   Result<json> list();
   Result<json> cancel(const std::string& id);

@@ -395,7 +395,11 @@ Result<void> Session::open_urls(const std::vector<std::string>& urls) {
       std::lock_guard lock(m->sink->mutex);
       m->sink->active = first;
     }
-    TRY(b.switch_tab(first));
+    // In a window of ouro's own (a profile ouro launched) the run's tab comes to the front. In the
+    // person's Chrome (attached, or through the extension) it is the run's active tab, not the
+    // window's: the tab the person is on stays theirs and in front (and a new tab they open
+    // lands beside theirs, not in the run's group).
+    if (b.process_id().has_value()) TRY(b.switch_tab(first));
     return {};
   }
   auto timeout = m->host->context().limits.load_timeout;

@@ -349,6 +349,85 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   EXPECT_TRUE(eventually([&] { return chrome.eval(panel, "chrome.storage.local.get('credential').then(s => !s.credential)") == true; }, 10s));
 }
 
+// The side panel's guide followed word for word: plain `ouro serve`, the extension paired, a task
+// typed into the panel's Command Center runs in this Chrome, in a tab group named after it. Its
+// tabs open behind the tab the person is on, the panel lists the page each shows, and a new tab
+// the person opens that Chrome puts into the run's group is taken out and never attached.
+TEST(Bridge, ATaskTypedInThePanelRunsInThatChromeInAGroup) {
+  // The run reads its first tab's heading once the test says so (a flag in the site's storage).
+  std::string script = testing::script_file(
+      {{{"text", testing::repl_reply("for (let i = 0; i < 300 && !(await execInTab(activeTab, \"return localStorage.getItem('panel-go')\")); i++) "
+                                     "await new Promise((r) => setTimeout(r, 100)); setFinal(await getText(activeTab, 'h1'))")}}});
+  testing::ServeProcess serve(testing::temp_dir(), {{"OURO_PROVIDER", "script:" + script}});
+  ASSERT_FALSE(serve.base.empty()) << serve.log();
+  std::string ext_dir = testing::temp_dir() + "/extension";
+  ASSERT_EQ(testing::ouro_shell(testing::temp_dir(), "extension --out " + ext_dir).code, 0);
+  PersonsChromium chrome(ext_dir);
+  std::string ext = chrome.extension_id();
+  ASSERT_EQ(ext.size(), 32u) << "the extension's service worker did not start";
+  std::string panel = pair(chrome, ext, serve);
+  ASSERT_FALSE(panel.empty());
+
+  // The person is on a page of theirs, in front.
+  std::string mine = chrome.open(testing::site().url("/form"));
+  ASSERT_TRUE(eventually([&] { return chrome.eval(mine, "document.readyState") == "complete"; }, 15s));
+  ASSERT_TRUE(eventually([&] {
+    return chrome.eval(panel, "chrome.tabs.query({}).then(ts => ts.find(t => (t.url || '').endsWith('/form'))).then(t => t ? "
+                              "chrome.tabs.update(t.id, {active: true}).then(() => true) : false)") == true;
+  }, 10s));
+
+  // The task, typed into the panel's Command Center as a person does.
+  ASSERT_TRUE(eventually([&] { return chrome.eval(panel, "!!document.getElementById('task-form')") == true; }, 30s))
+      << "the panel shows no Command Center: " << chrome.eval(panel, "document.body.innerText").dump();
+  chrome.eval(panel, "document.getElementById('task').value = 'Read the heading for me'; document.getElementById('urls').value = '" +
+                         testing::site().url("/") + " " + testing::site().url("/list") + "'; document.getElementById('task-form').requestSubmit(); true");
+  std::string id;
+  ASSERT_TRUE(eventually([&] {
+    Http runs = serve.get("/api/runs");
+    for (const auto& r : runs.body.is_array() ? runs.body : json::array())
+      if (get_str(r, "task") == "Read the heading for me") id = get_str(r, "id");
+    return !id.empty();
+  }, 30s)) << serve.get("/api/runs").raw;
+
+  // Its two tabs are in a group named after it; the panel lists their pages.
+  const std::string front = "chrome.tabs.query({active: true}).then(ts => ts.map(t => t.url))";
+  json grouped;
+  ASSERT_TRUE(eventually([&] {
+    grouped = chrome.eval(panel, "chrome.tabs.query({}).then(ts => ts.filter(t => t.groupId !== -1).map(t => ({id: t.id, url: t.url, index: t.index})))");
+    return grouped.is_array() && grouped.size() == 2 && grouped.dump().find("/list") != std::string::npos;
+  }, 60s)) << grouped.dump() << "\n" << serve.get("/api/runs/" + id).raw.substr(0, 3000) << "\n" << serve.log().substr(0, 3000);
+  json titles = chrome.eval(panel, "chrome.tabGroups.query({}).then(gs => gs.map(g => g.title))");
+  EXPECT_NE(titles.dump().find("Read the heading for me"), std::string::npos) << titles.dump();
+  json listed;
+  EXPECT_TRUE(eventually([&] {
+    listed = chrome.eval(panel, "[...document.querySelectorAll('#ext-groups [title]')].map(e => e.title).join(' | ')");
+    return listed.is_string() && listed.get<std::string>().find(testing::site().url("/list")) != std::string::npos;
+  }, 15s)) << "the panel's list of held tabs: " << listed.dump();
+  EXPECT_EQ(listed.dump().find("about:blank"), std::string::npos) << listed.dump();
+  // The person's tab is still the one in front.
+  json active = chrome.eval(panel, front);
+  EXPECT_NE(active.dump().find("/form"), std::string::npos) << "the run's tab took the person's focus: " << active.dump();
+
+  // A new tab the person opens between the group's tabs (where Chrome groups it).
+  int64_t between = std::max(get_int(grouped[0], "index", 0), get_int(grouped[1], "index", 0));
+  json opened = chrome.eval(panel, "chrome.tabs.create({url: 'chrome://newtab/', index: " + std::to_string(between) +
+                                       ", active: false}).then(t => t.id)");
+  ASSERT_TRUE(opened.is_number()) << opened.dump();
+  std::string tab = opened.dump();
+  EXPECT_TRUE(eventually([&] { return chrome.eval(panel, "chrome.tabs.get(" + tab + ").then(t => t.groupId === -1)") == true; }, 10s))
+      << "the person's new tab stayed in the run's group";
+  json attached = chrome.eval(panel, "chrome.debugger.getTargets().then(ts => ts.filter(t => t.tabId === " + tab + " && t.attached).length)");
+  EXPECT_EQ(attached, 0) << "the person's new tab was attached";
+
+  chrome.eval(mine, "localStorage.setItem('panel-go', '1'); true");
+  json run = serve.wait_state(id, {"done", "failed", "partial", "cancelled"}, 90s);
+  EXPECT_EQ(run["state"], "done") << run.dump();
+  EXPECT_EQ(run["final"], "Fixture Home") << run.dump();
+  bool placed = false;
+  for (const auto& e : serve.events(id)) placed = placed || (e["type"] == "placement" && e["data"]["endpoint"] == "extension");
+  EXPECT_TRUE(placed) << "the panel's run did not go to the extension";
+}
+
 // ouro killed while a run holds a tab in the person's Chrome: the extension lets go of the tab, and
 // what the run put into its page (a timer that keeps sending) must not go on unheld.
 TEST(Bridge, AKilledOuroLeavesNoRunCodeWorkingInThePersonsTabs) {

@@ -721,7 +721,9 @@
     setRunning(true);
     try {
       await contextReady;
-      const options = { context: $('context').value, mode: $('mode').value };
+      // In the extension's side panel the run works in this Chrome (docs/guides/side-panel.md):
+      // ouro sends it there, in the person's profile, when no context is asked for.
+      const options = endpoint ? { mode: $('mode').value } : { context: $('context').value, mode: $('mode').value };
       if ($('agent').value !== 'rlm') options.agent = $('agent').value;
       const run = await api('POST', '/api/runs', { task, urls, options });
       $('task').value = '';
@@ -736,7 +738,15 @@
   // user's), until the user picks one; the pick is remembered.
   const CONTEXT_KEY = 'ouro.context';
   $('context').addEventListener('change', () => localStorage.setItem(CONTEXT_KEY, $('context').value));
-  const contextReady = (async () => {
+  if (endpoint) {
+    // The side panel's runs work in this Chrome: the choice is not the panel's to make.
+    const sel = $('context');
+    sel.replaceChildren(new Option('This Chrome', 'mine'));
+    sel.disabled = true;
+    sel.dataset.ready = '1';
+    sel.closest('label').title = "In the side panel a run works in this Chrome, in your profile, in a tab group of its own.";
+  }
+  const contextReady = endpoint ? Promise.resolve() : (async () => {
     const saved = localStorage.getItem(CONTEXT_KEY);
     if (saved === 'mine' || saved === 'clean') $('context').value = saved;
     else try { const s = await api('GET', '/api/settings'); if (s.default_context) $('context').value = s.default_context; } catch (err) { /* keep the first */ }
