@@ -53,6 +53,7 @@ std::string list_candidates(const json& cands) {
   for (const auto& c : cands) {
     if (!out.empty()) out += ", ";
     out += get_str(c, "ref") + " " + get_str(c, "role") + " " + in_quotes(get_str(c, "name"));
+    if (std::string item = get_str(c, "item"); !item.empty()) out += " of " + in_quotes(item);
     if (c.contains("score") && c["score"].is_number() && c["score"].get<double>() > 0) out += fmt::format(" ({:.2f})", c["score"].get<double>());
   }
   return out;

@@ -61,10 +61,11 @@ std::vector<Capability> build() {
   g = "Page Affordances";
   const std::string Within = "string";  // a landmark (main, nav, header, footer, aside) or a ref
   host(g, "snapshot", {kTab, {"options", "{ kind?: string, text?: string, topK?: integer(1..200), within?: " + Within + " }", true}},
-       "{ url, title, login, landmarks, actions: Array<{ ref, role, name, kind?, landmark?, fold?, n?, col? }>, forms: Array<{ ref?, purpose?, fields, submit? }>, collections: Array<{ ref, name, fields, count }>, frames?: Array<{ ref, url, frame?, title?, error? }>, more? }",
+       "{ url, title, login, landmarks, actions: Array<{ ref, role, name, kind?, landmark?, fold?, n?, col?, each?: Array<{ ref, item }> }>, forms: Array<{ ref?, purpose?, fields, submit? }>, collections: Array<{ ref, name, fields, count }>, frames?: Array<{ ref, url, frame?, title?, error? }>, more? }",
        "What can be done on the page, small (≤ 30 actions, 20 forms, 20 collections, ~4,000 tokens): each with a ref (e12) usable as a selector "
-       "anywhere; cross-origin frames are entered and their refs carry the frame's prefix (f2e12). options ask for more: kind ('action'|'form'|"
-       "'collection' or a kind such as 'search', 'pagination'), text to match, topK, within.",
+       "anywhere; cross-origin frames are entered and their refs carry the frame's prefix (f2e12). A control repeated in every item of a "
+       "collection col is one action: n items have it, each names the first six by their item's words ('Green pen $3.50') with their own refs. "
+       "options ask for more: kind ('action'|'form'|'collection' or a kind such as 'search', 'pagination'), text to match, topK, within.",
        Risk::Read, snapshot);
   host(g, "details", {kTab, {"refs", "string|string[]"}},
        "Array<{ ref, role, name, selector, alternates: string[], framePath: string[], landmark?, rect, visible, enabled, tag, href? } | { ref, error }>",

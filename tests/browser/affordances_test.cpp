@@ -113,6 +113,31 @@ TEST(Find, PutsTheObviousTargetFirst) {
   EXPECT_EQ(first("shopping cart"), "Cart");
 }
 
+// A control repeated in every card is one action, and it says which card each of the first few
+// belongs to; words that match several of them name their cards in the error.
+TEST(Snapshot, ARepeatedControlNamesTheItemsItBelongsTo) {
+  json s = ok("const t = await openTab('{{/pcd/shop}}'); await snapshot(t)");
+  json add;
+  for (const auto& a : s["actions"])
+    if (get_str(a, "name") == "Add to cart") add = a;
+  ASSERT_TRUE(add.is_object()) << s.dump();
+  EXPECT_EQ(get_int(add, "n"), 30);
+  ASSERT_TRUE(add["each"].is_array()) << add.dump();
+  ASSERT_EQ(add["each"].size(), 6u) << add.dump();
+  EXPECT_EQ(get_str(add["each"][0], "item"), "Widget 1 $3,499.00 ★") << add.dump();
+  EXPECT_EQ(get_str(add["each"][1], "item"), "Widget 2 $6,499.00 ★") << add.dump();
+  // Each ref is that card's own button.
+  json card = ok("(await details(activeTab, " + add["each"][1]["ref"].dump() + "))[0]");
+  EXPECT_EQ(get_str(card, "name"), "Add to cart");
+  json clicked = ok("await execInTab(activeTab, \"document.querySelectorAll('button.add')[1].onclick = () => { document.title = 'second'; }; return 1\"); "
+                    "await click(activeTab, " + add["each"][1]["ref"].dump() + "); await execInTab(activeTab, 'return document.title')");
+  EXPECT_EQ(clicked, "second");
+  json said = ok("let out; try { out = JSON.stringify(await act(activeTab, 'click Add to cart')); } catch (e) { out = String(e.message || e); } out");
+  std::string err = said.is_string() ? said.get<std::string>() : said.dump();
+  EXPECT_NE(err.find("Widget 1 $3,499.00"), std::string::npos) << err;
+  EXPECT_NE(err.find("Widget 2 $6,499.00"), std::string::npos) << err;
+}
+
 TEST(Extract, RowsOfAGridAndAFiveHundredRowTable) {
   json s = ok("const t = await openTab('{{/pcd/shop}}'); await snapshot(t)");
   // One "Add to cart" standing for all 30, tied to the grid.

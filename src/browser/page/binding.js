@@ -323,8 +323,17 @@
   function out(c, confidence, how) {
     return { ref: P.refOf(c.el), role: c.role, name: c.name, confidence: Math.round(Math.min(1, confidence) * 100) / 100, how };
   }
+  // Candidates as the error lists them; those that share a name (three "Buy" buttons) say which
+  // row or card each belongs to.
   function listed(cs) {
-    return cs.slice(0, 5).map(c => ({ ref: P.refOf(c.el), role: c.role, name: c.name, score: Math.round((c.score || 0) * 100) / 100 }));
+    const shown = cs.slice(0, 5);
+    const names = new Map();
+    for (const c of shown) names.set(c.name, (names.get(c.name) || 0) + 1);
+    return shown.map(c => {
+      const o = { ref: P.refOf(c.el), role: c.role, name: c.name, score: Math.round((c.score || 0) * 100) / 100 };
+      if (names.get(c.name) > 1 && P.itemWords) { const item = P.itemWords(c.el); if (item) o.item = item; }
+      return o;
+    });
   }
 
   // The element (tab, summary, toggle) that shows a hidden one.

@@ -375,6 +375,29 @@
   }
 
   // The collection item an element belongs to: {col, index}.
+  // An item's words without the control's own name, on one line: "Green pen $3.50" for the
+  // "Buy" of a product card.
+  const EACH_MAX = 6;
+  function itemLabel(item, name, ctx) {
+    // Its text nodes one by one (textContent runs "Widget 1" and "$3.50" together), boundedly.
+    let text = '';
+    try {
+      const walker = item.ownerDocument.createTreeWalker(item, NodeFilter.SHOW_TEXT, {
+        acceptNode: n => (n.parentElement && /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(n.parentElement.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+      });
+      for (let n = walker.nextNode(), seen = 0; n && text.length < 400 && seen < 500; n = walker.nextNode(), seen++) {
+        const t = norm(n.data);
+        if (t) text += (text ? ' ' : '') + t;
+      }
+    } catch (_) { text = textOf(item, ctx); }
+    const own = norm(name || '');
+    if (own) {
+      const at = text.lastIndexOf(own);
+      if (at >= 0) text = (text.slice(0, at) + ' ' + text.slice(at + own.length)).replace(/\s+/g, ' ').trim();
+    }
+    return clip(text, 60);
+  }
+
   function itemOf(el, cols) {
     if (!cols.itemMap) {
       cols.itemMap = new Map();

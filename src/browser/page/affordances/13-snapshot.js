@@ -166,8 +166,8 @@
         let m = templates.get(key);
         if (!m) templates.set(key, m = new Map());
         let t = m.get(tk);
-        if (!t) m.set(tk, t = { first: c, items: new Set(), col: it.col });
-        t.items.add(it.index);
+        if (!t) m.set(tk, t = { first: c, items: new Map(), col: it.col });
+        if (!t.items.has(it.index)) t.items.set(it.index, c);
         continue;
       }
       acts.push(c);
@@ -178,6 +178,10 @@
           const c = t.first;
           c.n = t.items.size;
           c.col = t.col;
+          // Which item each of the first few belongs to ("Buy" of "Green pen $3.50"), so a repeated
+          // control is named by its row or card, not only counted.
+          c.each = [...t.items.entries()].sort((x, y) => x[0] - y[0]).slice(0, EACH_MAX)
+            .map(([i, e]) => ({ el: e.el, item: itemLabel(t.col.items[i], e.name, ctx) }));
           acts.push(c);
         }
       }
@@ -255,6 +259,7 @@
         if (c.lm) a.landmark = c.lm;
         if (inFold(c.g)) a.fold = true;
         if (c.n) { a.n = c.n; a.col = refs(c.col.el); }
+        if (c.each) a.each = c.each.map(e => ({ ref: refs(e.el), item: e.item }));
         if (o.text && c.score != null) a.score = c.score;
         return a;
       });

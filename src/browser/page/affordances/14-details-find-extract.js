@@ -223,6 +223,18 @@
     return out;
   }
 
+  // The words of the collection item (row, card) an element belongs to, without its own name:
+  // which "Buy" of three it is ("Green pen $3.50"); "" when it belongs to none.
+  function itemWords(el) {
+    const ctx = newCtx(300);
+    const own = accessibleName(el, ctx);
+    const cols = tryOr(() => detectCollections(ctx, candidates(ctx, null), null), []);
+    const it = cols.length ? itemOf(el, cols) : null;
+    if (it) return itemLabel(it.col.items[it.index], own, ctx);
+    const c = tryOr(() => el.parentElement && el.parentElement.closest('tr,li,article,[role=row],[role=listitem],[role=article]'), null);
+    return c ? itemLabel(c, own, ctx) : '';
+  }
+
   function usePrefix(p) {
     if (typeof p === 'string' && /^(f\d+)?$/.test(p)) REFS.prefix = p;
     return REFS.prefix;
@@ -234,7 +246,7 @@
       resolveAll: selector => resolveAll(selector), resolve,
       role: el => roleOf(el, null), accessibleName: el => accessibleName(el, null),
       elements, refOf: el => refFor(el, newCtx()), stateOf, text: TEXT, textOf: el => textOf(el, newCtx()),
-      visible: el => geom(el, newCtx()).vis, landmarkOf: el => landmark(el, newCtx()),
+      visible: el => geom(el, newCtx()).vis, landmarkOf: el => landmark(el, newCtx()), itemWords,
       version: 1,
     }),
     enumerable: false,
