@@ -17,6 +17,7 @@ namespace ouro::testing {
 RemoteChromium::RemoteChromium(std::string d, const std::string& extension_dir) : dir(std::move(d)) {
   using namespace std::chrono_literals;
   std::filesystem::create_directories(dir);
+  std::fflush(nullptr);  // else the child's freopen writes out what the parent had not yet flushed
   pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
