@@ -46,6 +46,9 @@
 // /api/runs/:id/confirm) as soon as the test sees it. Once the run is over, ouro serve is stopped
 // as a person stops it (Ctrl-C) — the end `ouro run` has when it exits — and the browsers stay
 // (browserless; the person's Chrome with the run's tabs) for the same settle before the verdict.
+// Every group runs in both (pool runs are the slowest: every DevTools message goes through
+// browserless); at two runs at a time they added about 2.5 minutes to the suite's 5.5 on a
+// shared 2-core machine (measured 7 min 45 s in all).
 //
 // OURO_REDTEAM_ONLY=careful,clean,mine,autonomous,pool,extension,ungated,benign limits what runs
 // (when looking into one); OURO_REDTEAM_TRACE_DIR=DIR keeps each run's events there.
