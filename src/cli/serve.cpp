@@ -99,6 +99,13 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
   server::RunManager::Config rc;
   rc.data_dir = flags.base_data_dir.empty() ? data_dir : flags.base_data_dir;  // API keys are not per workspace
   rc.workspace = flags.workspace;
+  // --secret for every run; checked here, so that a missing $OURO_SECRET_NAME stops the server
+  // rather than each run (with a browser of its own the base session checked it already).
+  for (const auto& flag : flags.secrets) {
+    safety::SecretStore check;
+    TRY(safety::add_secret_from_flag(check, flag));
+  }
+  rc.secret_flags = flags.secrets;
   rc.hooks = hooks::Pipeline::create(TRY(hooks::load_hooks_config(config_path_of(flags))));
   rc.action_timeout = std::chrono::milliseconds(flags.action_timeout_ms);
   rc.confirm_timeout = std::chrono::seconds(confirm_timeout_s);

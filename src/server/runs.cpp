@@ -363,6 +363,12 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   if (!m_config.ouro_binary.empty()) setup.base.repl.executable = m_config.ouro_binary;
   setup.base.limits.action_timeout = m_config.action_timeout;
   setup.file = std::move(*file);
+  if (!m_config.secret_flags.empty()) {
+    auto secrets = setup.file.secrets ? std::make_shared<safety::SecretStore>(*setup.file.secrets) : std::make_shared<safety::SecretStore>();
+    for (const auto& flag : m_config.secret_flags)
+      if (auto added = safety::add_secret_from_flag(*secrets, flag); !added) return fail(added.error().message);
+    setup.file.secrets = std::move(secrets);
+  }
   setup.model_flags = model_flags();
   if (!m_config.config_path.empty()) setup.model_flags.file = settings_file->data;
   setup.stored_settings = stored_llm_settings().value_or(json::object());

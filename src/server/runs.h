@@ -57,6 +57,9 @@ class RunManager {
     // settings file's "hooks"); null: none. Shared: `ouro run` and tests make their own.
     std::shared_ptr<hooks::Pipeline> hooks;
     std::string workspace;  // --workspace NAME ("" = the default data directory), for GET /api/settings
+    // `ouro serve --secret NAME@SITE` (the value from $OURO_SECRET_NAME): each run has these
+    // secrets over the settings file's, as `ouro run --secret` does (cli/flags.cpp).
+    std::vector<std::string> secret_flags;
     // A pool of remote browsers (session/pool.h): each run is placed on one of its endpoints, in a
     // context of its own, instead of the runtime's browser, and moves to another endpoint at its
     // next iteration boundary when its endpoint dies. null: the runtime's browser.

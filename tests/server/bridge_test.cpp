@@ -6,11 +6,9 @@
 // run with options.browser "extension" that reads a fixture page opened in its tab group. The
 // tab the user has open outside the group is never attached, and the egress gate, working
 // through chrome.debugger's Fetch, refuses the run's fetch to another loopback port.
+#include "persons_chromium.h"
 #include "serve_process.h"
 
-#include "browser/launcher.h"
-#include "cdp/connection.h"
-#include "cdp/transport.h"
 #include "net/http_server.h"
 #include "net/io.h"
 
@@ -32,64 +30,8 @@ namespace {
 using namespace std::chrono_literals;
 using testing::Http;
 
-// Polls `fn` every 100 ms until it is true or `timeout` passes.
-bool eventually(const std::function<bool()>& fn, std::chrono::milliseconds timeout) {
-  auto until = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < until) {
-    if (fn()) return true;
-    std::this_thread::sleep_for(100ms);
-  }
-  return fn();
-}
-
-// The person's browser: Chromium with ouro's extension, driven over a pipe only the test holds.
-struct PersonsChromium {
-  std::unique_ptr<net::IoThread> io = net::IoThread::start();
-  std::unique_ptr<browser::ChromiumProcess> process;
-  std::unique_ptr<cdp::Connection> conn;
-
-  // `extension_dir`: one folder, or several separated by commas (installed in that order).
-  explicit PersonsChromium(const std::string& extension_dir) {
-    browser::LaunchOptions o;
-    o.extra_args = {"--disable-extensions-except=" + extension_dir, "--load-extension=" + extension_dir};
-    auto p = browser::ChromiumProcess::spawn(o);
-    if (!p) throw std::runtime_error(p.error().message);
-    process = std::move(*p);
-    conn = cdp::Connection::create(cdp::make_pipe_transport(*io, process->read_fd(), process->write_fd()));
-  }
-
-  // ouro's extension's id, from its service worker's URL.
-  std::string extension_id() {
-    std::string id;
-    eventually([&] {
-      auto targets = conn->call("Target.getTargets");
-      if (!targets) return false;
-      for (const auto& t : get_array(*targets, "targetInfos")) {
-        std::string url = get_str(t, "url");
-        if (get_str(t, "type") == "service_worker" && url.rfind("chrome-extension://", 0) == 0 && url.ends_with("/service_worker.js"))
-          id = url.substr(19, 32);
-      }
-      return !id.empty();
-    }, 15s);
-    return id;
-  }
-
-  // Opens a tab at url and attaches to it: its session id.
-  std::string open(const std::string& url) {
-    auto created = conn->call("Target.createTarget", {{"url", url}});
-    if (!created) throw std::runtime_error(created.error().message);
-    auto attached = conn->call("Target.attachToTarget", {{"targetId", (*created)["targetId"]}, {"flatten", true}});
-    if (!attached) throw std::runtime_error(attached.error().message);
-    return (*attached)["sessionId"];
-  }
-
-  json eval(const std::string& session, const std::string& expression) {
-    auto r = conn->call("Runtime.evaluate", {{"expression", expression}, {"awaitPromise", true}, {"returnByValue", true}}, session, 15s);
-    if (!r) return json{{"error", r.error().message}};
-    if (r->contains("exceptionDetails")) return json{{"exception", (*r)["exceptionDetails"]}};
-    return get_field(get_field(*r, "result"), "value");
-  }
-};
+using testing::eventually;
+using testing::PersonsChromium;
 
 // A site no run may send anything to: it counts what reaches it.
 struct Collector {
@@ -150,44 +92,6 @@ struct Listener {
   }
 };
 
-// Pairs the extension with `serve` as a person does it: the side panel's page, ouro's port, the
-// code ouro serve shows. The panel's tab session, or "" (and a test failure) when it did not pair.
-std::string pair(PersonsChromium& chrome, const std::string& ext, testing::ServeProcess& serve) {
-  std::string port = serve.base.substr(serve.base.rfind(':') + 1);
-  std::string panel = chrome.open("chrome-extension://" + ext + "/sidepanel.html");
-  // The panel's script has run once it has shown the connection's state (before that, a submit
-  // would be the form's default one).
-  if (!eventually([&] {
-        return chrome.eval(panel, "(document.getElementById('ext-conn') || {}).textContent !== 'Looking for ouro…'") == true;
-      }, 15s)) {
-    ADD_FAILURE() << "the side panel did not start";
-    return "";
-  }
-  if (!eventually([&] {
-        chrome.eval(panel, "if (document.getElementById('ext-pair').hidden) { document.getElementById('ext-port').value = '" + port +
-                               "'; document.getElementById('ext-port-form').requestSubmit(); } true");
-        return eventually([&] { return chrome.eval(panel, "!document.getElementById('ext-pair').hidden") == true; }, 5s);
-      }, 30s)) {
-    ADD_FAILURE() << "the panel asks for no code: " << chrome.eval(panel, "document.body.innerText").dump();
-    return "";
-  }
-  Http code = serve.get("/api/pair/code");
-  if (code.status != 200) {
-    ADD_FAILURE() << code.raw;
-    return "";
-  }
-  chrome.eval(panel, "document.getElementById('ext-code').value = '" + code.body["code"].get<std::string>() +
-                         "'; document.getElementById('ext-pair').requestSubmit(); true");
-  if (!eventually([&] {
-        Http list = serve.get("/api/pairings");
-        return list.status == 200 && list.body.size() == 1 && list.body[0]["connected"] == true;
-      }, 30s)) {
-    ADD_FAILURE() << serve.get("/api/pairings").raw << "\n" << serve.log();
-    return "";
-  }
-  return panel;
-}
-
 TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   testing::ServeProcess serve(testing::temp_dir());
   ASSERT_FALSE(serve.base.empty()) << serve.log();
@@ -232,7 +136,7 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   const std::string preconnect = preconnect_to(preconnects);
 
   // Pairing, as a person does it.
-  std::string panel = pair(chrome, ext, serve);
+  std::string panel = testing::pair(chrome, ext, serve);
   ASSERT_FALSE(panel.empty());
   EXPECT_EQ(serve.get("/api/pairings").body[0]["origin"], "chrome-extension://" + ext);
 
@@ -438,7 +342,7 @@ TEST(Bridge, AKilledOuroLeavesNoRunCodeWorkingInThePersonsTabs) {
   PersonsChromium chrome(ext_dir);
   std::string ext = chrome.extension_id();
   ASSERT_EQ(ext.size(), 32u) << "the extension's service worker did not start";
-  std::string panel = pair(chrome, ext, serve);
+  std::string panel = testing::pair(chrome, ext, serve);
   ASSERT_FALSE(panel.empty());
 
   Collector collector;

@@ -116,6 +116,27 @@ TEST(Operations, MetricsMoveWithARunAndProbesAnswer) {
   EXPECT_NE(out.find("(2 iterations"), std::string::npos) << out;
 }
 
+// `ouro serve --secret NAME@SITE` is every run's secret, as `ouro run --secret` is the run's
+// (docs/reference/commands.md): the run types it on its site, reads back only its mask, and a
+// missing $OURO_SECRET_NAME stops the server at start, naming it.
+TEST(Operations, ServesSecretIsEveryRunsSecret) {
+  std::string origin = site().url("/");
+  origin.pop_back();
+  auto missing = ouro_shell(temp_dir(), "serve --port 0 --secret vault@" + origin);
+  EXPECT_NE(missing.code, 0);
+  EXPECT_NE(missing.err.find("OURO_SECRET_VAULT"), std::string::npos) << missing.err;
+
+  ServeProcess s(temp_dir(), {{"OURO_SECRET_VAULT", "vault-pass-8841"}}, {"--secret", "vault@" + origin});
+  ASSERT_FALSE(s.base.empty()) << s.log();
+  std::string code = "await type(activeTab, '#name', secret('vault'));\nsetFinal(await execInTab(activeTab, \"document.getElementById('name').value\"))";
+  Http r = s.post("/api/runs", {{"task", "Type the vault's pass"}, {"urls", {site().url("/form")}},
+                                {"options", {{"provider", "script:" + script_file({{{"text", repl_reply(code)}}})}}}});
+  ASSERT_EQ(r.status, 201) << r.raw;
+  json run = s.wait_state(r.body["id"], {"done", "failed", "partial"});
+  EXPECT_EQ(run.value("state", ""), "done") << run.dump();
+  EXPECT_EQ(run["final"], "[SECRET:vault]") << run.dump();
+}
+
 TEST(Operations, ListenOffLoopbackNeedsTheOperatorsToken) {
   auto refused = ouro_shell(temp_dir(), "serve --port 0 --no-open --listen 0.0.0.0:0");
   EXPECT_NE(refused.code, 0);

@@ -14,9 +14,10 @@
 
 namespace ouro::testing {
 
-RemoteChromium::RemoteChromium(std::string d) : dir(std::move(d)) {
+RemoteChromium::RemoteChromium(std::string d, const std::string& extension_dir) : dir(std::move(d)) {
   using namespace std::chrono_literals;
   std::filesystem::create_directories(dir);
+  std::fflush(nullptr);  // else the child's freopen writes out what the parent had not yet flushed
   pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
@@ -25,9 +26,15 @@ RemoteChromium::RemoteChromium(std::string d) : dir(std::move(d)) {
     std::string exe = env && *env ? env : "/usr/bin/chromium";
     std::vector<std::string> args = {exe, "--headless", "--disable-gpu", "--remote-debugging-port=0", "--user-data-dir=" + dir, "--no-first-run",
                                      "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
-                                     "--disable-sync", "--disable-extensions", "--disable-breakpad", "--disable-back-forward-cache",
+                                     "--disable-sync", "--disable-breakpad", "--disable-back-forward-cache",
                                      "--disable-features=Translate,MediaRouter,OptimizationHints,PaintHolding", "--password-store=basic",
                                      "--use-mock-keychain", "--mute-audio", "--hide-scrollbars"};
+    if (extension_dir.empty()) {
+      args.push_back("--disable-extensions");
+    } else {
+      args.push_back("--disable-extensions-except=" + extension_dir);
+      args.push_back("--load-extension=" + extension_dir);
+    }
     if (geteuid() == 0) args.push_back("--no-sandbox");
     args.push_back("about:blank");
     std::vector<char*> argv;
@@ -41,8 +48,11 @@ RemoteChromium::RemoteChromium(std::string d) : dir(std::move(d)) {
   for (auto until = std::chrono::steady_clock::now() + 30s; std::chrono::steady_clock::now() < until && port == 0;
        std::this_thread::sleep_for(50ms)) {
     std::ifstream in(dir + "/DevToolsActivePort");
-    std::string first;
-    if (std::getline(in, first) && !first.empty()) port = std::atoi(first.c_str());
+    std::string first, second;
+    if (std::getline(in, first) && std::getline(in, second) && !first.empty()) {
+      port = std::atoi(first.c_str());
+      browser_path = second;
+    }
   }
 }
 

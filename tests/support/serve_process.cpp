@@ -30,6 +30,7 @@ void child_environment(const std::string& dir, const std::vector<std::pair<std::
 
 pid_t spawn_ouro(const std::string& data_dir, const std::vector<std::string>& args, const std::string& out_file,
                  const std::vector<std::pair<std::string, std::string>>& env, int stdin_fd) {
+  std::fflush(nullptr);  // as in ServeProcess
   pid_t pid = fork();
   if (pid == 0) {
     child_environment(data_dir, env);
@@ -80,6 +81,8 @@ ServeProcess::ServeProcess(std::string data_dir, const std::vector<std::pair<std
     : dir(std::move(data_dir)) {
   std::string out = dir + "/serve-out.txt";
   std::remove(out.c_str());
+  // What the test has printed but not flushed would be flushed again by the child's freopen.
+  std::fflush(nullptr);
   pid = fork();
   if (pid == 0) {
     child_environment(dir, env);
