@@ -49,10 +49,23 @@ namespace {
 std::string clip_args(const json& args) { return clip_head(dump_json(args), 200); }
 }  // namespace
 
-Host::Outcome Host::run(const std::string& function, const json& args) {
+Host::Outcome Host::run(const std::string& function, const json& given) {
   const Capability* cap = find(function);
   if (!cap || cap->where != Where::Host || !cap->impl) return {errorf(Code::NotFound, "'{}' is not a host function", function), {}};
-  if (auto checked = check_args(*cap, args); !checked) return {tl::make_unexpected(checked.error()), {}};
+  if (auto checked = check_args(*cap, given); !checked) return {tl::make_unexpected(checked.error()), {}};
+  // The user's before_tool_call hooks may refuse the call or change its arguments (checked again).
+  json args = given;
+  if (auto hooks = m_ctx->hooks(); hooks && hooks->before_call) {
+    auto decided = hooks->before_call(function, given);
+    if (!decided) return {tl::make_unexpected(decided.error()), {}};
+    if (*decided != given) {
+      args = std::move(*decided);
+      if (auto checked = check_args(*cap, args); !checked)
+        return {errorf(Code::InvalidArgument, "{}: a before_tool_call hook changed its arguments into ones it does not take: {}", function,
+                       checked.error().message),
+                {}};
+    }
+  }
   if (auto allowed = check_permission(*cap, args); !allowed) return {tl::make_unexpected(allowed.error()), {}};
   std::string tab;
   if (!cap->params.empty() && cap->params[0].name == "tabId" && !args.empty() && args[0].is_string()) tab = args[0].get<std::string>();

@@ -147,6 +147,7 @@ Run::Run(session::Session& session, llm::Provider& provider, RunOptions options,
     if (alive->run) alive->run->emit(type, data);
   };
   hooks->recorded = m_options.recorded;
+  hooks->before_call = m_options.before_call;
   m_session.host().context().set_hooks(std::move(hooks));
   egress::deliver_early(m_session.host().context());
   // Never blocks: the listener runs on the network thread.

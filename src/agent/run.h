@@ -74,6 +74,9 @@ struct RunOptions {
   // loss and no complete event — so the caller can move it to another browser from the last good
   // checkpoint. Otherwise (false) every call fails "the browser is gone: …" and the model sees it.
   bool stop_when_browser_lost = false;
+  // The settings file's before_tool_call hooks (runs/hook_points.h): each host call's arguments to
+  // go on with, or its refusal, which the model sees as the call's error. Unset: none.
+  std::function<Result<json>(const std::string& function, const json& args)> before_call;
 };
 
 struct RunResult {

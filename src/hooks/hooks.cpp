@@ -38,6 +38,10 @@ using Clock = std::chrono::steady_clock;
 
 constexpr size_t kMaxData = 64 * 1024;  // a payload's `data`, as JSON text
 constexpr size_t kMaxOutput = 4096;     // what a command prints or a webhook answers, kept for the log
+// A deciding point's data goes whole (a hook may change it), up to this; its answer too.
+constexpr size_t kMaxDecidingData = 4 * 1024 * 1024;
+constexpr size_t kMaxAnswer = 8 * 1024 * 1024;
+constexpr std::chrono::milliseconds kDecidingTimeout{1000};
 constexpr int64_t kMaxTimeoutMs = 60000;
 
 // The variables a command gets from ouro's environment (whatever else it holds stays here).
@@ -90,6 +94,7 @@ json bounded_data(const json& data) {
 struct Outcome {
   enum Kind { Ok, Failed, TimedOut } kind = Ok;
   std::string detail;  // what went wrong, with the output's tail
+  std::string output;  // what it printed or answered (up to the caller's limit)
 };
 
 std::string tail_of(const std::string& output) {
@@ -109,7 +114,8 @@ Clock::time_point effective(Clock::time_point deadline, const std::atomic<int64_
   return Clock::time_point(Clock::duration(h));
 }
 
-Outcome run_command(const Hook& hook, Point point, const std::string& payload, Clock::time_point own_deadline, const std::atomic<int64_t>& hard) {
+Outcome run_command(const Hook& hook, Point point, const std::string& payload, Clock::time_point own_deadline, const std::atomic<int64_t>& hard,
+                    size_t max_output = kMaxOutput) {
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
   std::vector<std::string> env = command_environment(point);
   std::vector<char*> argv, envp;
@@ -192,7 +198,7 @@ Outcome run_command(const Hook& hook, Point point, const std::string& payload, C
       char buf[4096];
       ssize_t n;
       while ((n = read(out_fd, buf, sizeof buf)) > 0)
-        if (output.size() < kMaxOutput) output.append(buf, std::min(static_cast<size_t>(n), kMaxOutput - output.size()));
+        if (output.size() < max_output) output.append(buf, std::min(static_cast<size_t>(n), max_output - output.size()));
       if (n == 0) {
         close(out_fd);
         out_fd = -1;
@@ -203,7 +209,7 @@ Outcome run_command(const Hook& hook, Point point, const std::string& payload, C
     char buf[4096];
     ssize_t n;
     while ((n = read(out_fd, buf, sizeof buf)) > 0)
-      if (output.size() < kMaxOutput) output.append(buf, std::min(static_cast<size_t>(n), kMaxOutput - output.size()));
+      if (output.size() < max_output) output.append(buf, std::min(static_cast<size_t>(n), max_output - output.size()));
     close(out_fd);
   }
   if (in_fd >= 0) close(in_fd);
@@ -212,13 +218,18 @@ Outcome run_command(const Hook& hook, Point point, const std::string& payload, C
     return {Outcome::Failed, "could not be started (exit status 127: is " + hook.command[0] + " an executable?)"};
   if (WIFEXITED(status) && WEXITSTATUS(status) != 0) return {Outcome::Failed, "exited with status " + std::to_string(WEXITSTATUS(status)) + tail_of(output)};
   if (WIFSIGNALED(status)) return {Outcome::Failed, "killed by signal " + std::to_string(WTERMSIG(status)) + tail_of(output)};
-  return {};
+  return {Outcome::Ok, "", std::move(output)};
 }
 
+struct Answer {
+  std::string text;
+  size_t limit = kMaxOutput;
+};
+
 size_t keep_answer(char* data, size_t size, size_t n, void* user) {
-  auto* out = static_cast<std::string*>(user);
+  auto* out = static_cast<Answer*>(user);
   size_t bytes = size * n;
-  if (out->size() < kMaxOutput) out->append(data, std::min(bytes, kMaxOutput - out->size()));
+  if (out->text.size() < out->limit) out->text.append(data, std::min(bytes, out->limit - out->text.size()));
   return bytes;
 }
 
@@ -235,7 +246,8 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 }
 
 // POSTs the payload. Called on a worker thread.
-Outcome post_webhook(const Hook& hook, const std::string& payload, Clock::time_point deadline, const std::atomic<int64_t>& hard) {
+Outcome post_webhook(const Hook& hook, const std::string& payload, Clock::time_point deadline, const std::atomic<int64_t>& hard,
+                     size_t max_output = kMaxOutput) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(effective(deadline, hard) - Clock::now()).count();
@@ -243,7 +255,7 @@ Outcome post_webhook(const Hook& hook, const std::string& payload, Clock::time_p
   CURL* curl = curl_easy_init();
   if (!curl) return {Outcome::Failed, "libcurl could not start a request"};
   curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  std::string answer;
+  Answer answer{"", max_output};
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_URL, hook.url.c_str());
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -270,8 +282,8 @@ Outcome post_webhook(const Hook& hook, const std::string& payload, Clock::time_p
   curl_easy_cleanup(curl);
   if (rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_ABORTED_BY_CALLBACK) return {Outcome::TimedOut, "no answer within " + std::to_string(hook.timeout.count()) + " ms"};
   if (rc != CURLE_OK) return {Outcome::Failed, *errbuf ? errbuf : curl_easy_strerror(rc)};
-  if (status < 200 || status >= 300) return {Outcome::Failed, "answered HTTP " + std::to_string(status) + tail_of(answer)};
-  return {};
+  if (status < 200 || status >= 300) return {Outcome::Failed, "answered HTTP " + std::to_string(status) + tail_of(answer.text)};
+  return {Outcome::Ok, "", std::move(answer.text)};
 }
 
 bool valid_webhook_url(const std::string& url) {
@@ -282,12 +294,12 @@ bool valid_webhook_url(const std::string& url) {
   return std::none_of(url.begin(), url.end(), [](unsigned char c) { return c <= ' ' || c == 0x7f; });
 }
 
-Result<Hook> parse_hook(const json& e, const std::string& field, const std::string& where) {
+Result<Hook> parse_hook(const json& e, const std::string& field, const std::string& where, Point point) {
   if (!e.is_object())
     return errorf(Code::InvalidArgument, "{}: {} must be an object: {{\"command\": [\"/path/prog\", \"arg\"]}} or {{\"url\": \"http://…\"}}", where, field);
   for (auto it = e.begin(); it != e.end(); ++it)
-    if (it.key() != "command" && it.key() != "url" && it.key() != "timeout_ms")
-      return errorf(Code::InvalidArgument, "{}: {}.{} is not a hook field (known: command, url, timeout_ms)", where, field, it.key());
+    if (it.key() != "command" && it.key() != "url" && it.key() != "timeout_ms" && it.key() != "on_error")
+      return errorf(Code::InvalidArgument, "{}: {}.{} is not a hook field (known: command, url, timeout_ms, on_error)", where, field, it.key());
   bool has_command = e.contains("command"), has_url = e.contains("url");
   if (has_command == has_url)
     return errorf(Code::InvalidArgument, "{}: {} needs exactly one of \"command\" (an argv array) and \"url\" (a webhook)", where, field);
@@ -316,6 +328,17 @@ Result<Hook> parse_hook(const json& e, const std::string& field, const std::stri
       return errorf(Code::InvalidArgument, "{}: {}.timeout_ms must be an integer from 1 to {} (milliseconds), got {}", where, field, kMaxTimeoutMs,
                     clip_text(dump_json(t), 100));
     h.timeout = std::chrono::milliseconds(t.get<int64_t>());
+  } else if (deciding(point)) {
+    h.timeout = kDecidingTimeout;
+  }
+  if (e.contains("on_error")) {
+    const json& o = e["on_error"];
+    if (!deciding(point))
+      return errorf(Code::InvalidArgument, "{}: {}.on_error applies to hooks that decide (before_inbound, before_tool_call, before_outbound, "
+                    "transform_response, session_start, session_end); a {} hook is only told", where, field, point_name(point));
+    if (!o.is_string() || (o != "deny" && o != "allow"))
+      return errorf(Code::InvalidArgument, "{}: {}.on_error must be \"deny\" or \"allow\", got {}", where, field, clip_text(dump_json(o), 100));
+    h.deny_on_error = o == "deny";
   }
   return h;
 }
@@ -328,9 +351,31 @@ const char* point_name(Point p) {
     case Point::IterationEnd: return "iteration_end";
     case Point::Gate: return "gate";
     case Point::RunEnd: return "run_end";
+    case Point::BeforeInbound: return "before_inbound";
+    case Point::BeforeToolCall: return "before_tool_call";
+    case Point::BeforeOutbound: return "before_outbound";
+    case Point::TransformResponse: return "transform_response";
+    case Point::SessionStart: return "session_start";
+    case Point::SessionEnd: return "session_end";
   }
   return "?";
 }
+
+bool deciding(Point p) {
+  return p != Point::RunStart && p != Point::IterationEnd && p != Point::Gate && p != Point::RunEnd;
+}
+
+bool modifiable(Point p) {
+  return p == Point::BeforeInbound || p == Point::BeforeToolCall || p == Point::BeforeOutbound || p == Point::TransformResponse;
+}
+
+namespace {
+std::string point_names() {
+  std::string out;
+  for (Point p : kPoints) out += (out.empty() ? "" : ", ") + std::string(point_name(p));
+  return out;
+}
+}  // namespace
 
 bool HooksConfig::empty() const {
   return std::all_of(hooks.begin(), hooks.end(), [](const auto& kv) { return kv.second.empty(); });
@@ -341,16 +386,16 @@ Result<HooksConfig> hooks_config_from(const json& file, const std::string& where
   if (!file.is_object() || !file.contains("hooks")) return config;
   const json& all = file["hooks"];
   if (!all.is_object())
-    return errorf(Code::InvalidArgument, "{}: \"hooks\" must be an object of hook lists (run_start, iteration_end, gate, run_end)", where);
+    return errorf(Code::InvalidArgument, "{}: \"hooks\" must be an object of hook lists ({})", where, point_names());
   for (auto it = all.begin(); it != all.end(); ++it) {
     auto point = std::find_if(kPoints.begin(), kPoints.end(), [&](Point p) { return it.key() == point_name(p); });
     if (point == kPoints.end())
-      return errorf(Code::InvalidArgument, "{}: hooks.{} is not a hook point (known: run_start, iteration_end, gate, run_end)", where, it.key());
+      return errorf(Code::InvalidArgument, "{}: hooks.{} is not a hook point (known: {})", where, it.key(), point_names());
     if (!it->is_array()) return errorf(Code::InvalidArgument, "{}: hooks.{} must be an array of hooks", where, it.key());
     auto& list = config.hooks[*point];
     for (size_t i = 0; i < it->size(); ++i) {
       std::string label = it.key() + "[" + std::to_string(i) + "]";
-      Hook h = TRY(parse_hook((*it)[i], "hooks." + label, where));
+      Hook h = TRY(parse_hook((*it)[i], "hooks." + label, where, *point));
       h.label = label;
       list.push_back(std::move(h));
     }
@@ -474,6 +519,112 @@ void Pipeline::worker() {
     --m_busy;
     if (m_queue.empty() && m_busy == 0) m_idle.notify_all();
   }
+}
+
+bool Pipeline::has(Point point) const {
+  auto h = m_config.hooks.find(point);
+  return h != m_config.hooks.end() && !h->second.empty();
+}
+
+namespace {
+
+// A deciding hook's answer: nothing (allow), or a JSON object {"decision", "reason"?, "data"?}.
+Result<json> parse_answer(const std::string& output) {
+  size_t b = output.find_first_not_of(" \t\r\n"), e = output.find_last_not_of(" \t\r\n");
+  if (b == std::string::npos) return json{{"decision", "allow"}};
+  json j = json::parse(output.substr(b, e - b + 1), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return errorf(Code::InvalidArgument, "answered something that is not a JSON object ({}); answer {{\"decision\": \"allow\" | \"deny\" | \"modify\"}} or nothing",
+                  clip_text(output.substr(b), 200));
+  const json& d = get_field(j, "decision");
+  if (!d.is_string() || (d != "allow" && d != "deny" && d != "modify"))
+    return errorf(Code::InvalidArgument, "answered without a decision: \"decision\" must be \"allow\", \"deny\" or \"modify\", got {}", clip_text(dump_json(d), 100));
+  if (j.contains("reason") && !j["reason"].is_string()) return make_error(Code::InvalidArgument, "answered a \"reason\" that is not a string");
+  if (d == "modify" && !j.contains("data")) return make_error(Code::InvalidArgument, "answered \"modify\" without the changed \"data\"");
+  return j;
+}
+
+double wall_seconds() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+}  // namespace
+
+Decision Pipeline::decide(Point point, const std::string& run_id, const json& data) {
+  Decision out;
+  out.data = data;
+  auto hooks = m_config.hooks.find(point);
+  if (hooks == m_config.hooks.end() || hooks->second.empty()) return out;
+  const std::string name = point_name(point);
+  for (const Hook& hook : hooks->second) {
+    json part = {{"hook", hook.label}};
+    auto started = Clock::now();
+    Outcome outcome;
+    try {
+      // Redacted as told hooks' payloads are; sent whole (up to 4 MiB), since the hook may change it.
+      std::string payload = dump_json(safety::redact_json(json{{"hook", name}, {"run", run_id}, {"ts", wall_seconds()}, {"data", out.data}}));
+      if (payload.size() > kMaxDecidingData)
+        outcome = {Outcome::Failed, "its payload is " + std::to_string(payload.size()) + " bytes, more than the 4 MiB a deciding hook is sent", ""};
+      else
+        outcome = hook.url.empty() ? run_command(hook, point, payload, started + hook.timeout, m_hard_deadline, kMaxAnswer)
+                                   : post_webhook(hook, payload, started + hook.timeout, m_hard_deadline, kMaxAnswer);
+    } catch (const std::exception& e) {
+      outcome = {Outcome::Failed, std::string("failed inside ouro: ") + e.what(), ""};
+    }
+    part["ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+    std::string error;
+    json answer;
+    if (outcome.kind != Outcome::Ok) {
+      error = outcome.detail;
+    } else if (auto a = parse_answer(outcome.output); !a) {
+      error = a.error().message;
+    } else {
+      answer = std::move(*a);
+    }
+    {
+      std::lock_guard lock(m_mutex);
+      if (outcome.kind == Outcome::TimedOut) ++m_stats.timed_out;
+      else if (!error.empty()) ++m_stats.failed;
+      else ++m_stats.delivered;
+    }
+    if (!error.empty()) {
+      error = redact(error);
+      spdlog::warn("hook {} ({}): {}{}", hook.label, hook.url.empty() ? hook.command[0] : site_of(hook.url), error,
+                   hook.deny_on_error ? "; it denies when it fails (on_error: deny)" : "; the step goes on (a hook that fails does not block)");
+      part["error"] = error;
+      if (hook.deny_on_error && point != Point::SessionEnd) {
+        part["decision"] = "deny";
+        out.answers.push_back(std::move(part));
+        out.kind = Decision::Kind::Deny;
+        out.by = hook.label;
+        out.reason = "the " + name + " hook " + hook.label + " failed and denies when it fails (on_error: deny): " + error;
+        return out;
+      }
+      part["decision"] = "allow";
+      out.answers.push_back(std::move(part));
+      continue;
+    }
+    std::string decision = answer["decision"];
+    std::string reason = clip_text(get_str(answer, "reason"), 1000);
+    part["decision"] = decision;
+    if (!reason.empty()) part["reason"] = reason;
+    if (decision == "deny" && point == Point::SessionEnd) {
+      part["ignored"] = "session_end hears the end; it cannot deny it";
+    } else if (decision == "deny") {
+      out.answers.push_back(std::move(part));
+      out.kind = Decision::Kind::Deny;
+      out.by = hook.label;
+      out.reason = reason.empty() ? "the " + name + " hook " + hook.label + " denied it" : reason;
+      return out;
+    } else if (decision == "modify" && !modifiable(point)) {
+      part["ignored"] = name + " takes allow or deny, not modify";
+    } else if (decision == "modify") {
+      out.data = answer["data"];
+      out.kind = Decision::Kind::Modify;
+      out.by = hook.label;
+      if (!reason.empty()) out.reason = reason;
+    }
+    out.answers.push_back(std::move(part));
+  }
+  return out;
 }
 
 void Pipeline::deliver(const Job& job) {

@@ -1,5 +1,8 @@
-// Hooks (observe-only; docs/design/architecture.md): commands or webhooks the settings file names,
-// told about a run's start, each iteration's end, each egress-gate decision and its end.
+// Hooks (docs/guides/hooks.md): commands or webhooks the settings file names. Four points are told
+// about a run (its start, each iteration's end, each egress-gate decision, its end) and never hold
+// it up; six decide (before_inbound, before_tool_call, before_outbound, transform_response,
+// session_start, session_end): the run waits for their answer, {"decision": "allow" | "deny" |
+// "modify", "reason"?, "data"?}.
 //
 //   "hooks": {
 //     "run_start":     [{"command": ["/usr/local/bin/notify", "started"], "timeout_ms": 2000}],
@@ -14,10 +17,12 @@
 // its timeout passes; its output is kept (4 KiB) for the log only. A webhook is http or https,
 // with a connect and a total timeout, no redirects followed.
 //
-// Hooks never hold up a run: the run's thread only enqueues (a bounded queue; when it is full the
-// payload is dropped and counted), one or two worker threads deliver. What a hook answers or how
-// it fails changes nothing in the run: failures are logged (redacted) and counted. Hooks that
-// transform what the run does (before a tool call, or on a model's response) are out of scope.
+// Told hooks never hold up a run: the run's thread only enqueues (a bounded queue; when it is full
+// the payload is dropped and counted), one or two worker threads deliver; what they answer changes
+// nothing. Deciding hooks run in order on the run's thread (decide()), each for at most its
+// timeout_ms (1000 by default): `deny` stops the step with its reason, `modify` hands the next hook
+// (and then the run) the changed data; a hook that fails or times out is logged and skipped — or,
+// with "on_error": "deny", denies (for hooks that enforce a policy).
 #pragma once
 
 #include "base/json.h"
@@ -39,16 +44,34 @@
 
 namespace ouro::hooks {
 
-enum class Point { RunStart, IterationEnd, Gate, RunEnd };
-inline constexpr std::array<Point, 4> kPoints = {Point::RunStart, Point::IterationEnd, Point::Gate, Point::RunEnd};
-// "run_start", "iteration_end", "gate", "run_end": the settings file's keys and the payload's `hook`.
+enum class Point { RunStart, IterationEnd, Gate, RunEnd, BeforeInbound, BeforeToolCall, BeforeOutbound, TransformResponse, SessionStart, SessionEnd };
+inline constexpr std::array<Point, 10> kPoints = {Point::RunStart,      Point::IterationEnd,   Point::Gate,           Point::RunEnd,
+                                                  Point::BeforeInbound, Point::BeforeToolCall, Point::BeforeOutbound, Point::TransformResponse,
+                                                  Point::SessionStart,  Point::SessionEnd};
+// "run_start", …, "session_end": the settings file's keys and the payload's `hook`.
 const char* point_name(Point p);
+// The points whose hooks the run waits for (decide()); the others are told (fire()).
+bool deciding(Point p);
+// Where `modify` is taken (the others allow or deny; session_end only hears).
+bool modifiable(Point p);
 
 struct Hook {
   std::vector<std::string> command;  // argv (command[0] an absolute path); empty for a webhook
   std::string url;                   // http:// or https://; empty for a command
-  std::chrono::milliseconds timeout{5000};
+  std::chrono::milliseconds timeout{5000};  // 1000 at a deciding point unless timeout_ms says
+  bool deny_on_error = false;                // "on_error": "deny" (deciding points only)
   std::string label;  // "run_end[0]": how logs name it
+};
+
+// What the deciding hooks of a point made of a step.
+struct Decision {
+  enum class Kind { Allow, Deny, Modify } kind = Kind::Allow;
+  std::string reason;         // a deny's (or a modify's) reason
+  std::string by;             // the label of the hook that denied or last modified ("" for none)
+  json data;                  // the data the run goes on with (changed by `modify`)
+  json answers = json::array();  // each hook's part: {hook, decision | error, reason?, ms}
+  bool decided() const { return !answers.empty(); }
+  const char* kind_name() const { return kind == Kind::Deny ? "deny" : kind == Kind::Modify ? "modify" : "allow"; }
 };
 
 struct HooksConfig {
@@ -93,6 +116,12 @@ class Pipeline {
   // `iteration-start` → run_start (data: task, iteration), `iteration-end` → iteration_end,
   // `gate` → gate, `complete` → run_end; other types are ignored. Same guarantees as fire().
   void on_event(const std::string& run_id, const std::string& type, const json& data, double ts);
+
+  // Runs the point's hooks in order on the calling thread, each waiting at most its timeout, and
+  // says what they made of `data` (the deciding points' payload data; see docs/guides/hooks.md).
+  // With no hook there, Allow with the data as given and no answers. Never throws.
+  Decision decide(Point point, const std::string& run_id, const json& data);
+  bool has(Point point) const;
 
   bool has_hooks() const { return !m_config.empty(); }
   Stats stats() const;

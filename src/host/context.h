@@ -110,6 +110,10 @@ struct Context : std::enable_shared_from_this<Context> {
     // recorded: in a replay only, what the script recorded about the target a step's action names
     // by this selector ({details, step}), nullopt when nothing was.
     std::function<void(const std::string& type, const json& data)> on_record;
+    // The settings file's before_tool_call hooks (hooks/hooks.h), for each call the run's code or
+    // tools make: the arguments to go on with (changed or as given), or the refusal, whose message
+    // the model sees as the call's error. Unset: no such hooks.
+    std::function<Result<json>(const std::string& function, const json& args)> before_call;
     std::function<std::optional<json>(const std::string& action, const std::string& selector)> recorded;
   };
   void set_hooks(std::shared_ptr<const Hooks> h) {

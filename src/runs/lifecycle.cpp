@@ -2,7 +2,9 @@
 
 #include "actions/registry.h"
 #include "base/log.h"
+#include "hooks/hooks.h"
 #include "llm/provider.h"
+#include "runs/hook_points.h"
 #include "runs/remember.h"
 #include "runs/sites.h"
 #include "safety/gate.h"
@@ -80,7 +82,15 @@ Result<llm::Settings> resolve_model(const json& options, const llm::SettingsFlag
   return settings;
 }
 
-Lifecycle::~Lifecycle() = default;
+Lifecycle::~Lifecycle() {
+  // session_end hears the end (it cannot deny it) before the session closes.
+  if (m_hooks && m_hooks->has(hooks::Point::SessionEnd) && m_log) {
+    std::shared_ptr<EventLog> log = m_log;
+    (void)ask_hooks(*m_hooks, hooks::Point::SessionEnd, m_id, {{"task", m_spec.task}}, [log](const std::string& t, const json& d) {
+      log->append(t, d, EventLog::now_ms());
+    }, "");
+  }
+}
 
 Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup setup, Origin origin, const std::string& run_id) {
   if (!setup.db || !setup.log || !setup.source) return make_error(Code::Internal, "a run needs a database, an event log and a source of browsers");
@@ -89,7 +99,10 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
   l->m_id = run_id;
   l->m_db = setup.db;
   l->m_log = setup.log;
+  l->m_hooks = setup.hooks;
   store::Database& db = *setup.db;
+  std::shared_ptr<EventLog> log = setup.log;
+  RecordEvent record = [log](const std::string& type, const json& data) { log->append(type, data, EventLog::now_ms()); };
 
   // The model: a replay of a saved script (a model taking over where a step cannot heal, when
   // asked and configured), else the configured model, else the face's (MCP sampling), else none
@@ -117,6 +130,8 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
     return tl::make_unexpected(settings.error());
   }
   if (settings) l->m_settings = *settings;
+  // The user's before_outbound and transform_response hooks stand between the run and its model.
+  l->m_provider = hooked_provider(std::move(l->m_provider), setup.hooks, run_id, record);
 
   // The session: the face's browser and limits, the run's gate, permissions and secrets.
   session::SessionOptions so = std::move(setup.base);
@@ -152,6 +167,12 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
     else spdlog::warn("run {}: cannot read its schedule's previous final: {}", run_id, redact(previous.error().message));
   }
   l->m_so = so;
+  // session_start may refuse the run before it has a browser.
+  if (setup.hooks && setup.hooks->has(hooks::Point::SessionStart)) {
+    json about = {{"task", spec.task}, {"urls", spec.urls}, {"context", context}, {"mode", std::string(safety::gate_mode_name(gc.mode))}};
+    if (auto allowed = ask_hooks(*setup.hooks, hooks::Point::SessionStart, run_id, about, record, ""); !allowed)
+      return errorf(Code::PermissionDenied, "the run did not start: {}", allowed.error().message);
+  }
   l->m_session = TRY(setup.source(std::move(so)));
   if (origin.resume) {
     l->m_resume_note = TRY(restore_browser(*l->m_session, *origin.resume));
@@ -178,6 +199,12 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
     ro.max_iterations = std::max(ro.max_iterations, std::min(kMaxIterations, replay->max_iterations()));
   }
   ro.stop_when_browser_lost = setup.stop_when_browser_lost;
+  if (setup.hooks && setup.hooks->has(hooks::Point::BeforeToolCall)) {
+    std::shared_ptr<hooks::Pipeline> pipeline = setup.hooks;
+    ro.before_call = [pipeline, run_id, record](const std::string& function, const json& args) {
+      return decide_tool_call(*pipeline, run_id, record, function, args);
+    };
+  }
   return l;
 }
 
@@ -194,6 +221,26 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
                                  const std::function<void(agent::Run*)>& running, const std::function<void(const agent::Event&)>& view) {
   agent::RunOptions ro = m_ro;
   ro.task = task;
+  // before_inbound: the task or the follow-up message as it arrives (a resumed turn's was asked).
+  if (m_hooks && m_hooks->has(hooks::Point::BeforeInbound) && !m_resume) {
+    std::shared_ptr<EventLog> log = m_log;
+    auto inbound = ask_hooks(*m_hooks, hooks::Point::BeforeInbound, m_id, {{"text", task}, {"turn", earlier.size() + 1}},
+                             [log](const std::string& t, const json& d) { log->append(t, d, EventLog::now_ms()); }, "");
+    if (!inbound) {
+      agent::RunResult refused;
+      refused.error = "the message was " + inbound.error().message;
+      refused.partial = true;
+      return refused;
+    }
+    const json& text = get_field(*inbound, "text");
+    if (!text.is_string() || text.get<std::string>().empty()) {
+      agent::RunResult refused;
+      refused.error = "a before_inbound hook answered modify without data.text as a non-empty string";
+      refused.partial = true;
+      return refused;
+    }
+    ro.task = text.get<std::string>();
+  }
   ro.earlier = earlier;
   ro.first_iteration = first_iteration;
   ro.confirm = asker.confirm;

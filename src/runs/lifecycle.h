@@ -119,6 +119,7 @@ class Lifecycle {
   std::string m_id;
   store::Database* m_db = nullptr;
   std::shared_ptr<EventLog> m_log;
+  std::shared_ptr<hooks::Pipeline> m_hooks;  // the settings file's; its deciding points are asked here
   llm::Settings m_settings;
   std::unique_ptr<llm::Provider> m_provider;
   scripts::ReplayProvider* m_replay = nullptr;

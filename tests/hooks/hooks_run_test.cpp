@@ -68,5 +68,64 @@ TEST(HooksRun, ARunFiresRunStartIterationEndAndRunEndInOrder) {
   EXPECT_EQ(pipeline->stats().failed, 0u);
 }
 
+// Hooks that decide, in a real run: a before_tool_call hook refuses navigate to one site (the run
+// gets the reason as the call's error and goes on), a transform_response hook changes the code
+// the run executes, and each decision is an event of the run.
+TEST(HooksRun, HooksThatDecideRefuseACallAndChangeTheReply) {
+  std::string dir = temp_dir();
+  std::string deny = dir + "/deny.sh", change = dir + "/change.sh";
+  std::ofstream(deny) << "#!/bin/sh\nin=$(cat)\ncase \"$in\" in\n"
+                         "  *'\"name\":\"navigate\"'*forbidden.example*) echo '{\"decision\": \"deny\", \"reason\": \"forbidden.example is off limits\"}' ;;\n"
+                         "  *) echo '{\"decision\": \"allow\"}' ;;\nesac\n";
+  std::ofstream(change) << "#!/bin/sh\nsed 's/^{/{\"decision\":\"modify\",/; s/as the model wrote it/as the hook made it/g'\n";
+  chmod(deny.c_str(), 0755);
+  chmod(change.c_str(), 0755);
+  auto config = hooks::hooks_config_from(json{{"hooks", {{"before_tool_call", {{{"command", {deny}}, {"timeout_ms", 5000}}}},
+                                                         {"transform_response", {{{"command", {change}}, {"timeout_ms", 5000}}}}}}},
+                                         "test");
+  ASSERT_TRUE(config) << config.error().message;
+  auto pipeline = hooks::Pipeline::create(*config);
+
+  server::RunManager::Config rc;
+  rc.data_dir = dir;
+  rc.ouro_binary = ouro_binary();
+  rc.confirm_timeout = std::chrono::seconds(10);
+  rc.hooks = pipeline;
+  server::RunManager runs(shared_session().runtime(), rc);
+  std::string script = script_file(
+      {{{"text", repl_reply("try { await navigate(activeTab, 'https://forbidden.example/'); env.went = 'went'; } catch (e) { env.went = String(e.message); }")}},
+       {{"text", repl_reply("setFinal({went: env.went, said: 'as the model wrote it', h: await getText(activeTab, 'h1')})")}}});
+  auto created = runs.create({{"task", "Try the forbidden site"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + script}}}});
+  ASSERT_TRUE(created) << created.error().message;
+  std::string id = (*created)["id"];
+  json run;
+  for (int i = 0; i < 600; ++i) {
+    auto r = runs.get(id);
+    ASSERT_TRUE(r) << r.error().message;
+    run = *r;
+    std::string st = run.value("state", "");
+    if (st != "queued" && st != "running" && st != "awaiting_user") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(run["state"], "done") << run.dump();
+  std::string went = get_str(run["final"], "went");
+  EXPECT_NE(went.find("forbidden.example is off limits"), std::string::npos) << run.dump();
+  EXPECT_NE(went.find("before_tool_call"), std::string::npos) << went;
+  EXPECT_EQ(run["final"]["said"], "as the hook made it") << "transform_response changed the code the run executed";
+  EXPECT_EQ(run["final"]["h"], "Fixture Home") << "the run went on in its tab";
+  // The decisions are the run's events.
+  auto events = shared_session().runtime()->db->events(id, 0);
+  ASSERT_TRUE(events) << events.error().message;
+  int denied = 0, modified = 0;
+  for (const auto& e : *events) {
+    if (e.type != "hook") continue;
+    json data = json::parse(e.data);
+    if (get_str(data, "point") == "before_tool_call" && get_str(data, "decision") == "deny") ++denied;
+    if (get_str(data, "point") == "transform_response" && get_str(data, "decision") == "modify") ++modified;
+  }
+  EXPECT_EQ(denied, 1);
+  EXPECT_EQ(modified, 2) << "both replies went through the hook";
+}
+
 }  // namespace
 }  // namespace ouro::testing

@@ -253,5 +253,76 @@ TEST(HooksPipeline, EventsMapToHookPoints) {
   EXPECT_EQ(start["data"], (json{{"task", "Read it"}, {"iteration", 1}})) << "no prompt in run_start";
 }
 
+// --- Deciding points -----------------------------------------------------------------------
+
+TEST(HooksDecide, HooksRunInOrderAModifyReachesTheNextAndADenyStops) {
+  // The first changes the arguments; the second sees the change and allows; a third, after a deny, never runs.
+  std::string seen = temp_dir() + "/seen.json";
+  std::string changer = script("sed 's/^{/{\"decision\":\"modify\",/; s/old-value/new-value/g'");
+  std::string recorder = script("cat > " + seen + "; echo '{\"decision\": \"allow\"}'");
+  auto p = Pipeline::create(config({{"before_tool_call", {{{"command", {changer}}}, {{"command", {recorder}}}}}}));
+  auto d = p->decide(Point::BeforeToolCall, "r1", {{"name", "type"}, {"args", {"t1", "#q", "old-value"}}});
+  EXPECT_EQ(d.kind, hooks::Decision::Kind::Modify);
+  EXPECT_EQ(d.data["args"][2], "new-value") << d.data.dump();
+  EXPECT_EQ(d.by, "before_tool_call[0]");
+  ASSERT_EQ(d.answers.size(), 2u);
+  json second = json::parse(read_file(seen));
+  EXPECT_EQ(second["hook"], "before_tool_call");
+  EXPECT_EQ(second["run"], "r1");
+  EXPECT_EQ(second["data"]["args"][2], "new-value") << "the second hook sees what the first changed";
+
+  std::string denier = script("echo '{\"decision\": \"deny\", \"reason\": \"not on this site\"}'");
+  std::string never = temp_dir() + "/never";
+  std::string after = script("touch " + never);
+  auto q = Pipeline::create(config({{"before_tool_call", {{{"command", {denier}}}, {{"command", {after}}}}}}));
+  auto denied = q->decide(Point::BeforeToolCall, "r2", {{"name", "navigate"}, {"args", {"t1", "https://x.example/"}}});
+  EXPECT_EQ(denied.kind, hooks::Decision::Kind::Deny);
+  EXPECT_EQ(denied.reason, "not on this site");
+  EXPECT_EQ(denied.by, "before_tool_call[0]");
+  EXPECT_FALSE(std::filesystem::exists(never)) << "a hook after a deny ran";
+  // No hook at the point: allowed as given, nothing recorded.
+  auto none = q->decide(Point::BeforeOutbound, "r2", {{"text", "x"}});
+  EXPECT_EQ(none.kind, hooks::Decision::Kind::Allow);
+  EXPECT_FALSE(none.decided());
+}
+
+TEST(HooksDecide, AFailingSlowOrDownHookDoesNotBlockUnlessItDeniesOnError) {
+  std::string slow = script("sleep 5; echo '{\"decision\": \"deny\"}'");
+  std::string garbage = script("echo 'not json'");
+  auto started = Clock::now();
+  auto p = Pipeline::create(config({{"before_outbound",
+                                     {{{"command", {slow}}, {"timeout_ms", 200}},
+                                      {{"command", {garbage}}},
+                                      {{"url", "http://127.0.0.1:1/hook"}, {"timeout_ms", 500}}}}}));
+  auto d = p->decide(Point::BeforeOutbound, "r", {{"messages", json::array()}});
+  EXPECT_EQ(d.kind, hooks::Decision::Kind::Allow);
+  EXPECT_LT(Clock::now() - started, std::chrono::seconds(3));
+  ASSERT_EQ(d.answers.size(), 3u) << d.answers.dump();
+  for (const auto& a : d.answers) EXPECT_TRUE(a.contains("error")) << a.dump();
+  EXPECT_NE(get_str(d.answers[1], "error").find("not a JSON object"), std::string::npos) << d.answers.dump();
+  // A policy hook says a failure is a no.
+  auto strict = Pipeline::create(config({{"before_outbound", {{{"command", {slow}}, {"timeout_ms", 200}, {"on_error", "deny"}}}}}));
+  auto denied = strict->decide(Point::BeforeOutbound, "r", {{"messages", json::array()}});
+  EXPECT_EQ(denied.kind, hooks::Decision::Kind::Deny);
+  EXPECT_NE(denied.reason.find("on_error: deny"), std::string::npos) << denied.reason;
+  // A modify where only allow or deny is taken is ignored; session_end cannot deny.
+  std::string modifier = script("echo '{\"decision\": \"modify\", \"data\": {}}'");
+  auto start = Pipeline::create(config({{"session_start", {{{"command", {modifier}}}}}}));
+  EXPECT_EQ(start->decide(Point::SessionStart, "r", {{"task", "t"}}).kind, hooks::Decision::Kind::Allow);
+}
+
+TEST(HooksDecide, TheConfigKnowsTheDecidingPointsAndTheirDefaults) {
+  auto c = config({{"before_tool_call", {{{"command", {"/bin/true"}}, {"on_error", "deny"}}}}, {"run_end", {{{"command", {"/bin/true"}}}}}});
+  EXPECT_EQ(c.hooks[Point::BeforeToolCall][0].timeout, std::chrono::milliseconds(1000));
+  EXPECT_TRUE(c.hooks[Point::BeforeToolCall][0].deny_on_error);
+  EXPECT_EQ(c.hooks[Point::RunEnd][0].timeout, std::chrono::milliseconds(5000));
+  auto told = hooks::hooks_config_from(json{{"hooks", {{"gate", {{{"command", {"/bin/true"}}, {"on_error", "deny"}}}}}}}, "f");
+  ASSERT_FALSE(told);
+  EXPECT_NE(told.error().message.find("applies to hooks that decide"), std::string::npos) << told.error().message;
+  auto unknown = hooks::hooks_config_from(json{{"hooks", {{"before_everything", json::array()}}}}, "f");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("transform_response"), std::string::npos) << unknown.error().message;
+}
+
 }  // namespace
 }  // namespace ouro::testing

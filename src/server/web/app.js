@@ -403,6 +403,14 @@
         break;
       case 'gate': current.lastIterCard().body.append(el('div', 'line ' + (d.decision === 'deny' ? 'warn' : 'sub'),
         `Gate ${d.decision === 'deny' ? 'refused' : d.decision === 'allow' ? 'allowed' : 'noted'} ${d.method || ''} ${d.url || ''} — ${d.reason || ''}${d.by ? ` (${d.by})` : ''}`)); break;
+      case 'hook': {
+        // A hook of the user's decided a step (docs/guides/hooks.md).
+        const failed = (d.hooks || []).filter(h => h.error).map(h => `${h.hook} failed: ${h.error}`);
+        const what = d.decision === 'deny' ? 'refused' : d.decision === 'modify' ? 'changed' : 'allowed';
+        current.lastIterCard().body.append(el('div', 'line ' + (d.decision === 'deny' ? 'warn' : 'sub'),
+          `Hook ${d.point}: ${what}${d.what ? ' ' + d.what : ''}${d.by ? ` (${d.by})` : ''}${d.reason ? ' — ' + d.reason : ''}${failed.length ? ' · ' + failed.join('; ') : ''}`));
+        break;
+      }
       case 'injection-flag': current.lastIterCard().body.append(el('div', 'line warn',
         '⚠ possible prompt injection in page text: ' + (d.flags || []).map(f => `${f.kind}: “${f.excerpt}”`).join('; '))); break;
       case 'confirmation-res': if ($('confirm-dialog').dataset.id === d.id && $('confirm-dialog').open) { $('confirm-dialog').close(); stopCountdown(); if ($('status').classList.contains('waiting')) setStatus('running…', 'running'); } current.lastIterCard().body.append(el('div', 'line ' + (d.approved ? '' : 'warn'), d.approved ? '✓ sensitive action allowed' : '✗ sensitive action denied')); break;
