@@ -95,6 +95,8 @@ struct Outcome {
   enum Kind { Ok, Failed, TimedOut } kind = Ok;
   std::string detail;  // what went wrong, with the output's tail
   std::string output;  // what it printed or answered (up to the caller's limit)
+  Outcome() = default;
+  Outcome(Kind k, std::string d, std::string o = {}) : kind(k), detail(std::move(d)), output(std::move(o)) {}
 };
 
 std::string tail_of(const std::string& output) {

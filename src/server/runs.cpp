@@ -360,6 +360,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   runs::Setup setup;
   setup.db = &m_db;
   setup.log = run->log;
+  setup.hooks = m_config.hooks;  // the deciding points ask them (the log tells the others)
   if (!m_config.ouro_binary.empty()) setup.base.repl.executable = m_config.ouro_binary;
   setup.base.limits.action_timeout = m_config.action_timeout;
   setup.file = std::move(*file);

@@ -75,7 +75,7 @@ TEST(HooksConfig, WrongShapesNameTheField) {
   };
   std::vector<Case> cases = {
       {json::array(), "\"hooks\" must be an object"},
-      {{{"run_begin", json::array()}}, "hooks.run_begin is not a hook point (known: run_start, iteration_end, gate, run_end)"},
+      {{{"run_begin", json::array()}}, "hooks.run_begin is not a hook point (known: run_start, iteration_end, gate, run_end, before_inbound, before_tool_call"},
       {{{"run_end", json::object()}}, "hooks.run_end must be an array"},
       {{{"run_end", {"ls"}}}, "hooks.run_end[0] must be an object"},
       {{{"run_end", {{{"command", "ls"}}}}}, "hooks.run_end[0].command must be a non-empty array of strings"},
@@ -88,7 +88,7 @@ TEST(HooksConfig, WrongShapesNameTheField) {
       {{{"gate", {{{"url", "http://x/"}, {"timeout_ms", 60001}}}}}, "hooks.gate[0].timeout_ms must be an integer from 1 to 60000"},
       {{{"gate", {{{"url", "http://x/"}, {"timeout_ms", 0}}}}}, "hooks.gate[0].timeout_ms must be an integer from 1 to 60000"},
       {{{"gate", {{{"url", "http://x/"}, {"timeout_ms", "5"}}}}}, "hooks.gate[0].timeout_ms must be an integer from 1 to 60000"},
-      {{{"gate", {{{"url", "http://x/"}}, {{"url", "http://x/"}, {"retries", 3}}}}}, "hooks.gate[1].retries is not a hook field (known: command, url, timeout_ms)"},
+      {{{"gate", {{{"url", "http://x/"}}, {{"url", "http://x/"}, {"retries", 3}}}}}, "hooks.gate[1].retries is not a hook field (known: command, url, timeout_ms, on_error)"},
   };
   for (const auto& c : cases) {
     auto r = hooks::hooks_config_from(json{{"hooks", c.hooks}}, "the settings file F");

@@ -323,6 +323,17 @@ TEST(Bridge, ATaskTypedInThePanelRunsInThatChromeInAGroup) {
   json attached = chrome.eval(panel, "chrome.debugger.getTargets().then(ts => ts.filter(t => t.tabId === " + tab + " && t.attached).length)");
   EXPECT_EQ(attached, 0) << "the person's new tab was attached";
 
+  // The person shares their own tab by moving it into the run's group (what a drag does), then
+  // takes it back by moving it out: attached, then let go at once.
+  json group = chrome.eval(panel, "chrome.tabs.get(" + get_field(grouped[0], "id").dump() + ").then(t => t.groupId)");
+  json form = chrome.eval(panel, "chrome.tabs.query({}).then(ts => ts.find(t => (t.url || '').endsWith('/form')).id)");
+  ASSERT_TRUE(group.is_number() && form.is_number()) << group.dump() << " " << form.dump();
+  const std::string is_attached = "chrome.debugger.getTargets().then(ts => ts.some(t => t.tabId === " + form.dump() + " && t.attached))";
+  chrome.eval(panel, "chrome.tabs.group({tabIds: [" + form.dump() + "], groupId: " + group.dump() + "}).then(() => true)");
+  EXPECT_TRUE(eventually([&] { return chrome.eval(panel, is_attached) == true; }, 15s)) << "a tab the person moved into the group is not the run's";
+  chrome.eval(panel, "chrome.tabs.ungroup([" + form.dump() + "]).then(() => true)");
+  EXPECT_TRUE(eventually([&] { return chrome.eval(panel, is_attached) == false; }, 15s)) << "a tab moved out of the group was not let go";
+
   chrome.eval(mine, "localStorage.setItem('panel-go', '1'); true");
   json run = serve.wait_state(id, {"done", "failed", "partial", "cancelled"}, 90s);
   EXPECT_EQ(run["state"], "done") << run.dump();
