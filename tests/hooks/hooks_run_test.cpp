@@ -16,6 +16,34 @@
 namespace ouro::testing {
 namespace {
 
+// A run manager on the test browser whose runs ask and tell `pipeline`.
+server::RunManager::Config config_with(const std::string& dir, std::shared_ptr<hooks::Pipeline> pipeline) {
+  server::RunManager::Config rc;
+  rc.data_dir = dir;
+  rc.ouro_binary = ouro_binary();
+  rc.confirm_timeout = std::chrono::seconds(10);
+  rc.hooks = std::move(pipeline);
+  return rc;
+}
+
+// Starts the run and waits (30 s at most) until it leaves the working states: the run as the API
+// shows it then.
+json run_to_end(server::RunManager& runs, const json& request) {
+  auto created = runs.create(request);
+  if (!created) return json{{"error", created.error().message}};
+  std::string id = (*created)["id"];
+  json run;
+  for (int i = 0; i < 600; ++i) {
+    auto r = runs.get(id);
+    if (!r) return json{{"error", r.error().message}};
+    run = *r;
+    std::string st = run.value("state", "");
+    if (st != "queued" && st != "running" && st != "awaiting_user") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return run;
+}
+
 TEST(HooksRun, ARunFiresRunStartIterationEndAndRunEndInOrder) {
   std::string dir = temp_dir();
   std::string out = dir + "/hooks.jsonl";
@@ -29,26 +57,11 @@ TEST(HooksRun, ARunFiresRunStartIterationEndAndRunEndInOrder) {
   po.workers = 1;  // in the order they came
   auto pipeline = hooks::Pipeline::create(*config, po);
 
-  server::RunManager::Config rc;
-  rc.data_dir = dir;
-  rc.ouro_binary = ouro_binary();
-  rc.confirm_timeout = std::chrono::seconds(10);
-  rc.hooks = pipeline;
-  server::RunManager runs(shared_session().runtime(), rc);
+  server::RunManager runs(shared_session().runtime(), config_with(dir, pipeline));
   std::string script = script_file({{{"text", repl_reply("env.h = await getText(activeTab, 'h1')")}}, {{"text", repl_reply("setFinal(env.h)")}}});
-  auto created = runs.create({{"task", "Read the heading"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + script}}}});
-  ASSERT_TRUE(created) << created.error().message;
-  std::string id = (*created)["id"];
-  json run;
-  for (int i = 0; i < 600; ++i) {
-    auto r = runs.get(id);
-    ASSERT_TRUE(r) << r.error().message;
-    run = *r;
-    std::string st = run.value("state", "");
-    if (st != "queued" && st != "running" && st != "awaiting_user") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  json run = run_to_end(runs, {{"task", "Read the heading"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + script}}}});
   ASSERT_EQ(run["state"], "done") << run.dump();
+  std::string id = run["id"];
   ASSERT_TRUE(pipeline->wait_idle(std::chrono::seconds(15)));
 
   std::ifstream in(out);
@@ -86,28 +99,13 @@ TEST(HooksRun, HooksThatDecideRefuseACallAndChangeTheReply) {
   ASSERT_TRUE(config) << config.error().message;
   auto pipeline = hooks::Pipeline::create(*config);
 
-  server::RunManager::Config rc;
-  rc.data_dir = dir;
-  rc.ouro_binary = ouro_binary();
-  rc.confirm_timeout = std::chrono::seconds(10);
-  rc.hooks = pipeline;
-  server::RunManager runs(shared_session().runtime(), rc);
+  server::RunManager runs(shared_session().runtime(), config_with(dir, pipeline));
   std::string script = script_file(
       {{{"text", repl_reply("try { await navigate(activeTab, 'https://forbidden.example/'); env.went = 'went'; } catch (e) { env.went = String(e.message); }")}},
        {{"text", repl_reply("setFinal({went: env.went, said: 'as the model wrote it', h: await getText(activeTab, 'h1')})")}}});
-  auto created = runs.create({{"task", "Try the forbidden site"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + script}}}});
-  ASSERT_TRUE(created) << created.error().message;
-  std::string id = (*created)["id"];
-  json run;
-  for (int i = 0; i < 600; ++i) {
-    auto r = runs.get(id);
-    ASSERT_TRUE(r) << r.error().message;
-    run = *r;
-    std::string st = run.value("state", "");
-    if (st != "queued" && st != "running" && st != "awaiting_user") break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  json run = run_to_end(runs, {{"task", "Try the forbidden site"}, {"urls", {site().url("/")}}, {"options", {{"provider", "script:" + script}}}});
   ASSERT_EQ(run["state"], "done") << run.dump();
+  std::string id = run["id"];
   std::string went = get_str(run["final"], "went");
   EXPECT_NE(went.find("forbidden.example is off limits"), std::string::npos) << run.dump();
   EXPECT_NE(went.find("before_tool_call"), std::string::npos) << went;

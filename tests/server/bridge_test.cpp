@@ -253,6 +253,28 @@ TEST(Bridge, RunReadsAPageInItsGroupThroughThePairedExtension) {
   EXPECT_TRUE(eventually([&] { return chrome.eval(panel, "chrome.storage.local.get('credential').then(s => !s.credential)") == true; }, 10s));
 }
 
+// ouro's extension as `ouro extension` writes it, loaded into the person's Chromium and paired
+// with `serve` through its side panel as a person does it; `error` says which step did not happen.
+struct PairedChrome {
+  std::unique_ptr<PersonsChromium> chrome;
+  std::string panel, error;
+  explicit PairedChrome(testing::ServeProcess& serve) {
+    std::string dir = testing::temp_dir() + "/extension";
+    if (testing::ouro_shell(testing::temp_dir(), "extension --out " + dir).code != 0) {
+      error = "ouro extension did not write the extension";
+      return;
+    }
+    chrome = std::make_unique<PersonsChromium>(dir);
+    std::string ext = chrome->extension_id();
+    if (ext.size() != 32) {
+      error = "the extension's service worker did not start";
+      return;
+    }
+    panel = testing::pair(*chrome, ext, serve);
+    if (panel.empty()) error = "the extension did not pair";
+  }
+};
+
 // The side panel's guide followed word for word: plain `ouro serve`, the extension paired, a task
 // typed into the panel's Command Center runs in this Chrome, in a tab group named after it. Its
 // tabs open behind the tab the person is on, the panel lists the page each shows, and a new tab
@@ -264,13 +286,10 @@ TEST(Bridge, ATaskTypedInThePanelRunsInThatChromeInAGroup) {
                                      "await new Promise((r) => setTimeout(r, 100)); setFinal(await getText(activeTab, 'h1'))")}}});
   testing::ServeProcess serve(testing::temp_dir(), {{"OURO_PROVIDER", "script:" + script}});
   ASSERT_FALSE(serve.base.empty()) << serve.log();
-  std::string ext_dir = testing::temp_dir() + "/extension";
-  ASSERT_EQ(testing::ouro_shell(testing::temp_dir(), "extension --out " + ext_dir).code, 0);
-  PersonsChromium chrome(ext_dir);
-  std::string ext = chrome.extension_id();
-  ASSERT_EQ(ext.size(), 32u) << "the extension's service worker did not start";
-  std::string panel = pair(chrome, ext, serve);
-  ASSERT_FALSE(panel.empty());
+  PairedChrome paired(serve);
+  ASSERT_TRUE(paired.error.empty()) << paired.error;
+  PersonsChromium& chrome = *paired.chrome;
+  const std::string panel = paired.panel;
 
   // The person is on a page of theirs, in front.
   std::string mine = chrome.open(testing::site().url("/form"));
@@ -350,13 +369,10 @@ TEST(Bridge, ATaskTypedInThePanelRunsInThatChromeInAGroup) {
 TEST(Bridge, AKilledOuroLeavesNoRunCodeWorkingInThePersonsTabs) {
   testing::ServeProcess serve(testing::temp_dir());
   ASSERT_FALSE(serve.base.empty()) << serve.log();
-  std::string ext_dir = testing::temp_dir() + "/extension";
-  ASSERT_EQ(testing::ouro_shell(testing::temp_dir(), "extension --out " + ext_dir).code, 0);
-  PersonsChromium chrome(ext_dir);
-  std::string ext = chrome.extension_id();
-  ASSERT_EQ(ext.size(), 32u) << "the extension's service worker did not start";
-  std::string panel = testing::pair(chrome, ext, serve);
-  ASSERT_FALSE(panel.empty());
+  PairedChrome paired(serve);
+  ASSERT_TRUE(paired.error.empty()) << paired.error;
+  PersonsChromium& chrome = *paired.chrome;
+  const std::string panel = paired.panel;
 
   Collector collector;
   std::string leak = "http://127.0.0.1:" + std::to_string(collector.server->port()) + "/after-kill";
