@@ -47,6 +47,9 @@ TEST(ExecInTab, AHungPageIsStoppedAtTheDeadline) {
 }
 
 TEST(ExecInTab, ResultsOverTheCapAreTruncatedWithAHint) {
+  // Reading 5 MB of text lays the whole page out; under a parallel test run that can take longer
+  // than the suite's short page-read deadline, so this session keeps the product's default one.
+  auto s = isolated_session([](session::SessionOptions& o) { o.limits.exec_timeout = host::Limits{}.exec_timeout; });
   json r = ok(R"(
     const t = await openTab('{{/big?kb=5120}}');
     const text = await getText(t);
@@ -54,7 +57,8 @@ TEST(ExecInTab, ResultsOverTheCapAreTruncatedWithAHint) {
     const arr = await execInTab(t, '[...Array(20000)].map((_, i) => ({ i, s: "row " + i }))');
     ({ text: { t: text.__truncated, n: text.originalLength, len: text.data.length, hint: text.hint },
        html: { t: html.__truncated, n: html.originalLength, len: html.data.length },
-       arr: { t: arr.__truncated, items: arr.data.length, first: arr.data[0] } }))");
+       arr: { t: arr.__truncated, items: arr.data.length, first: arr.data[0] } }))",
+              s.get());
   EXPECT_EQ(r["text"]["t"], true);
   EXPECT_GT(r["text"]["n"].get<int>(), 5000000);
   EXPECT_EQ(r["text"]["len"], 100000);

@@ -54,7 +54,14 @@ TEST(Kernel, ACrashedTabIsReportedNotHung) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_NE(err.find("crashed"), std::string::npos) << err;
-  json status = ok("tabs.find(x => x.id === '" + t.get<std::string>() + "').status", s->get());
+  // The tab list follows the browser's crash event, which may arrive just after a command's own
+  // "crashed" error: wait for it rather than read the list once.
+  json status;
+  for (int i = 0; i < 50; ++i) {
+    status = ok("tabs.find(x => x.id === '" + t.get<std::string>() + "').status", s->get());
+    if (status == "crashed") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   EXPECT_EQ(status, "crashed");
   // Other tabs keep working.
   EXPECT_EQ(ok("const u = await openTab('{{/b}}'); await getText(u, 'h1')", s->get()), "Page B");
