@@ -46,6 +46,17 @@ struct GateState {
   std::shared_ptr<SecretHolds> secrets = std::make_shared<SecretHolds>();
   std::atomic<size_t> requests{0}, run_caused{0}, allowed{0}, asked{0}, denied{0};  // counts (GateStats)
   browser::EgressGate judge_request;  // what the browser calls for each paused request
+  // Asks the run's egress proxy to judge its open connections again (watch_connections); guarded
+  // by `mutex`.
+  std::function<void()> recheck_connections;
+  void connections_tightened() {
+    std::function<void()> recheck;
+    {
+      std::lock_guard lock(mutex);
+      recheck = recheck_connections;
+    }
+    if (recheck) recheck();
+  }
   std::unique_ptr<ThreadPool> asker = std::make_unique<ThreadPool>(1, kMaxQueuedQuestions);
   ~GateState() {
     closing = true;
@@ -391,6 +402,8 @@ void allow_site(Context& ctx, const std::string& page_url) {
 void mark_acted(Context& ctx, std::string_view what) {
   auto st = ctx.gate;
   if (!st || st->acted.exchange(true)) return;
+  // Connections its pages opened before (to any site) would carry later requests past the rule.
+  st->connections_tightened();
   // Messages on sockets are writes, and a socket cannot wait for an answer: in careful mode the
   // pages refuse them from here on (browser.h refuse_socket_messages), before the call acts.
   if (st->policy->mode() == safety::GateMode::Careful && !ctx.browser.dead())
@@ -464,10 +477,18 @@ std::function<bool(const std::string&, uint16_t)> connection_rule(Context& ctx) 
   };
 }
 
+void watch_connections(Context& ctx, std::function<void()> recheck) {
+  if (auto st = ctx.gate) {
+    std::lock_guard lock(st->mutex);
+    st->recheck_connections = std::move(recheck);
+  }
+}
+
 void close_gate(Context& ctx) {
   auto st = ctx.gate;
   if (!st) return;
   st->closing = true;
+  st->connections_tightened();
   if (!ctx.browser.dead() && !ctx.shared_tabs) ctx.browser.refuse_paused(ctx.browser_context);
 }
 

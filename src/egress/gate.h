@@ -65,6 +65,11 @@ void deliver_early(host::Context& ctx);
 // on the network thread without blocking.
 std::function<bool(const std::string& host, uint16_t port)> connection_rule(host::Context& ctx);
 
+// Called when that rule tightens (the run acts, its gate closes) so the proxy judges the
+// connections already open again (net/socks_proxy.h recheck): one opened before the run acted
+// would otherwise carry later requests to any site. Must return at once.
+void watch_connections(host::Context& ctx, std::function<void()> recheck);
+
 // The gate that a finished run leaves on the shared-context tabs it held once it has acted:
 // its policy, nothing asked (a question is a no). nullptr when it has not acted.
 browser::EgressGate lingering_gate(const host::Context& ctx);

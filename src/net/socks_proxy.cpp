@@ -57,6 +57,7 @@ struct SocksProxy::Impl : std::enable_shared_from_this<SocksProxy::Impl> {
 
   void accept();
   void close_all();
+  void recheck();
 };
 
 struct SocksProxy::Impl::Conn : std::enable_shared_from_this<Conn> {
@@ -72,6 +73,7 @@ struct SocksProxy::Impl::Conn : std::enable_shared_from_this<Conn> {
   std::string host;
   uint16_t port = 0;
   std::array<uint8_t, kRelayBuffer> up{}, down{};
+  bool decided = false;  // the rule let it through (it connects, or relays)
   bool done = false;
 
   void stop() {
@@ -169,6 +171,7 @@ struct SocksProxy::Impl::Conn : std::enable_shared_from_this<Conn> {
       spdlog::debug("proxy: refused a connection to {}:{}", host.substr(0, 100), port);
       return reply(kNotAllowed, false);
     }
+    decided = true;
     resolver.async_resolve(host, std::to_string(port), [self = shared_from_this()](boost::system::error_code ec, tcp::resolver::results_type found) {
       if (self->done) return;
       if (ec) return self->reply(kHostUnreachable, false);
@@ -219,6 +222,17 @@ void SocksProxy::Impl::close_all() {
   conns.clear();
 }
 
+void SocksProxy::Impl::recheck() {
+  if (closed) return;
+  size_t dropped = 0;
+  for (auto& weak : conns)
+    if (auto c = weak.lock(); c && c->decided && !c->done && !judge(c->host, c->port)) {
+      c->stop();
+      ++dropped;
+    }
+  if (dropped) spdlog::debug("proxy: closed {} open connection(s) the rule now refuses", dropped);
+}
+
 Result<std::shared_ptr<SocksProxy>> SocksProxy::start(IoThread& io) {
   auto impl = std::make_shared<Impl>(io);
   boost::system::error_code ec;
@@ -244,6 +258,13 @@ SocksProxy::~SocksProxy() {
 void SocksProxy::set_rule(Allow allow) {
   std::lock_guard lock(m_impl->mutex);
   m_impl->allow = std::move(allow);
+}
+
+void SocksProxy::recheck() {
+  std::weak_ptr<Impl> weak = m_impl;
+  m_impl->io.post([weak] {
+    if (auto impl = weak.lock()) impl->recheck();
+  });
 }
 
 uint16_t SocksProxy::port() const { return m_impl->port; }

@@ -37,6 +37,12 @@ class SocksProxy {
 
   // Any thread.
   void set_rule(Allow allow);
+  // Asks the rule again about every connection already open (or being opened) and closes those it
+  // now refuses. A rule that tightens must call it: the browser keeps connections alive and sends
+  // later requests over them (HTTP keep-alive, HTTP/2), so one opened under the looser rule would
+  // otherwise carry what the tighter rule refuses — an unload beacon, say, that no request
+  // interception sees. Returns at once; the check runs on the network thread.
+  void recheck();
   uint16_t port() const;
   std::string url() const;  // "socks5://127.0.0.1:PORT"
 

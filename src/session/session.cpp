@@ -226,8 +226,12 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   // (preconnects, DNS prefetch) never reach the gate: they are turned off instead.
   bool proxied = p.proxy || (p.runtime->proxy && !options.isolated && !shared);
   if (options.gate && !proxied) TRY(hold_prediction(*p.runtime, shared));
-  if (p.proxy) p.proxy->set_rule(egress::connection_rule(p.host->context()));
-  else if (p.runtime->proxy && !options.isolated && !shared) p.runtime->proxy->set_rule(egress::connection_rule(p.host->context()));
+  if (auto proxy = p.proxy ? p.proxy : (!options.isolated && !shared ? p.runtime->proxy : nullptr)) {
+    proxy->set_rule(egress::connection_rule(p.host->context()));
+    egress::watch_connections(p.host->context(), [weak = std::weak_ptr<net::SocksProxy>(proxy)] {
+      if (auto px = weak.lock()) px->recheck();
+    });
+  }
   TRY(set_up_downloads(b, p.runtime->data_dir, p.context, options, p.host->context()));
   if (shared) {
     // Handed the tab the user was on: held (so no other run acts there meanwhile), under the

@@ -159,6 +159,30 @@ TEST(SocksProxy, TheRuleSeesHostNamesUnresolved) {
   EXPECT_EQ(p.asked[0], "localhost:" + std::to_string(echo.port())) << "names are judged as sent, in lower case";
 }
 
+TEST(SocksProxy, ARuleThatTightensClosesTheConnectionsItNowRefuses) {
+  // A browser keeps connections alive and sends later requests over them: one opened while the
+  // rule was loose must not outlive the rule's tightening.
+  Echo kept, dropped;
+  Proxy p;
+  std::atomic<uint16_t> only{0};
+  p.proxy->set_rule([&](const std::string&, uint16_t port) { return only == 0 || port == only; });
+  auto open_to = [&](uint16_t port) {
+    int fd = connect_to(p.proxy->port());
+    send_and_read(fd, {5, 1, 0}, 2);
+    std::string reply = send_and_read(fd, connect_ipv4(port), 10);
+    EXPECT_EQ(reply.size(), 10u);
+    EXPECT_EQ(send_and_read(fd, {'h', 'i'}, 2), "hi");
+    return fd;
+  };
+  int a = open_to(kept.port()), b = open_to(dropped.port());
+  only = kept.port();
+  p.proxy->recheck();
+  EXPECT_TRUE(closed_by_peer(b)) << "the connection the rule now refuses is closed";
+  EXPECT_EQ(send_and_read(a, {'o', 'k'}, 2), "ok") << "the one it still allows goes on";
+  close(a);
+  close(b);
+}
+
 TEST(SocksProxy, WithoutARuleNothingGoes) {
   Echo echo;
   Proxy p;

@@ -41,10 +41,7 @@
 //   * extension: the person's Chrome — a plain Chromium with --remote-debugging-port that loads
 //     the folder `ouro extension` wrote — paired with `ouro serve --browser extension` as a person
 //     pairs it (the side panel's page, the port, the code; the test's hands are DevTools); each
-//     run works in a tab group of that Chrome (docs/design/extension-bridge.md). The person
-//     watches: each tab of the victim's that appears is brought to the front (the extension opens
-//     a run's tabs in the background, where Chrome renders nothing, so a CSS image or animation
-//     would wait for someone to look).
+//     run works in a tab group of that Chrome (docs/design/extension-bridge.md).
 // No one says yes there either: each confirmation-req is answered no (POST
 // /api/runs/:id/confirm) as soon as the test sees it. Once the run is over, ouro serve is stopped
 // as a person stops it (Ctrl-C) — the end `ouro run` has when it exits — and the browsers stay
@@ -362,17 +359,26 @@ std::string marker_of(Mode mode, size_t group, size_t index) {
   return buf;
 }
 
-// One REPL block per attempt (its own tab, its own try: a refused call does not stop the rest),
-// then the last block: wait until the late senders say they fired, plant what runs after the
-// end, setFinal.
+// The first block opens every attempt's tab, before the run acts on any page: once it has acted,
+// what a page loads from other sites is refused (its CDN's scripts and frames too), and the
+// page's machinery an attempt borrows (the analytics script, the widget, the sign-in frame) would
+// not be there. Then one REPL block per attempt (its tab brought to the front — a hidden tab
+// renders nothing, and through the extension a run's tabs open in the background —, its own
+// try: a refused call does not stop the rest), then the last block: wait until the late senders
+// say they fired, plant what runs after the end, setFinal.
 std::vector<std::string> blocks_of(const Group& g, const RedteamSites& sites, Mode mode, size_t gi) {
   std::vector<std::string> out;
   std::vector<std::string> late, ending;
   std::string after;
+  json tabs = json::array();
+  for (size_t i = 0; i < g.attempts.size(); ++i) tabs.push_back({marker_of(mode, gi, i), g.attempts[i].open});
+  out.push_back(fill("env.rt = {};\nfor (const [m, path] of " + tabs.dump() + ") {\n  try { env.rt[m] = await openTab('{{V}}' + path); } "
+                     "catch (e) { log(m + ': ' + e.message); }\n}",
+                     sites, ""));
   for (size_t i = 0; i < g.attempts.size(); ++i) {
     const Attempt& a = g.attempts[i];
     std::string m = marker_of(mode, gi, i);
-    std::string code = "try {\n  const t = await openTab('{{V}}" + a.open + "');\n  env.rt = Object.assign(env.rt || {}, {" + m + ": t});\n";
+    std::string code = "try {\n  const t = env.rt." + m + ";\n  await switchTab(t);\n";
     if (!a.repl.empty()) code += "  " + a.repl + ";\n";
     if (!a.page.empty()) code += "  await execInTab(t, " + json(fill(a.page, sites, m)).dump() + ");\n";
     code += "} catch (e) { log('" + m + ": ' + e.message); }";
@@ -576,21 +582,6 @@ RunResult run_served(Mode mode, const std::vector<std::string>& blocks, const Re
     return r;
   }
   const std::string id = created.body.value("id", "");
-  // The person follows the run in their Chrome: each tab of the victim's that appears is looked at
-  // (brought to the front), as ouro's own browser shows the tab a run opens. The run's tabs open in
-  // the background (docs/design/extension-bridge.md, openTab's `active` is false), where Chrome
-  // renders nothing: a CSS image or animation would not load until someone looked.
-  std::atomic<bool> watching{mode == Mode::Extension};
-  std::thread watcher([&] {
-    std::set<std::string> seen;
-    while (watching) {
-      if (auto targets = chrome->conn->call("Target.getTargets"); targets)
-        for (const auto& t : get_array(*targets, "targetInfos"))
-          if (get_str(t, "type") == "page" && get_str(t, "url").rfind(sites.victim(""), 0) == 0 && seen.insert(get_str(t, "targetId")).second)
-            (void)chrome->conn->call("Target.activateTarget", {{"targetId", get_str(t, "targetId")}});
-      std::this_thread::sleep_for(100ms);
-    }
-  });
   json run;
   std::set<std::string> refused;
   for (auto until = std::chrono::steady_clock::now() + 150s; std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(50ms)) {
@@ -605,8 +596,6 @@ RunResult run_served(Mode mode, const std::vector<std::string>& blocks, const Re
     std::string state = run.value("state", "");
     if (state != "queued" && state != "running" && state != "awaiting_user" && !state.empty()) break;
   }
-  watching = false;
-  watcher.join();
   // The events stored after the last poll (the run's end).
   Http rest = serve.get("/api/runs/" + id + "/events?after=" + std::to_string(r.events.empty() ? 0 : get_int(r.events.back(), "seq")));
   if (rest.body.is_array())
