@@ -252,6 +252,7 @@ Result<void> Browser::close_tab(const std::string& tab_id) {
     auto tab = m_impl->tracker.find(tab_id);
     if (!tab) return m_impl->find_tab(tab_id).map([](auto) {});
     target_id = tab->target_id;
+    m_impl->tracker.bring_into_view(tab->context, now_ms());  // another tab may come to the front
   }
   TRY(m_impl->conn->call("Target.closeTarget", {{"targetId", target_id}}, "", 5s));
   {
@@ -295,7 +296,9 @@ Result<void> Browser::switch_tab(const std::string& tab_id) {
   std::string target_id;
   {
     std::lock_guard lock(m_impl->mutex);
-    target_id = TRY(m_impl->find_tab(tab_id))->target_id;
+    auto tab = TRY(m_impl->find_tab(tab_id));
+    target_id = tab->target_id;
+    m_impl->tracker.bring_into_view(tab->context, now_ms());
   }
   TRY(m_impl->conn->call("Target.activateTarget", {{"targetId", target_id}}, "", 5s));
   {

@@ -75,6 +75,12 @@ std::string TabTracker::active(const std::string& context) const {
 
 void TabTracker::set_active(const std::string& context, const std::string& tab_id) { m_active[context] = tab_id; }
 
+void TabTracker::bring_into_view(const std::string& context, double now_ms) {
+  constexpr double kOursFor = 1500;  // a page reports its new visibility well within this
+  if (m_ours_until.size() > 1000) m_ours_until.clear();  // contexts come and go: bounded
+  m_ours_until[context] = now_ms + kOursFor;
+}
+
 TrackerActions TabTracker::handle(const cdp::Event& ev, double now_ms) {
   if (ev.session_id.empty()) return browser_event(ev, now_ms);
   auto tab = by_session(ev.session_id);
@@ -238,7 +244,12 @@ TrackerActions TabTracker::session_event(Tab& tab, const cdp::Event& ev, double 
     std::string title = clip_head(get_str(*payload, "title", tab.title), kTitleCap, ClipMark::Count);
     std::string icon = clip_head(get_str(*payload, "favicon", tab.favicon), kUrlCap, ClipMark::Count);
     tab.titled_loader = tab.loader_id;
-    if (get_bool(*payload, "visible")) tab.seen_at = now_ms;
+    const bool visible = get_bool(*payload, "visible");
+    if (visible && !tab.in_view) {
+      auto ours = m_ours_until.find(tab.context);
+      if (ours == m_ours_until.end() || now_ms >= ours->second) tab.seen_at = now_ms;
+    }
+    tab.in_view = visible;
     if (title == tab.title && icon == tab.favicon) return out;
     tab.title = std::move(title);
     tab.favicon = std::move(icon);

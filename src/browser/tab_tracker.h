@@ -37,7 +37,11 @@ struct Tab {
   std::string titled_loader;  // the document whose page helpers reported its title
   bool ready = false, closed = false, crashed = false;
   std::string last_interaction_url;
-  double seen_at = 0;  // when its page last reported being visible (ms since the epoch), 0 if never
+  // When the person last turned to it (ms since the epoch), 0 if never: its page reported coming
+  // into view — its first report, or one after it was hidden — and not by ouro's own doing
+  // (bring_into_view). A title change while it stays in view is not a turn to it.
+  double seen_at = 0;
+  bool in_view = false;  // its page's last report said visible
   std::string last_window_open;  // the URL its last window.open asked for (a popup attaches without one)
   std::optional<DialogPolicy> dialog_policy;
   PageLog log;
@@ -107,6 +111,10 @@ class TabTracker {
   std::vector<std::shared_ptr<Tab>> in_context(const std::string& context) const;
   std::string active(const std::string& context) const;
   void set_active(const std::string& context, const std::string& tab_id);
+  // Ouro is about to change which tab of `context` is in view (it activates or closes one): a
+  // page of the context that comes into view in the next 1.5 s does so by ouro's doing, not the
+  // person's, and leaves its seen_at as it was.
+  void bring_into_view(const std::string& context, double now_ms);
   // Chromium's id of the default context (the first page's), "" until a page attached.
   const std::string& default_context() const { return m_default_context; }
   size_t popup_cap() const { return m_popup_cap; }
@@ -126,6 +134,7 @@ class TabTracker {
   std::map<std::string, std::shared_ptr<Tab>> m_tabs;  // by tab id
   std::map<std::string, std::string> m_by_target, m_by_session;
   std::map<std::string, std::string> m_active;  // context -> its active tab
+  std::map<std::string, double> m_ours_until;    // context -> until when a page coming into view is ouro's doing
   std::map<std::string, RateWindow> m_notice_rate;  // by context
   std::string m_default_context;
   int m_next_tab = 1;

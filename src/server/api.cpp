@@ -472,6 +472,8 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       return from(runs->get(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "cancel" && m == "POST") {
       return from(runs->cancel(parts[2]));
+    } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "end" && m == "POST") {
+      return from(runs->end(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "resume" && m == "POST") {
       return from(runs->resume(parts[2]));
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "messages" && m == "POST") {

@@ -596,6 +596,12 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     lock.unlock();
     publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, now_ms());
   }
+  // The conversation is over: in a window of ouro's own (My browser) the tabs it opened go with
+  // it, unless the person turned to them since its last turn (session.h close_what_it_opened).
+  if (!held.tabs.empty())
+    if (auto closed = life.session().close_what_it_opened(held); !closed.empty())
+      publish(*run, "tabs-closed",
+              {{"tabs", closed}, {"reason", "the conversation ended: tabs it opened in ouro's window that you did not turn to are closed"}}, now_ms());
   {
     std::lock_guard lock(run->mutex);
     run->session = nullptr;
@@ -735,6 +741,29 @@ Result<json> RunManager::cancel(const std::string& id) {
   }
   run->answered.notify_all();
   return json{{"id", id}, {"cancelling", true}};
+}
+
+Result<json> RunManager::end(const std::string& id) {
+  std::shared_ptr<Active> run;
+  {
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_runs.find(id); it != m_runs.end()) run = it->second;
+  }
+  if (!run) {
+    auto row = TRY(m_db.get_run(id));
+    if (!row) return errorf(Code::NotFound, "no run '{}'", id);
+    return json{{"id", id}, {"ended", true}};  // no session of it is open on this node
+  }
+  {
+    std::lock_guard lock(run->mutex);
+    // A turn works from its start until its Run is gone (the row may say "done" a moment before
+    // `finished` is set).
+    if ((run->run || !run->first_begun) && !run->leaving)
+      return errorf(Code::FailedPrecondition, "run {} is working on a turn: cancel it, or end the conversation once the turn is over", id);
+    run->expire = true;
+  }
+  run->answered.notify_all();
+  return json{{"id", id}, {"ended", true}};
 }
 
 size_t RunManager::busy_runs() {

@@ -106,6 +106,11 @@ class RunManager {
   Result<json> get(const std::string& id);
   Result<json> list();
   Result<json> cancel(const std::string& id);
+  // POST /api/runs/{id}/end: the conversation is over (the Command Center's New conversation):
+  // a run waiting for a follow-up lets its session go now rather than after keep_idle, and in My
+  // browser closes the tabs it opened that the person did not turn to. A later follow-up goes on
+  // from storage. FailedPrecondition while a turn works.
+  Result<json> end(const std::string& id);
   // The user's answer to a confirmation-req.
   // remember: "always" — the question's site (a navigation off the allowed sites, one of the
   // user's tabs) is allowed for every run from now on (settings `allowed_sites`).

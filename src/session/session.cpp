@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cctype>
 #include <filesystem>
+#include <set>
 #include <unistd.h>
 #include <fmt/format.h>
 #include <mutex>
@@ -126,6 +127,7 @@ struct Session::Parts {
   std::string context;
   bool owns_context = false;
   std::string handed;  // shared: the user's tab the session was handed
+  std::set<std::string> before;  // shared: the context's tabs when the session started (the person's)
   std::shared_ptr<StateSink> sink = std::make_shared<StateSink>();
   std::shared_ptr<LogSink> logs = std::make_shared<LogSink>();
 
@@ -234,6 +236,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   }
   TRY(set_up_downloads(b, p.runtime->data_dir, p.context, options, p.host->context()));
   if (shared) {
+    for (const auto& t : b.tabs(p.context)) p.before.insert(t.id);
     // Handed the tab the user was on: held (so no other run acts there meanwhile), under the
     // gate, and its site one the run may work on.
     p.handed = user_tab(b, p.context);
@@ -364,6 +367,9 @@ Session::Held Session::let_go() {
   if (!m->host->context().shared_tabs) return h;
   h.active = active_tab();
   h.tabs = m->runtime->browser->owned_tabs(m->host->context().owner);
+  h.at = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+  for (const auto& t : h.tabs)
+    if (auto info = m->runtime->browser->tab_info(t)) h.urls[t] = info->url;
   m->runtime->browser->release_tabs(m->host->context().owner, egress::lingering_gate(m->host->context()));
   return h;
 }
@@ -377,6 +383,22 @@ void Session::take_back(const Held& held) {
     m->sink->active = held.active;
   }
   m->sink->push();
+}
+
+std::vector<std::string> Session::close_what_it_opened(const Held& held) {
+  std::vector<std::string> closed;
+  browser::Browser& b = *m->runtime->browser;
+  if (!m->host->context().shared_tabs || !b.process_id() || b.dead()) return closed;
+  for (const auto& t : held.tabs) {
+    if (t == m->handed || m->before.count(t)) continue;
+    if (!b.tab_owner(t).empty()) continue;  // another run holds it now
+    auto info = b.tab_info(t);
+    if (!info || info->seen_at > held.at) continue;  // gone, or the person turned to it
+    if (auto was = held.urls.find(t); was == held.urls.end() || was->second != info->url) continue;  // another page now
+    if (auto r = b.close_tab(t); r) closed.push_back(t);
+    else spdlog::info("session: tab {} it opened is not closed: {}", t, r.error().message);
+  }
+  return closed;
 }
 
 void Session::set_log_handler(std::function<void(const std::string&)> handler) {

@@ -112,9 +112,18 @@ class Session {
   struct Held {
     std::vector<std::string> tabs;
     std::string active;
+    double at = 0;  // when they were let go (ms since the epoch)
+    std::map<std::string, std::string> urls;  // tab -> the page it showed then
   };
   Held let_go();
   void take_back(const Held& held);
+  // The conversation is over. In a window of ouro's own (a profile ouro launched; not the
+  // person's Chrome, attached or through the extension), the tabs it opened and let go last are
+  // closed, except those the person turned to since (browser/tab_tracker.h seen_at) and those
+  // that show another page than the run left there (the person loaded one of their own). Tabs
+  // that were open before the session started, and the one it was handed, are the person's and
+  // stay. Returns the closed ones.
+  std::vector<std::string> close_what_it_opened(const Held& held);
 
   // Where log() lines go from now on (replaces SessionOptions::on_log); any thread.
   void set_log_handler(std::function<void(const std::string&)> handler);

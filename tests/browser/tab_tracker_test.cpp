@@ -109,6 +109,28 @@ TEST(TabTracker, AttachesConfiguresAndFollowsANavigationWithADialog) {
   feed(t, {R"({"method":"Runtime.bindingCalled","params":{"name":"__ouroNotify","payload":"{\"title\":\"Alert on load\",\"visible\":true}","executionContextId":4},"sessionId":"902FCE1EF29E7F20A75985CE9923CA03"})"},
        1.8e12);
   EXPECT_EQ(tab->info().seen_at, 1.8e12);
+  // A title change while it stays in view is not another turn to it.
+  auto report = [&](const char* title, bool visible, double at) {
+    std::string payload = std::string(R"({\"title\":\")") + title + R"(\",\"visible\":)" + (visible ? "true" : "false") + "}";
+    feed(t, {R"({"method":"Runtime.bindingCalled","params":{"name":"__ouroNotify","payload":")" + payload +
+                 R"(","executionContextId":4},"sessionId":"902FCE1EF29E7F20A75985CE9923CA03"})"},
+         at);
+  };
+  report("(1) Alert on load", true, 1.81e12);
+  EXPECT_EQ(tab->info().seen_at, 1.8e12);
+  // The person turns away and back: that counts.
+  report("(1) Alert on load", false, 1.82e12);
+  report("(1) Alert on load", true, 1.83e12);
+  EXPECT_EQ(tab->info().seen_at, 1.83e12);
+  // Ouro brings it to the front itself (switchTab, or the tab in front closed): not the person's turn.
+  report("(1) Alert on load", false, 1.84e12);
+  t.bring_into_view(tab->context, 1.85e12);
+  report("(1) Alert on load", true, 1.85e12 + 200);
+  EXPECT_EQ(tab->info().seen_at, 1.83e12);
+  // Later, the person's own turn to it counts again.
+  report("(1) Alert on load", false, 1.86e12);
+  report("(1) Alert on load", true, 1.87e12);
+  EXPECT_EQ(tab->info().seen_at, 1.87e12);
 }
 
 // /popup: its button opens /b with window.open; the popup attaches with the opener's target id.

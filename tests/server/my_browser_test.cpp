@@ -6,6 +6,7 @@
 
 #include "browser/browser.h"
 #include "injection_sites.h"
+#include "persons_chromium.h"
 
 #include <gtest/gtest.h>
 
@@ -125,6 +126,56 @@ TEST(MyBrowser, ATabWorksForOneRunAtATime) {
   ASSERT_TRUE(u.s.base->browser().navigate(u.account, site().url("/account")));
   std::string d = u.start("await click('" + u.account + "', 'h1');\nsetFinal('clicked')", {{"mode", "autonomous"}});
   EXPECT_EQ(u.s.wait_done(d)["final"], "clicked");
+}
+
+TEST(MyBrowser, AFinishedConversationsTabGoesUnlessThePersonTookItUp) {
+  UserBrowser u;
+  browser::Browser& b = u.s.base->browser();
+  const size_t before = b.tabs("").size();
+  // A conversation with a start URL, ended as the Command Center's "New conversation" ends it.
+  auto converse = [&](const std::string& path) {
+    json options = {{"context", "mine"}, {"provider", "script:" + script_file({{{"text", repl_reply("setFinal(activeTab)")}}})}};
+    Http created = u.s.post("/api/runs", {{"task", "Which tab?"}, {"urls", {site().url(path)}}, {"options", options}});
+    EXPECT_EQ(created.status, 201) << created.raw;
+    std::string id = created.body.value("id", "");
+    json run = u.s.wait_done(id);
+    EXPECT_EQ(run["state"], "done") << run.dump();
+    std::string tab = run["final"].is_string() ? run["final"].get<std::string>() : "";
+    EXPECT_TRUE(b.tab_info(tab)) << "the tab stays while the conversation may go on";
+    return std::pair{id, tab};
+  };
+  auto end = [&](const std::string& id) {
+    Http ended = u.s.post("/api/runs/" + id + "/end", json::object());
+    EXPECT_EQ(ended.status, 200) << ended.raw;
+    // Its session is gone once the run manager no longer lists its tabs.
+    EXPECT_TRUE(eventually([&] { return u.s.get("/api/runs/" + id + "/tabs").status == 404; }, std::chrono::seconds(20)));
+  };
+  for (int i = 0; i < 3; ++i) {
+    auto [id, tab] = converse("/b");
+    end(id);
+    EXPECT_FALSE(b.tab_info(tab)) << "conversation " << i << " left its tab open";
+    auto closed = events_of(u.s, id, "tabs-closed");
+    ASSERT_EQ(closed.size(), 1u);
+    EXPECT_EQ(closed[0]["tabs"], json::array({tab}));
+  }
+  EXPECT_EQ(b.tabs("").size(), before) << "tabs do not pile up";
+  // The person loaded a page of their own in the conversation's tab: it is theirs and stays.
+  auto [id, tab] = converse("/b");
+  ASSERT_TRUE(b.navigate(tab, site().url("/form")));
+  end(id);
+  EXPECT_TRUE(b.tab_info(tab));
+  EXPECT_TRUE(events_of(u.s, id, "tabs-closed").empty());
+  // The tabs that were open before, the one it was handed among them, stay.
+  EXPECT_TRUE(b.tab_info(u.account));
+  // A turn at work is not ended; a conversation no longer open ends at once.
+  std::string busy = u.start("await sleep(3000);\nsetFinal('slow')");
+  EXPECT_TRUE(eventually([&] { return u.s.get("/api/runs/" + busy).body.value("state", "") == "running"; }, std::chrono::seconds(10)));
+  Http refused = u.s.post("/api/runs/" + busy + "/end", json::object());
+  EXPECT_EQ(refused.status, 409) << refused.raw;
+  EXPECT_NE(refused.raw.find("cancel it"), std::string::npos) << refused.raw;
+  EXPECT_EQ(u.s.wait_done(busy)["final"], "slow");
+  EXPECT_EQ(u.s.post("/api/runs/" + id + "/end", json::object()).status, 200);
+  EXPECT_EQ(u.s.post("/api/runs/nosuchrun/end", json::object()).status, 404);
 }
 
 TEST(MyBrowser, ActingOnAnotherOfTheUsersTabsIsAskedAbout) {

@@ -422,6 +422,7 @@
       case 'placement': $('totals').title = `browser: ${d.endpoint}`; break;
       case 'failover': addMessage('guidance', `⇄ its browser (${d.from}) died: moved to ${d.to}, from iteration ${d.fromIteration}`); break;
       case 'complete': finish(d); break;
+      case 'tabs-closed': addMessage('guidance', `The conversation ended: ${(d.tabs || []).length} tab${(d.tabs || []).length === 1 ? '' : 's'} it opened in ouro's window, which you did not turn to, closed.`); break;
     }
   }
 
@@ -938,6 +939,9 @@
     } catch (err) { /* the list shows what it can */ }
   }
   $('new-btn').onclick = () => {
+    // The conversation is over: its session goes now, and in My browser the tabs it opened that
+    // you did not turn to close (a follow-up from History still goes on from storage).
+    if (current && !isRunning()) api('POST', `/api/runs/${current.id}/end`).catch(() => {});
     if (current && current.socket) current.socket.close();
     current = null;
     stopLive();
