@@ -1,6 +1,7 @@
 #include "actions/host.h"
 
 #include "egress/gate.h"
+#include "egress/writes.h"
 
 #include "egress/holds.h"
 #include "actions/fit.h"
@@ -85,6 +86,14 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   // From the first call that puts the run's data or choices into a page, every tab the run holds
   // keeps to its allowed sites (safety/gate.h); marked before the call acts. What a tab sends
   // while an action works is the action's (a write the user approved with it is not asked again).
+  // What it writes is traced to the pages it came from before it acts (egress/writes.h).
+  if (!cap->writes.empty() && m_ctx->gate) {
+    std::vector<std::pair<std::string, std::string>> values;
+    for (size_t i = 0; i < cap->params.size() && i < args.size(); ++i)
+      if (std::find(cap->writes.begin(), cap->writes.end(), cap->params[i].name) != cap->writes.end())
+        for (auto& text : egress::written_strings(args[i])) values.emplace_back(cap->params[i].name, std::move(text));
+    if (auto traced = egress::check_write(*m_ctx, function, tab, values); !traced) return {tl::make_unexpected(traced.error()), {}};
+  }
   int activity = 0;
   if (cap->changes_page) egress::mark_acted(*m_ctx, function);
   if (!tab.empty() && m_ctx->gate && cap->changes_page) activity = m_ctx->browser.begin_activity(tab, function);
@@ -118,6 +127,12 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   }
   // Nothing a secret was typed into can give its value back (a field read, an echoing page).
   if (m_ctx->secrets && !m_ctx->secrets->empty()) m_ctx->secrets->scrub(*r);
+  // Where the answer came from, for the values the run writes later (egress/writes.h).
+  if (m_ctx->gate) {
+    if (cap->answers == Capability::Answers::OverTheRunsData) egress::note_derived(*m_ctx, *r);
+    else if (cap->answers == Capability::Answers::TheUsersWords && r->is_string()) egress::note_user_words(*m_ctx, r->get<std::string>());
+    else if (!tab.empty()) egress::note_page_data(*m_ctx, tab, *r);
+  }
   // Typed results keep their type when they are too large (actions/fit.h).
   Fitted fitted = fit_result(std::move(*r), result_shape(*cap), m_ctx->limits.result_cap);
   if (fitted.truncated) {

@@ -11,6 +11,8 @@
 #include "base/text.h"
 #include "safety/secrets.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -249,20 +251,57 @@ std::optional<json> crop_around(Context& ctx, const std::string& tab, const json
               {"outline", {{"x", ox - x0}, {"y", oy - y0}, {"width", std::max(0.0, ox1 - ox)}, {"height", std::max(0.0, oy1 - oy)}}}};
 }
 
+// No self-approval (docs/guides/safety.md): a control that approves, confirms, authorises or signs
+// on a site where this run submitted something is the user's to press, in every mode — unless
+// their task says to do it. With no one to ask (a person driving the REPL) it goes on. True when
+// the user was asked (and said yes): no second question about the same click.
+Result<bool> not_self_approved(Context& ctx, const std::string& action, const std::string& tab, const std::string& selector, const json& target,
+                               const std::string& element) {
+  if (action != "click" && action != "select") return false;
+  auto stem = safety::approval_stem(target);
+  if (!stem) return false;
+  auto proposed = egress::proposal_on(ctx, tab);
+  if (!proposed) return false;
+  auto policy = egress::gate_policy(ctx);
+  if (policy && policy->provenance().user_wrote(*stem)) return false;
+  auto hooks = ctx.hooks();
+  if (!hooks || !hooks->confirm) return false;
+  auto info = ctx.browser.tab_info(tab);
+  std::string what = element.empty() ? "'" + selector + "'" : element;
+  std::string reason = fmt::format("it would approve what this run itself proposed here ({}): a run does not approve its own proposals", *proposed);
+  json request = {{"action", action}, {"selector", selector}, {"tab", tab}, {"url", info ? info->url : ""}, {"element", element},
+                  {"reason", reason}, {"target", target}, {"proposed", *proposed}};
+  json d = {{"rule", "self-approval"}, {"type", "Approval"}, {"method", action}, {"url", info ? info->url : ""}, {"proposed", *proposed}};
+  bool yes = hooks->confirm(request);
+  d["decision"] = yes ? "allow" : "deny";
+  d["by"] = "user";
+  d["reason"] = reason;
+  egress::record_decision(ctx, std::move(d));
+  if (!yes)
+    return errorf(Code::PermissionDenied, "{} on {} was refused: {}. Leave the approval to the user (say so in setFinal()), do not retry it",
+                  action, what, reason);
+  ctx.browser.approve_activity(tab);
+  return true;
+}
+
 // Asks before acting on a sensitive element, when a confirmer is installed (agent runs). The
 // question names the origin of the element's own frame when it is not the tab's. A secret typed
 // into its own origin (checked before, secret_may_go) asks nothing: the user granted it for that
 // site, so an unattended run can sign in.
 Result<void> gate(Context& ctx, const std::string& action, const std::string& tab, const std::string& selector, const json& at,
                   bool granted_secret = false) {
+  const json& target = at.is_object() && at.contains("target") ? at["target"] : json::object();
+  std::string element = at.is_object() ? at.value("element", "") : "";
+  auto why = safety::sensitive_reason(action, target);
+  if (TRY(not_self_approved(ctx, action, tab, selector, target, element))) return {};
+  // What it submits is the run's proposal on this site (a later approval there is the user's).
+  if (why && action == "click" && !safety::approval_stem(target) && why->find("password") == std::string::npos)
+    egress::note_proposal(ctx, tab, element.empty() ? selector : element);
   auto hooks = ctx.hooks();
   if (!hooks || !hooks->confirm) return {};
   auto mode = egress::gate_mode(ctx);
   if (mode == safety::GateMode::Autonomous) return {};  // asks nothing; the egress gate still holds the sites
   if (granted_secret) return {};
-  const json& target = at.is_object() && at.contains("target") ? at["target"] : json::object();
-  std::string element = at.is_object() ? at.value("element", "") : "";
-  auto why = safety::sensitive_reason(action, target);
   if (!why) return {};
   // Under the egress gate a submitted form asks only if it writes (a GET search does not) —
   // unless its label says what it does (Buy, Pay, Delete, …).

@@ -32,8 +32,10 @@ std::vector<Capability> build() {
   local(g, "tabs", {}, "Array<" + TabInfo + ">", "Every open tab, kept live (tabs opened by pages or the user appear by themselves).", true);
   local(g, "activeTab", {}, "string", "Id of the focused tab.", true);
   host(g, "openTab", {{"url", "string", true}}, "string (tab id)", "Opens a tab, waits for its load event (up to 10 s) and focuses it.", Risk::Navigate, open_tab);
+  r.back().writes = {"url"};
   host(g, "closeTab", {kTab}, "true", "Closes a tab.", Risk::Navigate, close_tab);
   host(g, "navigate", {kTab, {"url", "string"}}, TabInfo, "Loads url in the tab and waits for its load event (up to 10 s; a slow page is returned still 'loading').", Risk::Navigate, navigate);
+  r.back().writes = {"url"};
   r.back().tool = "navigate";
   host(g, "switchTab", {kTab}, "true", "Brings a tab to the front and makes it activeTab.", Risk::Navigate, switch_tab);
   host(g, "waitForLoad", {kTab, {"timeout", "number(0..120000)", true}}, TabInfo, "Waits until the tab has loaded (default 10 s); right after a click or key press, first gives the navigation it started 0.4 s to begin. Prefer it to sleep().", Risk::Read, wait_for_load);
@@ -42,6 +44,7 @@ std::vector<Capability> build() {
   host(g, "execInTab", {kTab, {"code", "string"}}, "any (JSON; DOM nodes become their HTML)",
        "Runs JavaScript in the page: an expression, statements (last value returned), or a body with `return`; promises are awaited; 10 s limit; results over 100,000 chars come back as { __truncated, originalLength, data }.",
        Risk::Act, exec_in_tab);
+  r.back().writes = {"code"};
   host(g, "getDOM", {kTab, {"selector", "string", true}}, "string (HTML)", "outerHTML of the matching elements (whole document without a selector); capped at 100,000 chars.", Risk::Read, get_dom);
   host(g, "getText", {kTab, {"selector", "string", true}}, "string", "innerText of the matching elements (whole page without a selector); capped at 100,000 chars.", Risk::Read, get_text);
   host(g, "getLinks", {kTab}, "Array<{ text: string, href: string }>", "Every link on the page, with absolute hrefs.", Risk::Read, get_links);
@@ -99,9 +102,11 @@ std::vector<Capability> build() {
   r.back().tool = "click";
   host(g, "type", {kTab, {"selector", "string"}, {"text", "string|Secret"}}, "{ element: string, typed: number }",
        "Focuses the field and types text key by key at the end of what is there (\\n presses Enter); text may be secret(name). A date or time field is set from the date as written (2016-11-08, 11/08/2016, November 8, 2016).", Risk::Act, type);
+  r.back().writes = {"text"};
   r.back().tool = "type";
   host(g, "fill", {kTab, {"formData", "Record<string, string|number|boolean|string[]|Secret>"}}, "{ filled: string[] }",
        "Sets fields to values: {selector: value}. Text fields are replaced, <select>s pick the option, checkboxes take true/false.", Risk::Act, fill);
+  r.back().writes = {"formData"};
   host(g, "scroll", {kTab, {"direction", "'up'|'down'|'left'|'right'|'top'|'bottom'"}, {"amount", "number(0..1000000)", true}}, "{ x: number, y: number, height: number, viewportHeight: number, atTop: boolean, atBottom: boolean }",
        "Scrolls with the mouse wheel (amount in px, default 80% of the viewport; 'top' and 'bottom' go to the ends).", Risk::Read, scroll);
   r.back().changes_page = true;
@@ -114,6 +119,7 @@ std::vector<Capability> build() {
   r.back().changes_page = true;
   host(g, "select", {kTab, {"selector", "string"}, {"value", "string|string[]"}}, "{ selected: string[] }",
        "Chooses option(s) of a <select> by value or visible label.", Risk::Act, select);
+  r.back().writes = {"value"};
   r.back().tool = "select";
   host(g, "act", {kTab, {"commands", "string|string[]"}, {"options", "{ timeout?: number(0..120000), dryRun?: boolean }", true}},
        "{ ok: boolean, steps: Array<{ command: string, status: 'done'|'failed'|'skipped'|'planned', did?: string, target?: object, error?: string, data?: any, ms?: number }>, "
@@ -125,6 +131,7 @@ std::vector<Capability> build() {
        "instruction ('Enter \"Kathy\" into the name field and press Submit'). TARGET: a ref, a selector, or words ('the Sign in button', "
        "'the third link'); an ambiguous or unknown target fails with the candidates, never a guess. Stops at the first failed step.",
        Risk::Act, act);
+  r.back().writes = {"commands"};
   r.back().tool = "act";
 
   g = "Skills";
@@ -139,6 +146,7 @@ std::vector<Capability> build() {
        "Searches the site: the search form's field (or the field named search), the query, Enter; checks the page changed and names the "
        "results collection (extract() it).",
        Risk::Act, search);
+  r.back().writes = {"query"};
   host(g, "fillForm", {kTab, {"values", "Record<string, string|number|boolean|string[]|Secret> | Array<{ field: string, value: any }>"},
                        {"options", "{ submit?: boolean }", true}},
        SkillResult + " }",
@@ -224,9 +232,11 @@ std::vector<Capability> build() {
        "A fresh model call with its own context (your system prompt, the task and progress, then prompt and data). No browser access. Never throws. "
        "options.images: up to 5 data URLs (await screenshot(t)) the sub-model looks at, if it has vision.",
        Risk::Local, llm_query);
+  r.back().answers = Capability::Answers::OverTheRunsData;
   host(g, "llm_batch", {{"prompts", "array"}}, "Array<{ status: 'fulfilled'|'rejected', value?: string, error?: string }>",
        "Many llm_query calls in parallel (items: prompt strings or { prompt, data, images? }; an item of another shape is rejected alone); every item settles, one failure does not fail the batch. At most 50 sub-calls per run.",
        Risk::Local, llm_batch);
+  r.back().answers = Capability::Answers::OverTheRunsData;
 
   g = "REPL State & Output";
   local(g, "env", {}, "object", "Your variables: keep everything here (env.rows = …); it persists across evaluations.", true);
@@ -246,6 +256,7 @@ std::vector<Capability> build() {
        "await askUser('Please log in to example.com in the browser window, then press Continue', { choices: ['Continue'] }). "
        "No answer in time is an error.",
        Risk::Local, impl::ask_user);
+  r.back().answers = Capability::Answers::TheUsersWords;
   r.back().tool = "ask_user";
   host(g, "store", {{"key", "string"}, {"value", "any"}}, "true", "Saves a JSON value under key, persistent across runs.", Risk::Local, impl::store);
   host(g, "retrieve", {{"key", "string"}}, "any | null", "Reads a value saved with store().", Risk::Local, retrieve);

@@ -55,6 +55,15 @@ struct Capability {
   // From the first such call on, the egress gate holds every tab of the run to its allowed sites
   // (egress/gate.h).
   bool changes_page = false;
+  // Parameters whose text the call writes into a page or sends to a site (type's text, fill's
+  // values, a navigation's URL, code run in the page): before it acts, each value is traced to the
+  // sites whose pages hold it, and one from a site other than where it is written is checked by
+  // the run's policy (egress/writes.h).
+  std::vector<std::string> writes = {};
+  // Where its answer comes from, for tracing values (egress/writes.h): a call on a tab answers
+  // with that page's text; these answer otherwise.
+  enum class Answers { AsItsTab, OverTheRunsData, TheUsersWords };
+  Answers answers = Answers::AsItsTab;
 };
 
 // Everything the REPL offers, in reference order.

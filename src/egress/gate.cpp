@@ -46,6 +46,7 @@ struct GateState {
   std::shared_ptr<SecretHolds> secrets = std::make_shared<SecretHolds>();
   std::atomic<size_t> requests{0}, run_caused{0}, allowed{0}, asked{0}, denied{0};  // counts (GateStats)
   browser::EgressGate judge_request;  // what the browser calls for each paused request
+  std::map<std::string, std::string> proposals;  // site -> what the run submitted there; guarded by `mutex`
   // Asks the run's egress proxy to judge its open connections again (watch_connections); guarded
   // by `mutex`.
   std::function<void()> recheck_connections;
@@ -526,6 +527,40 @@ GateStats gate_stats(const Context& ctx) {
     out.refused = st->denied;
   }
   return out;
+}
+
+std::shared_ptr<safety::GatePolicy> gate_policy(const Context& ctx) { return ctx.gate ? ctx.gate->policy : nullptr; }
+
+void record_decision(Context& ctx, json decision) {
+  if (auto st = ctx.gate) record(ctx, *st, std::move(decision));
+}
+
+namespace {
+std::string site_of_tab(Context& ctx, const std::string& tab) {
+  auto info = ctx.browser.tab_info(tab);
+  if (!info) return "";
+  auto url = safety::parse_url(info->url);
+  return url && !url->host.empty() ? safety::site_of_host(url->host) : "";
+}
+}  // namespace
+
+void note_proposal(Context& ctx, const std::string& tab, const std::string& what) {
+  auto st = ctx.gate;
+  if (!st) return;
+  std::string site = site_of_tab(ctx, tab);
+  if (site.empty()) return;
+  std::lock_guard lock(st->mutex);
+  if (st->proposals.size() < 1000 || st->proposals.count(site)) st->proposals[site] = what.substr(0, 300);
+}
+
+std::optional<std::string> proposal_on(Context& ctx, const std::string& tab) {
+  auto st = ctx.gate;
+  if (!st) return std::nullopt;
+  std::string site = site_of_tab(ctx, tab);
+  std::lock_guard lock(st->mutex);
+  auto it = st->proposals.find(site);
+  if (it == st->proposals.end()) return std::nullopt;
+  return it->second;
 }
 
 std::optional<safety::GateMode> gate_mode(const Context& ctx) {

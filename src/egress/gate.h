@@ -91,6 +91,16 @@ void leave_tabs(host::Context& ctx);
 
 // The gate's mode, when the context has a gate.
 std::optional<safety::GateMode> gate_mode(const host::Context& ctx);
+// The run's policy (nullptr without a gate), and a decision for the run's record (a `gate` event,
+// redacted and scrubbed of secrets as every gate decision is).
+std::shared_ptr<safety::GatePolicy> gate_policy(const host::Context& ctx);
+void record_decision(host::Context& ctx, json decision);
+
+// No self-approval (docs/guides/safety.md): the run submitted something on the page of `tab` (a
+// form, a write-like control; `what` names it), and what it proposed on that page's site, if it
+// did. Without a gate nothing is kept.
+void note_proposal(host::Context& ctx, const std::string& tab, const std::string& what);
+std::optional<std::string> proposal_on(host::Context& ctx, const std::string& tab);
 
 // What the gate has judged so far in this context (paused requests; a navigation asked about
 // before it starts counts once more when it leaves).

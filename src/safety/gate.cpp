@@ -120,6 +120,20 @@ bool GatePolicy::given(std::string_view url) const {
   return m_given.count(given_key(url)) > 0;
 }
 
+void GatePolicy::set_task(std::string_view task, const std::vector<std::string>& urls) {
+  std::string words(task);
+  for (const auto& u : urls) words += "\n" + u;
+  auto sites = named_sites(task, urls);
+  std::lock_guard lock(m_mutex);
+  m_provenance = std::make_shared<Provenance>(words);
+  m_task_sites = std::move(sites);
+}
+
+bool GatePolicy::task_names(const std::string& site) const {
+  std::lock_guard lock(m_mutex);
+  return m_task_sites.count(site) > 0;
+}
+
 std::vector<std::string> GatePolicy::patterns() const {
   std::lock_guard lock(m_mutex);
   return m_allowed.patterns();
@@ -151,6 +165,7 @@ Result<std::shared_ptr<GatePolicy>> make_policy(const GateConfig& config) {
   }
   auto policy = std::make_shared<GatePolicy>(std::move(sites), config.mode);
   for (const auto& url : given) policy->add_given_url(url);
+  policy->set_task(config.task, config.urls);
   return policy;
 }
 

@@ -28,6 +28,7 @@
 #pragma once
 
 #include "base/json.h"
+#include "safety/provenance.h"
 #include "safety/sites.h"
 
 #include <memory>
@@ -66,12 +67,21 @@ class GatePolicy {
   void add_given_url(std::string_view url);
   bool given(std::string_view url) const;
 
+  // Where what the run writes came from (safety/provenance.h), and the sites its task names (its
+  // text and its URLs): a value from one site written on another is the user's intent only when
+  // the task names both. --allow-domain and approvals make a site reachable, not a trusted source.
+  void set_task(std::string_view task, const std::vector<std::string>& urls);
+  Provenance& provenance() const { return *m_provenance; }
+  bool task_names(const std::string& site) const;
+
  private:
   mutable std::mutex m_mutex;
   std::set<std::string> m_given;
   SiteList m_allowed;
   SiteList m_named;
   const GateMode m_mode;
+  std::shared_ptr<Provenance> m_provenance = std::make_shared<Provenance>();
+  std::set<std::string> m_task_sites;  // guarded by m_mutex
 };
 
 // Where a run's allowed sites come from: the sites of its URLs (--url, `urls`) and of the http(s)

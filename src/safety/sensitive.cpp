@@ -50,4 +50,17 @@ std::optional<std::string> sensitive_reason(const std::string& action, const jso
   return std::nullopt;
 }
 
+std::optional<std::string> approval_stem(const json& t) {
+  if (!t.is_object()) return std::nullopt;
+  std::string words = lower(t.value("text", "") + " " + t.value("label", "") + " " + t.value("value", ""));
+  if (words.find("cookie") != std::string::npos) return std::nullopt;
+  if (word_in(words, {"approve", "approval", "approved"})) return "approv";
+  if (word_in(words, {"confirm", "confirmation", "confirmed"})) return "confirm";
+  if (word_in(words, {"authorize", "authorise", "authorization", "authorisation"})) return "authori";
+  if (word_in(words, {"accept"})) return "accept";
+  if (word_in(words, {"countersign", "e-sign", "esign", "signature"})) return "sign";
+  if (word_in(words, {"sign"}) && !word_in(words, {"sign in", "sign up", "sign out", "sign-in", "sign-up", "sign-out"})) return "sign";
+  return std::nullopt;
+}
+
 }  // namespace ouro::safety

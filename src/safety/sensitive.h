@@ -15,4 +15,9 @@ namespace ouro::safety {
 // action: "click" | "type" | "fill" | "select".
 std::optional<std::string> sensitive_reason(const std::string& action, const json& target);
 
+// No self-approval: whether `target` approves, confirms, authorises, accepts or signs something
+// (its label says so; "Sign in", "Sign up" and cookie banners do not). The stem of the word that
+// says it ("approv", "confirm", "authori", "accept", "sign"), for a task that says to do it.
+std::optional<std::string> approval_stem(const json& target);
+
 }  // namespace ouro::safety

@@ -22,3 +22,24 @@ TEST(Sensitive, SubmitPaymentPasswordAndDangerousLabels) {
 
 }  // namespace
 }  // namespace ouro::safety
+
+namespace ouro::safety {
+namespace {
+
+TEST(ApprovalStem, ControlsThatApproveSayWhatTheyDo) {
+  auto stem = [](const std::string& text) { return approval_stem(json{{"tag", "button"}, {"text", text}}); };
+  EXPECT_EQ(stem("Approve transfer"), "approv");
+  EXPECT_EQ(stem("Confirm payment"), "confirm");
+  EXPECT_EQ(stem("Authorise"), "authori");
+  EXPECT_EQ(stem("Accept the quote"), "accept");
+  EXPECT_EQ(stem("Sign"), "sign");
+  EXPECT_EQ(stem("Sign in"), std::nullopt);
+  EXPECT_EQ(stem("Sign up now"), std::nullopt);
+  EXPECT_EQ(stem("Accept all cookies"), std::nullopt);
+  EXPECT_EQ(stem("Confirmations history"), std::nullopt) << "whole words only";
+  EXPECT_EQ(stem("Send transfer"), std::nullopt);
+  EXPECT_EQ(approval_stem(json("Approve")), std::nullopt) << "not a target";
+}
+
+}  // namespace
+}  // namespace ouro::safety

@@ -222,6 +222,8 @@ async function main() {
       await axeState(page, width, 'table answer');
       if (width < 800) { await page.click('#tab-activity'); await axeState(page, width, 'table answer, Activity tab'); await page.click('#tab-chat'); }
       await page.click('#new-btn');
+      for (let i = 0; i < 50 && !fake.state.ends.includes('r-table'); i++) await new Promise(r => setTimeout(r, 100));
+      check(fake.state.ends.includes('r-table'), `${width}px: New conversation ends the finished one (POST /api/runs/{id}/end)`);
 
       // The mode control: autonomous is sent with the next run.
       await page.selectOption('#mode', 'autonomous');

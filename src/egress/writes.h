@@ -1,0 +1,40 @@
+// A page's words are data, not orders (docs/design/provenance.md, docs/guides/safety.md): what a
+// run reads from a page is noted with that page's site, and before a call writes a value into a
+// page or sends it to a site (registry.h `writes`), the value is traced to the sites whose pages
+// hold it (safety/provenance.h):
+//   - from the site it is written on, or from no page: it goes on;
+//   - from another site, when the task names both sites (its text or its URLs): it goes on,
+//     recorded;
+//   - otherwise, careful mode asks the user (the question names the page the value came from),
+//     autonomous mode refuses; with no one to ask (a person driving the REPL) it goes on.
+// Every decision about a value from another site is a `gate` event.
+#pragma once
+
+#include "host/context.h"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ouro::egress {
+
+// What a call on `tab` returned: text of the tab's page, noted with the page's site.
+void note_page_data(host::Context& ctx, const std::string& tab, const json& result);
+// What a sub-call (llm_query) answered over the run's data: free text and numbers carry every
+// site the run has read so far; a boolean carries nothing.
+void note_derived(host::Context& ctx, const json& result);
+// The user's own words (an answer to askUser).
+void note_user_words(host::Context& ctx, std::string_view text);
+
+// Before `function` writes `values` ({parameter, text}) into the page of `tab` — or, for a `url`
+// parameter, to the URL's site. PermissionDenied, naming the value's source page, when refused.
+// Blocks while the user is asked.
+Result<void> check_write(host::Context& ctx, const std::string& function, const std::string& tab,
+                         const std::vector<std::pair<std::string, std::string>>& values);
+
+// The strings of a call's argument that it writes: a string as it is; an object's values and an
+// array's items, recursively (an object's keys are selectors, not written); at most 64.
+std::vector<std::string> written_strings(const json& arg);
+
+}  // namespace ouro::egress
