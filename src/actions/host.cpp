@@ -94,6 +94,7 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
         for (auto& text : egress::written_strings(args[i])) values.emplace_back(cap->params[i].name, std::move(text));
     if (auto traced = egress::check_write(*m_ctx, function, tab, values); !traced) return {tl::make_unexpected(traced.error()), {}};
   }
+  if (cap->changes_page || !cap->writes.empty()) ++m_actions;
   int activity = 0;
   if (cap->changes_page) egress::mark_acted(*m_ctx, function);
   if (!tab.empty() && m_ctx->gate && cap->changes_page) activity = m_ctx->browser.begin_activity(tab, function);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <atomic>
 #include <vector>
 
 namespace ouro::actions {
@@ -34,6 +35,9 @@ class Host {
   // What the model should know about the calls since the last take: results that were cut to
   // the cap ("getLinks returned 2,212 of 5,340 items …"). At most 20 lines.
   std::vector<std::string> take_notes();
+  // Calls so far that acted on a page or wrote into one (the registry's changes_page or writes),
+  // past their checks: what a run's autonomy is measured against.
+  size_t actions() const { return m_actions.load(); }
 
  private:
   struct Outcome {
@@ -55,6 +59,7 @@ class Host {
   std::map<std::string, TabQueue> m_order;  // acting calls waiting, by tab
   std::mutex m_notes_mutex;
   std::vector<std::string> m_notes;
+  std::atomic<size_t> m_actions{0};
 };
 
 }  // namespace ouro::actions

@@ -94,12 +94,15 @@ json RunResult::to_json() const {
   if (!error.empty()) j["error"] = error;
   if (tabs.is_array()) j["tabs"] = tabs;
   if (action_cache.is_object() && action_cache.value("hits", 0) + action_cache.value("misses", 0) > 0) j["actionCache"] = action_cache;
+  j["autonomy"] = {{"actions", actions}, {"asked", asked},
+                   {"unasked", actions ? json(static_cast<double>(actions - std::min(asked, actions)) / static_cast<double>(actions)) : json(nullptr)}};
   return j;
 }
 
 Run::Run(session::Session& session, llm::Provider& provider, RunOptions options, EventSink sink)
     : m_session(session), m_provider(provider), m_options(std::move(options)), m_sink(std::move(sink)) {
   m_alive->run = this;
+  m_actions_at_start = m_session.host().actions();
   if (m_options.resume) {
     m_state = *m_options.resume;
   } else {
@@ -202,6 +205,7 @@ bool Run::ask_confirmation(const json& request) {
     emit("confirmation-res", {{"id", req["id"]}, {"approved", true}, {"by", "your command"}, {"details", req}});
     return true;
   }
+  ++m_asked;
   // When no answer counts as "no": the faces show a countdown to it.
   req["timeoutMs"] = m_options.confirm_timeout.count();
   req["expiresAt"] = static_cast<int64_t>(now_ms()) + m_options.confirm_timeout.count();
@@ -752,6 +756,8 @@ RunResult Run::finish(RunResult result, bool have_final, json final) {
     result.cost_known = m_cost_known;
   }
   result.action_cache = m_session.host().context().action_cache.to_json();
+  result.actions = m_session.host().actions() - m_actions_at_start;
+  result.asked = m_asked.load();
   result.cancelled = m_cancel.cancelled();
   if (have_final && !result.cancelled) {
     result.final = std::move(final);

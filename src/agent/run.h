@@ -95,6 +95,10 @@ struct RunResult {
   // boundary, its turn unfinished); empty otherwise.
   std::string browser_lost;
   json action_cache;          // act()'s action cache in this run's session: {hits, misses, hitRate}
+  // Autonomy: the turn's actions (calls that acted on or wrote into a page) and the questions it
+  // asked the user (confirmations); {actions, asked, unasked} where unasked = the share of
+  // actions that needed no question (null with no action).
+  size_t actions = 0, asked = 0;
   json to_json() const;       // {final, iterations, partial, usage, cost, actionCache?, …}
 };
 
@@ -152,6 +156,8 @@ class Run {
   bool m_cost_known = true;
   std::atomic<int> m_sub_calls{0};
   std::atomic<int> m_confirmations{0};
+  std::atomic<size_t> m_asked{0};        // confirmations put to the user this turn
+  size_t m_actions_at_start = 0;         // the host's actions() when the turn began
   std::atomic<bool> m_commands_turn{false};  // a `$` turn: the user's commands approve their own actions
   std::atomic<int> m_questions{0};
   std::mutex m_guidance_mutex;

@@ -77,6 +77,9 @@ Result<void> check_write(Context& ctx, const std::string& function, const std::s
     const std::string where = param == "url" ? text : page;
     const std::string sink = site_of_url(where);
     if (sink.empty()) continue;  // about:blank, data:, a relative URL the page resolves (its own site)
+    // A URL off the allowed sites is the gate's to judge (asked or refused as leaving them).
+    if (param == "url")
+      if (auto u = safety::parse_url(where); !u || !policy->allowed(*u)) continue;
     auto sources = policy->provenance().sources(text);
     if (sources.empty() || sources.count(sink)) continue;  // the user's, or from this very site
     bool named = policy->task_names(sink);

@@ -101,7 +101,10 @@ void Provenance::note(const std::string& site, std::string_view text, const std:
     if (m_sites.size() >= kMaxSites) m_sites.erase(m_sites.begin());
   }
   if (!page.empty()) entry.page = page.substr(0, 2000);
-  if (entry.text.find(n) == std::string::npos) {  // the same page read again adds nothing
+  // The same text read again adds nothing (by its hash: a search for a long piece of repetitive
+  // text in the site's text could take quadratic time).
+  if (entry.seen.size() > 100000) entry.seen.clear();
+  if (entry.seen.insert(std::hash<std::string>{}(n)).second) {
     entry.text += '\n';
     entry.text += n;
     if (entry.text.size() > kSiteText) entry.text.erase(0, entry.text.size() - kSiteText);

@@ -21,6 +21,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace ouro::safety {
@@ -52,6 +53,7 @@ class Provenance {
     std::string name;
     std::string text;  // normalised, pieces separated by '\n'
     std::string page;
+    std::unordered_set<size_t> seen;  // hashes of the pieces noted (the same page read again adds nothing)
   };
   mutable std::mutex m_mutex;
   std::string m_user;       // normalised

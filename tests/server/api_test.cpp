@@ -154,7 +154,12 @@ TEST(Api, ConfirmationsAreAnsweredThroughTheApi) {
     EXPECT_EQ(answer.status, 200) << answer.raw;
     return s.wait_done(id);
   };
-  EXPECT_EQ(checkout(true)["final"], "Order placed");
+  json approved = checkout(true);
+  EXPECT_EQ(approved["final"], "Order placed");
+  // Its autonomy: one action (the click), one question.
+  std::vector<json> completes = events_of(s, approved["id"], "complete");
+  ASSERT_FALSE(completes.empty());
+  EXPECT_EQ(completes.back()["autonomy"], (json{{"actions", 1}, {"asked", 1}, {"unasked", 0.0}})) << completes.back().dump();
   EXPECT_EQ(checkout(false)["final"], "denied");
   EXPECT_EQ(s.post("/api/runs/rnope/confirm", {{"id", "c1"}, {"approved", true}}).status, 404);
   EXPECT_EQ(s.post("/api/runs/rnope/confirm", {{"id", 1}}).status, 400);

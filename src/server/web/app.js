@@ -465,7 +465,8 @@
   function finish(d) {
     const u = d.usage || {};
     const ac = d.actionCache ? ` · action cache ${d.actionCache.hits}/${d.actionCache.hits + d.actionCache.misses} hits` : '';
-    $('totals').textContent = `${d.iterations} iteration${d.iterations === 1 ? '' : 's'} · ${u.input_tokens || 0} in${cachedNote(u)} / ${u.output_tokens || 0} out${fmtCost(d.cost)}${ac}`;
+    const au = d.autonomy && d.autonomy.actions ? ` · ${d.autonomy.actions} action${d.autonomy.actions === 1 ? '' : 's'}, ${d.autonomy.asked} asked` : '';
+    $('totals').textContent = `${d.iterations} iteration${d.iterations === 1 ? '' : 's'} · ${u.input_tokens || 0} in${cachedNote(u)} / ${u.output_tokens || 0} out${fmtCost(d.cost)}${ac}${au}`;
     const box = el('div');
     if (d.cancelled) {
       box.append(el('p', null, 'Cancelled.'));
