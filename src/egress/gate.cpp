@@ -3,6 +3,7 @@
 
 #include "egress/holds.h"
 #include "egress/secret_holds.h"
+#include "egress/writes.h"
 
 #include "base/log.h"
 #include "base/thread_pool.h"
@@ -535,19 +536,10 @@ void record_decision(Context& ctx, json decision) {
   if (auto st = ctx.gate) record(ctx, *st, std::move(decision));
 }
 
-namespace {
-std::string site_of_tab(Context& ctx, const std::string& tab) {
-  auto info = ctx.browser.tab_info(tab);
-  if (!info) return "";
-  auto url = safety::parse_url(info->url);
-  return url && !url->host.empty() ? safety::site_of_host(url->host) : "";
-}
-}  // namespace
-
 void note_proposal(Context& ctx, const std::string& tab, const std::string& what) {
   auto st = ctx.gate;
   if (!st) return;
-  std::string site = site_of_tab(ctx, tab);
+  std::string site = site_of_page(ctx, tab);
   if (site.empty()) return;
   std::lock_guard lock(st->mutex);
   if (st->proposals.size() < 1000 || st->proposals.count(site)) st->proposals[site] = what.substr(0, 300);
@@ -556,7 +548,7 @@ void note_proposal(Context& ctx, const std::string& tab, const std::string& what
 std::optional<std::string> proposal_on(Context& ctx, const std::string& tab) {
   auto st = ctx.gate;
   if (!st) return std::nullopt;
-  std::string site = site_of_tab(ctx, tab);
+  std::string site = site_of_page(ctx, tab);
   std::lock_guard lock(st->mutex);
   auto it = st->proposals.find(site);
   if (it == st->proposals.end()) return std::nullopt;

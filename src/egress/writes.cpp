@@ -28,12 +28,17 @@ std::string page_url(Context& ctx, const std::string& tab) {
   return info ? info->url : "";
 }
 
+// A URL as a question, an event or an error shows it: secret-looking query values masked, short.
+std::string shown_url(std::string_view url) { return clip_text(safety::redact_url_params(url), 500); }
+
 std::string shown(std::string value) {
   value = redact(clip_text(value, 120));
   return value;
 }
 
 }  // namespace
+
+std::string site_of_page(Context& ctx, const std::string& tab) { return site_of_url(page_url(ctx, tab)); }
 
 void note_page_data(Context& ctx, const std::string& tab, const json& result) {
   auto policy = gate_policy(ctx);
@@ -85,9 +90,9 @@ Result<void> check_write(Context& ctx, const std::string& function, const std::s
     bool named = policy->task_names(sink);
     for (const auto& s : sources) named = named && policy->task_names(s);
     const std::string from = *sources.begin();
-    std::string from_page = policy->provenance().page_of(from);
+    std::string from_page = shown_url(policy->provenance().page_of(from));
     if (from_page.empty()) from_page = from;
-    json d = {{"rule", "provenance"}, {"type", "Write"}, {"method", function}, {"url", clip_text(where, 500)}, {"source", clip_text(from_page, 500)},
+    json d = {{"rule", "provenance"}, {"type", "Write"}, {"method", function}, {"url", shown_url(where)}, {"source", from_page},
               {"value", shown(text)}};
     if (ctx.secrets) ctx.secrets->scrub(d);
     if (named) {
@@ -102,7 +107,7 @@ Result<void> check_write(Context& ctx, const std::string& function, const std::s
     auto mode = policy->mode();
     auto hooks = ctx.hooks();
     if (mode == safety::GateMode::Careful && hooks && hooks->confirm) {
-      json q = {{"action", function}, {"tab", tab}, {"url", clip_text(where, 500)}, {"source", clip_text(from_page, 500)}, {"value", shown(text)},
+      json q = {{"action", function}, {"tab", tab}, {"url", shown_url(where)}, {"source", from_page}, {"value", shown(text)},
                 {"reason", why + ". Allow it only if you asked for this value to be written here"}};
       if (ctx.secrets) ctx.secrets->scrub(q);
       bool yes = hooks->confirm(q);

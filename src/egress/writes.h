@@ -33,6 +33,9 @@ void note_user_words(host::Context& ctx, std::string_view text);
 Result<void> check_write(host::Context& ctx, const std::string& function, const std::string& tab,
                          const std::vector<std::pair<std::string, std::string>>& values);
 
+// The site (safety::site_of_host) of the http(s) page `tab` shows; "" for any other page.
+std::string site_of_page(host::Context& ctx, const std::string& tab);
+
 // The strings of a call's argument that it writes: a string as it is; an object's values and an
 // array's items, recursively (an object's keys are selectors, not written); at most 64.
 std::vector<std::string> written_strings(const json& arg);

@@ -103,7 +103,7 @@ void Provenance::note(const std::string& site, std::string_view text, const std:
   if (!page.empty()) entry.page = page.substr(0, 2000);
   // The same text read again adds nothing (by its hash: a search for a long piece of repetitive
   // text in the site's text could take quadratic time).
-  if (entry.seen.size() > 100000) entry.seen.clear();
+  if (entry.seen.size() > 4096) entry.seen.clear();  // bounded: a page that changes at every read
   if (entry.seen.insert(std::hash<std::string>{}(n)).second) {
     entry.text += '\n';
     entry.text += n;

@@ -48,7 +48,7 @@ struct GatedRun {
   // Reads the account number off the injected page, then writes it with `write` (code using
   // env.acct and env.form, the form's tab); the outcome: "written" or the error.
   std::string copy(const std::string& form_url, const std::string& write = "await type(env.form, '#name', env.acct)") {
-    json r = ok("const src = await openTab('" + site().url("/injected") + "');\n"
+    json r = ok("const src = await openTab('" + site().url("/injected?access_token=tok-5517-secret") + "');\n"
                 "env.acct = (await getText(src, '#note')).match(/DE[0-9 ]+[0-9]/)[0];\n"
                 "env.form = await openTab('" + form_url + "');\n"
                 "let out; try { " + write + "; out = 'written' } catch (e) { out = e.message }\n"
@@ -73,6 +73,8 @@ TEST(Integrity, APagesAccountNumberIsNotWrittenOnAnotherSiteUnasked) {
   ASSERT_EQ(careful.asked(), 1u);
   EXPECT_NE(get_str(careful.questions[0], "source").find("/injected"), std::string::npos) << careful.questions[0].dump();
   EXPECT_EQ(get_str(careful.questions[0], "action"), "type");
+  EXPECT_EQ(careful.questions[0].dump().find("tok-5517-secret"), std::string::npos) << "the source page's token is masked";
+  EXPECT_EQ(out.find("tok-5517-secret"), std::string::npos) << "and in the error the model reads";
   EXPECT_EQ(careful.field(), "") << "nothing was typed";
   ASSERT_EQ(careful.decisions.size(), 1u);
   EXPECT_EQ(careful.decisions[0]["decision"], "deny");
