@@ -2,9 +2,12 @@
 # `make bench`: ouro's kernel benchmark next to Playwright on the same Chromium and pages.
 set -euo pipefail
 build=${1:-build/release}
-cmake --build "$build" --target ouro_bench prompt_bench resume_bench replay_bench pool_bench concurrency_bench
+cmake --build "$build" --target ouro_bench prompt_bench resume_bench replay_bench pool_bench concurrency_bench gate_test
 echo "== Browser kernel: ouro vs Playwright on the same Chromium =="
 "$build/bench/ouro_bench" "${@:2}"
+echo
+echo "== Integrity: injected writes per kind (careful: every question answered no), and the benign tasks' autonomy =="
+"$build/tests/gate_test" --gtest_filter='IntegritySuite.*' | grep -E '^\[integrity\]|FAILED|PASSED'
 echo
 echo "== Prompt size against page size (data as variable) =="
 "$build/bench/prompt_bench"

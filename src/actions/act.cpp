@@ -401,6 +401,31 @@ Result<json> do_select(Run& run, const Command& c, json& step) {
   return json("selected " + (value.is_array() ? value.dump() : in_quotes(value.get<std::string>())) + " in " + describe(m));
 }
 
+// use the page's NAME tool with INPUT: a quoted text goes to the tool's one text parameter (its
+// only required one, else its only one).
+Result<json> use_page_tool(Run& run, const Command& c, json& step) {
+  json input = c.input.is_null() ? json::object() : c.input;
+  if (input.is_string()) {
+    json tools = TRY(use(run, "tools", json::array({run.tab})));
+    json schema;
+    for (const auto& t : tools)
+      if (get_str(t, "name") == c.text) schema = t.value("inputSchema", json::object());
+    std::vector<std::string> text_params, required;
+    for (auto it = get_field(schema, "properties").begin(); schema.contains("properties") && it != schema["properties"].end(); ++it)
+      if (get_str(it.value(), "type").empty() || get_str(it.value(), "type") == "string") text_params.push_back(it.key());
+    for (const auto& r : get_array(schema, "required"))
+      if (r.is_string() && std::find(text_params.begin(), text_params.end(), r.get<std::string>()) != text_params.end()) required.push_back(r);
+    const auto& pick = required.size() == 1 ? required : text_params;
+    if (pick.size() != 1)
+      return errorf(Code::InvalidArgument, "use: the page's {} tool takes {} text parameters; name it: with name=\"…\" (its parameters: {})", c.text,
+                    pick.size(), schema.contains("properties") ? dump_json(schema["properties"]).substr(0, 300) : std::string("none"));
+    input = json{{pick[0], input.get<std::string>()}};
+  }
+  json output = TRY(use(run, "callTool", json::array({run.tab, c.text, input})));
+  step["data"] = output;
+  return json("the page's " + c.text + " tool answered");
+}
+
 Result<json> do_submit(Run& run, const Command& c, json& step) {
   std::string near = run.last_field;
   if (!c.target.empty()) {
@@ -576,6 +601,7 @@ Result<json> run_step(Run& run, const Command& c, json& step) {
       return json("extracted " + std::to_string(n) + " rows" + (name.empty() ? "" : " of " + in_quotes(name)));
     }
     case Verb::Submit: return do_submit(run, c, step);
+    case Verb::UseTool: return use_page_tool(run, c, step);
   }
   return errorf(Code::Internal, "act: no step for '{}'", commands::to_line(c));
 }

@@ -132,7 +132,7 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   if (m_ctx->gate) {
     if (cap->answers == Capability::Answers::OverTheRunsData) egress::note_derived(*m_ctx, *r);
     else if (cap->answers == Capability::Answers::TheUsersWords && r->is_string()) egress::note_user_words(*m_ctx, r->get<std::string>());
-    else if (!tab.empty()) egress::note_page_data(*m_ctx, tab, *r);
+    else if (!tab.empty() && cap->answers == Capability::Answers::AsItsTab) egress::note_page_data(*m_ctx, tab, *r);
   }
   // Typed results keep their type when they are too large (actions/fit.h).
   Fitted fitted = fit_result(std::move(*r), result_shape(*cap), m_ctx->limits.result_cap);

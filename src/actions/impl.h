@@ -33,6 +33,8 @@ perception::Reader reader(const Context& ctx);
 Result<json> read_helper(Context& ctx, const std::string& tab, const char* fn, json args, const std::string& what, const std::string& selector);
 // What a tool-calling model reads of a page (observe.cpp)
 OURO_CAP(observe); OURO_CAP(read_text);
+// Page tools, WebMCP (page_tools.cpp)
+OURO_CAP(page_tools); OURO_CAP(call_page_tool);
 // Files (files.cpp)
 OURO_CAP(get_downloads); OURO_CAP(wait_for_download); OURO_CAP(upload);
 // Utilities
@@ -65,7 +67,8 @@ void on_request_paused(Context& ctx, const std::string& tab, const json& params)
 
 // remember()/recall() over a database (null: none open), arguments as the registry checked them;
 // owner is the host's ("run r…" makes the entry the run's). Exposed for unit tests.
-Result<json> memory_remember(store::Database* db, const std::string& owner, const json& args);
+// `sources`: the sites the text came from (docs/design/provenance.md), kept with the entry.
+Result<json> memory_remember(store::Database* db, const std::string& owner, const json& args, std::vector<std::string> sources = {});
 Result<json> memory_recall(store::Database* db, const json& args);
 
 // Shared by the implementations.

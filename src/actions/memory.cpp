@@ -1,6 +1,7 @@
 // remember() and recall(): memory across tasks from the REPL (docs/guides/memory.md), over the
 // session's database. The entries are short texts found again by their words (memory/memory.h).
 #include "actions/impl.h"
+#include "egress/gate.h"
 #include "base/log.h"
 #include "safety/redact.h"
 #include "safety/known_secrets.h"
@@ -28,11 +29,12 @@ std::string run_of(const std::string& owner) { return owner.rfind("run ", 0) == 
 
 }  // namespace
 
-Result<json> memory_remember(store::Database* db, const std::string& owner, const json& args) {
+Result<json> memory_remember(store::Database* db, const std::string& owner, const json& args, std::vector<std::string> sources) {
   if (!db) return make_error(Code::FailedPrecondition, "remember: no database is open, so nothing can be remembered here");
   memory::RememberOptions options;
   options.kind = memory::Kind::User;
   options.source_run = run_of(owner);
+  options.sources = std::move(sources);
   if (args.size() > 1 && args[1].is_object())
     if (auto tags = args[1].find("tags"); tags != args[1].end() && tags->is_array())
       for (const auto& t : *tags)
@@ -66,7 +68,16 @@ json scrubbed_for_storage(const host::Context& ctx, const json& value) {
   return safety::redact_json(v);
 }
 
-Result<json> remember(Context& ctx, const json& args) { return memory_remember(ctx.db, ctx.owner, scrubbed_for_storage(ctx, args)); }
+// An entry keeps the sites its text came from, so a value recalled in a later run is still the
+// page's, not the user's (docs/design/provenance.md).
+Result<json> remember(Context& ctx, const json& args) {
+  std::vector<std::string> sources;
+  if (auto policy = egress::gate_policy(ctx)) {
+    auto traced = policy->provenance().sources(arg_string(args, 0));
+    sources.assign(traced.begin(), traced.end());
+  }
+  return memory_remember(ctx.db, ctx.owner, scrubbed_for_storage(ctx, args), std::move(sources));
+}
 
 // What comes back from a record that outlives runs is masked for every run's secrets: a value
 // another run could not store because it was its secret may have been stored by one that did
@@ -77,6 +88,20 @@ json scrubbed_on_reading(const host::Context& ctx, json value) {
   return value;
 }
 
-Result<json> recall(Context& ctx, const json& args) { return scrubbed_on_reading(ctx, TRY(memory_recall(ctx.db, args))); }
+// What comes back carries its labels into this run: an entry traced to pages is those pages'
+// data again; one the user wrote outside any run is the user's words; one a run wrote from no
+// page it traced is neither.
+Result<json> recall(Context& ctx, const json& args) {
+  json found = scrubbed_on_reading(ctx, TRY(memory_recall(ctx.db, args)));
+  if (auto policy = egress::gate_policy(ctx))
+    for (const auto& e : found) {
+      const std::string text = get_str(e, "text");
+      const json& sources = get_field(e, "sources");
+      for (const auto& site : sources)
+        if (site.is_string()) policy->provenance().note(site.get<std::string>(), text);
+      if (sources.empty() && get_field(e, "source_run").is_null() && get_str(e, "kind") == "user") policy->provenance().add_user_words(text);
+    }
+  return found;
+}
 
 }  // namespace ouro::actions::impl

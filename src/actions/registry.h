@@ -62,7 +62,8 @@ struct Capability {
   std::vector<std::string> writes = {};
   // Where its answer comes from, for tracing values (egress/writes.h): a call on a tab answers
   // with that page's text; these answer otherwise.
-  enum class Answers { AsItsTab, OverTheRunsData, TheUsersWords };
+  // ByItself: the implementation notes each part with the frame it came from.
+  enum class Answers { AsItsTab, OverTheRunsData, TheUsersWords, ByItself };
   Answers answers = Answers::AsItsTab;
 };
 

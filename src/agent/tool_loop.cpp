@@ -89,7 +89,7 @@ std::string result_text(const std::string& tool, const json& value, const std::s
     std::string t = value.is_object() ? get_str(value, "text") : value.dump();
     return untrusted(url, clip_head(t, kMaxResultChars));
   }
-  if (tool == "extract") return untrusted(url, clip_head(value.dump(), kMaxResultChars));
+  if (tool == "extract" || tool == "page_tools" || tool == "call_page_tool") return untrusted(url, clip_head(value.dump(), kMaxResultChars));
   if (tool == "act" && value.is_object()) {
     std::string lines;
     for (const auto& st : value.value("steps", json::array()))

@@ -150,6 +150,20 @@ class Browser {
   // last value is the result, or a function body with `return`; awaits promises; caps the JSON.
   Result<json> eval_page(const std::string& tab_id, const std::string& code, Millis timeout = 10s, size_t cap = 100000);
 
+  // --- Page tools (page_tools.cpp) -------------------------------------------------------------
+  // The tools the tab's documents declared for agents (WebMCP: document.modelContext.registerTool),
+  // as the DevTools Protocol's experimental WebMCP domain reports them (Chromium launched with
+  // WebMCPTesting and DevToolsWebMCPSupport): [{name, description, inputSchema, annotations,
+  // frameId, frameUrl}], at most kMaxPageTools, each field capped. Tools of out-of-process frames
+  // are not seen. Unavailable, saying so, when the browser does not expose page tools.
+  static constexpr size_t kMaxPageTools = 64;
+  Result<json> page_tools(const std::string& tab_id, Millis timeout = 5s);
+  // Calls a tool the tab's frame declared and waits for its answer: the output as the page gave it
+  // (a string, or {content: [...]}). The tool's own failure is FailedPrecondition with its text; a
+  // call still running at the deadline is cancelled (DeadlineExceeded).
+  Result<json> call_page_tool(const std::string& tab_id, const std::string& frame_id, const std::string& name, const json& input,
+                              Millis timeout = 10s);
+
   // --- Observations -------------------------------------------------------------------------
   std::vector<ConsoleEntry> console_log(const std::string& tab_id) const;
   std::vector<PageError> errors(const std::string& tab_id) const;

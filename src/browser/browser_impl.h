@@ -263,6 +263,26 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   // Stops (terminates) the held workers; how many could not be. Not on the network thread.
   size_t stop_held_workers(Millis within);
 
+  // --- page_tools.cpp: tools pages declare for agents (WebMCP) --------------------------------
+  // By page session: whether its WebMCP domain answered (nullopt while the enable is on its way;
+  // false: the browser has none), the frames' URLs, and the tools registered, in order.
+  struct PageToolsOf {
+    std::optional<bool> supported;
+    std::map<std::string, std::string> frame_urls;  // frameId -> URL of its document
+    std::vector<json> tools;                        // CDP WebMCP.Tool objects, frameUrl added
+    bool overflow = false;                          // more were registered than are kept
+  };
+  std::map<std::string, PageToolsOf> page_tools;
+  // Answers of tool invocations (WebMCP.toolResponded), by invocationId, the last few.
+  std::map<std::string, json> tool_answers;
+  std::deque<std::string> tool_answer_order;
+  bool page_tool_event(const cdp::Event& ev);  // network thread; true when handled
+  // Enables the domain on a page's session, or on a frame's own (out-of-process) session with
+  // that frame's id and URL.
+  void enable_page_tools(const std::string& session_id, const std::string& frame_id = {}, const std::string& frame_url = {});
+  // The sessions whose tools are the tab's: its own, then its frames' (mutex held).
+  std::vector<std::string> page_tool_sessions(const Tab& tab) const;
+
   // --- screencast.cpp ----------------------------------------------------------------------
   void on_screencast_frame(const cdp::Event& ev);
 

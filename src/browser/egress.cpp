@@ -225,6 +225,7 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
     if (gate_it) {
       conn->send("Network.enable", json::object(), sid, 10s, ignore);  // its blocked URLs and WebSocket events
       if (type == "iframe") conn->send("Page.enable", json::object(), sid, 10s, ignore);  // its navigation reasons
+      if (type == "iframe") enable_page_tools(sid, get_str(info, "targetId"), get_str(info, "url"));  // the tools it declares
       egress_commands(sid, true, intercept, websockets, ignore, type);
       conn->send("Runtime.runIfWaitingForDebugger", json::object(), sid, 10s, ignore);
     } else {

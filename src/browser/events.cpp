@@ -17,6 +17,7 @@ void Browser::Impl::on_event(const cdp::Event& ev) {
   if (ev.method == "Page.screencastFrame") return on_screencast_frame(ev);
   if (ev.method == "Fetch.requestPaused") return on_request_paused(ev);
   if (private_event(ev)) return;
+  if (page_tool_event(ev)) return;
   if (service_worker_event(ev)) return;
   channel_event(ev);
   if (frame_event(ev)) return;
@@ -94,6 +95,7 @@ void Browser::Impl::configure(const std::string& tab_id, const std::string& sid)
   conn->send("Network.enable", {{"maxPostDataSize", 65536}}, sid, 10s, ignore);
   conn->send("Log.enable", json::object(), sid, 10s, ignore);
   conn->send("Inspector.enable", json::object(), sid, 10s, ignore);
+  enable_page_tools(sid);
   conn->send("Runtime.evaluate", {{"expression", "document.readyState"}, {"returnByValue", true}}, sid, 10s,
              [weak, tab_id](Result<json> r) {
                auto self = weak.lock();

@@ -141,6 +141,8 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
       "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,PaintHolding,FedCm,WebPayments,"
       "BackgroundFetch,FetchLaterAPI",
       "--disable-blink-features=BackgroundFetch,PeriodicBackgroundSync,PushMessaging,WebShare,FedCm,PaymentRequest,FetchLater,Notifications",
+      // Tools pages declare for agents (WebMCP), reached through the DevTools Protocol (page_tools.cpp).
+      "--enable-features=WebMCPTesting,DevToolsWebMCPSupport",
       "--metrics-recording-only",
       // The agent works in tabs the user is not looking at: keep them running at full speed.
       "--disable-background-timer-throttling",

@@ -32,6 +32,7 @@ std::string_view verb_name(Verb v) {
     case Verb::Wait: return "wait";
     case Verb::Extract: return "extract";
     case Verb::Submit: return "submit";
+    case Verb::UseTool: return "use";
   }
   return "?";
 }
@@ -545,6 +546,51 @@ Result<Command> parse_command(std::string_view line_in) {
     c.target = parse_target(TRY(need_target(rest, "wait for", "\"the results table\", \"load\" or a quoted text")));
     return c;
   }
+  if (v == "use" || v == "call") {
+    // use the page's search tool with "pens" | use tool search with q="pens", max=5 | use the page's tool "search" with {"q": "pens"}
+    std::string rest = rest_after(word_end(1));
+    std::string input_text;
+    if (auto at = lower(rest).find(" with "); at != std::string::npos) {
+      input_text = trim(rest.substr(at + 6));
+      rest = trim(rest.substr(0, at));
+    }
+    for (const char* lead : {"the page's ", "the pages ", "the page ", "the ", "page ", "tool "})
+      if (takes(rest, lead)) rest = trim(rest.substr(std::string_view(lead).size()));
+    if (ends_with(lower(rest), " tool")) rest = trim(rest.substr(0, rest.size() - 5));
+    if (takes(rest, "tool ")) rest = trim(rest.substr(5));
+    rest = unquote(rest);
+    if (rest.empty() || rest.find(' ') != std::string::npos)
+      return errorf(Code::InvalidArgument, "'{}' needs the name of one of the page's tools: use the page's search tool with \"pens\"", v);
+    c.verb = Verb::UseTool;
+    c.text = rest;
+    c.input = json::object();
+    if (input_text.empty()) return c;
+    if (input_text.front() == '{') {
+      auto j = parse_json(input_text, "the tool's input");
+      if (!j || !j->is_object()) return make_error(Code::InvalidArgument, "the tool's input after 'with' must be a JSON object, a quoted text or name=\"value\" pairs");
+      c.input = std::move(*j);
+      return c;
+    }
+    if (auto val = take_value(input_text); val && val->rest.empty() && val->secret.empty()) {
+      c.input = val->text;
+      return c;
+    }
+    // name="value", other=3
+    static const std::regex pair("^\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*=\\s*(\"([^\"]*)\"|[^,]+?)\\s*(,|$)");
+    std::string left = input_text;
+    std::smatch m;
+    while (!trim(left).empty()) {
+      if (!std::regex_search(left, m, pair)) return make_error(Code::InvalidArgument, "the tool's input after 'with' must be a JSON object, a quoted text or name=\"value\" pairs");
+      std::string value = m[3].matched ? m[3].str() : trim(m[2].str());
+      char* end = nullptr;
+      double d = m[3].matched ? 0 : std::strtod(value.c_str(), &end);
+      if (!m[3].matched && end && *end == '\0' && !value.empty()) c.input[m[1].str()] = d;
+      else if (!m[3].matched && (value == "true" || value == "false")) c.input[m[1].str()] = value == "true";
+      else c.input[m[1].str()] = value;
+      left = left.substr(m[0].length());
+    }
+    return c;
+  }
   if (v == "extract" || v == "get" || v == "collect") {
     std::string rest = rest_after(word_end(1));
     c.verb = Verb::Extract;
@@ -590,6 +636,10 @@ std::string to_line(const Command& c) {
       return "extract " + (f.empty() ? "" : f + " from ") + tgt();
     }
     case Verb::Submit: return c.target.empty() ? "submit" : "submit " + tgt();
+    case Verb::UseTool: {
+      bool none = c.input.is_null() || (c.input.is_object() && c.input.empty());
+      return "use the page's " + c.text + " tool" + (none ? "" : " with " + (c.input.is_string() ? quote(c.input.get<std::string>()) : dump_json(c.input)));
+    }
     default: return v + " " + tgt();
   }
 }
@@ -602,6 +652,7 @@ json to_json(const Command& c) {
   if (!c.direction.empty()) j["direction"] = c.direction;
   if (c.amount > 0) j["amount"] = c.amount;
   if (!c.fields.empty()) j["fields"] = c.fields;
+  if (c.verb == Verb::UseTool) j["input"] = c.input;
   return j;
 }
 

@@ -12,6 +12,8 @@
 //   wait for TARGET | wait for "text" | wait for load | wait N [ms|s]
 //   extract [FIELDS from] TARGET     FIELDS: comma-separated names
 //   submit [TARGET]
+//   use the page's NAME tool [with INPUT]   a tool the page declared (WebMCP); INPUT: "text" (its
+//                                    one text parameter), name="value", … or a JSON object
 //
 // TARGET is a ref (e12, f2e7), a selector of the selector language (role=button[name="OK"],
 // text=…, label=…, CSS), or plain words resolved on the page ("the Sign in button", "Email
@@ -32,7 +34,7 @@ enum class Verb {
   Navigate, Back, Forward, Reload,
   Click, DoubleClick, Hover, Focus, Expand, Collapse,
   Type, Clear, Select, Choose, Check, Uncheck,
-  Press, Scroll, ScrollTo, Wait, Extract, Submit,
+  Press, Scroll, ScrollTo, Wait, Extract, Submit, UseTool,
 };
 std::string_view verb_name(Verb v);
 
@@ -55,7 +57,8 @@ struct Target {
 struct Command {
   Verb verb = Verb::Click;
   Target target;
-  std::string text;               // type/fill/select/choose value, wait text, navigate URL, press key
+  std::string text;               // type/fill/select/choose value, wait text, navigate URL, press key, the page tool's name
+  json input;                     // use: the page tool's input (an object; a string for its one text parameter)
   std::string secret;             // type/fill: the secret's name when the text is a handle
   std::string direction;          // scroll
   double amount = 0;              // scroll pixels; wait milliseconds

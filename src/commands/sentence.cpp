@@ -322,6 +322,7 @@ std::string criterion(const Command& c) {
     case Verb::Wait: return c.wait_load ? "page loaded" : !c.text.empty() ? quote(c.text) + " on the page" : !c.target.empty() ? target_words(c.target) + " present" : "waited";
     case Verb::Extract: return "rows extracted from " + target_words(c.target);
     case Verb::Submit: return "form submitted";
+    case Verb::UseTool: return "the page's " + c.text + " tool answered";
     case Verb::Expand: return target_words(c.target) + " expanded";
     case Verb::Collapse: return target_words(c.target) + " collapsed";
     case Verb::Focus: return target_words(c.target) + " focused";

@@ -40,10 +40,11 @@ std::string shown(std::string value) {
 
 std::string site_of_page(Context& ctx, const std::string& tab) { return site_of_url(page_url(ctx, tab)); }
 
-void note_page_data(Context& ctx, const std::string& tab, const json& result) {
+void note_page_data(Context& ctx, const std::string& tab, const json& result) { note_data_from(ctx, page_url(ctx, tab), result); }
+
+void note_data_from(Context& ctx, const std::string& url, const json& result) {
   auto policy = gate_policy(ctx);
   if (!policy || result.is_null() || result.is_boolean()) return;
-  std::string url = page_url(ctx, tab);
   std::string site = site_of_url(url);
   if (site.empty()) return;
   policy->provenance().note_json(site, result, url);

@@ -21,6 +21,9 @@ namespace ouro::egress {
 
 // What a call on `tab` returned: text of the tab's page, noted with the page's site.
 void note_page_data(host::Context& ctx, const std::string& tab, const json& result);
+// The same for what a frame or a page at `url` gave (a page tool declared in a frame: its site,
+// not the tab's).
+void note_data_from(host::Context& ctx, const std::string& url, const json& result);
 // What a sub-call (llm_query) answered over the run's data: free text and numbers carry every
 // site the run has read so far; a boolean carries nothing.
 void note_derived(host::Context& ctx, const json& result);

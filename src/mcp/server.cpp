@@ -45,6 +45,8 @@ constexpr ToolDecl kTools[] = {
     {"browser_act", "Act on the page", "act"},
     {"browser_tabs", "List the open tabs", "tabs"},
     {"browser_screenshot", "Screenshot the page", "screenshot"},
+    {"browser_page_tools", "List the page's own tools (WebMCP)", "tools"},
+    {"browser_call_page_tool", "Call one of the page's own tools (WebMCP)", "callTool"},
     {"browser_task", "Run a whole browser task", nullptr},
 };
 
@@ -369,7 +371,13 @@ json BrowserTools::Parts::registry_call(const std::string& tool, const actions::
     return {{"content", content}};
   }
   std::string text = r->is_string() ? r->get<std::string>() : dump_json(*r);
-  return text_result(clip_text(text, kMaxResultChars));
+  text = clip_text(text, kMaxResultChars);
+  // A page's tools speak in the page's words: data for the client's model, never orders.
+  if (cap.answers == actions::Capability::Answers::ByItself) {
+    for (size_t at; (at = text.find("</untrusted_page_content")) != std::string::npos;) text.replace(at, 2, "<\\/");
+    text = "<untrusted_page_content>\n" + text + "\n</untrusted_page_content>";
+  }
+  return text_result(text);
 }
 
 // After act: a navigation its last step started (a link, a submit, Enter) is given 0.4 s to begin

@@ -132,7 +132,7 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-constexpr std::string_view kColumns = "m.id, m.text, m.tags, m.source_run, m.kind, m.created_at, m.updated_at";
+constexpr std::string_view kColumns = "m.id, m.text, m.tags, m.source_run, m.kind, m.created_at, m.updated_at, m.sources";
 
 Entry read_entry(const store::Row& s) {
   Entry e;
@@ -147,6 +147,10 @@ Entry read_entry(const store::Row& s) {
   e.kind = parse_kind(s.text(4));
   e.created_at = s.real(5);
   e.updated_at = s.real(6);
+  if (!s.is_null(7))
+    if (auto sources = parse_json(s.text(7), "sources"); sources && sources->is_array())
+      for (const auto& t : *sources)
+        if (t.is_string() && e.sources.size() < kMaxSources) e.sources.push_back(t.get<std::string>());
   return e;
 }
 
@@ -261,6 +265,8 @@ constexpr store::Migration kMigrations[] = {
     {1, kSqliteSchema, "", [](store::Connection& c) -> Result<void> {
        return c.engine() == store::Engine::Postgres ? create_postgres_schema(c) : Result<void>();
      }},
+    // Where an entry's text came from (a JSON array of sites; NULL: from no page ouro traced).
+    {2, "ALTER TABLE memories ADD COLUMN sources TEXT;", "ALTER TABLE memories ADD COLUMN sources TEXT;"},
 };
 
 // PostgreSQL's text holds no NUL byte (https://www.postgresql.org/docs/15/datatype-character.html);
@@ -298,6 +304,7 @@ nlohmann::ordered_json to_json(const Entry& e, bool scored) {
                               {"tags", e.tags},
                               {"kind", std::string(kind_name(e.kind))},
                               {"source_run", e.source_run.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.source_run)},
+                              {"sources", e.sources},
                               {"created_at", std::llround(e.created_at * 1000)},
                               {"updated_at", std::llround(e.updated_at * 1000)}};
   if (scored) j["score"] = e.score;
@@ -372,20 +379,35 @@ Result<int64_t> Memory::remember(const std::string& text_in, const RememberOptio
     return errorf(Code::InvalidArgument, "memory: remember: source_run is {} bytes; at most {}", options.source_run.size(), kMaxSourceRunBytes);
   std::string tags_json = dump_json(json(tags));
   std::string source_run = valid_utf8(options.source_run);
+  std::string sources_json;
+  if (!options.sources.empty()) {
+    json sources = json::array();
+    for (const auto& site : options.sources)
+      if (sources.size() < kMaxSources) sources.push_back(valid_utf8(clip_line(site, 253)));
+    sources_json = dump_json(sources);
+  }
   double now = now_seconds();
 
   return m_db.with_sql([&](store::Connection& c) -> Result<int64_t> {
     TRY(ensure_schema(c));
     bool pg = c.engine() == store::Engine::Postgres;
-    auto r = c.exec(pg ? "INSERT INTO memories(text, tags, source_run, kind, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) "
+    // Sources merge: the entry keeps every site either write traced its text to.
+    auto r = c.exec(pg ? "INSERT INTO memories(text, tags, source_run, kind, created_at, updated_at, sources) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6) "
                          "ON CONFLICT(kind, md5(text)) DO UPDATE SET tags = excluded.tags, source_run = excluded.source_run, "
-                         "  updated_at = GREATEST(memories.updated_at, excluded.updated_at) "
+                         "  updated_at = GREATEST(memories.updated_at, excluded.updated_at), "
+                         "  sources = CASE WHEN memories.sources IS NULL THEN excluded.sources WHEN excluded.sources IS NULL THEN memories.sources "
+                         "    ELSE (SELECT jsonb_agg(DISTINCT v)::text FROM (SELECT jsonb_array_elements_text(memories.sources::jsonb) v "
+                         "          UNION SELECT jsonb_array_elements_text(excluded.sources::jsonb)) s) END "
                          "RETURNING id"
-                       : "INSERT INTO memories(text, tags, source_run, kind, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) "
+                       : "INSERT INTO memories(text, tags, source_run, kind, created_at, updated_at, sources) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6) "
                          "ON CONFLICT(kind, text) DO UPDATE SET tags = excluded.tags, source_run = excluded.source_run, "
-                         "  updated_at = max(updated_at, excluded.updated_at) "
+                         "  updated_at = max(updated_at, excluded.updated_at), "
+                         "  sources = CASE WHEN memories.sources IS NULL THEN excluded.sources WHEN excluded.sources IS NULL THEN memories.sources "
+                         "    ELSE (SELECT json_group_array(value) FROM (SELECT value FROM json_each(memories.sources) "
+                         "          UNION SELECT value FROM json_each(excluded.sources))) END "
                          "RETURNING id",
-                    {storable(c.engine(), text), tags_json, store::text_or_null(storable(c.engine(), source_run)), kind_name(options.kind), now});
+                    {storable(c.engine(), text), tags_json, store::text_or_null(storable(c.engine(), source_run)), kind_name(options.kind), now,
+                     store::text_or_null(sources_json)});
     if (!r || r->empty())
       return make_error(r ? Code::Internal : r.error().code, "memory: remember: cannot store the entry: " + (r ? std::string("no id returned") : r.error().message));
     return (*r)[0].int64(0);
@@ -420,7 +442,7 @@ Result<std::vector<Entry>> Memory::recall(const std::string& query, int top_k, c
     std::vector<Entry> out;
     for (const store::Row& row : *r) {
       Entry e = read_entry(row);
-      e.score = pg ? row.real(7) : -row.real(7);
+      e.score = pg ? row.real(8) : -row.real(8);
       out.push_back(std::move(e));
     }
     return out;

@@ -36,6 +36,7 @@ constexpr size_t kMaxTextBytes = 8 * 1024;
 constexpr size_t kMaxTags = 16;
 constexpr size_t kMaxTagChars = 64;  // characters (UTF-8 code points), not bytes
 constexpr size_t kMaxSourceRunBytes = 128;
+constexpr size_t kMaxSources = 16;
 // recall() returns at most this many entries; list() at most kMaxList.
 constexpr int kMaxRecall = 50;
 constexpr int kMaxList = 1000;
@@ -45,13 +46,16 @@ struct Entry {
   std::string text;
   std::vector<std::string> tags;
   std::string source_run;  // the run that wrote it, or empty
+  // The sites of the pages its text came from (docs/design/provenance.md), when a run traced it to
+  // any: a value recalled later keeps them. Empty: from no page ouro traced.
+  std::vector<std::string> sources;
   Kind kind = Kind::User;
   double created_at = 0, updated_at = 0;  // Unix seconds; updated_at moves when the text is remembered again
   double score = 0;  // recall() only: relevance, > 0, higher is better (BM25); 0 elsewhere
 };
 
 // An entry as JSON, the one shape every face shows it in (the HTTP API, `ouro memory --json`,
-// recall() in the REPL): {id, text, tags, kind, source_run (null when none), created_at,
+// recall() in the REPL): {id, text, tags, kind, source_run (null when none), sources, created_at,
 // updated_at, score (when scored)}. Times are milliseconds since the Unix epoch, as run and script
 // times are in the API and as JavaScript's Date takes them; the table keeps its seconds.
 nlohmann::ordered_json to_json(const Entry& e, bool scored);
@@ -60,6 +64,9 @@ struct RememberOptions {
   std::vector<std::string> tags;  // at most kMaxTags, each 1..kMaxTagChars after trimming
   std::string source_run;
   Kind kind = Kind::User;
+  // The sites its text came from (at most kMaxSources kept); remembered again, an entry keeps the
+  // sources of both writes: a label is never washed off by writing the text once more.
+  std::vector<std::string> sources = {};
 };
 
 // The FTS5 query that finds entries sharing words with `text`, whatever text holds: its words

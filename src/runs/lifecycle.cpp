@@ -2,6 +2,10 @@
 
 #include "actions/registry.h"
 #include "base/log.h"
+#include "actions/host.h"
+#include "egress/gate.h"
+#include "session/session.h"
+#include "store/run_state.h"
 #include "hooks/hooks.h"
 #include "llm/provider.h"
 #include "runs/hook_points.h"
@@ -180,6 +184,10 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
     l->m_resume = std::move(origin.resume);
   } else if (!origin.continued) {
     TRY(l->m_session->open_urls(spec.urls));
+  } else if (auto saved = store::load_run_checkpoint(db, run_id); saved && *saved) {
+    // A conversation continued in a new session: what its earlier turns read is still the pages'.
+    if (auto policy = egress::gate_policy(l->m_session->host().context()))
+      policy->provenance().restore(parse_json((*saved)->provenance).value_or(json::object()));
   }
 
   agent::RunOptions& ro = l->m_ro;

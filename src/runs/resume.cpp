@@ -81,6 +81,7 @@ Result<ResumePoint> load_resume_point(store::Database& db, const std::string& ru
     p.env = saved->env;
     p.cookies = parse_json(saved->cookies).value_or(json::array());
     p.storage = parse_json(saved->storage).value_or(json::object());
+    p.provenance = parse_json(saved->provenance).value_or(json::object());
     p.from_checkpoint = true;
   } else {
     // Cut short before its first checkpoint: the turn starts over, from the events' state.
@@ -95,6 +96,7 @@ Result<ResumePoint> load_resume_point(store::Database& db, const std::string& ru
 
 Result<std::string> restore_browser(session::Session& session, const ResumePoint& point, const std::string& reason) {
   const std::string why = reason.empty() ? "ouro stopped while this run worked and has started again" : reason;
+  if (auto policy = egress::gate_policy(session.host().context())) policy->provenance().restore(point.provenance);
   std::string note = fmt::format(
       "{}. Iterations 1–{} are done (their history is above); iteration {} "
       "was cut short and starts over now. env is as it was after iteration {}.",
@@ -197,6 +199,8 @@ Result<void> store_checkpoint(store::Database& db, session::Session& session, co
     }
     c.storage = dump_json(storage);
   }
+  // Where its values came from: a resumed run still knows a page's words from the user's.
+  if (auto policy = egress::gate_policy(session.host().context())) c.provenance = dump_json(policy->provenance().to_json());
   // A browser that went while these were read gave nothing, not "no cookies, no storage": the
   // previous checkpoint stays, and the run goes on (or fails over) from there.
   if (auto gone = session.browser().dead())

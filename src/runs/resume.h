@@ -20,6 +20,7 @@ struct ResumePoint {
   std::string env = "{}";          // the REPL's typed env
   json cookies = json::array();    // the run's own browser context's, at the checkpoint
   json storage = json::object();   // and its pages' localStorage: origin -> [[key, value], …]
+  json provenance = json::object();  // where its values came from (safety::Provenance::to_json)
   int64_t last_seq = 0;            // the run's last stored event: the resumed run goes on from the next
   bool from_checkpoint = false;    // false: the run had no checkpoint; its turn starts over
 };

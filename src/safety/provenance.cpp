@@ -55,7 +55,8 @@ std::string normalise(std::string_view in) {
 }
 
 // Anchored windows worth tracing — at a word's start, and where letters turn to digits or back
-// ("gb33bukb2020…" at g, 3, b and 2): 8 characters with 3 digits or an '@', or 24 characters.
+// ("gb33bukb2020…" at g, 3, b and 2), and ending at a word's end: 8 characters with 3 digits or
+// an '@', or 24 characters.
 std::vector<std::string_view> windows(std::string_view v) {
   std::vector<std::string_view> out;
   for (size_t i = 0; i < v.size(); ++i) {
@@ -65,6 +66,16 @@ std::vector<std::string_view> windows(std::string_view v) {
       if (std::count_if(w.begin(), w.end(), digit) >= 3 || w.find('@') != std::string_view::npos) out.push_back(w);
     }
     if (i + kLong <= v.size()) out.push_back(v.substr(i, kLong));
+  }
+  // And the same windows ending where a word ends: a code at the end of a value (a URL's last
+  // parameter, "…?ref=attacker7731xzq") has fewer than 8 characters after its last anchor.
+  for (size_t end = 1; end <= v.size(); ++end) {
+    if (!alnum(v[end - 1]) || (end < v.size() && alnum(v[end]))) continue;
+    if (end >= kShort) {
+      std::string_view w = v.substr(end - kShort, kShort);
+      if (std::count_if(w.begin(), w.end(), digit) >= 3 || w.find('@') != std::string_view::npos) out.push_back(w);
+    }
+    if (end >= kLong) out.push_back(v.substr(end - kLong, kLong));
   }
   if (out.size() > kMaxWindows) {  // evenly spread over the value
     std::vector<std::string_view> spread;
@@ -117,6 +128,37 @@ void Provenance::note(const std::string& site, std::string_view text, const std:
     size_t cut = std::min(s.text.size(), total - kAllText);
     s.text.erase(0, cut);
     total -= cut;
+  }
+}
+
+json Provenance::to_json() const {
+  std::lock_guard lock(m_mutex);
+  json sites = json::array();
+  for (const auto& s : m_sites) sites.push_back({{"name", s.name}, {"page", s.page}, {"text", s.text}});
+  return {{"user", m_user}, {"sites", std::move(sites)}};
+}
+
+void Provenance::restore(const json& saved) {
+  if (!saved.is_object()) return;
+  const json& sites = saved.contains("sites") ? saved["sites"] : json();
+  std::lock_guard lock(m_mutex);
+  if (saved.contains("user") && saved["user"].is_string()) {
+    const std::string& user = saved["user"].get_ref<const std::string&>();
+    if (m_user.find(user) == std::string::npos) m_user += "\n" + user.substr(0, kSiteText);
+  }
+  if (!sites.is_array()) return;
+  size_t total = 0;
+  for (const auto& s : sites) {
+    if (!s.is_object() || !s.contains("name") || !s["name"].is_string() || !s.contains("text") || !s["text"].is_string()) continue;
+    if (m_sites.size() >= kMaxSites) break;
+    Site entry;
+    entry.name = s["name"].get<std::string>().substr(0, 253);
+    entry.text = s["text"].get<std::string>().substr(0, kSiteText);
+    if (s.contains("page") && s["page"].is_string()) entry.page = s["page"].get<std::string>().substr(0, 2000);
+    if (total + entry.text.size() > kAllText) break;
+    total += entry.text.size();
+    std::erase_if(m_sites, [&](const Site& x) { return x.name == entry.name; });
+    m_sites.push_back(std::move(entry));
   }
 }
 

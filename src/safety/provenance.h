@@ -48,6 +48,12 @@ class Provenance {
   // Whether the user's words hold a word that starts with `stem` ("approv": approve, approval).
   bool user_wrote(std::string_view stem) const;
 
+  // What a checkpoint keeps, so labels survive a resume: {user, sites: [{name, page, text}]},
+  // within the same bounds. restore() puts it back: the saved user's words join the ones given
+  // now, and the saved sites' text is the run's read so far. A value not of that shape is ignored.
+  json to_json() const;
+  void restore(const json& saved);
+
  private:
   struct Site {
     std::string name;

@@ -21,6 +21,9 @@ constexpr Migration kMigrations[] = {
      "CREATE TABLE IF NOT EXISTS run_checkpoints (run_id TEXT PRIMARY KEY, iteration BIGINT NOT NULL, "
      "state TEXT NOT NULL, env TEXT NOT NULL, cookies TEXT NOT NULL, saved_at DOUBLE PRECISION NOT NULL, storage TEXT NOT NULL DEFAULT '{}')",
      add_storage_column},
+    // Where the run's values came from (docs/design/provenance.md), so labels survive a resume.
+    {2, "ALTER TABLE run_checkpoints ADD COLUMN provenance TEXT NOT NULL DEFAULT '{}'",
+     "ALTER TABLE run_checkpoints ADD COLUMN provenance TEXT NOT NULL DEFAULT '{}'"},
 };
 
 }  // namespace
@@ -28,10 +31,11 @@ constexpr Migration kMigrations[] = {
 Result<void> save_run_checkpoint(Database& db, const std::string& run_id, const RunCheckpoint& cp) {
   return db.with_sql([&](Connection& c) -> Result<void> {
     TRY(migrate(c, "run_state", kMigrations));
-    auto done = c.exec("INSERT INTO run_checkpoints (run_id, iteration, state, env, cookies, saved_at, storage) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+    auto done = c.exec("INSERT INTO run_checkpoints (run_id, iteration, state, env, cookies, saved_at, storage, provenance) "
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
                           "ON CONFLICT(run_id) DO UPDATE SET iteration = excluded.iteration, state = excluded.state, env = excluded.env, "
-                          "cookies = excluded.cookies, saved_at = excluded.saved_at, storage = excluded.storage",
-                       {run_id, cp.iteration, cp.state, cp.env, cp.cookies, cp.saved_at, cp.storage});
+                          "cookies = excluded.cookies, saved_at = excluded.saved_at, storage = excluded.storage, provenance = excluded.provenance",
+                       {run_id, cp.iteration, cp.state, cp.env, cp.cookies, cp.saved_at, cp.storage, cp.provenance});
     if (!done) return make_error(done.error().code, fmt::format("cannot store the checkpoint of {}: {}", run_id, done.error().message));
     return {};
   });
@@ -40,7 +44,7 @@ Result<void> save_run_checkpoint(Database& db, const std::string& run_id, const 
 Result<std::optional<RunCheckpoint>> load_run_checkpoint(Database& db, const std::string& run_id) {
   return db.with_sql([&](Connection& c) -> Result<std::optional<RunCheckpoint>> {
     TRY(migrate(c, "run_state", kMigrations));
-    auto r = c.exec("SELECT iteration, state, env, cookies, saved_at, storage FROM run_checkpoints WHERE run_id = ?1", {run_id});
+    auto r = c.exec("SELECT iteration, state, env, cookies, saved_at, storage, provenance FROM run_checkpoints WHERE run_id = ?1", {run_id});
     if (!r) return make_error(r.error().code, fmt::format("cannot read the checkpoint of {}: {}", run_id, r.error().message));
     if (r->empty()) return std::optional<RunCheckpoint>();
     const Row& row = (*r)[0];
@@ -51,6 +55,7 @@ Result<std::optional<RunCheckpoint>> load_run_checkpoint(Database& db, const std
     cp.cookies = row.text(3);
     cp.saved_at = row.real(4);
     cp.storage = row.text(5);
+    cp.provenance = row.text(6);
     return std::optional<RunCheckpoint>(std::move(cp));
   });
 }

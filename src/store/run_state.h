@@ -21,6 +21,7 @@ struct RunCheckpoint {
   std::string cookies = "[]";  // JSON array (CDP cookies), empty for the user's own context
   std::string storage = "{}";  // JSON object: origin -> [[key, value], …] (localStorage), likewise
   double saved_at = 0;         // ms since the epoch
+  std::string provenance = "{}";  // JSON object: where the run's values came from (safety::Provenance::to_json)
 };
 
 Result<void> save_run_checkpoint(Database& db, const std::string& run_id, const RunCheckpoint& checkpoint);

@@ -50,7 +50,9 @@ const page = `<!doctype html><html><head><title>MCP fixture</title></head><body>
 <button id="go" onclick="document.getElementById('out').textContent = 'Hi ' + document.getElementById('name').value">Greet</button>
 <p id="out"></p>
 <a href="/slow">Slow page</a>
-<ul>${Array.from({ length: 300 }, (_, i) => `<li>Item ${i + 1}</li>`).join('')}</ul></main></body></html>`;
+<ul>${Array.from({ length: 300 }, (_, i) => `<li>Item ${i + 1}</li>`).join('')}</ul></main>
+<script>document.modelContext?.registerTool({ name: 'lookup_item', description: 'Finds an item by number.', annotations: { readOnlyHint: true },
+  inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }, execute: async ({ n }) => 'Item ' + n + ' is in stock' });</script></body></html>`;
 // /slow answers 1.5 s late: a click on its link has navigated only once that answer is in, so a
 // browser_act that did not wait for it would name the page it left.
 const site = http.createServer((req, res) => {
@@ -110,8 +112,8 @@ async function exercise(client, via, samples, server) {
 
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  const expected = ['browser_act', 'browser_exec', 'browser_screenshot', 'browser_snapshot', 'browser_tabs', 'browser_task'];
-  check(JSON.stringify(names) === JSON.stringify(expected), 'tools/list: the six tools', names);
+  const expected = ['browser_act', 'browser_call_page_tool', 'browser_exec', 'browser_page_tools', 'browser_screenshot', 'browser_snapshot', 'browser_tabs', 'browser_task'];
+  check(JSON.stringify(names) === JSON.stringify(expected), 'tools/list: the eight tools', names);
   for (const t of tools) check(t.inputSchema?.type === 'object' && typeof t.description === 'string' && t.description.length > 20, `tools/list: ${t.name} has a schema and a description`, t);
   // Annotations (MCP 2025-06-18): a title on every tool, and hints a host can auto-approve by.
   for (const t of tools)
@@ -206,6 +208,13 @@ async function exercise(client, via, samples, server) {
   check(r.isError === true && /topK/.test(textOf(r)), 'browser_snapshot: a wrong type is isError', r);
   r = await client.callTool({ name: 'browser_act', arguments: {} });
   check(r.isError === true && /commands/.test(textOf(r)), 'browser_act: a missing argument is isError', r);
+  // The page's own tools (WebMCP), its words fenced as page content.
+  r = await client.callTool({ name: 'browser_page_tools', arguments: {} });
+  check(!r.isError && /lookup_item/.test(textOf(r)) && /^<untrusted_page_content>/.test(textOf(r)), 'browser_page_tools: the page\'s declared tools, fenced', textOf(r));
+  r = await client.callTool({ name: 'browser_call_page_tool', arguments: { name: 'lookup_item', input: { n: 7 } } });
+  check(!r.isError && /Item 7 is in stock/.test(textOf(r)) && /untrusted_page_content/.test(textOf(r)), 'browser_call_page_tool: its output, fenced', textOf(r));
+  r = await client.callTool({ name: 'browser_call_page_tool', arguments: { name: 'no_such' } });
+  check(r.isError === true && /declares no tool 'no_such'/.test(textOf(r)) && /lookup_item/.test(textOf(r)), 'browser_call_page_tool: an unknown tool names the ones there are', textOf(r));
   r = await client.callTool({ name: 'browser_fly', arguments: {} });
   check(r.isError === true && /unknown tool/.test(textOf(r)), 'an unknown tool is isError', r);
 
@@ -473,7 +482,7 @@ async function hostileHttp(serve, endpoint, auth, endedSession) {
   check(res.status === 400, 'http: a wrong MCP-Protocol-Version is 400', res.status);
   res = await post({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
   body = await res.json().catch(() => null);
-  check(res.status === 200 && /application\/json/.test(res.headers.get('content-type')) && body?.result?.tools?.length === 6, 'http: tools/list answers JSON', { status: res.status, body });
+  check(res.status === 200 && /application\/json/.test(res.headers.get('content-type')) && body?.result?.tools?.length === 8, 'http: tools/list answers JSON', { status: res.status, body });
   res = await post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'browser_task', arguments: { task: 'x' } } }, { 'mcp-session-id': sid });
   body = await res.json().catch(() => null);
   check(body?.result?.isError === true && /sampling/.test(body.result.content[0].text), 'http: browser_task without a key or sampling says how to get one', body);

@@ -59,7 +59,7 @@ const text = (r) => (r.out?.content || []).filter((c) => c.type === 'text').map(
 async function everyTool(via, target) {
   let r = await inspector([...target, '--method', 'tools/list']);
   const names = (r.out.tools || []).map((t) => t.name).sort();
-  check(r.code === 0 && names.join() === 'browser_act,browser_exec,browser_screenshot,browser_snapshot,browser_tabs,browser_task', `${via}: tools/list lists the six tools`, r);
+  check(r.code === 0 && names.join() === 'browser_act,browser_call_page_tool,browser_exec,browser_page_tools,browser_screenshot,browser_snapshot,browser_tabs,browser_task', `${via}: tools/list lists the eight tools`, r);
   const open = via === 'stdio' ? '' : `await openTab(${JSON.stringify(url)}); `;
   r = await inspector([...target, '--method', 'tools/call', '--tool-name', 'browser_exec', '--tool-arg', `code=${open}await getText(activeTab, "h1")`]);
   check(r.code === 0 && /Hello Inspector/.test(text(r)), `${via}: browser_exec`, r);

@@ -31,11 +31,13 @@ TEST(McpTools, DefinitionsComeFromTheRegistry) {
   json list = (*tools)->list();
   std::vector<std::string> names;
   for (const auto& t : list) names.push_back(get_str(t, "name"));
-  EXPECT_EQ(names, (std::vector<std::string>{"browser_exec", "browser_snapshot", "browser_act", "browser_tabs", "browser_screenshot", "browser_task"}))
+  EXPECT_EQ(names, (std::vector<std::string>{"browser_exec", "browser_snapshot", "browser_act", "browser_tabs", "browser_screenshot", "browser_page_tools",
+                                              "browser_call_page_tool", "browser_task"}))
       << "browser_task is always listed; without a model it says how to get one";
   EXPECT_NE(get_str(tool_named(list, "browser_task"), "description").find("sampling"), std::string::npos);
   for (const auto& [tool, capability] : std::vector<std::pair<std::string, std::string>>{
-           {"browser_snapshot", "snapshot"}, {"browser_act", "act"}, {"browser_screenshot", "screenshot"}, {"browser_tabs", "tabs"}}) {
+           {"browser_snapshot", "snapshot"}, {"browser_act", "act"}, {"browser_screenshot", "screenshot"}, {"browser_tabs", "tabs"},
+           {"browser_page_tools", "tools"}, {"browser_call_page_tool", "callTool"}}) {
     const actions::Capability* cap = actions::find(capability);
     ASSERT_NE(cap, nullptr);
     json t = tool_named(list, tool);
@@ -79,6 +81,8 @@ TEST(McpTools, EveryToolHasATitleAndAnnotationsFromItsRisk) {
   EXPECT_EQ(hints("browser_screenshot"), (std::vector<bool>{true, false, true, true}));
   EXPECT_EQ(hints("browser_tabs"), (std::vector<bool>{true, false, true, false})) << "ouro's own tab list: a closed world";
   EXPECT_EQ(hints("browser_act"), (std::vector<bool>{false, true, false, true})) << "clicks and submits may destroy";
+  EXPECT_EQ(hints("browser_page_tools"), (std::vector<bool>{true, false, true, true}));
+  EXPECT_EQ(hints("browser_call_page_tool"), (std::vector<bool>{false, true, false, true})) << "a page's tool may do anything the page does";
   EXPECT_EQ(hints("browser_exec"), (std::vector<bool>{false, true, false, true}));
   EXPECT_EQ(hints("browser_task"), (std::vector<bool>{false, true, false, true}));
   // Derived, not listed: a capability's risk class decides.

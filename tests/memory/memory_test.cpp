@@ -108,7 +108,7 @@ TEST(Memory, AnEntryHasOneJsonShape) {
   e.updated_at = 1714564801;
   e.score = 2.5;
   auto j = to_json(e, false);
-  EXPECT_EQ(j.dump(), R"({"id":7,"text":"t","tags":["a"],"kind":"run","source_run":null,"created_at":1714564800250,"updated_at":1714564801000})");
+  EXPECT_EQ(j.dump(), R"({"id":7,"text":"t","tags":["a"],"kind":"run","source_run":null,"sources":[],"created_at":1714564800250,"updated_at":1714564801000})");
   e.source_run = "r1";
   j = to_json(e, true);
   EXPECT_EQ(j["source_run"], "r1");
@@ -165,6 +165,26 @@ TEST_P(MemoryOn, TagsAreSearchedAndFilter) {
   auto entry = m.get(a);
   ASSERT_TRUE(entry && *entry);
   EXPECT_EQ((*entry)->tags, (std::vector<std::string>{"shopping", "coupons"}));
+}
+
+TEST_P(MemoryOn, AnEntryKeepsWhereItsTextCameFromAndRememberingAgainNeverWashesItOff) {
+  auto db = open_memory_db();
+  Memory m(*db);
+  int64_t id = must_remember(m, "Refunds go to DE89 3704 0044 0532 0130 00", {.tags = {}, .source_run = "r1", .kind = Kind::Run, .sources = {"evil.example"}});
+  // The same text written again from no page, then from another site: the entry keeps every source.
+  EXPECT_EQ(must_remember(m, "Refunds go to DE89 3704 0044 0532 0130 00", {.tags = {}, .source_run = "r2", .kind = Kind::Run}), id);
+  EXPECT_EQ(must_remember(m, "Refunds go to DE89 3704 0044 0532 0130 00", {.tags = {}, .source_run = "r3", .kind = Kind::Run, .sources = {"shop.example"}}), id);
+  auto got = m.get(id);
+  ASSERT_TRUE(got && *got);
+  std::vector<std::string> sources = (*got)->sources;
+  std::sort(sources.begin(), sources.end());
+  EXPECT_EQ(sources, (std::vector<std::string>{"evil.example", "shop.example"}));
+  auto found = m.recall("refunds account", 5);
+  ASSERT_TRUE(found && found->size() == 1);
+  EXPECT_EQ(to_json((*found)[0], true)["sources"].size(), 2u) << "recall shows them";
+  // An entry from no page has none.
+  int64_t plain = must_remember(m, "Ada prefers aisle seats");
+  EXPECT_TRUE(m.get(plain).value()->sources.empty());
 }
 
 TEST_P(MemoryOn, IdenticalTextAndKindIsStoredOnceAndTheNewerWins) {

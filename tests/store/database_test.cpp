@@ -134,6 +134,7 @@ TEST_P(DatabaseOn, RunCheckpointIsReplacedWhole) {
   ASSERT_TRUE(save_run_checkpoint(*db, "r", c));
   c.iteration = 3;
   c.env = R"({"x":2})";
+  c.provenance = R"({"user":"task","sites":[{"name":"a.example","page":"https://a.example/","text":"acct de89"}]})";
   ASSERT_TRUE(save_run_checkpoint(*db, "r", c));
   auto got = load_run_checkpoint(*db, "r").value();
   ASSERT_TRUE(got);
@@ -141,6 +142,7 @@ TEST_P(DatabaseOn, RunCheckpointIsReplacedWhole) {
   EXPECT_EQ(got->env, R"({"x":2})");
   EXPECT_EQ(got->cookies, c.cookies);
   EXPECT_EQ(got->storage, c.storage);
+  EXPECT_EQ(got->provenance, c.provenance) << "where the run's values came from survives a resume";
   EXPECT_DOUBLE_EQ(got->saved_at, c.saved_at);
 }
 
