@@ -130,9 +130,15 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   if (m_ctx->secrets && !m_ctx->secrets->empty()) m_ctx->secrets->scrub(*r);
   // Where the answer came from, for the values the run writes later (egress/writes.h).
   if (m_ctx->gate) {
-    if (cap->answers == Capability::Answers::OverTheRunsData) egress::note_derived(*m_ctx, *r);
+    if (cap->answers == Capability::Answers::OverTheRunsData) egress::note_derived(*m_ctx, *r, args);
     else if (cap->answers == Capability::Answers::TheUsersWords && r->is_string()) egress::note_user_words(*m_ctx, r->get<std::string>());
-    else if (!tab.empty() && cap->answers == Capability::Answers::AsItsTab) egress::note_page_data(*m_ctx, tab, *r);
+    else if (!tab.empty() && cap->answers == Capability::Answers::AsItsTab) {
+      // A read that addressed a cross-origin frame ("f2e5") gave that frame's text.
+      std::string frame;
+      for (size_t i = 1; i < cap->params.size() && i < args.size() && frame.empty(); ++i)
+        if (cap->params[i].name == "selector" && args[i].is_string()) frame = browser::Browser::frame_of(args[i].get<std::string>());
+      egress::note_page_data(*m_ctx, tab, *r, frame);
+    }
   }
   // Typed results keep their type when they are too large (actions/fit.h).
   Fitted fitted = fit_result(std::move(*r), result_shape(*cap), m_ctx->limits.result_cap);

@@ -33,6 +33,8 @@ perception::Reader reader(const Context& ctx);
 Result<json> read_helper(Context& ctx, const std::string& tab, const char* fn, json args, const std::string& what, const std::string& selector);
 // What a tool-calling model reads of a page (observe.cpp)
 OURO_CAP(observe); OURO_CAP(read_text);
+// The run's goals (goals.cpp): addGoal, updateGoal, listGoals through the run's hook.
+OURO_CAP(add_goal); OURO_CAP(update_goal); OURO_CAP(list_goals);
 // Page tools, WebMCP (page_tools.cpp)
 OURO_CAP(page_tools); OURO_CAP(call_page_tool);
 // Files (files.cpp)

@@ -270,7 +270,7 @@ Result<bool> not_self_approved(Context& ctx, const std::string& action, const st
   std::string what = element.empty() ? "'" + selector + "'" : element;
   std::string reason = fmt::format("it would approve what this run itself proposed here ({}): a run does not approve its own proposals", *proposed);
   json request = {{"action", action}, {"selector", selector}, {"tab", tab}, {"url", info ? info->url : ""}, {"element", element},
-                  {"reason", reason}, {"target", target}, {"proposed", *proposed}};
+                  {"reason", reason}, {"target", target}, {"proposed", *proposed}, {"proposed_by", ctx.owner}};
   json d = {{"rule", "self-approval"}, {"type", "Approval"}, {"method", action}, {"url", info ? info->url : ""}, {"proposed", *proposed}};
   bool yes = hooks->confirm(request);
   d["decision"] = yes ? "allow" : "deny";
@@ -294,20 +294,24 @@ Result<void> gate(Context& ctx, const std::string& action, const std::string& ta
   std::string element = at.is_object() ? at.value("element", "") : "";
   auto why = safety::sensitive_reason(action, target);
   if (TRY(not_self_approved(ctx, action, tab, selector, target, element))) return {};
-  // What it submits is the run's proposal on this site (a later approval there is the user's).
-  if (why && action == "click" && !safety::approval_stem(target) && why->find("password") == std::string::npos)
-    egress::note_proposal(ctx, tab, element.empty() ? selector : element);
+  // What it submits is the run's proposal on this site (a later approval there is the user's) —
+  // once it goes ahead: a submit the user refused proposed nothing.
+  const bool proposes = why && action == "click" && !safety::approval_stem(target) && why->find("password") == std::string::npos;
+  auto go_ahead = [&]() -> Result<void> {
+    if (proposes) egress::note_proposal(ctx, tab, element.empty() ? selector : element);
+    return {};
+  };
   auto hooks = ctx.hooks();
-  if (!hooks || !hooks->confirm) return {};
+  if (!hooks || !hooks->confirm) return go_ahead();
   auto mode = egress::gate_mode(ctx);
-  if (mode == safety::GateMode::Autonomous) return {};  // asks nothing; the egress gate still holds the sites
-  if (granted_secret) return {};
-  if (!why) return {};
+  if (mode == safety::GateMode::Autonomous) return go_ahead();  // asks nothing; the egress gate still holds the sites
+  if (granted_secret) return go_ahead();
+  if (!why) return go_ahead();
   // Under the egress gate a submitted form asks only if it writes (a GET search does not) —
   // unless its label says what it does (Buy, Pay, Delete, …).
   if (mode && *why == "it submits a form") {
     why = safety::sensitive_reason("select", target);
-    if (!why) return {};
+    if (!why) return go_ahead();
   }
   auto info = ctx.browser.tab_info(tab);
   std::string frame = at.is_object() ? get_str(at, "origin") : "";
@@ -329,7 +333,7 @@ Result<void> gate(Context& ctx, const std::string& action, const std::string& ta
     return errorf(Code::PermissionDenied, "{} on {} was denied by the user ({}); do not retry it — find another way or report back with setFinal()",
                   action, element.empty() ? "'" + selector + "'" : element, *why);
   ctx.browser.approve_activity(tab);
-  return {};
+  return go_ahead();
 }
 
 Result<json> click_at(Context& ctx, const std::string& tab, const json& at, int count = 1) {

@@ -2,6 +2,7 @@
 // session's database. The entries are short texts found again by their words (memory/memory.h).
 #include "actions/impl.h"
 #include "egress/gate.h"
+#include "egress/writes.h"
 #include "base/log.h"
 #include "safety/redact.h"
 #include "safety/known_secrets.h"
@@ -73,7 +74,7 @@ json scrubbed_for_storage(const host::Context& ctx, const json& value) {
 Result<json> remember(Context& ctx, const json& args) {
   std::vector<std::string> sources;
   if (auto policy = egress::gate_policy(ctx)) {
-    auto traced = policy->provenance().sources(arg_string(args, 0));
+    auto traced = egress::trace_value(policy->provenance(), arg_string(args, 0)).all();
     sources.assign(traced.begin(), traced.end());
   }
   return memory_remember(ctx.db, ctx.owner, scrubbed_for_storage(ctx, args), std::move(sources));

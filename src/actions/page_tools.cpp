@@ -121,7 +121,10 @@ Result<json> call_page_tool(Context& ctx, const json& args) {
     } else {
       json q = {{"action", "callTool"}, {"tool", clip_line(name, 80)}, {"description", shown_description(tool)}, {"input", shown_input},
                 {"tab", tab}, {"url", safety::redact_url_params(frame_url)}, {"reason", why}};
-      if (proposed) q["proposed"] = *proposed;
+      if (proposed) {
+        q["proposed"] = *proposed;
+        q["proposed_by"] = ctx.owner;
+      }
       if (ctx.secrets) ctx.secrets->scrub(q);
       bool yes = hooks->confirm(q);
       d["decision"] = yes ? "allow" : "deny";

@@ -12,6 +12,9 @@
 #include "safety/injection.h"
 #include "safety/redact.h"
 #include "safety/secrets.h"
+
+#include <algorithm>
+#include <cctype>
 #include "session/session.h"
 #include "store/database.h"
 
@@ -118,6 +121,13 @@ Run::Run(session::Session& session, llm::Provider& provider, RunOptions options,
     std::shared_lock lock(alive->mutex);
     if (!alive->run) return json("[SUB-CALL ERROR] the run has ended");
     return alive->run->sub_call(fn, args);
+  };
+  m_goals = Goals(m_options.resume ? m_options.resume->goals : m_options.goals);
+  m_state.goals = m_goals.list();
+  hooks->goals = [alive = m_alive](const std::string& fn, const json& args) -> Result<json> {
+    std::shared_lock lock(alive->mutex);
+    if (!alive->run) return make_error(Code::Cancelled, fn + ": the run has ended");
+    return alive->run->goal_call(fn, args);
   };
   hooks->confirm = [alive = m_alive](const json& request) {
     std::shared_lock lock(alive->mutex);
@@ -381,12 +391,46 @@ Result<std::string> Run::sub_query(const std::string& prompt, const json& data, 
   return r->text;
 }
 
+Result<json> Run::goal_call(const std::string& function, const json& args) {
+  std::lock_guard lock(m_goals_mutex);
+  if (function == "listGoals") return m_goals.list();
+  const std::string first = !args.empty() && args[0].is_string() ? args[0].get<std::string>() : "";
+  Result<json> goal = function == "addGoal" ? m_goals.add(first) : m_goals.update(first, args.size() > 1 ? args[1] : json::object());
+  if (!goal) return goal;
+  emit(function == "addGoal" ? "goal_added" : "goal_updated", {{"goal", *goal}, {"goals", m_goals.list()}});
+  return goal;
+}
+
+std::string Run::goals_section() {
+  std::lock_guard lock(m_goals_mutex);
+  return m_goals.prompt_section();
+}
+
 Result<json> Run::sub_call(const std::string& function, const json& args) {
   if (function == "llm_query") {
     std::string prompt = !args.empty() && args[0].is_string() ? args[0].get<std::string>() : "";
     json images = args.size() > 2 && args[2].is_object() && args[2].contains("images") ? args[2]["images"] : json();
+    // options.choices: the answer is one of them, exactly as the code gave it (or an error).
+    const json choices = args.size() > 2 && args[2].is_object() && args[2].contains("choices") ? args[2]["choices"] : json();
+    if (choices.is_array() && !choices.empty()) {
+      prompt += "\n\nAnswer with exactly one of these choices, written as it is here, and nothing else:";
+      for (const auto& c : choices) prompt += "\n- " + c.get<std::string>();
+    }
     auto answer = sub_query(prompt, args.size() > 1 ? args[1] : json(), 0, images);
-    return json(answer ? *answer : kSubCallError + answer.error().message);
+    if (!answer) return json(kSubCallError + answer.error().message);
+    if (choices.is_array() && !choices.empty()) {
+      auto folded = [](std::string t) {
+        while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+        while (!t.empty() && (t.back() == '.' || t.back() == '"' || t.back() == '\'')) t.pop_back();
+        while (!t.empty() && (t.front() == '"' || t.front() == '\'' || t.front() == '-' || t.front() == ' ')) t.erase(0, 1);
+        std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return t;
+      };
+      for (const auto& c : choices)
+        if (folded(c.get<std::string>()) == folded(*answer)) return c;
+      return json(kSubCallError + "the answer was none of the choices: " + clip_line(*answer, 200));
+    }
+    return json(*answer);
   }
   // llm_batch: every item settles (Promise.allSettled), at most sub_concurrency at a time.
   const json items = !args.empty() && args[0].is_array() ? args[0] : json::array();
@@ -582,6 +626,8 @@ RunResult Run::execute() {
     };
     if (!conversation.empty()) add_stable(conversation + "\n");
     if (!memories.empty()) add_stable(memories + "\n");
+    // The goals change rarely (a goal added or done): kept in the stable part, before the history.
+    if (std::string goals = goals_section(); !goals.empty()) add_stable(goals + "\n");
     for (const auto& block : history) add_stable(block);
     user += safety::redact_url_params(task_reinforcement(m_options.task, it - turn_first + 1, m_options.max_iterations, m_history) + "\n" + std::exchange(resumed, "") + guidance +
                                       (changes.empty() ? "" : changes + "\n") +

@@ -6,6 +6,7 @@
 
 #include "agent/context.h"
 #include "agent/events.h"
+#include "agent/goals.h"
 #include "agent/state.h"
 #include "llm/provider.h"
 
@@ -51,6 +52,8 @@ struct RunOptions {
   std::vector<Turn> earlier;
   int first_iteration = 1;
   size_t conversation_budget_tokens = 2000;
+  // The conversation's goals so far (agent/goals.h): [{id, text, status, note?}].
+  json goals = json::array();
   // Resuming after a crash: the state of the last checkpoint — history, usage, the
   // iterations this turn has had — and what to tell the model about the restart (env restored,
   // values lost, tabs reopened). The run continues from the iteration after the checkpoint.
@@ -134,6 +137,9 @@ class Run {
   // Stopped at a boundary because the browser is gone (stop_when_browser_lost): no complete event.
   RunResult lost(RunResult result);
   Result<json> sub_call(const std::string& function, const json& args);
+  // addGoal, updateGoal, listGoals (agent/goals.h): each change is a goal_added or goal_updated event.
+  Result<json> goal_call(const std::string& function, const json& args);
+  std::string goals_section();
   // images: data URLs (screenshot()), sent as image content to a vision sub-model. The answer's
   // text, or why there is none (the code sees it as "[SUB-CALL ERROR] …").
   Result<std::string> sub_query(const std::string& prompt, const json& data, int index, const json& images = json());
@@ -165,6 +171,8 @@ class Run {
   bool m_guidance_closed = false;  // m_guidance_mutex
   std::mutex m_history_mutex;
   std::vector<IterationRecord> m_history;
+  std::mutex m_goals_mutex;
+  Goals m_goals;  // m_goals_mutex
   struct Alive {
     std::shared_mutex mutex;
     Run* run = nullptr;

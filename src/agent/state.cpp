@@ -73,7 +73,7 @@ json state_json(const RunState& s, size_t full_from) {
   json j = {{"turn", s.turn}, {"turns", turns}, {"task", s.task}, {"lastIteration", s.last_iteration},
             {"turnIterations", s.turn_iterations}, {"history", history}, {"usage", s.usage.to_json()},
             {"cost", s.cost_known ? json(s.cost) : json(nullptr)}, {"tabs", s.tabs}, {"activeTab", s.active_tab},
-            {"provider", s.provider}, {"checkpointIteration", s.checkpoint_iteration}, {"ended", s.ended}};
+            {"provider", s.provider}, {"checkpointIteration", s.checkpoint_iteration}, {"ended", s.ended}, {"goals", s.goals}};
   if (s.ended) {
     j["final"] = s.final;
     j["partial"] = s.partial;
@@ -128,6 +128,7 @@ RunState RunState::from_json(const json& j) {
   s.tabs = j.contains("tabs") && j["tabs"].is_array() ? j["tabs"] : json::array();
   s.active_tab = get_str(j, "activeTab");
   s.provider = j.contains("provider") ? j["provider"] : json();
+  s.goals = j.contains("goals") && j["goals"].is_array() ? j["goals"] : json::array();
   s.checkpoint_iteration = j.value("checkpointIteration", 0);
   s.ended = j.value("ended", false);
   if (s.ended) {
@@ -183,6 +184,9 @@ void apply_event(RunState& s, const std::string& type, const json& data) {
     s.tabs = data.contains("tabs") && data["tabs"].is_array() ? data["tabs"] : json::array();
     s.active_tab = get_str(data, "activeTab");
     s.provider = data.contains("provider") ? data["provider"] : json();
+  } else if (type == "goal_added" || type == "goal_updated") {
+    // Each goal event carries the whole list as it stands.
+    if (data.contains("goals") && data["goals"].is_array()) s.goals = data["goals"];
   } else if (type == "resumed") {
     // The iteration the crash cut short is done again: what it had started is dropped.
     while (!s.history.empty() && s.history.back().number > s.last_iteration) s.history.pop_back();

@@ -31,6 +31,7 @@ struct RunState {
   bool ended = false;                     // a complete event came
   json final;                             // its final value, then
   bool partial = false;
+  json goals = json::array();             // the conversation's goals (agent/goals.h), as the last goal event left them
 
   json to_json() const;
   static RunState from_json(const json& j);

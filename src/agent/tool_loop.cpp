@@ -166,6 +166,7 @@ RunResult Run::execute_tools() {
     }
     std::string user = "TASK: " + m_options.task + "\n\n";
     if (!memories.empty()) user += memories + "\n";
+    if (std::string goals = goals_section(); !goals.empty()) user += goals + "\n";
     if (!steps.empty()) user += "RECENT HISTORY:\n" + history_text(steps) + "\n";
     if (!last_result.empty()) user += "LAST RESULT:\n" + last_result + "\n\n";
     if (last_reflection) user += "SELF-REFLECTION:\n" + last_reflection->text() + "\n\n";

@@ -8,6 +8,8 @@
 #include "base/text.h"
 #include "browser/browser_impl.h"
 
+#include <fmt/format.h>
+
 namespace ouro::browser {
 
 namespace {
@@ -16,6 +18,10 @@ constexpr size_t kNameChars = 128;
 constexpr size_t kDescriptionChars = 4000;
 constexpr size_t kSchemaChars = 16000;
 constexpr size_t kAnswersKept = 64;
+constexpr size_t kOutputBytes = 1 << 20;
+constexpr const char* kNoPageTools =
+    "this browser does not expose page tools (WebMCP). ouro's own Chromium has them; start Chrome with "
+    "--enable-features=WebMCPTesting,DevToolsWebMCPSupport for them there. Use the page's controls instead";
 
 // A tool as the page declared it, cut to what is kept.
 json kept_tool(const json& t, const std::string& frame_url) {
@@ -76,7 +82,17 @@ bool Browser::Impl::page_tool_event(const cdp::Event& ev) {
     if (m == "WebMCP.toolResponded") {
       std::string id = get_str(ev.params, "invocationId");
       if (!id.empty() && !tool_answers.count(id)) {
-        tool_answers[id] = ev.params;
+        json answer = ev.params;
+        // A page can answer with anything: what is kept waiting for its caller stays small.
+        if (answer.contains("output") && dump_json(answer["output"]).size() > kOutputBytes) {
+          answer.erase("output");
+          answer["status"] = "Error";
+          answer["errorText"] = fmt::format("its output was larger than {} MB", kOutputBytes >> 20);
+        }
+        answer.erase("exception");  // a remote object: its description is all that is read
+        if (get_field(ev.params, "exception").is_object())
+          answer["errorText"] = clip_text(get_str(ev.params["exception"], "description"), 2000);
+        tool_answers[id] = std::move(answer);
         tool_answer_order.push_back(id);
         while (tool_answer_order.size() > kAnswersKept) {
           tool_answers.erase(tool_answer_order.front());
@@ -148,16 +164,20 @@ Result<json> Browser::page_tools(const std::string& tab_id, Millis timeout) {
   });
   if (m_impl->dead) return tl::make_unexpected(*m_impl->dead);
   auto it = m_impl->page_tools.find(sid);
-  if (it == m_impl->page_tools.end() || it->second.supported == false)
-    return errorf(Code::Unavailable,
-                  "this browser does not expose page tools (WebMCP): it has no DevTools WebMCP domain. ouro's own Chromium has it; in Chrome "
-                  "start it with --enable-features=WebMCPTesting,DevToolsWebMCPSupport. Use the page's controls instead");
+  if (it == m_impl->page_tools.end() || it->second.supported == false) return errorf(Code::Unavailable, "{}", kNoPageTools);
   if (!it->second.supported) return errorf(Code::DeadlineExceeded, "page tools of {}: the browser did not answer within {} ms", tab_id, timeout.count());
   json out = json::array();
   for (const auto& s : m_impl->page_tool_sessions(*tab))
     if (auto of = m_impl->page_tools.find(s); of != m_impl->page_tools.end())
       for (const auto& t : of->second.tools)
         if (out.size() < kMaxPageTools) out.push_back(t);
+  if (!out.empty()) return out;
+  // A Chromium with the DevTools domain but without the pages' API (WebMCPTesting off) lists
+  // nothing for ever: say so rather than "no tools".
+  lock.unlock();
+  auto has_api = m_impl->conn->call("Runtime.evaluate", {{"expression", "typeof document.modelContext"}, {"returnByValue", true}}, sid, timeout);
+  if (has_api && get_str(get_field(*has_api, "result"), "value") == "undefined")
+    return errorf(Code::Unavailable, "{}", kNoPageTools);
   return out;
 }
 
@@ -200,7 +220,6 @@ Result<json> Browser::call_page_tool(const std::string& tab_id, const std::strin
   std::string status = get_str(answer, "status");
   if (status == "Completed") return answer.contains("output") ? answer["output"] : json(nullptr);
   std::string why = get_str(answer, "errorText");
-  if (why.empty()) why = get_str(get_field(answer, "exception"), "description");
   if (status == "Canceled") return errorf(Code::Aborted, "the page's tool '{}' was cancelled{}", name, why.empty() ? "" : ": " + clip_line(why, 300));
   return errorf(Code::FailedPrecondition, "the page's tool '{}' failed: {}", name, why.empty() ? "it gave no reason" : clip_line(why, 500));
 }

@@ -48,6 +48,7 @@ struct GateState {
   std::atomic<size_t> requests{0}, run_caused{0}, allowed{0}, asked{0}, denied{0};  // counts (GateStats)
   browser::EgressGate judge_request;  // what the browser calls for each paused request
   std::map<std::string, std::string> proposals;  // site -> what the run submitted there; guarded by `mutex`
+  std::map<std::string, std::string> frame_urls;  // "tab prefix" -> a cross-origin frame's URL; guarded by `mutex`
   // Asks the run's egress proxy to judge its open connections again (watch_connections); guarded
   // by `mutex`.
   std::function<void()> recheck_connections;
@@ -553,6 +554,22 @@ std::optional<std::string> proposal_on(Context& ctx, const std::string& tab) {
   auto it = st->proposals.find(site);
   if (it == st->proposals.end()) return std::nullopt;
   return it->second;
+}
+
+void note_frame_url(Context& ctx, const std::string& tab, const std::string& prefix, const std::string& url) {
+  auto st = ctx.gate;
+  if (!st || prefix.empty() || url.empty()) return;
+  std::lock_guard lock(st->mutex);
+  std::string key = tab + " " + prefix;
+  if (st->frame_urls.size() < 4096 || st->frame_urls.count(key)) st->frame_urls[key] = url.substr(0, 2000);
+}
+
+std::string frame_url(Context& ctx, const std::string& tab, const std::string& prefix) {
+  auto st = ctx.gate;
+  if (!st || prefix.empty()) return "";
+  std::lock_guard lock(st->mutex);
+  auto it = st->frame_urls.find(tab + " " + prefix);
+  return it == st->frame_urls.end() ? "" : it->second;
 }
 
 std::optional<safety::GateMode> gate_mode(const Context& ctx) {

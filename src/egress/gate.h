@@ -102,6 +102,11 @@ void record_decision(host::Context& ctx, json decision);
 void note_proposal(host::Context& ctx, const std::string& tab, const std::string& what);
 std::optional<std::string> proposal_on(host::Context& ctx, const std::string& tab);
 
+// The URL of a cross-origin frame the run read in `tab` (by the prefix its refs carry, "f2"), so
+// that what it gave is labelled with its own site (egress/writes.h). Without a gate nothing is kept.
+void note_frame_url(host::Context& ctx, const std::string& tab, const std::string& prefix, const std::string& url);
+std::string frame_url(host::Context& ctx, const std::string& tab, const std::string& prefix);
+
 // What the gate has judged so far in this context (paused requests; a navigation asked about
 // before it starts counts once more when it leaves).
 struct GateStats {

@@ -4,11 +4,14 @@
 #include "base/text.h"
 #include "browser/browser.h"
 #include "egress/gate.h"
+#include "safety/provenance.h"
 #include "safety/redact.h"
 #include "safety/secrets.h"
 #include "safety/sites.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace ouro::egress {
 
@@ -31,6 +34,9 @@ std::string page_url(Context& ctx, const std::string& tab) {
 // A URL as a question, an event or an error shows it: secret-looking query values masked, short.
 std::string shown_url(std::string_view url) { return clip_text(safety::redact_url_params(url), 500); }
 
+// The mark of text a sub-call derived from a site's data, noted apart from the site's own pages.
+constexpr std::string_view kDerived = " (derived)";
+
 std::string shown(std::string value) {
   value = redact(clip_text(value, 120));
   return value;
@@ -40,7 +46,60 @@ std::string shown(std::string value) {
 
 std::string site_of_page(Context& ctx, const std::string& tab) { return site_of_url(page_url(ctx, tab)); }
 
-void note_page_data(Context& ctx, const std::string& tab, const json& result) { note_data_from(ctx, page_url(ctx, tab), result); }
+std::set<std::string> Traced::all() const {
+  std::set<std::string> out = pages;
+  out.insert(derived.begin(), derived.end());
+  return out;
+}
+
+Traced trace_value(const safety::Provenance& provenance, std::string_view value) {
+  Traced t;
+  for (const auto& s : provenance.sources(value)) {
+    if (s.ends_with(kDerived)) t.derived.insert(s.substr(0, s.size() - kDerived.size()));
+    else t.pages.insert(s);
+  }
+  return t;
+}
+
+void note_page_data(Context& ctx, const std::string& tab, const json& result, const std::string& frame) {
+  if (!gate_policy(ctx) || result.is_null() || result.is_boolean()) return;
+  const std::string url = page_url(ctx, tab);
+  if (!frame.empty()) {
+    std::string at = frame_url(ctx, tab, frame);
+    note_data_from(ctx, at.empty() ? url : at, result);
+    return;
+  }
+  // The frames a snapshot entered: their URLs, for the reads that follow.
+  if (result.is_object() && result.contains("frames") && result["frames"].is_array())
+    for (const auto& f : result["frames"])
+      if (f.is_object() && !get_str(f, "frame").empty()) {
+        std::string u = get_str(f, "url");
+        if (u.find("://") != std::string::npos) note_frame_url(ctx, tab, get_str(f, "frame"), u);  // (the frame element's resolved src)
+      }
+  // Each part that came from a frame goes to that frame's site; the rest is the tab's page's.
+  json rest = result;
+  size_t visited = 0;
+  std::vector<json*> stack{&rest};
+  while (!stack.empty() && ++visited < 100000) {
+    json* v = stack.back();
+    stack.pop_back();
+    if (v->is_object()) {
+      std::string prefix = browser::Browser::frame_of(get_str(*v, "ref"));
+      if (prefix.empty()) prefix = get_str(*v, "frame");  // a frame a snapshot lists, a frame's details
+      if (!prefix.empty()) {
+        std::string at = frame_url(ctx, tab, prefix);
+        if (!at.empty() && site_of_url(at) != site_of_url(url)) {
+          note_data_from(ctx, at, *v);
+          *v = nullptr;
+          continue;
+        }
+      }
+    }
+    if (v->is_object() || v->is_array())
+      for (auto& e : *v) stack.push_back(&e);
+  }
+  note_data_from(ctx, url, rest);
+}
 
 void note_data_from(Context& ctx, const std::string& url, const json& result) {
   auto policy = gate_policy(ctx);
@@ -50,10 +109,23 @@ void note_data_from(Context& ctx, const std::string& url, const json& result) {
   policy->provenance().note_json(site, result, url);
 }
 
-void note_derived(Context& ctx, const json& result) {
+void note_derived(Context& ctx, const json& result, const json& args) {
   auto policy = gate_policy(ctx);
   if (!policy || result.is_null() || result.is_boolean()) return;
-  for (const auto& site : policy->provenance().sites_read()) policy->provenance().note_json(site, result);
+  if (result.is_string()) {
+    std::string a = result.get<std::string>();
+    while (!a.empty() && (a.back() == '.' || a.back() == ' ' || a.back() == '\n')) a.pop_back();
+    std::transform(a.begin(), a.end(), a.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (a == "yes" || a == "no" || a == "true" || a == "false") return;
+    const json& options = args.is_array() && args.size() > 2 ? args[2] : json();
+    if (options.is_object() && options.contains("choices") && options["choices"].is_array())
+      for (const auto& c : options["choices"])
+        if (c == result) return;
+  }
+  // Noted apart from the pages' own text (under the site's derived mark, kDerived): an answer
+  // computed over the page a value is written on and another site's is not that page's.
+  for (const auto& site : policy->provenance().sites_read())
+    if (!site.ends_with(kDerived)) policy->provenance().note_json(site + std::string(kDerived), result);
 }
 
 void note_user_words(Context& ctx, std::string_view text) {
@@ -86,8 +158,13 @@ Result<void> check_write(Context& ctx, const std::string& function, const std::s
     // A URL off the allowed sites is the gate's to judge (asked or refused as leaving them).
     if (param == "url")
       if (auto u = safety::parse_url(where); !u || !policy->allowed(*u)) continue;
-    auto sources = policy->provenance().sources(text);
-    if (sources.empty() || sources.count(sink)) continue;  // the user's, or from this very site
+    // The user's, or the very page's it is written on: it goes on. Derived from this site and
+    // others: the others are its sources.
+    Traced traced = trace_value(policy->provenance(), text);
+    if (traced.pages.count(sink)) continue;
+    std::set<std::string> sources = traced.all();
+    sources.erase(sink);
+    if (sources.empty()) continue;
     bool named = policy->task_names(sink);
     for (const auto& s : sources) named = named && policy->task_names(s);
     const std::string from = *sources.begin();

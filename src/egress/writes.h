@@ -12,21 +12,29 @@
 
 #include "host/context.h"
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+namespace ouro::safety { class Provenance; }
+
 namespace ouro::egress {
 
-// What a call on `tab` returned: text of the tab's page, noted with the page's site.
-void note_page_data(host::Context& ctx, const std::string& tab, const json& result);
+// What a call on `tab` returned: text of the tab's page, noted with the page's site — except what
+// came from a cross-origin frame, noted with the frame's site: the whole result when the call
+// addressed the frame (`frame`, its ref prefix: read(tab, "f2e5")), else each part that carries a
+// ref of a frame (a snapshot's actions and forms, find's and extract's rows) and the frames a
+// snapshot lists (whose URLs are kept for later reads).
+void note_page_data(host::Context& ctx, const std::string& tab, const json& result, const std::string& frame = {});
 // The same for what a frame or a page at `url` gave (a page tool declared in a frame: its site,
 // not the tab's).
 void note_data_from(host::Context& ctx, const std::string& url, const json& result);
-// What a sub-call (llm_query) answered over the run's data: free text and numbers carry every
-// site the run has read so far; a boolean carries nothing.
-void note_derived(host::Context& ctx, const json& result);
+// What a sub-call (llm_query) answered over the run's data (`args`, the call's): free text and
+// numbers carry every site the run has read so far; a yes/no answer, or one of the choices the
+// code gave (options.choices), is endorsed and carries nothing more than its own text traces to.
+void note_derived(host::Context& ctx, const json& result, const json& args = json::array());
 // The user's own words (an answer to askUser).
 void note_user_words(host::Context& ctx, std::string_view text);
 
@@ -35,6 +43,15 @@ void note_user_words(host::Context& ctx, std::string_view text);
 // Blocks while the user is asked.
 Result<void> check_write(host::Context& ctx, const std::string& function, const std::string& tab,
                          const std::vector<std::pair<std::string, std::string>>& values);
+
+// What a run wrote was traced to: the sites whose pages hold it as they are, and those whose
+// data a sub-call's answer that holds it was computed from. A value the page it is written on
+// holds is that page's; one only derived from it (with other sites' data) is not.
+struct Traced {
+  std::set<std::string> pages, derived;
+  std::set<std::string> all() const;
+};
+Traced trace_value(const safety::Provenance& provenance, std::string_view value);
 
 // The site (safety::site_of_host) of the http(s) page `tab` shows; "" for any other page.
 std::string site_of_page(host::Context& ctx, const std::string& tab);

@@ -104,6 +104,8 @@ struct Context : std::enable_shared_from_this<Context> {
     std::function<Result<std::string>(const json& question)> ask_user;
     // Answers llm_query/llm_batch during an agent run; unset outside runs.
     std::function<Result<json>(const std::string& function, const json& args)> sub_llm;
+    // The run's goals (agent/goals.h): addGoal, updateGoal, listGoals; unset outside runs.
+    std::function<Result<json>(const std::string& function, const json& args)> goals;
     // Recordings and replays (perception/targets.h). on_record hears what identifies the
     // target of each action ("target": {action, selector, tab, details}) and each target a replay
     // found again ("heal": {step, action, old, new, confidence, candidates}); it never blocks.

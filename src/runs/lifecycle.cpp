@@ -181,13 +181,16 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
   if (origin.resume) {
     l->m_resume_note = TRY(restore_browser(*l->m_session, *origin.resume));
     l->m_provider->seek(origin.resume->state.provider);
+    l->m_goals = origin.resume->state.goals;
     l->m_resume = std::move(origin.resume);
   } else if (!origin.continued) {
     TRY(l->m_session->open_urls(spec.urls));
   } else if (auto saved = store::load_run_checkpoint(db, run_id); saved && *saved) {
-    // A conversation continued in a new session: what its earlier turns read is still the pages'.
+    // A conversation continued in a new session: what its earlier turns read is still the pages',
+    // and its goals are still its own.
     if (auto policy = egress::gate_policy(l->m_session->host().context()))
       policy->provenance().restore(parse_json((*saved)->provenance).value_or(json::object()));
+    l->m_goals = agent::RunState::from_json(parse_json((*saved)->state).value_or(json::object())).goals;
   }
 
   agent::RunOptions& ro = l->m_ro;
@@ -251,6 +254,10 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
   }
   ro.earlier = earlier;
   ro.first_iteration = first_iteration;
+  {
+    std::lock_guard lock(m_mutex);
+    ro.goals = m_goals;
+  }
   ro.confirm = asker.confirm;
   ro.ask_user = asker.ask_user;
   ro.confirm_timeout = asker.confirm_timeout;
@@ -271,7 +278,11 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
   m_turn_started = EventLog::now_ms();
   scripts::ReplayProvider* replay = m_replay;
   std::shared_ptr<EventLog> log = m_log;
-  agent::Run run(*m_session, *m_provider, ro, [replay, log, &view](const agent::Event& e) {
+  agent::Run run(*m_session, *m_provider, ro, [this, replay, log, &view](const agent::Event& e) {
+    if (e.type == "goal_added" || e.type == "goal_updated") {
+      std::lock_guard lock(m_mutex);
+      m_goals = get_field(e.data, "goals");
+    }
     if (replay) replay->observe(e.type, e.data);
     if (view) view(e);
     log->append(e.type, e.data, e.ts);

@@ -128,8 +128,9 @@ class Lifecycle {
   agent::RunOptions m_ro;
   std::optional<ResumePoint> m_resume;
   std::string m_resume_note;
-  std::mutex m_mutex;  // m_running, m_cancelled
+  std::mutex m_mutex;  // m_running, m_cancelled, m_goals
   agent::Run* m_running = nullptr;
+  json m_goals = json::array();  // the conversation's goals as its last goal event left them
   bool m_cancelled = false;
   double m_turn_started = 0;  // when the turn in progress began (ms since the epoch)
 };

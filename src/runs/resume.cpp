@@ -7,6 +7,8 @@
 #include "host/context.h"
 #include "actions/host.h"
 #include "jsrt/summary.h"
+#include "safety/known_secrets.h"
+#include "safety/secrets.h"
 #include "session/session.h"
 #include "store/run_state.h"
 
@@ -199,8 +201,16 @@ Result<void> store_checkpoint(store::Database& db, session::Session& session, co
     }
     c.storage = dump_json(storage);
   }
-  // Where its values came from: a resumed run still knows a page's words from the user's.
-  if (auto policy = egress::gate_policy(session.host().context())) c.provenance = dump_json(policy->provenance().to_json());
+  // Where its values came from: a resumed run still knows a page's words from the user's. The
+  // text noted was masked for the run's secrets already; the pages' URLs were not (a form sent
+  // by GET carries what was typed): masked here, as everything stored is.
+  if (auto policy = egress::gate_policy(session.host().context())) {
+    json record = policy->provenance().to_json();
+    const auto& ctx = session.host().context();
+    if (ctx.secrets && !ctx.secrets->empty()) ctx.secrets->scrub(record);
+    if (ctx.known_secrets) ctx.known_secrets->scrub(record);
+    c.provenance = dump_json(record);
+  }
   // A browser that went while these were read gave nothing, not "no cookies, no storage": the
   // previous checkpoint stays, and the run goes on (or fails over) from there.
   if (auto gone = session.browser().dead())

@@ -1,5 +1,6 @@
 #include "safety/provenance.h"
 
+#include "safety/redact.h"
 #include "safety/sites.h"
 #include "safety/spellings.h"
 
@@ -111,7 +112,8 @@ void Provenance::note(const std::string& site, std::string_view text, const std:
     entry.name = site;
     if (m_sites.size() >= kMaxSites) m_sites.erase(m_sites.begin());
   }
-  if (!page.empty()) entry.page = page.substr(0, 2000);
+  // Kept for questions and records, so with secret-looking query values masked.
+  if (!page.empty()) entry.page = redact_url_params(page.substr(0, 2000));
   // The same text read again adds nothing (by its hash: a search for a long piece of repetitive
   // text in the site's text could take quadratic time).
   if (entry.seen.size() > 4096) entry.seen.clear();  // bounded: a page that changes at every read

@@ -29,7 +29,7 @@ TEST(MemoryCapabilities, AreDeclaredOnceForTheReplTheReferenceAndTheChecks) {
   EXPECT_NE(std::find(names.begin(), names.end(), "recall"), names.end()) << "the worker binds it";
   std::string ref = reference_text();
   EXPECT_NE(ref.find("await remember(text, options?: { tags?: string[] }) → number"), std::string::npos) << ref;
-  EXPECT_NE(ref.find("await recall(query, options?: { topK?: integer, tag?: string }) → Array<{ id: number, text: string, tags: string[], kind: 'user'|'run', source_run: string | null, created_at: number"),
+  EXPECT_NE(ref.find("await recall(query, options?: { topK?: integer, tag?: string }) → Array<{ id: number, text: string, tags: string[], kind: 'user'|'run', source_run: string | null, sources: string[], created_at: number"),
             std::string::npos);
   EXPECT_NE(reference_markdown().find("| `recall(query, options?"), std::string::npos);
 }

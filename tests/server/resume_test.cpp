@@ -37,15 +37,17 @@ bool has_checkpoint(const std::vector<json>& events, int iteration) {
 std::string resumable_script() {
   return script_file({
       {{"text", repl_reply("env.seen = new Map([['first', tabs.length]]);\nenv.tags = new Set(['a', 'b']);\nenv.at = new Date(86400000);\n"
-                           "env.count = 1;\nenv.format = (n) => String(n);\nawait navigate(activeTab, " + json(site().url("/cookies")).dump() + ");\n'started'")}},
-      {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nenv.seen.set('second', 2);\nenv.tags.add('c');\n"
+                           "env.count = 1;\nenv.format = (n) => String(n);\nawait addGoal('Count to three');\n"
+                           "await navigate(activeTab, " + json(site().url("/cookies")).dump() + ");\n'started'")}},
+      {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nenv.seen.set('second', 2);\nenv.tags.add('c');\nawait updateGoal('g1', {note: 'two so far'});\n"
                                                       "await execInTab(activeTab, \"localStorage.setItem('basket', '3 items')\");\n'second'")}},
       {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nawait navigate(activeTab, " + json(site().url("/account")).dump() + ");\n'third'")}},
       {{"delay_ms", 600},
        {"text", repl_reply("const text = await getText(activeTab);\n"
                            "setFinal({count: env.count, isMap: env.seen instanceof Map, seen: [...env.seen.entries()],\n"
                            "  tags: env.tags instanceof Set ? [...env.tags] : null, at: env.at instanceof Date ? env.at.toISOString() : null,\n"
-                           "  signedIn: /signed in|welcome/i.test(text), cart: await execInTab(activeTab, \"localStorage.getItem('basket')\")})")}},
+                           "  signedIn: /signed in|welcome/i.test(text), cart: await execInTab(activeTab, \"localStorage.getItem('basket')\"),\n"
+                           "  goals: (await listGoals()).map(g => g.id + ':' + g.status + ':' + (g.note || ''))})")}},
   });
 }
 
@@ -79,6 +81,7 @@ TEST(Resume, AKilledServerResumesTheRunToTheSameFinal) {
   EXPECT_EQ(expected["isMap"], true);
   EXPECT_EQ(expected["signedIn"], true) << "the fixture's login works at all";
   EXPECT_EQ(expected["cart"], "3 items") << "the page's localStorage";
+  EXPECT_EQ(expected["goals"], json::array({"g1:open:two so far"})) << "the goals the run kept";
   // Killed at three points: after the first iteration's checkpoint, inside the third iteration's
   // model call, and inside the last one.
   for (int after : {1, 2, 3}) {

@@ -47,7 +47,8 @@ std::string marking_script(const std::string& mark) {
       {{"delay_ms", 2500}, {"text", repl_reply("env.n = 2;\n'waiting'")}},
       {{"delay_ms", 2500}, {"text", repl_reply("env.n += 1;\n'still waiting'")}},
       {{"delay_ms", 2000},
-       {"text", repl_reply("setFinal({before: JSON.parse(env.before), now: await execInTab(activeTab, \"localStorage.getItem('who')\"), n: env.n})")}},
+       {"text", repl_reply("let pageTools; try { pageTools = await tools(activeTab) } catch (e) { pageTools = e.message }\n"
+                           "setFinal({before: JSON.parse(env.before), now: await execInTab(activeTab, \"localStorage.getItem('who')\"), n: env.n, pageTools})")}},
   });
 }
 
@@ -73,6 +74,8 @@ TEST(Browserless, TokenUrlFormsIsolatedRunsAndTheSessionLimit) {
     EXPECT_GT(Clock::now() - started, 6s) << "the run did not outlast the session limit";
     EXPECT_EQ(done["final"]["n"], 3);
     EXPECT_EQ(done["final"]["now"], "A");
+    EXPECT_NE(get_str(done["final"], "pageTools").find("does not expose page tools"), std::string::npos)
+        << "a browser without page tools (WebMCP) says so: " << done["final"].dump();
     // Past the limit the endpoint has stayed up all along, and the server with it.
     std::this_thread::sleep_for(1s);
     EXPECT_EQ(s.get("/api/pool").body.value("healthy", 0), 1) << s.log();

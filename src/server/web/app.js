@@ -395,6 +395,7 @@
         break;
       }
       case 'user-answer': closeQuestion(d); break;
+      case 'goal_added': case 'goal_updated': showGoals(d.goals); break;
       case 'question-withdrawn':
         // The turn that asked ended first: the dialog or the question box goes, nothing to answer.
         if ($('confirm-dialog').dataset.id === d.id && $('confirm-dialog').open) { $('confirm-dialog').close(); stopCountdown(); }
@@ -519,8 +520,22 @@
     $('mode').disabled = !!current;
   }
 
+  // The conversation's goals, a checklist the run keeps (addGoal/updateGoal), as the last goal event left it.
+  function showGoals(goals) {
+    const list = $('goals-list');
+    list.textContent = '';
+    for (const g of Array.isArray(goals) ? goals : []) {
+      const mark = g.status === 'done' ? '☑' : g.status === 'dropped' ? '☒' : '☐';
+      const li = el('li', 'goal ' + (g.status || 'open'), `${mark} ${g.text || ''}${g.note ? ' — ' + g.note : ''}`);
+      li.setAttribute('aria-label', `${g.text || ''}: ${g.status || 'open'}${g.note ? ', ' + g.note : ''}`);
+      list.append(li);
+    }
+    $('goals').hidden = !list.childElementCount;
+  }
+
   function open(runId, live) {
     if (current && current.socket) current.socket.close();
+    showGoals([]);
     $('iterations').textContent = '';
     $('totals').textContent = '';
     $('tab-activity-count').textContent = '';
@@ -651,10 +666,14 @@
       $('confirm-text').textContent = `Safety gate — the agent's ${det.action} wants to go out: ${det.request}. ${det.reason}.`;
       showFields([['Rule', det.rule], ['Method', det.method], ['Address', det.url], ['Tab', det.tab]]);
     } else {
-      $('confirm-text').textContent = `The agent wants to ${det.action} ${det.element || det.selector} — ${det.reason}.`;
+      // What it acts on: an element, a page's own tool (WebMCP), or where a value it writes came from.
+      const what = det.tool ? `call the page's tool “${det.tool}”` : `${det.action} ${det.element || det.selector || ''}`;
+      $('confirm-text').textContent = `The agent wants to ${what} — ${det.reason}.`;
       const t = det.target || {};
-      showFields([['Role', t.role], ['Element', t.tag], ['Type', t.type], ['Text', t.text], ['Label', t.label], ['Field name', t.name], ['Id', t.id],
-                  ['Placeholder', t.placeholder], ['Autocomplete', t.autocomplete], ['Form sends to', t.formAction]]);
+      showFields([['Proposed (by this run)', det.proposed], ['Run', det.proposed_by], ['Value', det.value], ['It came from', det.source],
+                  ['The tool says', det.description], ['Input', det.input], ['Role', t.role], ['Element', t.tag], ['Type', t.type], ['Text', t.text],
+                  ['Label', t.label], ['Field name', t.name], ['Id', t.id], ['Placeholder', t.placeholder], ['Autocomplete', t.autocomplete],
+                  ['Form sends to', t.formAction]]);
     }
     // What it acts on: the element's own context (the row or card it belongs to), the page, and a
     // crop of the screenshot with the element outlined, when the server sends them.
@@ -946,6 +965,7 @@
     if (current && current.socket) current.socket.close();
     current = null;
     stopLive();
+    showGoals([]);
     $('messages').textContent = '';
     $('iterations').textContent = '';
     $('totals').textContent = '';
