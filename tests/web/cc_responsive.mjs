@@ -112,6 +112,11 @@ async function main() {
       await page.press('#task', 'Enter');
       await page.waitForSelector('.msg.final');
       check((await page.textContent('#status')) === 'done', `${width}px: the status word is "done"`);
+      // The run's goals, a checklist above the conversation, as the last goal event left it.
+      const goals = await page.evaluate(() => ({ shown: !document.getElementById('goals').hidden,
+        items: [...document.querySelectorAll('#goals-list li')].map(li => li.className + ': ' + li.textContent) }));
+      check(goals.shown && goals.items.length === 2 && goals.items[0] === 'goal done: ✓ Find the cheapest blue mug — Blue mug at $12' &&
+        goals.items[1] === 'goal dropped: ✗ Check the delivery time', `${width}px: the goals checklist (${JSON.stringify(goals)})`);
       const sent = fake.state.posted[0] || {};
       check(sent.options && sent.options.mode === 'careful', `${width}px: a new run is sent with its mode (${JSON.stringify(sent.options)})`);
       const md = await page.evaluate(() => {

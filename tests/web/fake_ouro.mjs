@@ -85,6 +85,11 @@ function runEvents(id) {
     out.push(ev('user-question', { id: 'q1', question: 'Which size?', choices: ['S', 'M', 'L'], timeoutMs: 300000 }));
     return out;
   }
+  // The run's checklist: a goal added, then done with a note.
+  const goal = { id: 'g1', text: 'Find the cheapest blue mug', status: 'open' };
+  out.push(ev('goal_added', { goal, goals: [goal] }));
+  const done = { ...goal, status: 'done', note: 'Blue mug at $12' };
+  out.push(ev('goal_updated', { goal: done, goals: [done, { id: 'g2', text: 'Check the delivery time', status: 'dropped' }] }));
   out.push(ev('gate', { iteration: 1, decision: 'deny', method: 'POST', url: 'https://tracker.example/collect', reason: 'outside allowed sites', by: 'rule' }));
   out.push(ev('code-result', { iteration: 1, metadata: { ok: true, summary: 'string, 12 chars: "Cheapest mug"' } }));
   out.push(ev('iteration-end', { iteration: 1, ms: 2100, modelMs: 1500, usage: { input_tokens: 1200, output_tokens: 80 }, cost: 0.0031 }));

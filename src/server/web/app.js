@@ -525,7 +525,7 @@
     const list = $('goals-list');
     list.textContent = '';
     for (const g of Array.isArray(goals) ? goals : []) {
-      const mark = g.status === 'done' ? '☑' : g.status === 'dropped' ? '☒' : '☐';
+      const mark = g.status === 'done' ? '✓' : g.status === 'dropped' ? '✗' : '·';
       const li = el('li', 'goal ' + (g.status || 'open'), `${mark} ${g.text || ''}${g.note ? ' — ' + g.note : ''}`);
       li.setAttribute('aria-label', `${g.text || ''}: ${g.status || 'open'}${g.note ? ', ' + g.note : ''}`);
       list.append(li);
