@@ -87,12 +87,20 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   // keeps to its allowed sites (safety/gate.h); marked before the call acts. What a tab sends
   // while an action works is the action's (a write the user approved with it is not asked again).
   // What it writes is traced to the pages it came from before it acts (egress/writes.h).
+  // A call whose selector addresses a cross-origin frame ("f2e5") reads or writes that frame.
+  std::string frame;
+  for (size_t i = 1; i < cap->params.size() && i < args.size() && frame.empty(); ++i)
+    if (cap->params[i].name == "selector" && args[i].is_string()) frame = browser::Browser::frame_of(args[i].get<std::string>());
+  if (!frame.empty() && m_ctx->gate) {
+    for (size_t i = 1; i < cap->params.size() && i < args.size(); ++i)
+      if (cap->params[i].name == "selector" && args[i].is_string()) egress::learn_frame_url(*m_ctx, tab, frame, args[i].get<std::string>());
+  }
   if (!cap->writes.empty() && m_ctx->gate) {
     std::vector<std::pair<std::string, std::string>> values;
     for (size_t i = 0; i < cap->params.size() && i < args.size(); ++i)
       if (std::find(cap->writes.begin(), cap->writes.end(), cap->params[i].name) != cap->writes.end())
         for (auto& text : egress::written_strings(args[i])) values.emplace_back(cap->params[i].name, std::move(text));
-    if (auto traced = egress::check_write(*m_ctx, function, tab, values); !traced) return {tl::make_unexpected(traced.error()), {}};
+    if (auto traced = egress::check_write(*m_ctx, function, tab, values, frame); !traced) return {tl::make_unexpected(traced.error()), {}};
   }
   if (cap->changes_page || !cap->writes.empty()) ++m_actions;
   int activity = 0;
@@ -132,13 +140,8 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   if (m_ctx->gate) {
     if (cap->answers == Capability::Answers::OverTheRunsData) egress::note_derived(*m_ctx, *r, args);
     else if (cap->answers == Capability::Answers::TheUsersWords && r->is_string()) egress::note_user_words(*m_ctx, r->get<std::string>());
-    else if (!tab.empty() && cap->answers == Capability::Answers::AsItsTab) {
-      // A read that addressed a cross-origin frame ("f2e5") gave that frame's text.
-      std::string frame;
-      for (size_t i = 1; i < cap->params.size() && i < args.size() && frame.empty(); ++i)
-        if (cap->params[i].name == "selector" && args[i].is_string()) frame = browser::Browser::frame_of(args[i].get<std::string>());
-      egress::note_page_data(*m_ctx, tab, *r, frame);
-    }
+    else if (!tab.empty() && cap->answers == Capability::Answers::AsItsTab)
+      egress::note_page_data(*m_ctx, tab, *r, frame);  // a read of a frame gave that frame's text
   }
   // Typed results keep their type when they are too large (actions/fit.h).
   Fitted fitted = fit_result(std::move(*r), result_shape(*cap), m_ctx->limits.result_cap);

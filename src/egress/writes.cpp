@@ -101,6 +101,15 @@ void note_page_data(Context& ctx, const std::string& tab, const json& result, co
   note_data_from(ctx, url, rest);
 }
 
+void learn_frame_url(Context& ctx, const std::string& tab, const std::string& frame, const std::string& selector) {
+  if (!gate_policy(ctx) || frame.empty() || !frame_url(ctx, tab, frame).empty()) return;
+  std::string ref = selector.substr(0, selector.find(' '));
+  auto state = ctx.browser.call(tab, "state", json::array({ref}), frame, std::chrono::milliseconds(3000));
+  if (!state || !state->is_object()) return;
+  std::string url = get_str(*state, "url");
+  if (url.find("://") != std::string::npos) note_frame_url(ctx, tab, frame, url);
+}
+
 void note_data_from(Context& ctx, const std::string& url, const json& result) {
   auto policy = gate_policy(ctx);
   if (!policy || result.is_null() || result.is_boolean()) return;
@@ -147,10 +156,12 @@ std::vector<std::string> written_strings(const json& arg) {
 }
 
 Result<void> check_write(Context& ctx, const std::string& function, const std::string& tab,
-                         const std::vector<std::pair<std::string, std::string>>& values) {
+                         const std::vector<std::pair<std::string, std::string>>& values, const std::string& frame) {
   auto policy = gate_policy(ctx);
   if (!policy) return {};
-  const std::string page = page_url(ctx, tab);
+  // Written into a cross-origin frame: the frame's site is where it goes.
+  std::string page = frame.empty() ? "" : frame_url(ctx, tab, frame);
+  if (page.empty()) page = page_url(ctx, tab);
   for (const auto& [param, text] : values) {
     const std::string where = param == "url" ? text : page;
     const std::string sink = site_of_url(where);

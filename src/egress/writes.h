@@ -28,6 +28,11 @@ namespace ouro::egress {
 // ref of a frame (a snapshot's actions and forms, find's and extract's rows) and the frames a
 // snapshot lists (whose URLs are kept for later reads).
 void note_page_data(host::Context& ctx, const std::string& tab, const json& result, const std::string& frame = {});
+// The URL of the cross-origin frame `frame` that `selector` addresses, asked of the frame itself
+// (its document's location, in ouro's world there) when no snapshot told it; kept for the calls
+// that follow. Nothing without a gate.
+void learn_frame_url(host::Context& ctx, const std::string& tab, const std::string& frame, const std::string& selector);
+
 // The same for what a frame or a page at `url` gave (a page tool declared in a frame: its site,
 // not the tab's).
 void note_data_from(host::Context& ctx, const std::string& url, const json& result);
@@ -38,11 +43,12 @@ void note_derived(host::Context& ctx, const json& result, const json& args = jso
 // The user's own words (an answer to askUser).
 void note_user_words(host::Context& ctx, std::string_view text);
 
-// Before `function` writes `values` ({parameter, text}) into the page of `tab` — or, for a `url`
+// Before `function` writes `values` ({parameter, text}) into the page of `tab` — into its
+// cross-origin frame `frame` (the ref prefix its selector addresses) when given, or, for a `url`
 // parameter, to the URL's site. PermissionDenied, naming the value's source page, when refused.
 // Blocks while the user is asked.
 Result<void> check_write(host::Context& ctx, const std::string& function, const std::string& tab,
-                         const std::vector<std::pair<std::string, std::string>>& values);
+                         const std::vector<std::pair<std::string, std::string>>& values, const std::string& frame = {});
 
 // What a run wrote was traced to: the sites whose pages hold it as they are, and those whose
 // data a sub-call's answer that holds it was computed from. A value the page it is written on

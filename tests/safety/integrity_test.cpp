@@ -166,6 +166,16 @@ TEST(Integrity, AValueFromAFrameOfAnotherSiteIsThatSitesEvenInsideTheTasksPage) 
          "out",
          run.s.get());
   EXPECT_NE(r.get<std::string>().find("refused by the safety gate"), std::string::npos) << r.dump();
+  // And the other way: the page's own value typed into the other site's frame goes to that site.
+  GatedRun into(safety::GateMode::Autonomous, "Look at my refunds at " + site().url("/framed-note"), {site().url("/framed-note")});
+  r = ok("const src = await openTab('" + site().url("/injected") + "');\n"
+         "env.acct = (await getText(src, '#note')).match(/DE[0-9 ]+[0-9]/)[0];\n"
+         "env.t = await openTab('" + site().url("/framed-note") + "');\n"
+         "let f; for (let i = 0; i < 50 && !f; i++) { f = (await find(env.t, 'Payee field')).find(x => /^f/.test(x.ref)); if (!f) await sleep(100) }\n"
+         "let out; try { await type(env.t, f.ref, env.acct); out = 'written' } catch (e) { out = e.message }\n"
+         "out",
+         into.s.get());
+  EXPECT_NE(r.get<std::string>().find("refused by the safety gate"), std::string::npos) << "written into localhost's frame: " << r.dump();
 }
 
 TEST(Integrity, ASubCallsChoiceAmongTheCodesOwnOptionsCarriesNoPagesLabel) {
