@@ -33,28 +33,36 @@ bool has_checkpoint(const std::vector<json>& events, int iteration) {
   return std::any_of(events.begin(), events.end(), [&](const json& e) { return e["type"] == "checkpoint" && e["data"].value("iteration", -1) == iteration; });
 }
 
-// Four iterations; the later model answers take a while, so a kill lands inside an iteration.
+// Four iterations; the later model answers take a while, so a kill lands inside an iteration. The
+// first reads a page that tells an assistant what to write; the last would write it on another
+// site (localhost): refused, after a resume too, since the labels come back with the checkpoint.
 std::string resumable_script() {
+  std::string form = site().url("/form");
+  form.replace(form.find("127.0.0.1"), 9, "localhost");
   return script_file({
       {{"text", repl_reply("env.seen = new Map([['first', tabs.length]]);\nenv.tags = new Set(['a', 'b']);\nenv.at = new Date(86400000);\n"
                            "env.count = 1;\nenv.format = (n) => String(n);\nawait addGoal('Count to three');\n"
+                           "await navigate(activeTab, " + json(site().url("/injected")).dump() + ");\n"
+                           "env.acct = (await getText(activeTab, '#note')).match(/DE[0-9 ]+[0-9]/)[0];\n"
                            "await navigate(activeTab, " + json(site().url("/cookies")).dump() + ");\n'started'")}},
       {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nenv.seen.set('second', 2);\nenv.tags.add('c');\nawait updateGoal('g1', {note: 'two so far'});\n"
                                                       "await execInTab(activeTab, \"localStorage.setItem('basket', '3 items')\");\n'second'")}},
       {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nawait navigate(activeTab, " + json(site().url("/account")).dump() + ");\n'third'")}},
       {{"delay_ms", 600},
-       {"text", repl_reply("const text = await getText(activeTab);\n"
+       {"text", repl_reply("const text = await getText(activeTab);\nconst home = activeTab;\n"
+                           "let wrote; try { const f = await openTab(" + json(form).dump() + "); await type(f, '#name', env.acct); wrote = 'written' }\n"
+                           "catch (e) { wrote = /came from a page of another site/.test(e.message) ? 'refused: from another site' : 'refused otherwise' }\n"
                            "setFinal({count: env.count, isMap: env.seen instanceof Map, seen: [...env.seen.entries()],\n"
                            "  tags: env.tags instanceof Set ? [...env.tags] : null, at: env.at instanceof Date ? env.at.toISOString() : null,\n"
-                           "  signedIn: /signed in|welcome/i.test(text), cart: await execInTab(activeTab, \"localStorage.getItem('basket')\"),\n"
-                           "  goals: (await listGoals()).map(g => g.id + ':' + g.status + ':' + (g.note || ''))})")}},
+                           "  signedIn: /signed in|welcome/i.test(text), cart: await execInTab(home, \"localStorage.getItem('basket')\"),\n"
+                           "  goals: (await listGoals()).map(g => g.id + ':' + g.status + ':' + (g.note || '')), wrote})")}},
   });
 }
 
 json start_run(Server& s, const std::string& script) {
   return s.post("/api/runs", {{"task", "Count, sign in and report"},
                               {"urls", {site().url("/")}},
-                              {"options", {{"provider", "script:" + script}, {"context", "clean"}, {"mode", "autonomous"}}}})
+                              {"options", {{"provider", "script:" + script}, {"context", "clean"}, {"mode", "autonomous"}, {"allowed_domains", {"localhost"}}}}})
       .body;
 }
 
@@ -82,6 +90,7 @@ TEST(Resume, AKilledServerResumesTheRunToTheSameFinal) {
   EXPECT_EQ(expected["signedIn"], true) << "the fixture's login works at all";
   EXPECT_EQ(expected["cart"], "3 items") << "the page's localStorage";
   EXPECT_EQ(expected["goals"], json::array({"g1:open:two so far"})) << "the goals the run kept";
+  EXPECT_EQ(expected["wrote"], "refused: from another site") << "a page's account number is not written on another site";
   // Killed at three points: after the first iteration's checkpoint, inside the third iteration's
   // model call, and inside the last one.
   for (int after : {1, 2, 3}) {
@@ -236,7 +245,7 @@ TEST(Resume, AnMcpTaskKilledMidRunIsListedAndResumedLikeAnyRun) {
   ASSERT_TRUE(send({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
                     {"params", {{"name", "browser_task"}, {"_meta", {{"progressToken", "p"}}},
                                 {"arguments", {{"task", "Count, sign in and report"}, {"urls", {site().url("/")}},
-                                               {"options", {{"provider", "script:" + script}, {"mode", "autonomous"}}}}}}}}));
+                                               {"options", {{"provider", "script:" + script}, {"mode", "autonomous"}, {"allowed_domains", {"localhost"}}}}}}}}}));
   // Iteration 3 starts once iteration 2's checkpoint is stored: killed inside its model call.
   bool third = false;
   for (int i = 0; i < 1800 && !third; ++i) {
