@@ -60,15 +60,10 @@ Result<json> page_tools(Context& ctx, const json& args) {
   for (const auto& t : tools) {
     std::string frame_url = get_str(t, "frameUrl");
     if (frame_url.empty() && info) frame_url = info->url;
-    json item = {{"name", get_str(t, "name")}, {"description", get_str(t, "description")}, {"inputSchema", t.value("inputSchema", json::object())},
-                 {"annotations", t.value("annotations", json::object())}, {"frame", safety::redact_url_params(frame_url)}};
-    out.push_back(std::move(item));
-  }
-  // The descriptions are the page's words: noted with the site of the frame that declared each.
-  for (const auto& t : tools) {
-    std::string frame_url = get_str(t, "frameUrl");
-    if (frame_url.empty() && info) frame_url = info->url;
+    // The description is the page's words: noted with the site of the frame that declared it.
     egress::note_data_from(ctx, frame_url, json{get_str(t, "name"), get_str(t, "description")});
+    out.push_back({{"name", get_str(t, "name")}, {"description", get_str(t, "description")}, {"inputSchema", t.value("inputSchema", json::object())},
+                   {"annotations", t.value("annotations", json::object())}, {"frame", safety::redact_url_params(frame_url)}});
   }
   return out;
 }

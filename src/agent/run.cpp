@@ -412,6 +412,8 @@ Result<json> Run::sub_call(const std::string& function, const json& args) {
     json images = args.size() > 2 && args[2].is_object() && args[2].contains("images") ? args[2]["images"] : json();
     // options.choices: the answer is one of them, exactly as the code gave it (or an error).
     const json choices = args.size() > 2 && args[2].is_object() && args[2].contains("choices") ? args[2]["choices"] : json();
+    if (choices.is_array() && choices.size() > 50)
+      return json(kSubCallError + "at most 50 choices, got " + std::to_string(choices.size()) + "; narrow them in code first");
     if (choices.is_array() && !choices.empty()) {
       prompt += "\n\nAnswer with exactly one of these choices, written as it is here, and nothing else:";
       for (const auto& c : choices) prompt += "\n- " + c.get<std::string>();

@@ -17,8 +17,10 @@ namespace {
 constexpr size_t kNameChars = 128;
 constexpr size_t kDescriptionChars = 4000;
 constexpr size_t kSchemaChars = 16000;
-constexpr size_t kAnswersKept = 64;
-constexpr size_t kOutputBytes = 1 << 20;
+// Answers are kept until their caller takes them; a page that calls its own tools in a loop must
+// not make them a store: a few, each small (a caller's result is cut to 100,000 characters anyway).
+constexpr size_t kAnswersKept = 32;
+constexpr size_t kOutputBytes = 256 << 10;
 constexpr const char* kNoPageTools =
     "this browser does not expose page tools (WebMCP). ouro's own Chromium has them; start Chrome with "
     "--enable-features=WebMCPTesting,DevToolsWebMCPSupport for them there. Use the page's controls instead";
@@ -87,7 +89,7 @@ bool Browser::Impl::page_tool_event(const cdp::Event& ev) {
         if (answer.contains("output") && dump_json(answer["output"]).size() > kOutputBytes) {
           answer.erase("output");
           answer["status"] = "Error";
-          answer["errorText"] = fmt::format("its output was larger than {} MB", kOutputBytes >> 20);
+          answer["errorText"] = fmt::format("its output was larger than {} KB", kOutputBytes >> 10);
         }
         answer.erase("exception");  // a remote object: its description is all that is read
         if (get_field(ev.params, "exception").is_object())

@@ -62,7 +62,7 @@ Traced trace_value(const safety::Provenance& provenance, std::string_view value)
 }
 
 void note_page_data(Context& ctx, const std::string& tab, const json& result, const std::string& frame) {
-  if (!gate_policy(ctx) || result.is_null() || result.is_boolean()) return;
+  if (!ctx.gate || result.is_null() || result.is_boolean()) return;
   const std::string url = page_url(ctx, tab);
   if (!frame.empty()) {
     std::string at = frame_url(ctx, tab, frame);
