@@ -42,7 +42,9 @@ OURO_CAP(get_downloads); OURO_CAP(wait_for_download); OURO_CAP(upload);
 // Utilities
 OURO_CAP(store); OURO_CAP(retrieve);
 // Memory across tasks (memory.cpp)
-OURO_CAP(remember); OURO_CAP(recall);
+OURO_CAP(remember); OURO_CAP(recall); OURO_CAP(forget);
+// Schedules a run leaves (schedules.cpp)
+OURO_CAP(add_schedule); OURO_CAP(change_schedule); OURO_CAP(remove_schedule); OURO_CAP(list_schedules);
 // Asking the user, answered by the run's channel (actions/ask.cpp)
 OURO_CAP(ask_user);
 // Recursive model calls, answered by the agent running the REPL
@@ -70,8 +72,10 @@ void on_request_paused(Context& ctx, const std::string& tab, const json& params)
 // remember()/recall() over a database (null: none open), arguments as the registry checked them;
 // owner is the host's ("run r…" makes the entry the run's). Exposed for unit tests.
 // `sources`: the sites the text came from (docs/design/provenance.md), kept with the entry.
-Result<json> memory_remember(store::Database* db, const std::string& owner, const json& args, std::vector<std::string> sources = {});
-Result<json> memory_recall(store::Database* db, const json& args);
+// ctx (may be null): the embeddings to rank with, and the run that hears memory_stored events.
+Result<json> memory_remember(store::Database* db, const std::string& owner, const json& args, std::vector<std::string> sources = {},
+                             const Context* ctx = nullptr);
+Result<json> memory_recall(store::Database* db, const json& args, const Context* ctx = nullptr);
 
 // Shared by the implementations.
 std::string arg_string(const json& args, size_t i);

@@ -188,7 +188,14 @@ Result<json> store(Context& ctx, const json& args) {
   if (key.empty()) return make_error(Code::InvalidArgument, "store(key, value): key must be a non-empty string");
   // What the run writes outlives it: masked as every record of the run is.
   json stored = scrubbed_for_storage(ctx, json::array({key, args.size() > 1 ? args[1] : json(nullptr)}));
-  TRY(ctx.db->kv_set(stored[0].get<std::string>(), dump_json(stored[1])));
+  auto hooks = ctx.hooks();
+  std::optional<std::string> before;
+  if (hooks && hooks->on_change) before = TRY(ctx.db->kv_get(stored[0].get<std::string>()));
+  const std::string value = dump_json(stored[1]);
+  TRY(ctx.db->kv_set(stored[0].get<std::string>(), value));
+  // For undo (docs/guides/undo.md): what the key held before, and holds now (JSON texts).
+  if (hooks && hooks->on_change && before != value)
+    hooks->on_change({{"kind", "kv"}, {"key", stored[0]}, {"before", before ? json(*before) : json(nullptr)}, {"after", value}});
   return json(true);
 }
 

@@ -161,6 +161,7 @@ Run::Run(session::Session& session, llm::Provider& provider, RunOptions options,
   };
   hooks->recorded = m_options.recorded;
   hooks->before_call = m_options.before_call;
+  hooks->on_change = m_options.on_change;
   m_session.host().context().set_hooks(std::move(hooks));
   egress::deliver_early(m_session.host().context());
   // Never blocks: the listener runs on the network thread.
@@ -575,7 +576,7 @@ RunResult Run::execute() {
   const std::string conversation = conversation_so_far(m_options.earlier, m_options.conversation_budget_tokens);
   // Memory across tasks: what earlier runs left that shares words with this task, found once so
   // the prompt's cached prefix stays the same from one iteration to the next.
-  const std::string memories = relevant_memories(memory::Memory(m_session.db()).relevant_for(m_options.task, 5, 1200));
+  const std::string memories = relevant_memories(memory::Memory(m_session.db(), m_session.host().context().embeddings.get()).relevant_for(m_options.task, 5, 1200));
   size_t history_budget = m_options.history_budget_tokens;
   int overflow_retried_at = 0;  // the iteration whose prompt was compacted after a context overflow
   const int turn_first = m_options.resume ? first - m_options.resume->turn_iterations : first;  // this turn's first iteration

@@ -80,6 +80,8 @@ struct RunOptions {
   // The settings file's before_tool_call hooks (runs/hook_points.h): each host call's arguments to
   // go on with, or its refusal, which the model sees as the call's error. Unset: none.
   std::function<Result<json>(const std::string& function, const json& args)> before_call;
+  // Hears each change the run's calls make to ouro's own state, for undo (undo/journal.h). Unset: none.
+  std::function<void(const json& change)> on_change;
 };
 
 struct RunResult {

@@ -10,6 +10,7 @@
 #include "cli/doctor.h"
 #include "cli/mcp.h"
 #include "cli/memory.h"
+#include "cli/undo.h"
 #include "cli/script.h"
 #include "scripts/store.h"
 #include "cli/schedule.h"
@@ -459,20 +460,32 @@ Result<int> run(int argc, char** argv) {
   auto* mem = app.add_subcommand("memory", "Memories across tasks (what runs and remember() left): list, search, delete");
   MemoryFlags mf;
   auto* mem_list = mem->add_subcommand("list", "The most recently updated memories");
-  auto* mem_search = mem->add_subcommand("search", "Memories that share words with QUERY, best first (BM25)");
+  auto* mem_search = mem->add_subcommand("search", "Memories for QUERY, best first: by meaning and words with embeddings set up, else by words (BM25)");
   mem_search->add_option("query", mf.query, "The words to look for")->required();
   mem_search->add_option("--tag", mf.tag, "Only memories with this tag");
   auto* mem_rm = mem->add_subcommand("rm", "Delete a memory");
   mem_rm->add_option("id", mf.query, "Its id, as list and search show it (#12 → 12)")->required();
-  for (auto* sub : {mem_list, mem_search, mem_rm}) {
+  auto* mem_backfill = mem->add_subcommand("backfill", "Give every memory without one its vector (embeddings in the settings file)");
+  for (auto* sub : {mem_list, mem_search, mem_rm, mem_backfill}) {
     sub->add_option("--data-dir", mf.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
     sub->add_option("--workspace", mem_workspace, "The workspace whose memories these are (default: $OURO_WORKSPACE, else none)");
-    if (sub != mem_rm) {
+    if (sub != mem_rm && sub != mem_backfill) {
       sub->add_option("--limit", mf.limit, "How many to show (default 20; search: at most 50)")->check(CLI::Range(1, 1000));
       sub->add_flag("--json", mf.as_json, "Print the entries as JSON");
     }
   }
   mem->require_subcommand(1);
+
+  UndoFlags undo_flags;
+  std::string undo_workspace;
+  auto* undoc = app.add_subcommand("undo", "Revert what a conversation's last turn changed in ouro's own state (memory, store, goals, schedules, scripts)");
+  auto* redoc = app.add_subcommand("redo", "Apply again the turn `ouro undo` reverted last");
+  for (auto* sub : {undoc, redoc}) {
+    sub->add_option("run", undo_flags.run_id, "The conversation's run id (default: the one changed most recently)");
+    sub->add_flag("--json", undo_flags.as_json, "Print what was done as JSON");
+    sub->add_option("--data-dir", undo_flags.data_dir, "Where ouro keeps its database (default: $OURO_DATA_DIR or ~/.local/share/ouroboros)");
+    sub->add_option("--workspace", undo_workspace, "The workspace of the conversation (default: $OURO_WORKSPACE, else none)");
+  }
 
   CommonFlags replay_flags;
   RunFlags replay_rf;
@@ -557,6 +570,7 @@ Result<int> run(int argc, char** argv) {
       TRY(enter_workspace(*f));
     }
   if (*mem) mf.data_dir = TRY(workspace_data_dir(mf.data_dir, mem_workspace));
+  if (*undoc || *redoc) undo_flags.data_dir = TRY(workspace_data_dir(undo_flags.data_dir, undo_workspace));
   if (*sched) sched_flags.data_dir = TRY(workspace_data_dir(sched_flags.data_dir, sched_workspace));
   if (*exec) return cmd_exec(exec_flags, code, as_json);
   if (*doc) return cmd_do(do_flags, do_commands, do_json, do_dry);
@@ -585,10 +599,14 @@ Result<int> run(int argc, char** argv) {
   if (*auth) return cmd_auth(*auth_set ? "set" : *auth_rm ? "rm" : "status", auth_provider, auth_dir);
   (void)auth_status;
   if (*mem) {
-    mf.action = *mem_search ? "search" : *mem_rm ? "rm" : "list";
+    mf.action = *mem_search ? "search" : *mem_rm ? "rm" : *mem_backfill ? "backfill" : "list";
     return cmd_memory(mf);
   }
   if (*sched) return cmd_schedule(*sched, sched_flags);
+  if (*undoc || *redoc) {
+    undo_flags.redo = static_cast<bool>(*redoc);
+    return cmd_undo(undo_flags);
+  }
   if (*extc) {
     std::string dir = !extension_out.empty() ? extension_out
                                              : (extension_dir_flag.empty() ? store::default_data_dir() : extension_dir_flag) + "/extension";

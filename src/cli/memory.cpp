@@ -2,6 +2,7 @@
 #include "base/text.h"
 
 #include "base/json.h"
+#include "memory/embeddings.h"
 #include "memory/memory.h"
 #include "safety/known_secrets.h"
 #include "store/database.h"
@@ -49,7 +50,9 @@ int cmd_memory(const MemoryFlags& flags) {
     std::cerr << "ouro memory: cannot open the database in " << dir << ": " << db.error().message << "\n";
     return 1;
   }
-  memory::Memory memory(**db);
+  // Ranked by meaning where the settings file names an embeddings endpoint (memory/embeddings.h).
+  const memory::Embeddings embeddings = memory::configured_embeddings("", dir + "/secrets.json");
+  memory::Memory memory(**db, &embeddings);
   // What is shown is masked for the secrets of every run of this data directory.
   auto known = safety::KnownSecrets::open(dir + "/secret-digests");
   if (!known) {
@@ -89,8 +92,20 @@ int cmd_memory(const MemoryFlags& flags) {
       std::cerr << "ouro " << found.error().message << "\n";
       return 1;
     }
-    if (found->empty() && !flags.as_json) std::cerr << "nothing remembered shares words with that\n";
-    print(*found, true, flags.as_json);
+    // Which ranking answered, and why not by meaning when it is by words only.
+    std::cerr << (found->ranking == "hybrid" ? "ranked by meaning and words (hybrid): " : "ranked by words only (BM25): ") << found->note << "\n";
+    if (found->entries.empty() && !flags.as_json)
+      std::cerr << (found->ranking == "hybrid" ? "nothing remembered is near that\n" : "nothing remembered shares words with that\n");
+    print(found->entries, true, flags.as_json);
+    return 0;
+  }
+  if (flags.action == "backfill") {
+    auto filled = memory.backfill(memory::kMaxList * 100);
+    if (!filled) {
+      std::cerr << "ouro " << filled.error().message << "\n";
+      return 1;
+    }
+    std::cerr << fmt::format("{} {} got vectors from {}\n", *filled, *filled == 1 ? "memory" : "memories", embeddings.embedder->model());
     return 0;
   }
   auto listed = memory.list(std::clamp(flags.limit, 1, memory::kMaxList));

@@ -8,7 +8,7 @@
 namespace ouro::cli {
 
 struct MemoryFlags {
-  std::string action;  // list | search | rm
+  std::string action;  // list | search | rm | backfill
   std::string query;   // search: the words; rm: the id
   std::string tag;     // search: only entries with this tag
   int limit = 20;      // list: how many (1..1000); search: at most 50

@@ -1,5 +1,6 @@
 #include "cli/pool.h"
 
+#include "memory/embeddings.h"
 #include "net/io.h"
 #include "session/pool.h"
 #include "session/session.h"
@@ -41,6 +42,7 @@ Result<ServePool> start_pool(const std::vector<std::string>& browsers, const std
   out.runtime->io = io;
   out.runtime->db = db;
   out.runtime->data_dir = data_dir;
+  out.runtime->embeddings = std::make_shared<memory::Embeddings>(memory::configured_embeddings("", data_dir + "/secrets.json"));
   json state = out.pool->to_json();
   std::cerr << "Browser pool: " << state["healthy"].get<int>() << " of " << state["endpoints"].size() << " endpoints healthy, "
             << state["capacity"].get<int>() << " places\n";

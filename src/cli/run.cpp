@@ -15,6 +15,7 @@
 #include "runs/sites.h"
 #include "safety/secrets.h"
 #include "safety/settings.h"
+#include "undo/journal.h"
 #include "scripts/rewrite.h"
 #include "store/data_dir_lock.h"
 #include "store/database.h"
@@ -293,7 +294,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   std::atomic<bool> cancelled{false};
   TerminalConfirmer confirmer(std::chrono::seconds(rf.confirm_timeout_s), cancelled);
   store::Database* kept_db = db.get();
-  confirmer.remember = [kept_db](const std::string& site) { runs::remember_site(*kept_db, site); };
+  confirmer.remember = [kept_db, id = row.id, turn = life.get()](const std::string& site) { runs::remember_site(*kept_db, site, id, turn->turn_number()); };
   runs::Asker asker;
   asker.confirm = [&](const json& req) { return confirmer.ask(req); };
   asker.ask_user = [&](const json& q) { return confirmer.ask_text(q, std::chrono::seconds(rf.ask_timeout_s)); };
@@ -336,6 +337,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
     auto script = state == "done" ? scripts::from_run(*db, row.id, rf.save_script)
                                   : Result<scripts::Script>(make_error(Code::FailedPrecondition, "the run did not finish with its final"));
     auto saved = script ? scripts::save(*db, std::move(*script)) : Result<scripts::Script>(tl::make_unexpected(script.error()));
+    if (saved) undo::note_script(*db, row.id, life->turn_number(), saved->name, saved->version);
     if (saved) std::cerr << fmt::format("saved as script {} v{} ({} steps); replay: ouro replay {}\n", saved->name, saved->version, saved->steps.size(), saved->name);
     else std::cerr << "not saved as a script: " << saved.error().message << "\n";
   }

@@ -1,5 +1,6 @@
 #include "cli/serve.h"
 
+#include "memory/embeddings.h"
 #include "base/log.h"
 #include "base/text.h"
 #include "cli/extension.h"
@@ -91,6 +92,7 @@ Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_t
     runtime->io = net::IoThread::start();
     runtime->db = TRY(store::Database::open(data_dir + "/ouro.db"));
     runtime->data_dir = data_dir;
+    runtime->embeddings = std::make_shared<memory::Embeddings>(memory::configured_embeddings("", data_dir + "/secrets.json"));
     open_page = false;
   } else {
     base = TRY(session::Session::start(TRY(session_options(flags, {}))));

@@ -1,4 +1,5 @@
 #include "hooks/hooks.h"
+#include "net/http_post.h"
 
 #include "base/settings_file.h"
 
@@ -7,7 +8,6 @@
 #include "base/text.h"
 
 #include <boost/url/parse.hpp>
-#include <curl/curl.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -223,69 +223,23 @@ Outcome run_command(const Hook& hook, Point point, const std::string& payload, C
   return {Outcome::Ok, "", std::move(output)};
 }
 
-struct Answer {
-  std::string text;
-  size_t limit = kMaxOutput;
-};
-
-size_t keep_answer(char* data, size_t size, size_t n, void* user) {
-  auto* out = static_cast<Answer*>(user);
-  size_t bytes = size * n;
-  if (out->text.size() < out->limit) out->text.append(data, std::min(bytes, out->limit - out->text.size()));
-  return bytes;
-}
-
-struct Progress {
-  Clock::time_point deadline;
-  const std::atomic<int64_t>* hard;
-};
-
-// libcurl's progress callback: a non-zero answer aborts the transfer once the pipeline's hard
-// deadline (it stops) has passed.
-int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  auto* p = static_cast<Progress*>(user);
-  return Clock::now() >= effective(p->deadline, *p->hard) ? 1 : 0;
-}
-
-// POSTs the payload. Called on a worker thread.
+// POSTs the payload. Called on a worker thread; gives up at the hook's deadline or once the
+// pipeline's hard deadline (it stops) has passed.
 Outcome post_webhook(const Hook& hook, const std::string& payload, Clock::time_point deadline, const std::atomic<int64_t>& hard,
                      size_t max_output = kMaxOutput) {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(effective(deadline, hard) - Clock::now()).count();
   if (left <= 0) return {Outcome::TimedOut, "no time left before ouro stopped"};
-  CURL* curl = curl_easy_init();
-  if (!curl) return {Outcome::Failed, "libcurl could not start a request"};
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  Answer answer{"", max_output};
-  char errbuf[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(curl, CURLOPT_URL, hook.url.c_str());
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(curl, CURLOPT_POST, 1L);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload.c_str());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(payload.size()));
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, "ouro-hooks");
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, keep_answer);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<int64_t>(left, 3000)));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(left));
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  Progress progress{deadline, &hard};
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &progress);
-  CURLcode rc = curl_easy_perform(curl);
-  long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
-  if (rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_ABORTED_BY_CALLBACK) return {Outcome::TimedOut, "no answer within " + std::to_string(hook.timeout.count()) + " ms"};
-  if (rc != CURLE_OK) return {Outcome::Failed, *errbuf ? errbuf : curl_easy_strerror(rc)};
-  if (status < 200 || status >= 300) return {Outcome::Failed, "answered HTTP " + std::to_string(status) + tail_of(answer.text)};
-  return {Outcome::Ok, "", std::move(answer.text)};
+  net::PostOptions o;
+  o.timeout = std::chrono::milliseconds(left);
+  o.max_answer_bytes = max_output;
+  o.truncate = true;
+  o.abort = [deadline, &hard] { return Clock::now() >= effective(deadline, hard); };
+  o.user_agent = "ouro-hooks";
+  auto answer = net::post(hook.url, payload, o);
+  if (!answer && answer.error().code == Code::DeadlineExceeded) return {Outcome::TimedOut, "no answer within " + std::to_string(hook.timeout.count()) + " ms"};
+  if (!answer) return {Outcome::Failed, answer.error().message};
+  if (answer->status < 200 || answer->status >= 300) return {Outcome::Failed, "answered HTTP " + std::to_string(answer->status) + tail_of(answer->body)};
+  return {Outcome::Ok, "", std::move(answer->body)};
 }
 
 bool valid_webhook_url(const std::string& url) {

@@ -19,6 +19,7 @@
 namespace ouro::browser { class Browser; }
 namespace ouro::safety { class KnownSecrets; class SecretStore; }
 namespace ouro::store { class Database; }
+namespace ouro::memory { struct Embeddings; }
 
 namespace ouro::egress { struct GateState; }
 
@@ -48,6 +49,8 @@ struct Context : std::enable_shared_from_this<Context> {
 
   browser::Browser& browser;
   store::Database* db = nullptr;  // store/retrieve fail clearly without one
+  // Memory's embeddings (memory/embeddings.h): recall by meaning; null or none configured: by words.
+  std::shared_ptr<const memory::Embeddings> embeddings;
   Limits limits;
   // Named secrets, typed by handle and scrubbed from every result (may be null: none).
   std::shared_ptr<safety::SecretStore> secrets;  // the session's own (askUser adds to it)
@@ -112,6 +115,9 @@ struct Context : std::enable_shared_from_this<Context> {
     // recorded: in a replay only, what the script recorded about the target a step's action names
     // by this selector ({details, step}), nullopt when nothing was.
     std::function<void(const std::string& type, const json& data)> on_record;
+    // Hears each change the run makes to ouro's own state (memory, the key-value store, schedules,
+    // goals), for undo (undo/journal.h): {kind, key, before, after}. Unset: nothing is journaled.
+    std::function<void(const json& change)> on_change;
     // The settings file's before_tool_call hooks (hooks/hooks.h), for each call the run's code or
     // tools make: the arguments to go on with (changed or as given), or the refusal, whose message
     // the model sees as the call's error. Unset: no such hooks.

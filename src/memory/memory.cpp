@@ -132,7 +132,8 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-constexpr std::string_view kColumns = "m.id, m.text, m.tags, m.source_run, m.kind, m.created_at, m.updated_at, m.sources";
+constexpr std::string_view kColumns = "m.id, m.text, m.tags, m.source_run, m.kind, m.created_at, m.updated_at, m.sources, m.key";
+constexpr size_t kAfterColumns = 9;
 
 Entry read_entry(const store::Row& s) {
   Entry e;
@@ -151,6 +152,7 @@ Entry read_entry(const store::Row& s) {
     if (auto sources = parse_json(s.text(7), "sources"); sources && sources->is_array())
       for (const auto& t : *sources)
         if (t.is_string() && e.sources.size() < kMaxSources) e.sources.push_back(t.get<std::string>());
+  e.key = s.text(8);
   return e;
 }
 
@@ -267,7 +269,28 @@ constexpr store::Migration kMigrations[] = {
      }},
     // Where an entry's text came from (a JSON array of sites; NULL: from no page ouro traced).
     {2, "ALTER TABLE memories ADD COLUMN sources TEXT;", "ALTER TABLE memories ADD COLUMN sources TEXT;"},
+    // Keys (remember(text, {key})) and vectors (float32 blobs of embedding_model's).
+    {3,
+     "ALTER TABLE memories ADD COLUMN key TEXT; ALTER TABLE memories ADD COLUMN embedding BLOB; "
+     "ALTER TABLE memories ADD COLUMN embedding_model TEXT; CREATE INDEX memories_by_key ON memories(key) WHERE key IS NOT NULL;",
+     "ALTER TABLE memories ADD COLUMN key TEXT; ALTER TABLE memories ADD COLUMN embedding BYTEA; "
+     "ALTER TABLE memories ADD COLUMN embedding_model TEXT; CREATE INDEX memories_by_key ON memories(key) WHERE key IS NOT NULL;"},
 };
+
+// Entries of one key, the newest kept: two processes writing a key at once may both have
+// inserted it. Once per connection, when the tables are first used.
+constexpr const char* kMergeKeys =
+    "DELETE FROM memories WHERE key IS NOT NULL AND EXISTS (SELECT 1 FROM memories n WHERE n.key = memories.key AND "
+    "(n.updated_at > memories.updated_at OR (n.updated_at = memories.updated_at AND n.id > memories.id)))";
+
+// Reciprocal rank fusion's constant (Cormack, Clarke and Büttcher, SIGIR 2009).
+constexpr double kRrfK = 60;
+// A vector match counts only this near the query, and no further than kSimilarityBand below the best.
+constexpr double kMinSimilarity = 0.25;
+constexpr double kSimilarityBand = 0.3;
+// Entries whose vectors recall compares at most (the newest); recall gives this many a vector first.
+constexpr int kMaxVectorScan = 20000;
+constexpr int kRecallBackfill = 64;
 
 // PostgreSQL's text holds no NUL byte (https://www.postgresql.org/docs/15/datatype-character.html);
 // there a NUL becomes U+FFFD like any other byte that cannot be kept.
@@ -303,12 +326,34 @@ nlohmann::ordered_json to_json(const Entry& e, bool scored) {
                               {"text", e.text},
                               {"tags", e.tags},
                               {"kind", std::string(kind_name(e.kind))},
+                              {"key", e.key.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.key)},
                               {"source_run", e.source_run.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.source_run)},
                               {"sources", e.sources},
                               {"created_at", std::llround(e.created_at * 1000)},
                               {"updated_at", std::llround(e.updated_at * 1000)}};
-  if (scored) j["score"] = e.score;
+  if (scored) {
+    j["score"] = e.score;
+    j["similarity"] = e.similarity ? nlohmann::ordered_json(*e.similarity) : nlohmann::ordered_json(nullptr);
+  }
   return j;
+}
+
+Result<Entry> entry_from_json(const json& j) {
+  if (!j.is_object() || !get_field(j, "id").is_number_integer() || !get_field(j, "text").is_string())
+    return make_error(Code::InvalidArgument, "memory: an entry is {id, text, tags, kind, …} as memory shows it");
+  Entry e;
+  e.id = j["id"].get<int64_t>();
+  e.text = j["text"].get<std::string>();
+  for (const auto& t : get_field(j, "tags"))
+    if (t.is_string()) e.tags.push_back(t.get<std::string>());
+  for (const auto& t : get_field(j, "sources"))
+    if (t.is_string()) e.sources.push_back(t.get<std::string>());
+  e.kind = parse_kind(get_str(j, "kind"));
+  e.key = get_str(j, "key");
+  e.source_run = get_str(j, "source_run");
+  if (const json& c = get_field(j, "created_at"); c.is_number()) e.created_at = c.get<double>() / 1000;
+  if (const json& u = get_field(j, "updated_at"); u.is_number()) e.updated_at = u.get<double>() / 1000;
+  return e;
 }
 
 std::string_view kind_name(Kind kind) { return kind == Kind::Run ? "run" : "user"; }
@@ -359,15 +404,57 @@ std::string fts_query(std::string_view text) {
 }
 
 Result<void> Memory::ensure_schema(store::Connection& c) {
+  const bool first = !c.migrated().count("memory");
   auto done = store::migrate(c, "memory", kMigrations);
-  if (done) return {};
+  if (done) {
+    if (first)
+      if (auto merged = c.exec(kMergeKeys); merged && merged->affected > 0)
+        spdlog::info("memory: {} older entries of keys written twice were merged into the newer", merged->affected);
+    return {};
+  }
   const std::string& msg = done.error().message;
   if (c.engine() == store::Engine::Sqlite && msg.find("fts5") != std::string::npos)
     return errorf(Code::FailedPrecondition, "memory: this SQLite library has no FTS5 full-text search ({}); memory needs a build with it", msg);
   return make_error(done.error().code, "memory: cannot create the memories tables: " + msg);
 }
 
-Result<int64_t> Memory::remember(const std::string& text_in, const RememberOptions& options) {
+Result<int64_t> Memory::remember(const std::string& text, const RememberOptions& options) {
+  auto r = TRY(remember_entry(text, options));
+  return r.entry.id;
+}
+
+std::optional<Vector> Memory::vector_of(const std::string& text) {
+  if (!m_embeddings || !m_embeddings->embedder) return std::nullopt;
+  auto v = m_embeddings->embedder->embed({text});
+  if (!v || v->size() != 1) {
+    spdlog::warn("memory: an entry is stored without its vector (backfilled later): {}", v ? "no vector came back" : redact(v.error().message));
+    return std::nullopt;
+  }
+  return std::move((*v)[0]);
+}
+
+namespace {
+
+// The entry with this id on a connection the caller holds.
+Result<std::optional<Entry>> entry_on(store::Connection& c, int64_t id) {
+  auto r = TRY(c.exec(fmt::format("SELECT {} FROM memories m WHERE m.id = ?1", kColumns), {id}));
+  if (r.empty()) return std::optional<Entry>();
+  return std::optional<Entry>(read_entry(r[0]));
+}
+
+std::string sources_text(const std::vector<std::string>& list) {
+  if (list.empty()) return "";
+  json sources = json::array();
+  for (const auto& site : list)
+    if (sources.size() < kMaxSources) sources.push_back(valid_utf8(clip_line(site, 253)));
+  return dump_json(sources);
+}
+
+store::Param vector_param(const std::optional<Vector>& v) { return v ? store::Param(store::Bytes{to_blob(*v)}) : store::Param(nullptr); }
+
+}  // namespace
+
+Result<Remembered> Memory::remember_entry(const std::string& text_in, const RememberOptions& options) {
   std::string text = valid_utf8(trim(text_in));
   if (text.empty()) return errorf(Code::InvalidArgument, "memory: remember: nothing to remember (the text is empty)");
   if (text.size() > kMaxTextBytes)
@@ -377,75 +464,259 @@ Result<int64_t> Memory::remember(const std::string& text_in, const RememberOptio
   std::vector<std::string> tags = TRY(checked_tags(options.tags));
   if (options.source_run.size() > kMaxSourceRunBytes)
     return errorf(Code::InvalidArgument, "memory: remember: source_run is {} bytes; at most {}", options.source_run.size(), kMaxSourceRunBytes);
+  std::string key(trim(options.key));
+  if (valid_utf8(key) != key || code_points(key) > kMaxKeyChars ||
+      std::any_of(key.begin(), key.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }))
+    return errorf(Code::InvalidArgument, "memory: remember: the key must be valid UTF-8 text of at most {} characters without control characters", kMaxKeyChars);
   std::string tags_json = dump_json(json(tags));
   std::string source_run = valid_utf8(options.source_run);
-  std::string sources_json;
-  if (!options.sources.empty()) {
-    json sources = json::array();
-    for (const auto& site : options.sources)
-      if (sources.size() < kMaxSources) sources.push_back(valid_utf8(clip_line(site, 253)));
-    sources_json = dump_json(sources);
-  }
+  std::string sources_json = sources_text(options.sources);
   double now = now_seconds();
+  // The vector is asked for before the database's lock is taken: an endpoint may take seconds.
+  std::optional<Vector> vector = vector_of(text);
+  const std::string model = vector ? m_embeddings->embedder->model() : "";
 
-  return m_db.with_sql([&](store::Connection& c) -> Result<int64_t> {
+  return m_db.with_sql([&](store::Connection& c) -> Result<Remembered> {
     TRY(ensure_schema(c));
-    bool pg = c.engine() == store::Engine::Postgres;
-    // Sources merge: the entry keeps every site either write traced its text to.
-    auto r = c.exec(pg ? "INSERT INTO memories(text, tags, source_run, kind, created_at, updated_at, sources) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6) "
-                         "ON CONFLICT(kind, md5(text)) DO UPDATE SET tags = excluded.tags, source_run = excluded.source_run, "
-                         "  updated_at = GREATEST(memories.updated_at, excluded.updated_at), "
-                         "  sources = CASE WHEN memories.sources IS NULL THEN excluded.sources WHEN excluded.sources IS NULL THEN memories.sources "
-                         "    ELSE (SELECT jsonb_agg(DISTINCT v)::text FROM (SELECT jsonb_array_elements_text(memories.sources::jsonb) v "
-                         "          UNION SELECT jsonb_array_elements_text(excluded.sources::jsonb)) s) END "
-                         "RETURNING id"
-                       : "INSERT INTO memories(text, tags, source_run, kind, created_at, updated_at, sources) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6) "
-                         "ON CONFLICT(kind, text) DO UPDATE SET tags = excluded.tags, source_run = excluded.source_run, "
-                         "  updated_at = max(updated_at, excluded.updated_at), "
-                         "  sources = CASE WHEN memories.sources IS NULL THEN excluded.sources WHEN excluded.sources IS NULL THEN memories.sources "
-                         "    ELSE (SELECT json_group_array(value) FROM (SELECT value FROM json_each(memories.sources) "
-                         "          UNION SELECT value FROM json_each(excluded.sources))) END "
-                         "RETURNING id",
-                    {storable(c.engine(), text), tags_json, store::text_or_null(storable(c.engine(), source_run)), kind_name(options.kind), now,
-                     store::text_or_null(sources_json)});
-    if (!r || r->empty())
-      return make_error(r ? Code::Internal : r.error().code, "memory: remember: cannot store the entry: " + (r ? std::string("no id returned") : r.error().message));
-    return (*r)[0].int64(0);
+    const store::Engine engine = c.engine();
+    const bool pg = engine == store::Engine::Postgres;
+    return c.transaction([&]() -> Result<Remembered> {
+      Remembered out;
+      if (!key.empty()) {
+        // A keyed write replaces the entry of its key; an entry holding the same text already
+        // (under no key or another) is merged into it.
+        auto keyed = TRY(c.exec(fmt::format("SELECT {} FROM memories m WHERE m.key = ?1 ORDER BY m.updated_at DESC, m.id DESC", kColumns),
+                                {storable(engine, key)}));
+        auto same = TRY(c.exec(fmt::format("SELECT {} FROM memories m WHERE m.kind = ?1 AND m.text = ?2", kColumns),
+                               {kind_name(options.kind), storable(engine, text)}));
+        std::optional<Entry> target;
+        if (!keyed.empty()) target = read_entry(keyed[0]);
+        for (size_t i = 1; i < keyed.size(); ++i) TRY(c.exec("DELETE FROM memories WHERE id = ?1", {keyed[i].int64(0)}));
+        if (!same.empty()) {
+          Entry other = read_entry(same[0]);
+          if (!target) target = other;
+          else if (other.id != target->id) {
+            TRY(c.exec("DELETE FROM memories WHERE id = ?1", {other.id}));
+            out.displaced = other;
+          }
+        }
+        if (target) {
+          out.before = target;
+          TRY(c.exec("UPDATE memories SET text = ?2, tags = ?3, source_run = ?4, kind = ?5, updated_at = ?6, sources = ?7, key = ?8, "
+                     "embedding = ?9, embedding_model = ?10 WHERE id = ?1",
+                     {target->id, storable(engine, text), tags_json, store::text_or_null(storable(engine, source_run)), kind_name(options.kind), now,
+                      store::text_or_null(sources_json), storable(engine, key), vector_param(vector), store::text_or_null(model)}));
+          out.entry = *TRY(entry_on(c, target->id));
+          return out;
+        }
+      } else {
+        auto same = TRY(c.exec(fmt::format("SELECT {} FROM memories m WHERE m.kind = ?1 AND m.text = ?2", kColumns),
+                               {kind_name(options.kind), storable(engine, text)}));
+        if (!same.empty()) out.before = read_entry(same[0]);
+      }
+      // Sources merge: the entry keeps every site either write traced its text to.
+      auto r = c.exec(pg ? "INSERT INTO memories(text, tags, source_run, kind, created_at, updated_at, sources, key, embedding, embedding_model) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9) "
+                           "ON CONFLICT(kind, md5(text)) DO UPDATE SET tags = excluded.tags, source_run = excluded.source_run, "
+                           "  updated_at = GREATEST(memories.updated_at, excluded.updated_at), "
+                           "  key = COALESCE(excluded.key, memories.key), "
+                           "  embedding = COALESCE(excluded.embedding, memories.embedding), "
+                           "  embedding_model = CASE WHEN excluded.embedding IS NULL THEN memories.embedding_model ELSE excluded.embedding_model END, "
+                           "  sources = CASE WHEN memories.sources IS NULL THEN excluded.sources WHEN excluded.sources IS NULL THEN memories.sources "
+                           "    ELSE (SELECT jsonb_agg(DISTINCT v)::text FROM (SELECT jsonb_array_elements_text(memories.sources::jsonb) v "
+                           "          UNION SELECT jsonb_array_elements_text(excluded.sources::jsonb)) s) END "
+                           "RETURNING id"
+                         : "INSERT INTO memories(text, tags, source_run, kind, created_at, updated_at, sources, key, embedding, embedding_model) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9) "
+                           "ON CONFLICT(kind, text) DO UPDATE SET tags = excluded.tags, source_run = excluded.source_run, "
+                           "  updated_at = max(updated_at, excluded.updated_at), "
+                           "  key = COALESCE(excluded.key, memories.key), "
+                           "  embedding = COALESCE(excluded.embedding, memories.embedding), "
+                           "  embedding_model = CASE WHEN excluded.embedding IS NULL THEN memories.embedding_model ELSE excluded.embedding_model END, "
+                           "  sources = CASE WHEN memories.sources IS NULL THEN excluded.sources WHEN excluded.sources IS NULL THEN memories.sources "
+                           "    ELSE (SELECT json_group_array(value) FROM (SELECT value FROM json_each(memories.sources) "
+                           "          UNION SELECT value FROM json_each(excluded.sources))) END "
+                           "RETURNING id",
+                      {storable(engine, text), tags_json, store::text_or_null(storable(engine, source_run)), kind_name(options.kind), now,
+                       store::text_or_null(sources_json), store::text_or_null(storable(engine, key)), vector_param(vector), store::text_or_null(model)});
+      if (!r || r->empty())
+        return make_error(r ? Code::Internal : r.error().code, "memory: remember: cannot store the entry: " + (r ? std::string("no id returned") : r.error().message));
+      out.entry = *TRY(entry_on(c, (*r)[0].int64(0)));
+      return out;
+    });
   });
 }
 
-Result<std::vector<Entry>> Memory::recall(const std::string& query, int top_k, const std::string& tag) {
-  std::string match = fts_query(query);
-  if (match.empty()) return std::vector<Entry>();
+Result<Recalled> Memory::recall(const std::string& query, int top_k, const std::string& tag) {
   top_k = std::clamp(top_k, 1, kMaxRecall);
-  return m_db.with_sql([&](store::Connection& c) -> Result<std::vector<Entry>> {
-    TRY(ensure_schema(c));
-    std::string sql;
-    if (c.engine() == store::Engine::Postgres) {
-      // ts_rank_cd is higher-is-better; weights {D, C, B, A}: the text (A) weighs twice as much as the tags (B).
-      sql = fmt::format(
-          "SELECT {}, ts_rank_cd('{{0, 0, 0.5, 1.0}}', m.search, q) AS raw FROM memories m, websearch_to_tsquery('ouro_memory'::regconfig, ?1) q "
-          "WHERE m.search @@ q{} ORDER BY raw DESC, m.updated_at DESC, m.id DESC LIMIT ?2",
-          kColumns, tag.empty() ? "" : " AND (m.tags::jsonb) @> jsonb_build_array(?3::text)");
+  Recalled out;
+  // The query's vector, asked for outside the lock; old entries get theirs a batch at a time.
+  std::optional<Vector> wanted;
+  std::string model;
+  if (!m_embeddings || !m_embeddings->embedder) {
+    out.note = m_embeddings ? m_embeddings->why_not : "no embeddings provider is configured";
+  } else if (trim(query).empty()) {
+    out.note = "the query is empty";
+  } else {
+    auto v = m_embeddings->embedder->embed({std::string(trim(query))});
+    if (!v || v->size() != 1) {
+      out.note = "the embeddings endpoint failed: " + (v ? std::string("no vector came back") : redact(v.error().message));
     } else {
-      // bm25() is lower-is-better (negative); the text weighs twice as much as the tags. Equal scores:
-      // the newer entry first.
-      sql = fmt::format(
-          "SELECT {}, bm25(memories_fts, 1.0, 0.5) AS raw FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-          "WHERE memories_fts MATCH ?1{} ORDER BY raw, m.updated_at DESC, m.id DESC LIMIT ?2",
-          kColumns, tag.empty() ? "" : " AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?3)");
+      wanted = std::move((*v)[0]);
+      model = m_embeddings->embedder->model();
+      if (auto filled = backfill(kRecallBackfill); !filled) spdlog::warn("memory: backfill: {}", redact(filled.error().message));
     }
-    bool pg = c.engine() == store::Engine::Postgres;
-    std::string q = pg ? websearch_query(storable(c.engine(), match)) : match;
-    auto r = tag.empty() ? c.exec(sql, {q, top_k}) : c.exec(sql, {q, top_k, storable(c.engine(), tag)});
-    if (!r) return make_error(r.error().code, "memory: recall: cannot search the memories: " + r.error().message);
-    std::vector<Entry> out;
+  }
+  std::string match = fts_query(query);
+  auto ranked = m_db.with_sql([&](store::Connection& c) -> Result<std::vector<Entry>> {
+    TRY(ensure_schema(c));
+    const bool pg = c.engine() == store::Engine::Postgres;
+    std::vector<Entry> by_words;
+    if (!match.empty()) {
+      std::string sql;
+      if (pg) {
+        // ts_rank_cd is higher-is-better; weights {D, C, B, A}: the text (A) weighs twice as much as the tags (B).
+        sql = fmt::format(
+            "SELECT {}, ts_rank_cd('{{0, 0, 0.5, 1.0}}', m.search, q) AS raw FROM memories m, websearch_to_tsquery('ouro_memory'::regconfig, ?1) q "
+            "WHERE m.search @@ q{} ORDER BY raw DESC, m.updated_at DESC, m.id DESC LIMIT ?2",
+            kColumns, tag.empty() ? "" : " AND (m.tags::jsonb) @> jsonb_build_array(?3::text)");
+      } else {
+        // bm25() is lower-is-better (negative); the text weighs twice as much as the tags. Equal
+        // scores: the newer entry first.
+        sql = fmt::format(
+            "SELECT {}, bm25(memories_fts, 1.0, 0.5) AS raw FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+            "WHERE memories_fts MATCH ?1{} ORDER BY raw, m.updated_at DESC, m.id DESC LIMIT ?2",
+            kColumns, tag.empty() ? "" : " AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?3)");
+      }
+      std::string q = pg ? websearch_query(storable(c.engine(), match)) : match;
+      const int limit = wanted ? kMaxRecall : top_k;
+      auto r = tag.empty() ? c.exec(sql, {q, limit}) : c.exec(sql, {q, limit, storable(c.engine(), tag)});
+      if (!r) return make_error(r.error().code, "memory: recall: cannot search the memories: " + r.error().message);
+      for (const store::Row& row : *r) {
+        Entry e = read_entry(row);
+        e.score = pg ? row.real(kAfterColumns) : -row.real(kAfterColumns);
+        by_words.push_back(std::move(e));
+      }
+    }
+    if (!wanted) return by_words;
+    // By meaning: every entry with a vector of this model (the newest kMaxVectorScan), nearest first.
+    std::string tag_filter = tag.empty() ? ""
+                             : pg      ? " AND (m.tags::jsonb) @> jsonb_build_array(?3::text)"
+                                       : " AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?3)";
+    std::string sql = fmt::format("SELECT {}, m.embedding FROM memories m WHERE m.embedding_model = ?1 AND m.embedding IS NOT NULL{} "
+                                  "ORDER BY m.updated_at DESC LIMIT ?2",
+                                  kColumns, tag_filter);
+    auto r = tag.empty() ? c.exec(sql, {model, kMaxVectorScan}) : c.exec(sql, {model, kMaxVectorScan, storable(c.engine(), tag)});
+    if (!r) return make_error(r.error().code, "memory: recall: cannot read the memories' vectors: " + r.error().message);
+    std::vector<Entry> by_meaning;
     for (const store::Row& row : *r) {
+      auto v = from_blob(row.bytes(kAfterColumns));
+      if (!v) continue;
       Entry e = read_entry(row);
-      e.score = pg ? row.real(8) : -row.real(8);
-      out.push_back(std::move(e));
+      e.similarity = cosine(*wanted, *v);
+      by_meaning.push_back(std::move(e));
     }
-    return out;
+    std::sort(by_meaning.begin(), by_meaning.end(), [](const Entry& a, const Entry& b) { return *a.similarity > *b.similarity; });
+    const double best = by_meaning.empty() ? 0 : *by_meaning.front().similarity;
+    std::erase_if(by_meaning, [&](const Entry& e) { return *e.similarity < kMinSimilarity || *e.similarity < best - kSimilarityBand; });
+    if (by_meaning.size() > static_cast<size_t>(kMaxRecall)) by_meaning.resize(kMaxRecall);
+    // Reciprocal rank fusion: each list adds 1 / (k + rank) for the entries it holds.
+    std::vector<Entry> fused;
+    auto add = [&](const std::vector<Entry>& list) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        auto it = std::find_if(fused.begin(), fused.end(), [&](const Entry& f) { return f.id == list[i].id; });
+        if (it == fused.end()) {
+          fused.push_back(list[i]);
+          fused.back().score = 0;
+          it = fused.end() - 1;
+        }
+        it->score += 1.0 / (kRrfK + static_cast<double>(i + 1));
+        if (list[i].similarity) it->similarity = list[i].similarity;
+      }
+    };
+    add(by_meaning);
+    add(by_words);
+    std::stable_sort(fused.begin(), fused.end(), [](const Entry& a, const Entry& b) { return a.score > b.score; });
+    return fused;
+  });
+  if (!ranked) return tl::make_unexpected(ranked.error());
+  out.entries = std::move(*ranked);
+  if (out.entries.size() > static_cast<size_t>(top_k)) out.entries.resize(static_cast<size_t>(top_k));
+  if (wanted) {
+    out.ranking = "hybrid";
+    out.note = "vector similarity (" + model + ") fused with BM25";
+  }
+  return out;
+}
+
+Result<int> Memory::backfill(int limit) {
+  if (!m_embeddings || !m_embeddings->embedder)
+    return errorf(Code::FailedPrecondition, "memory: backfill: {}", m_embeddings ? m_embeddings->why_not : "no embeddings provider is configured");
+  const std::string model = m_embeddings->embedder->model();
+  int done = 0;
+  while (done < limit) {
+    const int batch = std::min<int>(static_cast<int>(kMaxBatch), limit - done);
+    auto todo = m_db.with_sql([&](store::Connection& c) -> Result<std::vector<std::pair<int64_t, std::string>>> {
+      TRY(ensure_schema(c));
+      auto r = TRY(c.exec("SELECT id, text FROM memories WHERE embedding IS NULL OR embedding_model IS NULL OR embedding_model <> ?1 "
+                          "ORDER BY updated_at DESC, id DESC LIMIT ?2",
+                          {model, batch}));
+      std::vector<std::pair<int64_t, std::string>> out;
+      for (const auto& row : r) out.emplace_back(row.int64(0), row.text(1));
+      return out;
+    });
+    if (!todo) return tl::make_unexpected(todo.error());
+    if (todo->empty()) break;
+    std::vector<std::string> texts;
+    for (const auto& [id, text] : *todo) texts.push_back(text);
+    auto vectors = m_embeddings->embedder->embed(texts);
+    if (!vectors) return tl::make_unexpected(vectors.error());
+    TRY(m_db.with_sql([&](store::Connection& c) -> Result<void> {
+      return c.transaction([&]() -> Result<void> {
+        for (size_t i = 0; i < todo->size(); ++i)
+          TRY(c.exec("UPDATE memories SET embedding = ?2, embedding_model = ?3 WHERE id = ?1 AND text = ?4",
+                     {(*todo)[i].first, store::Bytes{to_blob((*vectors)[i])}, model, (*todo)[i].second}));
+        return {};
+      });
+    }));
+    done += static_cast<int>(todo->size());
+    if (todo->size() < static_cast<size_t>(batch)) break;
+  }
+  return done;
+}
+
+Result<void> Memory::put(int64_t id, const std::optional<Entry>& value) {
+  std::optional<Vector> vector = value ? vector_of(value->text) : std::nullopt;
+  const std::string model = vector ? m_embeddings->embedder->model() : "";
+  return m_db.with_sql([&](store::Connection& c) -> Result<void> {
+    TRY(ensure_schema(c));
+    if (!value) {
+      TRY(c.exec("DELETE FROM memories WHERE id = ?1", {id}));
+      return {};
+    }
+    const store::Engine engine = c.engine();
+    const Entry& e = *value;
+    auto r = c.exec("INSERT INTO memories(id, text, tags, source_run, kind, created_at, updated_at, sources, key, embedding, embedding_model) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT(id) DO UPDATE SET text = excluded.text, tags = excluded.tags, "
+                    "source_run = excluded.source_run, kind = excluded.kind, created_at = excluded.created_at, updated_at = excluded.updated_at, "
+                    "sources = excluded.sources, key = excluded.key, embedding = excluded.embedding, embedding_model = excluded.embedding_model",
+                    {id, storable(engine, e.text), dump_json(json(e.tags)), store::text_or_null(storable(engine, e.source_run)), kind_name(e.kind),
+                     e.created_at, e.updated_at, store::text_or_null(sources_text(e.sources)), store::text_or_null(storable(engine, e.key)),
+                     vector_param(vector), store::text_or_null(model)});
+    if (!r)
+      return make_error(r.error().code, fmt::format("memory: cannot put back memory #{}: {}{}", id, r.error().message,
+                                                    r.error().code == Code::AlreadyExists ? " (an entry with the same text exists now)" : ""));
+    return {};
+  });
+}
+
+Result<std::optional<Entry>> Memory::by_key(const std::string& key) {
+  return m_db.with_sql([&](store::Connection& c) -> Result<std::optional<Entry>> {
+    TRY(ensure_schema(c));
+    auto r = TRY(c.exec(fmt::format("SELECT {} FROM memories m WHERE m.key = ?1 ORDER BY m.updated_at DESC, m.id DESC LIMIT 1", kColumns),
+                        {storable(c.engine(), std::string(trim(key)))}));
+    if (r.empty()) return std::optional<Entry>();
+    return std::optional<Entry>(read_entry(r[0]));
   });
 }
 
@@ -473,11 +744,18 @@ Result<std::optional<Entry>> Memory::get(int64_t id) {
 }
 
 Result<bool> Memory::forget(int64_t id) {
-  return m_db.with_sql([&](store::Connection& c) -> Result<bool> {
+  auto gone = TRY(forget_entry(id));
+  return gone.has_value();
+}
+
+Result<std::optional<Entry>> Memory::forget_entry(int64_t id) {
+  return m_db.with_sql([&](store::Connection& c) -> Result<std::optional<Entry>> {
     TRY(ensure_schema(c));
-    auto r = c.exec("DELETE FROM memories WHERE id = ?1", {id});
+    auto before = c.exec(fmt::format("SELECT {} FROM memories m WHERE m.id = ?1", kColumns), {id});
+    auto r = before ? c.exec("DELETE FROM memories WHERE id = ?1", {id}) : tl::make_unexpected(before.error());
     if (!r) return make_error(r.error().code, fmt::format("memory: forget: cannot delete memory #{}: {}", id, r.error().message));
-    return r->affected > 0;
+    if (before->empty() || r->affected == 0) return std::optional<Entry>();
+    return std::optional<Entry>(read_entry((*before)[0]));
   });
 }
 
@@ -492,11 +770,12 @@ Result<int64_t> Memory::count() {
 
 std::string Memory::relevant_for(const std::string& task, int max_entries, size_t max_chars) {
   if (max_entries <= 0 || max_chars == 0) return "";
-  auto found = recall(task, max_entries);
-  if (!found) {
-    spdlog::warn("memory: no memories for this task, since they cannot be searched: {}", redact(found.error().message));
+  auto recalled = recall(task, max_entries);
+  if (!recalled) {
+    spdlog::warn("memory: no memories for this task, since they cannot be searched: {}", redact(recalled.error().message));
     return "";
   }
+  const auto* found = &recalled->entries;
   // An entry is left out rather than shown as a stub when less than this is left for its text.
   constexpr size_t kMinTextBytes = 24;
   std::string out;

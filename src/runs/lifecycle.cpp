@@ -2,6 +2,7 @@
 
 #include "actions/registry.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "actions/host.h"
 #include "egress/gate.h"
 #include "session/session.h"
@@ -16,6 +17,7 @@
 #include "scripts/replay.h"
 #include "scripts/rewrite.h"
 #include "scripts/store.h"
+#include "undo/journal.h"
 
 #include <spdlog/spdlog.h>
 
@@ -254,6 +256,13 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
   }
   ro.earlier = earlier;
   ro.first_iteration = first_iteration;
+  // A follow-up starts from the goals its conversation's checkpoint keeps (an undo may have
+  // changed them since the last turn).
+  if (!earlier.empty() && !m_resume)
+    if (auto saved = store::load_run_checkpoint(*m_db, m_id); saved && *saved) {
+      std::lock_guard lock(m_mutex);
+      m_goals = agent::RunState::from_json(parse_json((*saved)->state).value_or(json::object())).goals;
+    }
   {
     std::lock_guard lock(m_mutex);
     ro.goals = m_goals;
@@ -270,6 +279,9 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
     if (ro.earlier.empty()) ro.earlier = m_resume->state.turns;
     m_resume.reset();
   }
+  // What the turn changes in ouro's own state is journaled for undo (undo/journal.h).
+  m_turn_number = static_cast<int>(ro.earlier.size()) + 1;
+  ro.on_change = [db = m_db, id = m_id, turn = m_turn_number](const json& change) { undo::note(*db, id, turn, change); };
   // After every iteration: the checkpoint a crash resumes from (before its event is stored).
   session::Session* checkpointed = m_session.get();
   ro.on_checkpoint = [this, checkpointed](int iteration, const std::string& state, const std::string& env) {
@@ -280,8 +292,13 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
   std::shared_ptr<EventLog> log = m_log;
   agent::Run run(*m_session, *m_provider, ro, [this, replay, log, &view](const agent::Event& e) {
     if (e.type == "goal_added" || e.type == "goal_updated") {
-      std::lock_guard lock(m_mutex);
-      m_goals = get_field(e.data, "goals");
+      json before;
+      {
+        std::lock_guard lock(m_mutex);
+        before = m_goals;
+        m_goals = get_field(e.data, "goals");
+      }
+      undo::note(*m_db, m_id, m_turn_number, {{"kind", "goals"}, {"key", "goals"}, {"before", before}, {"after", get_field(e.data, "goals")}});
     }
     if (replay) replay->observe(e.type, e.data);
     if (view) view(e);
@@ -327,14 +344,26 @@ std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::stri
   // Memory across tasks: a turn that finished with its answer is remembered for later runs
   // (before its row says done, so a run started after that finds it), unless the run said not to.
   // A replay is not remembered: its task carries the values it was given (they may be secrets).
-  if (state == "done" && m_spec.remember && !m_replay) (void)remember_run(*m_db, m_id, task, r.final);
+  if (state == "done" && m_spec.remember && !m_replay) {
+    const memory::Embeddings* embeddings = m_session ? m_session->host().context().embeddings.get() : nullptr;
+    if (auto stored = remember_run(*m_db, m_id, task, r.final, embeddings)) {
+      const memory::Entry& e = stored->entry;
+      m_log->append("memory_stored", {{"id", e.id}, {"key", nullptr}, {"text", clip_line(e.text, 200)}, {"tags", e.tags}, {"sources", e.sources},
+                                      {"replaced", stored->before.has_value()}}, EventLog::now_ms());
+      undo::note(*m_db, m_id, m_turn_number,
+              {{"kind", "memory"}, {"key", e.id}, {"before", stored->before ? json(memory::to_json(*stored->before, false)) : json(nullptr)},
+               {"after", memory::to_json(e, false)}});
+    }
+  }
   // A replay that healed a step or that a model took over from leaves a new version of its script.
   if (m_replay && state == "done") {
     auto saved = scripts::save_replayed(*m_db, m_id, *m_replay);
     if (!saved) spdlog::warn("run {}: the replayed script is not rewritten: {}", m_id, redact(saved.error().message));
-    else if (*saved)
+    else if (*saved) {
+      undo::note_script(*m_db, m_id, m_turn_number, (*saved)->name, (*saved)->version);
       m_log->append("script-saved", {{"name", (*saved)->name}, {"version", (*saved)->version}, {"based_on", (*saved)->based_on},
                                      {"changes", (*saved)->changes}}, EventLog::now_ms());
+    }
   }
   // The row: this turn's state and final; iterations, tokens and cost summed over the turns.
   row.state = state;

@@ -88,6 +88,8 @@ class Lifecycle {
   scripts::ReplayProvider* replay() { return m_replay; }
   const llm::Settings& settings() const { return m_settings; }
   int max_iterations() const { return m_ro.max_iterations; }
+  // The turn in progress or last run, counted from 1: where a face journals what it changes after it (undo/journal.h).
+  int turn_number() const { return m_turn_number; }
   // The options its session was made with (a pool's failover makes another with them).
   const session::SessionOptions& session_options() const { return m_so; }
   // One line for a terminal: the model, or the script a replay follows.
@@ -133,6 +135,7 @@ class Lifecycle {
   json m_goals = json::array();  // the conversation's goals as its last goal event left them
   bool m_cancelled = false;
   double m_turn_started = 0;  // when the turn in progress began (ms since the epoch)
+  int m_turn_number = 1;      // the turn in progress, counted from 1 (its changes are journaled for undo)
 };
 
 // A row's usage JSON as a resume or a failover starts from: the usage is summed again from the

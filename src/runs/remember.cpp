@@ -30,16 +30,17 @@ std::string run_memory_text(const std::string& task, const json& final, size_t m
   return head + cut(result, max_bytes - head.size());
 }
 
-Result<int64_t> remember_run(store::Database& db, const std::string& run_id, const std::string& task, const json& final) {
-  memory::Memory memory(db);
+Result<memory::Remembered> remember_run(store::Database& db, const std::string& run_id, const std::string& task, const json& final,
+                                        const memory::Embeddings* embeddings) {
+  memory::Memory memory(db, embeddings);
   memory::RememberOptions options;
   options.kind = memory::Kind::Run;
   options.source_run = run_id;
   // Later runs' prompts show it: keys, passwords and tokens the task or answer carried stay behind.
-  auto id = memory.remember(redact(run_memory_text(task, final, memory::kMaxTextBytes)), options);
+  auto id = memory.remember_entry(redact(run_memory_text(task, final, memory::kMaxTextBytes)), options);
   // Invalid UTF-8 in the text grows when replaced (one byte becomes three): try once more, cut to a third.
   if (!id && id.error().code == Code::InvalidArgument)
-    id = memory.remember(redact(run_memory_text(task, final, memory::kMaxTextBytes / 3)), options);
+    id = memory.remember_entry(redact(run_memory_text(task, final, memory::kMaxTextBytes / 3)), options);
   if (!id) spdlog::warn("run {}: its task and answer are not remembered: {}", run_id, redact(id.error().message));
   return id;
 }

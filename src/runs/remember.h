@@ -3,6 +3,7 @@
 #pragma once
 
 #include "base/json.h"
+#include "memory/memory.h"
 
 #include <string>
 
@@ -14,7 +15,9 @@ namespace ouro::runs {
 // source_run is run_id, cut to fit memory's 8 KB cap (the task to 1,000 bytes, the result to the
 // rest). Call it only for a turn that finished with a final. Memory only helps later runs: a
 // failure is logged as a warning and returned, never thrown, and must not fail the run.
-Result<int64_t> remember_run(store::Database& db, const std::string& run_id, const std::string& task, const json& final);
+// With embeddings (may be null) the entry gets its vector. Returns what it changed (for undo).
+Result<memory::Remembered> remember_run(store::Database& db, const std::string& run_id, const std::string& task, const json& final,
+                                        const memory::Embeddings* embeddings = nullptr);
 
 // The text remember_run stores (exposed for tests): at most max_bytes, cut at character
 // boundaries with "…" where something was cut.

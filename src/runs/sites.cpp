@@ -2,6 +2,7 @@
 
 #include "base/log.h"
 #include "safety/sites.h"
+#include "undo/journal.h"
 
 #include <algorithm>
 #include <mutex>
@@ -24,13 +25,19 @@ std::vector<std::string> remembered_sites(store::Database& db) {
   return out;
 }
 
-void remember_site(store::Database& db, const std::string& site) {
+void remember_site(store::Database& db, const std::string& site, const std::string& conversation, int turn) {
   std::lock_guard lock(g_sites_mutex);
   auto sites = remembered_sites(db);
   if (std::find(sites.begin(), sites.end(), site) != sites.end() || sites.size() >= kMaxSites) return;
+  const std::string before = dump_json(json(sites));
   sites.push_back(site);
-  if (auto saved = db.set_setting("allowed_sites", dump_json(json(sites))); !saved)
+  const std::string after = dump_json(json(sites));
+  if (auto saved = db.set_setting("allowed_sites", after); !saved) {
     spdlog::warn("cannot remember the site {}: {}", site, redact(saved.error().message));
+    return;
+  }
+  // An "always" answered during a turn is one of the turn's changes (docs/guides/undo.md).
+  if (!conversation.empty()) undo::note(db, conversation, turn, {{"kind", "setting"}, {"key", "allowed_sites"}, {"before", before}, {"after", after}});
 }
 
 Result<void> set_remembered_sites(store::Database& db, const json& sites) {

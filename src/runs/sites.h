@@ -15,7 +15,8 @@ namespace ouro::runs {
 // The stored sites (unreadable entries are skipped).
 std::vector<std::string> remembered_sites(store::Database& db);
 // Adds one (at most 500 are kept); a failure is logged, not returned: the run goes on.
-void remember_site(store::Database& db, const std::string& site);
+// conversation/turn: the run whose turn the answer came in, journaled for undo ("" : none).
+void remember_site(store::Database& db, const std::string& site, const std::string& conversation = "", int turn = 0);
 // Replaces the list (Settings' Revoke): InvalidArgument names an entry that is not a site.
 Result<void> set_remembered_sites(store::Database& db, const json& sites);
 

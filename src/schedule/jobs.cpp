@@ -198,7 +198,10 @@ Result<Timing> timing_from_json(const json& stored) {
   return t;
 }
 
-Result<Job> add_job(store::Database& db, const JobSpec& spec, int64_t now, const OptionsCheck& check) {
+namespace {
+
+// A job from what a person asked for, every field checked (add_job's rules), not yet stored.
+Result<Job> checked_job(const JobSpec& spec, int64_t now, const OptionsCheck& check) {
   if (spec.task.find_first_not_of(" \t\r\n") == std::string::npos)
     return make_error(Code::InvalidArgument, "task: a schedule needs a task, in plain words");
   if (spec.task.size() > kMaxTaskChars)
@@ -242,8 +245,20 @@ Result<Job> add_job(store::Database& db, const JobSpec& spec, int64_t now, const
   job.missed = spec.missed;
   job.created_at = now;
   job.next_fire = first;
-  json urls = json::array();
-  for (const auto& u : job.urls) urls.push_back(u);
+  return job;
+}
+
+json urls_json(const std::vector<std::string>& urls) {
+  json out = json::array();
+  for (const auto& u : urls) out.push_back(u);
+  return out;
+}
+
+}  // namespace
+
+Result<Job> add_job(store::Database& db, const JobSpec& spec, int64_t now, const OptionsCheck& check) {
+  Job job = TRY(checked_job(spec, now, check));
+  json urls = urls_json(job.urls);
   TRY(db.with_sql([&](store::Connection& c) -> Result<void> {
     TRY(ensure_schema(c));
     store::Rows count = TRY(c.exec("SELECT count(*) FROM schedules"));
@@ -282,6 +297,53 @@ Result<std::optional<Job>> get_job(store::Database& db, std::string_view id) {
     auto job = read_row((*r)[0]);
     if (!job) return errorf(Code::DataLoss, "the schedule {} cannot be read: {}", shown(id), job.error().message);
     return std::optional<Job>(std::move(*job));
+  });
+}
+
+Result<Job> change_job(store::Database& db, std::string_view id, const JobSpec& spec, int64_t now, const OptionsCheck& check) {
+  Job changed = TRY(checked_job(spec, now, check));
+  return db.with_sql([&](store::Connection& c) -> Result<Job> {
+    TRY(update(c, id, "UPDATE schedules SET name = ?2, task = ?3, urls = ?4, options = ?5, timing = ?6, missed = ?7, next_fire = ?8 WHERE id = ?1",
+               {changed.name, changed.task, dump_json(urls_json(changed.urls)), dump_json(changed.options),
+                dump_json(timing_json(changed.timing, changed.when)), std::string(missed_name(changed.missed)), changed.next_fire}));
+    auto r = TRY(c.exec(std::string("SELECT ") + kColumns + " FROM schedules WHERE id = ?1", {id}));
+    if (r.empty()) return errorf(Code::NotFound, "no schedule '{}' (ouro schedule list shows them)", shown(id));
+    return read_row(r[0]);
+  });
+}
+
+Result<std::optional<json>> job_row(store::Database& db, std::string_view id) {
+  return db.with_sql([&](store::Connection& c) -> Result<std::optional<json>> {
+    TRY(ensure_schema(c));
+    auto r = TRY(c.exec(std::string("SELECT ") + kColumns + " FROM schedules WHERE id = ?1", {id}));
+    if (r.empty()) return std::optional<json>();
+    json row = json::array();
+    for (size_t i = 0; i < r[0].size(); ++i) row.push_back(r[0].is_null(i) ? json(nullptr) : json(r[0].text(i)));
+    return std::optional<json>(std::move(row));
+  });
+}
+
+Result<void> put_job_row(store::Database& db, std::string_view id, const std::optional<json>& row) {
+  return db.with_sql([&](store::Connection& c) -> Result<void> {
+    TRY(ensure_schema(c));
+    TRY(c.exec("DELETE FROM schedules WHERE id = ?1", {id}));
+    if (!row) return {};
+    if (!row->is_array() || row->size() != 16 || !(*row)[0].is_string() || (*row)[0] != std::string(id))
+      return errorf(Code::InvalidArgument, "the schedule {} cannot be put back: its saved row is not one of this table", shown(id));
+    std::vector<store::Param> params;
+    // Columns by their type: the integers go back as integers, the texts as texts.
+    static constexpr bool kInteger[16] = {false, false, false, false, false, false, false, true, true, true, true, false, true, false, true, true};
+    for (size_t i = 0; i < 16; ++i) {
+      const json& v = (*row)[i];
+      if (v.is_null()) params.emplace_back(nullptr);
+      else if (!v.is_string()) return errorf(Code::InvalidArgument, "the schedule {} cannot be put back: column {} is not text", shown(id), i);
+      else if (kInteger[i]) params.emplace_back(static_cast<int64_t>(std::strtoll(v.get<std::string>().c_str(), nullptr, 10)));
+      else params.emplace_back(v.get<std::string>());
+    }
+    auto r = c.exec(std::string("INSERT INTO schedules (") + kColumns + ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                    params);
+    if (!r) return make_error(r.error().code, fmt::format("cannot put back the schedule {}: {}", shown(id), r.error().message));
+    return {};
   });
 }
 

@@ -93,6 +93,13 @@ Result<JobList> list_jobs(store::Database& db);
 Result<std::optional<Job>> get_job(store::Database& db, std::string_view id);
 // False when there was no such job.
 Result<bool> remove_job(store::Database& db, std::string_view id);
+// Changes a job's name, task, start URLs, options, timing and missed-run policy to spec's, checked
+// as add_job checks them; its id, creation time and history stay. NotFound when there is none.
+Result<Job> change_job(store::Database& db, std::string_view id, const JobSpec& spec, int64_t now, const OptionsCheck& check);
+// A job's row exactly as stored (its columns as texts, in order), for undo; nullopt when none.
+Result<std::optional<json>> job_row(store::Database& db, std::string_view id);
+// Puts back a row job_row returned (none: the job is removed). InvalidArgument for another shape.
+Result<void> put_job_row(store::Database& db, std::string_view id, const std::optional<json>& row);
 
 // `run-now`: the job falls due at `now`, and fires at the scheduler's next pass whatever its
 // timing says (also after a restart). NotFound when there is no such job.

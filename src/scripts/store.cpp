@@ -4,6 +4,7 @@
 #include "store/sql.h"
 
 #include <chrono>
+#include <cstdlib>
 
 namespace ouro::scripts {
 
@@ -130,6 +131,38 @@ Result<Script> get(store::Database& db, const std::string& name, std::optional<i
     if (!r->empty()) return row_script((*r)[0]);
     if (version) return errorf(Code::NotFound, "script {} has no version {} (ouro script show {} lists the latest)", name, *version, name);
     return errorf(Code::NotFound, "no script named {} (ouro script list shows them)", name);
+  });
+}
+
+Result<std::optional<json>> version_row(store::Database& db, const std::string& name, int version) {
+  return db.with_sql([&](store::Connection& c) -> Result<std::optional<json>> {
+    TRY(ensure_schema(c));
+    auto r = TRY(c.exec(std::string("SELECT ") + kColumns + " FROM scripts WHERE name = ?1 AND version = ?2", {name, version}));
+    if (r.empty()) return std::optional<json>();
+    json row = json::array();
+    for (size_t i = 0; i < r[0].size(); ++i) row.push_back(r[0].is_null(i) ? json(nullptr) : json(r[0].text(i)));
+    return std::optional<json>(std::move(row));
+  });
+}
+
+Result<void> put_version_row(store::Database& db, const std::string& name, int version, const std::optional<json>& row) {
+  return db.with_sql([&](store::Connection& c) -> Result<void> {
+    TRY(ensure_schema(c));
+    TRY(c.exec("DELETE FROM scripts WHERE name = ?1 AND version = ?2", {name, version}));
+    if (!row) return {};
+    if (!row->is_array() || row->size() != 9 || (*row)[0] != name || (*row)[1] != std::to_string(version))
+      return errorf(Code::InvalidArgument, "script {} version {} cannot be put back: its saved row is not one of this table", name, version);
+    std::vector<store::Param> params;
+    for (size_t i = 0; i < 9; ++i) {
+      const json& v = (*row)[i];
+      if (v.is_null()) params.emplace_back(nullptr);
+      else if (!v.is_string()) return errorf(Code::InvalidArgument, "script {} version {} cannot be put back: column {} is not text", name, version, i);
+      else if (i == 1) params.emplace_back(version);
+      else if (i == 2) params.emplace_back(std::strtod(v.get<std::string>().c_str(), nullptr));
+      else params.emplace_back(v.get<std::string>());
+    }
+    TRY(c.exec(std::string("INSERT INTO scripts (") + kColumns + ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", params));
+    return {};
   });
 }
 

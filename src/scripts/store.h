@@ -27,6 +27,11 @@ Result<std::vector<Listed>> list(store::Database& db);
 // A name's version (nullopt: the latest), or NotFound naming what exists.
 Result<Script> get(store::Database& db, const std::string& name, std::optional<int> version = std::nullopt);
 
+// A version's row exactly as stored (its columns as texts, in order), for undo; nullopt when none.
+Result<std::optional<json>> version_row(store::Database& db, const std::string& name, int version);
+// Puts back a row version_row returned (none: that version is deleted). InvalidArgument for another shape.
+Result<void> put_version_row(store::Database& db, const std::string& name, int version, const std::optional<json>& row);
+
 // Deletes every version of the name; returns how many. NotFound when there were none.
 Result<int> remove(store::Database& db, const std::string& name);
 

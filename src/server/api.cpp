@@ -1,4 +1,6 @@
 #include "server/api.h"
+#include "store/run_state.h"
+#include "undo/journal.h"
 #include "base/random.h"
 #include "base/text.h"
 
@@ -509,8 +511,26 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       auto replay = replay_run_body(*runtime->db, parts[2], body);
       if (!replay) return error_response(replay.error());
       return from(runs->create(*replay), 201);
+    } else if (parts.size() == 4 && parts[1] == "conversations" && (parts[3] == "undo" || parts[3] == "redo")) {
+      // Undo and redo of a conversation's turns (docs/guides/undo.md).
+      auto row = runtime->db->get_run(parts[2]);
+      if (!row) return error_response(row.error());
+      if (!*row) return net::json_error(404, "NotFound", "no conversation (run) " + clip_line(parts[2], 40));
+      if (m == "GET" && parts[3] == "undo") return from(undo::stack(*runtime->db, parts[2]));
+      if (m == "POST") {
+        const bool redo = parts[3] == "redo";
+        auto done = redo ? undo::redo(*runtime->db, parts[2]) : undo::undo(*runtime->db, parts[2]);
+        if (!done) return error_response(done.error());
+        json out = done->to_json(parts[2], redo);
+        // The checklist as the conversation's next turn will start from it, for the Command Center.
+        for (const auto& c : done->changes)
+          if (get_str(c, "kind") == "goals")
+            if (auto saved = store::load_run_checkpoint(*runtime->db, parts[2]); saved && *saved)
+              out["goals"] = get_field(parse_json((*saved)->state).value_or(json::object()), "goals");
+        return json_response(200, out);
+      }
     } else if (parts.size() == 2 && parts[1] == "memory" && m == "GET") {
-      return from(memory_get(*runtime->db, r.query, runtime->data_dir));
+      return from(memory_get(*runtime->db, r.query, runtime->data_dir, runtime->embeddings.get()));
     } else if (parts.size() == 3 && parts[1] == "memory" && m == "DELETE") {
       return from(memory_delete(*runtime->db, parts[2]));
     } else if (parts.size() >= 2 && parts[1] == "schedules") {

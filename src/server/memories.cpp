@@ -50,8 +50,8 @@ Error for_api(Error e) {
 
 }  // namespace
 
-Result<json> memory_get(store::Database& db, const std::string& query, const std::string& data_dir) {
-  memory::Memory memory(db);
+Result<json> memory_get(store::Database& db, const std::string& query, const std::string& data_dir, const memory::Embeddings* embeddings) {
+  memory::Memory memory(db, embeddings);
   auto q = param(query, "q");
   auto tag = param(query, "tag").value_or("");
   if (q && !q->empty()) {
@@ -60,9 +60,11 @@ Result<json> memory_get(store::Database& db, const std::string& query, const std
     auto found = memory.recall(*q, static_cast<int>(limit), tag);
     if (!found) return tl::make_unexpected(for_api(found.error()));
     json entries = json::array();
-    for (const auto& e : *found) entries.push_back(entry_json(e, true));
+    for (const auto& e : found->entries) entries.push_back(entry_json(e, true));
     auto total = memory.count();
-    return masked(json{{"entries", entries}, {"total", total ? json(*total) : json(nullptr)}, {"query", *q}}, data_dir);
+    return masked(json{{"entries", entries}, {"total", total ? json(*total) : json(nullptr)}, {"query", *q}, {"ranking", found->ranking},
+                       {"ranking_note", found->note}},
+                  data_dir);
   }
   if (!tag.empty()) return make_error(Code::InvalidArgument, "tag filters a search: give q=words as well (GET /api/memory?q=…&tag=…)");
   int64_t limit = 100, offset = 0;

@@ -8,6 +8,8 @@
 
 namespace ouro::store { class Database; }
 
+namespace ouro::memory { struct Embeddings; }
+
 namespace ouro::server {
 
 // GET /api/memory?q=…&limit=…&offset=…&tag=…: with q, recall(q) best first (limit 1..50, default
@@ -16,7 +18,8 @@ namespace ouro::server {
 // answer {entries, total, query?}. `query` is the raw query string of the request (URL-encoded).
 // InvalidArgument names a parameter of the wrong shape. Texts and tags are masked for the secrets
 // of every run of `data_dir` (safety/known_secrets.h) when it is a directory.
-Result<json> memory_get(store::Database& db, const std::string& query, const std::string& data_dir);
+// embeddings (may be null): the server's, to rank by meaning; the answer says which ranking it used.
+Result<json> memory_get(store::Database& db, const std::string& query, const std::string& data_dir, const memory::Embeddings* embeddings = nullptr);
 // DELETE /api/memory/{id}: {deleted: id}; NotFound for an id with no entry, InvalidArgument for
 // one that is not a whole number.
 Result<json> memory_delete(store::Database& db, const std::string& id);

@@ -424,7 +424,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
   runs::Asker asker;
   asker.confirm_timeout = m_config.confirm_timeout;
   asker.ask_timeout = m_config.ask_timeout;
-  asker.confirm = [this, run](const json& req) {
+  asker.confirm = [this, run, &life](const json& req) {
     std::string id = req.value("id", "");
     std::unique_lock lock(run->mutex);
     // The question went out as an event just before this: an answer may already be here.
@@ -443,7 +443,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     lock.unlock();
     if (withdrawn) publish(*run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, now_ms());
     // "Always": a site question (leaving the allowed sites, one of the user's tabs) is not asked again.
-    if (std::string site = runs::site_question(req); always && !site.empty()) runs::remember_site(m_db, site);
+    if (std::string site = runs::site_question(req); always && !site.empty()) runs::remember_site(m_db, site, run->id, life.turn_number());
     return approved;  // no answer in time counts as deny
   };
   asker.ask_user = [this, run](const json& q) -> std::optional<std::string> {

@@ -1,5 +1,7 @@
 #include "server/scripts.h"
 
+#include "runs/conversation.h"
+#include "undo/journal.h"
 #include "scripts/replay.h"
 #include "scripts/store.h"
 #include "store/database.h"
@@ -38,6 +40,9 @@ Result<json> save_script_from_run(store::Database& db, const std::string& run_id
   // dry_run: the proposal, to be edited and sent back as params.
   if (body.contains("dry_run") && body["dry_run"] == true) return script.to_json();
   auto saved = TRY(scripts::save(db, std::move(script)));
+  // Saved after the conversation's last turn: undoing that turn deletes this version.
+  if (auto conversation = runs::load_conversation(db, run_id))
+    undo::note_script(db, run_id, static_cast<int>(std::max<size_t>(conversation->turns.size(), 1)), saved.name, saved.version);
   return saved.to_json();
 }
 

@@ -12,6 +12,7 @@
 #include "net/io.h"
 #include "safety/sites.h"
 #include "safety/known_secrets.h"
+#include "memory/embeddings.h"
 #include "safety/secrets.h"
 #include "store/database.h"
 
@@ -169,6 +170,7 @@ std::shared_ptr<Runtime> make_runtime(std::shared_ptr<net::IoThread> io, std::sh
   rt->db = std::move(db);
   rt->browser = std::move(browser);
   rt->data_dir = std::move(data_dir);
+  rt->embeddings = std::make_shared<memory::Embeddings>(memory::configured_embeddings("", rt->data_dir + "/secrets.json"));
   rt->tab_listeners = std::make_shared<TabListeners>();
   std::weak_ptr<TabListeners> weak = rt->tab_listeners;
   rt->browser->set_tabs_listener([weak, also = std::move(on_tabs_changed)] {
@@ -252,6 +254,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   // The session's own store: the configured secrets, and those the user answers during a run.
   auto secrets = options.secrets ? std::make_shared<safety::SecretStore>(*options.secrets) : std::make_shared<safety::SecretStore>();
   p.host->context().secrets = secrets;
+  p.host->context().embeddings = p.runtime->embeddings;
   // Every secret of every run leaves its digest in the data directory, so that a later run that
   // reads the value back from the store or memory gets it masked (safety/known_secrets.h).
   // A database in memory has nothing that outlives the session to be read back; the digests live

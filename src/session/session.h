@@ -19,6 +19,7 @@
 namespace ouro::actions { class Host; }
 namespace ouro::net { class IoThread; class SocksProxy; }
 namespace ouro::store { class Database; }
+namespace ouro::memory { struct Embeddings; }
 namespace ouro::safety { class SecretStore; class GatePolicy; }
 
 namespace ouro::session {
@@ -59,6 +60,8 @@ struct TabListeners;
 struct Runtime {
   std::shared_ptr<net::IoThread> io;
   std::shared_ptr<store::Database> db;
+  // Memory's embeddings, from the settings file (memory/embeddings.h).
+  std::shared_ptr<const memory::Embeddings> embeddings;
   std::unique_ptr<browser::Browser> browser;
   std::shared_ptr<TabListeners> tab_listeners;  // every session's `tabs` sink
   // The browser-wide egress proxy of a browser launched for one gated session in its default

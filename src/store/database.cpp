@@ -331,6 +331,13 @@ Result<void> Database::kv_set(const std::string& key, const std::string& value_j
   return {};
 }
 
+Result<void> Database::kv_delete(const std::string& key) {
+  std::lock_guard lock(m_lock->mutex);
+  if (auto r = m_conn->exec("DELETE FROM kv WHERE key = ?1", {key}); !r)
+    return make_error(r.error().code, fmt::format("cannot delete '{}': {}", key, r.error().message));
+  return {};
+}
+
 Result<std::optional<std::string>> Database::kv_get(const std::string& key) {
   auto [lock, c] = reader();
   auto r = c.exec("SELECT value FROM kv WHERE key = ?1", {key});

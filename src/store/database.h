@@ -49,6 +49,8 @@ class Database {
 
   // Stores value (JSON text) under key, replacing what was there.
   Result<void> kv_set(const std::string& key, const std::string& value_json);
+  // Removes key (nothing to remove is no error).
+  Result<void> kv_delete(const std::string& key);
   // The JSON text stored under key, or nullopt.
   Result<std::optional<std::string>> kv_get(const std::string& key);
   // Every key, oldest first.

@@ -19,7 +19,14 @@ std::string Row::text(size_t i) const {
   if (auto* s = std::get_if<std::string>(&v)) return *s;
   if (auto* n = std::get_if<int64_t>(&v)) return std::to_string(*n);
   if (auto* d = std::get_if<double>(&v)) return fmt::format("{}", *d);
+  if (auto* b = std::get_if<Bytes>(&v)) return b->data;
   return {};
+}
+
+std::string Row::bytes(size_t i) const {
+  if (i < m_cells.size())
+    if (auto* b = std::get_if<Bytes>(&m_cells[i])) return b->data;
+  return text(i);
 }
 
 int64_t Row::int64(size_t i) const {

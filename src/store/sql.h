@@ -33,8 +33,14 @@ namespace ouro::store {
 enum class Engine { Sqlite, Postgres };
 std::string_view engine_name(Engine engine);
 
-// One cell or parameter: NULL (monostate), an integer, a real or text.
-using Value = std::variant<std::monostate, int64_t, double, std::string>;
+// Binary data: an SQLite BLOB, a PostgreSQL bytea (sent and read in its hex form,
+// https://www.postgresql.org/docs/15/datatype-binary.html#id-1.5.7.12.9).
+struct Bytes {
+  std::string data;
+};
+
+// One cell or parameter: NULL (monostate), an integer, a real, text or bytes.
+using Value = std::variant<std::monostate, int64_t, double, std::string, Bytes>;
 
 // A statement parameter; converts implicitly from the usual C++ types.
 struct Param {
@@ -48,6 +54,7 @@ struct Param {
   Param(std::string v) : value(std::move(v)) {}
   Param(std::string_view v) : value(std::string(v)) {}
   Param(const char* v) : value(std::string(v ? v : "")) {}
+  Param(Bytes v) : value(std::move(v)) {}
   Param(std::optional<double> v) {
     if (v) value = *v;
   }
@@ -69,6 +76,8 @@ class Row {
   int integer(size_t i) const { return static_cast<int>(int64(i)); }
   double real(size_t i) const;
   std::optional<double> real_or_null(size_t i) const;
+  // A BLOB or bytea cell's bytes (text reads as its bytes); "" for NULL.
+  std::string bytes(size_t i) const;
 
  private:
   std::vector<Value> m_cells;

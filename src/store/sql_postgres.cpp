@@ -96,6 +96,7 @@ class PostgresConnection final : public Connection {
       if (std::holds_alternative<std::monostate>(v)) continue;
       if (auto* n = std::get_if<int64_t>(&v)) texts[i] = std::to_string(*n);
       else if (auto* d = std::get_if<double>(&v)) texts[i] = fmt::format("{}", *d);
+      else if (auto* b = std::get_if<Bytes>(&v)) texts[i] = hex_bytea(b->data);
       else texts[i] = std::get<std::string>(v);
       args[i] = texts[i].c_str();
     }
@@ -249,12 +250,32 @@ class PostgresConnection final : public Connection {
     m_conn.reset();
   }
 
-  // Built-in type oids (src/include/catalog/pg_type.dat): bool 16, int8 20, int2 21, int4 23,
-  // float4 700, float8 701, numeric 1700. Others come back as text.
+  // bytea's hex format: "\\x" and two hex digits per byte.
+  static std::string hex_bytea(std::string_view data) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out = "\\x";
+    out.reserve(2 + data.size() * 2);
+    for (unsigned char c : data) {
+      out += kDigits[c >> 4];
+      out += kDigits[c & 15];
+    }
+    return out;
+  }
+  static Bytes from_hex_bytea(std::string_view text) {
+    Bytes out;
+    if (text.size() < 2 || text.substr(0, 2) != "\\x") return out;
+    auto digit = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
+    for (size_t i = 2; i + 1 < text.size(); i += 2) out.data += static_cast<char>(digit(text[i]) * 16 + digit(text[i + 1]));
+    return out;
+  }
+
+  // Built-in type oids (src/include/catalog/pg_type.dat): bool 16, bytea 17, int8 20, int2 21,
+  // int4 23, float4 700, float8 701, numeric 1700. Others come back as text.
   static Value cell(const pqxx::field& f, uint32_t type) {
     if (f.is_null()) return std::monostate{};
     switch (type) {
       case 16: return int64_t{f.c_str()[0] == 't' ? 1 : 0};
+      case 17: return from_hex_bytea(std::string_view(f.c_str(), f.size()));
       case 20:
       case 21:
       case 23: return static_cast<int64_t>(std::strtoll(f.c_str(), nullptr, 10));

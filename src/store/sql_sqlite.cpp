@@ -37,6 +37,7 @@ class SqliteConnection final : public Connection {
       if (auto* n = std::get_if<int64_t>(&v)) sqlite3_bind_int64(raw, at, *n);
       else if (auto* d = std::get_if<double>(&v)) sqlite3_bind_double(raw, at, *d);
       else if (auto* s = std::get_if<std::string>(&v)) sqlite3_bind_text(raw, at, s->data(), static_cast<int>(s->size()), SQLITE_TRANSIENT);
+      else if (auto* b = std::get_if<Bytes>(&v)) sqlite3_bind_blob(raw, at, b->data.data(), static_cast<int>(b->data.size()), SQLITE_TRANSIENT);
       else sqlite3_bind_null(raw, at);
     }
     Rows out;
@@ -50,6 +51,11 @@ class SqliteConnection final : public Connection {
           case SQLITE_INTEGER: cells.emplace_back(static_cast<int64_t>(sqlite3_column_int64(raw, c))); break;
           case SQLITE_FLOAT: cells.emplace_back(sqlite3_column_double(raw, c)); break;
           case SQLITE_NULL: cells.emplace_back(std::monostate{}); break;
+          case SQLITE_BLOB: {
+            auto* b = static_cast<const char*>(sqlite3_column_blob(raw, c));
+            cells.emplace_back(Bytes{std::string(b ? b : "", b ? static_cast<size_t>(sqlite3_column_bytes(raw, c)) : 0)});
+            break;
+          }
           default: {
             auto* t = reinterpret_cast<const char*>(sqlite3_column_text(raw, c));
             cells.emplace_back(std::string(t ? t : "", t ? static_cast<size_t>(sqlite3_column_bytes(raw, c)) : 0));

@@ -17,7 +17,7 @@ std::unique_ptr<store::Database> open_db() {
 }
 
 TEST(MemoryCapabilities, AreDeclaredOnceForTheReplTheReferenceAndTheChecks) {
-  for (const char* name : {"remember", "recall"}) {
+  for (const char* name : {"remember", "recall", "forget"}) {
     const Capability* c = find(name);
     ASSERT_NE(c, nullptr) << name;
     EXPECT_EQ(c->where, Where::Host);
@@ -28,9 +28,10 @@ TEST(MemoryCapabilities, AreDeclaredOnceForTheReplTheReferenceAndTheChecks) {
   auto names = host_function_names();
   EXPECT_NE(std::find(names.begin(), names.end(), "recall"), names.end()) << "the worker binds it";
   std::string ref = reference_text();
-  EXPECT_NE(ref.find("await remember(text, options?: { tags?: string[] }) → number"), std::string::npos) << ref;
-  EXPECT_NE(ref.find("await recall(query, options?: { topK?: integer, tag?: string }) → Array<{ id: number, text: string, tags: string[], kind: 'user'|'run', source_run: string | null, sources: string[], created_at: number"),
+  EXPECT_NE(ref.find("await remember(text, options?: { tags?: string[], key?: string }) → number"), std::string::npos) << ref;
+  EXPECT_NE(ref.find("await recall(query, options?: { topK?: integer, tag?: string }) → Array<{ id, text, tags, key, kind, sources, score, ranking: 'hybrid'|'bm25' }>"),
             std::string::npos);
+  EXPECT_NE(ref.find("await forget(idOrKey) → true"), std::string::npos) << ref;
   EXPECT_NE(reference_markdown().find("| `recall(query, options?"), std::string::npos);
 }
 

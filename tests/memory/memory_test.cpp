@@ -64,7 +64,8 @@ int64_t must_remember(Memory& m, const std::string& text, RememberOptions option
   return id ? *id : -1;
 }
 
-std::vector<int64_t> ids(const std::vector<Entry>& entries) {
+template <class List>
+std::vector<int64_t> ids(const List& entries) {
   std::vector<int64_t> out;
   for (const auto& e : entries) out.push_back(e.id);
   return out;
@@ -108,11 +109,19 @@ TEST(Memory, AnEntryHasOneJsonShape) {
   e.updated_at = 1714564801;
   e.score = 2.5;
   auto j = to_json(e, false);
-  EXPECT_EQ(j.dump(), R"({"id":7,"text":"t","tags":["a"],"kind":"run","source_run":null,"sources":[],"created_at":1714564800250,"updated_at":1714564801000})");
+  EXPECT_EQ(j.dump(), R"({"id":7,"text":"t","tags":["a"],"kind":"run","key":null,"source_run":null,"sources":[],"created_at":1714564800250,"updated_at":1714564801000})");
   e.source_run = "r1";
+  e.key = "k";
   j = to_json(e, true);
   EXPECT_EQ(j["source_run"], "r1");
+  EXPECT_EQ(j["key"], "k");
   EXPECT_EQ(j["score"], 2.5);
+  EXPECT_TRUE(j["similarity"].is_null()) << "ranked by words only";
+  // Undo keeps entries in this shape and reads them back the same.
+  auto back = entry_from_json(json::parse(j.dump()));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(to_json(*back, false).dump(), to_json(e, false).dump());
+  EXPECT_FALSE(entry_from_json(json{{"text", "no id"}}));
 }
 
 TEST_P(MemoryOn, RecallRanksTheMoreSpecificEntryFirst) {

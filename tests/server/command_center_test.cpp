@@ -213,6 +213,36 @@ TEST(CommandCenter, AFollowUpContinuesTheConversationUntilANewOne) {
   cc.shot("command-center-history-conversation.png");
 }
 
+// Undo last turn (docs/guides/undo.md): after a turn that wrote notes, set goals and a store
+// key, the button reverts exactly them and says so, the checklist follows, and Redo puts them back.
+TEST(CommandCenter, UndoLastTurnRevertsWhatItChangedAndRedoPutsItBack) {
+  CommandCenter cc;
+  cc.use_script(script_file({{{"text", repl_reply("await remember('Yoga is on Tuesdays');\nawait addGoal('Book a yoga class');\n"
+                                                  "await store('plan', 'yoga');\nsetFinal('noted')")}}}));
+  cc.submit("Plan the week", site().url("/"));
+  EXPECT_EQ(cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')"), "noted");
+  EXPECT_EQ(cc.until("!document.getElementById('undo-btn').hidden && document.getElementById('undo-btn').textContent"), "Undo last turn");
+  EXPECT_EQ(cc.until("document.getElementById('redo-btn').hidden"), true) << "nothing undone yet";
+  EXPECT_NE(cc.until("document.getElementById('goals-list').textContent").get<std::string>().find("Book a yoga class"), std::string::npos);
+  cc.js("await click(t, '#undo-btn')");
+  std::string said = cc.until("[...document.querySelectorAll('.msg.guidance')].map(m => m.textContent).join('|').includes('Undid') && "
+                              "[...document.querySelectorAll('.msg.guidance')].map(m => m.textContent).join('|')");
+  EXPECT_NE(said.find("Yoga is on Tuesdays"), std::string::npos) << said;
+  EXPECT_NE(said.find("store key 'plan' removed"), std::string::npos) << said;
+  EXPECT_NE(said.find("stays sent"), std::string::npos) << "what no undo reaches is said: " << said;
+  EXPECT_EQ(cc.until("document.getElementById('goals').hidden"), true) << "the checklist is as it was: empty";
+  memory::Memory mem(*cc.base->runtime()->db);
+  EXPECT_TRUE(mem.recall("yoga tuesdays")->empty());
+  EXPECT_EQ(cc.base->runtime()->db->kv_get("plan").value(), std::nullopt);
+  EXPECT_EQ(cc.until("!document.getElementById('redo-btn').hidden"), true);
+  cc.shot("command-center-undo.png");
+  cc.js("await click(t, '#redo-btn')");
+  cc.until("[...document.querySelectorAll('.msg.guidance')].some(m => m.textContent.includes('Redid'))");
+  EXPECT_EQ(mem.recall("yoga tuesdays")->size(), 1u);
+  EXPECT_NE(cc.until("document.getElementById('goals-list').textContent").get<std::string>().find("Book a yoga class"), std::string::npos);
+  EXPECT_EQ(cc.until("document.getElementById('redo-btn').hidden"), true);
+}
+
 TEST(CommandCenter, ApproveAndDenyAConfirmation) {
   CommandCenter cc;
   std::string buy = script_file({{{"text", repl_reply("await click(activeTab, '#place');\nsetFinal(await getText(activeTab, '#result'))")}},

@@ -423,6 +423,11 @@
       case 'placement': $('totals').title = `browser: ${d.endpoint}`; break;
       case 'failover': addMessage('guidance', `⇄ its browser (${d.from}) died: moved to ${d.to}, from iteration ${d.fromIteration}`); break;
       case 'complete': finish(d); break;
+      case 'memory_stored': current.lastIterCard().body.append(el('div', 'line sub', `✎ remembered #${d.id}${d.key ? ` (${d.key})` : ''}: ${d.text || ''}`)); refreshUndo(); break;
+      case 'memory_forgotten': current.lastIterCard().body.append(el('div', 'line sub', `✎ forgot memory #${d.id}`)); refreshUndo(); break;
+      case 'scheduler_added': current.lastIterCard().body.append(el('div', 'line sub', `⏲ scheduled “${d.name || d.task || ''}” (${d.id})`)); break;
+      case 'scheduler_changed': current.lastIterCard().body.append(el('div', 'line sub', `⏲ changed the schedule “${d.name || ''}” (${d.id})`)); break;
+      case 'scheduler_removed': current.lastIterCard().body.append(el('div', 'line sub', `⏲ removed the schedule ${d.id}`)); break;
       case 'tabs-closed': addMessage('guidance', `The conversation ended: ${(d.tabs || []).length} tab${(d.tabs || []).length === 1 ? '' : 's'} it opened in ouro's window, which you did not turn to, closed.`); break;
     }
   }
@@ -494,6 +499,7 @@
     setRunning(false);
     const outcome = d.cancelled ? 'cancelled' : d.error ? 'failed' : d.partial ? 'partial' : 'done';
     setStatus(outcome, outcome);
+    refreshUndo();
     if (d.error && !d.cancelled) $('status').title = d.error; else $('status').removeAttribute('title');
     stopCountdown();
     stopLive();
@@ -514,6 +520,7 @@
   function setRunning(on) {
     setStatus(on ? 'running…' : 'idle', on ? 'running' : '');
     $('cancel-btn').disabled = !on;
+    if (on) $('undo-btn').hidden = $('redo-btn').hidden = true;
     $('run-btn').textContent = on ? 'Send ⏎' : current ? 'Follow up ⏎' : 'Run ⏎';
     $('run-btn').title = on ? 'Tell the agent something while it works' : current ? 'A follow-up in this conversation' : 'Start a run';
     $('context').disabled = !!current;
@@ -536,6 +543,7 @@
   function open(runId, live) {
     if (current && current.socket) current.socket.close();
     showGoals([]);
+    $('undo-btn').hidden = $('redo-btn').hidden = true;
     $('iterations').textContent = '';
     $('totals').textContent = '';
     $('tab-activity-count').textContent = '';
@@ -794,6 +802,35 @@
     try { await api('POST', `/api/runs/${current.id}/cancel`); } catch (err) { addMessage('partial', err.message); }
   }
   $('cancel-btn').onclick = cancelRun;
+  // Undo and redo of the conversation's turns (docs/guides/undo.md): shown when there is
+  // something to undo or redo and no turn is in progress.
+  async function refreshUndo() {
+    const id = current && current.id;
+    if (!id || isRunning()) { $('undo-btn').hidden = $('redo-btn').hidden = true; return; }
+    try {
+      const s = await api('GET', `/api/conversations/${id}/undo`);
+      if (!current || current.id !== id) return;
+      $('undo-btn').hidden = !s.can_undo;
+      $('redo-btn').hidden = !s.can_redo;
+    } catch (err) { $('undo-btn').hidden = $('redo-btn').hidden = true; }
+  }
+  async function undoRedo(which) {
+    if (!current || isRunning()) return;
+    const id = current.id;
+    try {
+      const r = await api('POST', `/api/conversations/${id}/${which}`);
+      const box = el('div');
+      box.append(el('p', null, `${which === 'undo' ? 'Undid' : 'Redid'} turn ${r.undone || r.redone}:`));
+      const list = el('ul');
+      for (const c of r.changes || []) list.append(el('li', null, c.did));
+      box.append(list, el('p', 'hint', r.note || ''));
+      addMessage('guidance', box);
+      if (Array.isArray(r.goals)) showGoals(r.goals);
+    } catch (err) { addMessage('partial', err.message); }
+    refreshUndo();
+  }
+  $('undo-btn').onclick = () => undoRedo('undo');
+  $('redo-btn').onclick = () => undoRedo('redo');
   $('cancel-btn').title = 'Cancel the run (Esc)';
   // Esc cancels the running run, unless a dialog is open (there Esc answers it: no) or a menu of
   // the page's own controls (a select) is.
@@ -966,6 +1003,7 @@
     current = null;
     stopLive();
     showGoals([]);
+    $('undo-btn').hidden = $('redo-btn').hidden = true;
     $('messages').textContent = '';
     $('iterations').textContent = '';
     $('totals').textContent = '';
