@@ -1,4 +1,5 @@
 #include "actions/action_cache.h"
+#include "base/clock.h"
 
 #include "commands/language.h"
 #include "store/database.h"
@@ -28,10 +29,6 @@ template <class T>
 Result<T> named(Result<T> r, std::string_view what) {
   if (r) return r;
   return make_error(r.error().code, fmt::format("cannot {}: {}", what, r.error().message));
-}
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // Words folded for a key: lower case, runs of spaces made one, ends trimmed.
@@ -86,7 +83,7 @@ Result<void> ActionCache::put(const std::string& site, const std::string& key, c
     j.erase("shape");
     TRY(named(c.exec("INSERT INTO action_cache (site, key, shape, entry, used, hits) VALUES (?1, ?2, ?3, ?4, ?5, 0) "
                      "ON CONFLICT (site, key, shape) DO UPDATE SET entry = excluded.entry, used = excluded.used, hits = 0",
-                     {site, key, entry.shape, dump_json(j), now_ms()}),
+                     {site, key, entry.shape, dump_json(j), wall_ms()}),
               "keep an action cache entry"));
     // Bounded: the least recently used go first. (SQLite wants a LIMIT before an OFFSET.)
     TRY(named(c.exec(c.engine() == store::Engine::Postgres
@@ -101,7 +98,7 @@ Result<void> ActionCache::put(const std::string& site, const std::string& key, c
 Result<void> ActionCache::touch(const std::string& site, const std::string& key, const std::string& shape) {
   return m_db.with_sql([&](store::Connection& c) -> Result<void> {
     TRY(ensure_schema(c));
-    TRY(named(c.exec("UPDATE action_cache SET used = ?4, hits = hits + 1 WHERE site = ?1 AND key = ?2 AND shape = ?3", {site, key, shape, now_ms()}),
+    TRY(named(c.exec("UPDATE action_cache SET used = ?4, hits = hits + 1 WHERE site = ?1 AND key = ?2 AND shape = ?3", {site, key, shape, wall_ms()}),
               "update the action cache"));
     return {};
   });

@@ -64,7 +64,10 @@ Result<json> memory_remember(store::Database* db, const std::string& owner, cons
     if (auto tags = args[1].find("tags"); tags != args[1].end() && tags->is_array())
       for (const auto& t : *tags)
         if (t.is_string()) options.tags.push_back(t.get<std::string>());
-    if (auto key = args[1].find("key"); key != args[1].end() && key->is_string()) options.key = key->get<std::string>();
+    if (auto key = args[1].find("key"); key != args[1].end() && !key->is_null()) {
+      if (!key->is_string()) return make_error(Code::InvalidArgument, "remember: options.key is a string (a name for the note)");
+      options.key = key->get<std::string>();
+    }
   }
   memory::Memory memory(*db, embeddings_of(ctx));
   auto done = memory.remember_entry(arg_string(args, 0), options);

@@ -4,6 +4,7 @@
 // scheduler_removed events) and undone with the turn (docs/guides/undo.md). The job it leaves
 // gets no wider sites or mode than the run that made it.
 #include "actions/impl.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/text.h"
 #include "egress/gate.h"
@@ -20,10 +21,6 @@
 namespace ouro::actions::impl {
 
 namespace {
-
-int64_t now_seconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 Result<store::Database*> database(Context& ctx, const char* fn) {
   if (!ctx.db) return errorf(Code::FailedPrecondition, "{}: no database is open, so there are no schedules here", fn);
@@ -47,20 +44,36 @@ Result<schedule::JobSpec> job_spec(Context& ctx, const char* fn, const std::stri
   spec.zone = get_str(timing, "zone");
   spec.name = get_str(timing, "name");
   if (const json& m = get_field(timing, "missed"); m.is_string()) spec.missed = TRY(schedule::parse_missed(m.get<std::string>()));
+  // A scheduled run reaches its start pages' sites and those its task's links name: each must be
+  // one the user named for this run (a site allowed once during it is not kept for later).
   auto policy = egress::gate_policy(ctx);
+  safety::SiteList named;
+  if (policy)
+    for (const auto& p : policy->named_patterns()) (void)named.add(p);
+  auto reachable = [&](const std::string& u) -> Result<void> {
+    auto parsed = safety::parse_url(u);
+    if (!parsed) return errorf(Code::InvalidArgument, "{}: '{}' is not a URL: {}", fn, clip_line(u, 80), parsed.error().message);
+    if (policy && !named.matches(*parsed))
+      return errorf(Code::PermissionDenied, "{}: {} is not a site this run may reach, so a job it leaves may not either", fn,
+                    safety::redact_url_params(u));
+    return {};
+  };
   if (const json& urls = get_field(timing, "urls"); urls.is_array())
     for (const auto& u : urls) {
       if (!u.is_string()) return errorf(Code::InvalidArgument, "{}: urls are strings", fn);
-      auto parsed = safety::parse_url(u.get<std::string>());
-      if (!parsed) return errorf(Code::InvalidArgument, "{}: '{}' is not a URL: {}", fn, clip_line(u.get<std::string>(), 80), parsed.error().message);
-      if (policy && !policy->allowed(*parsed))
-        return errorf(Code::PermissionDenied, "{}: {} is not a site this run may reach, so a job it leaves may not either", fn,
-                      safety::redact_url_params(u.get<std::string>()));
+      TRY(reachable(u.get<std::string>()));
       spec.urls.push_back(u.get<std::string>());
     }
+  for (const auto& u : safety::urls_in_text(task)) TRY(reachable(u));
   if (policy) {
     spec.options["mode"] = std::string(safety::gate_mode_name(policy->mode()));
-    spec.options["allowed_domains"] = policy->patterns();
+    spec.options["allowed_domains"] = policy->named_patterns();
+    // The run's permission levels go with it (a capability it may not use, the job may not either).
+    static constexpr const char* kLevels[] = {"auto", "ask", "deny"};
+    json permissions = json::object();
+    for (const auto& [cap, level] : ctx.permission_overrides)
+      if (level >= 0 && level < 3) permissions[cap] = kLevels[level];
+    if (!permissions.empty()) spec.options["permissions"] = permissions;
   }
   return spec;
 }
@@ -119,7 +132,7 @@ Result<json> add_schedule(Context& ctx, const json& args) {
   const json timing = args.size() > 1 ? args[1] : json::object();
   auto spec = TRY(job_spec(ctx, "addSchedule", arg_string(args, 0), timing));
   TRY(ask_first(ctx, "addSchedule", described(spec), spec.task));
-  return written(ctx, "addSchedule", "scheduler_added", schedule::add_job(*db, spec, now_seconds(), {}), std::nullopt);
+  return written(ctx, "addSchedule", "scheduler_added", schedule::add_job(*db, spec, wall_seconds_whole(), {}), std::nullopt);
 }
 
 Result<json> change_schedule(Context& ctx, const json& args) {
@@ -136,10 +149,14 @@ Result<json> change_schedule(Context& ctx, const json& args) {
   if (!changes.contains("missed")) timing["missed"] = std::string(schedule::missed_name(old->missed));
   const std::string task = changes.contains("task") && changes["task"].is_string() ? changes["task"].get<std::string>() : old->task;
   auto spec = TRY(job_spec(ctx, "changeSchedule", task, timing));
-  if (!egress::gate_policy(ctx)) spec.options = old->options;
+  // The job keeps its own options (its sites, permissions, script, memory); a run only ever makes
+  // it stricter: careful when the run is.
+  const json narrowed = spec.options;
+  spec.options = old->options;
+  if (get_str(narrowed, "mode") == "careful") spec.options["mode"] = "careful";
   TRY(ask_first(ctx, "changeSchedule", "change " + described(spec), spec.task));
   auto before = TRY(schedule::job_row(*db, id));
-  return written(ctx, "changeSchedule", "scheduler_changed", schedule::change_job(*db, id, spec, now_seconds(), {}), before);
+  return written(ctx, "changeSchedule", "scheduler_changed", schedule::change_job(*db, id, spec, wall_seconds_whole(), {}), before);
 }
 
 Result<json> remove_schedule(Context& ctx, const json& args) {

@@ -1,4 +1,5 @@
 #include "agent/run.h"
+#include "base/clock.h"
 #include "base/text.h"
 
 #include "egress/gate.h"
@@ -29,10 +30,6 @@ namespace ouro::agent {
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
@@ -219,7 +216,7 @@ bool Run::ask_confirmation(const json& request) {
   ++m_asked;
   // When no answer counts as "no": the faces show a countdown to it.
   req["timeoutMs"] = m_options.confirm_timeout.count();
-  req["expiresAt"] = static_cast<int64_t>(now_ms()) + m_options.confirm_timeout.count();
+  req["expiresAt"] = static_cast<int64_t>(wall_ms()) + m_options.confirm_timeout.count();
   emit("confirmation-req", {{"id", req["id"]}, {"action", req["action"]}, {"details", req}});
   bool approved = !m_cancel.cancelled() && m_options.confirm && m_options.confirm(req);
   emit("confirmation-res", {{"id", req["id"]}, {"approved", approved}});
@@ -237,7 +234,7 @@ Result<std::string> Run::ask_user(const json& question) {
   }
   if (m_options.ask_user) {
     q["timeoutMs"] = m_options.ask_timeout.count();
-    q["expiresAt"] = static_cast<int64_t>(now_ms()) + m_options.ask_timeout.count();
+    q["expiresAt"] = static_cast<int64_t>(wall_ms()) + m_options.ask_timeout.count();
   }
   emit("user-question", q);
   std::optional<std::string> answer;
@@ -262,7 +259,7 @@ void Run::emit(const std::string& type, json data) {
   safety::redact_json_strings(data);
   if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(data);
   std::lock_guard lock(m_emit_mutex);
-  Event e{++m_seq, type, std::move(data), now_ms()};
+  Event e{++m_seq, type, std::move(data), wall_ms()};
   apply_event(m_state, e.type, e.data);
   if (m_sink) m_sink(e);
 }
@@ -400,6 +397,13 @@ Result<json> Run::goal_call(const std::string& function, const json& args) {
   if (!goal) return goal;
   emit(function == "addGoal" ? "goal_added" : "goal_updated", {{"goal", *goal}, {"goals", m_goals.list()}});
   return goal;
+}
+
+std::string Run::memory_entries() {
+  const host::Context& ctx = m_session.host().context();
+  std::string task = m_options.task;
+  if (ctx.secrets && !ctx.secrets->empty()) task = ctx.secrets->scrub_text(std::move(task));
+  return memory::Memory(m_session.db(), ctx.embeddings.get()).relevant_for(task, 5, 1200);
 }
 
 std::string Run::goals_section() {
@@ -576,7 +580,7 @@ RunResult Run::execute() {
   const std::string conversation = conversation_so_far(m_options.earlier, m_options.conversation_budget_tokens);
   // Memory across tasks: what earlier runs left that shares words with this task, found once so
   // the prompt's cached prefix stays the same from one iteration to the next.
-  const std::string memories = relevant_memories(memory::Memory(m_session.db(), m_session.host().context().embeddings.get()).relevant_for(m_options.task, 5, 1200));
+  const std::string memories = relevant_memories(memory_entries());
   size_t history_budget = m_options.history_budget_tokens;
   int overflow_retried_at = 0;  // the iteration whose prompt was compacted after a context overflow
   const int turn_first = m_options.resume ? first - m_options.resume->turn_iterations : first;  // this turn's first iteration

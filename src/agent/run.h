@@ -142,6 +142,9 @@ class Run {
   // addGoal, updateGoal, listGoals (agent/goals.h): each change is a goal_added or goal_updated event.
   Result<json> goal_call(const std::string& function, const json& args);
   std::string goals_section();
+  // The memories relevant to the task (memory/memory.h), found once per turn; the task is masked
+  // for the run's secrets before it goes to an embeddings endpoint.
+  std::string memory_entries();
   // images: data URLs (screenshot()), sent as image content to a vision sub-model. The answer's
   // text, or why there is none (the code sees it as "[SUB-CALL ERROR] …").
   Result<std::string> sub_query(const std::string& prompt, const json& data, int index, const json& images = json());

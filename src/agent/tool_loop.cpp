@@ -131,7 +131,7 @@ RunResult Run::execute_tools() {
   bool have_final = false;
   const int first = std::max(1, m_options.first_iteration);
   // What earlier tasks left that shares words with this one (found once: every step shows the same).
-  const std::string memories = relevant_memories(memory::Memory(m_session.db(), m_session.host().context().embeddings.get()).relevant_for(m_options.task, 5, 1200), false);
+  const std::string memories = relevant_memories(memory_entries(), false);
   auto fingerprint = [&]() -> std::string {
     auto info = m_session.browser().tab_info(m_session.active_tab());
     auto text = host.call_sync("read", json::array({m_session.active_tab(), nullptr, json{{"maxChars", 2000}}}));

@@ -2,6 +2,7 @@
 // see them: open, navigate, switch, close, wait, read what they logged. Tab state itself comes from
 // the tab tracker (tab_tracker.h) through events.cpp.
 #include "browser/browser_impl.h"
+#include "base/clock.h"
 
 #include "base/log.h"
 #include "cdp/bridge.h"
@@ -252,7 +253,7 @@ Result<void> Browser::close_tab(const std::string& tab_id) {
     auto tab = m_impl->tracker.find(tab_id);
     if (!tab) return m_impl->find_tab(tab_id).map([](auto) {});
     target_id = tab->target_id;
-    m_impl->tracker.bring_into_view(tab->context, now_ms());  // another tab may come to the front
+    m_impl->tracker.bring_into_view(tab->context, wall_ms());  // another tab may come to the front
   }
   TRY(m_impl->conn->call("Target.closeTarget", {{"targetId", target_id}}, "", 5s));
   {
@@ -298,7 +299,7 @@ Result<void> Browser::switch_tab(const std::string& tab_id) {
     std::lock_guard lock(m_impl->mutex);
     auto tab = TRY(m_impl->find_tab(tab_id));
     target_id = tab->target_id;
-    m_impl->tracker.bring_into_view(tab->context, now_ms());
+    m_impl->tracker.bring_into_view(tab->context, wall_ms());
   }
   TRY(m_impl->conn->call("Target.activateTarget", {{"targetId", target_id}}, "", 5s));
   {

@@ -46,8 +46,6 @@ json page_call_params(std::string_view function, const json& args, int context, 
 
 using Clock = std::chrono::steady_clock;
 
-// ms since the epoch, for what pages leave behind.
-double now_ms();
 // Network.setBlockedURLs rules that let WebSockets reach these URL patterns only (egress.cpp).
 json websocket_rules(const std::vector<std::string>& allow);
 

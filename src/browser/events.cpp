@@ -3,15 +3,12 @@
 // crashed tab, notices) and wakes listeners and waiters. Runs on the network thread, except
 // reply callbacks of commands that timed out (the connection's deadline thread).
 #include "base/log.h"
+#include "base/clock.h"
 #include "browser/browser_impl.h"
 
 #include <thread>
 
 namespace ouro::browser {
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 void Browser::Impl::on_event(const cdp::Event& ev) {
   if (ev.method == "Page.screencastFrame") return on_screencast_frame(ev);
@@ -27,7 +24,7 @@ void Browser::Impl::on_event(const cdp::Event& ev) {
   std::vector<RequestObserver> observe;
   {
     std::lock_guard lock(mutex);
-    actions = tracker.handle(ev, now_ms());
+    actions = tracker.handle(ev, wall_ms());
     if (actions.finished_request)
       for (auto& [id, o] : observers)
         if (o.first == actions.tab) observe.push_back(o.second);

@@ -1,4 +1,5 @@
 #include "cli/run.h"
+#include "base/clock.h"
 
 #include "base/settings_file.h"
 
@@ -247,7 +248,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   if (!origin.resume && rf.continue_id.empty()) {
     row.id = runs::new_run_id();
     row.task = rf.task;
-    row.created_at = runs::EventLog::now_ms();
+    row.created_at = wall_ms();
   }
   row.options = dump_json(spec.stored_options());
 
@@ -284,7 +285,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
     row.error = started.error().message;
     row.partial = true;
     row.final_json = dump_json(json{{"partial", true}, {"message", "The run could not start: " + row.error}});
-    row.updated_at = runs::EventLog::now_ms();
+    row.updated_at = wall_ms();
     (void)log->append("error", {{"error", row.error}}, row.updated_at);
     if (auto kept = db->update_run(row); !kept) spdlog::warn("the run's failure is not kept: {}", kept.error().message);
     return tl::make_unexpected(started.error());

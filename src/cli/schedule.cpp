@@ -1,4 +1,5 @@
 #include "cli/schedule.h"
+#include "base/clock.h"
 
 #include "base/text.h"
 #include "schedule/jobs.h"
@@ -15,10 +16,6 @@
 namespace ouro::cli {
 
 namespace {
-
-int64_t now_s() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // An instant as the job's zone shows it: "2026-12-01 08:00 CET".
 std::string shown_at(const schedule::Job& job, int64_t t) {
@@ -133,7 +130,7 @@ int add(const ScheduleFlags& f) {
   if (!f.script.empty()) spec.options["script"] = {{"name", f.script}, {"fallback", true}};
   auto db = open_db(f);
   if (!db) return fail("add", db.error());
-  const int64_t now = now_s();
+  const int64_t now = wall_seconds_whole();
   auto job = schedule::add_job(**db, spec, now, runs::check_options);
   if (!job) return fail("add", job.error());
   if (f.as_json) {
@@ -159,7 +156,7 @@ int list(const ScheduleFlags& f) {
   if (!db) return fail("list", db.error());
   auto listed = schedule::list_jobs(**db);
   if (!listed) return fail("list", listed.error());
-  const int64_t now = now_s();
+  const int64_t now = wall_seconds_whole();
   if (f.as_json) {
     json out = json::array();
     for (const auto& job : listed->jobs) {
@@ -232,7 +229,7 @@ int cmd_schedule(CLI::App& cmd, const ScheduleFlags& f) {
     std::cout << "removed " << *id << "\n";
     return 0;
   }
-  auto requested = schedule::request_run(**db, *id, now_s());
+  auto requested = schedule::request_run(**db, *id, wall_seconds_whole());
   if (!requested) return fail("run-now", requested.error());
   std::cout << *id << " runs now if `ouro serve` is running (it looks within 2 s; ouro schedule list shows the run); "
             << "otherwise when `ouro serve` starts\n";

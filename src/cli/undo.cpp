@@ -1,6 +1,7 @@
 #include "cli/undo.h"
 
 #include "base/json.h"
+#include "safety/known_secrets.h"
 #include "store/database.h"
 #include "undo/journal.h"
 
@@ -37,6 +38,13 @@ int cmd_undo(const UndoFlags& flags) {
     std::cerr << "ouro " << verb << ": " << done.error().message << "\n";
     return 1;
   }
+  // What it says of memories is masked for every run's secrets, as `ouro memory` is.
+  auto known = safety::KnownSecrets::open(dir + "/secret-digests");
+  if (!known) {
+    std::cerr << "ouro " << verb << ": " << known.error().message << "\n";
+    return 1;
+  }
+  (*known)->scrub(done->changes);
   if (flags.as_json) {
     std::cout << dump_json(done->to_json(id, flags.redo)) << "\n";
     return 0;

@@ -1,4 +1,5 @@
 #include "hooks/hooks.h"
+#include "base/clock.h"
 #include "net/http_post.h"
 
 #include "base/settings_file.h"
@@ -499,8 +500,6 @@ Result<json> parse_answer(const std::string& output) {
   if (d == "modify" && !j.contains("data")) return make_error(Code::InvalidArgument, "answered \"modify\" without the changed \"data\"");
   return j;
 }
-
-double wall_seconds() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 

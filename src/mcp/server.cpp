@@ -1,4 +1,5 @@
 #include "mcp/server.h"
+#include "base/clock.h"
 #include "safety/secrets.h"
 
 #include "actions/host.h"
@@ -437,7 +438,7 @@ json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
   row.task = spec.task;
   row.state = "running";
   row.options = dump_json(spec.stored_options());
-  row.created_at = row.updated_at = runs::EventLog::now_ms();
+  row.created_at = row.updated_at = wall_ms();
   if (auto kept = db.insert_run(row); !kept) return error_result("browser_task: the run cannot be kept: " + kept.error().message);
   auto log = std::make_shared<runs::EventLog>(db, row.id, 0, setup->hooks);
   setup->db = &db;
@@ -452,7 +453,7 @@ json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
     row.error = why;
     row.final_json = dump_json(json{{"partial", true}, {"message", "The run could not start: " + why}});
     row.partial = true;
-    row.updated_at = runs::EventLog::now_ms();
+    row.updated_at = wall_ms();
     (void)log->append("error", {{"error", why}}, row.updated_at);
     (void)db.update_run(row);
   };

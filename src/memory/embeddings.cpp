@@ -1,5 +1,6 @@
 #include "memory/embeddings.h"
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/settings_file.h"
 #include "base/text.h"
@@ -7,7 +8,10 @@
 #include "llm/settings.h"
 #include "net/http_post.h"
 
+#include <atomic>
 #include <cmath>
+#include <limits>
+#include <mutex>
 #include <cstdlib>
 #include <cstring>
 
@@ -31,17 +35,28 @@ const llm::Preset* preset_named(const std::string& name) {
 class HttpEmbedder final : public Embedder {
  public:
   HttpEmbedder(EmbeddingsSettings s, std::function<std::string(std::string)> scrub)
-      : m_settings(std::move(s)), m_scrub(std::move(scrub)), m_model(m_settings.provider + "/" + m_settings.model) {}
+      : m_settings(std::move(s)), m_scrub(std::move(scrub)), m_model(redact(m_settings.provider) + "/" + m_settings.model) {}
 
   const std::string& model() const override { return m_model; }
 
   Result<std::vector<Vector>> embed(const std::vector<std::string>& texts) const override {
+    // An endpoint that is down is not waited on again by every recall and run start for a while.
+    if (double until = m_down_until.load(); wall_ms() < until) {
+      std::lock_guard lock(m_mutex);
+      return errorf(Code::Unavailable, "{} (not asked again for {} s)", m_last_error, static_cast<int>((until - wall_ms()) / 1000) + 1);
+    }
     std::vector<Vector> out;
     for (size_t from = 0; from < texts.size(); from += kMaxBatch) {
       std::vector<std::string> batch(texts.begin() + static_cast<std::ptrdiff_t>(from),
                                      texts.begin() + static_cast<std::ptrdiff_t>(std::min(texts.size(), from + kMaxBatch)));
-      auto got = TRY(request(batch));
-      for (auto& v : got) out.push_back(std::move(v));
+      auto got = request(batch);
+      if (!got && (got.error().code == Code::Unavailable || got.error().code == Code::DeadlineExceeded)) {
+        std::lock_guard lock(m_mutex);
+        m_last_error = got.error().message;
+        m_down_until = wall_ms() + kQuietMs;
+      }
+      if (!got) return tl::make_unexpected(got.error());
+      for (auto& v : *got) out.push_back(std::move(v));
     }
     return out;
   }
@@ -71,8 +86,11 @@ class HttpEmbedder final : public Embedder {
     if (status == 401 || status == 403)
       return errorf(Code::PermissionDenied, "embeddings: {} refused the key (HTTP {}): set OURO_EMBEDDINGS_API_KEY or `ouro auth set {}`", shown,
                     status, m_settings.provider);
+    // A text refused (4xx but for the key, a timeout or a rate limit) is the text's fault; the rest is the endpoint's.
+    const bool refused = status >= 400 && status < 500 && status != 408 && status != 429;
     if (status < 200 || status >= 300)
-      return errorf(Code::Unavailable, "embeddings: {} answered HTTP {}: {}", shown, status, redact(clip_line(answer->body, 200)));
+      return errorf(refused ? Code::InvalidArgument : Code::Unavailable, "embeddings: {} answered HTTP {}: {}", shown, status,
+                    redact(clip_line(answer->body, 200)));
     return parse(answer->body, texts.size(), shown);
   }
 
@@ -98,7 +116,8 @@ class HttpEmbedder final : public Embedder {
       Vector v;
       v.reserve(dims);
       for (const auto& x : e) {
-        if (!x.is_number() || !std::isfinite(x.get<double>())) return errorf(Code::DataLoss, "embeddings: {} answered a vector holding a non-number", shown);
+        if (!x.is_number() || !std::isfinite(x.get<double>()) || std::abs(x.get<double>()) > std::numeric_limits<float>::max())
+          return errorf(Code::DataLoss, "embeddings: {} answered a vector holding a non-number or one out of range", shown);
         v.push_back(static_cast<float>(x.get<double>()));
       }
       out[at] = std::move(v);
@@ -106,9 +125,13 @@ class HttpEmbedder final : public Embedder {
     return out;
   }
 
+  static constexpr double kQuietMs = 30000;
   EmbeddingsSettings m_settings;
   std::function<std::string(std::string)> m_scrub;
   std::string m_model;
+  mutable std::atomic<double> m_down_until{0};
+  mutable std::mutex m_mutex;
+  mutable std::string m_last_error;  // m_mutex
 };
 
 }  // namespace

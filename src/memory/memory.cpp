@@ -1,4 +1,5 @@
 #include "memory/memory.h"
+#include "base/clock.h"
 #include "base/text.h"
 
 #include "base/json.h"
@@ -11,6 +12,9 @@
 #include <array>
 #include <chrono>
 #include <ctime>
+#include <map>
+#include <mutex>
+#include <unordered_map>
 #include <utility>
 
 namespace ouro::memory {
@@ -127,10 +131,6 @@ constexpr size_t kMaxTermBytes = 64;
 constexpr size_t kLineTextBytes = 200;
 
 Kind parse_kind(std::string_view s) { return s == "run" ? Kind::Run : Kind::User; }
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 constexpr std::string_view kColumns = "m.id, m.text, m.tags, m.source_run, m.kind, m.created_at, m.updated_at, m.sources, m.key";
 constexpr size_t kAfterColumns = 9;
@@ -452,6 +452,51 @@ std::string sources_text(const std::vector<std::string>& list) {
 
 store::Param vector_param(const std::optional<Vector>& v) { return v ? store::Param(store::Bytes{to_blob(*v)}) : store::Param(nullptr); }
 
+// The vectors recall compared last, per database and model, by entry: read again only when the
+// entry was written since (its updated_at moved). At most kMaxVectorScan entries per key.
+struct Cached {
+  double updated_at = 0;
+  std::shared_ptr<const Vector> vector;
+};
+std::mutex g_vectors_mutex;
+std::map<std::string, std::unordered_map<int64_t, Cached>> g_vectors;
+
+std::string cache_key(const store::Database& db, const std::string& model) {
+  return fmt::format("{}\n{}\n{}", static_cast<const void*>(&db), db.path(), model);
+}
+
+// The vectors of `scanned` (id, updated_at), from the cache or read in batches; entries whose
+// blob does not read are left out.
+Result<std::vector<std::pair<int64_t, std::shared_ptr<const Vector>>>> cached_vectors(store::Connection& c, const std::string& key,
+                                                                                     const std::vector<std::pair<int64_t, double>>& scanned) {
+  std::unordered_map<int64_t, Cached> known;
+  {
+    std::lock_guard lock(g_vectors_mutex);
+    known = g_vectors[key];
+  }
+  std::vector<int64_t> missing;
+  for (const auto& [id, at] : scanned)
+    if (auto it = known.find(id); it == known.end() || it->second.updated_at != at) missing.push_back(id);
+  constexpr size_t kBatch = 200;
+  for (size_t from = 0; from < missing.size(); from += kBatch) {
+    std::string ids;
+    for (size_t i = from; i < std::min(missing.size(), from + kBatch); ++i) ids += (ids.empty() ? "" : ",") + std::to_string(missing[i]);
+    auto rows = TRY(c.exec("SELECT id, updated_at, embedding FROM memories WHERE id IN (" + ids + ")"));
+    for (const auto& row : rows)
+      if (auto v = from_blob(row.bytes(2))) known[row.int64(0)] = Cached{row.real(1), std::make_shared<const Vector>(std::move(*v))};
+  }
+  std::vector<std::pair<int64_t, std::shared_ptr<const Vector>>> out;
+  std::unordered_map<int64_t, Cached> kept;
+  for (const auto& [id, at] : scanned)
+    if (auto it = known.find(id); it != known.end() && it->second.updated_at == at) {
+      out.emplace_back(id, it->second.vector);
+      kept.emplace(id, it->second);
+    }
+  std::lock_guard lock(g_vectors_mutex);
+  g_vectors[key] = std::move(kept);
+  return out;
+}
+
 }  // namespace
 
 Result<Remembered> Memory::remember_entry(const std::string& text_in, const RememberOptions& options) {
@@ -471,7 +516,7 @@ Result<Remembered> Memory::remember_entry(const std::string& text_in, const Reme
   std::string tags_json = dump_json(json(tags));
   std::string source_run = valid_utf8(options.source_run);
   std::string sources_json = sources_text(options.sources);
-  double now = now_seconds();
+  double now = wall_seconds();
   // The vector is asked for before the database's lock is taken: an endpoint may take seconds.
   std::optional<Vector> vector = vector_of(text);
   const std::string model = vector ? m_embeddings->embedder->model() : "";
@@ -599,27 +644,31 @@ Result<Recalled> Memory::recall(const std::string& query, int top_k, const std::
       }
     }
     if (!wanted) return by_words;
-    // By meaning: every entry with a vector of this model (the newest kMaxVectorScan), nearest first.
+    // By meaning: every entry with a vector of this model (the newest kMaxVectorScan), nearest
+    // first. The vectors come from the process's cache; only new or rewritten entries' are read.
     std::string tag_filter = tag.empty() ? ""
                              : pg      ? " AND (m.tags::jsonb) @> jsonb_build_array(?3::text)"
                                        : " AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?3)";
-    std::string sql = fmt::format("SELECT {}, m.embedding FROM memories m WHERE m.embedding_model = ?1 AND m.embedding IS NOT NULL{} "
+    std::string sql = fmt::format("SELECT m.id, m.updated_at FROM memories m WHERE m.embedding_model = ?1 AND m.embedding IS NOT NULL{} "
                                   "ORDER BY m.updated_at DESC LIMIT ?2",
-                                  kColumns, tag_filter);
+                                  tag_filter);
     auto r = tag.empty() ? c.exec(sql, {model, kMaxVectorScan}) : c.exec(sql, {model, kMaxVectorScan, storable(c.engine(), tag)});
     if (!r) return make_error(r.error().code, "memory: recall: cannot read the memories' vectors: " + r.error().message);
+    std::vector<std::pair<int64_t, double>> scanned;
+    for (const store::Row& row : *r) scanned.emplace_back(row.int64(0), row.real(1));
+    auto vectors = TRY(cached_vectors(c, cache_key(m_db, model), scanned));
+    std::vector<std::pair<double, int64_t>> nearest;
+    for (const auto& [id, v] : vectors) nearest.emplace_back(cosine(*wanted, *v), id);
+    std::sort(nearest.begin(), nearest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    const double best = nearest.empty() ? 0 : nearest.front().first;
+    std::erase_if(nearest, [&](const auto& n) { return n.first < kMinSimilarity || n.first < best - kSimilarityBand; });
+    if (nearest.size() > static_cast<size_t>(kMaxRecall)) nearest.resize(kMaxRecall);
     std::vector<Entry> by_meaning;
-    for (const store::Row& row : *r) {
-      auto v = from_blob(row.bytes(kAfterColumns));
-      if (!v) continue;
-      Entry e = read_entry(row);
-      e.similarity = cosine(*wanted, *v);
-      by_meaning.push_back(std::move(e));
-    }
-    std::sort(by_meaning.begin(), by_meaning.end(), [](const Entry& a, const Entry& b) { return *a.similarity > *b.similarity; });
-    const double best = by_meaning.empty() ? 0 : *by_meaning.front().similarity;
-    std::erase_if(by_meaning, [&](const Entry& e) { return *e.similarity < kMinSimilarity || *e.similarity < best - kSimilarityBand; });
-    if (by_meaning.size() > static_cast<size_t>(kMaxRecall)) by_meaning.resize(kMaxRecall);
+    for (const auto& [similarity, id] : nearest)
+      if (auto e = TRY(entry_on(c, id))) {
+        e->similarity = similarity;
+        by_meaning.push_back(std::move(*e));
+      }
     // Reciprocal rank fusion: each list adds 1 / (k + rank) for the entries it holds.
     std::vector<Entry> fused;
     auto add = [&](const std::vector<Entry>& list) {
@@ -658,9 +707,10 @@ Result<int> Memory::backfill(int limit) {
     const int batch = std::min<int>(static_cast<int>(kMaxBatch), limit - done);
     auto todo = m_db.with_sql([&](store::Connection& c) -> Result<std::vector<std::pair<int64_t, std::string>>> {
       TRY(ensure_schema(c));
-      auto r = TRY(c.exec("SELECT id, text FROM memories WHERE embedding IS NULL OR embedding_model IS NULL OR embedding_model <> ?1 "
-                          "ORDER BY updated_at DESC, id DESC LIMIT ?2",
-                          {model, batch}));
+      // Not those the endpoint refused (marked "!model"): they are not asked for again.
+      auto r = TRY(c.exec("SELECT id, text FROM memories WHERE (embedding IS NULL OR embedding_model IS NULL OR embedding_model <> ?1) "
+                          "AND (embedding_model IS NULL OR embedding_model <> ?3) ORDER BY updated_at DESC, id DESC LIMIT ?2",
+                          {model, batch, "!" + model}));
       std::vector<std::pair<int64_t, std::string>> out;
       for (const auto& row : r) out.emplace_back(row.int64(0), row.text(1));
       return out;
@@ -669,13 +719,26 @@ Result<int> Memory::backfill(int limit) {
     if (todo->empty()) break;
     std::vector<std::string> texts;
     for (const auto& [id, text] : *todo) texts.push_back(text);
-    auto vectors = m_embeddings->embedder->embed(texts);
-    if (!vectors) return tl::make_unexpected(vectors.error());
+    // One text the endpoint refuses must not stall the rest: then each is asked for alone, and
+    // the ones refused are marked. An endpoint that is down stops the backfill for now.
+    auto refused_text = [](const Error& e) { return e.code == Code::InvalidArgument || e.code == Code::DataLoss || e.code == Code::ResourceExhausted; };
+    std::vector<std::optional<Vector>> vectors(texts.size());
+    if (auto all = m_embeddings->embedder->embed(texts)) {
+      for (size_t i = 0; i < texts.size(); ++i) vectors[i] = std::move((*all)[i]);
+    } else if (!refused_text(all.error())) {
+      return tl::make_unexpected(all.error());
+    } else {
+      for (size_t i = 0; i < texts.size(); ++i) {
+        auto one = m_embeddings->embedder->embed({texts[i]});
+        if (one && one->size() == 1) vectors[i] = std::move((*one)[0]);
+        else if (!one && !refused_text(one.error())) return tl::make_unexpected(one.error());
+      }
+    }
     TRY(m_db.with_sql([&](store::Connection& c) -> Result<void> {
       return c.transaction([&]() -> Result<void> {
         for (size_t i = 0; i < todo->size(); ++i)
           TRY(c.exec("UPDATE memories SET embedding = ?2, embedding_model = ?3 WHERE id = ?1 AND text = ?4",
-                     {(*todo)[i].first, store::Bytes{to_blob((*vectors)[i])}, model, (*todo)[i].second}));
+                     {(*todo)[i].first, vector_param(vectors[i]), vectors[i] ? model : "!" + model, (*todo)[i].second}));
         return {};
       });
     }));

@@ -1,4 +1,5 @@
 #include "runs/event_log.h"
+#include "base/clock.h"
 
 #include "base/log.h"
 #include "hooks/hooks.h"
@@ -23,10 +24,6 @@ void EventLog::set_sink(Sink sink) {
 void EventLog::on_store_failure(std::function<void(const std::string&)> fn) {
   std::lock_guard lock(*m_order);
   m_on_failure = std::move(fn);
-}
-
-double EventLog::now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 bool EventLog::append(const std::string& type, const json& data, double ts) {

@@ -47,8 +47,6 @@ class EventLog {
 
   // Stores then hands on; false when the event was not kept (the store failed now or before).
   bool append(const std::string& type, const json& data, double ts);
-  // Now, in milliseconds since the epoch.
-  static double now_ms();
 
   // "" while every event was stored; else why storing failed.
   std::string store_error() const;

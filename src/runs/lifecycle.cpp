@@ -1,8 +1,8 @@
 #include "runs/lifecycle.h"
+#include "base/clock.h"
 
 #include "actions/registry.h"
 #include "base/log.h"
-#include "base/text.h"
 #include "actions/host.h"
 #include "egress/gate.h"
 #include "session/session.h"
@@ -93,7 +93,7 @@ Lifecycle::~Lifecycle() {
   if (m_hooks && m_hooks->has(hooks::Point::SessionEnd) && m_log) {
     std::shared_ptr<EventLog> log = m_log;
     (void)ask_hooks(*m_hooks, hooks::Point::SessionEnd, m_id, {{"task", m_spec.task}}, [log](const std::string& t, const json& d) {
-      log->append(t, d, EventLog::now_ms());
+      log->append(t, d, wall_ms());
     }, "");
   }
 }
@@ -108,7 +108,7 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
   l->m_hooks = setup.hooks;
   store::Database& db = *setup.db;
   std::shared_ptr<EventLog> log = setup.log;
-  RecordEvent record = [log](const std::string& type, const json& data) { log->append(type, data, EventLog::now_ms()); };
+  RecordEvent record = [log](const std::string& type, const json& data) { log->append(type, data, wall_ms()); };
 
   // The model: a replay of a saved script (a model taking over where a step cannot heal, when
   // asked and configured), else the configured model, else the face's (MCP sampling), else none
@@ -238,7 +238,7 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
   if (m_hooks && m_hooks->has(hooks::Point::BeforeInbound) && !m_resume) {
     std::shared_ptr<EventLog> log = m_log;
     auto inbound = ask_hooks(*m_hooks, hooks::Point::BeforeInbound, m_id, {{"text", task}, {"turn", earlier.size() + 1}},
-                             [log](const std::string& t, const json& d) { log->append(t, d, EventLog::now_ms()); }, "");
+                             [log](const std::string& t, const json& d) { log->append(t, d, wall_ms()); }, "");
     if (!inbound) {
       agent::RunResult refused;
       refused.error = "the message was " + inbound.error().message;
@@ -259,9 +259,9 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
   // A follow-up starts from the goals its conversation's checkpoint keeps (an undo may have
   // changed them since the last turn).
   if (!earlier.empty() && !m_resume)
-    if (auto saved = store::load_run_checkpoint(*m_db, m_id); saved && *saved) {
+    if (auto saved = store::checkpoint_goals(*m_db, m_id)) {
       std::lock_guard lock(m_mutex);
-      m_goals = agent::RunState::from_json(parse_json((*saved)->state).value_or(json::object())).goals;
+      m_goals = *saved;
     }
   {
     std::lock_guard lock(m_mutex);
@@ -287,7 +287,7 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
   ro.on_checkpoint = [this, checkpointed](int iteration, const std::string& state, const std::string& env) {
     return store_checkpoint(*m_db, *checkpointed, m_id, iteration, state, env);
   };
-  m_turn_started = EventLog::now_ms();
+  m_turn_started = wall_ms();
   scripts::ReplayProvider* replay = m_replay;
   std::shared_ptr<EventLog> log = m_log;
   agent::Run run(*m_session, *m_provider, ro, [this, replay, log, &view](const agent::Event& e) {
@@ -346,10 +346,9 @@ std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::stri
   // A replay is not remembered: its task carries the values it was given (they may be secrets).
   if (state == "done" && m_spec.remember && !m_replay) {
     const memory::Embeddings* embeddings = m_session ? m_session->host().context().embeddings.get() : nullptr;
+    // Journaled for undo, not an event: `complete` stays the turn's last event.
     if (auto stored = remember_run(*m_db, m_id, task, r.final, embeddings)) {
       const memory::Entry& e = stored->entry;
-      m_log->append("memory_stored", {{"id", e.id}, {"key", nullptr}, {"text", clip_line(e.text, 200)}, {"tags", e.tags}, {"sources", e.sources},
-                                      {"replaced", stored->before.has_value()}}, EventLog::now_ms());
       undo::note(*m_db, m_id, m_turn_number,
               {{"kind", "memory"}, {"key", e.id}, {"before", stored->before ? json(memory::to_json(*stored->before, false)) : json(nullptr)},
                {"after", memory::to_json(e, false)}});
@@ -362,7 +361,7 @@ std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::stri
     else if (*saved) {
       undo::note_script(*m_db, m_id, m_turn_number, (*saved)->name, (*saved)->version);
       m_log->append("script-saved", {{"name", (*saved)->name}, {"version", (*saved)->version}, {"based_on", (*saved)->based_on},
-                                     {"changes", (*saved)->changes}}, EventLog::now_ms());
+                                     {"changes", (*saved)->changes}}, wall_ms());
     }
   }
   // The row: this turn's state and final; iterations, tokens and cost summed over the turns.
@@ -384,7 +383,7 @@ std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::stri
   if (!r.cost_known) row.cost = std::nullopt;
   else row.cost = row.cost.value_or(0) + r.cost_usd;
   row.error = !store_error.empty() ? "the run's events could not be stored: " + store_error : r.error;
-  row.updated_at = EventLog::now_ms();
+  row.updated_at = wall_ms();
   if (interrupted) {
     // Cut short by ouro stopping, as a crash would have: resumable, and said so.
     row.error = "ouro stopped while the run was in progress";
@@ -396,6 +395,15 @@ std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::stri
                             {"iterations", r.iterations}, {"cost", r.cost_known ? json(r.cost_usd) : json(nullptr)}});
   row.usage_json = dump_json(usage);
   if (auto updated = m_db->update_run(row); !updated) spdlog::error("run {}: cannot record its result: {}", m_id, redact(updated.error().message));
+  // The goals as the turn left them (its last iteration's changes are after its last checkpoint),
+  // for the next turn and for undo.
+  json goals;
+  {
+    std::lock_guard lock(m_mutex);
+    goals = m_goals;
+  }
+  if (auto kept = store::set_checkpoint_goals(*m_db, m_id, goals); !kept)
+    spdlog::warn("run {}: cannot keep its goals for the next turn: {}", m_id, redact(kept.error().message));
   // The env as this turn left it, for a conversation continued after this session is gone.
   if (m_session)
     if (auto saved = m_db->set_checkpoint(m_id, m_session->storable_env()); !saved)

@@ -1,4 +1,5 @@
 #include "runs/resume.h"
+#include "base/clock.h"
 
 #include <boost/url/parse.hpp>
 
@@ -21,10 +22,6 @@
 namespace ouro::runs {
 
 namespace {
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // "https://example.com:8443" for an http(s) URL (RFC 6454's serialization, the DOMStorage
 // securityOrigin); "" for anything else.
@@ -216,7 +213,7 @@ Result<void> store_checkpoint(store::Database& db, session::Session& session, co
   if (auto gone = session.browser().dead())
     return errorf(Code::Unavailable, "checkpoint {} not saved: the browser went while its cookies and storage were read ({})", iteration,
                   gone->message);
-  c.saved_at = now_ms();
+  c.saved_at = wall_ms();
   return store::save_run_checkpoint(db, run_id, c);
 }
 

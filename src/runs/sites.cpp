@@ -29,15 +29,14 @@ void remember_site(store::Database& db, const std::string& site, const std::stri
   std::lock_guard lock(g_sites_mutex);
   auto sites = remembered_sites(db);
   if (std::find(sites.begin(), sites.end(), site) != sites.end() || sites.size() >= kMaxSites) return;
-  const std::string before = dump_json(json(sites));
   sites.push_back(site);
-  const std::string after = dump_json(json(sites));
-  if (auto saved = db.set_setting("allowed_sites", after); !saved) {
+  if (auto saved = db.set_setting("allowed_sites", dump_json(json(sites))); !saved) {
     spdlog::warn("cannot remember the site {}: {}", site, redact(saved.error().message));
     return;
   }
-  // An "always" answered during a turn is one of the turn's changes (docs/guides/undo.md).
-  if (!conversation.empty()) undo::note(db, conversation, turn, {{"kind", "setting"}, {"key", "allowed_sites"}, {"before", before}, {"after", after}});
+  // An "always" answered during a turn is one of the turn's changes (docs/guides/undo.md): that
+  // site, not the whole list, so a site revoked since is never allowed again by a redo.
+  if (!conversation.empty()) undo::note(db, conversation, turn, {{"kind", "site"}, {"key", site}, {"before", false}, {"after", true}});
 }
 
 Result<void> set_remembered_sites(store::Database& db, const json& sites) {

@@ -139,6 +139,23 @@ std::vector<std::string> GatePolicy::patterns() const {
   return m_allowed.patterns();
 }
 
+std::vector<std::string> GatePolicy::named_patterns() const {
+  std::lock_guard lock(m_mutex);
+  return m_named.patterns();
+}
+
+std::vector<std::string> urls_in_text(std::string_view t) {
+  std::vector<std::string> out;
+  for (size_t at = 0; (at = t.find("http", at)) != std::string_view::npos; ++at) {
+    if (t.compare(at, 7, "http://") != 0 && t.compare(at, 8, "https://") != 0) continue;
+    size_t end = t.find_first_of(" \t\r\n\"'<>()[]{}", at);
+    std::string_view candidate = t.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    while (!candidate.empty() && (candidate.back() == '.' || candidate.back() == ',' || candidate.back() == ';')) candidate.remove_suffix(1);
+    if (auto url = parse_url(candidate); url && !url->host.empty()) out.emplace_back(candidate);
+  }
+  return out;
+}
+
 Result<std::shared_ptr<GatePolicy>> make_policy(const GateConfig& config) {
   SiteList sites;
   std::vector<std::string> given;
@@ -152,16 +169,9 @@ Result<std::shared_ptr<GatePolicy>> make_policy(const GateConfig& config) {
     if (auto added = sites.add(d); !added)
       return errorf(Code::InvalidArgument, "cannot use '{}' as an allowed domain: {}", d.substr(0, 200), added.error().message);
   // URLs the task itself names ("summarize https://example.com/news").
-  std::string_view t = config.task;
-  for (size_t at = 0; (at = t.find("http", at)) != std::string_view::npos; ++at) {
-    if (t.compare(at, 7, "http://") != 0 && t.compare(at, 8, "https://") != 0) continue;
-    size_t end = t.find_first_of(" \t\r\n\"'<>()[]{}", at);
-    std::string_view candidate = t.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-    while (!candidate.empty() && (candidate.back() == '.' || candidate.back() == ',' || candidate.back() == ';')) candidate.remove_suffix(1);
-    if (auto url = parse_url(candidate); url && !url->host.empty()) {
-      sites.add_site_of(*url);
-      given.push_back(std::string(candidate));
-    }
+  for (auto& u : urls_in_text(config.task)) {
+    sites.add_site_of(*parse_url(u));
+    given.push_back(std::move(u));
   }
   auto policy = std::make_shared<GatePolicy>(std::move(sites), config.mode);
   for (const auto& url : given) policy->add_given_url(url);

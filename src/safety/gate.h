@@ -60,6 +60,9 @@ class GatePolicy {
   // The same for a site pattern the user allowed "always" ("example.com", "127.0.0.1:8080").
   Result<void> name_pattern(std::string_view pattern);
   std::vector<std::string> patterns() const;
+  // The sites the user named (the run's URLs, its task's, --allow-domain, "always"), without
+  // those allowed once during the run: what a job the run leaves may reach.
+  std::vector<std::string> named_patterns() const;
   // URLs the user gave (the task's, --url, a tab they handed over), exactly — fragment, query and
   // path included; only what RFC 3986 §6.2.2/§6.2.3 call equivalent (scheme and host case,
   // percent-encoding, the default port) is the same URL: a navigation there carries nothing the
@@ -94,6 +97,8 @@ struct GateConfig {
 };
 // InvalidArgument names a pattern or URL that cannot be read.
 Result<std::shared_ptr<GatePolicy>> make_policy(const GateConfig& config);
+// The http(s) URLs written in a text ("summarize https://example.com/news."), as a task's are read.
+std::vector<std::string> urls_in_text(std::string_view text);
 
 // What the browser knows about a paused request.
 struct RequestFacts {

@@ -5,6 +5,7 @@
 #include "store/database.h"
 #include "store/sql.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <random>
@@ -323,27 +324,36 @@ Result<std::optional<json>> job_row(store::Database& db, std::string_view id) {
   });
 }
 
-Result<void> put_job_row(store::Database& db, std::string_view id, const std::optional<json>& row) {
+Result<void> put_job_definition(store::Database& db, std::string_view id, const std::optional<json>& row, int64_t now) {
+  if (row && (!row->is_array() || row->size() != 16 || !(*row)[0].is_string() || (*row)[0] != std::string(id) ||
+              !std::all_of(row->begin(), row->begin() + 7, [](const json& v) { return v.is_string(); })))
+    return errorf(Code::InvalidArgument, "the schedule {} cannot be put back: its saved row is not one of this table", shown(id));
+  std::optional<int64_t> next;
+  if (row) {
+    auto timing_text = parse_json((*row)[5].get<std::string>(), "timing");
+    auto timing = timing_text ? timing_from_json(*timing_text) : Result<Timing>(tl::make_unexpected(timing_text.error()));
+    if (!timing) return errorf(Code::DataLoss, "the schedule {} cannot be put back: its timing cannot be read: {}", shown(id), timing.error().message);
+    next = next_fire(*timing, now - 1);  // from now: a job put back does not fire for the time it was away
+  }
   return db.with_sql([&](store::Connection& c) -> Result<void> {
     TRY(ensure_schema(c));
-    TRY(c.exec("DELETE FROM schedules WHERE id = ?1", {id}));
-    if (!row) return {};
-    if (!row->is_array() || row->size() != 16 || !(*row)[0].is_string() || (*row)[0] != std::string(id))
-      return errorf(Code::InvalidArgument, "the schedule {} cannot be put back: its saved row is not one of this table", shown(id));
-    std::vector<store::Param> params;
-    // Columns by their type: the integers go back as integers, the texts as texts.
-    static constexpr bool kInteger[16] = {false, false, false, false, false, false, false, true, true, true, true, false, true, false, true, true};
-    for (size_t i = 0; i < 16; ++i) {
-      const json& v = (*row)[i];
-      if (v.is_null()) params.emplace_back(nullptr);
-      else if (!v.is_string()) return errorf(Code::InvalidArgument, "the schedule {} cannot be put back: column {} is not text", shown(id), i);
-      else if (kInteger[i]) params.emplace_back(static_cast<int64_t>(std::strtoll(v.get<std::string>().c_str(), nullptr, 10)));
-      else params.emplace_back(v.get<std::string>());
-    }
-    auto r = c.exec(std::string("INSERT INTO schedules (") + kColumns + ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-                    params);
-    if (!r) return make_error(r.error().code, fmt::format("cannot put back the schedule {}: {}", shown(id), r.error().message));
-    return {};
+    return c.transaction([&]() -> Result<void> {
+      if (!row) {
+        TRY(c.exec("DELETE FROM schedules WHERE id = ?1", {id}));
+        return {};
+      }
+      const json& r = *row;
+      auto s = [&](size_t i) { return store::Param(r[i].get<std::string>()); };
+      auto updated = TRY(c.exec("UPDATE schedules SET name = ?2, task = ?3, urls = ?4, options = ?5, timing = ?6, missed = ?7, next_fire = ?8 WHERE id = ?1",
+                                {id, s(1), s(2), s(3), s(4), s(5), s(6), next}));
+      if (updated.affected > 0) return {};
+      // Gone: back as it was defined, with its history, falling due from now.
+      auto n = [&](size_t i) { return r[i].is_string() ? store::Param(static_cast<int64_t>(std::strtoll(r[i].get<std::string>().c_str(), nullptr, 10))) : store::Param(nullptr); };
+      auto t = [&](size_t i) { return r[i].is_string() ? store::Param(r[i].get<std::string>()) : store::Param(nullptr); };
+      TRY(c.exec(std::string("INSERT INTO schedules (") + kColumns + ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0)",
+                 {id, s(1), s(2), s(3), s(4), s(5), s(6), n(7), n(8), n(9), next, t(11), n(12), t(13), n(14)}));
+      return {};
+    });
   });
 }
 

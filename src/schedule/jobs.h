@@ -98,8 +98,10 @@ Result<bool> remove_job(store::Database& db, std::string_view id);
 Result<Job> change_job(store::Database& db, std::string_view id, const JobSpec& spec, int64_t now, const OptionsCheck& check);
 // A job's row exactly as stored (its columns as texts, in order), for undo; nullopt when none.
 Result<std::optional<json>> job_row(store::Database& db, std::string_view id);
-// Puts back a row job_row returned (none: the job is removed). InvalidArgument for another shape.
-Result<void> put_job_row(store::Database& db, std::string_view id, const std::optional<json>& row);
+// Puts back the definition of a row job_row returned — name, task, start pages, options, timing,
+// missed-run policy — falling due next from `now` (none: the job is removed); a job that is gone
+// comes back with its history. InvalidArgument for a row of another shape.
+Result<void> put_job_definition(store::Database& db, std::string_view id, const std::optional<json>& row, int64_t now);
 
 // `run-now`: the job falls due at `now`, and fires at the scheduler's next pass whatever its
 // timing says (also after a restart). NotFound when there is no such job.

@@ -1,4 +1,5 @@
 #include "scripts/store.h"
+#include "base/clock.h"
 
 #include "store/database.h"
 #include "store/sql.h"
@@ -51,10 +52,6 @@ Result<Script> row_script(const store::Row& s) {
   return script_from_json(j);
 }
 
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace
 
 Result<Script> from_run(store::Database& db, const std::string& run_id, const std::string& name, const std::optional<std::vector<Param>>& params) {
@@ -89,7 +86,7 @@ Result<Script> save(store::Database& db, Script script) {
                       "SELECT ?1, COALESCE(MAX(version), 0) + 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM scripts WHERE name = ?1 "
                       "RETURNING version";
     json j = script.to_json();
-    script.created_at = now_ms();
+    script.created_at = wall_ms();
     json meta = json::object();
     if (script.based_on > 0) meta["based_on"] = script.based_on;
     if (script.changes.is_array() && !script.changes.empty()) meta["changes"] = script.changes;
@@ -146,23 +143,24 @@ Result<std::optional<json>> version_row(store::Database& db, const std::string& 
 }
 
 Result<void> put_version_row(store::Database& db, const std::string& name, int version, const std::optional<json>& row) {
+  if (row && (!row->is_array() || row->size() != 9 || (*row)[0] != name || (*row)[1] != std::to_string(version)))
+    return errorf(Code::InvalidArgument, "script {} version {} cannot be put back: its saved row is not one of this table", name, version);
+  std::vector<store::Param> params;
+  for (size_t i = 0; row && i < 9; ++i) {
+    const json& v = (*row)[i];
+    if (v.is_null()) params.emplace_back(nullptr);
+    else if (!v.is_string()) return errorf(Code::InvalidArgument, "script {} version {} cannot be put back: column {} is not text", name, version, i);
+    else if (i == 1) params.emplace_back(version);
+    else if (i == 2) params.emplace_back(std::strtod(v.get<std::string>().c_str(), nullptr));
+    else params.emplace_back(v.get<std::string>());
+  }
   return db.with_sql([&](store::Connection& c) -> Result<void> {
     TRY(ensure_schema(c));
-    TRY(c.exec("DELETE FROM scripts WHERE name = ?1 AND version = ?2", {name, version}));
-    if (!row) return {};
-    if (!row->is_array() || row->size() != 9 || (*row)[0] != name || (*row)[1] != std::to_string(version))
-      return errorf(Code::InvalidArgument, "script {} version {} cannot be put back: its saved row is not one of this table", name, version);
-    std::vector<store::Param> params;
-    for (size_t i = 0; i < 9; ++i) {
-      const json& v = (*row)[i];
-      if (v.is_null()) params.emplace_back(nullptr);
-      else if (!v.is_string()) return errorf(Code::InvalidArgument, "script {} version {} cannot be put back: column {} is not text", name, version, i);
-      else if (i == 1) params.emplace_back(version);
-      else if (i == 2) params.emplace_back(std::strtod(v.get<std::string>().c_str(), nullptr));
-      else params.emplace_back(v.get<std::string>());
-    }
-    TRY(c.exec(std::string("INSERT INTO scripts (") + kColumns + ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", params));
-    return {};
+    return c.transaction([&]() -> Result<void> {
+      TRY(c.exec("DELETE FROM scripts WHERE name = ?1 AND version = ?2", {name, version}));
+      if (row) TRY(c.exec(std::string("INSERT INTO scripts (") + kColumns + ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", params));
+      return {};
+    });
   });
 }
 

@@ -1,6 +1,4 @@
 #include "server/api.h"
-#include "store/run_state.h"
-#include "undo/journal.h"
 #include "base/random.h"
 #include "base/text.h"
 
@@ -9,6 +7,9 @@
 #include "browser/browser.h"
 #include "server/bridge_hub.h"
 #include "server/memories.h"
+#include "safety/known_secrets.h"
+#include "store/run_state.h"
+#include "undo/journal.h"
 #include "server/metrics.h"
 #include "server/pairing.h"
 #include "server/runs.h"
@@ -16,6 +17,7 @@
 #include "server/scripts.h"
 #include "session/session.h"
 
+#include <filesystem>
 #include <boost/asio/ip/address.hpp>
 
 #include <atomic>
@@ -522,6 +524,13 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
         auto done = redo ? undo::redo(*runtime->db, parts[2]) : undo::undo(*runtime->db, parts[2]);
         if (!done) return error_response(done.error());
         json out = done->to_json(parts[2], redo);
+        // What it says of memories is masked for every run's secrets, as GET /api/memory is.
+        std::error_code dir_error;
+        if (!runtime->data_dir.empty() && std::filesystem::is_directory(runtime->data_dir, dir_error)) {
+          auto known = safety::KnownSecrets::open((std::filesystem::path(runtime->data_dir) / "secret-digests").string());
+          if (!known) return error_response(known.error());
+          (*known)->scrub(out["changes"]);
+        }
         // The checklist as the conversation's next turn will start from it, for the Command Center.
         for (const auto& c : done->changes)
           if (get_str(c, "kind") == "goals")

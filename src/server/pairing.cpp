@@ -1,4 +1,5 @@
 #include "server/pairing.h"
+#include "base/clock.h"
 
 #include "base/base64.h"
 #include "base/random.h"
@@ -25,10 +26,6 @@ constexpr std::string_view kAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 constexpr size_t kCodeLength = 8;
 constexpr size_t kCredentialBytes = 32;
 constexpr size_t kMaxName = 100;
-
-double system_now() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::string base64url(std::string_view bytes) { return base64_encode(bytes, Base64::Url); }
 
@@ -88,10 +85,9 @@ bool Pairings::valid_extension_id(std::string_view id) {
   return id.size() == 32 && std::all_of(id.begin(), id.end(), [](char c) { return c >= 'a' && c <= 'p'; });
 }
 
-Result<std::unique_ptr<Pairings>> Pairings::open(store::Database& db, Clock now) {
+Result<std::unique_ptr<Pairings>> Pairings::open(store::Database& db) {
   std::unique_ptr<Pairings> p(new Pairings());
   p->m_db = &db;
-  p->m_now = now ? std::move(now) : Clock(system_now);
   TRY(db.with_sql([&](store::Connection& c) -> Result<void> {
     TRY(store::migrate(c, "pairing", kMigrations));
     auto rows = c.exec("SELECT id, extension_id, credential_hash, COALESCE(last_used, 0) FROM pairings");
@@ -110,7 +106,7 @@ Pairings::PairingCode Pairings::make_code_locked() {
   // 256 is a multiple of 32: each byte modulo 32 is uniform.
   for (char b : bytes) code += kAlphabet[static_cast<unsigned char>(b) % kAlphabet.size()];
   m_code = code;
-  m_code_expires = m_now() + kCodeLifetimeMs;
+  m_code_expires = wall_ms() + kCodeLifetimeMs;
   m_wrong = 0;
   return PairingCode{shown(code), m_code_expires};
 }
@@ -120,7 +116,7 @@ Pairings::PairingCode Pairings::current_code() {
   std::function<void(const PairingCode&)> listener;
   {
     std::lock_guard lock(m_mutex);
-    if (!m_code.empty() && m_now() < m_code_expires) return PairingCode{shown(m_code), m_code_expires};
+    if (!m_code.empty() && wall_ms() < m_code_expires) return PairingCode{shown(m_code), m_code_expires};
     made = make_code_locked();
     if (!m_first_code) listener = m_code_listener;
     m_first_code = false;
@@ -161,7 +157,7 @@ Result<json> Pairings::pair(const std::string& typed, const std::string& name, c
   std::optional<PairingCode> replacement;
   {
     std::lock_guard lock(m_mutex);
-    bool live = !m_code.empty() && m_now() < m_code_expires;
+    bool live = !m_code.empty() && wall_ms() < m_code_expires;
     if (!live || !equal_time_constant(given, m_code)) {
       if (!live) return make_error(Code::Unauthenticated, "there is no pairing code in force; ouro serve prints a new one, and Settings in the Command Center shows it");
       if (++m_wrong < kMaxWrongTries)
@@ -181,7 +177,7 @@ Result<json> Pairings::pair(const std::string& typed, const std::string& name, c
   }
   std::string credential = base64url(random_bytes(kCredentialBytes));
   std::string digest = hash(credential);
-  double now = m_now();
+  double now = wall_ms();
   std::string clean_name = name.empty() ? "Chrome extension" : name;
   auto id = TRY(m_db->with_sql([&](store::Connection& c) -> Result<std::string> {
     auto max = c.exec("SELECT COALESCE(MAX(CAST(SUBSTR(id, 2) AS BIGINT)), 0) + 1 FROM pairings");
@@ -206,7 +202,7 @@ std::optional<Pairings::Paired> Pairings::authenticate(const std::string& creden
   std::lock_guard lock(m_mutex);
   auto it = m_by_hash.find(digest);
   if (it == m_by_hash.end()) return std::nullopt;
-  it->second.last_used = m_now();
+  it->second.last_used = wall_ms();
   it->second.dirty = true;
   return Paired{it->second.id, it->second.extension_id};
 }

@@ -27,7 +27,6 @@ namespace ouro::server {
 
 class Pairings {
  public:
-  using Clock = std::function<double()>;  // ms since the epoch
   static constexpr double kCodeLifetimeMs = 10 * 60 * 1000;
   static constexpr int kMaxWrongTries = 5;
 
@@ -40,9 +39,9 @@ class Pairings {
     std::string id, extension_id;
   };
 
-  // Creates the table if needed and loads the stored hashes. `db` must outlive this object;
-  // `now` defaults to the system clock (tests pass their own).
-  static Result<std::unique_ptr<Pairings>> open(store::Database& db, Clock now = {});
+  // Creates the table if needed and loads the stored hashes. `db` must outlive this object.
+  // Times are base/clock.h's (a test moves them with a ManualClock).
+  static Result<std::unique_ptr<Pairings>> open(store::Database& db);
   ~Pairings();
 
   // The code in force, made anew when there is none (never made, used, expired, or void after
@@ -84,7 +83,6 @@ class Pairings {
   void flush_last_used();
 
   store::Database* m_db = nullptr;
-  Clock m_now;
   std::mutex m_mutex;
   std::string m_code;  // normalized (no dash, upper case); "" when none is in force
   double m_code_expires = 0;

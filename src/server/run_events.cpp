@@ -1,6 +1,7 @@
 // The runs API's event log and its subscribers: each stored event goes to the WebSocket clients
 // watching its run (or every run), replayed from storage first, none missed or seen twice.
 #include "server/run_manager_state.h"
+#include "base/clock.h"
 
 #include "base/log.h"
 
@@ -34,7 +35,7 @@ std::shared_ptr<runs::EventLog> RunManager::make_log(Active& run, int64_t last_s
     // The run waits for the user from the moment the question can be seen.
     if (e.type == "user-question") {
       run.row.state = "awaiting_user";
-      run.row.updated_at = now_ms();
+      run.row.updated_at = wall_ms();
       if (auto updated = m_db.update_run(run.row); !updated)
         spdlog::warn("run {}: cannot record its state: {}", run.id, redact(updated.error().message));
     }

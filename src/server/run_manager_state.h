@@ -43,8 +43,6 @@ constexpr int64_t kMaxQueued = 10000;
 // Runs waiting on one node (SQLite) at most, held in memory until a place comes free.
 constexpr size_t kMaxWaitingHere = 1000;
 
-// Milliseconds since the epoch, as rows and events keep time.
-double now_ms();
 // A run's row and a stored event as the API shows them.
 json row_json(const store::Database::RunRow& r);
 json event_json(const store::Database::EventRow& e);

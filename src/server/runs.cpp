@@ -3,6 +3,7 @@
 // limit. The event log and its subscribers, the model settings and the nodes sharing PostgreSQL
 // are in run_events.cpp, run_settings.cpp and run_nodes.cpp.
 #include "server/runs.h"
+#include "base/clock.h"
 #include "server/run_manager_state.h"
 
 #include "base/settings_file.h"
@@ -41,10 +42,6 @@
 #include <set>
 
 namespace ouro::server {
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 json row_json(const store::Database::RunRow& r) {
   json j = {{"id", r.id}, {"task", r.task}, {"state", r.state}, {"iterations", r.iterations}, {"partial", r.partial},
@@ -168,7 +165,7 @@ void RunManager::start_waiting() {
     spdlog::warn("run {}: cannot start it: {}", row.id, redact(started.error().message));
     row.state = "failed";
     row.error = "cannot start the run: " + started.error().message;
-    row.updated_at = now_ms();
+    row.updated_at = wall_ms();
     if (auto updated = m_db.update_run(row); !updated) spdlog::warn("run {}: cannot record its failure to start: {}", row.id, redact(updated.error().message));
   }
 }
@@ -198,7 +195,7 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside, co
   run->row.state = "queued";
   // The start pages go with the options: a resumed or continued run is given the same sites.
   run->row.options = dump_json(spec.stored_options());
-  run->row.created_at = run->row.updated_at = now_ms();
+  run->row.created_at = run->row.updated_at = wall_ms();
   json created = row_json(run->row);
   // The row stored with what goes alongside it, in one transaction.
   auto store_row = [&](const std::function<Result<void>(store::Connection&)>& insert) -> Result<void> {
@@ -312,22 +309,22 @@ void RunManager::withdraw_questions(Active& run) {
     }
   }
   run.answered.notify_all();
-  for (const auto& id : ids) publish(run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, now_ms());
+  for (const auto& id : ids) publish(run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, wall_ms());
 }
 
 // A run that ends without a result of the agent's: an error event, the failed row, a complete
 // event with the message as its partial final.
 void RunManager::record_failure(Active& run, const std::string& why, const std::string& message) {
-  publish(run, "error", {{"error", why}}, now_ms());
+  publish(run, "error", {{"error", why}}, wall_ms());
   run.row.state = "failed";
   run.row.error = why;
-  run.row.updated_at = now_ms();
+  run.row.updated_at = wall_ms();
   json final = {{"partial", true}, {"message", message}};
   run.row.final_json = dump_json(final);
   run.row.partial = true;
   if (auto updated = m_db.update_run(run.row); !updated)
     spdlog::error("run {}: cannot record its failure: {}", run.id, redact(updated.error().message));
-  publish(run, "complete", {{"final", final}, {"iterations", run.row.iterations}, {"partial", true}, {"error", why}}, now_ms());
+  publish(run, "complete", {{"final", final}, {"iterations", run.row.iterations}, {"partial", true}, {"error", why}}, wall_ms());
   std::lock_guard lock(run.mutex);
   run.finished = true;
 }
@@ -397,7 +394,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
           m_placed_order.pop_front();
         }
       }
-      publish(*run, "placement", {{"endpoint", lease->endpoint()}}, now_ms());
+      publish(*run, "placement", {{"endpoint", lease->endpoint()}}, wall_ms());
       return session::Session::attach(lease->runtime(), std::move(so));
     }
     if (via_extension) {
@@ -405,7 +402,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
       publish(*run, "placement", {{"endpoint", "extension"},
                                   {"note", "in your Chrome, through ouro's extension, in the tab group named after this task; it works in your "
                                            "profile (context 'mine'): a clean context cannot exist through the extension"}},
-              now_ms());
+              wall_ms());
       return session::Session::attach(bridged, std::move(so));
     }
     return session::Session::attach(m_runtime, std::move(so));
@@ -441,7 +438,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     run->confirmations.erase(id);
     run->closed_confirmations.insert(id);
     lock.unlock();
-    if (withdrawn) publish(*run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, now_ms());
+    if (withdrawn) publish(*run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, wall_ms());
     // "Always": a site question (leaving the allowed sites, one of the user's tabs) is not asked again.
     if (std::string site = runs::site_question(req); always && !site.empty()) runs::remember_site(m_db, site, run->id, life.turn_number());
     return approved;  // no answer in time counts as deny
@@ -463,26 +460,26 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
       run->questions.erase(id);
       run->closed_questions.insert(id);
     }
-    if (withdrawn) publish(*run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, now_ms());
+    if (withdrawn) publish(*run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, wall_ms());
     std::lock_guard lock(m_mutex);  // the run thread leaves its row alone while the run executes
     run->row.state = "running";
-    run->row.updated_at = now_ms();
+    run->row.updated_at = wall_ms();
     if (auto updated = m_db.update_run(run->row); !updated) spdlog::warn("run {}: cannot record its state: {}", run->id, redact(updated.error().message));
     return answer;
   };
   // A conversation: each message after a turn is a new turn in the same session (env, tabs,
   // store), with the earlier turns in the prompt; the session waits for one up to keep_idle.
-  if (!resumed && run->restored) publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, now_ms());
+  if (!resumed && run->restored) publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, wall_ms());
   session::Session::Held held;  // in the user's browser: the tabs let go between turns
   bool first_start = !resumed && run->turns.empty() && run->row.state == "queued";
   while (true) {
     life.session().take_back(held);
     if (first_start) {  // from its creation to its first turn: how long it waited for a place
-      m_node_stats.queue_wait.observe(std::max(0.0, now_ms() - run->row.created_at) / 1000.0);
+      m_node_stats.queue_wait.observe(std::max(0.0, wall_ms() - run->row.created_at) / 1000.0);
       first_start = false;
     }
     run->row.state = "running";
-    run->row.updated_at = now_ms();
+    run->row.updated_at = wall_ms();
     if (auto updated = m_db.update_run(run->row); !updated)
       spdlog::warn("run {}: cannot record that it is running: {}", run->id, redact(updated.error().message));
     const auto turn_began = Clock::now();
@@ -522,8 +519,8 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
       if (!to) {
         r.error = to.error().message;
         r.final = {{"partial", true}, {"message", "The run stopped: " + r.error}};
-        publish(*run, "error", {{"error", r.error}}, now_ms());
-        publish(*run, "complete", {{"final", r.final}, {"iterations", run->row.iterations + r.iterations}, {"partial", true}, {"error", r.error}}, now_ms());
+        publish(*run, "error", {{"error", r.error}}, wall_ms());
+        publish(*run, "complete", {{"final", r.final}, {"iterations", run->row.iterations + r.iterations}, {"partial", true}, {"error", r.error}}, wall_ms());
         break;
       }
       {
@@ -538,7 +535,7 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
       }
       const runs::ResumePoint& point = to->point;
       publish(*run, "failover", {{"from", from}, {"to", lease->endpoint()}, {"reason", r.browser_lost}, {"fromIteration", point.state.last_iteration + 1}},
-              now_ms());
+              wall_ms());
       // As a resume: the whole run's usage comes back with the checkpoint's state.
       run->row.usage_json = runs::usage_for_resume(run->row.usage_json);
       run->row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
@@ -594,14 +591,14 @@ void RunManager::execute(std::shared_ptr<Active> run, json body) {
     task = run->inbox.front();
     run->inbox.pop_front();
     lock.unlock();
-    publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, now_ms());
+    publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, wall_ms());
   }
   // The conversation is over: in a window of ouro's own (My browser) the tabs it opened go with
   // it, unless the person turned to them since its last turn (session.h close_what_it_opened).
   if (!held.tabs.empty())
     if (auto closed = life.session().close_what_it_opened(held); !closed.empty())
       publish(*run, "tabs-closed",
-              {{"tabs", closed}, {"reason", "the conversation ended: tabs it opened in ouro's window that you did not turn to are closed"}}, now_ms());
+              {{"tabs", closed}, {"reason", "the conversation ended: tabs it opened in ouro's window that you did not turn to are closed"}}, wall_ms());
   {
     std::lock_guard lock(run->mutex);
     run->session = nullptr;
@@ -705,7 +702,7 @@ Result<json> RunManager::cancel(const std::string& id) {
     if (auto dropped = m_db.with_sql([&](store::Connection& c) {
           return c.exec("UPDATE runs SET state = 'cancelled', error = 'cancelled before a node took it', updated_at = ?2 "
                         "WHERE id = ?1 AND state = 'queued' AND owner IS NULL",
-                        {id, now_ms()});
+                        {id, wall_ms()});
         });
         dropped && dropped->affected == 1)
       return json{{"id", id}, {"cancelling", true}};
@@ -724,7 +721,7 @@ Result<json> RunManager::cancel(const std::string& id) {
     if (waiting) {
       waiting->state = "cancelled";
       waiting->error = "cancelled before it started";
-      waiting->updated_at = now_ms();
+      waiting->updated_at = wall_ms();
       TRY(m_db.update_run(*waiting));
       return json{{"id", id}, {"cancelling", true}};
     }
@@ -907,7 +904,7 @@ Result<json> RunManager::start_resumed(const std::string& run_id, const std::vec
   // Queued from now on: a client that asks at once sees it is no longer interrupted.
   resumed->row.state = "queued";
   resumed->row.error.clear();
-  resumed->row.updated_at = now_ms();
+  resumed->row.updated_at = wall_ms();
   TRY(start_stored(resumed, std::move(body), Code::FailedPrecondition, "is in progress already"));
   return json{{"id", run_id}, {"resumed", true}, {"fromIteration", from}};
 }

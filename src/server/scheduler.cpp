@@ -1,4 +1,5 @@
 #include "server/scheduler.h"
+#include "base/clock.h"
 
 #include "base/log.h"
 #include "base/text.h"
@@ -19,10 +20,6 @@
 namespace ouro::server {
 
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // "2026-12-01 08:00 (Europe/Berlin)": an instant as the job's zone shows it, for log lines and skips.
 std::string when(const schedule::Job& job, int64_t t) {
@@ -123,7 +120,7 @@ bool Scheduler::start() {
     }
   }
   try {
-    catch_up(now_ms() / 1000, "ouro was not running");
+    catch_up(wall_ms_whole() / 1000, "ouro was not running");
   } catch (const std::exception& e) {
     spdlog::error("scheduler: applying the missed-run policies failed: {}", redact(e.what()));
   }
@@ -193,7 +190,7 @@ bool Scheduler::lead() {
   const bool now_leading = leading();
   if (now_leading && !m_leading) {
     spdlog::info("scheduler: this node ({}) leads the scheduler now", m_db.node_id());
-    catch_up(now_ms() / 1000, "no node led the scheduler");
+    catch_up(wall_ms_whole() / 1000, "no node led the scheduler");
   } else if (!now_leading && m_leading) {
     spdlog::warn("scheduler: this node ({}) no longer leads the scheduler; it fires nothing", m_db.node_id());
   }
@@ -253,7 +250,7 @@ std::chrono::milliseconds Scheduler::pass() {
     // A fire the row does not show yet: the run it started and its next time stand in, and
     // storing them is tried again.
     if (auto u = m_unrecorded.find(job.id); u != m_unrecorded.end()) {
-      if (schedule::record_fire(m_db, job.id, now_ms() / 1000, u->second.run_id, u->second.next)) {
+      if (schedule::record_fire(m_db, job.id, wall_ms_whole() / 1000, u->second.run_id, u->second.next)) {
         m_unrecorded.erase(u);
         continue;  // read again at the next pass
       }
@@ -262,7 +259,7 @@ std::chrono::milliseconds Scheduler::pass() {
       job.run_requested = false;
     }
     if (!job.enabled || !job.next_fire) continue;
-    const int64_t ms = now_ms();
+    const int64_t ms = wall_ms_whole();
     if (job.run_requested || *job.next_fire * 1000 <= ms) {
       if (m_shared && !leading()) break;  // its lead ran out during this pass
       fire(job, ms / 1000);
@@ -272,7 +269,7 @@ std::chrono::milliseconds Scheduler::pass() {
     earliest = earliest ? std::min(*earliest, *job.next_fire) : *job.next_fire;
   }
   std::chrono::milliseconds sleep = m_config.poll;
-  if (earliest) sleep = std::min(sleep, std::chrono::milliseconds(std::max<int64_t>(*earliest * 1000 - now_ms(), 0)));
+  if (earliest) sleep = std::min(sleep, std::chrono::milliseconds(std::max<int64_t>(*earliest * 1000 - wall_ms_whole(), 0)));
   // What fired has its next time stored now: the next pass reads it soon, without spinning.
   if (fired) sleep = std::min(sleep, std::chrono::milliseconds(50));
   // The leader renews its lease in time.
@@ -383,7 +380,7 @@ Result<json> Scheduler::list() {
 
 Result<json> Scheduler::create(const json& body) {
   schedule::JobSpec spec = TRY(job_spec_from_json(body));
-  const int64_t now = now_ms() / 1000;
+  const int64_t now = wall_ms_whole() / 1000;
   schedule::Job job = TRY(schedule::add_job(m_db, spec, now, runs::check_options));
   wake();
   json out = schedule::job_json(job);
@@ -398,7 +395,7 @@ Result<json> Scheduler::remove(const std::string& id) {
 }
 
 Result<json> Scheduler::run_now(const std::string& id) {
-  TRY(schedule::request_run(m_db, id, now_ms() / 1000));
+  TRY(schedule::request_run(m_db, id, wall_ms_whole() / 1000));
   wake();
   auto job = TRY(schedule::get_job(m_db, id));
   return job ? schedule::job_json(*job) : json{{"id", id}};

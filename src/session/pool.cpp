@@ -1,4 +1,5 @@
 #include "session/pool.h"
+#include "base/clock.h"
 
 #include "base/text.h"
 
@@ -33,10 +34,6 @@ namespace {
 constexpr int kMaxCapacity = 256;
 constexpr size_t kMaxEndpoints = 64;
 constexpr size_t kMaxUrl = 2000;
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::string short_text(const std::string& s) { return clip_head(s, 80); }
 
@@ -348,7 +345,7 @@ struct BrowserPool::Impl : std::enable_shared_from_this<Impl> {
     if (e.runtime) dropped.push_back(std::move(e.runtime));  // sessions on it keep theirs until they end
     e.runtime.reset();
     e.last_error = why;
-    if (e.down_since == 0) e.down_since = now_ms();
+    if (e.down_since == 0) e.down_since = wall_ms();
     // One that drops again soon after it came back (crash-looping, or a stranger's endpoint that
     // accepts and drops) waits longer each time; one that stayed up a while starts afresh.
     bool flapping = e.backoff.count() > 0 && Clock::now() - e.up_since < options.max_backoff;
@@ -477,7 +474,7 @@ struct BrowserPool::Impl : std::enable_shared_from_this<Impl> {
         changed.notify_all();
       } else {
         e.last_error = rt.error().message;
-        if (e.down_since == 0) e.down_since = now_ms();
+        if (e.down_since == 0) e.down_since = wall_ms();
         e.backoff = e.backoff.count() == 0 ? options.first_backoff : std::min(options.max_backoff, e.backoff * 2);
         e.next_try = Clock::now() + e.backoff;
       }
@@ -523,7 +520,7 @@ Result<std::shared_ptr<BrowserPool>> BrowserPool::create(std::shared_ptr<net::Io
     e.name = redact_endpoint(endpoints[i].url);
     e.spec = std::move(endpoints[i]);
     e.connect_url = std::move(connect_urls[i]);
-    e.down_since = now_ms();
+    e.down_since = wall_ms();
     e.last_error = "not connected yet";
     p.endpoints.push_back(std::move(e));
   }

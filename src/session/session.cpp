@@ -1,4 +1,5 @@
 #include "session/session.h"
+#include "base/clock.h"
 #include "session/start_url.h"
 #include "session/prediction.h"
 
@@ -370,7 +371,7 @@ Session::Held Session::let_go() {
   if (!m->host->context().shared_tabs) return h;
   h.active = active_tab();
   h.tabs = m->runtime->browser->owned_tabs(m->host->context().owner);
-  h.at = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+  h.at = wall_ms();
   for (const auto& t : h.tabs)
     if (auto info = m->runtime->browser->tab_info(t)) h.urls[t] = info->url;
   m->runtime->browser->release_tabs(m->host->context().owner, egress::lingering_gate(m->host->context()));

@@ -1,4 +1,5 @@
 #include "store/database.h"
+#include "base/clock.h"
 #include "store/run_row.h"
 
 #include "base/json.h"
@@ -37,8 +38,6 @@ std::string default_data_dir() {
 }
 
 namespace {
-
-double now_seconds() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 std::string settings_file() {
   if (const char* c = std::getenv("OURO_CONFIG"); c && *c) return c;
@@ -313,7 +312,7 @@ std::pair<std::unique_lock<std::mutex>, Connection&> Database::reader() {
 Result<void> Database::heartbeat() {
   if (m_engine != Engine::Postgres) return {};
   std::lock_guard lock(m_lock->mutex);
-  double now = now_seconds();
+  double now = wall_seconds();
   TRY(m_conn->exec("INSERT INTO nodes (id, started_at, heartbeat_at) VALUES (?1, ?2, ?2) "
                    "ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
                    {m_node_id, now}));
@@ -322,7 +321,7 @@ Result<void> Database::heartbeat() {
 
 Result<void> Database::kv_set(const std::string& key, const std::string& value_json) {
   std::lock_guard lock(m_lock->mutex);
-  auto now = static_cast<int64_t>(now_seconds());
+  auto now = static_cast<int64_t>(wall_seconds());
   if (auto r = m_conn->exec("INSERT INTO kv(key, value, created_at, updated_at) VALUES(?1, ?2, ?3, ?3) "
                             "ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
                             {key, value_json, now});
@@ -380,7 +379,7 @@ Database::RunRow read_run(const Row& s) {
 Result<void> Database::insert_run(Connection& c, const std::string& node, const RunRow& r) {
   if (auto done = c.exec("INSERT INTO runs(id, task, state, options, created_at, updated_at, owner, heartbeat_at) "
                          "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                         {r.id, r.task, r.state, r.options, r.created_at, r.updated_at, node, now_seconds()});
+                         {r.id, r.task, r.state, r.options, r.created_at, r.updated_at, node, wall_seconds()});
       !done)
     return make_error(done.error().code, fmt::format("cannot record run {}: {}", r.id, done.error().message));
   return {};
@@ -401,16 +400,16 @@ Result<void> Database::update_run(const RunRow& r) {
   std::string fence = m_engine == Engine::Postgres ? " AND (owner IS NULL OR owner = ?10 OR state NOT IN ('queued', 'running', 'awaiting_user') "
                                                      "OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = runs.owner AND n.heartbeat_at > ?12))"
                                                    : " AND ?10 IS NOT NULL AND ?12 IS NOT NULL";
-  double live_after = now_seconds() - std::chrono::duration<double>(kNodeDead).count();
+  double live_after = wall_seconds() - std::chrono::duration<double>(kNodeDead).count();
   auto done = active_state(r.state)
                   ? m_conn->exec("UPDATE runs SET state = ?2, updated_at = ?3, iterations = ?4, final = ?5, partial = ?6, usage = ?7, cost = ?8, "
                                  "error = ?9, owner = ?10, heartbeat_at = ?11 WHERE id = ?1" + fence,
                                  {r.id, r.state, r.updated_at, r.iterations, text_or_null(r.final_json), r.partial, text_or_null(r.usage_json),
-                                  r.cost, text_or_null(r.error), m_node_id, now_seconds(), live_after})
+                                  r.cost, text_or_null(r.error), m_node_id, wall_seconds(), live_after})
                   : m_conn->exec("UPDATE runs SET state = ?2, updated_at = ?3, iterations = ?4, final = ?5, partial = ?6, usage = ?7, cost = ?8, "
                                  "error = ?9, heartbeat_at = ?11 WHERE id = ?1" + fence,
                                  {r.id, r.state, r.updated_at, r.iterations, text_or_null(r.final_json), r.partial, text_or_null(r.usage_json),
-                                  r.cost, text_or_null(r.error), m_node_id, now_seconds(), live_after});
+                                  r.cost, text_or_null(r.error), m_node_id, wall_seconds(), live_after});
   if (!done) return make_error(done.error().code, fmt::format("cannot update run {}: {}", r.id, done.error().message));
   if (done->affected == 0 && m_engine == Engine::Postgres) {
     auto held = m_conn->exec("SELECT owner FROM runs WHERE id = ?1", {r.id});
@@ -453,7 +452,7 @@ Result<int> Database::mark_interrupted() {
                ? m_conn->exec("UPDATE runs SET state = 'interrupted', error = 'ouro stopped while the run was in progress' "
                               "WHERE state IN ('queued', 'running', 'awaiting_user') AND (owner IS NULL OR owner = ?1 OR NOT EXISTS ("
                               "  SELECT 1 FROM nodes WHERE nodes.id = runs.owner AND nodes.heartbeat_at > ?2))",
-                              {m_node_id, now_seconds() - kStaleNodeSeconds})
+                              {m_node_id, wall_seconds() - kStaleNodeSeconds})
                : m_conn->exec("UPDATE runs SET state = 'interrupted', error = 'ouro stopped while the run was in progress' "
                               "WHERE state IN ('queued', 'running', 'awaiting_user')");
   if (!r) return make_error(r.error().code, "cannot mark interrupted runs: " + r.error().message);
@@ -498,6 +497,13 @@ Result<void> Database::set_setting(const std::string& key, const std::string& va
   std::lock_guard lock(m_lock->mutex);
   return put_text(*m_conn, "INSERT INTO settings(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, value_json,
                   "setting " + key);
+}
+
+Result<void> Database::delete_setting(const std::string& key) {
+  std::lock_guard lock(m_lock->mutex);
+  if (auto r = m_conn->exec("DELETE FROM settings WHERE key = ?1", {key}); !r)
+    return make_error(r.error().code, fmt::format("cannot delete setting {}: {}", key, r.error().message));
+  return {};
 }
 
 Result<std::optional<std::string>> Database::get_setting(const std::string& key) {

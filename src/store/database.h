@@ -106,6 +106,8 @@ class Database {
   // --- Settings (JSON values) ------------------------------------------------------------------
   Result<void> set_setting(const std::string& key, const std::string& value_json);
   Result<std::optional<std::string>> get_setting(const std::string& key);
+  // Removes a setting (nothing to remove is no error).
+  Result<void> delete_setting(const std::string& key);
 
   // The SQLite file, ":memory:", or the PostgreSQL URL with its password redacted.
   const std::string& path() const { return m_path; }

@@ -1,4 +1,5 @@
 #include "store/nodes.h"
+#include "base/clock.h"
 #include "store/run_row.h"
 
 #include <pqxx/pqxx>
@@ -10,8 +11,7 @@ namespace ouro::store {
 
 namespace {
 
-double now_seconds() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
-double dead_before() { return now_seconds() - std::chrono::duration<double>(kNodeDead).count(); }
+double dead_before() { return wall_seconds() - std::chrono::duration<double>(kNodeDead).count(); }
 
 Result<void> postgres_only(Database& db, const char* what) {
   if (db.engine() != Engine::Postgres) return errorf(Code::FailedPrecondition, "{} is for nodes sharing a PostgreSQL database", what);
@@ -44,7 +44,7 @@ Result<std::vector<Database::RunRow>> claim_queued(Database& db, int max) {
                                 "  SELECT id FROM runs WHERE state = 'queued' AND owner IS NULL ORDER BY created_at LIMIT ?3 FOR UPDATE SKIP LOCKED)"
                                 " AND state = 'queued' AND owner IS NULL RETURNING {}",
                                 kRunColumns),
-                    {db.node_id(), now_seconds(), max});
+                    {db.node_id(), wall_seconds(), max});
     if (!r) return make_error(r.error().code, "cannot take runs from the queue: " + r.error().message);
     std::vector<Database::RunRow> out;
     for (const Row& row : *r) out.push_back(read_run(row));
@@ -66,7 +66,7 @@ Result<std::vector<TakenRun>> take_over(Database& db, int max, const std::set<st
                                 "   ORDER BY r.updated_at LIMIT ?4 FOR UPDATE SKIP LOCKED)"
                                 " RETURNING {}, EXISTS (SELECT 1 FROM events e WHERE e.run_id = runs.id)",
                                 kRunColumns),
-                    {db.node_id(), now_seconds(), dead_before(), max, mine});
+                    {db.node_id(), wall_seconds(), dead_before(), max, mine});
     if (!r) return make_error(r.error().code, "cannot take over the runs of dead nodes: " + r.error().message);
     std::vector<TakenRun> out;
     for (const Row& row : *r) out.push_back(TakenRun{read_run(row), row.int64(kRunColumnCount) != 0});
@@ -82,7 +82,7 @@ Result<bool> claim_run(Database& db, const std::string& run_id, const std::vecto
   return db.with_sql([&](Connection& c) -> Result<bool> {
     auto r = c.exec("UPDATE runs SET owner = ?1, heartbeat_at = ?2 WHERE id = ?3 AND state = ANY (string_to_array(?4, ' '))"
                     " AND (owner IS NULL OR owner = ?1 OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = runs.owner AND n.heartbeat_at > ?5))",
-                    {db.node_id(), now_seconds(), run_id, list, dead_before()});
+                    {db.node_id(), wall_seconds(), run_id, list, dead_before()});
     if (!r) return make_error(r.error().code, fmt::format("cannot claim run {}: {}", run_id, r.error().message));
     return r->affected == 1;
   });
@@ -102,7 +102,7 @@ Result<void> post_to_inbox(Database& db, const std::string& run_id, const json& 
   return db.with_sql([&](Connection& c) -> Result<void> {
     auto r = c.exec("INSERT INTO run_inbox (run_id, body, created_at) SELECT ?1, ?2, ?3 WHERE EXISTS ("
                     "  SELECT 1 FROM runs WHERE id = ?1 AND owner IS NOT NULL AND state IN ('queued', 'running', 'awaiting_user'))",
-                    {run_id, dump_json(message), now_seconds()});
+                    {run_id, dump_json(message), wall_seconds()});
     if (!r) return make_error(r.error().code, fmt::format("cannot pass the message to run {}'s node: {}", run_id, r.error().message));
     if (r->affected == 0) return errorf(Code::NotFound, "no run '{}' in progress on any node", run_id);
     if (auto n = c.exec("SELECT pg_notify('ouro_inbox', ?1)", {run_id}); !n)
@@ -116,7 +116,7 @@ Result<bool> relay_to_holder(Database& db, const std::string& run_id, const json
   return db.with_sql([&](Connection& c) -> Result<bool> {
     auto r = c.exec("INSERT INTO run_inbox (run_id, body, created_at) SELECT ?1, ?2, ?3 WHERE EXISTS ("
                     "  SELECT 1 FROM runs r JOIN nodes n ON n.id = r.owner WHERE r.id = ?1 AND r.owner <> ?4 AND n.heartbeat_at > ?5)",
-                    {run_id, dump_json(message), now_seconds(), db.node_id(), dead_before()});
+                    {run_id, dump_json(message), wall_seconds(), db.node_id(), dead_before()});
     if (!r) return make_error(r.error().code, fmt::format("cannot pass the message to run {}'s node: {}", run_id, r.error().message));
     if (r->affected == 0) return false;
     if (auto n = c.exec("SELECT pg_notify('ouro_inbox', ?1)", {run_id}); !n)
@@ -198,7 +198,7 @@ Result<bool> lease_held(Connection& c, const std::string& node, const std::strin
 
 Result<bool> record_fire_once(Connection& c, const std::string& node, const std::string& job_id, int64_t due) {
   auto r = c.exec("INSERT INTO schedule_fires (job_id, due, node, fired_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (job_id, due) DO NOTHING",
-                  {job_id, due, node, now_seconds()});
+                  {job_id, due, node, wall_seconds()});
   if (!r) return make_error(r.error().code, fmt::format("cannot record the fire of schedule {}: {}", job_id, r.error().message));
   if (r->affected == 0) return false;
   // A day of fires is kept: a leader that woke late names a recent due time, never one that old.

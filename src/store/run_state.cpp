@@ -1,5 +1,7 @@
 #include "store/run_state.h"
 
+#include "base/json.h"
+
 namespace ouro::store {
 
 namespace {
@@ -58,6 +60,24 @@ Result<std::optional<RunCheckpoint>> load_run_checkpoint(Database& db, const std
     cp.provenance = row.text(6);
     return std::optional<RunCheckpoint>(std::move(cp));
   });
+}
+
+Result<json> checkpoint_goals(Database& db, const std::string& run_id) {
+  auto saved = TRY(load_run_checkpoint(db, run_id));
+  if (!saved) return json::array();
+  json state = parse_json(saved->state).value_or(json::object());
+  const json& goals = get_field(state, "goals");
+  return goals.is_array() ? goals : json::array();
+}
+
+Result<void> set_checkpoint_goals(Database& db, const std::string& run_id, const json& goals) {
+  auto saved = TRY(load_run_checkpoint(db, run_id));
+  RunCheckpoint cp = saved ? *saved : RunCheckpoint{};
+  json state = parse_json(cp.state).value_or(json::object());
+  if (!state.is_object()) state = json::object();
+  state["goals"] = goals.is_array() ? goals : json::array();
+  cp.state = dump_json(state);
+  return save_run_checkpoint(db, run_id, cp);
 }
 
 }  // namespace ouro::store

@@ -7,6 +7,7 @@
 // event. The env also goes to `checkpoints` (Database::set_checkpoint), which follow-up turns read.
 #pragma once
 
+#include "base/json.h"
 #include "store/database.h"
 
 #include <optional>
@@ -26,5 +27,10 @@ struct RunCheckpoint {
 
 Result<void> save_run_checkpoint(Database& db, const std::string& run_id, const RunCheckpoint& checkpoint);
 Result<std::optional<RunCheckpoint>> load_run_checkpoint(Database& db, const std::string& run_id);
+// The conversation's goals as its checkpoint's state keeps them (the next turn starts from them),
+// and setting them (a checkpoint is made when there is none). Not atomic with the run's own
+// checkpoints: called between turns (the turn's end, undo).
+Result<json> checkpoint_goals(Database& db, const std::string& run_id);
+Result<void> set_checkpoint_goals(Database& db, const std::string& run_id, const json& goals);
 
 }  // namespace ouro::store

@@ -224,7 +224,7 @@ class PostgresConnection final : public Connection {
       pqxx::nontransaction tx(*c);
       // Notices ("relation … already exists, skipping") would go to stderr; times are UTC so that
       // EXTRACT(EPOCH …) and to_timestamp agree with what SQLite computes.
-      tx.exec("SET client_min_messages = warning; SET TIME ZONE 'UTC'");
+      tx.exec("SET client_min_messages = warning; SET TIME ZONE 'UTC'; SET bytea_output = 'hex'");
       tx.commit();
       m_conn = std::move(c);
     } catch (const std::exception& e) {

@@ -1,4 +1,5 @@
 #include "undo/journal.h"
+#include "base/clock.h"
 
 #include "base/log.h"
 #include "base/text.h"
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 
 namespace ouro::undo {
 
@@ -29,10 +31,6 @@ constexpr const char* kNote =
     "stays sent: no undo reaches it.";
 
 Result<void> ensure_schema(store::Connection& c) { return store::migrate(c, "undo", kMigrations); }
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 struct Turn {
   int turn = 0;
@@ -58,7 +56,7 @@ Result<std::optional<Turn>> next_turn(store::Database& db, const std::string& co
 Result<void> set_state(store::Database& db, const std::string& conversation, int turn, const char* state) {
   return db.with_sql([&](store::Connection& c) -> Result<void> {
     TRY(ensure_schema(c));
-    TRY(c.exec("UPDATE undo_turns SET state = ?3, updated_at = ?4 WHERE conversation = ?1 AND turn = ?2", {conversation, turn, state, now_ms()}));
+    TRY(c.exec("UPDATE undo_turns SET state = ?3, updated_at = ?4 WHERE conversation = ?1 AND turn = ?2", {conversation, turn, state, wall_ms()}));
     return {};
   });
 }
@@ -86,17 +84,24 @@ Result<Outcome> apply(store::Database& db, const std::string& conversation, cons
     const json& change = t.changes[i];
     const std::string kind = get_str(change, "kind");
     Apply h = handler(kind);
-    Result<std::string> did = h ? h(db, conversation, get_field(change, "key"), get_field(change, side))
+    Result<std::string> did = h ? h(db, conversation, get_field(change, "key"), get_field(change, side), get_field(change, other))
                                 : errorf(Code::DataLoss, "no handler for changes of kind '{}'", clip_line(kind, 40));
     if (!did) {
+      // What was put back already goes back to how it was.
+      std::string stuck;
       for (auto it = done.rbegin(); it != done.rend(); ++it) {
         const json& back = t.changes[*it];
-        if (Apply hb = handler(get_str(back, "kind")))
-          if (auto again = hb(db, conversation, get_field(back, "key"), get_field(back, other)); !again)
-            spdlog::warn("undo: cannot put back a {} change of {}: {}", get_str(back, "kind"), conversation, redact(again.error().message));
+        Apply hb = handler(get_str(back, "kind"));
+        auto again = hb ? hb(db, conversation, get_field(back, "key"), get_field(back, other), get_field(back, side))
+                        : Result<std::string>(make_error(Code::DataLoss, "no handler"));
+        if (!again) {
+          spdlog::warn("undo: cannot put back a {} change of {}: {}", get_str(back, "kind"), conversation, redact(again.error().message));
+          stuck += (stuck.empty() ? "" : "; ") + get_str(back, "kind") + " " + clip_line(dump_json(get_field(back, "key")), 60);
+        }
       }
-      return errorf(did.error().code == Code::DataLoss ? Code::DataLoss : Code::FailedPrecondition, "{} of turn {} stopped at a {} change: {}; nothing was changed",
-                    redo ? "redo" : "undo", t.turn, kind, did.error().message);
+      return errorf(did.error().code == Code::DataLoss ? Code::DataLoss : Code::FailedPrecondition, "{} of turn {} stopped at a {} change: {}; {}",
+                    redo ? "redo" : "undo", t.turn, kind, did.error().message,
+                    stuck.empty() ? "nothing was changed" : "and these could not be put back as they were: " + stuck);
     }
     done.push_back(i);
     out.changes.push_back({{"kind", kind}, {"key", get_field(change, "key")}, {"did", *did}});
@@ -150,7 +155,7 @@ Result<void> record(store::Database& db, const std::string& conversation, int tu
       }
       TRY(c.exec("INSERT INTO undo_turns (conversation, turn, state, changes, updated_at) VALUES (?1, ?2, 'done', ?3, ?4) "
                  "ON CONFLICT (conversation, turn) DO UPDATE SET state = 'done', changes = excluded.changes, updated_at = excluded.updated_at",
-                 {conversation, turn, dump_json(changes), now_ms()}));
+                 {conversation, turn, dump_json(changes), wall_ms()}));
       TRY(c.exec("DELETE FROM undo_turns WHERE conversation = ?1 AND turn NOT IN "
                  "(SELECT turn FROM undo_turns WHERE conversation = ?1 ORDER BY turn DESC LIMIT ?2)",
                  {conversation, keep}));
@@ -170,7 +175,11 @@ void note_script(store::Database& db, const std::string& conversation, int turn,
   note(db, conversation, turn, {{"kind", "script"}, {"key", {{"name", name}, {"version", version}}}, {"before", nullptr}, {"after", **row}});
 }
 
+// One undo or redo at a time in this process: two at once would both take the same turn.
+std::mutex g_applying;
+
 Result<Outcome> undo(store::Database& db, const std::string& conversation) {
+  std::lock_guard lock(g_applying);
   TRY(idle(db, conversation));
   auto t = TRY(next_turn(db, conversation, false));
   if (!t) return errorf(Code::NotFound, "nothing to undo in {}: none of its turns changed memory, the store, goals, schedules, scripts or settings", conversation);
@@ -178,6 +187,7 @@ Result<Outcome> undo(store::Database& db, const std::string& conversation) {
 }
 
 Result<Outcome> redo(store::Database& db, const std::string& conversation) {
+  std::lock_guard lock(g_applying);
   TRY(idle(db, conversation));
   auto t = TRY(next_turn(db, conversation, true));
   if (!t) return errorf(Code::NotFound, "nothing to redo in {}: no turn of it is undone (a turn that changed something since drops what was undone)", conversation);

@@ -55,9 +55,11 @@ Result<json> stack(store::Database& db, const std::string& conversation);
 // The newest conversation with a turn to undo (redo: to redo), or "" when none.
 Result<std::string> latest_conversation(store::Database& db, bool redo);
 
-// The handler of one kind: puts `value` (a change's before or after) back for `key`, and says
-// what it did in a few words ("memory #12 forgotten").
-using Apply = Result<std::string> (*)(store::Database& db, const std::string& conversation, const json& key, const json& value);
+// The handler of one kind: puts `value` (a change's before or after) back for `key` when what is
+// there now is still `expect` (the other side), and says what it did in a few words ("memory #12
+// forgotten"). FailedPrecondition, naming the thing, when it changed since (another run, the user
+// by hand): undo never overwrites what it did not write.
+using Apply = Result<std::string> (*)(store::Database& db, const std::string& conversation, const json& key, const json& value, const json& expect);
 // The handler for kind, or nullptr (kinds.cpp).
 Apply handler(const std::string& kind);
 

@@ -2,6 +2,7 @@
 // on loopback: a paraphrase that shares no word is found; without a model, or with one that
 // fails or answers nonsense, recall ranks by words and says why; keys replace and merge.
 #include "memory/embeddings.h"
+#include "base/clock.h"
 #include "memory/memory.h"
 
 #include "embeddings_server.h"
@@ -87,6 +88,7 @@ TEST_P(ByMeaning, WithoutAModelItRanksByWordsAndSaysSo) {
 }
 
 TEST_P(ByMeaning, AModelThatIsDownDoesNotStopMemoryAndIsCaughtUpLater) {
+  ManualClock clock(wall_ms());
   testing::EmbeddingsServer server;
   Embeddings e = standin(server);
   Memory m(*db, &e);
@@ -98,6 +100,11 @@ TEST_P(ByMeaning, AModelThatIsDownDoesNotStopMemoryAndIsCaughtUpLater) {
   EXPECT_EQ(down->ranking, "bm25");
   EXPECT_NE(down->note.find("503"), std::string::npos) << down->note;
   server.fail_with(0);
+  // For 30 s a failed endpoint is not asked again (no recall waits on it); then it is.
+  const size_t asked = server.inputs().size();
+  EXPECT_FALSE(m.backfill());
+  EXPECT_EQ(server.inputs().size(), asked);
+  clock.advance(31000);
   auto filled = m.backfill();
   ASSERT_TRUE(filled) << filled.error().message;
   EXPECT_EQ(*filled, 5) << "the entry written while it was down, and the four from before";
@@ -109,6 +116,25 @@ TEST_P(ByMeaning, AModelThatIsDownDoesNotStopMemoryAndIsCaughtUpLater) {
   EXPECT_EQ((*up)[0].id, *id);
 }
 
+TEST_P(ByMeaning, ATextTheModelRefusesDoesNotStallTheOthers) {
+  testing::EmbeddingsServer server;
+  Embeddings e = standin(server);
+  Memory m(*db, &e);
+  server.refuse_containing("unembeddable");
+  auto odd = m.remember("An unembeddable note");
+  ASSERT_TRUE(odd) << "stored without its vector";
+  auto filled = m.backfill();
+  ASSERT_TRUE(filled) << filled.error().message;
+  EXPECT_EQ(*filled, 5) << "the four from before got theirs; the refused one is marked, not retried";
+  EXPECT_EQ(*m.backfill(), 0);
+  auto found = m.recall("affordable dental clinic", 3);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->ranking, "hybrid");
+  ASSERT_FALSE(found->empty());
+  EXPECT_NE((*found)[0].text.find("dentist"), std::string::npos);
+  EXPECT_EQ(m.recall("unembeddable", 3)->size(), 1u) << "still found by its words";
+}
+
 TEST_P(ByMeaning, AnEndpointAnsweringNonsenseIsAnErrorNotACrash) {
   testing::RawServer raw;
   auto answer = [](const std::string& body) {
@@ -117,14 +143,15 @@ TEST_P(ByMeaning, AnEndpointAnsweringNonsenseIsAnErrorNotACrash) {
   };
   for (const std::string& body : {std::string("not json"), std::string("{\"data\": []}"), std::string("{\"data\": [{\"embedding\": [1, \"x\"]}]}"),
                                   std::string("{\"data\": [{\"embedding\": []}]}"), std::string("{\"data\": [{\"index\": 7, \"embedding\": [1]}]}"),
-                                  "{\"data\": [{\"embedding\": [" + std::string(20000 * 2 - 1, ',').replace(0, 1, "1") + "]}]}"})
+                                  "{\"data\": [{\"embedding\": [" + std::string(20000 * 2 - 1, ',').replace(0, 1, "1") + "]}]}",
+                                  std::string("{\"data\": [{\"embedding\": [1e300, 1]}]}")})
     raw.push({answer(body)});
   EmbeddingsSettings s;
   s.provider = s.base_url = raw.url() + "/v1";
   s.model = "broken";
   Embeddings e;
   e.embedder = http_embedder(s);
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < 7; ++i) {
     auto v = e.embedder->embed({"hello"});
     EXPECT_FALSE(v) << "answer " << i;
   }

@@ -3,6 +3,7 @@
 // revoked credential is refused and its sockets close, and a credential counts only from its
 // own extension's Origin. No browser: the API runs on a runtime with a database only.
 #include "api_env.h"
+#include "base/clock.h"
 #include "postgres_server.h"
 #include "raw_client.h"
 
@@ -24,8 +25,8 @@ const std::string kOther = "ponmlkjihgfedcbaponmlkjihgfedcba";
 
 struct Fixture {
   std::unique_ptr<store::Database> db = *store::Database::open(":memory:");
-  double now = 1e12;
-  std::unique_ptr<Pairings> p = *Pairings::open(*db, [this] { return now; });
+  ManualClock clock{1e12};
+  std::unique_ptr<Pairings> p = *Pairings::open(*db);
 };
 
 TEST(Pairings, CodeIsSingleUseAndCaseInsensitive) {
@@ -49,7 +50,7 @@ TEST(Pairings, CodeIsSingleUseAndCaseInsensitive) {
 TEST(Pairings, CodeExpiresAfterTenMinutes) {
   Fixture f;
   auto code = f.p->current_code();
-  f.now += Pairings::kCodeLifetimeMs + 1;
+  f.clock.advance(Pairings::kCodeLifetimeMs + 1);
   auto r = f.p->pair(code.code, "test", kExt);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, Code::Unauthenticated);
@@ -115,8 +116,8 @@ TEST(Pairings, KeptInPostgresLikeInSqlite) {
   ASSERT_TRUE(url) << url.error().message;
   auto db = store::Database::open(*url);
   ASSERT_TRUE(db) << db.error().message;
-  double now = 1e12;
-  auto p = Pairings::open(**db, [&] { return now; });
+  ManualClock clock{1e12};
+  auto p = Pairings::open(**db);
   ASSERT_TRUE(p) << p.error().message;
   auto paired = (*p)->pair((*p)->current_code().code, "test", kExt);
   ASSERT_TRUE(paired) << paired.error().message;
@@ -127,7 +128,7 @@ TEST(Pairings, KeptInPostgresLikeInSqlite) {
   ASSERT_TRUE(listed) << listed.error().message;
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ((*listed)[0]["lastUsed"], 1e12);
-  auto other = Pairings::open(**db, [&] { return now; });
+  auto other = Pairings::open(**db);
   ASSERT_TRUE(other) << other.error().message;
   EXPECT_TRUE((*other)->authenticate(credential));
   ASSERT_TRUE((*p)->revoke(id));

@@ -80,6 +80,13 @@ EmbeddingsServer::EmbeddingsServer() : m_io(net::IoThread::start()) {
     json input = get_field(*body, "input");
     if (input.is_string()) input = json::array({input});
     if (!input.is_array()) return net::json_error(400, "InvalidArgument", "input is a string or a list of strings");
+    {
+      std::lock_guard lock(m_mutex);
+      if (!m_refuse.empty())
+        for (const auto& in : input)
+          if (in.is_string() && in.get<std::string>().find(m_refuse) != std::string::npos)
+            return net::json_error(400, "InvalidArgument", "this input cannot be embedded");
+    }
     json data = json::array();
     for (size_t i = 0; i < input.size(); ++i) {
       const std::string text = input[i].is_string() ? input[i].get<std::string>() : "";

@@ -26,6 +26,12 @@ class EmbeddingsServer {
   std::vector<std::string> inputs() const;
   // From now on every request gets this HTTP status (0: answer normally).
   void fail_with(int status) { m_fail = status; }
+  // From now on a request holding a text with this word is refused with 400 (as a real endpoint
+  // refuses a text it cannot take); "" ends that.
+  void refuse_containing(const std::string& word) {
+    std::lock_guard lock(m_mutex);
+    m_refuse = word;
+  }
   // The vector of a text, as the server computes it (for tests of ranking).
   static std::vector<float> embed(const std::string& text);
 
@@ -35,6 +41,7 @@ class EmbeddingsServer {
   mutable std::mutex m_mutex;
   std::vector<std::string> m_inputs;
   std::atomic<int> m_fail{0};
+  std::string m_refuse;  // m_mutex
 };
 
 }  // namespace ouro::testing

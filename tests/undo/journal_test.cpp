@@ -141,6 +141,57 @@ TEST_P(Undo, KeepsTheNewestTurnsOnly) {
   EXPECT_EQ(latest_conversation(*db, true).value(), "");
 }
 
+TEST_P(Undo, NeverOverwritesWhatChangedSinceAndAReusedIdIsNotTaken) {
+  const int64_t a = remember(1, "Yoga is on Tuesdays");
+  ASSERT_TRUE(db->kv_set("plan", "\"yoga\""));
+  ASSERT_TRUE(record(*db, "rconv000001", 1, {{"kind", "kv"}, {"key", "plan"}, {"before", nullptr}, {"after", "\"yoga\""}}));
+  // Someone rewrites the note by hand after the turn: undo refuses, and changes nothing.
+  memory::Memory m(*db);
+  auto e = m.get(a).value().value();
+  e.text = "Yoga is on Wednesdays";
+  e.updated_at += 5;
+  ASSERT_TRUE(m.put(a, e));
+  auto refused = undo(*db, "rconv000001");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, Code::FailedPrecondition);
+  EXPECT_NE(refused.error().message.find("memory #" + std::to_string(a) + " changed since"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("nothing was changed"), std::string::npos) << refused.error().message;
+  EXPECT_EQ(m.get(a).value()->text, "Yoga is on Wednesdays");
+  EXPECT_EQ(db->kv_get("plan").value(), std::optional<std::string>("\"yoga\"")) << "the store key undone first was put back";
+
+  // Undone, then its id taken by another note (SQLite reuses the highest id): redo refuses.
+  ASSERT_TRUE(m.put(a, m.get(a).value().value()));  // no-op write that keeps the rewritten text
+  const int64_t b = remember(2, "Pool closes in August");
+  ASSERT_TRUE(undo(*db, "rconv000001"));
+  EXPECT_FALSE(m.get(b).value());
+  auto other = m.remember("Someone else's note");
+  ASSERT_TRUE(other);
+  if (*other == b) {
+    auto again = redo(*db, "rconv000001");
+    ASSERT_FALSE(again) << "the id is another note's now";
+    EXPECT_EQ(m.get(b).value()->text, "Someone else's note");
+  }
+}
+
+TEST_P(Undo, AScheduleComesBackAsDefinedFallingDueFromNow) {
+  schedule::JobSpec spec;
+  spec.task = "check the gym timetable";
+  spec.kind = schedule::TimingKind::Every;
+  spec.when = "1h";
+  const int64_t long_ago = now_s() - 30 * 86400;
+  auto job = schedule::add_job(*db, spec, long_ago, {});
+  ASSERT_TRUE(job);
+  auto before = schedule::job_row(*db, job->id).value();
+  ASSERT_TRUE(schedule::remove_job(*db, job->id));
+  ASSERT_TRUE(record(*db, "rconv000001", 1, {{"kind", "schedule"}, {"key", job->id}, {"before", *before}, {"after", nullptr}}));
+  ASSERT_TRUE(undo(*db, "rconv000001"));
+  auto back = schedule::get_job(*db, job->id).value();
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->task, "check the gym timetable");
+  ASSERT_TRUE(back->next_fire);
+  EXPECT_GE(*back->next_fire, now_s() - 1) << "not a month of missed runs at once";
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, Undo, ::testing::Values(store::Engine::Sqlite, store::Engine::Postgres), testing::engine_test_name);
 
 }  // namespace

@@ -171,6 +171,7 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
         return reply(res, 200, { id: m[1], cancelled: true });
       }
       if ((m = p.match(/^\/api\/runs\/([^/]+)\/end$/))) { state.ends.push(m[1]); return reply(res, 200, { id: m[1], ended: true }); }
+      if ((m = p.match(/^\/api\/conversations\/([^/]+)\/undo$/))) return reply(res, 200, { conversation: m[1], depth: 20, can_undo: false, can_redo: false, turns: [] });
       if ((m = p.match(/^\/api\/runs\/([^/]+)\/tabs$/))) return reply(res, 200, { tabs: [{ id: 't1', url: 'https://shop-b.example/cart', title: 'Cart — shop-b', status: 'loaded' }], activeTab: 't1' });
       if ((m = p.match(/^\/api\/runs\/([^/]+)\/(confirm|answer)$/))) { if (m[2] === 'answer') state.answers.push(json); return reply(res, 200, { id: json.id, ok: true }); }
       if ((m = p.match(/^\/api\/runs\/([^/]+)$/))) return reply(res, 200, state.runs.find(r => r.id === m[1]) || {});
