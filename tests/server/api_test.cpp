@@ -231,6 +231,38 @@ TEST(Api, SettingsKeepTheKeyPrivate) {
   EXPECT_NE(run.raw.find("options.temperature"), std::string::npos) << run.raw;
 }
 
+// Undo through the API (docs/guides/undo.md): an unknown conversation, nothing to undo, a change
+// made since by hand, then the turn's changes reverted and applied again.
+TEST(Api, UndoAndRedoOfAConversationsTurn) {
+  Server s;
+  EXPECT_EQ(s.post("/api/conversations/rnope/undo", json::object()).status, 404);
+  EXPECT_EQ(s.get("/api/conversations/rnope/undo").status, 404);
+  std::string path = script_file({{{"text", repl_reply("await store('plan', 'yoga');\nawait remember('Yoga is on Tuesdays');\nsetFinal('noted')")}}});
+  Http created = s.post("/api/runs", {{"task", "Plan the week"}, {"options", {{"provider", "script:" + path}, {"remember", false}}}});
+  ASSERT_EQ(created.status, 201) << created.raw;
+  std::string id = created.body["id"];
+  s.wait_done(id);
+  json stack = s.get("/api/conversations/" + id + "/undo").body;
+  EXPECT_TRUE(stack["can_undo"].get<bool>()) << stack.dump();
+  EXPECT_FALSE(stack["can_redo"].get<bool>());
+  // The store key set again by hand: undo refuses, names it, and changes nothing.
+  ASSERT_TRUE(s.base->runtime()->db->kv_set("plan", "\"pilates\""));
+  Http refused = s.post("/api/conversations/" + id + "/undo", json::object());
+  EXPECT_EQ(refused.status, 409) << refused.raw;
+  EXPECT_NE(refused.raw.find("store key 'plan' changed since"), std::string::npos) << refused.raw;
+  EXPECT_EQ(s.base->runtime()->db->kv_get("plan").value(), std::optional<std::string>("\"pilates\""));
+  ASSERT_TRUE(s.base->runtime()->db->kv_set("plan", "\"yoga\""));
+  Http undone = s.post("/api/conversations/" + id + "/undo", json::object());
+  ASSERT_EQ(undone.status, 200) << undone.raw;
+  EXPECT_EQ(undone.body["undone"], 1);
+  EXPECT_EQ(undone.body["changes"].size(), 2u) << undone.raw;
+  EXPECT_EQ(s.base->runtime()->db->kv_get("plan").value(), std::nullopt);
+  EXPECT_EQ(s.post("/api/conversations/" + id + "/undo", json::object()).status, 404) << "nothing left to undo";
+  Http redone = s.post("/api/conversations/" + id + "/redo", json::object());
+  ASSERT_EQ(redone.status, 200) << redone.raw;
+  EXPECT_EQ(s.base->runtime()->db->kv_get("plan").value(), std::optional<std::string>("\"yoga\""));
+}
+
 TEST(Api, ARestartKeepsHistoryAndMarksUnfinishedRunsInterrupted) {
   std::string dir = temp_dir();
   std::string id;
