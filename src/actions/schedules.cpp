@@ -32,6 +32,10 @@ Result<store::Database*> database(Context& ctx, const char* fn) {
 Result<schedule::JobSpec> job_spec(Context& ctx, const char* fn, const std::string& task, const json& timing) {
   schedule::JobSpec spec;
   spec.task = task;
+  // A field of the wrong type is said, not dropped (a job silently without its start pages).
+  for (const char* field : {"at", "every", "cron", "zone", "name", "missed"})
+    if (const json& v = get_field(timing, field); !v.is_null() && !v.is_string()) return errorf(Code::InvalidArgument, "{}: {} is a string", fn, field);
+  if (const json& v = get_field(timing, "urls"); !v.is_null() && !v.is_array()) return errorf(Code::InvalidArgument, "{}: urls is a list of URLs", fn);
   int kinds = 0;
   for (const auto& [field, kind] : {std::pair{"at", schedule::TimingKind::Once}, std::pair{"every", schedule::TimingKind::Every},
                                     std::pair{"cron", schedule::TimingKind::Cron}})
@@ -147,7 +151,9 @@ Result<json> change_schedule(Context& ctx, const json& args) {
   if (!changes.contains("urls")) timing["urls"] = old->urls;
   if (!changes.contains("name")) timing["name"] = old->name;
   if (!changes.contains("missed")) timing["missed"] = std::string(schedule::missed_name(old->missed));
-  const std::string task = changes.contains("task") && changes["task"].is_string() ? changes["task"].get<std::string>() : old->task;
+  const json& new_task = get_field(changes, "task");
+  if (!new_task.is_null() && !new_task.is_string()) return errorf(Code::InvalidArgument, "changeSchedule: task is a string");
+  const std::string task = new_task.is_string() ? new_task.get<std::string>() : old->task;
   auto spec = TRY(job_spec(ctx, "changeSchedule", task, timing));
   // The job keeps its own options (its sites, permissions, script, memory); a run only ever makes
   // it stricter: careful when the run is.

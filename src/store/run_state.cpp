@@ -62,22 +62,45 @@ Result<std::optional<RunCheckpoint>> load_run_checkpoint(Database& db, const std
   });
 }
 
+namespace {
+
+// The checkpoint's state, alone (its env, cookies and storage may be megabytes: not read here).
+Result<json> state_of(Connection& c, const std::string& run_id, bool& exists) {
+  TRY(migrate(c, "run_state", kMigrations));
+  auto r = c.exec("SELECT state FROM run_checkpoints WHERE run_id = ?1", {run_id});
+  if (!r) return make_error(r.error().code, fmt::format("cannot read the checkpoint of {}: {}", run_id, r.error().message));
+  exists = !r->empty();
+  json state = exists ? parse_json((*r)[0].text(0)).value_or(json::object()) : json::object();
+  return state.is_object() ? state : json::object();
+}
+
+}  // namespace
+
 Result<json> checkpoint_goals(Database& db, const std::string& run_id) {
-  auto saved = TRY(load_run_checkpoint(db, run_id));
-  if (!saved) return json::array();
-  json state = parse_json(saved->state).value_or(json::object());
-  const json& goals = get_field(state, "goals");
-  return goals.is_array() ? goals : json::array();
+  return db.with_sql([&](Connection& c) -> Result<json> {
+    bool exists = false;
+    json state = TRY(state_of(c, run_id, exists));
+    const json& goals = get_field(state, "goals");
+    return goals.is_array() ? goals : json::array();
+  });
 }
 
 Result<void> set_checkpoint_goals(Database& db, const std::string& run_id, const json& goals) {
-  auto saved = TRY(load_run_checkpoint(db, run_id));
-  RunCheckpoint cp = saved ? *saved : RunCheckpoint{};
-  json state = parse_json(cp.state).value_or(json::object());
-  if (!state.is_object()) state = json::object();
-  state["goals"] = goals.is_array() ? goals : json::array();
-  cp.state = dump_json(state);
-  return save_run_checkpoint(db, run_id, cp);
+  const json wanted = goals.is_array() ? goals : json::array();
+  return db.with_sql([&](Connection& c) -> Result<void> {
+    return c.transaction([&]() -> Result<void> {
+      bool exists = false;
+      json state = TRY(state_of(c, run_id, exists));
+      if (exists && get_field(state, "goals") == wanted) return {};  // as the turn's last checkpoint left them
+      state["goals"] = wanted;
+      auto done = exists ? c.exec("UPDATE run_checkpoints SET state = ?2 WHERE run_id = ?1", {run_id, dump_json(state)})
+                         : c.exec("INSERT INTO run_checkpoints (run_id, iteration, state, env, cookies, saved_at, storage, provenance) "
+                                  "VALUES (?1, 0, ?2, '{}', '[]', 0, '{}', '{}')",
+                                  {run_id, dump_json(state)});
+      if (!done) return make_error(done.error().code, fmt::format("cannot keep the goals of {}: {}", run_id, done.error().message));
+      return {};
+    });
+  });
 }
 
 }  // namespace ouro::store

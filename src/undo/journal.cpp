@@ -178,21 +178,21 @@ void note_script(store::Database& db, const std::string& conversation, int turn,
 // One undo or redo at a time in this process: two at once would both take the same turn.
 std::mutex g_applying;
 
-Result<Outcome> undo(store::Database& db, const std::string& conversation) {
+// The conversation's next turn to undo (its newest done one) or redo (its oldest undone one), applied.
+Result<Outcome> step(store::Database& db, const std::string& conversation, bool redo) {
   std::lock_guard lock(g_applying);
   TRY(idle(db, conversation));
-  auto t = TRY(next_turn(db, conversation, false));
-  if (!t) return errorf(Code::NotFound, "nothing to undo in {}: none of its turns changed memory, the store, goals, schedules, scripts or settings", conversation);
-  return apply(db, conversation, *t, false);
+  auto t = TRY(next_turn(db, conversation, redo));
+  if (!t)
+    return redo ? errorf(Code::NotFound, "nothing to redo in {}: no turn of it is undone (a turn that changed something since drops what was undone)",
+                         conversation)
+                : errorf(Code::NotFound, "nothing to undo in {}: its turns changed nothing undo reaches, or all are undone already (redo puts the last back)",
+                         conversation);
+  return apply(db, conversation, *t, redo);
 }
 
-Result<Outcome> redo(store::Database& db, const std::string& conversation) {
-  std::lock_guard lock(g_applying);
-  TRY(idle(db, conversation));
-  auto t = TRY(next_turn(db, conversation, true));
-  if (!t) return errorf(Code::NotFound, "nothing to redo in {}: no turn of it is undone (a turn that changed something since drops what was undone)", conversation);
-  return apply(db, conversation, *t, true);
-}
+Result<Outcome> undo(store::Database& db, const std::string& conversation) { return step(db, conversation, false); }
+Result<Outcome> redo(store::Database& db, const std::string& conversation) { return step(db, conversation, true); }
 
 Result<json> stack(store::Database& db, const std::string& conversation) {
   return db.with_sql([&](store::Connection& c) -> Result<json> {

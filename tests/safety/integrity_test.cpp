@@ -255,6 +255,12 @@ TEST(Integrity, APagesWordsDoNotBecomeAScheduledTask) {
            autonomous.s.get());
   EXPECT_NE(out.get<std::string>().find("not a site this run may reach"), std::string::npos) << out;
   EXPECT_EQ(ok("(await listSchedules()).length", autonomous.s.get()), 1);
+  // A field of the wrong type is said, never dropped.
+  out = ok("let r; try { await changeSchedule((await listSchedules())[0].id, {urls: '" + on_localhost("/form") + "'}); r = 'changed' } "
+           "catch (e) { r = e.message }\nr",
+           autonomous.s.get());
+  EXPECT_NE(out.get<std::string>().find("urls is a list of URLs"), std::string::npos) << out;
+  EXPECT_EQ(ok("(await listSchedules())[0].urls.length", autonomous.s.get()), 1) << "the job kept its start page";
 }
 
 struct ToolRun : GatedRun {
