@@ -6,13 +6,19 @@
 // are counted once) of this process (ouro's runtime), Chromium and the REPL workers, sampled
 // every 100 ms from /proc.
 //
-// Usage: concurrency_bench [--model-ms MS] (default 500) [--places P] (default 8) [--max N] (16)
+// With --poll-ms MS (50 in `make bench`) a client polls the runs API over HTTP meanwhile, as the
+// Command Center does (GET /api/runs, GET /api/runs/:id and its events, in turn, every MS), and
+// each row adds how long those requests took: the median, the 99th percentile and the slowest.
+//
+// Usage: concurrency_bench [--model-ms MS] (default 500) [--places P] (default 8) [--max N] (16) [--poll-ms MS] (0: none)
 #include "base/json.h"
 #include "fixtures.h"
+#include "server/api.h"
 #include "server/runs.h"
 #include "session/session.h"
 #include "store/database.h"
 
+#include <curl/curl.h>
 #include <dirent.h>
 #include <unistd.h>
 
@@ -22,7 +28,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -102,14 +110,38 @@ Memory sample() {
   return m;
 }
 
+size_t discard(char*, size_t size, size_t n, void*) { return size * n; }
+
+// One GET with the API's token; how long it took in ms (negative when it failed).
+double timed_get(CURL* curl, const std::string& url, const std::string& token) {
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
+  curl_slist* headers = curl_slist_append(nullptr, ("Authorization: Bearer " + token).c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  auto t0 = Clock::now();
+  CURLcode rc = curl_easy_perform(curl);
+  double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(headers);
+  return rc == CURLE_OK && status == 200 ? ms : -1;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int model_ms = 500, places = 8, max_runs = 16;
+  int model_ms = 500, places = 8, max_runs = 16, poll_ms = 0;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--model-ms") == 0) model_ms = std::max(0, std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--places") == 0) places = std::max(1, std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--max") == 0) max_runs = std::max(1, std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], "--poll-ms") == 0) poll_ms = std::max(0, std::atoi(argv[i + 1]));
   }
   testing::FixtureSite site;
   std::string dir = std::filesystem::temp_directory_path() / ("ouro-concurrency-bench-" + std::to_string(getpid()));
@@ -138,12 +170,22 @@ int main(int argc, char** argv) {
   rc.max_active_runs = static_cast<size_t>(places);
   rc.keep_idle = std::chrono::seconds(0);  // a finished run lets its context go at once: each row measures its own runs
   server::RunManager manager((*base)->runtime(), rc);
+  std::unique_ptr<server::ApiServer> api;
+  if (poll_ms > 0) {
+    auto started = server::ApiServer::start(*(*base)->runtime()->io, 0, manager, (*base)->runtime());
+    if (!started) {
+      std::fprintf(stderr, "concurrency_bench: cannot start the API: %s\n", started.error().message.c_str());
+      return 1;
+    }
+    api = std::move(*started);
+  }
 
   std::printf("runs submitted at once to one node with %d places (the rest wait queued); each opens a fixture page in a context of its own, reads it and\n"
               "finishes (2 iterations, scripted model %d ms an answer). Peak memory: proportional set size, sampled every 100 ms.\n",
               places, model_ms);
-  std::printf("%6s %9s %12s %7s %11s %13s %12s %10s\n", "runs", "wall (s)", "runs/minute", "failed", "ouro (MB)",
-              "Chromium (MB)", "workers (MB)", "all (MB)");
+  if (api) std::printf("The API is polled every %d ms over HTTP meanwhile (runs, a run, its events in turn): request times in ms.\n", poll_ms);
+  std::printf("%6s %9s %12s %7s %11s %13s %12s %10s%s\n", "runs", "wall (s)", "runs/minute", "failed", "ouro (MB)", "Chromium (MB)", "workers (MB)",
+              "all (MB)", api ? "  requests  p50 (ms)  p99 (ms)  max (ms)  errors" : "");
   for (int n : {1, 4, 8, 16}) {
     if (n > max_runs) break;
     std::atomic<bool> sampling{true};
@@ -156,6 +198,29 @@ int main(int argc, char** argv) {
       }
     });
     std::vector<std::string> ids;
+    std::mutex ids_mutex;
+    std::vector<double> took;
+    int poll_errors = 0;
+    std::atomic<bool> polling{api != nullptr};
+    std::thread poller([&] {
+      if (!api) return;
+      CURL* curl = curl_easy_init();
+      const std::string root = "http://127.0.0.1:" + std::to_string(api->port());
+      for (size_t k = 0; polling; ++k) {
+        std::string url = root + "/api/runs";
+        {
+          std::lock_guard lock(ids_mutex);
+          if (!ids.empty() && k % 3 != 0) url += "/" + ids[k % ids.size()] + (k % 3 == 2 ? "/events?after=0" : "");
+          if (std::getenv("OURO_BENCH_SLOW") && k % 4 == 3) url = root + "/healthz";
+        }
+        double ms = timed_get(curl, url, api->token());
+        if (ms < 0) ++poll_errors;
+        else took.push_back(ms);
+        if (std::getenv("OURO_BENCH_SLOW") && ms > 100) std::fprintf(stderr, "slow: %.0f ms %s\n", ms, url.c_str() + root.size());
+        std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
+      }
+      curl_easy_cleanup(curl);
+    });
     int failed = 0;
     auto t0 = Clock::now();
     for (int r = 0; r < n; ++r) {
@@ -167,6 +232,7 @@ int main(int argc, char** argv) {
         ++failed;
         continue;
       }
+      std::lock_guard lock(ids_mutex);
       ids.push_back((*created)["id"].get<std::string>());
     }
     for (const auto& id : ids) {
@@ -174,7 +240,10 @@ int main(int argc, char** argv) {
         auto row = manager.get(id);
         std::string state = row ? row->value("state", "") : "failed";
         if (state == "done" || state == "failed" || state == "partial" || state == "cancelled" || Clock::now() > until) {
-          if (state != "done") ++failed;
+          if (state != "done") {
+            ++failed;
+            if (std::getenv("OURO_BENCH_SLOW") && row) std::fprintf(stderr, "failed: %s\n", row->dump().substr(0, 600).c_str());
+          }
           break;
         }
       }
@@ -182,8 +251,14 @@ int main(int argc, char** argv) {
     double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     sampling = false;
     sampler.join();
-    std::printf("%6d %9.1f %12.1f %7d %11.0f %13.0f %12.0f %10.0f\n", n, seconds, n / seconds * 60, failed, peak.self_mb,
+    polling = false;
+    poller.join();
+    std::printf("%6d %9.1f %12.1f %7d %11.0f %13.0f %12.0f %10.0f", n, seconds, n / seconds * 60, failed, peak.self_mb,
                 peak.chromium_mb, peak.workers_mb, peak.total());
+    if (api)
+      std::printf("  %8zu %9.1f %9.1f %9.1f %7d", took.size(), percentile(took, 0.5), percentile(took, 0.99),
+                  took.empty() ? 0.0 : *std::max_element(took.begin(), took.end()), poll_errors);
+    std::printf("\n");
     std::fflush(stdout);
   }
   std::error_code ec;

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   store::Database::RunRow row;
   row.id = "rbench0000";
   row.task = "Collect the rows of every page";
-  row.state = "running";
+  row.state = runs::State::Running;
   if (!db.insert_run(row)) return 1;
   auto provider = llm::make_provider(llm::ProviderSpec{"script", "", "", script, {}});
   if (!provider) return 1;
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   std::vector<double> resume_ms, fresh_ms;
   for (int i = 0; i < 5; ++i) {
     auto t0 = Clock::now();
-    auto point = runs::load_resume_point(db, row.id, {"running"});
+    auto point = runs::load_resume_point(db, row.id, {runs::State::Running});
     if (!point) {
       std::fprintf(stderr, "resume_bench: %s\n", point.error().message.c_str());
       return 1;

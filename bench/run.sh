@@ -22,7 +22,7 @@ echo "== Browser pools: throughput of a scripted task on 1, 2 and 3 endpoints ==
 "$build/bench/pool_bench"
 echo
 echo "== One node, many runs: 1, 4, 8 and 16 submitted at once, runs per minute and peak memory =="
-"$build/bench/concurrency_bench"
+"$build/bench/concurrency_bench" --poll-ms 50
 echo
 echo "== The extension bridge: the same calls through ouro's extension and over ouro's own pipe =="
 node "$(dirname "$0")/bridge.mjs" "$build"

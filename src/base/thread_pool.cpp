@@ -4,9 +4,10 @@
 
 namespace ouro {
 
-ThreadPool::ThreadPool(size_t threads, size_t max_queue) : m_max_queue(max_queue) {
+ThreadPool::ThreadPool(size_t threads, size_t max_queue, std::function<void()> on_start) : m_max_queue(max_queue) {
   for (size_t i = 0; i < threads; ++i)
-    m_threads.emplace_back([this] {
+    m_threads.emplace_back([this, on_start] {
+      if (on_start) on_start();
       while (true) {
         std::function<void()> fn;
         {

@@ -13,7 +13,8 @@ namespace ouro {
 class ThreadPool {
  public:
   // max_queue bounds the work waiting for a thread (0 = unbounded); see try_post.
-  explicit ThreadPool(size_t threads, size_t max_queue = 0);
+  // on_start: run first on each of its threads (its priority, say).
+  explicit ThreadPool(size_t threads, size_t max_queue = 0, std::function<void()> on_start = {});
   // Finishes queued work, then joins.
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;

@@ -12,6 +12,7 @@
 #include "jsrt/summary.h"
 #include "runs/conversation.h"
 #include "runs/lifecycle.h"
+#include "runs/run.h"
 #include "runs/resume.h"
 #include "runs/sites.h"
 #include "safety/secrets.h"
@@ -182,46 +183,23 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   auto db = TRY(store::Database::open(db_path));
 
   // The flags as a run's options: checked by the same rules, kept with the run for a follow-up or
-  // a resume.
+  // a resume. --continue: the conversation as the database keeps it (a run of the Command
+  // Center's, or an earlier `ouro run`): its env and its turns. --resume: an interrupted run from
+  // its checkpoint (one `ouro run` was doing when it was killed is still running: nothing marked it).
+  std::shared_ptr<runs::Run> run;
+  if (!rf.continue_id.empty()) run = TRY(runs::Run::continued(*db, rf.continue_id, rf.task));
+  else if (!rf.resume_id.empty())
+    run = TRY(runs::Run::resumed(*db, rf.resume_id, {runs::State::Interrupted, runs::State::Running, runs::State::Queued}));
   json options = json::object();
   std::vector<std::string> urls = flags.urls;
   std::string task = rf.task;
-  store::Database::RunRow row;
-  runs::Origin origin;
-  std::vector<agent::Turn> earlier;
-  int64_t last_seq = 0;
-  if (!rf.continue_id.empty() || !rf.resume_id.empty()) {
-    // --continue: the conversation as the database keeps it (a run of the Command Center's, or an
-    // earlier `ouro run`): its env and its turns. --resume: an interrupted run from its checkpoint
-    // (one `ouro run` was doing when it was killed is still "running": nothing marked it).
-    if (!rf.continue_id.empty()) {
-      auto prior = TRY(runs::load_conversation(*db, rf.continue_id));
-      row = prior.row;
-      earlier = prior.turns;
-      origin.continued = true;
-      origin.env = prior.env;
-      last_seq = prior.last_seq;
-    } else {
-      auto point = TRY(runs::load_resume_point(*db, rf.resume_id, {"interrupted", "running", "queued"}));
-      row = point.row;
-      task = point.state.task;
-      // The resumed turn's run reports the whole run's usage (the checkpoint's and what follows);
-      // the finished turns' records stay.
-      row.usage_json = runs::usage_for_resume(row.usage_json);
-      row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
-      row.iterations = point.state.last_iteration - point.state.turn_iterations;
-      last_seq = point.last_seq;
-      origin.resume = std::move(point);
-    }
+  if (run) {
     // The run's own options and start pages, with what these flags add.
-    json stored = parse_json(row.options).value_or(json::object());
-    if (stored.is_object()) {
-      if (stored.contains("urls") && stored["urls"].is_array())
-        for (const auto& u : stored["urls"])
-          if (u.is_string() && std::find(urls.begin(), urls.end(), u.get<std::string>()) == urls.end()) urls.insert(urls.begin(), u.get<std::string>());
-      stored.erase("urls");
-      options = stored;
-    }
+    const json& stored = run->request();
+    task = get_str(stored, "task");
+    for (const auto& u : get_array(stored, "urls"))
+      if (u.is_string() && std::find(urls.begin(), urls.end(), u.get<std::string>()) == urls.end()) urls.insert(urls.begin(), u.get<std::string>());
+    if (stored.contains("options") && stored["options"].is_object()) options = stored["options"];
   }
   if (!rf.context.empty()) options["context"] = rf.context;
   else if (!options.contains("context") && (!flags.profile.empty() || !flags.browser_ws.empty())) options["context"] = "mine";
@@ -244,13 +222,10 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
     // A model takes over where a step cannot heal when one is given (--provider).
     if (rf.settings.provider) options["script"]["fallback"] = true;
   }
-  runs::RunSpec spec = TRY(runs::make_spec(task.empty() ? row.task : task, urls, options));
-  if (!origin.resume && rf.continue_id.empty()) {
-    row.id = runs::new_run_id();
-    row.task = rf.task;
-    row.created_at = wall_ms();
-  }
-  row.options = dump_json(spec.stored_options());
+  const json request = {{"task", task}, {"urls", urls}, {"options", options}};
+  runs::RunSpec spec = TRY(runs::parse_request(request));
+  if (!run) run = TRY(runs::Run::create(*db, request, runs::State::Running));
+  else spec = TRY(run->set_request(request));
 
   std::unique_ptr<std::ofstream> trace;
   if (!rf.trace.empty()) {
@@ -261,41 +236,28 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   const SettingsFile settings_file = TRY(read_settings_file(config_path_of(with_config)));
   auto file = TRY(safety::safety_settings_from(settings_file.data, settings_file.where()));
   auto hook_pipeline = hooks::Pipeline::create(TRY(hooks::hooks_config_from(settings_file.data, settings_file.where())));
-  auto log = std::make_shared<runs::EventLog>(*db, row.id, last_seq, hook_pipeline);
+  auto log = std::make_shared<runs::EventLog>(*db, run->id(), run->last_seq(), hook_pipeline);
+  run->set_log(log);
   runs::Setup setup;
   setup.hooks = hook_pipeline;
-  setup.db = db.get();
-  setup.log = log;
   setup.base = TRY(session_options(with_config, {}, false, {}, &file));
   setup.file = std::move(file);
   setup.model_flags = sf;
   setup.model_flags.file = settings_file.data;
   setup.default_context = "";  // the default context of the browser this run launches or attaches to
   setup.default_max_iterations = rf.max_iterations;
-  setup.source = [](session::SessionOptions so) { return session::Session::start(std::move(so)); };
-  row.state = "running";
-  if (auto kept = origin.resume || !rf.continue_id.empty() ? db->update_run(row) : db->insert_run(row); !kept)
+  if (auto kept = rf.continue_id.empty() && rf.resume_id.empty() ? run->insert() : run->set_state(runs::State::Running); !kept)
     return errorf(Code::Unavailable, "the run cannot be kept: {}", kept.error().message);
-  if (!rf.continue_id.empty() && !log->append("user-message", {{"text", rf.task}, {"turn", earlier.size() + 1}}, row.created_at))
-    return errorf(Code::Unavailable, "the run's events could not be stored: {}", log->store_error());
-  auto started = runs::Lifecycle::start(spec, std::move(setup), std::move(origin), row.id);
-  if (!started) {
-    // Kept as the API keeps a run that could not start: failed, saying why.
-    row.state = "failed";
-    row.error = started.error().message;
-    row.partial = true;
-    row.final_json = dump_json(json{{"partial", true}, {"message", "The run could not start: " + row.error}});
-    row.updated_at = wall_ms();
-    (void)log->append("error", {{"error", row.error}}, row.updated_at);
-    if (auto kept = db->update_run(row); !kept) spdlog::warn("the run's failure is not kept: {}", kept.error().message);
-    return tl::make_unexpected(started.error());
-  }
-  std::unique_ptr<runs::Lifecycle> life = std::move(*started);
+  // A start that fails is kept as the API keeps one: failed, saying why.
+  TRY(run->start(spec, std::move(setup),
+                 std::make_shared<runs::SessionSource>([](session::SessionOptions so) { return session::Session::start(std::move(so)); })));
+  runs::Lifecycle* life = &run->life();
+  const std::string run_id = run->id();
 
   std::atomic<bool> cancelled{false};
   TerminalConfirmer confirmer(std::chrono::seconds(rf.confirm_timeout_s), cancelled);
   store::Database* kept_db = db.get();
-  confirmer.remember = [kept_db, id = row.id, turn = life.get()](const std::string& site) { runs::remember_site(*kept_db, site, id, turn->turn_number()); };
+  confirmer.remember = [kept_db, id = run_id, turn = life](const std::string& site) { runs::remember_site(*kept_db, site, id, turn->turn_number()); };
   runs::Asker asker;
   asker.confirm = [&](const json& req) { return confirmer.ask(req); };
   asker.ask_user = [&](const json& q) { return confirmer.ask_text(q, std::chrono::seconds(rf.ask_timeout_s)); };
@@ -311,21 +273,24 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
                                get_int(e.data, "version"), get_int(e.data, "based_on"), get_str(e.data, "name"));
   });
   std::mutex trace_mutex;
-  log->on_store_failure([&](const std::string&) { life->cancel(); });
+  log->on_store_failure([&](const std::string&) { run->cancel(); });
   std::cerr << fmt::format("ouro {} · {}\n", life->replay() ? "replay" : "run", life->banner());
   InterruptWatcher watcher([&] {
     std::cerr << "\n(cancelling…)\n";
     cancelled = true;
-    life->cancel();
+    run->cancel();
   });
-  const std::string turn_task = spec.task;
-  agent::RunResult r = life->turn(turn_task, earlier, row.iterations + 1, asker, {}, [&](const agent::Event& e) {
+  runs::Conversation one;  // one turn: `ouro run --continue` opens the next
+  one.view = [&](const agent::Event& e) {
     view.on_event(e);
     if (!trace) return;
     std::lock_guard lock(trace_mutex);
     *trace << dump_json(safety::redact_json(e.to_json())) << "\n" << std::flush;
-  });
-  const std::string state = life->finish_turn(row, turn_task, r);
+  };
+  auto ended = run->converse(asker, std::move(one));
+  const agent::RunResult& r = ended.result;
+  const runs::State state = ended.state;
+  const store::Database::RunRow row = run->row();
   if (!modelless) std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);
   if (scripts::ReplayProvider* replay = life->replay()) {
     double ms = row.updated_at - row.created_at;
@@ -335,7 +300,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   }
   // --save-script NAME: a run that delivered its final is kept as a script (its proposed parameters).
   if (!rf.save_script.empty()) {
-    auto script = state == "done" ? scripts::from_run(*db, row.id, rf.save_script)
+    auto script = state == runs::State::Done ? scripts::from_run(*db, row.id, rf.save_script)
                                   : Result<scripts::Script>(make_error(Code::FailedPrecondition, "the run did not finish with its final"));
     auto saved = script ? scripts::save(*db, std::move(*script)) : Result<scripts::Script>(tl::make_unexpected(script.error()));
     if (saved) undo::note_script(*db, row.id, life->turn_number(), saved->name, saved->version);
@@ -349,7 +314,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
     // The run's id and state with the result: what History, --continue and the API know it by.
     json out = r.to_json();
     out["runId"] = row.id;
-    out["state"] = state;
+    out["state"] = runs::name(state);
     std::cout << dump_json(out) << "\n";
   } else {
     print_value(r.final, false);

@@ -64,7 +64,7 @@ void print_job(const schedule::Job& job, store::Database& db, int64_t now) {
   else std::cout << "    next: none (it will not run again)\n";
   if (!job.last_run_id.empty()) {
     std::string state;
-    if (auto row = db.get_run(job.last_run_id); row && *row) state = " (" + (*row)->state + ")";
+    if (auto row = db.get_run(job.last_run_id); row && *row) state = " (" + runs::name_of((*row)->state) + ")";
     std::cout << "    runs: " << job.runs << ", the last " << job.last_run_id << state << "\n";
   }
   if (!job.last_skip.empty())

@@ -16,6 +16,8 @@
 #include <fcntl.h>
 #include <jsc/jsc.h>
 #include <sys/prctl.h>
+
+#include "base/priority.h"
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -608,6 +610,9 @@ int worker_main(int fd, bool probe) {
     (void)!write(fd, report.data(), report.size());
     return 0;
   }
+  // Model code is background work: on a busy machine the server that owns this worker (its API,
+  // its network thread) comes first. Lowering one's own priority needs no privilege (setpriority(2)).
+  run_in_background(kModelCodeNice);  // before its threads start: they take its nice value
   Worker w(fd);
   return w.run();
 }

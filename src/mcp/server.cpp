@@ -9,6 +9,7 @@
 #include "jsrt/summary.h"
 #include "llm/provider.h"
 #include "mcp/sampling_provider.h"
+#include "runs/run.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -185,10 +186,10 @@ std::string act_text(const json& r, const std::string& page) {
 class Heartbeat {
  public:
   Heartbeat(CallContext& ctx, std::string what) : m_thread([this, &ctx, what = std::move(what)] {
-    auto start = std::chrono::steady_clock::now();
+    const double start = steady_ms();
     std::unique_lock lock(m_mutex);
     while (!m_cv.wait_for(lock, std::chrono::seconds(2), [this] { return m_done; })) {
-      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      double s = (steady_ms() - start) / 1000.0;
       ctx.progress(s, std::nullopt, fmt::format("{} running for {:.0f} s", what, s));
     }
   }) {}
@@ -433,54 +434,42 @@ json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
   auto setup = this->task->setup();
   if (!setup) return error_result("browser_task: " + setup.error().message);
   store::Database& db = session->db();
-  store::Database::RunRow row;
-  row.id = runs::new_run_id();
-  row.task = spec.task;
-  row.state = "running";
-  row.options = dump_json(spec.stored_options());
-  row.created_at = row.updated_at = wall_ms();
-  if (auto kept = db.insert_run(row); !kept) return error_result("browser_task: the run cannot be kept: " + kept.error().message);
-  auto log = std::make_shared<runs::EventLog>(db, row.id, 0, setup->hooks);
-  setup->db = &db;
-  setup->log = log;
+  auto created = runs::Run::create(db, args, runs::State::Running);
+  if (!created) return error_result("browser_task: " + created.error().message);
+  std::shared_ptr<runs::Run> run = std::move(*created);
+  if (auto kept = run->insert(); !kept) return error_result("browser_task: the run cannot be kept: " + kept.error().message);
+  auto log = std::make_shared<runs::EventLog>(db, run->id(), 0, setup->hooks);
+  run->set_log(log);
   setup->default_max_iterations = this->task->max_iterations;
-  auto runtime = session->runtime();
-  setup->source = [runtime](session::SessionOptions so) { return session::Session::attach(runtime, std::move(so)); };
   // The model: the configured one, else the client's through sampling.
   if (offers_sampling(ctx.client_capabilities())) setup->client_model = std::make_unique<SamplingProvider>(ctx, SamplingProvider::Options{});
-  auto fail = [&](const std::string& why) {
-    row.state = "failed";
-    row.error = why;
-    row.final_json = dump_json(json{{"partial", true}, {"message", "The run could not start: " + why}});
-    row.partial = true;
-    row.updated_at = wall_ms();
-    (void)log->append("error", {{"error", why}}, row.updated_at);
-    (void)db.update_run(row);
-  };
-  auto life = runs::Lifecycle::start(spec, std::move(*setup), {}, row.id);
-  if (!life) {
-    if (life.error().details.is_object() && life.error().details.value("kind", "") == "no-model") {
-      fail(life.error().message);
-      return error_result(needs_model(life.error().message));
-    }
-    fail(life.error().message);
-    return error_result("browser_task: " + life.error().message);
+  auto source = std::make_shared<runs::SessionSource>([runtime = session->runtime()](session::SessionOptions so) {
+    return session::Session::attach(runtime, std::move(so));
+  });
+  if (auto started = run->start(spec, std::move(*setup), source); !started) {  // kept as failed, saying why
+    if (started.error().details.is_object() && started.error().details.value("kind", "") == "no-model") return error_result(needs_model(started.error().message));
+    return error_result("browser_task: " + started.error().message);
   }
-  log->on_store_failure([l = life->get()](const std::string&) { l->cancel(); });
-  const double total = (*life)->max_iterations();
+  runs::Run* running = run.get();  // the log is the run's: it never outlives it
+  log->on_store_failure([running](const std::string&) { running->cancel(); });
+  const double total = run->life().max_iterations();
+  runs::Conversation one;
+  one.view = [&ctx, total](const agent::Event& e) {
+    int it = static_cast<int>(get_int(e.data, "iteration"));
+    if (e.type == "iteration-start") ctx.progress(it - 0.5, total, fmt::format("iteration {} started", it));
+    else if (e.type == "iteration-end") ctx.progress(it, total, fmt::format("iteration {} done", it));
+  };
+  one.stopping = [this] { return ending.load(); };
   agent::RunResult r;
   {
-    CancelHookScope hook(ctx, [l = life->get()] { l->cancel(); });
-    r = (*life)->turn(spec.task, {}, 1, runs::Asker{}, {}, [&ctx, total](const agent::Event& e) {
-      int it = static_cast<int>(get_int(e.data, "iteration"));
-      if (e.type == "iteration-start") ctx.progress(it - 0.5, total, fmt::format("iteration {} started", it));
-      else if (e.type == "iteration-end") ctx.progress(it, total, fmt::format("iteration {} done", it));
-    });
+    CancelHookScope hook(ctx, [running] { running->cancel(); });
+    r = run->converse(runs::Asker{}, std::move(one)).result;
   }
-  (*life)->finish_turn(row, spec.task, r, ending.load());
+  const std::string run_id = run->id();
+  run->close();  // its context closes now, before the answer goes back
   std::string answer = r.final.is_string() ? r.final.get<std::string>() : dump_json(r.final, 2);
   std::string text = clip_text(answer, kMaxResultChars);
-  text += fmt::format("\n\n(run {}; {}{}{})", row.id, plural(static_cast<size_t>(r.iterations), "iteration"), r.partial ? "; partial results" : "",
+  text += fmt::format("\n\n(run {}; {}{}{})", run_id, plural(static_cast<size_t>(r.iterations), "iteration"), r.partial ? "; partial results" : "",
                       r.error.empty() ? "" : "; " + r.error);
   return text_result(text, r.cancelled || (!r.error.empty() && r.final.is_null()));
 }

@@ -786,8 +786,7 @@ Result<std::optional<Entry>> Memory::by_key(const std::string& key) {
 Result<std::vector<Entry>> Memory::list(int limit, int offset) {
   limit = std::clamp(limit, 0, kMaxList);
   offset = std::max(offset, 0);
-  return m_db.with_sql([&](store::Connection& c) -> Result<std::vector<Entry>> {
-    TRY(ensure_schema(c));
+  return m_db.with_read_sql("memory", &Memory::ensure_schema, [&](store::Connection& c) -> Result<std::vector<Entry>> {
     auto r = c.exec(fmt::format("SELECT {} FROM memories m ORDER BY m.updated_at DESC, m.id DESC LIMIT ?1 OFFSET ?2", kColumns), {limit, offset});
     if (!r) return make_error(r.error().code, "cannot read the memories (memory: list): " + r.error().message);
     std::vector<Entry> out;

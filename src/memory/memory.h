@@ -162,7 +162,7 @@ class Memory {
  private:
   // Brings the tables, index and triggers to the current version (store::migrate, once per
   // connection). Called with the database's lock held.
-  Result<void> ensure_schema(store::Connection& c);
+  static Result<void> ensure_schema(store::Connection& c);
 
   // The vector of text, or nullopt with the reason logged (the entry waits for backfill).
   std::optional<Vector> vector_of(const std::string& text);

@@ -1,4 +1,5 @@
 #include "net/io.h"
+#include "base/priority.h"
 
 #include "base/log.h"
 
@@ -21,6 +22,7 @@ IoThread::IoThread() : m_impl(std::make_unique<Impl>()) {}
 std::unique_ptr<IoThread> IoThread::start() {
   std::unique_ptr<IoThread> t(new IoThread());
   t->m_impl->thread = std::thread([impl = t->m_impl.get()] {
+    prefer_latency();  // every socket's messages pass here: they must not wait behind runs
     // The thread's exception boundary: a handler that throws loses its own work, never the
     // process or the other sockets; the loop goes on.
     while (true) {

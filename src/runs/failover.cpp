@@ -7,7 +7,7 @@ namespace ouro::runs {
 Result<Moved> fail_over(store::Database& db, session::BrowserPool& pool, const std::string& run_id, const std::string& from, const std::string& why,
                         session::SessionOptions so, std::chrono::milliseconds wait, const std::function<bool()>& cancelled) {
   Moved moved;
-  moved.point = TRY(load_resume_point(db, run_id, {"running", "awaiting_user", "queued"}));
+  moved.point = TRY(load_resume_point(db, run_id, {State::Running, State::AwaitingUser, State::Queued}));
   so.repl.initial_env = moved.point.env;
   // An endpoint may die between being chosen and the session opening on it: a few tries, each on
   // the least-loaded healthy endpoint then.

@@ -48,12 +48,12 @@ std::string usage_for_resume(const std::string& usage_json) {
   json usage = parse_json(usage_json).value_or(json::object());
   if (!usage.is_object() || !usage.contains("turns") || !usage["turns"].is_array()) return "";
   json turns = usage["turns"];
-  while (!turns.empty() && turns.back().is_object() && get_str(turns.back(), "state") == "interrupted") turns.erase(turns.size() - 1);
+  while (!turns.empty() && turns.back().is_object() && get_str(turns.back(), "state") == name(State::Interrupted)) turns.erase(turns.size() - 1);
   return turns.empty() ? "" : dump_json(json{{"turns", turns}});
 }
 
-std::string turn_state(const agent::RunResult& r, const std::string& store_error) {
-  return !store_error.empty() ? "failed" : r.cancelled ? "cancelled" : !r.error.empty() ? "failed" : r.partial ? "partial" : "done";
+State turn_state(const agent::RunResult& r, const std::string& store_error) {
+  return !store_error.empty() ? State::Failed : r.cancelled ? State::Cancelled : !r.error.empty() ? State::Failed : r.partial ? State::Partial : State::Done;
 }
 
 Result<llm::Settings> resolve_model(const json& options, const llm::SettingsFlags& flags, const json& stored) {
@@ -323,12 +323,12 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
   return r;
 }
 
-void Lifecycle::move_to(std::unique_ptr<session::Session> to, const ResumePoint& point, std::string note) {
-  m_session.swap(to);  // the dead session closes here
-  to.reset();
+std::unique_ptr<session::Session> Lifecycle::move_to(std::unique_ptr<session::Session> to, const ResumePoint& point, std::string note) {
+  m_session.swap(to);
   m_provider->seek(point.state.provider);
   m_resume = point;
   m_resume_note = std::move(note);
+  return to;  // the dead one
 }
 
 void Lifecycle::cancel() {
@@ -337,14 +337,14 @@ void Lifecycle::cancel() {
   if (m_running) m_running->cancel();
 }
 
-std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::string& task, const agent::RunResult& r, bool ouro_stopping) {
+State Lifecycle::finish_turn(store::Database::RunRow& row, const std::string& task, const agent::RunResult& r, bool ouro_stopping) {
   const std::string store_error = m_log->store_error();
   const bool interrupted = ouro_stopping && r.cancelled && store_error.empty();
-  const std::string state = interrupted ? "interrupted" : turn_state(r, store_error);
+  const State state = interrupted ? State::Interrupted : turn_state(r, store_error);
   // Memory across tasks: a turn that finished with its answer is remembered for later runs
   // (before its row says done, so a run started after that finds it), unless the run said not to.
   // A replay is not remembered: its task carries the values it was given (they may be secrets).
-  if (state == "done" && m_spec.remember && !m_replay) {
+  if (state == State::Done && m_spec.remember && !m_replay) {
     const memory::Embeddings* embeddings = m_session ? m_session->host().context().embeddings.get() : nullptr;
     // Journaled for undo, not an event: `complete` stays the turn's last event.
     if (auto stored = remember_run(*m_db, m_id, task, r.final, embeddings)) {
@@ -355,7 +355,7 @@ std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::stri
     }
   }
   // A replay that healed a step or that a model took over from leaves a new version of its script.
-  if (m_replay && state == "done") {
+  if (m_replay && state == State::Done) {
     auto saved = scripts::save_replayed(*m_db, m_id, *m_replay);
     if (!saved) spdlog::warn("run {}: the replayed script is not rewritten: {}", m_id, redact(saved.error().message));
     else if (*saved) {
@@ -391,10 +391,9 @@ std::string Lifecycle::finish_turn(store::Database::RunRow& row, const std::stri
   }
   // Each turn's record, for History: what became of it, when, and what it cost.
   if (!usage.contains("turns") || !usage["turns"].is_array()) usage["turns"] = json::array();
-  usage["turns"].push_back({{"state", state}, {"started_at", m_turn_started > 0 ? json(m_turn_started) : json(nullptr)}, {"ended_at", row.updated_at},
+  usage["turns"].push_back({{"state", name(state)}, {"started_at", m_turn_started > 0 ? json(m_turn_started) : json(nullptr)}, {"ended_at", row.updated_at},
                             {"iterations", r.iterations}, {"cost", r.cost_known ? json(r.cost_usd) : json(nullptr)}});
   row.usage_json = dump_json(usage);
-  if (auto updated = m_db->update_run(row); !updated) spdlog::error("run {}: cannot record its result: {}", m_id, redact(updated.error().message));
   // The goals as the turn left them (its last iteration's changes are after its last checkpoint),
   // for the next turn and for undo.
   json goals;

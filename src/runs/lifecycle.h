@@ -84,6 +84,7 @@ class Lifecycle {
   ~Lifecycle();
 
   session::Session& session() { return *m_session; }
+  bool has_session() const { return m_session != nullptr; }
   llm::Provider& provider() { return *m_provider; }
   scripts::ReplayProvider* replay() { return m_replay; }
   const llm::Settings& settings() const { return m_settings; }
@@ -100,17 +101,18 @@ class Lifecycle {
   // `running` is told of the agent::Run while it works (nullptr after), for guidance and cancel.
   agent::RunResult turn(const std::string& task, const std::vector<agent::Turn>& earlier, int first_iteration, const Asker& asker,
                         const std::function<void(agent::Run*)>& running = {}, const std::function<void(const agent::Event&)>& view = {});
-  // A pool's run whose endpoint died: its next turn() goes on in `to` from `point`.
-  void move_to(std::unique_ptr<session::Session> to, const ResumePoint& point, std::string note);
+  // A pool's run whose endpoint died: its next turn() goes on in `to` from `point`. Returns the
+  // dead session, for the caller to close where it does not hold others up.
+  [[nodiscard]] std::unique_ptr<session::Session> move_to(std::unique_ptr<session::Session> to, const ResumePoint& point, std::string note);
   // Releases the session (closing it) now; the dead one after a move goes this way too.
   std::unique_ptr<session::Session> take_session() { return std::move(m_session); }
 
-  // After a turn: memory, the rewritten script, the row and the env for a follow-up. The row's
-  // state is the turn's: "done" only when it finished with its answer; "failed" when its events
+  // After a turn: memory, the rewritten script, the goals and the env for a follow-up, and the
+  // row filled in (runs::Run stores it, after the env, through runs/state.h). The row's state is the turn's: "done" only when it finished with its answer; "failed" when its events
   // could not be stored; "interrupted" when it was cut short because ouro stops (`ouro_stopping`:
   // nobody cancelled it, and it resumes from its last checkpoint). The row's usage keeps each
   // turn's record in "turns": {state, started_at, ended_at, iterations, cost}. Returns the state.
-  std::string finish_turn(store::Database::RunRow& row, const std::string& task, const agent::RunResult& r, bool ouro_stopping = false);
+  State finish_turn(store::Database::RunRow& row, const std::string& task, const agent::RunResult& r, bool ouro_stopping = false);
 
   // Stops the turn in progress (any thread).
   void cancel();
@@ -144,6 +146,6 @@ class Lifecycle {
 std::string usage_for_resume(const std::string& usage_json);
 
 // The state a turn's result gives its row.
-std::string turn_state(const agent::RunResult& r, const std::string& store_error);
+State turn_state(const agent::RunResult& r, const std::string& store_error);
 
 }  // namespace ouro::runs

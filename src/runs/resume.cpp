@@ -65,13 +65,13 @@ Result<agent::RunState> rebuild_state(store::Database& db, const std::string& ru
   return fold_events(db, run_id, initial_task, last, until_checkpoint);
 }
 
-Result<ResumePoint> load_resume_point(store::Database& db, const std::string& run_id, const std::vector<std::string>& states) {
+Result<ResumePoint> load_resume_point(store::Database& db, const std::string& run_id, const std::vector<State>& states) {
   auto row = TRY(db.get_run(run_id));
   if (!row) return errorf(Code::NotFound, "no run '{}'", run_id.substr(0, 60));
   if (std::find(states.begin(), states.end(), row->state) == states.end())
     return errorf(Code::FailedPrecondition,
-                  "run {} is {}: only an interrupted run (one whose ouro stopped while it worked) can be resumed{}", run_id, row->state,
-                  row->state == "running" || row->state == "queued" ? "" : "; send a message to continue a finished one");
+                  "run {} is {}: only an interrupted run (one whose ouro stopped while it worked) can be resumed{}", run_id, name(row->state),
+                  in_progress(row->state) ? "" : "; send a message to continue a finished one");
   ResumePoint p;
   p.row = *row;
   agent::RunState folded = TRY(fold_events(db, run_id, row->task, p.last_seq));

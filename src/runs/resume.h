@@ -33,7 +33,7 @@ Result<agent::RunState> rebuild_state(store::Database& db, const std::string& ru
 
 // NotFound for no such run; FailedPrecondition when the run is not one to resume (finished runs
 // take a follow-up message instead). `states`: the run states that may be resumed.
-Result<ResumePoint> load_resume_point(store::Database& db, const std::string& run_id, const std::vector<std::string>& states);
+Result<ResumePoint> load_resume_point(store::Database& db, const std::string& run_id, const std::vector<State>& states);
 
 // The browser part of a resume, in a fresh session: the cookies (for a context of its own), then
 // the tabs at their checkpoint URLs, the active one first, and their localStorage put back (each

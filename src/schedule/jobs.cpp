@@ -275,8 +275,7 @@ Result<Job> add_job(store::Database& db, const JobSpec& spec, int64_t now, const
 }
 
 Result<JobList> list_jobs(store::Database& db) {
-  return db.with_sql([&](store::Connection& c) -> Result<JobList> {
-    TRY(ensure_schema(c));
+  return db.with_read_sql("schedule", &ensure_schema, [&](store::Connection& c) -> Result<JobList> {
     auto r = c.exec(std::string("SELECT ") + kColumns + " FROM schedules ORDER BY created_at, id");
     if (!r) return make_error(r.error().code, "cannot read the schedules: " + r.error().message);
     JobList out;
@@ -290,8 +289,7 @@ Result<JobList> list_jobs(store::Database& db) {
 }
 
 Result<std::optional<Job>> get_job(store::Database& db, std::string_view id) {
-  return db.with_sql([&](store::Connection& c) -> Result<std::optional<Job>> {
-    TRY(ensure_schema(c));
+  return db.with_read_sql("schedule", &ensure_schema, [&](store::Connection& c) -> Result<std::optional<Job>> {
     auto r = c.exec(std::string("SELECT ") + kColumns + " FROM schedules WHERE id = ?1", {id});
     if (!r) return make_error(r.error().code, "cannot read a schedule: " + r.error().message);
     if (r->empty()) return std::optional<Job>();
@@ -402,11 +400,12 @@ Result<json> previous_final(store::Database& db, std::string_view schedule_id, s
     TRY(ensure_schema(c));
     // Options that are not JSON must not fail the query: SQLite's CASE keeps json_extract away
     // from them, PostgreSQL's ouro_try_jsonb reads them as NULL.
+    const std::string finished = runs::sql_list({runs::State::Done, runs::State::Partial});
     auto r = c.exec(c.engine() == store::Engine::Postgres
-                        ? "SELECT final FROM runs WHERE id != ?2 AND state IN ('done', 'partial') AND final IS NOT NULL AND "
+                        ? "SELECT final FROM runs WHERE id != ?2 AND state IN " + finished + " AND final IS NOT NULL AND "
                           "(ouro_try_jsonb(options) ->> 'schedule') = ?1 AND "
                           "created_at <= COALESCE((SELECT created_at FROM runs WHERE id = ?2), 1e300) ORDER BY created_at DESC LIMIT 1"
-                        : "SELECT final FROM runs WHERE id != ?2 AND state IN ('done', 'partial') AND final IS NOT NULL AND "
+                        : "SELECT final FROM runs WHERE id != ?2 AND state IN " + finished + " AND final IS NOT NULL AND "
                           "(CASE WHEN json_valid(options) THEN json_extract(options, '$.schedule') END) = ?1 AND "
                           "created_at <= COALESCE((SELECT created_at FROM runs WHERE id = ?2), 1e300) ORDER BY created_at DESC LIMIT 1",
                     {schedule_id, run_id});

@@ -100,8 +100,7 @@ Result<Script> save(store::Database& db, Script script) {
 }
 
 Result<std::vector<Listed>> list(store::Database& db) {
-  return db.with_sql([&](store::Connection& c) -> Result<std::vector<Listed>> {
-    TRY(ensure_schema(c));
+  return db.with_read_sql("scripts", &ensure_schema, [&](store::Connection& c) -> Result<std::vector<Listed>> {
     auto r = c.exec(std::string("SELECT ") + kColumns +
                     ", (SELECT COUNT(*) FROM scripts c WHERE c.name = s.name) FROM scripts s "
                     "WHERE version = (SELECT MAX(version) FROM scripts m WHERE m.name = s.name) ORDER BY name");

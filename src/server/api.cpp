@@ -1,4 +1,5 @@
 #include "server/api.h"
+#include "base/priority.h"
 #include "base/random.h"
 #include "base/text.h"
 
@@ -808,7 +809,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
   s->m->bridge = options.bridge ? options.bridge : std::make_shared<BridgeHub>(io, options.version);
   s->m->runtime = std::move(runtime);
   s->m->token = options.token.empty() ? random_token() : options.token;
-  s->m->work = std::make_unique<ThreadPool>(std::max<size_t>(options.workers, 1), std::max<size_t>(options.max_queued_work, 1));
+  s->m->work = std::make_unique<ThreadPool>(std::max<size_t>(options.workers, 1), std::max<size_t>(options.max_queued_work, 1), prefer_latency);
   std::weak_ptr<Impl> weak = s->m;
   net::HttpServer::Options http;
   http.port = options.port;

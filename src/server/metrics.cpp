@@ -1,4 +1,5 @@
 #include "server/metrics.h"
+#include "base/clock.h"
 #include "server/scheduler.h"
 
 #include "server/runs.h"
@@ -201,20 +202,20 @@ std::string Metrics::render(const Scheduler* scheduler) {
   sample(out, "ouro_cluster_reporter", "", leader ? 1 : 0);
   if (leader && stored) {
     std::map<std::string, int64_t> states;
-    for (const char* st : {"queued", "running", "awaiting_user", "done", "partial", "failed", "cancelled", "interrupted"}) states[st] = 0;
+    for (runs::State st : runs::kAllStates) states[runs::name_of(st)] = 0;
     for (const auto& [st, n] : *stored)
       if (states.count(st)) states[st] = n;
     header(out, "ouro_runs", "gauge", "Runs in the database by state, every node's (exported by one node: ouro_cluster_reporter)");
     for (const auto& [st, n] : states) sample(out, "ouro_runs", "state=\"" + st + "\"", static_cast<double>(n));
     header(out, "ouro_run_queue_depth", "gauge", "Runs waiting for a node to take them (exported by one node: ouro_cluster_reporter)");
-    sample(out, "ouro_run_queue_depth", "", static_cast<double>(m_runs->queue_depth().value_or(states["queued"])));
+    sample(out, "ouro_run_queue_depth", "", static_cast<double>(m_runs->queue_depth().value_or(states[runs::name_of(runs::State::Queued)])));
   }
   header(out, "ouro_node_runs", "gauge", "Runs this node executes now, or that wait here for a place, by state");
   for (const auto& [st, n] : m_runs->local_states()) sample(out, "ouro_node_runs", "state=\"" + st + "\"", static_cast<double>(n));
   RunManager::NodeStats& node = m_runs->node_stats();
   if (shared) {
     int64_t beat = node.last_heartbeat_ms.load();
-    int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    const auto now = static_cast<int64_t>(steady_ms());
     header(out, "ouro_node_heartbeat_age_seconds", "gauge", "Seconds since this node's heartbeat last reached the database (-1 before the first)");
     sample(out, "ouro_node_heartbeat_age_seconds", "", beat > 0 ? static_cast<double>(now - beat) / 1000.0 : -1);
     header(out, "ouro_node_fenced", "gauge", "1 while this node has stopped its runs because it cannot reach the database");
@@ -228,8 +229,8 @@ std::string Metrics::render(const Scheduler* scheduler) {
   node.queue_wait.render(out, "ouro_run_queue_wait_seconds");
 
   header(out, "ouro_runs_finished_total", "counter", "Turns of runs that ended since the server started, by outcome");
-  const char* outcomes[] = {"done", "partial", "failed", "cancelled"};
-  for (int i = 0; i < kOutcomes; ++i) sample(out, "ouro_runs_finished_total", fmt::format("outcome=\"{}\"", outcomes[i]), m_finished[i].value());
+  const runs::State outcomes[] = {runs::State::Done, runs::State::Partial, runs::State::Failed, runs::State::Cancelled};
+  for (int i = 0; i < kOutcomes; ++i) sample(out, "ouro_runs_finished_total", fmt::format("outcome=\"{}\"", runs::name(outcomes[i])), m_finished[i].value());
   header(out, "ouro_run_duration_seconds", "histogram", "From a turn's first event to its end");
   m_run_seconds.render(out, "ouro_run_duration_seconds");
   header(out, "ouro_iterations_total", "counter", "Iterations that ended since the server started");

@@ -7,43 +7,38 @@
 
 namespace ouro::server {
 
-void RunManager::publish(Active& run, const std::string& type, const json& data, double ts) { run.log->append(type, data, ts); }
+void RunManager::publish(Active& run, const std::string& type, const json& data, double ts) { run.run->log()->append(type, data, ts); }
 
-// The run's event log, ordered by the manager's mutex (subscribers replay stored events and then
-// go live under it, so none is missed or seen twice): each stored event is sent to the run's
-// subscribers; a question is pending from the moment anyone can see it. A store that fails
-// stops the run (runs/event_log.h).
+// The run's event log, ordered by the events mutex (subscribers replay stored events and then go
+// live under it, so none is missed or seen twice; the runs' map is not held, so an API read never
+// waits for an event's write): each stored event is sent to the run's subscribers; a question is
+// pending from the moment anyone can see it. A store that fails stops the run (runs/event_log.h).
 std::shared_ptr<runs::EventLog> RunManager::make_log(Active& run, int64_t last_seq) {
-  auto log = std::make_shared<runs::EventLog>(m_db, run.id, last_seq, m_config.hooks, &m_mutex);
+  auto log = std::make_shared<runs::EventLog>(m_db, run.id, last_seq, m_config.hooks, &m_events_mutex);
   Active* r = &run;  // the log is the run's: it never outlives it
   log->on_store_failure([r](const std::string&) {
-    std::lock_guard run_lock(r->mutex);
-    r->cancel_requested = true;
-    if (r->run) r->run->cancel();
-    r->answered.notify_all();
+    {
+      std::lock_guard run_lock(r->mutex);
+      r->request(Active::Stop::Cancel);
+    }
+    r->run->cancel();
+    r->changed.notify_all();
   });
   log->set_sink([this, r](const runs::StoredEvent& e) {
-    Active& run = *r;
+    Active& active = *r;
     // A question is pending from the moment anyone can see it (GET /api/runs/:id lists it, and
     // an answer may come before the run starts to wait).
-    if (e.type == "confirmation-req" || e.type == "user-question") {
-      std::lock_guard run_lock(run.mutex);
-      std::string qid = get_str(e.data, "id");
-      if (e.type == "confirmation-req") run.confirmations.try_emplace(qid, std::nullopt);
-      else run.questions[qid].choices = e.data.contains("choices") ? e.data["choices"] : json::array();
-    }
-    // The run waits for the user from the moment the question can be seen.
+    if (e.type == "confirmation-req") active.run->answers().expect_confirmation(get_str(e.data, "id"));
     if (e.type == "user-question") {
-      run.row.state = "awaiting_user";
-      run.row.updated_at = wall_ms();
-      if (auto updated = m_db.update_run(run.row); !updated)
-        spdlog::warn("run {}: cannot record its state: {}", run.id, redact(updated.error().message));
+      active.run->answers().expect_question(get_str(e.data, "id"), e.data.contains("choices") ? e.data["choices"] : json::array());
+      // The run waits for the person from the moment the question can be seen.
+      (void)active.run->set_state(runs::State::AwaitingUser);
     }
     json event = e.to_json();
     for (auto it = m_subscribers.begin(); it != m_subscribers.end();) {
       Subscriber& sub = it->second;
       bool keep = true;
-      if (sub.run_id.empty() || sub.run_id == run.id) {
+      if (sub.run_id.empty() || sub.run_id == active.id) {
         if (!sub.live) sub.held.push_back(event);
         else keep = deliver(sub, event);
       }
@@ -82,7 +77,7 @@ Result<int> RunManager::subscribe(const std::string& run_id, int64_t after, Even
   // key (a run's seq, or the global id) drops the ones seen twice.
   int id;
   {
-    std::lock_guard lock(m_mutex);
+    std::lock_guard lock(m_events_mutex);
     id = m_next_subscriber++;
     m_subscribers[id] = Subscriber{run_id, fn, false, {}};
   }
@@ -102,7 +97,7 @@ Result<int> RunManager::subscribe(const std::string& run_id, int64_t after, Even
     }
     if (page->size() < static_cast<size_t>(kPage)) break;
   }
-  std::lock_guard lock(m_mutex);
+  std::lock_guard lock(m_events_mutex);
   auto it = m_subscribers.find(id);
   if (it == m_subscribers.end()) return id;  // unsubscribed during the replay
   it->second.cursor = cursor;
@@ -120,7 +115,7 @@ Result<int> RunManager::subscribe(const std::string& run_id, int64_t after, Even
 }
 
 void RunManager::unsubscribe(int id) {
-  std::lock_guard lock(m_mutex);
+  std::lock_guard lock(m_events_mutex);
   m_subscribers.erase(id);
 }
 

@@ -9,6 +9,7 @@
 #include "agent/run.h"
 #include "runs/event_log.h"
 #include "runs/resume.h"
+#include "runs/run.h"
 #include "runs/spec.h"
 #include "session/session.h"
 #include "store/database.h"
@@ -47,44 +48,39 @@ constexpr size_t kMaxWaitingHere = 1000;
 json row_json(const store::Database::RunRow& r);
 json event_json(const store::Database::EventRow& e);
 
+// A run this node holds: its slot (the thread, where the conversation is, what was asked of
+// it) around the run itself (runs/run.h: its row, events, answers and lifecycle).
 struct RunManager::Active {
+  // Where the conversation is. Starting: its thread has not begun a turn yet; Working: a turn
+  // works (from the agent's start until its result is recorded); Recorded: a turn's result is
+  // kept (a follow-up may open the next); Idle: it waits for a follow-up, its place free;
+  // Leaving: it takes no more turns, its session is closing.
+  enum class Phase { Starting, Working, Recorded, Idle, Leaving };
+  // What was asked of it, escalating (a later request never weakens an earlier one). End: let
+  // the session go once the turn is over; Cancel: the person cancelled, or its events could not
+  // be stored; Shutdown: ouro stops (its turn is interrupted, resumable); Fenced: this node lost
+  // the database (its row is left as it is, for a takeover).
+  enum class Stop { None, End, Cancel, Shutdown, Fenced };
+
   std::string id, task;
-  std::string pairing;  // the extension pairing whose side panel started it, else 
-  std::thread thread;  // assigned under the manager's mutex; joined by the reaper
-  std::mutex mutex;
-  std::condition_variable answered;
-  std::map<std::string, std::optional<bool>> confirmations;  // pending ids -> answer
-  std::set<std::string> closed_confirmations;                 // answered or timed out
-  std::set<std::string> remember;                             // confirmations answered "always"
-  struct Question {
-    json choices = json::array();
-    std::optional<std::string> answer;
-  };
-  std::map<std::string, Question> questions;  // askUser: pending ids -> their answer, once given
-  std::set<std::string> closed_questions;
-  // The turn that asked is over: its questions still waiting are withdrawn, and one asked now
-  // (a page's request under a finished turn) is not put to the user. Reset when a turn begins.
-  bool questions_closed = false;
-  // The conversation: earlier turns, messages for the next one, and whether the session waits
-  // between turns (idle) or should let go (expire). Under `mutex`.
-  std::vector<agent::Turn> turns;
-  std::deque<std::string> inbox;
-  bool idle = false, expire = false;
+  std::string pairing;  // the extension pairing whose side panel started it, else ""
+  std::thread thread;   // assigned under the manager's mutex; joined by the reaper
+  std::shared_ptr<runs::Run> run;
+
+  std::mutex mutex;  // what follows
+  std::condition_variable changed;
+  Phase phase = Phase::Starting;
+  Stop stop = Stop::None;
   Clock::time_point idle_since{};
-  bool restored = false;    // continued from storage after its session had gone
-  std::string restore_env;  // then: the env its last turn left
-  std::optional<runs::ResumePoint> resume;  // resumed after a crash: where from
-  agent::Run* run = nullptr;  // while it executes
-  session::Session* session = nullptr;  // while it executes
-  bool cancel_requested = false;
-  bool stopping = false;  // cancelled because ouro stops, not by the user: its turn is interrupted
-  bool fenced = false;    // stopped because this node lost the database: its row is left as it is, for a takeover
-  bool finished = false;  // its result is final (teardown may still be going on)
-  bool leaving = false;   // it takes no more turns: its session is closing
-  int begun = 0;              // turns begun, earlier stored ones included
-  bool first_begun = false;   // this session has begun a turn
-  std::shared_ptr<runs::EventLog> log;  // its events as kept (runs/event_log.h)
-  store::Database::RunRow row;
+  std::deque<std::string> inbox;  // messages for the next turn
+  agent::Run* working = nullptr;  // the agent while a turn works (guidance goes to it)
+  int begun = 0;                  // turns begun, earlier stored ones included
+
+  // mutex held
+  void request(Stop s) {
+    if (s > stop) stop = s;
+  }
+  bool finished() const { return phase == Phase::Recorded || phase == Phase::Idle || phase == Phase::Leaving; }
 };
 
 }  // namespace ouro::server

@@ -3,6 +3,7 @@
 // the fence when the database cannot be reached.
 #include "server/run_manager_state.h"
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "store/nodes.h"
 
@@ -13,16 +14,18 @@ Result<int64_t> RunManager::queue_depth() {
   std::lock_guard lock(m_mutex);
   int64_t n = 0;
   for (auto& [id, r] : m_runs)
-    if (r->row.state == "queued") ++n;
+    if (r->run->state() == runs::State::Queued) ++n;
   return n + static_cast<int64_t>(m_waiting.size());
 }
 
 std::map<std::string, int64_t> RunManager::local_states() {
-  std::map<std::string, int64_t> out{{"queued", 0}, {"running", 0}, {"awaiting_user", 0}};
+  std::map<std::string, int64_t> out;
+  for (runs::State s : runs::kAllStates)
+    if (runs::in_progress(s)) out[runs::name_of(s)] = 0;
   std::lock_guard lock(m_mutex);
   for (auto& [id, r] : m_runs)
-    if (auto it = out.find(r->row.state); it != out.end()) ++it->second;
-  out["queued"] += static_cast<int64_t>(m_waiting.size());
+    if (auto it = out.find(runs::name_of(r->run->state())); it != out.end()) ++it->second;
+  out[runs::name_of(runs::State::Queued)] += static_cast<int64_t>(m_waiting.size());
   return out;
 }
 
@@ -38,19 +41,12 @@ size_t RunManager::free_places() {
 // A queued run this node took: started as create() starts a run, its request rebuilt from the
 // stored task and options (the start pages are kept with the options).
 Result<void> RunManager::start_queued(const store::Database::RunRow& row) {
-  auto run = std::make_shared<Active>();
-  run->id = row.id;
-  run->task = row.task;
-  run->row = row;
-  json options = parse_json(row.options).value_or(json::object());
-  if (!options.is_object()) options = json::object();
-  json body = {{"task", row.task}, {"options", options}, {"urls", json::array()}};
-  if (options.contains("urls")) {
-    body["urls"] = options["urls"];
-    body["options"].erase("urls");
-  }
-  run->log = make_log(*run, 0);
-  return start_stored(run, std::move(body), Code::FailedPrecondition, "is in progress already");
+  auto active = std::make_shared<Active>();
+  active->run = runs::Run::from_row(m_db, row);
+  active->id = row.id;
+  active->task = row.task;
+  active->run->set_log(make_log(*active, 0));
+  return start_stored(active, Code::FailedPrecondition, "is in progress already");
 }
 
 void RunManager::take_work() {
@@ -65,8 +61,8 @@ void RunManager::take_work() {
     if (!taken) spdlog::warn("cannot look for runs of dead nodes: {}", redact(taken.error().message));
     for (const auto& t : taken ? *taken : std::vector<store::TakenRun>{}) {
       m_node_stats.taken_over.add();
-      spdlog::info("run {}: taken over from a node that stopped answering ({} it was {})", t.row.id, t.begun ? "resumed:" : "started:", t.row.state);
-      auto started = t.begun ? start_resumed(t.row.id, {"queued", "running", "awaiting_user"}).map([](json) {}) : start_queued(t.row);
+      spdlog::info("run {}: taken over from a node that stopped answering ({} it was {})", t.row.id, t.begun ? "resumed:" : "started:", runs::name(t.row.state));
+      auto started = t.begun ? start_resumed(t.row.id, {runs::State::Queued, runs::State::Running, runs::State::AwaitingUser}).map([](json) {}) : start_queued(t.row);
       if (!started && started.error().code != Code::FailedPrecondition)
         spdlog::warn("run {}: cannot go on with it here: {}", t.row.id, redact(started.error().message));
     }
@@ -80,7 +76,7 @@ void RunManager::take_work() {
         // Back to the queue for another node (or this one, later).
         spdlog::warn("run {}: cannot start it here: {}", row.id, redact(started.error().message));
         (void)m_db.with_sql([&](store::Connection& c) {
-          return c.exec("UPDATE runs SET owner = NULL WHERE id = ?1 AND owner = ?2 AND state = 'queued'", {row.id, m_db.node_id()});
+          return c.exec("UPDATE runs SET owner = NULL WHERE id = ?1 AND owner = ?2 AND state = ?3", {row.id, m_db.node_id(), runs::name_of(runs::State::Queued)});
         });
       }
     }
@@ -110,7 +106,7 @@ void RunManager::apply_inbox() {
 // Stored events of a run this node's subscribers watch: given to them in order from their cursor
 // (deliver() reads what lies between).
 void RunManager::deliver_stored(const std::string& run_id) {
-  std::lock_guard lock(m_mutex);
+  std::lock_guard lock(m_events_mutex);
   std::optional<int64_t> from;
   for (auto& [id, sub] : m_subscribers)
     if (sub.live && sub.run_id == run_id) from = std::min(from.value_or(sub.cursor), sub.cursor);
@@ -140,14 +136,13 @@ void RunManager::fence_local_runs() {
   for (auto& r : runs) {
     {
       std::lock_guard lock(r->mutex);
-      if (r->finished) continue;
+      if (r->finished()) continue;
       spdlog::warn("run {}: stopped here: this node has not reached the database for {} ms and another node may take the run over", r->id,
                    store::kNodeFence.count());
-      r->cancel_requested = true;
-      r->fenced = true;
-      if (r->run) r->run->cancel();
+      r->request(Active::Stop::Fenced);
     }
-    r->answered.notify_all();
+    r->run->cancel();
+    r->changed.notify_all();
   }
 }
 
@@ -205,7 +200,7 @@ void RunManager::nodes_loop() {
       next_beat = now + store::kNodeHeartbeat;
       if (auto beat = m_db.heartbeat(); beat) {
         last_beat = now;
-        m_node_stats.last_heartbeat_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+        m_node_stats.last_heartbeat_ms = static_cast<int64_t>(steady_ms());
         m_node_stats.fenced = false;
         if (fenced) spdlog::info("this node reaches the database again: it takes runs again");
         fenced = false;

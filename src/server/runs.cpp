@@ -3,6 +3,7 @@
 // limit. The event log and its subscribers, the model settings and the nodes sharing PostgreSQL
 // are in run_events.cpp, run_settings.cpp and run_nodes.cpp.
 #include "server/runs.h"
+#include "base/priority.h"
 #include "base/clock.h"
 #include "server/run_manager_state.h"
 
@@ -44,7 +45,7 @@
 namespace ouro::server {
 
 json row_json(const store::Database::RunRow& r) {
-  json j = {{"id", r.id}, {"task", r.task}, {"state", r.state}, {"iterations", r.iterations}, {"partial", r.partial},
+  json j = {{"id", r.id}, {"task", r.task}, {"state", runs::name(r.state)}, {"iterations", r.iterations}, {"partial", r.partial},
             {"created_at", r.created_at}, {"updated_at", r.updated_at}, {"options", parse_json(r.options).value_or(json::object())}};
   j["final"] = r.final_json.empty() ? json(nullptr) : parse_json(r.final_json).value_or(json(r.final_json));
   j["usage"] = r.usage_json.empty() ? json(nullptr) : parse_json(r.usage_json).value_or(json(nullptr));
@@ -91,15 +92,14 @@ RunManager::~RunManager() {
   for (auto& r : runs) {
     {
       std::lock_guard lock(r->mutex);
-      r->cancel_requested = true;
-      r->stopping = true;
-      if (r->run) r->run->cancel();
+      r->request(Active::Stop::Shutdown);
     }
-    r->answered.notify_all();
+    r->run->cancel();
+    r->changed.notify_all();
   }
   {
     std::unique_lock lock(m_mutex);
-    m_reaped.wait(lock, [&] { return m_runs.empty(); });
+    m_reaped.wait(lock, [&] { return m_runs.empty() && m_storing == 0; });
   }
   m_reap.notify_all();
   m_reaper.join();
@@ -163,10 +163,7 @@ void RunManager::start_waiting() {
       return;
     }
     spdlog::warn("run {}: cannot start it: {}", row.id, redact(started.error().message));
-    row.state = "failed";
-    row.error = "cannot start the run: " + started.error().message;
-    row.updated_at = wall_ms();
-    if (auto updated = m_db.update_run(row); !updated) spdlog::warn("run {}: cannot record its failure to start: {}", row.id, redact(updated.error().message));
+    runs::Run::from_row(m_db, std::move(row))->fail("cannot start the run: " + started.error().message, "The run could not start: " + started.error().message);
   }
 }
 
@@ -185,24 +182,20 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside, co
   const runs::RunSpec spec = TRY(runs::parse_request(request));
   // Settings problems (no key) are reported now, not as a failed run later.
   if (!spec.commands() && !spec.script) TRY(resolve(spec.options));
-  auto run = std::make_shared<Active>();
-  run->id = runs::new_run_id();
-  run->task = spec.task;
-  run->pairing = pairing;
-  run->log = make_log(*run, 0);
-  run->row.id = run->id;
-  run->row.task = run->task;
-  run->row.state = "queued";
-  // The start pages go with the options: a resumed or continued run is given the same sites.
-  run->row.options = dump_json(spec.stored_options());
-  run->row.created_at = run->row.updated_at = wall_ms();
-  json created = row_json(run->row);
+  auto active = std::make_shared<Active>();
+  active->run = TRY(runs::Run::create(m_db, request, runs::State::Queued));
+  active->id = active->run->id();
+  active->task = spec.task;
+  active->pairing = pairing;
+  active->run->set_log(make_log(*active, 0));
+  const store::Database::RunRow row = active->run->row();
+  json created = row_json(row);
   // The row stored with what goes alongside it, in one transaction.
   auto store_row = [&](const std::function<Result<void>(store::Connection&)>& insert) -> Result<void> {
     if (!alongside) return m_db.with_sql(insert);
     return m_db.with_sql([&](store::Connection& c) -> Result<void> {
       return c.transaction([&]() -> Result<void> {
-        if (!TRY(alongside(c, run->id))) return errorf(Code::AlreadyExists, "run {} was not created: what goes with it was done already", run->id);
+        if (!TRY(alongside(c, active->id))) return errorf(Code::AlreadyExists, "run {} was not created: what goes with it was done already", active->id);
         return insert(c);
       });
     });
@@ -219,397 +212,364 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside, co
       m_node_stats.refused.add();
       return errorf(Code::ResourceExhausted, "{} runs wait in the queue already, the limit: wait for some to start, or cancel some", waiting);
     }
-    TRY(store_row([&](store::Connection& c) { return store::enqueue_run(c, run->row); }));
+    TRY(store_row([&](store::Connection& c) { return store::enqueue_run(c, row); }));
     m_look = true;
     return created;
   }
+  // The place is taken under the manager's mutex, the row stored without it (an API read never
+  // waits for a write): a run that cannot be stored gives its place back.
+  enum class Place { Now, Waits } place;
   {
     std::lock_guard lock(m_mutex);
     if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
     // Every place taken: the run waits, stored `queued`, and starts when one comes free.
     if (size_t busy = busy_runs(); busy >= m_config.max_active_runs) {
-      if (m_waiting.size() >= kMaxWaitingHere) {
+      if (m_waiting.size() + m_storing >= kMaxWaitingHere) {
         m_node_stats.refused.add();
         return errorf(Code::ResourceExhausted, "{} runs are in progress and {} wait already, the limit: wait for some to start, or cancel some",
                       busy, m_waiting.size());
       }
-      TRY(store_row([&](store::Connection& c) { return store::Database::insert_run(c, m_db.node_id(), run->row); }));
-      m_waiting.push_back(run->row);
-      return created;
+      place = Place::Waits;
+    } else {
+      expire_idle(m_config.max_idle_runs);
+      m_runs[active->id] = active;  // its place, held while its row is stored
+      place = Place::Now;
     }
-    expire_idle(m_config.max_idle_runs);
-    TRY(store_row([&](store::Connection& c) { return store::Database::insert_run(c, m_db.node_id(), run->row); }));
-    m_runs[run->id] = run;
-    // Started under the lock: the thread cannot hand itself to the reaper before `thread` is set.
-    try {
-      run->thread = std::thread([this, run, request] { run_thread(run, request); });
-    } catch (const std::system_error& e) {
-      m_runs.erase(run->id);
-      run->row.state = "failed";
-      run->row.error = std::string("cannot start a thread for the run: ") + e.what();
-      if (auto updated = m_db.update_run(run->row); !updated)
-        spdlog::error("run {}: cannot record its failure to start: {}", run->id, redact(updated.error().message));
-      return errorf(Code::ResourceExhausted, "cannot start the run: {}", e.what());
+    ++m_storing;
+  }
+  auto stored = store_row([&](store::Connection& c) { return store::Database::insert_run(c, m_db.node_id(), row); });
+  std::string failed;  // why a stored run does not start (recorded without the lock)
+  {
+    std::lock_guard lock(m_mutex);
+    --m_storing;
+    m_reaped.notify_all();  // the destructor waits for rows being stored
+    if (!stored) {
+      if (place == Place::Now) m_runs.erase(active->id);
+      return tl::make_unexpected(stored.error());
+    }
+    if (m_stopping) {
+      if (place == Place::Now) m_runs.erase(active->id);
+      failed = "ouro stopped before the run started";
+    } else if (place == Place::Waits) {
+      m_waiting.push_back(row);
+      // A place may have come free while the row was stored: the reaper looks again.
+      if (busy_runs() < m_config.max_active_runs) {
+        m_place_freed = true;
+        m_reap.notify_all();
+      }
+      return created;
+    } else {
+      // Started under the lock: the thread cannot hand itself to the reaper before `thread` is set.
+      try {
+        active->thread = std::thread([this, active] { run_thread(active); });
+        return created;
+      } catch (const std::system_error& e) {
+        m_runs.erase(active->id);
+        failed = std::string("cannot start a thread for the run: ") + e.what();
+      }
     }
   }
-  return created;
+  active->run->fail(failed, "The run could not start: " + failed);
+  return errorf(Code::Unavailable, "the run cannot start: {}", failed);
 }
 
 // The run thread's one exception boundary: whatever escapes ends this run, not the process;
 // the session has been torn down by the time it is caught. Then the thread hands itself to the
 // reaper.
-void RunManager::run_thread(std::shared_ptr<Active> run, json body) {
+void RunManager::run_thread(std::shared_ptr<Active> active) {
+  // A run is background work: on a busy machine the API's and the network thread's requests come
+  // first (on Linux a thread's nice value is its own; lowering it needs no privilege).
+  run_in_background(kRunNice);
   try {
-    execute(run, std::move(body));
+    execute(active);
   } catch (const std::exception& e) {
     std::string why = redact(std::string("internal error: ") + e.what());
-    spdlog::error("run {}: {}", run->id, why);
+    spdlog::error("run {}: {}", active->id, why);
     try {
-      record_failure(*run, why, "The run failed: " + why);
+      active->run->close();
+      active->run->fail(why, "The run failed: " + why);
     } catch (const std::exception& again) {
-      spdlog::error("run {}: cannot record the failure: {}", run->id, redact(again.what()));
-      std::lock_guard lock(run->mutex);
-      run->finished = true;
+      spdlog::error("run {}: cannot record the failure: {}", active->id, redact(again.what()));
     }
   }
   {
+    std::lock_guard lock(active->mutex);
+    active->phase = Active::Phase::Leaving;
+    active->working = nullptr;
+  }
+  {
     std::lock_guard lock(m_mutex);
-    m_torn_down.push_back(run);
+    m_torn_down.push_back(active);
   }
   m_look = true;  // a place came free: the shared queue may have a run for it
   m_reap.notify_all();
 }
 
-// The turn is over: a question it asked that is still waiting (a confirmation the gate raised
-// for a page's request, an askUser whose evaluation was cut off) is withdrawn — no longer pending
-// in GET /api/runs/:id, a `question-withdrawn` event for the faces, its waiter answered "no answer"
-// — and none is put to the user until the next turn begins.
-void RunManager::withdraw_questions(Active& run) {
-  std::vector<std::string> ids;
-  {
-    std::lock_guard lock(run.mutex);
-    run.questions_closed = true;
-    for (auto it = run.confirmations.begin(); it != run.confirmations.end();) {
-      if (it->second) {
-        ++it;
-        continue;
-      }
-      ids.push_back(it->first);
-      run.closed_confirmations.insert(it->first);
-      it = run.confirmations.erase(it);
-    }
-    for (auto it = run.questions.begin(); it != run.questions.end();) {
-      if (it->second.answer) {
-        ++it;
-        continue;
-      }
-      ids.push_back(it->first);
-      run.closed_questions.insert(it->first);
-      it = run.questions.erase(it);
-    }
+namespace {
+
+// A place on a browser pool's least-loaded healthy endpoint (queued while all are full), moved
+// to another endpoint when its browser dies (runs/failover.h). The lease is declared with the
+// source, which the run lets go after its session: the place is given back after the session
+// that used it has closed.
+class PoolSource final : public runs::BrowserSource {
+ public:
+  PoolSource(store::Database& db, session::BrowserPool& pool, std::chrono::milliseconds wait, std::function<bool()> cancelled,
+             std::function<void(const std::string& endpoint, bool moved)> placed)
+      : m_db(db), m_pool(pool), m_wait(wait), m_cancelled(std::move(cancelled)), m_placed(std::move(placed)) {}
+
+  Result<std::unique_ptr<session::Session>> open(session::SessionOptions so) override {
+    m_lease.emplace(TRY(m_pool.acquire(m_wait, m_cancelled)));
+    m_placed(m_lease->endpoint(), false);
+    return session::Session::attach(m_lease->runtime(), std::move(so));
   }
-  run.answered.notify_all();
-  for (const auto& id : ids) publish(run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, wall_ms());
-}
+  Result<Move> fail_over(const std::string& run_id, const std::string& why, const session::SessionOptions& so) override {
+    if (!m_lease) return BrowserSource::fail_over(run_id, why, so);
+    const std::string from = m_lease->endpoint();
+    auto to = TRY(runs::fail_over(m_db, m_pool, run_id, from, why, so, m_wait, m_cancelled));
+    m_next = std::move(to.lease);
+    return Move{std::move(to.session), std::move(to.point), std::move(to.note), from, to.to};
+  }
+  void settled() override {
+    if (!m_next) return;
+    m_lease.swap(m_next);
+    m_next.reset();  // the dead endpoint's place
+    m_placed(m_lease->endpoint(), true);
+  }
 
-// A run that ends without a result of the agent's: an error event, the failed row, a complete
-// event with the message as its partial final.
-void RunManager::record_failure(Active& run, const std::string& why, const std::string& message) {
-  publish(run, "error", {{"error", why}}, wall_ms());
-  run.row.state = "failed";
-  run.row.error = why;
-  run.row.updated_at = wall_ms();
-  json final = {{"partial", true}, {"message", message}};
-  run.row.final_json = dump_json(final);
-  run.row.partial = true;
-  if (auto updated = m_db.update_run(run.row); !updated)
-    spdlog::error("run {}: cannot record its failure: {}", run.id, redact(updated.error().message));
-  publish(run, "complete", {{"final", final}, {"iterations", run.row.iterations}, {"partial", true}, {"error", why}}, wall_ms());
-  std::lock_guard lock(run.mutex);
-  run.finished = true;
-}
+ private:
+  store::Database& m_db;
+  session::BrowserPool& m_pool;
+  std::chrono::milliseconds m_wait;
+  std::function<bool()> m_cancelled;
+  std::function<void(const std::string&, bool)> m_placed;
+  std::optional<session::BrowserPool::Lease> m_lease, m_next;
+};
 
-void RunManager::execute(std::shared_ptr<Active> run, json body) {
-  auto fail = [&](const std::string& why) { record_failure(*run, why, "The run could not start: " + why); };
-  auto parsed = runs::parse_request(body);
-  if (!parsed) return fail(parsed.error().message);
-  runs::RunSpec spec = std::move(*parsed);
-  // Through the extension (docs/design/extension-bridge.md): the user's Chrome, in a tab group of
-  // the run's own. The rule: such a run works in the user's profile ("mine"); what the extension
-  // cannot give — a clean context with cookies of its own, a downloads folder of ouro's — is
-  // not available there, and a run that asks for a clean context is refused with that reason.
-  const bool via_extension = !spec.browser.empty() ? spec.browser == "extension" : m_config.default_browser == "extension";
+// The user's Chrome through the extension: a browser of the run's own on the bridge, kept until
+// the run lets its source go (after its session).
+class ExtensionSource final : public runs::BrowserSource {
+ public:
+  using Bridge = std::function<Result<std::shared_ptr<session::Runtime>>()>;
+  ExtensionSource(Bridge bridge, std::function<void()> placed) : m_bridge(std::move(bridge)), m_placed(std::move(placed)) {}
+  Result<std::unique_ptr<session::Session>> open(session::SessionOptions so) override {
+    m_runtime = TRY(m_bridge());
+    m_placed();
+    return session::Session::attach(m_runtime, std::move(so));
+  }
+
+ private:
+  Bridge m_bridge;
+  std::function<void()> m_placed;
+  std::shared_ptr<session::Runtime> m_runtime;
+};
+
+}  // namespace
+
+// What the server's runs must be, and where they can run: a run through the extension works in
+// the user's profile (docs/design/extension-bridge.md) — a clean context cannot exist there —, a
+// pool's runs each have a context of their own.
+Result<void> RunManager::placement_rules(runs::RunSpec& spec, bool via_extension) const {
+  // Through the extension: the user's Chrome, in a tab group of the run's own. What the
+  // extension cannot give — a clean context with cookies of its own, a downloads folder of
+  // ouro's — is not available there, and a run that asks for a clean context is refused with
+  // that reason.
   if (via_extension && spec.context == "clean")
-    return fail("a clean context (cookies of its own) cannot exist through the extension: a run in the user's Chrome works in its "
-                "profile and its tab group (context 'mine'). Drop context 'clean', or leave out browser 'extension' to use ouro's own browser");
-  if (via_extension && m_config.pool) return fail("this server's runs use a browser pool; browser 'extension' is for ouro serve with a browser of its own");
+    return make_error(Code::FailedPrecondition,
+                      "a clean context (cookies of its own) cannot exist through the extension: a run in the user's Chrome works in its "
+                      "profile and its tab group (context 'mine'). Drop context 'clean', or leave out browser 'extension' to use ouro's own browser");
+  if (via_extension && m_config.pool)
+    return make_error(Code::FailedPrecondition, "this server's runs use a browser pool; browser 'extension' is for ouro serve with a browser of its own");
   // My browser: the user's tabs, held one run at a time, left open. Through the extension the
   // run's browser is its tab group alone: every tab there is the run's (the user shared it). On a
   // pool, every run has a context of its own: a pool's browsers are no one's own.
   if (via_extension) spec.context = "";
   if (m_config.pool) spec.context = "clean";
-  // The settings file, read once for the run: its safety settings and its model (the server's
-  // hooks were read when it started).
-  auto settings_file = read_settings_file(m_config.config_path);
-  if (!settings_file) return fail(settings_file.error().message);
-  auto file = safety::safety_settings_from(settings_file->data, settings_file->where());
-  if (!file) return fail(file.error().message);
+  return {};
+}
+
+// The run's setup from the server's configuration and the settings file, read once for the run:
+// its safety settings and its model (the server's hooks were read when it started).
+Result<runs::Setup> RunManager::run_setup(bool via_extension) {
+  auto settings_file = TRY(read_settings_file(m_config.config_path));
   runs::Setup setup;
-  setup.db = &m_db;
-  setup.log = run->log;
   setup.hooks = m_config.hooks;  // the deciding points ask them (the log tells the others)
   if (!m_config.ouro_binary.empty()) setup.base.repl.executable = m_config.ouro_binary;
   setup.base.limits.action_timeout = m_config.action_timeout;
-  setup.file = std::move(*file);
+  setup.file = TRY(safety::safety_settings_from(settings_file.data, settings_file.where()));
   if (!m_config.secret_flags.empty()) {
     auto secrets = setup.file.secrets ? std::make_shared<safety::SecretStore>(*setup.file.secrets) : std::make_shared<safety::SecretStore>();
-    for (const auto& flag : m_config.secret_flags)
-      if (auto added = safety::add_secret_from_flag(*secrets, flag); !added) return fail(added.error().message);
+    for (const auto& flag : m_config.secret_flags) TRY(safety::add_secret_from_flag(*secrets, flag));
     setup.file.secrets = std::move(secrets);
   }
   setup.model_flags = model_flags();
-  if (!m_config.config_path.empty()) setup.model_flags.file = settings_file->data;
+  if (!m_config.config_path.empty()) setup.model_flags.file = settings_file.data;
   setup.stored_settings = stored_llm_settings().value_or(json::object());
   setup.default_context = via_extension ? "" : m_config.mine_by_default ? "mine" : "clean";
   // On a pool, a dead endpoint stops the run at its next iteration boundary, to move it.
   setup.stop_when_browser_lost = m_config.pool != nullptr;
-  // The run's browser: a place on the least-loaded healthy endpoint of a pool (queued while all
-  // are full), the user's Chrome through the extension, or the server's own. Declared before the
-  // lifecycle: they outlive its session.
-  std::optional<session::BrowserPool::Lease> lease;
-  std::shared_ptr<session::Runtime> bridged;
-  auto cancelled = [run] {
-    std::lock_guard lock(run->mutex);
-    return run->cancel_requested;
-  };
-  setup.source = [&](session::SessionOptions so) -> Result<std::unique_ptr<session::Session>> {
-    if (m_config.pool) {
-      auto placed = TRY(m_config.pool->acquire(std::chrono::duration_cast<std::chrono::milliseconds>(m_config.pool_wait), cancelled));
-      lease.emplace(std::move(placed));
+  return setup;
+}
+
+// The run's browser: a place on a pool, the user's Chrome through the extension, or the server's
+// own. The source is the run's (its slot holds it): what it calls back reaches the slot weakly.
+std::shared_ptr<runs::BrowserSource> RunManager::browser_source(const std::shared_ptr<Active>& active, bool via_extension) {
+  std::weak_ptr<Active> slot = active;
+  if (m_config.pool) {
+    auto cancelled = [slot] {
+      auto a = slot.lock();
+      if (!a) return true;
+      std::lock_guard lock(a->mutex);
+      return a->stop >= Active::Stop::Cancel;
+    };
+    auto placed = [this, slot, id = active->id](const std::string& endpoint, bool moved) {
       {
         std::lock_guard lock(m_mutex);
-        if (m_placed.insert_or_assign(run->id, lease->endpoint()).second) m_placed_order.push_back(run->id);
+        if (m_placed.insert_or_assign(id, endpoint).second) m_placed_order.push_back(id);
         while (m_placed_order.size() > 1000) {
           m_placed.erase(m_placed_order.front());
           m_placed_order.pop_front();
         }
       }
-      publish(*run, "placement", {{"endpoint", lease->endpoint()}}, wall_ms());
-      return session::Session::attach(lease->runtime(), std::move(so));
-    }
-    if (via_extension) {
-      bridged = TRY(bridge_runtime(*run));
-      publish(*run, "placement", {{"endpoint", "extension"},
-                                  {"note", "in your Chrome, through ouro's extension, in the tab group named after this task; it works in your "
-                                           "profile (context 'mine'): a clean context cannot exist through the extension"}},
-              wall_ms());
-      return session::Session::attach(bridged, std::move(so));
-    }
-    return session::Session::attach(m_runtime, std::move(so));
-  };
-  const bool resumed = run->resume.has_value();
-  std::string task = resumed ? run->resume->state.task : spec.task;
-  runs::Origin origin;
-  origin.resume = std::move(run->resume);
-  run->resume.reset();
-  origin.continued = run->restored;
-  origin.env = run->restore_env;
-  auto started = runs::Lifecycle::start(spec, std::move(setup), std::move(origin), run->id);
-  if (!started) return fail(started.error().message);
-  runs::Lifecycle& life = **started;
-
-  runs::Asker asker;
-  asker.confirm_timeout = m_config.confirm_timeout;
-  asker.ask_timeout = m_config.ask_timeout;
-  asker.confirm = [this, run, &life](const json& req) {
-    std::string id = req.value("id", "");
-    std::unique_lock lock(run->mutex);
-    // The question went out as an event just before this: an answer may already be here.
-    run->confirmations.try_emplace(id, std::nullopt);
-    auto answer = [&]() -> std::optional<bool> {
-      auto it = run->confirmations.find(id);
-      return it == run->confirmations.end() ? std::nullopt : it->second;
+      if (auto a = slot.lock(); a && !moved) publish(*a, "placement", {{"endpoint", endpoint}}, wall_ms());
     };
-    bool answered = run->answered.wait_for(lock, m_config.confirm_timeout,
-                                           [&] { return run->cancel_requested || run->questions_closed || answer().has_value(); });
-    bool approved = answered && answer().value_or(false);
-    bool always = approved && run->remember.erase(id) > 0;
-    bool withdrawn = !answer().has_value() && run->questions_closed && run->confirmations.count(id);
-    run->confirmations.erase(id);
-    run->closed_confirmations.insert(id);
-    lock.unlock();
-    if (withdrawn) publish(*run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, wall_ms());
-    // "Always": a site question (leaving the allowed sites, one of the user's tabs) is not asked again.
-    if (std::string site = runs::site_question(req); always && !site.empty()) runs::remember_site(m_db, site, run->id, life.turn_number());
-    return approved;  // no answer in time counts as deny
+    return std::make_shared<PoolSource>(m_db, *m_config.pool, std::chrono::duration_cast<std::chrono::milliseconds>(m_config.pool_wait), cancelled, placed);
+  }
+  if (via_extension) {
+    auto bridge = [this, pairing = active->pairing, id = active->id, task = active->task] { return bridge_runtime(id, task, pairing); };
+    auto placed = [this, slot] {
+      if (auto a = slot.lock())
+        publish(*a, "placement",
+                {{"endpoint", "extension"},
+                 {"note", "in your Chrome, through ouro's extension, in the tab group named after this task; it works in your profile "
+                          "(context 'mine'): a clean context cannot exist through the extension"}},
+                wall_ms());
+    };
+    return std::make_shared<ExtensionSource>(bridge, placed);
+  }
+  return std::make_shared<runs::SessionSource>([runtime = m_runtime](session::SessionOptions so) { return session::Session::attach(runtime, std::move(so)); });
+}
+
+// Between the turns of the API's conversations: the run's slot follows its phase, its place is
+// free while it waits for a follow-up (up to keep_idle), and the node's figures and turn notices
+// are kept. `run` and `active` outlive the conversation (execute's).
+runs::Conversation RunManager::conversation(const std::shared_ptr<Active>& active, bool first_start) {
+  runs::Run& run = *active->run;
+  struct Timing {
+    bool waited = false;
+    Clock::time_point turn_began{};
   };
-  asker.ask_user = [this, run](const json& q) -> std::optional<std::string> {
-    std::string id = get_str(q, "id");
-    std::optional<std::string> answer;  // the state is awaiting_user since the question was published
-    bool withdrawn = false;
-    {
-      std::unique_lock lock(run->mutex);
-      run->questions.try_emplace(id);  // registered when its event was published
-      auto given = [&]() -> std::optional<std::string> {
-        auto it = run->questions.find(id);
-        return it == run->questions.end() ? std::nullopt : it->second.answer;
-      };
-      run->answered.wait_for(lock, m_config.ask_timeout, [&] { return run->cancel_requested || run->questions_closed || given().has_value(); });
-      answer = given();
-      withdrawn = !answer && run->questions_closed && run->questions.count(id);
-      run->questions.erase(id);
-      run->closed_questions.insert(id);
+  auto timing = std::make_shared<Timing>();
+  timing->waited = !first_start;
+  const bool resumed = run.resuming();
+  runs::Conversation c;
+  c.turn_begins = [this, &run, active, timing](const std::string& task) {
+    if (!timing->waited) {  // from its creation to its first turn: how long it waited for a place
+      m_node_stats.queue_wait.observe(std::max(0.0, wall_ms() - run.row().created_at) / 1000.0);
+      timing->waited = true;
     }
-    if (withdrawn) publish(*run, "question-withdrawn", {{"id", id}, {"reason", "the run's turn ended before it was answered"}}, wall_ms());
-    std::lock_guard lock(m_mutex);  // the run thread leaves its row alone while the run executes
-    run->row.state = "running";
-    run->row.updated_at = wall_ms();
-    if (auto updated = m_db.update_run(run->row); !updated) spdlog::warn("run {}: cannot record its state: {}", run->id, redact(updated.error().message));
-    return answer;
-  };
-  // A conversation: each message after a turn is a new turn in the same session (env, tabs,
-  // store), with the earlier turns in the prompt; the session waits for one up to keep_idle.
-  if (!resumed && run->restored) publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, wall_ms());
-  session::Session::Held held;  // in the user's browser: the tabs let go between turns
-  bool first_start = !resumed && run->turns.empty() && run->row.state == "queued";
-  while (true) {
-    life.session().take_back(held);
-    if (first_start) {  // from its creation to its first turn: how long it waited for a place
-      m_node_stats.queue_wait.observe(std::max(0.0, wall_ms() - run->row.created_at) / 1000.0);
-      first_start = false;
-    }
-    run->row.state = "running";
-    run->row.updated_at = wall_ms();
-    if (auto updated = m_db.update_run(run->row); !updated)
-      spdlog::warn("run {}: cannot record that it is running: {}", run->id, redact(updated.error().message));
-    const auto turn_began = Clock::now();
+    timing->turn_began = Clock::now();
     if (m_config.on_turn) {
       Config::TurnNotice notice;
-      notice.run_id = run->id;
+      notice.run_id = active->id;
       notice.task = task;
       notice.started = true;
       m_config.on_turn(notice);
     }
-    agent::RunResult r;
-    for (bool moved = false;; moved = true) {
-      r = life.turn(task, run->turns, run->row.iterations + 1, asker, [&](agent::Run* working) {
-        // Its work is done (the Run goes next, once nothing waits on its hooks): what it still
-        // asks is withdrawn now, not left to time out.
-        if (!working) {
-          {
-            std::lock_guard lock(run->mutex);
-            run->run = nullptr;
-          }
-          return withdraw_questions(*run);
-        }
-        std::lock_guard lock(run->mutex);
-        run->run = working;
-        run->session = &life.session();
-        run->finished = false;
-        run->questions_closed = false;
-        if (!moved && (!resumed || run->first_begun)) ++run->begun;  // a resumed turn was begun before the restart
-        run->first_begun = true;
-        if (run->cancel_requested) working->cancel();
-      });
-      if (r.browser_lost.empty() || r.cancelled || !lease) break;
-      // Its endpoint died: on to another from the last checkpoint, as a resume goes on (failover.h).
-      std::string from = lease->endpoint();
-      auto to = runs::fail_over(m_db, *m_config.pool, run->id, from, r.browser_lost, life.session_options(),
-                          std::chrono::duration_cast<std::chrono::milliseconds>(m_config.pool_wait), cancelled);
-      if (!to) {
-        r.error = to.error().message;
-        r.final = {{"partial", true}, {"message", "The run stopped: " + r.error}};
-        publish(*run, "error", {{"error", r.error}}, wall_ms());
-        publish(*run, "complete", {{"final", r.final}, {"iterations", run->row.iterations + r.iterations}, {"partial", true}, {"error", r.error}}, wall_ms());
-        break;
-      }
-      {
-        std::lock_guard lock(run->mutex);
-        run->session = to->session.get();
-      }
-      life.move_to(std::move(to->session), to->point, to->note);  // the dead session closes here
-      lease.swap(to->lease);                                      // and its place is given back when `to` goes
-      {
-        std::lock_guard lock(m_mutex);
-        m_placed[run->id] = lease->endpoint();
-      }
-      const runs::ResumePoint& point = to->point;
-      publish(*run, "failover", {{"from", from}, {"to", lease->endpoint()}, {"reason", r.browser_lost}, {"fromIteration", point.state.last_iteration + 1}},
-              wall_ms());
-      // As a resume: the whole run's usage comes back with the checkpoint's state.
-      run->row.usage_json = runs::usage_for_resume(run->row.usage_json);
-      run->row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
-      run->row.iterations = point.state.last_iteration - point.state.turn_iterations;
-    }
-    const std::string store_error = run->log->store_error();
-    bool stopping = false, fenced = false;
-    {
-      std::lock_guard lock(run->mutex);
-      stopping = run->stopping;
-      fenced = run->fenced;
-    }
-    // Nodes sharing PostgreSQL: a turn cut short because this node could not reach the database
-    // (fenced, or an event that could not be stored for that reason) records no end: its row stays
-    // in progress, held by this node, and is taken over from its last checkpoint — by this node
-    // once it reaches the database again, or by another once this one counts as dead (store/nodes.h).
-    if (m_shared && (fenced || run->log->store_unreachable())) {
-      spdlog::warn("run {}: stopped on this node, which cannot reach the database; it goes on from its last checkpoint once a node can", run->id);
-      std::lock_guard lock(run->mutex);
-      run->finished = true;
-      run->leaving = true;
-      break;
-    }
-    life.finish_turn(run->row, task, r, stopping);
-    if (m_config.on_turn)
-      m_config.on_turn({.run_id = run->id, .task = task, .started = false, .state = run->row.state, .iterations = run->row.iterations,
-                        .cost = run->row.cost, .seconds = std::chrono::duration<double>(Clock::now() - turn_began).count(), .error = r.error});
-    run->turns.push_back({task, runs::final_text(r.final)});
-    held = life.session().let_go();
-    std::unique_lock lock(run->mutex);
+  };
+  c.running = [active, resumed](agent::Run* working, bool moved) {
+    std::lock_guard lock(active->mutex);
+    active->working = working;
+    if (!working) return;
+    // A resumed turn was begun before the restart; a moved one goes on.
+    if (!moved && (!resumed || active->phase != Active::Phase::Starting)) ++active->begun;
+    active->phase = Active::Phase::Working;
+  };
+  // Nodes sharing PostgreSQL: a turn cut short because this node could not reach the database
+  // (fenced, or an event that could not be stored for that reason) records no end: its row stays
+  // in progress, held by this node, and is taken over from its last checkpoint — by this node
+  // once it reaches the database again, or by another once this one counts as dead (store/nodes.h).
+  c.abandon = [this, &run, active](const agent::RunResult&) {
+    const bool unreachable = run.log()->store_unreachable();  // before the slot's lock: the log's own lock comes first
+    std::lock_guard lock(active->mutex);
+    if (!m_shared || (active->stop != Active::Stop::Fenced && !unreachable)) return false;
+    spdlog::warn("run {}: stopped on this node, which cannot reach the database; it goes on from its last checkpoint once a node can", active->id);
+    active->phase = Active::Phase::Leaving;
+    return true;
+  };
+  c.stopping = [active] {
+    std::lock_guard lock(active->mutex);
+    return active->stop == Active::Stop::Shutdown;
+  };
+  c.turn_ended = [this, &run, active, timing](const std::string& task, const agent::RunResult& r, runs::State state) {
+    if (!m_config.on_turn) return;
+    const auto row = run.row();
+    m_config.on_turn({.run_id = active->id, .task = task, .started = false, .state = std::string(runs::name(state)), .iterations = row.iterations,
+                      .cost = row.cost, .seconds = std::chrono::duration<double>(Clock::now() - timing->turn_began).count(), .error = r.error});
+  };
+  c.next = [this, active](const agent::RunResult& r) -> std::optional<std::string> {
+    std::unique_lock lock(active->mutex);
     // Messages that came too late for an iteration open the next turn.
-    for (auto g = r.unread_guidance.rbegin(); g != r.unread_guidance.rend(); ++g) run->inbox.push_front(*g);
-    run->finished = true;
-    if (!store_error.empty() || r.cancelled || run->cancel_requested || !r.browser_lost.empty()) {
-      run->leaving = true;
-      break;
+    for (auto g = r.unread_guidance.rbegin(); g != r.unread_guidance.rend(); ++g) active->inbox.push_front(*g);
+    active->phase = Active::Phase::Recorded;
+    if (active->stop >= Active::Stop::Cancel) {
+      active->phase = Active::Phase::Leaving;
+      return std::nullopt;
     }
-    run->idle = true;
-    run->idle_since = Clock::now();
+    active->phase = Active::Phase::Idle;
+    active->idle_since = Clock::now();
     // Its place is free while it waits for a follow-up: a run waiting for one may start.
     lock.unlock();
     place_freed();
     lock.lock();
     // On a browser pool a place is for a run that works: between turns the session goes, and a
     // follow-up continues from storage on whichever endpoint is free then.
-    run->answered.wait_for(lock, m_config.pool ? std::chrono::seconds(0) : m_config.keep_idle,
-                           [&] { return !run->inbox.empty() || run->expire || run->cancel_requested; });
-    run->idle = false;
-    if (run->inbox.empty() || run->expire || run->cancel_requested) {
-      run->leaving = true;
-      break;
+    active->changed.wait_for(lock, m_config.pool ? std::chrono::seconds(0) : m_config.keep_idle,
+                             [&] { return !active->inbox.empty() || active->stop >= Active::Stop::End; });
+    if (active->inbox.empty() || active->stop >= Active::Stop::End) {
+      active->phase = Active::Phase::Leaving;
+      return std::nullopt;
     }
-    task = run->inbox.front();
-    run->inbox.pop_front();
-    lock.unlock();
-    publish(*run, "user-message", {{"text", task}, {"turn", run->turns.size() + 1}}, wall_ms());
-  }
-  // The conversation is over: in a window of ouro's own (My browser) the tabs it opened go with
-  // it, unless the person turned to them since its last turn (session.h close_what_it_opened).
-  if (!held.tabs.empty())
-    if (auto closed = life.session().close_what_it_opened(held); !closed.empty())
-      publish(*run, "tabs-closed",
-              {{"tabs", closed}, {"reason", "the conversation ended: tabs it opened in ouro's window that you did not turn to are closed"}}, wall_ms());
+    active->phase = Active::Phase::Recorded;
+    std::string task = active->inbox.front();
+    active->inbox.pop_front();
+    return task;
+  };
+  c.leaving = [active] {
+    std::lock_guard lock(active->mutex);
+    active->phase = Active::Phase::Leaving;
+  };
+  return c;
+}
+
+// The run's thread: the run, started over its browser, converses until it ends; its session is
+// torn down here.
+void RunManager::execute(std::shared_ptr<Active> active) {
+  runs::Run& run = *active->run;
+  auto fail = [&](const std::string& why) { run.fail(why, "The run could not start: " + why); };
+  auto spec = runs::parse_request(run.request());
+  if (!spec) return fail(spec.error().message);
+  const bool via_extension = !spec->browser.empty() ? spec->browser == "extension" : m_config.default_browser == "extension";
+  if (auto placed = placement_rules(*spec, via_extension); !placed) return fail(placed.error().message);
+  auto setup = run_setup(via_extension);
+  if (!setup) return fail(setup.error().message);
+  const bool first_start = !run.resuming() && run.turns().empty() && run.state() == runs::State::Queued;
+  if (!run.start(*spec, std::move(*setup), browser_source(active, via_extension))) return;  // kept as failed, saying why
+  // "Always": a site question (leaving the allowed sites, one of the user's tabs) is not asked again.
+  runs::Asker asker = run.waiting_asker(m_config.confirm_timeout, m_config.ask_timeout, [this, &run](const json& req) {
+    if (std::string site = runs::site_question(req); !site.empty()) runs::remember_site(m_db, site, run.id(), run.life().turn_number());
+  });
+  (void)run.converse(asker, conversation(active, first_start));
   {
-    std::lock_guard lock(run->mutex);
-    run->session = nullptr;
-    run->idle = false;
+    std::lock_guard lock(active->mutex);
+    active->phase = Active::Phase::Leaving;
   }
-  // Teardown follows on this thread: the lifecycle goes before the lease and the bridged browser
-  // its session uses (locals die in reverse order), and the session closes its browser context,
-  // waiting for Chromium.
+  // Teardown on this thread: the session closes, waiting for its browser, before the place or the
+  // bridged browser it used is let go.
+  run.close();
 }
 
 Result<json> RunManager::get(const std::string& id) {
+  // Read on the store's read connection, which never waits for a run's writes.
   auto row = TRY(m_db.get_run(id));
   if (!row) return errorf(Code::NotFound, "no run '{}'", id);
   json j = row_json(*row);
@@ -620,36 +580,29 @@ Result<json> RunManager::get(const std::string& id) {
     if (auto p = m_placed.find(id); p != m_placed.end()) j["endpoint"] = p->second;
   }
   if (active) {
-    std::lock_guard lock(active->mutex);
-    json pending = json::array();
-    for (const auto& [cid, answer] : active->confirmations)
-      if (!answer) pending.push_back(cid);
-    j["pendingConfirmations"] = pending;
-    json questions = json::array();
-    for (const auto& [qid, q] : active->questions)
-      if (!q.answer) questions.push_back(qid);
-    j["pendingQuestions"] = questions;
+    auto pending = active->run->answers().pending();
+    j["pendingConfirmations"] = pending.confirmations;
+    j["pendingQuestions"] = pending.questions;
   }
   return j;
 }
 
 Result<json> RunManager::tabs_of(const std::string& run_id) {
-  std::shared_ptr<Active> run;
+  std::shared_ptr<Active> active;
   {
     std::lock_guard lock(m_mutex);
-    if (auto it = m_runs.find(run_id); it != m_runs.end()) run = it->second;
+    if (auto it = m_runs.find(run_id); it != m_runs.end()) active = it->second;
   }
-  if (!run) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
-  std::lock_guard lock(run->mutex);
-  if (!run->session) return errorf(Code::FailedPrecondition, "run {} has no browser now (it is {})", run_id, run->finished ? "finished" : "starting");
-  json tabs = json::array();
-  for (const auto& t : run->session->tabs()) tabs.push_back(t.to_json());
-  json out = {{"tabs", tabs}, {"activeTab", run->session->active_tab()}};
+  if (!active) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
+  auto out = active->run->tabs();
+  if (!out) {
+    std::lock_guard lock(active->mutex);
+    return errorf(Code::FailedPrecondition, "run {} has no browser now (it is {})", run_id, active->finished() ? "finished" : "starting");
+  }
   // A run in the user's Chrome (the extension) has tab ids of its own browser, not the server's.
-  if (&run->session->browser() != m_runtime->browser.get()) out["ownBrowser"] = false;
+  if (!active->run->uses_browser(m_runtime->browser.get())) (*out)["ownBrowser"] = false;
   return out;
 }
-
 Result<json> RunManager::list() {
   auto rows = TRY(m_db.list_runs(200));
   json out = json::array();
@@ -663,12 +616,12 @@ Result<json> RunManager::list() {
 
 // A browser of the run's own on the extension's bridge: a Browser over a bridge transport for
 // the run's conversation, on the server's network thread and database.
-Result<std::shared_ptr<session::Runtime>> RunManager::bridge_runtime(const Active& run) {
+Result<std::shared_ptr<session::Runtime>> RunManager::bridge_runtime(const std::string& run_id, const std::string& task, const std::string& pairing) {
   if (!m_config.bridge) return make_error(Code::FailedPrecondition, "this server takes no extension (only ouro serve does)");
-  auto link = TRY(m_config.bridge->link(std::chrono::seconds(10), run.pairing));
+  auto link = TRY(m_config.bridge->link(std::chrono::seconds(10), pairing));
   cdp::BridgeTarget target;
-  target.conversation = run.id;
-  target.title = run.task.substr(0, 60);
+  target.conversation = run_id;
+  target.title = task.substr(0, 60);
   browser::BrowserOptions bo;
   bo.connect_url = cdp::offer_transport(cdp::make_bridge_transport(*m_runtime->io, std::move(link), target));
   auto started = browser::Browser::start(*m_runtime->io, bo);
@@ -685,29 +638,29 @@ Result<json> RunManager::pool_state() {
 }
 
 Result<json> RunManager::cancel(const std::string& id) {
-  std::shared_ptr<Active> run;
+  std::shared_ptr<Active> active;
   {
     std::lock_guard lock(m_mutex);
-    if (auto it = m_runs.find(id); it != m_runs.end()) run = it->second;
+    if (auto it = m_runs.find(id); it != m_runs.end()) active = it->second;
   }
   bool finished = false;
-  if (run) {
-    std::lock_guard lock(run->mutex);
-    finished = run->finished;
+  if (active) {
+    std::lock_guard lock(active->mutex);
+    finished = active->finished();
   }
-  if (!run && m_shared) {
+  if (!active && m_shared) {
     // Executing on another node, or waiting in the queue.
     if (auto relayed = store::post_to_inbox(m_db, id, {{"kind", "cancel"}}); relayed) return json{{"id", id}, {"cancelling", true}, {"relayed", true}};
     else if (relayed.error().code != Code::NotFound) return tl::unexpected<Error>(relayed.error());
     if (auto dropped = m_db.with_sql([&](store::Connection& c) {
-          return c.exec("UPDATE runs SET state = 'cancelled', error = 'cancelled before a node took it', updated_at = ?2 "
-                        "WHERE id = ?1 AND state = 'queued' AND owner IS NULL",
-                        {id, wall_ms()});
+          return c.exec("UPDATE runs SET state = ?3, error = 'cancelled before a node took it', updated_at = ?2 "
+                        "WHERE id = ?1 AND state = ?4 AND owner IS NULL",
+                        {id, wall_ms(), runs::name_of(runs::State::Cancelled), runs::name_of(runs::State::Queued)});
         });
         dropped && dropped->affected == 1)
       return json{{"id", id}, {"cancelling", true}};
   }
-  if (!run) {
+  if (!active) {
     // Waiting on this node for a place: it never starts.
     std::optional<store::Database::RunRow> waiting;
     {
@@ -719,47 +672,45 @@ Result<json> RunManager::cancel(const std::string& id) {
       }
     }
     if (waiting) {
-      waiting->state = "cancelled";
       waiting->error = "cancelled before it started";
-      waiting->updated_at = wall_ms();
-      TRY(m_db.update_run(*waiting));
+      TRY(runs::Run::from_row(m_db, std::move(*waiting))->set_state(runs::State::Cancelled));
       return json{{"id", id}, {"cancelling", true}};
     }
   }
-  if (!run || finished) {
+  if (!active || finished) {
     auto row = TRY(m_db.get_run(id));
     if (!row) return errorf(Code::NotFound, "no run '{}'", id);
-    return errorf(Code::FailedPrecondition, "run {} is not in progress (it is {})", id, row->state);
+    return errorf(Code::FailedPrecondition, "run {} is not in progress (it is {})", id, runs::name(row->state));
   }
   {
-    std::lock_guard lock(run->mutex);
-    run->cancel_requested = true;
-    if (run->run) run->run->cancel();
+    std::lock_guard lock(active->mutex);
+    active->request(Active::Stop::Cancel);
   }
-  run->answered.notify_all();
+  active->run->cancel();
+  active->changed.notify_all();
   return json{{"id", id}, {"cancelling", true}};
 }
 
 Result<json> RunManager::end(const std::string& id) {
-  std::shared_ptr<Active> run;
+  std::shared_ptr<Active> active;
   {
     std::lock_guard lock(m_mutex);
-    if (auto it = m_runs.find(id); it != m_runs.end()) run = it->second;
+    if (auto it = m_runs.find(id); it != m_runs.end()) active = it->second;
   }
-  if (!run) {
+  if (!active) {
     auto row = TRY(m_db.get_run(id));
     if (!row) return errorf(Code::NotFound, "no run '{}'", id);
     return json{{"id", id}, {"ended", true}};  // no session of it is open on this node
   }
   {
-    std::lock_guard lock(run->mutex);
-    // A turn works from its start until its Run is gone (the row may say "done" a moment before
-    // `finished` is set).
-    if ((run->run || !run->first_begun) && !run->leaving)
+    std::lock_guard lock(active->mutex);
+    // A turn works from its start until its agent is gone (the row may say "done" a moment
+    // before the phase says so).
+    if ((active->working || active->phase == Active::Phase::Starting) && active->phase != Active::Phase::Leaving)
       return errorf(Code::FailedPrecondition, "run {} is working on a turn: cancel it, or end the conversation once the turn is over", id);
-    run->expire = true;
+    active->request(Active::Stop::End);
   }
-  run->answered.notify_all();
+  active->changed.notify_all();
   return json{{"id", id}, {"ended", true}};
 }
 
@@ -767,7 +718,7 @@ size_t RunManager::busy_runs() {
   size_t n = 0;
   for (auto& [id, r] : m_runs) {
     std::lock_guard lock(r->mutex);
-    if (!r->idle) ++n;
+    if (r->phase != Active::Phase::Idle) ++n;
   }
   return n;
 }
@@ -776,7 +727,7 @@ void RunManager::expire_idle(size_t keep) {
   std::vector<std::pair<Clock::time_point, std::shared_ptr<Active>>> idle;
   for (auto& [id, r] : m_runs) {
     std::lock_guard lock(r->mutex);
-    if (r->idle && !r->expire) idle.emplace_back(r->idle_since, r);
+    if (r->phase == Active::Phase::Idle && r->stop < Active::Stop::End) idle.emplace_back(r->idle_since, r);
   }
   if (idle.size() <= keep) return;
   std::sort(idle.begin(), idle.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -784,38 +735,38 @@ void RunManager::expire_idle(size_t keep) {
     auto& r = idle[i].second;
     {
       std::lock_guard lock(r->mutex);
-      r->expire = true;
+      r->request(Active::Stop::End);
     }
-    r->answered.notify_all();
+    r->changed.notify_all();
   }
 }
 
 Result<json> RunManager::message(const std::string& run_id, const std::string& text) {
   if (text.find_first_not_of(" \t\n") == std::string::npos) return make_error(Code::InvalidArgument, "a message needs {\"text\": \"what to do next\"}");
   if (text.size() > 20000) return errorf(Code::InvalidArgument, "a message is at most 20,000 characters, got {}", text.size());
-  std::shared_ptr<Active> run;
+  std::shared_ptr<Active> active;
   {
     std::lock_guard lock(m_mutex);
-    if (auto it = m_runs.find(run_id); it != m_runs.end()) run = it->second;
+    if (auto it = m_runs.find(run_id); it != m_runs.end()) active = it->second;
   }
-  if (run) {
+  if (active) {
     {
-      std::lock_guard lock(run->mutex);
+      std::lock_guard lock(active->mutex);
       // A turn is working: guidance for its next iteration — unless it has just finished and
       // handed back what it did not read, when the message opens the next turn below.
-      if (run->run) {
-        auto added = run->run->add_guidance(text);
+      if (active->working) {
+        auto added = active->working->add_guidance(text);
         if (added == agent::Run::Guidance::Full)
           return errorf(Code::ResourceExhausted, "run {} has 20 messages waiting already; wait for it to read them", run_id);
         if (added == agent::Run::Guidance::Added) return json{{"id", run_id}, {"delivered", "guidance"}};
       }
       // Between turns (waiting, or just recording the last one) or still starting: the message
       // opens the next turn as soon as the session is free for it.
-      if (!run->leaving && !run->expire && !run->cancel_requested) {
-        if (run->inbox.size() >= 20) return errorf(Code::ResourceExhausted, "run {} has 20 messages waiting already", run_id);
-        run->inbox.push_back(text);
-        run->answered.notify_all();
-        int turn = run->begun + (run->first_begun ? 0 : 1) + static_cast<int>(run->inbox.size());
+      if (active->phase != Active::Phase::Leaving && active->stop == Active::Stop::None) {
+        if (active->inbox.size() >= 20) return errorf(Code::ResourceExhausted, "run {} has 20 messages waiting already", run_id);
+        active->inbox.push_back(text);
+        active->changed.notify_all();
+        int turn = active->begun + (active->phase == Active::Phase::Starting ? 1 : 0) + static_cast<int>(active->inbox.size());
         return json{{"id", run_id}, {"delivered", "turn"}, {"turn", turn}};
       }
     }
@@ -826,138 +777,94 @@ Result<json> RunManager::message(const std::string& run_id, const std::string& t
   if (m_shared && TRY(store::relay_to_holder(m_db, run_id, {{"kind", "message"}, {"text", text}})))
     return json{{"id", run_id}, {"delivered", "turn"}, {"relayed", true}};
   // Its session has gone (kept too long idle, or ouro restarted): continue from storage.
-  auto stored = TRY(runs::load_conversation(m_db, run_id));
   auto restored = std::make_shared<Active>();
+  restored->run = TRY(runs::Run::continued(m_db, run_id, text));
   restored->id = run_id;
-  restored->task = stored.row.task;
-  restored->row = stored.row;
-  restored->restored = true;
-  restored->restore_env = stored.env;
-  restored->turns = stored.turns;
-  restored->begun = static_cast<int>(stored.turns.size());
-  const auto* row = &stored.row;
-  json options = parse_json(row->options).value_or(json::object());
-  json body = {{"task", text}, {"options", options.is_object() ? options : json::object()}};
-  if (body["options"].contains("urls")) {
-    body["urls"] = body["options"]["urls"];
-    body["options"].erase("urls");
-  }
-  size_t turn = restored->turns.size() + 1;
-  restored->log = make_log(*restored, stored.last_seq);
-  TRY(start_stored(restored, std::move(body), Code::Unavailable, "is being continued already"));
+  restored->task = restored->run->row().task;
+  restored->begun = static_cast<int>(restored->run->turns().size());
+  size_t turn = restored->run->turns().size() + 1;
+  restored->run->set_log(make_log(*restored, restored->run->last_seq()));
+  TRY(start_stored(restored, Code::Unavailable, "is being continued already"));
   return json{{"id", run_id}, {"delivered", "turn"}, {"turn", turn}, {"restored", true}};
 }
 
-Result<void> RunManager::start_stored(std::shared_ptr<Active> run, json body, Code busy_code, const char* busy_why) {
+Result<void> RunManager::start_stored(std::shared_ptr<Active> active, Code busy_code, const char* busy_why) {
   std::lock_guard lock(m_mutex);
   if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
-  if (m_runs.count(run->id)) return errorf(busy_code, "run {} {}", run->id, busy_why);
+  if (m_runs.count(active->id)) return errorf(busy_code, "run {} {}", active->id, busy_why);
   if (size_t busy = busy_runs(); busy >= m_config.max_active_runs)
     return errorf(Code::ResourceExhausted, "{} runs are in progress, the limit: wait for one to finish, or cancel one", busy);
   expire_idle(m_config.max_idle_runs);
-  if (run->row.state == "queued") TRY(m_db.update_run(run->row));
-  m_runs[run->id] = run;
+  if (active->run->state() == runs::State::Queued) TRY(active->run->store_row());
+  m_runs[active->id] = active;
   try {
-    run->thread = std::thread([this, run, body = std::move(body)] { run_thread(run, body); });
+    active->thread = std::thread([this, active] { run_thread(active); });
   } catch (const std::system_error& e) {
-    m_runs.erase(run->id);
+    m_runs.erase(active->id);
     return errorf(Code::ResourceExhausted, "cannot start the run's thread: {}", e.what());
   }
   return {};
 }
 
-Result<json> RunManager::resume(const std::string& run_id) { return start_resumed(run_id, {"interrupted"}); }
+Result<json> RunManager::resume(const std::string& run_id) { return start_resumed(run_id, {runs::State::Interrupted}); }
 
 // A run resumed from its last checkpoint: one the user resumes (interrupted), or one a node
 // takes over from a dead one (queued, running, awaiting the user; claimed already).
-Result<json> RunManager::start_resumed(const std::string& run_id, const std::vector<std::string>& states) {
+Result<json> RunManager::start_resumed(const std::string& run_id, const std::vector<runs::State>& states) {
   // Nodes sharing PostgreSQL: this node takes the run first, so that no other resumes it too.
-  if (m_shared && states == std::vector<std::string>{"interrupted"} && !TRY(store::claim_run(m_db, run_id, states))) {
+  if (m_shared && states == std::vector<runs::State>{runs::State::Interrupted} && !TRY(store::claim_run(m_db, run_id, states))) {
     auto row = TRY(m_db.get_run(run_id));
     if (!row) return errorf(Code::NotFound, "no run '{}'", run_id);
-    if (row->state == "interrupted") return errorf(Code::FailedPrecondition, "run {} is being resumed by another node already", run_id);
-    return errorf(Code::FailedPrecondition, "run {} is {}, not interrupted: only an interrupted run is resumed", run_id, row->state);
+    if (row->state == runs::State::Interrupted) return errorf(Code::FailedPrecondition, "run {} is being resumed by another node already", run_id);
+    return errorf(Code::FailedPrecondition, "run {} is {}, not interrupted: only an interrupted run is resumed", run_id, runs::name(row->state));
   }
-  auto point = TRY(runs::load_resume_point(m_db, run_id, states));
   auto resumed = std::make_shared<Active>();
+  resumed->run = TRY(runs::Run::resumed(m_db, run_id, states));
   resumed->id = run_id;
-  resumed->task = point.row.task;
-  resumed->row = point.row;
-  // The resumed turn's run reports the whole run's usage (the checkpoint's and what follows).
-  resumed->row.usage_json = runs::usage_for_resume(resumed->row.usage_json);
-  resumed->row.cost = point.state.cost_known ? std::optional<double>(0) : std::nullopt;
-  resumed->row.iterations = point.state.last_iteration - point.state.turn_iterations;
-  resumed->restored = true;
-  resumed->restore_env = point.env;
-  resumed->turns = point.state.turns;
-  resumed->begun = static_cast<int>(point.state.turns.size()) + 1;  // the turn being resumed
-  json options = parse_json(point.row.options).value_or(json::object());
-  json body = {{"task", point.state.task}, {"options", options.is_object() ? options : json::object()}, {"urls", json::array()}};
-  // The gate allows what the run was given and the sites its tabs were on.
-  if (body["options"].contains("urls") && body["options"]["urls"].is_array()) body["urls"] = body["options"]["urls"];
-  body["options"].erase("urls");
-  for (const auto& t : point.state.tabs)
-    if (!get_str(t, "url").empty() && body["urls"].size() < 40) body["urls"].push_back(get_str(t, "url"));
-  int from = point.state.last_iteration + 1;
-  resumed->log = make_log(*resumed, point.last_seq);
-  resumed->resume = std::move(point);
-  // Queued from now on: a client that asks at once sees it is no longer interrupted.
-  resumed->row.state = "queued";
-  resumed->row.error.clear();
-  resumed->row.updated_at = wall_ms();
-  TRY(start_stored(resumed, std::move(body), Code::FailedPrecondition, "is in progress already"));
+  resumed->task = resumed->run->row().task;
+  resumed->begun = static_cast<int>(resumed->run->turns().size()) + 1;  // the turn being resumed
+  resumed->run->set_log(make_log(*resumed, resumed->run->last_seq()));
+  const int from = resumed->run->resume_from();
+  TRY(start_stored(resumed, Code::FailedPrecondition, "is in progress already"));
   return json{{"id", run_id}, {"resumed", true}, {"fromIteration", from}};
 }
 
 Result<json> RunManager::answer(const std::string& run_id, const std::string& question_id, const std::string& text) {
-  std::shared_ptr<Active> run;
+  std::shared_ptr<Active> active;
   {
     std::lock_guard lock(m_mutex);
-    if (auto it = m_runs.find(run_id); it != m_runs.end()) run = it->second;
+    if (auto it = m_runs.find(run_id); it != m_runs.end()) active = it->second;
   }
   if (text.size() > 10000) return errorf(Code::InvalidArgument, "an answer is at most 10,000 characters, got {}", text.size());
-  if (!run && m_shared) {
+  if (!active && m_shared) {
     // Another node executes it: the answer goes to that node through the database.
     TRY(store::post_to_inbox(m_db, run_id, {{"kind", "answer"}, {"id", question_id}, {"text", text}}));
     return json{{"id", question_id}, {"answered", true}, {"relayed", true}};
   }
-  if (!run) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
-  {
-    std::lock_guard lock(run->mutex);
-    auto q = run->questions.find(question_id);
-    if (run->finished || q == run->questions.end() || q->second.answer)
-      return errorf(Code::NotFound, "run {} is not waiting for an answer to '{}' (answered already, timed out, or never asked)", run_id,
-                    short_name(question_id));
-    const json& choices = q->second.choices;
-    if (!choices.empty() && std::find(choices.begin(), choices.end(), json(text)) == choices.end())
-      return errorf(Code::InvalidArgument, "the answer must be one of {}", dump_json(choices));
-    q->second.answer = text;
+  if (!active) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
+  if (auto given = active->run->answers().answer(question_id, text); !given) {
+    if (given.error().code != Code::NotFound) return tl::make_unexpected(given.error());
+    return errorf(Code::NotFound, "run {} is not waiting for an answer to '{}' (answered already, timed out, or never asked)", run_id,
+                  short_name(question_id));
   }
-  run->answered.notify_all();
   return json{{"id", question_id}, {"answered", true}};
 }
 
 Result<json> RunManager::confirm(const std::string& run_id, const std::string& confirmation_id, bool approved, bool remember) {
-  std::shared_ptr<Active> run;
+  std::shared_ptr<Active> active;
   {
     std::lock_guard lock(m_mutex);
-    if (auto it = m_runs.find(run_id); it != m_runs.end()) run = it->second;
+    if (auto it = m_runs.find(run_id); it != m_runs.end()) active = it->second;
   }
-  if (!run && m_shared) {
+  if (!active && m_shared) {
     TRY(store::post_to_inbox(m_db, run_id, {{"kind", "confirm"}, {"id", confirmation_id}, {"approved", approved}, {"remember", remember}}));
     return json{{"id", confirmation_id}, {"approved", approved}, {"relayed", true}};
   }
-  if (!run) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
-  {
-    std::lock_guard lock(run->mutex);
-    if (run->finished || run->closed_confirmations.count(confirmation_id) ||
-        (run->confirmations.count(confirmation_id) && run->confirmations[confirmation_id].has_value()))
-      return errorf(Code::NotFound, "run {} is not waiting for confirmation '{}' (answered already, or timed out)", run_id, confirmation_id);
-    // An answer can arrive between the confirmation-req event and the run starting to wait.
-    run->confirmations[confirmation_id] = approved;
-    if (approved && remember) run->remember.insert(confirmation_id);
+  if (!active) return errorf(Code::NotFound, "no run '{}' in progress", run_id);
+  if (auto given = active->run->answers().confirm(confirmation_id, approved, remember); !given) {
+    if (given.error().code != Code::NotFound) return tl::make_unexpected(given.error());
+    return errorf(Code::NotFound, "run {} is not waiting for confirmation '{}' (answered already, or timed out)", run_id, short_name(confirmation_id));
   }
-  run->answered.notify_all();
   return json{{"id", confirmation_id}, {"approved", approved}};
 }
 

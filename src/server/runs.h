@@ -28,7 +28,13 @@
 namespace ouro::session { struct Runtime; struct SessionOptions; }
 namespace ouro::agent { struct RunResult; }
 namespace ouro::hooks { class Pipeline; }
-namespace ouro::runs { class EventLog; }
+namespace ouro::runs {
+class EventLog;
+class BrowserSource;
+struct RunSpec;
+struct Setup;
+struct Conversation;
+}  // namespace ouro::runs
 namespace ouro::session { class BrowserPool; }
 
 namespace ouro::server {
@@ -155,7 +161,7 @@ class RunManager {
   struct NodeStats {
     Counter taken_over, refused;
     Histogram queue_wait{{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900}};
-    std::atomic<int64_t> last_heartbeat_ms{0};  // steady clock, ms; 0 before the first
+    std::atomic<int64_t> last_heartbeat_ms{0};  // the one clock's steady ms (base/clock.h); 0 before the first
     std::atomic<bool> fenced{false};            // this node stopped its runs: no heartbeat for store::kNodeFence
   };
   NodeStats& node_stats() { return m_node_stats; }
@@ -178,20 +184,24 @@ class RunManager {
 
  private:
   struct Active;
-  void execute(std::shared_ptr<Active> run, json body);
-  void run_thread(std::shared_ptr<Active> run, json body);
-  void record_failure(Active& run, const std::string& why, const std::string& message);
+  void execute(std::shared_ptr<Active> run);
+  // execute's parts: the server's rules for where a run works, its setup, its browser's source,
+  // and the conversation between its turns.
+  Result<void> placement_rules(runs::RunSpec& spec, bool via_extension) const;
+  Result<runs::Setup> run_setup(bool via_extension);
+  std::shared_ptr<runs::BrowserSource> browser_source(const std::shared_ptr<Active>& active, bool via_extension);
+  runs::Conversation conversation(const std::shared_ptr<Active>& active, bool first_start);
+  void run_thread(std::shared_ptr<Active> run);
   // A run continued from storage (a message after its session went, or a resume): registered and
   // its thread started, unless ouro is stopping, the run is active already (busy_code, "run ID
   // busy_why"), or too many runs are busy. Its row is stored first when it is queued.
-  Result<void> start_stored(std::shared_ptr<Active> run, json body, Code busy_code, const char* busy_why);
+  Result<void> start_stored(std::shared_ptr<Active> run, Code busy_code, const char* busy_why);
   // Runs in progress (not idle between turns); and lets the oldest idle ones go past the cap.
   // m_mutex held.
   size_t busy_runs();
   void expire_idle(size_t keep);
   void reaper();
   void publish(Active& run, const std::string& type, const json& data, double ts);
-  void withdraw_questions(Active& run);
   // Nodes on PostgreSQL (store/nodes.h): the thread that heartbeats, takes queued runs and the
   // runs of dead nodes, passes inbox messages to local runs and stored events of runs executing
   // elsewhere to local subscribers.
@@ -202,7 +212,7 @@ class RunManager {
   void start_waiting();
   // A run went idle (its place is free): the reaper starts a waiting run. Without m_mutex.
   void place_freed();
-  Result<json> start_resumed(const std::string& run_id, const std::vector<std::string>& states);
+  Result<json> start_resumed(const std::string& run_id, const std::vector<runs::State>& states);
   void apply_inbox();
   void deliver_stored(const std::string& run_id);
   void fence_local_runs();
@@ -210,14 +220,18 @@ class RunManager {
   std::shared_ptr<runs::EventLog> make_log(Active& run, int64_t last_seq);
   llm::SettingsFlags model_flags();
   Result<llm::Settings> resolve(const json& options);
-  Result<std::shared_ptr<session::Runtime>> bridge_runtime(const Active& run);
+  Result<std::shared_ptr<session::Runtime>> bridge_runtime(const std::string& run_id, const std::string& task, const std::string& pairing);
   Result<json> stored_llm_settings();  // always an object
   std::string stored_api_key();        // "" when none is stored
 
   std::shared_ptr<session::Runtime> m_runtime;
   store::Database& m_db;
   Config m_config;
-  std::mutex m_mutex;  // runs, subscribers and the reaper's list; also orders append + broadcast
+  std::mutex m_mutex;  // runs, the waiting list and the reaper's list; never held over a database write
+  // Orders each event's append with its broadcast, and guards the subscribers: held while an event
+  // is stored, so an API read (m_mutex) never waits for one.
+  std::mutex m_events_mutex;
+  size_t m_storing = 0;  // new runs whose rows are being stored (m_mutex)
   std::map<std::string, std::shared_ptr<Active>> m_runs;  // until the reaper has joined them
   std::map<std::string, std::string> m_placed;  // run id -> its pool endpoint (redacted), the latest 1,000 runs
   std::deque<std::string> m_placed_order;       // m_placed's ids, oldest first (the ids are random)

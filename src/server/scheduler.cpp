@@ -38,8 +38,6 @@ Result<std::string> string_field(const json& body, const char* key) {
   return v.get<std::string>();
 }
 
-bool in_progress(const std::string& state) { return state == "queued" || state == "running" || state == "awaiting_user"; }
-
 }  // namespace
 
 Result<schedule::JobSpec> job_spec_from_json(const json& body) {
@@ -174,16 +172,16 @@ void Scheduler::loop() {
   }
 }
 
-bool Scheduler::leading() const { return m_lead_until && std::chrono::steady_clock::now() < *m_lead_until; }
+bool Scheduler::leading() const { return m_lead_until && steady_ms() < *m_lead_until; }
 
 bool Scheduler::lead() {
-  const auto asked = std::chrono::steady_clock::now();
+  const double asked = steady_ms();
   auto held = store::hold_lease(m_db, store::kSchedulerLease);
   if (!held) {
     // Still the leader until m_lead_until, which the lease's term outlasts.
     if (m_leading) spdlog::warn("scheduler: cannot renew the lead: {}", redact(held.error().message));
   } else if (*held) {
-    m_lead_until = asked + store::kLeaseHold;
+    m_lead_until = asked + static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(store::kLeaseHold).count());
   } else {
     m_lead_until.reset();  // another node leads
   }
@@ -294,8 +292,8 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
     auto last = m_db.get_run(job.last_run_id);
     if (!last) {
       spdlog::warn("scheduler: {}: cannot read its last run {}: {}", job.id, job.last_run_id, redact(last.error().message));
-    } else if (*last && in_progress((*last)->state)) {
-      return skip(fmt::format("its previous run {} is still {} (runs of one schedule never overlap)", job.last_run_id, (*last)->state), next);
+    } else if (*last && runs::in_progress((*last)->state)) {
+      return skip(fmt::format("its previous run {} is still {} (runs of one schedule never overlap)", job.last_run_id, runs::name((*last)->state)), next);
     }
   }
   json options = job.options;

@@ -122,7 +122,7 @@ class Scheduler {
   const bool m_shared;  // nodes sharing PostgreSQL: only the lease's holder fires
   // Until when this node leads: kLeaseHold after it last sent a renewal that succeeded; none when
   // it does not lead. The scheduler thread's.
-  std::optional<std::chrono::steady_clock::time_point> m_lead_until;
+  std::optional<double> m_lead_until;  // the one clock's steady ms (base/clock.h)
   bool m_leading = false;  // what lead() last found (the scheduler thread's)
   std::atomic<bool> m_leads{false};  // for stats(): whether this node fires the schedules now
   std::atomic<uint64_t> m_fired{0}, m_skipped{0};

@@ -14,15 +14,19 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace ouro::store {
 
 struct Database::Lock {
   std::mutex mutex;
   std::mutex read_mutex;  // the SQLite file's read connection (reader())
+  std::mutex ready_mutex;
+  std::set<std::string> ready;  // modules whose tables are up to date (with_read_sql)
   // The heartbeat thread of a PostgreSQL database; stopped before the connection closes.
   std::mutex stop_mutex;
   std::condition_variable stop_cv;
@@ -74,10 +78,41 @@ std::string node_id_default() {
   return id;
 }
 
+// Version 3's statements, PostgreSQL only (they name the queued state through runs/state.h).
+const std::string& version3_text() {
+  static const std::string sql =
+    "CREATE INDEX runs_queued ON runs (created_at) WHERE state = " + runs::sql_quoted(runs::State::Queued) + " AND owner IS NULL;"
+    "CREATE TABLE run_inbox (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, run_id TEXT NOT NULL, body TEXT NOT NULL,"
+     "  created_at DOUBLE PRECISION NOT NULL);"
+     "CREATE INDEX run_inbox_by_run ON run_inbox (run_id);"
+     "CREATE TABLE schedule_fires (job_id TEXT NOT NULL, due BIGINT NOT NULL, node TEXT NOT NULL, fired_at DOUBLE PRECISION NOT NULL,"
+     "  PRIMARY KEY (job_id, due));"
+     "CREATE FUNCTION ouro_event_fence() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+     "DECLARE me TEXT := current_setting('ouro.node', true); holder TEXT;\n"
+     "BEGIN\n"
+     "  IF me IS NOT NULL AND me <> '' THEN\n"
+     "    SELECT owner INTO holder FROM runs WHERE id = NEW.run_id FOR SHARE;\n"
+     "    IF holder IS NOT NULL AND holder <> me THEN\n"
+     "      RAISE EXCEPTION 'run % is held by node %, not by this node (%): it was taken over', NEW.run_id, holder, me USING ERRCODE = 'OU001';\n"
+     "    END IF;\n"
+     "  END IF;\n"
+     "  PERFORM pg_notify('ouro_events', NEW.run_id || ' ' || NEW.seq);\n"
+     "  RETURN NEW;\n"
+     "END $$;"
+     "CREATE TRIGGER events_fence BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION ouro_event_fence();"
+     "CREATE FUNCTION ouro_queue_notify() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+     "BEGIN PERFORM pg_notify('ouro_queue', NEW.id); RETURN NULL; END $$;"
+     "CREATE TRIGGER runs_queued_notify AFTER INSERT OR UPDATE OF owner, state ON runs FOR EACH ROW"
+     "  WHEN (NEW.state = " + runs::sql_quoted(runs::State::Queued) + " AND NEW.owner IS NULL) EXECUTE FUNCTION ouro_queue_notify();";
+  return sql;
+}
+
 // The store's own tables. Version 1 is the schema SQLite files had before migrations were
 // recorded (hence IF NOT EXISTS: such a file adopts it as is); version 2 adds the owning node
 // of a run and the nodes' heartbeats, so several nodes can share one PostgreSQL database.
-constexpr Migration kMigrations[] = {
+const std::vector<Migration>& store_migrations() {
+  static const std::string_view kVersion3 = version3_text();
+  static const std::vector<Migration> migrations = {
     {1,
      "CREATE TABLE IF NOT EXISTS kv ("
      "  key TEXT PRIMARY KEY,"
@@ -121,34 +156,14 @@ constexpr Migration kMigrations[] = {
     // answers and cancels to a run's node, the record that makes a schedule's due time fire once,
     // and the fence: an event of a run that another node holds is refused (each connection names
     // its node in the setting ouro.node), every stored event and queued run is announced.
-    {3, "",
-     "CREATE INDEX runs_queued ON runs (created_at) WHERE state = 'queued' AND owner IS NULL;"
-     "CREATE TABLE run_inbox (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, run_id TEXT NOT NULL, body TEXT NOT NULL,"
-     "  created_at DOUBLE PRECISION NOT NULL);"
-     "CREATE INDEX run_inbox_by_run ON run_inbox (run_id);"
-     "CREATE TABLE schedule_fires (job_id TEXT NOT NULL, due BIGINT NOT NULL, node TEXT NOT NULL, fired_at DOUBLE PRECISION NOT NULL,"
-     "  PRIMARY KEY (job_id, due));"
-     "CREATE FUNCTION ouro_event_fence() RETURNS trigger LANGUAGE plpgsql AS $$\n"
-     "DECLARE me TEXT := current_setting('ouro.node', true); holder TEXT;\n"
-     "BEGIN\n"
-     "  IF me IS NOT NULL AND me <> '' THEN\n"
-     "    SELECT owner INTO holder FROM runs WHERE id = NEW.run_id FOR SHARE;\n"
-     "    IF holder IS NOT NULL AND holder <> me THEN\n"
-     "      RAISE EXCEPTION 'run % is held by node %, not by this node (%): it was taken over', NEW.run_id, holder, me USING ERRCODE = 'OU001';\n"
-     "    END IF;\n"
-     "  END IF;\n"
-     "  PERFORM pg_notify('ouro_events', NEW.run_id || ' ' || NEW.seq);\n"
-     "  RETURN NEW;\n"
-     "END $$;"
-     "CREATE TRIGGER events_fence BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION ouro_event_fence();"
-     "CREATE FUNCTION ouro_queue_notify() RETURNS trigger LANGUAGE plpgsql AS $$\n"
-     "BEGIN PERFORM pg_notify('ouro_queue', NEW.id); RETURN NULL; END $$;"
-     "CREATE TRIGGER runs_queued_notify AFTER INSERT OR UPDATE OF owner, state ON runs FOR EACH ROW"
-     "  WHEN (NEW.state = 'queued' AND NEW.owner IS NULL) EXECUTE FUNCTION ouro_queue_notify();"},
+    {3, "", kVersion3},
     // Version 4, PostgreSQL only: leases among the nodes (the scheduler's leader, store/nodes.h),
     // their expiry in Unix seconds of the server's clock.
     {4, "", "CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL);"},
-};
+  };
+  return migrations;
+}
+
 
 // The node's name in the connection's options (libpq's `options=-c ouro.node=…`,
 // https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-CONNECT-OPTIONS), so that it holds
@@ -170,7 +185,6 @@ int open_as_node(const std::string& node, int delta) {
   return n;
 }
 
-bool active_state(const std::string& state) { return state == "queued" || state == "running" || state == "awaiting_user"; }
 
 }  // namespace
 
@@ -274,7 +288,7 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& target_in) {
 }
 
 Result<void> Database::open_schema() {
-  if (auto done = migrate(*m_conn, "store", kMigrations); !done)
+  if (auto done = migrate(*m_conn, "store", store_migrations()); !done)
     return make_error(done.error().code, fmt::format("cannot prepare the database {}: {}", m_path, done.error().message));
   return {};
 }
@@ -303,6 +317,16 @@ Database::~Database() {
 }
 
 std::mutex& Database::mutex() { return m_lock->mutex; }
+
+bool Database::schema_ready(std::string_view module) {
+  std::lock_guard lock(m_lock->ready_mutex);
+  return m_lock->ready.count(std::string(module)) > 0;
+}
+
+void Database::mark_schema_ready(std::string_view module) {
+  std::lock_guard lock(m_lock->ready_mutex);
+  m_lock->ready.insert(std::string(module));
+}
 
 std::pair<std::unique_lock<std::mutex>, Connection&> Database::reader() {
   if (m_read_conn) return {std::unique_lock(m_lock->read_mutex), *m_read_conn};
@@ -362,7 +386,7 @@ Database::RunRow read_run(const Row& s) {
   Database::RunRow r;
   r.id = s.text(0);
   r.task = s.text(1);
-  r.state = s.text(2);
+  r.state = runs::parse_state(s.text(2)).value_or(runs::State::Failed);  // a state this ouro does not know: ended
   r.options = s.text(3);
   r.created_at = s.real(4);
   r.updated_at = s.real(5);
@@ -379,7 +403,7 @@ Database::RunRow read_run(const Row& s) {
 Result<void> Database::insert_run(Connection& c, const std::string& node, const RunRow& r) {
   if (auto done = c.exec("INSERT INTO runs(id, task, state, options, created_at, updated_at, owner, heartbeat_at) "
                          "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                         {r.id, r.task, r.state, r.options, r.created_at, r.updated_at, node, wall_seconds()});
+                         {r.id, r.task, runs::name_of(r.state), r.options, r.created_at, r.updated_at, node, wall_seconds()});
       !done)
     return make_error(done.error().code, fmt::format("cannot record run {}: {}", r.id, done.error().message));
   return {};
@@ -397,18 +421,18 @@ Result<void> Database::update_run(const RunRow& r) {
   // (store/nodes.h): it was taken over. A finished one is nobody's: any node may continue the
   // conversation at once (the row's state is read before the update, so of two nodes continuing
   // one conversation together, the second finds it in progress and held).
-  std::string fence = m_engine == Engine::Postgres ? " AND (owner IS NULL OR owner = ?10 OR state NOT IN ('queued', 'running', 'awaiting_user') "
+  std::string fence = m_engine == Engine::Postgres ? " AND (owner IS NULL OR owner = ?10 OR state NOT IN " + runs::sql_in_progress() + " "
                                                      "OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = runs.owner AND n.heartbeat_at > ?12))"
                                                    : " AND ?10 IS NOT NULL AND ?12 IS NOT NULL";
   double live_after = wall_seconds() - std::chrono::duration<double>(kNodeDead).count();
-  auto done = active_state(r.state)
+  auto done = runs::in_progress(r.state)
                   ? m_conn->exec("UPDATE runs SET state = ?2, updated_at = ?3, iterations = ?4, final = ?5, partial = ?6, usage = ?7, cost = ?8, "
                                  "error = ?9, owner = ?10, heartbeat_at = ?11 WHERE id = ?1" + fence,
-                                 {r.id, r.state, r.updated_at, r.iterations, text_or_null(r.final_json), r.partial, text_or_null(r.usage_json),
+                                 {r.id, runs::name_of(r.state), r.updated_at, r.iterations, text_or_null(r.final_json), r.partial, text_or_null(r.usage_json),
                                   r.cost, text_or_null(r.error), m_node_id, wall_seconds(), live_after})
                   : m_conn->exec("UPDATE runs SET state = ?2, updated_at = ?3, iterations = ?4, final = ?5, partial = ?6, usage = ?7, cost = ?8, "
                                  "error = ?9, heartbeat_at = ?11 WHERE id = ?1" + fence,
-                                 {r.id, r.state, r.updated_at, r.iterations, text_or_null(r.final_json), r.partial, text_or_null(r.usage_json),
+                                 {r.id, runs::name_of(r.state), r.updated_at, r.iterations, text_or_null(r.final_json), r.partial, text_or_null(r.usage_json),
                                   r.cost, text_or_null(r.error), m_node_id, wall_seconds(), live_after});
   if (!done) return make_error(done.error().code, fmt::format("cannot update run {}: {}", r.id, done.error().message));
   if (done->affected == 0 && m_engine == Engine::Postgres) {
@@ -449,12 +473,12 @@ Result<std::map<std::string, int64_t>> Database::count_runs_by_state() {
 Result<int> Database::mark_interrupted() {
   std::lock_guard lock(m_lock->mutex);
   auto r = m_engine == Engine::Postgres
-               ? m_conn->exec("UPDATE runs SET state = 'interrupted', error = 'ouro stopped while the run was in progress' "
-                              "WHERE state IN ('queued', 'running', 'awaiting_user') AND (owner IS NULL OR owner = ?1 OR NOT EXISTS ("
+               ? m_conn->exec("UPDATE runs SET state = " + runs::sql_quoted(runs::State::Interrupted) + ", error = 'ouro stopped while the run was in progress' "
+                              "WHERE state IN " + runs::sql_in_progress() + " AND (owner IS NULL OR owner = ?1 OR NOT EXISTS ("
                               "  SELECT 1 FROM nodes WHERE nodes.id = runs.owner AND nodes.heartbeat_at > ?2))",
                               {m_node_id, wall_seconds() - kStaleNodeSeconds})
-               : m_conn->exec("UPDATE runs SET state = 'interrupted', error = 'ouro stopped while the run was in progress' "
-                              "WHERE state IN ('queued', 'running', 'awaiting_user')");
+               : m_conn->exec("UPDATE runs SET state = " + runs::sql_quoted(runs::State::Interrupted) + ", error = 'ouro stopped while the run was in progress' "
+                              "WHERE state IN " + runs::sql_in_progress());
   if (!r) return make_error(r.error().code, "cannot mark interrupted runs: " + r.error().message);
   return static_cast<int>(r->affected);
 }

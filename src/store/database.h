@@ -5,13 +5,16 @@
 #pragma once
 
 #include "base/error.h"
+#include "runs/state.h"
 #include "store/sql.h"
 
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -58,7 +61,8 @@ class Database {
 
   // --- Runs and their events (append-only) ----------------------------------------------------
   struct RunRow {
-    std::string id, task, state;  // state: queued | running | done | partial | cancelled | failed | interrupted
+    std::string id, task;
+    runs::State state = runs::State::Queued;
     std::string options = "{}";   // JSON
     double created_at = 0, updated_at = 0;
     int iterations = 0;
@@ -138,9 +142,26 @@ class Database {
     return f(*m_conn);
   }
 
+  // Runs f(Connection&) on the store's read connection — a SQLite file's own, read-only: in WAL
+  // mode it never waits for a writer, so an API read is not held up by a run's writes — once the
+  // module's tables are up to date (`schema`, run on the writing connection the first time). For
+  // reads only; on PostgreSQL (no read connection of its own) the one connection. Same rules as
+  // with_sql.
+  template <class F>
+  auto with_read_sql(std::string_view module, Result<void> (*schema)(Connection&), F&& f) -> std::invoke_result_t<F&, Connection&> {
+    if (!schema_ready(module)) {
+      if (auto made = with_sql([&](Connection& c) { return schema(c); }); !made) return tl::make_unexpected(made.error());
+      mark_schema_ready(module);
+    }
+    auto [lock, c] = reader();
+    return f(c);
+  }
+
  private:
   Database() = default;
   std::mutex& mutex();
+  bool schema_ready(std::string_view module);
+  void mark_schema_ready(std::string_view module);
   // The connection the store's own reads use, locked: the SQLite file's read-only one (WAL:
   // it never waits for the writer), else the one connection.
   std::pair<std::unique_lock<std::mutex>, Connection&> reader();

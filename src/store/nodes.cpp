@@ -22,8 +22,8 @@ Result<void> postgres_only(Database& db, const char* what) {
 
 Result<void> enqueue_run(Connection& c, const Database::RunRow& r) {
   if (auto done = c.exec("INSERT INTO runs(id, task, state, options, created_at, updated_at, owner, heartbeat_at) "
-                         "VALUES(?1, ?2, 'queued', ?3, ?4, ?5, NULL, NULL)",
-                         {r.id, r.task, r.options, r.created_at, r.updated_at});
+                         "VALUES(?1, ?2, ?6, ?3, ?4, ?5, NULL, NULL)",
+                         {r.id, r.task, r.options, r.created_at, r.updated_at, runs::name_of(runs::State::Queued)});
       !done)
     return make_error(done.error().code, fmt::format("cannot queue run {}: {}", r.id, done.error().message));
   return {};
@@ -41,9 +41,9 @@ Result<std::vector<Database::RunRow>> claim_queued(Database& db, int max) {
     // The conditions are checked again on the locked row: a row another node took between the
     // subquery's snapshot and the lock is skipped, not taken twice.
     auto r = c.exec(fmt::format("UPDATE runs SET owner = ?1, heartbeat_at = ?2 WHERE id IN ("
-                                "  SELECT id FROM runs WHERE state = 'queued' AND owner IS NULL ORDER BY created_at LIMIT ?3 FOR UPDATE SKIP LOCKED)"
-                                " AND state = 'queued' AND owner IS NULL RETURNING {}",
-                                kRunColumns),
+                                "  SELECT id FROM runs WHERE state = {0} AND owner IS NULL ORDER BY created_at LIMIT ?3 FOR UPDATE SKIP LOCKED)"
+                                " AND state = {0} AND owner IS NULL RETURNING {1}",
+                                runs::sql_quoted(runs::State::Queued), kRunColumns),
                     {db.node_id(), wall_seconds(), max});
     if (!r) return make_error(r.error().code, "cannot take runs from the queue: " + r.error().message);
     std::vector<Database::RunRow> out;
@@ -60,12 +60,12 @@ Result<std::vector<TakenRun>> take_over(Database& db, int max, const std::set<st
   for (const auto& id : local) mine += (mine.empty() ? "" : " ") + id;
   return db.with_sql([&](Connection& c) -> Result<std::vector<TakenRun>> {
     auto r = c.exec(fmt::format("UPDATE runs SET owner = ?1, heartbeat_at = ?2 WHERE id IN ("
-                                "  SELECT r.id FROM runs r WHERE r.state IN ('queued', 'running', 'awaiting_user') AND r.owner IS NOT NULL"
+                                "  SELECT r.id FROM runs r WHERE r.state IN {0} AND r.owner IS NOT NULL"
                                 "   AND ((r.owner = ?1 AND NOT (r.id = ANY (string_to_array(?5, ' '))))"
                                 "        OR (r.owner <> ?1 AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = r.owner AND n.heartbeat_at > ?3)))"
                                 "   ORDER BY r.updated_at LIMIT ?4 FOR UPDATE SKIP LOCKED)"
-                                " RETURNING {}, EXISTS (SELECT 1 FROM events e WHERE e.run_id = runs.id)",
-                                kRunColumns),
+                                " RETURNING {1}, EXISTS (SELECT 1 FROM events e WHERE e.run_id = runs.id)",
+                                runs::sql_in_progress(), kRunColumns),
                     {db.node_id(), wall_seconds(), dead_before(), max, mine});
     if (!r) return make_error(r.error().code, "cannot take over the runs of dead nodes: " + r.error().message);
     std::vector<TakenRun> out;
@@ -75,10 +75,10 @@ Result<std::vector<TakenRun>> take_over(Database& db, int max, const std::set<st
   });
 }
 
-Result<bool> claim_run(Database& db, const std::string& run_id, const std::vector<std::string>& states) {
+Result<bool> claim_run(Database& db, const std::string& run_id, const std::vector<runs::State>& states) {
   TRY(postgres_only(db, "claiming a run"));
   std::string list;
-  for (const auto& s : states) list += (list.empty() ? "" : " ") + s;
+  for (const auto& s : states) list += (list.empty() ? "" : " ") + runs::name_of(s);
   return db.with_sql([&](Connection& c) -> Result<bool> {
     auto r = c.exec("UPDATE runs SET owner = ?1, heartbeat_at = ?2 WHERE id = ?3 AND state = ANY (string_to_array(?4, ' '))"
                     " AND (owner IS NULL OR owner = ?1 OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = runs.owner AND n.heartbeat_at > ?5))",
@@ -90,8 +90,8 @@ Result<bool> claim_run(Database& db, const std::string& run_id, const std::vecto
 
 Result<int64_t> queue_depth(Database& db) {
   return db.with_sql([&](Connection& c) -> Result<int64_t> {
-    auto r = c.engine() == Engine::Postgres ? c.exec("SELECT count(*) FROM runs WHERE state = 'queued' AND owner IS NULL")
-                                            : c.exec("SELECT count(*) FROM runs WHERE state = 'queued'");
+    auto r = c.engine() == Engine::Postgres ? c.exec("SELECT count(*) FROM runs WHERE state = " + runs::sql_quoted(runs::State::Queued) + " AND owner IS NULL")
+                                            : c.exec("SELECT count(*) FROM runs WHERE state = " + runs::sql_quoted(runs::State::Queued));
     if (!r) return make_error(r.error().code, "cannot count the queued runs: " + r.error().message);
     return r->empty() ? 0 : (*r)[0].int64(0);
   });
@@ -101,7 +101,7 @@ Result<void> post_to_inbox(Database& db, const std::string& run_id, const json& 
   TRY(postgres_only(db, "the nodes' inbox"));
   return db.with_sql([&](Connection& c) -> Result<void> {
     auto r = c.exec("INSERT INTO run_inbox (run_id, body, created_at) SELECT ?1, ?2, ?3 WHERE EXISTS ("
-                    "  SELECT 1 FROM runs WHERE id = ?1 AND owner IS NOT NULL AND state IN ('queued', 'running', 'awaiting_user'))",
+                    "  SELECT 1 FROM runs WHERE id = ?1 AND owner IS NOT NULL AND state IN " + runs::sql_in_progress() + ")",
                     {run_id, dump_json(message), wall_seconds()});
     if (!r) return make_error(r.error().code, fmt::format("cannot pass the message to run {}'s node: {}", run_id, r.error().message));
     if (r->affected == 0) return errorf(Code::NotFound, "no run '{}' in progress on any node", run_id);

@@ -75,7 +75,7 @@ Result<std::vector<TakenRun>> take_over(Database& db, int max, const std::set<st
 
 // Takes one run in one of `states` for this node (a resume through the API): false when it is
 // in another state or a live node holds it.
-Result<bool> claim_run(Database& db, const std::string& run_id, const std::vector<std::string>& states);
+Result<bool> claim_run(Database& db, const std::string& run_id, const std::vector<runs::State>& states);
 
 // Runs waiting in the queue (no node has taken them yet).
 Result<int64_t> queue_depth(Database& db);

@@ -64,7 +64,7 @@ Result<void> set_state(store::Database& db, const std::string& conversation, int
 // A turn in progress cannot be undone under it.
 Result<void> idle(store::Database& db, const std::string& conversation) {
   auto row = TRY(db.get_run(conversation));
-  if (row && (row->state == "running" || row->state == "queued"))
+  if (row && runs::in_progress(row->state))
     return errorf(Code::FailedPrecondition, "run {} has a turn in progress: undo or redo after it ends (or cancel it)", conversation);
   return {};
 }

@@ -867,7 +867,7 @@ TEST(CliRun, AnMcpTaskWhoseEventsCannotBeStoredStopsAndFails) {
   ASSERT_TRUE(db);
   auto runs = (*db)->list_runs(1);
   ASSERT_TRUE(runs && !runs->empty());
-  EXPECT_EQ(runs->front().state, "failed");
+  EXPECT_EQ(runs->front().state, runs::State::Failed);
   EXPECT_NE(runs->front().error.find("events could not be stored"), std::string::npos) << runs->front().error;
 }
 

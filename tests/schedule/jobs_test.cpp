@@ -237,7 +237,7 @@ TEST_P(JobsOn, PreviousFinalIsTheScheduleLastFinishedRun) {
     store::Database::RunRow r;
     r.id = id;
     r.task = "t";
-    r.state = state;
+    r.state = runs::parse_state(state).value();
     r.options = schedule.empty() ? "{}" : dump_json(json{{"schedule", schedule}});
     r.final_json = final;
     r.created_at = r.updated_at = at;
@@ -254,7 +254,7 @@ TEST_P(JobsOn, PreviousFinalIsTheScheduleLastFinishedRun) {
   store::Database::RunRow odd;
   odd.id = "r5";
   odd.task = "t";
-  odd.state = "done";
+  odd.state = runs::State::Done;
   odd.options = "not json";
   odd.final_json = "1";
   odd.created_at = 2800;

@@ -275,7 +275,7 @@ TEST(Api, ARestartKeepsHistoryAndMarksUnfinishedRunsInterrupted) {
     store::Database::RunRow crashed;
     crashed.id = "rcrashed";
     crashed.task = "Half done";
-    crashed.state = "running";
+    crashed.state = runs::State::Running;
     crashed.created_at = crashed.updated_at = 1;
     ASSERT_TRUE(s.base->db().insert_run(crashed));
   }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <thread>
 
@@ -46,6 +48,33 @@ TEST(Conversation, AFollowUpReusesAVariableOfThePreviousTurn) {
   EXPECT_EQ(run["iterations"], 2);
   EXPECT_EQ(s.post("/api/runs/" + id + "/messages", {{"text", "  "}}).status, 400);
   EXPECT_EQ(s.post("/api/runs/rnope/messages", {{"text", "hi"}}).status, 404);
+}
+
+// Each turn's agent numbers its questions from 1: the second turn's question is put to the
+// person and answered like the first, not taken for the first turn's, already answered.
+TEST(Conversation, EachTurnCanAskThePersonAgain) {
+  Server s;
+  std::string path = script_file({{{"text", repl_reply("env.first = await askUser('Which colour?', { choices: ['red', 'blue'] });\nsetFinal(env.first)")}},
+                                  {{"text", repl_reply("env.second = await askUser('And which size?', { choices: ['S', 'M'] });\nsetFinal(env.first + ' ' + env.second)")}}});
+  std::string id = s.post("/api/runs", {{"task", "Pick a shirt"}, {"options", {{"provider", "script:" + path}}}}).body.value("id", "");
+  ASSERT_FALSE(id.empty());
+  auto io = net::IoThread::start();
+  Watcher w(*io, s.ws("run=" + id));
+  auto answer_next = [&](size_t n, const std::string& text) {
+    ASSERT_TRUE(w.wait_for([&](const std::vector<json>& ev) {
+      return static_cast<size_t>(std::count_if(ev.begin(), ev.end(), [](const json& e) { return e["type"] == "user-question"; })) >= n;
+    }));
+    json q = w.last("user-question");
+    json run = s.get("/api/runs/" + id).body;
+    EXPECT_EQ(run["pendingQuestions"], json::array({q["id"]})) << "turn " << n << "'s question is pending: " << run.dump();
+    Http answered = s.post("/api/runs/" + id + "/answer", {{"id", q["id"]}, {"answer", text}});
+    EXPECT_EQ(answered.status, 200) << answered.raw;
+  };
+  answer_next(1, "blue");
+  EXPECT_EQ(wait_turn(s, id, 1)["final"], "blue");
+  ASSERT_EQ(s.post("/api/runs/" + id + "/messages", {{"text", "Now the size"}}).status, 202);
+  answer_next(2, "M");
+  EXPECT_EQ(wait_turn(s, id, 2)["final"], "blue M");
 }
 
 TEST(Conversation, AMessageWhileARunWorksIsGuidanceForItsNextIteration) {

@@ -130,7 +130,7 @@ TEST_F(Nodes, ThreeNodesShareTheRunsAndAKilledOnesAreTakenOver) {
   while (killed_runs.empty() && Clock::now() < deadline) {
     for (const auto& id : ids) {
       auto row = db->get_run(id);
-      if (row && *row && (*row)->state == "running" && owner_of(*db, id) == "node-a") {
+      if (row && *row && (*row)->state == runs::State::Running && owner_of(*db, id) == "node-a") {
         auto ev = db->events(id, 0);
         bool checkpointed = ev && std::any_of(ev->begin(), ev->end(), [](const auto& e) { return e.type == "checkpoint"; });
         bool complete = ev && std::any_of(ev->begin(), ev->end(), [](const auto& e) { return e.type == "complete"; });
@@ -149,7 +149,7 @@ TEST_F(Nodes, ThreeNodesShareTheRunsAndAKilledOnesAreTakenOver) {
   // after its death must go on elsewhere.
   killed_runs.clear();
   for (const auto& id : ids) {
-    if (auto row = db->get_run(id); row && *row && owner_of(*db, id) == "node-a" && (*row)->state != "done") killed_runs.insert(id);
+    if (auto row = db->get_run(id); row && *row && owner_of(*db, id) == "node-a" && (*row)->state != runs::State::Done) killed_runs.insert(id);
   }
   // Every run ends done with the same final, on the nodes left; node-a's through a takeover.
   for (const auto& id : ids) {
@@ -239,7 +239,7 @@ TEST_F(Nodes, AFrozenNodeThatWakesDoesNotRunItsLostRunAgain) {
   std::this_thread::sleep_for(1500ms);  // what the woken node might still write would show now
   expect_one_clean_sequence(*db, id);
   EXPECT_EQ(owner_of(*db, id), "node-b");
-  EXPECT_EQ(db->get_run(id).value()->state, "done") << "the woken node did not change the run it lost";
+  EXPECT_EQ(db->get_run(id).value()->state, runs::State::Done) << "the woken node did not change the run it lost";
   EXPECT_EQ(a->get("/api/runs/" + id).body.value("state", ""), "done") << "and it still answers";
 }
 
@@ -280,7 +280,7 @@ TEST_F(Nodes, TwoNodesRacingForTheQueueNeverTakeARunTwice) {
     store::Database::RunRow r;
     r.id = "q" + std::to_string(i);
     r.task = "t";
-    r.state = "queued";
+    r.state = runs::State::Queued;
     r.created_at = r.updated_at = i;
     ASSERT_TRUE(store::enqueue_run(*setter, r));
   }
@@ -310,7 +310,7 @@ TEST_F(Nodes, TheDatabaseRefusesWritesToARunAnotherNodeHolds) {
   store::Database::RunRow r;
   r.id = "fenced";
   r.task = "t";
-  r.state = "running";
+  r.state = runs::State::Running;
   ASSERT_TRUE(a->insert_run(r));
   ASSERT_TRUE(a->append_event("fenced", 1, "started", "{}", 1));
   // a's heartbeat is made old, as a node frozen past the dead-node time: b takes the run over
@@ -328,12 +328,12 @@ TEST_F(Nodes, TheDatabaseRefusesWritesToARunAnotherNodeHolds) {
   auto appended = a->append_event("fenced", 2, "iteration", "{}", 2);
   ASSERT_FALSE(appended);
   EXPECT_EQ(appended.error().code, Code::FailedPrecondition) << appended.error().message;
-  r.state = "cancelled";
+  r.state = runs::State::Cancelled;
   auto updated = a->update_run(r);
   ASSERT_FALSE(updated);
   EXPECT_EQ(updated.error().code, Code::FailedPrecondition) << updated.error().message;
   EXPECT_TRUE(b->append_event("fenced", 2, "iteration", "{}", 2));
-  EXPECT_EQ(b->get_run("fenced").value()->state, "running");
+  EXPECT_EQ(b->get_run("fenced").value()->state, runs::State::Running);
   // Taken once: a second look finds nothing (b is alive and holds it).
   EXPECT_TRUE(store::take_over(*a, 5, {}).value().empty());
 }

@@ -208,7 +208,7 @@ TEST(Resume, OuroRunKilledMidRunIsResumedByItsId) {
     auto runs = (*db)->list_runs(1);
     ASSERT_TRUE(runs && !runs->empty());
     id = runs->front().id;
-    EXPECT_EQ(runs->front().state, "running");
+    EXPECT_EQ(runs->front().state, runs::State::Running);
   }
   Exited resumed = wait_ouro(spawn_ouro(dir, {"run", "--resume", id, "--provider", "script:" + script, "--mode", "autonomous", "--json"},
                                         dir + "/resumed.out"),

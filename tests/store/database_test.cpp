@@ -40,7 +40,7 @@ TEST_P(DatabaseOn, RunsRoundTripWithTheirFields) {
   Database::RunRow r;
   r.id = "run-1";
   r.task = "find the price — ünïcode";
-  r.state = "running";
+  r.state = runs::State::Running;
   r.options = R"({"model":"m"})";
   r.created_at = 1700000000.123456;
   r.updated_at = 1700000000.5;
@@ -58,7 +58,7 @@ TEST_P(DatabaseOn, RunsRoundTripWithTheirFields) {
   EXPECT_FALSE(got->cost.has_value());
   EXPECT_TRUE(got->final_json.empty());
 
-  r.state = "done";
+  r.state = runs::State::Done;
   r.iterations = 3;
   r.final_json = R"({"answer":42})";
   r.usage_json = R"({"input":10})";
@@ -67,7 +67,7 @@ TEST_P(DatabaseOn, RunsRoundTripWithTheirFields) {
   r.updated_at = 1700000010.75;
   ASSERT_TRUE(db->update_run(r));
   got = db->get_run("run-1").value();
-  EXPECT_EQ(got->state, "done");
+  EXPECT_EQ(got->state, runs::State::Done);
   EXPECT_EQ(got->iterations, 3);
   EXPECT_EQ(got->final_json, r.final_json);
   EXPECT_EQ(got->usage_json, r.usage_json);
@@ -216,6 +216,41 @@ TEST(Database, FileIsPrivateAndSurvivesReopening) {
   EXPECT_EQ(*(*db)->kv_get("k").value(), "\"v\"");
 }
 
+// A module's reads (the memories, schedules and scripts the API lists) go through the file's own
+// read connection: they finish while a writer holds the database, instead of waiting for it.
+Result<void> notes_schema(Connection& c) {
+  return c.exec_script("CREATE TABLE IF NOT EXISTS notes (n INTEGER); INSERT INTO notes SELECT 7 WHERE NOT EXISTS (SELECT 1 FROM notes);");
+}
+
+TEST(Database, AModulesReadDoesNotWaitForAWriter) {
+  auto db = Database::open(testing::temp_dir() + "/ouro.db").value();
+  auto read = [&] {
+    return db->with_read_sql("notes", &notes_schema, [](Connection& c) -> Result<int64_t> {
+      auto r = TRY(c.exec("SELECT n FROM notes"));
+      return r.empty() ? int64_t{0} : r[0].int64(0);
+    });
+  };
+  ASSERT_EQ(read().value(), 7) << "the first read makes the table on the writing connection";
+  std::promise<void> holding, release;
+  auto writer = std::async(std::launch::async, [&] {
+    return db->with_sql([&](Connection& c) -> Result<void> {
+      return c.transaction([&]() -> Result<void> {
+        TRY(c.exec("INSERT INTO notes VALUES (8)"));
+        holding.set_value();
+        release.get_future().wait();  // the writer holds the database until the read is done
+        return {};
+      });
+    });
+  });
+  holding.get_future().wait();
+  auto reader = std::async(std::launch::async, read);
+  const auto status = reader.wait_for(std::chrono::seconds(20));
+  release.set_value();  // either way, so that neither thread is left waiting
+  ASSERT_EQ(status, std::future_status::ready) << "the read waited for the writer";
+  EXPECT_EQ(reader.get().value(), 7) << "it reads what was committed, not the writer's open transaction";
+  EXPECT_TRUE(writer.get());
+}
+
 TEST(Database, UnwritableLocationSaysWhatToDo) {
   auto db = Database::open("/proc/ouro-cannot-be-here/ouro.db");
   ASSERT_FALSE(db);
@@ -299,7 +334,7 @@ TEST_F(PostgresDatabase, RestartInterruptsOnlyRunsNoLiveNodeHolds) {
   auto b = open_as(url, "node-b").value();
   Database::RunRow r;
   r.task = "t";
-  r.state = "running";
+  r.state = runs::State::Running;
   r.id = "held-by-a";
   ASSERT_TRUE(a->insert_run(r));
   r.id = "held-by-b";
@@ -313,9 +348,9 @@ TEST_F(PostgresDatabase, RestartInterruptsOnlyRunsNoLiveNodeHolds) {
   }));
   // Node b restarts: its own runs and the dead node's are interrupted, a's stays running.
   EXPECT_EQ(b->mark_interrupted().value(), 2);
-  EXPECT_EQ(a->get_run("held-by-a").value()->state, "running");
-  EXPECT_EQ(a->get_run("held-by-b").value()->state, "interrupted");
-  EXPECT_EQ(a->get_run("held-by-dead").value()->state, "interrupted");
+  EXPECT_EQ(a->get_run("held-by-a").value()->state, runs::State::Running);
+  EXPECT_EQ(a->get_run("held-by-b").value()->state, runs::State::Interrupted);
+  EXPECT_EQ(a->get_run("held-by-dead").value()->state, runs::State::Interrupted);
 }
 
 TEST_F(PostgresDatabase, TwoNodesOpeningAtOnceMigrateOnce) {

@@ -29,7 +29,7 @@ class Undo : public ::testing::TestWithParam<store::Engine> {
     store::Database::RunRow row;
     row.id = "rconv000001";
     row.task = "plan the week";
-    row.state = "done";
+    row.state = runs::State::Done;
     ASSERT_TRUE(db->insert_run(row));
   }
   // A memory written as a run writes it, its change journaled as the run journals it.
@@ -118,12 +118,12 @@ TEST_P(Undo, ChangesToOneThingFoldAndATurnInProgressIsRefused) {
   ASSERT_EQ(st["turns"].size(), 1u);
   EXPECT_EQ(st["turns"][0]["changes"].size(), 1u) << "one key, one change: the first before, the last after";
   auto row = db->get_run("rconv000001").value().value();
-  row.state = "running";
+  row.state = runs::State::Running;
   ASSERT_TRUE(db->update_run(row));
   auto busy = undo(*db, "rconv000001");
   ASSERT_FALSE(busy);
   EXPECT_EQ(busy.error().code, Code::FailedPrecondition);
-  row.state = "done";
+  row.state = runs::State::Done;
   ASSERT_TRUE(db->update_run(row));
   ASSERT_TRUE(undo(*db, "rconv000001"));
   EXPECT_EQ(db->kv_get("k").value(), std::nullopt) << "the key did not exist before the turn";

@@ -1,0 +1,118 @@
+// A run as one object over a real SQLite store, without a browser: where it comes from (new,
+// continued, resumed), the one place its state is written, and a start that fails kept as
+// failed with its events — the same on every face.
+#include "runs/run.h"
+
+#include "basics.h"
+#include "runs/event_log.h"
+#include "store/database.h"
+
+#include <gtest/gtest.h>
+
+namespace ouro::runs {
+namespace {
+
+class RunObject : public ::testing::Test {
+ protected:
+  void SetUp() override { db = std::move(store::Database::open(testing::temp_dir() + "/ouro.db").value()); }
+  std::vector<std::string> event_types(const std::string& id) {
+    std::vector<std::string> out;
+    auto events = db->events(id, 0);
+    EXPECT_TRUE(events) << events.error().message;
+    for (const auto& e : events.value_or(std::vector<store::Database::EventRow>{})) out.push_back(e.type);
+    return out;
+  }
+  std::unique_ptr<store::Database> db;
+};
+
+TEST_F(RunObject, ANewRunKeepsItsRequestAndWritesOnlyLegalMoves) {
+  auto run = runs::Run::create(*db, {{"task", "read the list"}, {"urls", {"http://127.0.0.1:1/a"}}, {"options", {{"max_iterations", 3}}}}, State::Queued);
+  ASSERT_TRUE(run) << run.error().message;
+  runs::Run& r = **run;
+  ASSERT_TRUE(r.insert());
+  auto stored = db->get_run(r.id()).value();
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->state, State::Queued);
+  EXPECT_EQ(parse_json(stored->options).value()["urls"], json::array({"http://127.0.0.1:1/a"})) << "the start pages are kept with the options";
+  ASSERT_TRUE(r.set_state(State::Running));
+  ASSERT_TRUE(r.set_state(State::AwaitingUser));
+  ASSERT_TRUE(r.set_state(State::Running));
+  EXPECT_EQ(db->get_run(r.id()).value()->state, State::Running);
+  // A move no run makes: refused, and nothing is written.
+  auto wrong = runs::Run::from_row(*db, *db->get_run(r.id()).value());
+  ASSERT_TRUE(wrong->set_state(State::Done));
+  auto back = wrong->set_state(State::Queued);
+  EXPECT_FALSE(back) << "done never becomes queued";
+  EXPECT_EQ(back.error().code, Code::FailedPrecondition);
+  EXPECT_EQ(db->get_run(r.id()).value()->state, State::Done);
+}
+
+TEST_F(RunObject, AWrongRequestIsRefusedBeforeAnythingIsKept) {
+  auto run = runs::Run::create(*db, {{"task", "x"}, {"options", {{"max_iterations", 0}}}}, State::Queued);
+  ASSERT_FALSE(run);
+  EXPECT_EQ(run.error().code, Code::InvalidArgument);
+  EXPECT_TRUE(db->list_runs().value().empty());
+}
+
+TEST_F(RunObject, AStartThatFailsIsKeptFailedWithItsEvents) {
+  auto run = runs::Run::create(*db, {{"task", "read the list"}}, State::Running).value();
+  ASSERT_TRUE(run->insert());
+  run->set_log(std::make_shared<EventLog>(*db, run->id(), 0));
+  runs::Setup setup;  // no model configured anywhere: the start is refused
+  setup.model_flags.secrets_path = testing::temp_dir() + "/secrets.json";
+  auto started = run->start(parse_request(run->request()).value(), std::move(setup),
+                            std::make_shared<SessionSource>([](session::SessionOptions) -> Result<std::unique_ptr<session::Session>> {
+                              return make_error(Code::Internal, "no browser is opened before a model is found");
+                            }));
+  ASSERT_FALSE(started);
+  auto row = db->get_run(run->id()).value();
+  EXPECT_EQ(row->state, State::Failed);
+  EXPECT_FALSE(row->error.empty());
+  EXPECT_TRUE(row->partial);
+  EXPECT_NE(row->final_json.find("The run could not start"), std::string::npos) << row->final_json;
+  EXPECT_EQ(event_types(run->id()), (std::vector<std::string>{"error", "complete"}));
+}
+
+TEST_F(RunObject, AConversationContinuesWithItsOptionsAndTurns) {
+  auto first = runs::Run::create(*db, {{"task", "find the cheapest tea"}, {"urls", {"http://127.0.0.1:1/shop"}}, {"options", {{"mode", "autonomous"}}}},
+                           State::Done)
+                   .value();
+  ASSERT_TRUE(first->insert());
+  auto next = runs::Run::continued(*db, first->id(), "and the dearest?");
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_TRUE((*next)->continuing());
+  EXPECT_FALSE((*next)->resuming());
+  EXPECT_EQ((*next)->request()["task"], "and the dearest?");
+  EXPECT_EQ((*next)->request()["urls"], json::array({"http://127.0.0.1:1/shop"}));
+  EXPECT_EQ((*next)->request()["options"]["mode"], "autonomous");
+  EXPECT_EQ(runs::Run::continued(*db, "rnosuchrun0", "hello").error().code, Code::NotFound);
+}
+
+TEST_F(RunObject, OnlyAnInterruptedRunResumesAndItsUsageIsFoldedBack) {
+  auto run = runs::Run::create(*db, {{"task", "collect the prices"}}, State::Running).value();
+  ASSERT_TRUE(run->insert());
+  store::Database::RunRow row = run->row();
+  row.state = State::Interrupted;
+  row.error = "ouro stopped while the run was in progress";
+  row.usage_json = R"({"input_tokens": 10, "turns": [{"state": "done"}, {"state": "interrupted"}]})";
+  ASSERT_TRUE(db->update_run(row));
+  auto resumed = runs::Run::resumed(*db, run->id(), {State::Interrupted});
+  ASSERT_TRUE(resumed) << resumed.error().message;
+  EXPECT_TRUE((*resumed)->resuming());
+  EXPECT_EQ((*resumed)->state(), State::Queued) << "queued again until its thread starts";
+  EXPECT_TRUE((*resumed)->row().error.empty());
+  EXPECT_EQ(parse_json((*resumed)->row().usage_json).value(), json({{"turns", {{{"state", "done"}}}}}))
+      << "the cut-short turn's record goes; the finished turns' stay";
+  EXPECT_EQ((*resumed)->request()["task"], "collect the prices");
+  EXPECT_EQ(db->get_run(run->id()).value()->state, State::Interrupted) << "nothing is written before it starts";
+
+  row.state = State::Done;
+  ASSERT_TRUE(db->update_run(row));
+  auto finished = runs::Run::resumed(*db, run->id(), {State::Interrupted});
+  ASSERT_FALSE(finished);
+  EXPECT_EQ(finished.error().code, Code::FailedPrecondition);
+  EXPECT_NE(finished.error().message.find("send a message to continue"), std::string::npos) << finished.error().message;
+}
+
+}  // namespace
+}  // namespace ouro::runs
