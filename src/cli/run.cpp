@@ -155,6 +155,48 @@ class TerminalView {
 
 }  // namespace
 
+namespace {
+
+// The flags as a run's request {task, urls, options}: checked by the same rules as the API's, kept
+// with the run for a follow-up or a resume. `stored`: a continued or resumed run's own request,
+// which the flags add to.
+json request_from_flags(const CommonFlags& flags, const RunFlags& rf, const json* stored) {
+  json options = json::object();
+  std::vector<std::string> urls = flags.urls;
+  std::string task = rf.task;
+  if (stored) {
+    // The run's own options and start pages, with what these flags add.
+    task = get_str(*stored, "task");
+    for (const auto& u : get_array(*stored, "urls"))
+      if (u.is_string() && std::find(urls.begin(), urls.end(), u.get<std::string>()) == urls.end()) urls.insert(urls.begin(), u.get<std::string>());
+    if (stored->contains("options") && (*stored)["options"].is_object()) options = (*stored)["options"];
+  }
+  if (!rf.context.empty()) options["context"] = rf.context;
+  else if (!options.contains("context") && (!flags.profile.empty() || !flags.browser_ws.empty())) options["context"] = "mine";
+  if (!flags.allow_domains.empty()) {
+    json sites = options.contains("allowed_domains") && options["allowed_domains"].is_array() ? options["allowed_domains"] : json::array();
+    for (const auto& d : flags.allow_domains) sites.push_back(d);
+    options["allowed_domains"] = sites;
+  }
+  if (!flags.mode.empty()) options["mode"] = flags.mode;
+  if (rf.max_iterations_given || !options.contains("max_iterations")) options["max_iterations"] = rf.max_iterations;
+  if (rf.agent != "rlm") options["agent"] = rf.agent;
+  // The model parameters too: run options, checked and kept as the API's are.
+  if (rf.settings.max_tokens) options["max_tokens"] = *rf.settings.max_tokens;
+  if (rf.settings.temperature) options["temperature"] = *rf.settings.temperature;
+  if (rf.settings.thinking) options["thinking"] = *rf.settings.thinking;
+  if (rf.no_remember) options["remember"] = false;
+  if (rf.replay) {
+    // The values too: a resume goes on with them (the task, kept with the run, carries them as well).
+    options["script"] = {{"name", rf.replay->script().name}, {"version", rf.replay->script().version}, {"vars", rf.replay->vars()}};
+    // A model takes over where a step cannot heal when one is given (--provider).
+    if (rf.settings.provider) options["script"]["fallback"] = true;
+  }
+  return {{"task", task}, {"urls", urls}, {"options", options}};
+}
+
+}  // namespace
+
 // `ouro run`: the flags become a run's spec (the same options, checks and messages as the API's),
 // runs/lifecycle.h carries the run, and the terminal shows its events and asks its questions.
 Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
@@ -190,39 +232,7 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
   if (!rf.continue_id.empty()) run = TRY(runs::Run::continued(*db, rf.continue_id, rf.task));
   else if (!rf.resume_id.empty())
     run = TRY(runs::Run::resumed(*db, rf.resume_id, {runs::State::Interrupted, runs::State::Running, runs::State::Queued}));
-  json options = json::object();
-  std::vector<std::string> urls = flags.urls;
-  std::string task = rf.task;
-  if (run) {
-    // The run's own options and start pages, with what these flags add.
-    const json& stored = run->request();
-    task = get_str(stored, "task");
-    for (const auto& u : get_array(stored, "urls"))
-      if (u.is_string() && std::find(urls.begin(), urls.end(), u.get<std::string>()) == urls.end()) urls.insert(urls.begin(), u.get<std::string>());
-    if (stored.contains("options") && stored["options"].is_object()) options = stored["options"];
-  }
-  if (!rf.context.empty()) options["context"] = rf.context;
-  else if (!options.contains("context") && (!flags.profile.empty() || !flags.browser_ws.empty())) options["context"] = "mine";
-  if (!flags.allow_domains.empty()) {
-    json sites = options.contains("allowed_domains") && options["allowed_domains"].is_array() ? options["allowed_domains"] : json::array();
-    for (const auto& d : flags.allow_domains) sites.push_back(d);
-    options["allowed_domains"] = sites;
-  }
-  if (!flags.mode.empty()) options["mode"] = flags.mode;
-  if (rf.max_iterations_given || !options.contains("max_iterations")) options["max_iterations"] = rf.max_iterations;
-  if (rf.agent != "rlm") options["agent"] = rf.agent;
-  // The model parameters too: run options, checked and kept as the API's are.
-  if (rf.settings.max_tokens) options["max_tokens"] = *rf.settings.max_tokens;
-  if (rf.settings.temperature) options["temperature"] = *rf.settings.temperature;
-  if (rf.settings.thinking) options["thinking"] = *rf.settings.thinking;
-  if (rf.no_remember) options["remember"] = false;
-  if (rf.replay) {
-    // The values too: a resume goes on with them (the task, kept with the run, carries them as well).
-    options["script"] = {{"name", rf.replay->script().name}, {"version", rf.replay->script().version}, {"vars", rf.replay->vars()}};
-    // A model takes over where a step cannot heal when one is given (--provider).
-    if (rf.settings.provider) options["script"]["fallback"] = true;
-  }
-  const json request = {{"task", task}, {"urls", urls}, {"options", options}};
+  const json request = request_from_flags(flags, rf, run ? &run->request() : nullptr);
   runs::RunSpec spec = TRY(runs::parse_request(request));
   if (!run) run = TRY(runs::Run::create(*db, request, runs::State::Running));
   else spec = TRY(run->set_request(request));
