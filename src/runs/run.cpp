@@ -82,6 +82,7 @@ Result<std::shared_ptr<Run>> Run::resumed(store::Database& db, const std::string
   run->m_origin.continued = true;
   run->m_origin.env = point.env;
   run->m_origin.resume = std::move(point);
+  run->m_resumed = true;
   return run;
 }
 

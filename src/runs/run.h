@@ -104,7 +104,8 @@ class Run {
   const json& request() const { return m_request; }
   // Replaces it (checked as a new run's is), and the options its row keeps with it.
   Result<RunSpec> set_request(json request);
-  bool resuming() const { return m_origin.resume.has_value(); }
+  // Made by resumed(): its first turn goes on from a checkpoint (true before and after start()).
+  bool resuming() const { return m_resumed; }
   bool continuing() const { return m_origin.continued; }
   // The iteration a resumed run goes on from.
   int resume_from() const;
@@ -179,7 +180,8 @@ class Run {
   Origin m_origin;
   int64_t m_last_seq = 0;
   std::vector<agent::Turn> m_turns;
-  std::string m_first_task;  // its first turn's: the request's task, or the resumed turn's
+  std::string m_first_task;
+  bool m_resumed = false;  // its first turn's: the request's task, or the resumed turn's
   mutable std::mutex m_row_mutex;  // m_row: the run's thread, the log's sink (awaiting_user) and readers
   store::Database::RunRow m_row;
   std::atomic<State> m_state{State::Queued};  // m_row.state, read without waiting for a write
