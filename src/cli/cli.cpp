@@ -5,6 +5,7 @@
 #include "cli/flags.h"
 #include "cli/paths.h"
 #include "cli/run.h"
+#include "cli/eval.h"
 #include "cli/serve.h"
 #include "cli/auth.h"
 #include "cli/doctor.h"
@@ -393,6 +394,37 @@ Result<int> run(int argc, char** argv) {
       ->check(CLI::Range(1, 3600));
   runc->footer("Example: ouro run \"List the five cheapest items\" --url http://127.0.0.1:8000/shop");
 
+  CommonFlags eval_flags;
+  EvalFlags ef;
+  auto* evalc = app.add_subcommand("eval", "Run the evaluation suite (sites and tasks served on loopback, checked from the sites' state) against a model; "
+                                           "a table, a JSON result and an HTML report");
+  add_common(evalc, eval_flags);
+  evalc->add_option("--suite", ef.suite, "A suite folder (sites/, tasks/, models/; see --export-suite); default: the suite that ships with ouro");
+  evalc->add_option("--only", ef.only, "Only the tasks whose id matches this pattern (shell globs: 'bank-*'); repeatable");
+  evalc->add_option("--variants", ef.variants, "all (default), clean (without injections) or injected (only the injected variants)")
+      ->type_name("TEXT:{all,clean,injected}");
+  evalc->add_option("--repeat", ef.repeats, "Runs of each task (default 1)")->check(CLI::Range(1, 100));
+  evalc->add_option("--concurrency", ef.concurrency, "Task runs at once, each with its own Chromium (default 2)")->check(CLI::Range(1, 16));
+  evalc->add_option("--provider", ef.settings.provider,
+                    "As for ouro run; script:@NAME uses the suite's scripted model NAME (perfect, useless, obedient), script:DIR a folder "
+                    "with a script per task (ID.jsonl, else default.jsonl)");
+  evalc->add_option("--model", ef.settings.model, "Primary model");
+  evalc->add_option("--sub-model", ef.settings.sub_model, "Model for llm_query/llm_batch sub-calls");
+  evalc->add_option("--base-url", ef.settings.base_url, "Override the provider's API base URL");
+  evalc->add_option("--api-key", ef.settings.api_key, "API key (prefer the environment or ouro auth set)");
+  evalc->add_option("--config", ef.settings.config_path, "Settings file (default ~/.config/ouroboros/config.json)");
+  evalc->add_option("--out", ef.out, "Where to write result.json and report.html (default: <data dir>/eval/<when>-<model>/); with --compare or --report, the HTML file");
+  evalc->add_option("--record", ef.record, "Keep every model exchange in this folder, one file per task run, for --replay");
+  evalc->add_option("--replay", ef.replay, "Run the suite with no model, replaying what --record kept: the same result while ouro behaves the same");
+  evalc->add_option("--task-timeout", ef.task_timeout_s, "Seconds one task run may take before it is cancelled (default 600)")->check(CLI::Range(5.0, 86400.0));
+  evalc->add_flag("--list", ef.list, "List the tasks (with --only and --variants) and exit");
+  evalc->add_option("--export-suite", ef.export_suite, "Write the shipped suite to this folder, to read or to start a suite of your own");
+  evalc->add_option("--compare", ef.compare, "Compare two results (result.json files): an HTML page side by side (--out, default compare.html)")->expected(2);
+  evalc->add_option("--report", ef.report, "Write a result's HTML report again (--out, default report.html beside it)");
+  evalc->add_flag("--json", ef.as_json, "Print the summary as JSON instead of the table");
+  evalc->footer("Examples:\n  ouro eval --provider anthropic --repeat 3\n  ouro eval --provider script:@perfect --only 'bank-*'\n"
+                "  ouro eval --compare ~/.local/share/ouroboros/eval/A/result.json ~/.local/share/ouroboros/eval/B/result.json");
+
   CommonFlags serve_flags;
   int port = 7777;
   std::string listen;
@@ -564,7 +596,7 @@ Result<int> run(int argc, char** argv) {
   }
 
   // --workspace / $OURO_WORKSPACE: the subcommand's data directory becomes the workspace's.
-  for (auto [sub, f] : {std::pair{exec, &exec_flags}, {doc, &do_flags}, {repl, &repl_flags}, {runc, &run_flags}, {serve, &serve_flags}, {mcpc, &mcp_flags}, {replayc, &replay_flags}})
+  for (auto [sub, f] : {std::pair{exec, &exec_flags}, {doc, &do_flags}, {repl, &repl_flags}, {runc, &run_flags}, {evalc, &eval_flags}, {serve, &serve_flags}, {mcpc, &mcp_flags}, {replayc, &replay_flags}})
     if (*sub) {
       TRY(take_browsers(*f, sub == serve));
       TRY(enter_workspace(*f));
@@ -579,6 +611,7 @@ Result<int> run(int argc, char** argv) {
     rf.max_iterations_given = runc->get_option("--max-iterations")->count() > 0;
     return cmd_run(run_flags, rf);
   }
+  if (*evalc) return cmd_eval(eval_flags, std::move(ef));
   if (*replayc) {
     auto loaded = TRY(load_replay(replay_flags.data_dir, replay_name, replay_version, replay_vars));
     replay_rf.replay = loaded.provider;

@@ -4,6 +4,7 @@
 // streamed in small chunks like a real provider's, so everything downstream sees the same deltas.
 // A tool-calling model's turn: {"tool_calls": [{"name": "click", "arguments": {"ref": "e3"}}]}
 // (arguments an object, or a string as a model might send it; "text" may come with it).
+// "usage", "cost_usd" and "stop_reason", when given, are reported as the model reported them.
 #include "llm/provider.h"
 
 #include <fstream>
@@ -78,6 +79,19 @@ class ScriptedProvider final : public Provider {
     r.cost_usd = 0;
     r.cost_known = true;
     r.stop_reason = "end_turn";
+    // A recorded exchange (`ouro eval --record`) says what the model reported: replayed as it was.
+    if (const json u = item.value("usage", json()); u.is_object()) {
+      r.usage.input_tokens = u.value("input_tokens", r.usage.input_tokens);
+      r.usage.output_tokens = u.value("output_tokens", r.usage.output_tokens);
+      r.usage.cache_read_tokens = u.value("cache_read_tokens", int64_t(0));
+      r.usage.cache_write_tokens = u.value("cache_write_tokens", int64_t(0));
+      r.usage.estimated = u.value("estimated", false);
+    }
+    if (item.contains("cost_usd") && item["cost_usd"].is_number()) {
+      r.cost_usd = item["cost_usd"].get<double>();
+      r.cost_known = item.value("cost_known", true);
+    }
+    if (item.contains("stop_reason") && item["stop_reason"].is_string()) r.stop_reason = item["stop_reason"].get<std::string>();
     return r;
   }
 

@@ -136,6 +136,7 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
     return tl::make_unexpected(settings.error());
   }
   if (settings) l->m_settings = *settings;
+  if (setup.wrap_model) l->m_provider = setup.wrap_model(std::move(l->m_provider));
   // The user's before_outbound and transform_response hooks stand between the run and its model.
   l->m_provider = hooked_provider(std::move(l->m_provider), setup.hooks, run_id, record);
 

@@ -59,6 +59,8 @@ struct Setup {
   json stored_settings = json::object();  // Settings kept in the database (the Command Center's)
   // A model the face brings, used when none is configured (MCP sampling: the client's own).
   std::unique_ptr<llm::Provider> client_model;
+  // Stands around the run's model once it is made (`ouro eval --record` keeps every exchange).
+  std::function<std::unique_ptr<llm::Provider>(std::unique_ptr<llm::Provider>)> wrap_model;
   std::string default_context = "clean";  // when the spec says neither mine nor clean
   int default_max_iterations = 25;
   bool stop_when_browser_lost = false;  // a pool's run stops at its next boundary to be moved

@@ -154,14 +154,27 @@ Result<std::shared_ptr<KnownSecrets>> KnownSecrets::open(const std::string& path
   std::shared_ptr<KnownSecrets> k(new KnownSecrets());
   k->m_path = path;
   Fd f;
-  f.fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (f.fd >= 0) {
-    k->m_salt = random_bytes(32);
-    TRY(write_all(f.fd, std::string(kHeader) + hex(k->m_salt) + "\n", path));
-    TRY(k->load(std::string(kHeader) + hex(k->m_salt) + "\n"));
-    return k;
+  {
+    // Made whole, then put in place: the file appears with its salt or not at all, so sessions
+    // starting together (ouro eval's task runs, a pool's places) never read it half-written.
+    const std::string fresh = path + ".new-" + random_hex(6);
+    Fd n;
+    n.fd = ::open(fresh.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (n.fd < 0) return errorf(Code::Unavailable, "cannot create {}: {} (it holds the digests of secrets; check the data directory)", path, std::strerror(errno));
+    const std::string salt = random_bytes(32);
+    auto written = write_all(n.fd, std::string(kHeader) + hex(salt) + "\n", fresh);
+    const bool placed = written && ::link(fresh.c_str(), path.c_str()) == 0;
+    const int link_errno = errno;
+    ::unlink(fresh.c_str());
+    if (!written) return tl::make_unexpected(written.error());
+    if (placed) {
+      k->m_salt = salt;
+      TRY(k->load(std::string(kHeader) + hex(salt) + "\n"));
+      return k;
+    }
+    if (link_errno != EEXIST)
+      return errorf(Code::Unavailable, "cannot create {}: {} (it holds the digests of secrets; check the data directory)", path, std::strerror(link_errno));
   }
-  if (errno != EEXIST) return errorf(Code::Unavailable, "cannot create {}: {} (it holds the digests of secrets; check the data directory)", path, std::strerror(errno));
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (f.fd < 0) return errorf(Code::Unavailable, "cannot open {}: {}", path, std::strerror(errno));
   struct stat st {};

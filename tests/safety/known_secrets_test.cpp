@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
+#include <thread>
+#include <vector>
 #include <unistd.h>
 
 namespace ouro::safety {
@@ -48,6 +50,36 @@ TEST(KnownSecrets, KeepsSaltedDigestsOnlyInAnOwnerOnlyFile) {
   auto wide = KnownSecrets::open(path);
   ASSERT_FALSE(wide);
   EXPECT_EQ(wide.error().code, Code::PermissionDenied);
+}
+
+// Sessions that start together (ouro eval's task runs) open a data directory's file at once: each
+// gets it whole, with the one salt, and no stray file is left beside it.
+TEST(KnownSecrets, OpenedTogetherTheFileIsMadeOnceAndReadWhole) {
+  for (int round = 0; round < 20; ++round) {
+    std::string path = temp_file();
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(8);
+    std::vector<std::shared_ptr<KnownSecrets>> opened(8);
+    for (int i = 0; i < 8; ++i)
+      threads.emplace_back([&, i] {
+        auto k = KnownSecrets::open(path);
+        if (k) opened[i] = *k;
+        else errors[i] = k.error().message;
+      });
+    for (auto& t : threads) t.join();
+    for (int i = 0; i < 8; ++i) ASSERT_TRUE(opened[i]) << errors[i];
+    // What one records, another (opened at the same moment) recognises: the same salt.
+    for (int i = 0; i < 8; ++i) ASSERT_TRUE(opened[i]->record("vault", "vault-pass-884" + std::to_string(i)));
+    auto later = KnownSecrets::open(path);
+    ASSERT_TRUE(later);
+    for (int i = 0; i < 8; ++i) {
+      const std::string value = "vault-pass-884" + std::to_string(i);
+      EXPECT_EQ((*later)->scrub_text("token " + value + " here").find(value), std::string::npos) << "opened " << i;
+    }
+    size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path())) files += e.is_regular_file();
+    EXPECT_EQ(files, 1u);
+  }
 }
 
 TEST(KnownSecrets, ALaterReaderMasksTheValueAndItsSpellings) {
