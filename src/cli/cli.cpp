@@ -400,7 +400,7 @@ Result<int> run(int argc, char** argv) {
                                            "a table, a JSON result and an HTML report");
   add_common(evalc, eval_flags);
   evalc->add_option("--suite", ef.suite, "A suite folder (sites/, tasks/, models/; see --export-suite); default: the suite that ships with ouro");
-  evalc->add_option("--only", ef.only, "Only the tasks whose id matches this pattern (shell globs: 'bank-*'); repeatable");
+  evalc->add_option("--only", ef.only, "Only the tasks whose id matches this pattern (shell globs: 'bank-*', '*+inject'); repeatable");
   evalc->add_option("--variants", ef.variants, "all (default), clean (without injections) or injected (only the injected variants)")
       ->type_name("TEXT:{all,clean,injected}");
   evalc->add_option("--repeat", ef.repeats, "Runs of each task (default 1)")->check(CLI::Range(1, 100));

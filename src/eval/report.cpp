@@ -84,14 +84,20 @@ th{background:var(--soft);font-weight:600}td.n,th.n{text-align:right;white-space
 .warn{color:var(--warn);font-weight:600}.why{color:var(--muted);font-size:.85rem;max-width:420px;overflow-wrap:anywhere}
 details summary{cursor:pointer;color:#0550ae}pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--soft);padding:8px;border-radius:6px;font-size:.8rem;max-height:420px;overflow:auto}
 .bars{display:grid;grid-template-columns:minmax(90px,220px) 1fr;gap:4px 8px;align-items:center}.bars .label{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:.85rem}
-.bar{height:14px;border-radius:3px;background:#0969da;min-width:2px}.bar.bad{background:#cf222e}.bar.ok{background:#1a7f37}.bar-row{display:flex;gap:6px;align-items:center;font-size:.8rem}
+.bar-row{display:flex;gap:6px;align-items:center;font-size:.8rem}meter{width:80%;height:14px}.chart{max-width:560px}
 svg text{font:12px system-ui,sans-serif;fill:var(--fg)}.legend{color:var(--muted);font-size:.85rem}
 @media (max-width:520px){header,main,footer{padding:8px 10px}.cards{grid-template-columns:repeat(2,1fr)}}
 )CSS";
 
+}  // namespace
+
+std::string_view report_style() { return kStyle; }
+
+namespace {
+
 std::string page(const std::string& title, const std::string& body) {
   return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-         "<title>" + esc(title) + "</title><style>" + kStyle + "</style></head><body>" + body + "</body></html>\n";
+         "<title>" + esc(title) + "</title><style>" + std::string(kStyle) + "</style></head><body>" + body + "</body></html>\n";
 }
 
 std::string card(const std::string& value, const std::string& label, const char* cls = "") {
@@ -141,9 +147,9 @@ std::string cost_chart(const std::vector<PerTask>& tasks, bool priced) {
   }
   if (max_x <= 0) max_x = 1;
   const int W = 560, H = 260, L = 56, B = 36, T = 12, R = 90;
-  std::string desc, svg = fmt::format("<svg viewBox=\"0 0 {} {}\" width=\"100%\" style=\"max-width:{}px\" role=\"img\" aria-labelledby=\"cost-title\">"
+  std::string desc, svg = fmt::format("<svg class=\"chart\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" aria-labelledby=\"cost-title\">"
                                       "<title id=\"cost-title\">{} per run against success, by site</title>",
-                                      W, H, W, priced ? "Cost" : "Tokens");
+                                      W, H, priced ? "Cost" : "Tokens");
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#57606a\"/><line x1=\"{0}\" y1=\"{3}\" x2=\"{0}\" y2=\"{1}\" stroke=\"#57606a\"/>", L,
                      H - B, W - R, T);
   for (int i = 0; i <= 4; ++i) {
@@ -169,8 +175,9 @@ std::string time_bars(const std::vector<PerTask>& tasks) {
   std::string out = "<div class=\"bars\">";
   for (const auto& t : tasks) {
     double ms = t.runs ? t.wall / t.runs : 0;
-    out += fmt::format("<div class=\"label\" title=\"{0}\">{0}</div><div class=\"bar-row\"><div class=\"bar {1}\" style=\"width:{2:.1f}%\"></div>{3}</div>", esc(t.id),
-                       t.ok == t.runs && t.runs ? "ok" : "bad", 85.0 * ms / max_ms, esc(seconds(ms)));
+    out += fmt::format("<div class=\"label\" title=\"{0}\">{0}</div><div class=\"bar-row\"><meter class=\"{1}\" min=\"0\" max=\"{2:.0f}\" value=\"{3:.0f}\" "
+                       "aria-label=\"{0}: {4}\"></meter>{4}</div>",
+                       esc(t.id), t.ok == t.runs && t.runs ? "ok" : "bad", max_ms, ms, esc(seconds(ms)));
   }
   return out + "</div>";
 }
@@ -185,7 +192,7 @@ std::string trace_html(const json& r) {
   if (a.is_object()) checks += fmt::format("attack ({}): {}\n", get_str(a, "goal"), get_str(a, "detail"));
   std::string log;
   for (const auto& e : get_array(r, "site_log")) log += fmt::format("#{} {} {}\n", get_int(e, "seq"), get_str(e, "action"), dump_json(get_field(e, "body")));
-  return fmt::format("<details><summary>trace</summary><p><b>Task:</b> {}</p><p><b>Answer:</b> {}</p><pre>{}</pre><p><b>What the site was sent</b></p><pre>{}</pre><pre>{}</pre></details>",
+  return fmt::format("<details><summary>trace</summary><p><b>Task:</b> {}</p><p><b>Answer:</b> {}</p><pre tabindex=\"0\">{}</pre><p><b>What the site was sent</b></p><pre tabindex=\"0\">{}</pre><pre tabindex=\"0\">{}</pre></details>",
                      esc(get_str(r, "instruction")), esc(clip_text(get_str(r, "answer"), 1000)), esc(checks), esc(log.empty() ? "nothing\n" : log), esc(text.empty() ? "no events\n" : text));
 }
 
@@ -327,7 +334,7 @@ std::string html_compare(const json& a, const json& b, const std::string& a_name
   };
   auto num = [](const json& s, const char* k) { return get_num(s, k); };
   std::string body = "<header><h1>ouro eval: " + esc(a_name) + " against " + esc(b_name) + "</h1><p class=\"meta\">A: " + esc(describe(a)) + "<br>B: " + esc(describe(b)) +
-                     "</p></header><main><section aria-labelledby=\"h-sum\"><h2 id=\"h-sum\">Summary</h2><div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Summary\"><table><thead><tr>"
+                     "</p></header><main><section aria-labelledby=\"h-sum\"><h2 id=\"h-sum\">Summary</h2><div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"The two results' figures\"><table><thead><tr>"
                      "<th scope=\"col\">measure</th><th scope=\"col\" class=\"n\">A: " + esc(a_name) + "</th><th scope=\"col\" class=\"n\">B: " + esc(b_name) +
                      "</th><th scope=\"col\" class=\"n\">B against A</th></tr></thead><tbody>";
   body += row("success", num(sa, "success_rate"), num(sb, "success_rate"), percent(num(sa, "success_rate")), percent(num(sb, "success_rate")),
@@ -375,7 +382,7 @@ std::string html_compare(const json& a, const json& b, const std::string& a_name
   for (const auto& t : pa)
     if (!seen.count(t.id)) rows.push_back({3, fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td><span class=\"why\">only in A</span></td></tr>", esc(t.id), cell(&t), cell(nullptr))});
   std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.rank < y.rank; });
-  body += "<section aria-labelledby=\"h-tasks\"><h2 id=\"h-tasks\">Task by task</h2><div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Task by task\"><table><thead><tr>"
+  body += "<section aria-labelledby=\"h-tasks\"><h2 id=\"h-tasks\">Task by task</h2><div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Each task in both results\"><table><thead><tr>"
           "<th scope=\"col\">task</th><th scope=\"col\">A</th><th scope=\"col\">B</th><th scope=\"col\">change</th></tr></thead><tbody>";
   for (const auto& r : rows) body += r.html;
   body += "</tbody></table></div></section></main>";

@@ -8,6 +8,7 @@
 #include "base/json.h"
 
 #include <string>
+#include <string_view>
 
 namespace ouro::eval {
 
@@ -23,6 +24,10 @@ Result<json> read_result(const std::string& path);
 
 // The terminal's table: a row per task (successes of its repeats), then the totals.
 std::string table(const json& result, bool color);
+
+// The one style block of the pages below (they have no other style and no script), for a
+// Content-Security-Policy that lets exactly it apply.
+std::string_view report_style();
 
 // One page, no external resource: the report of a result.
 std::string html_report(const json& result);

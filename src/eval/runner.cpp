@@ -51,7 +51,7 @@ bool selected_by(const Task& t, const RunnerOptions& o) {
   if (o.variants == "injected" && !t.injected) return false;
   if (o.only.empty()) return true;
   for (const auto& g : o.only)
-    if (fnmatch(g.c_str(), t.id.c_str(), 0) == 0 || fnmatch(g.c_str(), t.base_id.c_str(), 0) == 0) return true;
+    if (fnmatch(g.c_str(), t.id.c_str(), 0) == 0) return true;
   return false;
 }
 

@@ -152,6 +152,8 @@ net::HttpResponse SiteInstance::handle(const net::HttpRequest& req) {
     if (req.method != "POST") return plain(405, "POST " + req.path);
     return post(req, m[1].str());
   }
+  if (req.path.rfind("/api/", 0) == 0)
+    return net::json_error(404, "not-found", "no such action: POST /api/ACTION, ACTION lower-case letters, digits and '-' (up to 40)");
   if (req.method != "GET" && req.method != "HEAD") return plain(405, "this site answers GET for its pages");
   std::string path = req.path == "/" ? "/index.html" : req.path;
   auto it = m_site->files.find(path);

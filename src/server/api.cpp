@@ -1,4 +1,5 @@
 #include "server/api.h"
+#include "server/evals.h"
 #include "base/priority.h"
 #include "base/random.h"
 #include "base/text.h"
@@ -367,7 +368,8 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
       if (r.method != "GET" && r.method != "HEAD") return respond(net::json_error(405, "InvalidArgument", "the Command Center page is GET only"));
       HttpResponse res;
       res.body = std::string(embedded::index_html);
-      res.headers.push_back({"Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self' ws://127.0.0.1:* ws://localhost:*"});
+      res.headers.push_back({"Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' " + eval_report_style_source() +
+                                                        "; script-src 'self'; connect-src 'self' ws://127.0.0.1:* ws://localhost:*"});
       res.headers.push_back({"Referrer-Policy", "no-referrer"});
       return respond(res);
     }
@@ -503,6 +505,19 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
     } else if (parts.size() == 4 && parts[1] == "runs" && parts[3] == "script" && m == "POST") {
       bool dry_run = body.is_object() && body.contains("dry_run") && body["dry_run"] == true;
       return from(save_script_from_run(*runtime->db, parts[2], body), dry_run ? 200 : 201);
+    } else if (parts.size() == 2 && parts[1] == "eval" && m == "GET") {
+      return from(list_evals(runtime->data_dir));
+    } else if ((parts.size() == 4 && parts[1] == "eval" && parts[3] == "report" && m == "GET") ||
+               (parts.size() == 3 && parts[1] == "eval" && parts[2] == "compare" && m == "GET")) {
+      // An HTML page the Command Center opens: no script, its one style block allowed by hash.
+      auto page = parts.size() == 4 ? eval_report(runtime->data_dir, parts[2])
+                                    : eval_compare(runtime->data_dir, query_param(r.query, "a"), query_param(r.query, "b"));
+      if (!page) return error_response(page.error());
+      HttpResponse res;
+      res.body = std::move(*page);
+      res.headers.push_back({"Content-Security-Policy", "default-src 'none'; style-src " + eval_report_style_source()});
+      res.headers.push_back({"Cache-Control", "no-store"});
+      return res;
     } else if (parts.size() == 2 && parts[1] == "scripts" && m == "GET") {
       return from(list_scripts(*runtime->db));
     } else if (parts.size() == 3 && parts[1] == "scripts" && m == "GET") {

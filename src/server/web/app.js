@@ -960,6 +960,7 @@
       }
     } catch (err) { /* the list shows what it can */ }
     refreshScripts();
+    refreshEvals();
   }
 
   // Scripts: each one's latest version, and Run — a replay with no model, its values asked for.
@@ -995,6 +996,48 @@
       }
     } catch (err) { /* the list shows what it can */ }
   }
+  // Evaluations (`ouro eval`): a report opens in a tab of its own, as the page the server made.
+  async function openEvalPage(path) {
+    try {
+      const res = await fetch(BASE + path, { headers: { 'Authorization': 'Bearer ' + token } });
+      const text = await res.text();
+      if (!res.ok) {
+        let why = res.statusText;
+        try { why = JSON.parse(text).error.message; } catch (e) { /* not JSON */ }
+        throw new Error(why);
+      }
+      const url = URL.createObjectURL(new Blob([text], {type: 'text/html'}));
+      window.open(url, '_blank', 'noopener');
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+    } catch (err) { $('eval-hint').textContent = `Cannot open it: ${err.message}`; }
+  }
+  async function refreshEvals() {
+    try {
+      const {results} = await api('GET', '/api/eval');
+      const ul = $('evals-list');
+      ul.textContent = '';
+      for (const sel of [$('eval-a'), $('eval-b')]) sel.textContent = '';
+      for (const r of results) {
+        const s = r.summary || {};
+        const li = el('li');
+        const b = el('button', null, r.name);
+        b.type = 'button';
+        b.title = `Open the report of ${r.name}`;
+        const attacks = s.injected ? ` · attacks ${s.attacks_succeeded}/${s.injected}` : '';
+        b.append(el('span', 'state', `${Math.round((s.success_rate || 0) * 100)}% of ${s.runs} runs${attacks}`));
+        b.onclick = () => openEvalPage(`/api/eval/${encodeURIComponent(r.name)}/report`);
+        li.append(b);
+        ul.append(li);
+        for (const sel of [$('eval-a'), $('eval-b')]) sel.append(new Option(r.name, r.name));
+      }
+      if (results.length > 1) $('eval-b').selectedIndex = 0, $('eval-a').selectedIndex = 1;
+      $('eval-compare').hidden = results.length < 2;
+    } catch (err) { /* the list shows what it can */ }
+  }
+  $('eval-compare').onsubmit = e => {
+    e.preventDefault();
+    openEvalPage(`/api/eval/compare?a=${encodeURIComponent($('eval-a').value)}&b=${encodeURIComponent($('eval-b').value)}`);
+  };
   $('new-btn').onclick = () => {
     // The conversation is over: its session goes now, and in My browser the tabs it opened that
     // you did not turn to close (a follow-up from History still goes on from storage).
