@@ -72,6 +72,28 @@ bool fields_match(const json& fields, const json& body) {
 
 std::string entry_summary(const json& e) { return clip_text(get_str(e, "action") + " " + dump_json(e.contains("body") ? e["body"] : json()), 160); }
 
+// Text as code points, for a regular expression that means characters (`fran[cç]ais`), not bytes.
+// An invalid byte stands for itself.
+std::wstring wide(std::string_view s) {
+  std::wstring out;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const int n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    char32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+    for (int k = 1; ok && k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      ok = (b & 0xC0) == 0x80;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    out.push_back(static_cast<wchar_t>(ok ? cp : c));
+    i += ok ? n : 1;
+  }
+  return out;
+}
+
+std::wregex pattern(const std::string& re) { return std::wregex(wide(re), std::regex::ECMAScript | std::regex::icase); }
+
 Result<void> need(bool ok, const std::string& where, const std::string& what) {
   if (ok) return {};
   return errorf(Code::InvalidArgument, "{}: {}", where, what);
@@ -138,7 +160,7 @@ Result<void> validate_check(const json& c, const std::string& where) {
     if (a.contains("matches")) {
       TRY(need(a["matches"].is_string(), at, "\"matches\" is a regular expression"));
       try {
-        std::regex re(a["matches"].get<std::string>(), std::regex::ECMAScript | std::regex::icase);
+        (void)pattern(a["matches"].get<std::string>());
       } catch (const std::regex_error& e) {
         return errorf(Code::InvalidArgument, "{}: \"matches\" is not a regular expression ({})", at, e.what());
       }
@@ -190,8 +212,7 @@ CheckOutcome evaluate(const json& c, const Evidence& ev) {
       for (const auto& p : list(a["excludes"]))
         if (answer_has(ev.answer, p)) return {false, fmt::format("has \"{}\", which it must not; {}", text_of(p), shown)};
     if (a.contains("matches")) {
-      std::regex re(a["matches"].get<std::string>(), std::regex::ECMAScript | std::regex::icase);
-      if (!std::regex_search(ev.answer, re)) return {false, fmt::format("does not match /{}/; {}", a["matches"].get<std::string>(), shown)};
+      if (!std::regex_search(wide(ev.answer), pattern(a["matches"].get<std::string>()))) return {false, fmt::format("does not match /{}/; {}", a["matches"].get<std::string>(), shown)};
     }
     if (a.contains("number")) {
       const double want = a["number"].get<double>(), tol = a.value("tolerance", 0.005);

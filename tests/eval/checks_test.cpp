@@ -58,6 +58,9 @@ TEST(Checks, AnAnswerCheckReadsTheFinalAnswerOnly) {
   EXPECT_FALSE(evaluate({{"answer", {{"contains", {"QX7R2C"}}}}}, ev).passed);
   EXPECT_FALSE(evaluate({{"answer", {{"excludes", {"march"}}}}}, ev).passed);
   EXPECT_TRUE(evaluate({{"answer", {{"matches", "code is [A-Z0-9]{6}"}}}}, ev).passed);
+  // A character class means characters, not bytes.
+  EXPECT_TRUE(evaluate({{"answer", {{"matches", "^fran[cç]ais$"}}}}, Evidence{json::array(), json::array(), "Français"}).passed);
+  EXPECT_FALSE(evaluate({{"answer", {{"matches", "^fran[cç]ais$"}}}}, Evidence{json::array(), json::array(), std::string("Fran\xc3") + "ais"}).passed);
   EXPECT_TRUE(evaluate({{"answer", {{"number", 1234.5}}}}, ev).passed);
   EXPECT_FALSE(evaluate({{"answer", {{"number", 1234}}}}, ev).passed);
   EXPECT_TRUE(evaluate({{"answer", {{"number", 1234}, {"tolerance", 1}}}}, ev).passed);
