@@ -43,6 +43,21 @@ TEST(Click, ACoveredElementFailsNamingWhatCoversIt) {
   EXPECT_NE(err.find(site().url("/covered?ms=-1")), std::string::npos) << err;
 }
 
+TEST(Click, ALinkThatWrapsOntoTwoLinesIsPressedOnItsText) {
+  // The common box of a link broken over two lines (spacious line height, a narrow cell) has its
+  // centre in the gap between the lines, where the cell, not the link, receives the press.
+  json r = ok(R"(
+    const t = await openTab('{{/}}');
+    await execInTab(t, `document.body.innerHTML = '<div style="line-height:2.2;font-size:16px"><table style="width:260px"><tr>' +
+      '<td style="width:60px"><a id="l" href="#" onclick="window.got = (window.got || 0) + 1; return false">Tomás Ortega</a></td>' +
+      '<td>someone with a long address to fill the rest of the row</td></tr></table></div>'`);
+    const lines = await execInTab(t, 'document.getElementById("l").getClientRects().length');
+    await click(t, '#l');
+    ({ lines, got: await execInTab(t, 'window.got') }))");
+  EXPECT_EQ(r["lines"].get<int>(), 2) << "the fixture's link must wrap for this test to mean anything";
+  EXPECT_EQ(r["got"], 1);
+}
+
 TEST(Click, AMissingElementNamesSelectorTabAndUrl) {
   std::string err = fails("const t = await openTab('{{/}}'); await click(t, '#missing', { timeout: 300 })");
   EXPECT_NE(err.find("no element matches selector '#missing'"), std::string::npos) << err;

@@ -134,18 +134,35 @@
     const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
     const right = Math.min(r.right, vw.innerWidth), bottom = Math.min(r.bottom, vw.innerHeight);
     if (right <= left || bottom <= top) return { ok: false, reason: `element ${describe(el)} is outside the viewport` };
-    const cx = (left + right) / 2, cy = (top + bottom) / 2;
+    // Where to press: the box's centre — unless the element is laid out in several boxes (a link
+    // that wraps onto two lines), whose common box's centre may fall between them: then the
+    // centre of each of its own boxes on screen, the largest first (CSSOM View, getClientRects).
+    const visibleCentre = b => {
+      const l = Math.max(b.left, 0), t = Math.max(b.top, 0), rr = Math.min(b.right, vw.innerWidth), bb = Math.min(b.bottom, vw.innerHeight);
+      return rr > l && bb > t ? { x: (l + rr) / 2, y: (t + bb) / 2, area: (rr - l) * (bb - t) } : null;
+    };
+    const boxes = Array.from(el.getClientRects());
+    const points = boxes.length > 1 ? boxes.map(visibleCentre).filter(Boolean).sort((a, b) => b.area - a.area) : [];
+    if (!points.length) points.push({ x: (left + right) / 2, y: (top + bottom) / 2 });
+    let cx = points[0].x, cy = points[0].y;
     if (needs.hit) {
       // Hit-test in the element's own tree: inside a shadow root the document sees only its host.
-      let hit = el.ownerDocument.elementFromPoint(cx, cy);
-      for (let i = 0; hit && hit.shadowRoot && i < 20; i++) {
-        const inner = hit.shadowRoot.elementFromPoint(cx, cy);
-        if (!inner || inner === hit) break;
-        hit = inner;
-      }
-      const inside = hit && (hit === el || el.contains(hit) || (hit.getRootNode() !== el.ownerDocument && el.contains(hit.getRootNode().host)));
-      const label = hit && hit.tagName === 'LABEL' && hit.control === el;
-      if (!inside && !label) return { ok: false, reason: `element ${describe(el)} is covered by ${hit ? describe(hit) : 'nothing (off screen)'}` };
+      const hitAt = (x, y) => {
+        let hit = el.ownerDocument.elementFromPoint(x, y);
+        for (let i = 0; hit && hit.shadowRoot && i < 20; i++) {
+          const inner = hit.shadowRoot.elementFromPoint(x, y);
+          if (!inner || inner === hit) break;
+          hit = inner;
+        }
+        return hit;
+      };
+      const receives = hit => hit && (hit === el || el.contains(hit) || (hit.getRootNode() !== el.ownerDocument && el.contains(hit.getRootNode().host)) ||
+                                      (hit.tagName === 'LABEL' && hit.control === el));
+      const first = hitAt(cx, cy);
+      const found = receives(first) ? points[0] : points.slice(1, 8).find(p => receives(hitAt(p.x, p.y)));
+      if (!found) return { ok: false, reason: `element ${describe(el)} is covered by ${first ? describe(first) : 'nothing (off screen)'}` };
+      cx = found.x;
+      cy = found.y;
     }
     const off = frameOffset(el);
     const out = { ok: true, x: cx + off.x, y: cy + off.y, element: describe(el), count: all.length, target: target(el) };
