@@ -1,5 +1,7 @@
 #include "jsrt/completion.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <vector>
 
@@ -89,9 +91,118 @@ void skip_space(const std::string& s, size_t& i) {
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
 }
 
+void skip_blank(const std::string& s, size_t& i) {
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+}
+
+// Past a default value or a computed key inside a pattern: up to `,` or `stop` at its own depth,
+// over brackets and string literals. False when the text ends first or holds what this does not
+// read (a comment, a template, a regular expression).
+bool skip_expression(const std::string& s, size_t& i, char stop) {
+  int depth = 0;
+  while (i < s.size()) {
+    char c = s[i];
+    if (depth == 0 && (c == ',' || c == stop)) return true;
+    if (c == '/' || c == '`') return false;
+    if (c == '\'' || c == '"') {
+      for (++i; i < s.size() && s[i] != c; ++i)
+        if (s[i] == '\\') ++i;
+      if (i >= s.size()) return false;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (depth == 0) return false;
+      --depth;
+    }
+    ++i;
+  }
+  return false;
+}
+
+bool pattern_target(const std::string& s, size_t& i, std::vector<std::string>& names, int nesting);
+
+// {a, b: c, d = 1, ...e, [k]: f, "x y": g} — the names it binds go to `names`.
+bool object_pattern(const std::string& s, size_t& i, std::vector<std::string>& names, int nesting) {
+  ++i;
+  while (true) {
+    skip_blank(s, i);
+    if (i >= s.size()) return false;
+    if (s[i] == '}') return ++i, true;
+    if (s.compare(i, 3, "...") == 0) {
+      i += 3;
+      if (!pattern_target(s, i, names, nesting)) return false;
+    } else {
+      std::string key;
+      if (s[i] == '[') {
+        ++i;
+        if (!skip_expression(s, i, ']') || i >= s.size() || s[i] != ']') return false;
+        ++i;
+      } else if (s[i] == '\'' || s[i] == '"') {
+        if (!skip_expression(s, i, ':')) return false;
+      } else {
+        key = read_ident(s, i);
+        if (key.empty()) {
+          while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;  // a numeric key
+        }
+      }
+      skip_blank(s, i);
+      if (i < s.size() && s[i] == ':') {
+        ++i;
+        if (!pattern_target(s, i, names, nesting)) return false;
+      } else if (!key.empty()) {
+        names.push_back(key);
+      } else {
+        return false;
+      }
+      skip_blank(s, i);
+      if (i < s.size() && s[i] == '=') {
+        ++i;
+        if (!skip_expression(s, i, '}')) return false;
+      }
+    }
+    skip_blank(s, i);
+    if (i < s.size() && s[i] == ',') ++i;
+  }
+}
+
+// [x, , y = 2, ...z, {w}] — the same for an array pattern.
+bool array_pattern(const std::string& s, size_t& i, std::vector<std::string>& names, int nesting) {
+  ++i;
+  while (true) {
+    skip_blank(s, i);
+    if (i >= s.size()) return false;
+    if (s[i] == ']') return ++i, true;
+    if (s[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (s.compare(i, 3, "...") == 0) i += 3;
+    if (!pattern_target(s, i, names, nesting)) return false;
+    skip_blank(s, i);
+    if (i < s.size() && s[i] == '=') {
+      ++i;
+      if (!skip_expression(s, i, ']')) return false;
+    }
+    skip_blank(s, i);
+    if (i < s.size() && s[i] == ',') ++i;
+  }
+}
+
+bool pattern_target(const std::string& s, size_t& i, std::vector<std::string>& names, int nesting) {
+  skip_blank(s, i);
+  if (i >= s.size() || nesting > 16) return false;
+  if (s[i] == '{') return object_pattern(s, i, names, nesting + 1);
+  if (s[i] == '[') return array_pattern(s, i, names, nesting + 1);
+  std::string name = read_ident(s, i);
+  if (name.empty()) return false;
+  names.push_back(name);
+  return true;
+}
+
 }  // namespace
 
-std::string persist_declarations(const std::string& code, const std::function<bool(std::string_view)>& reserved) {
+std::string persist_declarations(const std::string& code, const std::function<bool(std::string_view)>& reserved,
+                                 const std::function<bool(const std::string&)>& valid) {
   std::vector<size_t> starts = statement_starts(code);
   starts.insert(starts.begin(), 0);
   struct Edit {
@@ -100,6 +211,11 @@ std::string persist_declarations(const std::string& code, const std::function<bo
   };
   std::vector<Edit> edits;
   std::string exports;
+  struct Destructured {
+    size_t after;      // its `=`: the copies go at a statement boundary after it
+    std::string copy;  // "globalThis.a = a; …"
+  };
+  std::vector<Destructured> destructured;
   size_t last = std::string::npos;
   for (size_t start : starts) {
     size_t i = start;
@@ -112,6 +228,21 @@ std::string persist_declarations(const std::string& code, const std::function<bo
       size_t after_kw = i;
       skip_space(code, i);
       if (i == after_kw) continue;
+      if (i < code.size() && (code[i] == '{' || code[i] == '[')) {
+        // A destructuring declaration keeps its bindings; each name it binds is copied to the
+        // global object once the statement has run: at the first statement boundary after it
+        // where the whole input still parses, else at the end.
+        std::vector<std::string> names;
+        size_t j = i;
+        if (!valid || !pattern_target(code, j, names, 0)) continue;
+        skip_blank(code, j);
+        if (j >= code.size() || code[j] != '=' || (j + 1 < code.size() && code[j + 1] == '=')) continue;
+        std::string copy;
+        for (const auto& n : names)
+          if (!reserved(n)) copy += "globalThis." + n + " = " + n + "; ";
+        if (!copy.empty()) destructured.push_back({j, copy});
+        continue;
+      }
       std::string name = read_ident(code, i);
       skip_space(code, i);
       if (name.empty() || reserved(name) || i >= code.size() || code[i] != '=' || (i + 1 < code.size() && code[i + 1] == '=')) continue;
@@ -130,6 +261,41 @@ std::string persist_declarations(const std::string& code, const std::function<bo
       skip_space(code, i);
       std::string name = read_ident(code, i);
       if (!name.empty() && !reserved(name)) exports += "globalThis." + name + " = " + name + "; ";
+    }
+  }
+  // Each destructuring's copies, placed where its statement has ended: not after an operator, an
+  // opening bracket or a keyword that takes an operand, not before what continues an expression
+  // (`.then(…)` on the next line), and where the input still parses. One that finds no such
+  // place is left local.
+  auto ends_statement = [&](size_t at) {
+    size_t b = at;
+    while (b > 0 && std::isspace(static_cast<unsigned char>(code[b - 1]))) --b;
+    if (b == 0 || std::string_view("=+-*/%&|^!~?:<>,([{").find(code[b - 1]) != std::string_view::npos) return false;
+    size_t w = b;
+    while (w > 0 && ident_char(code[w - 1])) --w;
+    const std::string word = code.substr(w, b - w);
+    for (const char* k : {"await", "new", "typeof", "void", "yield", "in", "of", "instanceof", "delete", "return", "throw", "case"})
+      if (word == k) return false;
+    size_t n = at;
+    while (n < code.size() && std::isspace(static_cast<unsigned char>(code[n]))) ++n;
+    return n >= code.size() || std::string_view(".([+-*/%,=&|?:<>`").find(code[n]) == std::string_view::npos;
+  };
+  for (const auto& d : destructured) {
+    std::vector<size_t> places;
+    for (size_t st : starts)
+      if (st > d.after && ends_statement(st)) places.push_back(st);
+    places.push_back(code.size());
+    for (size_t at : places) {
+      Edit e{at, 0, at == code.size() ? "\n;" + d.copy : d.copy};
+      std::vector<Edit> tried = edits;
+      tried.push_back(e);
+      std::sort(tried.begin(), tried.end(), [](const Edit& a, const Edit& b) { return a.at < b.at; });
+      std::string out = code;
+      for (auto it = tried.rbegin(); it != tried.rend(); ++it) out.replace(it->at, it->len, it->text);
+      if (valid(exports + out)) {
+        edits = std::move(tried);
+        break;
+      }
     }
   }
   std::string out = code;

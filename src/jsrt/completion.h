@@ -14,7 +14,11 @@ std::string add_completion_return(const std::string& code, const std::function<b
 // Makes top-level declarations outlive the input, as in a console: `const t = x` becomes
 // `globalThis.t = x`, `class A {…}` becomes `globalThis.A = class A {…}`, and top-level function
 // declarations are exported on the first line (they are hoisted). Names for which `reserved`
-// is true (the API) stay local. Destructuring declarations are left as they are.
-std::string persist_declarations(const std::string& code, const std::function<bool(std::string_view)>& reserved);
+// is true (the API) stay local. A destructuring declaration (`const {a, b: c} = o`, `let [x, ...y]
+// = f()`) keeps its bindings and copies each name it binds to the global object after its
+// statement, where `valid` (as above) says the input still parses; without `valid`, or where no
+// such place is found, it stays local.
+std::string persist_declarations(const std::string& code, const std::function<bool(std::string_view)>& reserved,
+                                 const std::function<bool(const std::string&)>& valid = {});
 
 }  // namespace ouro::jsrt

@@ -507,7 +507,8 @@ class Worker {
     int timeout_ms = f.header.value("timeout_ms", 30000);
     size_t memory = f.header.value("memory_mb", size_t(128)) << 20;
     std::string code = add_completion_return(f.payload, [this](const std::string& b) { return parses(b); });
-    code = persist_declarations(code, [this](std::string_view name) { return m_reserved.count(std::string(name)) > 0; });
+    code = persist_declarations(code, [this](std::string_view name) { return m_reserved.count(std::string(name)) > 0; },
+                                [this](const std::string& b) { return parses(b); });
     // The wrapper shares the first line with the code, so line numbers are the user's own.
     std::string script = "__ouroRun(async () => {" + code + "\n})";
 

@@ -62,6 +62,24 @@ TEST(PersistDeclarations, TopLevelNamesOutliveTheInput) {
   EXPECT_EQ(persist_declarations("x()\nasync function f() { let y = 2 }", no_reserved), "globalThis.f = f; x()\nasync function f() { let y = 2 }");
 }
 
+TEST(PersistDeclarations, DestructuredNamesAreCopiedAfterTheirStatement) {
+  auto yes = [](const std::string&) { return true; };
+  EXPECT_EQ(persist_declarations("const { a, b: c } = o", no_reserved, yes), "const { a, b: c } = o\n;globalThis.a = a; globalThis.c = c; ");
+  EXPECT_EQ(persist_declarations("const [x, , y = 2, ...z] = f(); x", no_reserved, yes),
+            "const [x, , y = 2, ...z] = f();globalThis.x = x; globalThis.y = y; globalThis.z = z;  x");
+  EXPECT_EQ(persist_declarations("let { p: { q, r: [s] }, 'k k': t, [key]: u, tabs } = o;", no_reserved, yes),
+            "let { p: { q, r: [s] }, 'k k': t, [key]: u, tabs } = o;\n;globalThis.q = q; globalThis.s = s; globalThis.t = t; globalThis.u = u; ");
+  EXPECT_EQ(persist_declarations("const { a = { k: ',' }, b } = o", no_reserved, yes), "const { a = { k: ',' }, b } = o\n;globalThis.a = a; globalThis.b = b; ");
+  // An initializer that runs on over lines: the copies go where the input still parses.
+  auto no_dangling = [](const std::string& code) { return code.find("=\nglobalThis") == std::string::npos; };
+  EXPECT_EQ(persist_declarations("const [x] =\n  await f()\nx", no_reserved, no_dangling), "const [x] =\n  await f()\nglobalThis.x = x; x");
+  // Nowhere parses, or a pattern this does not read: left local.
+  auto no = [](const std::string&) { return false; };
+  EXPECT_EQ(persist_declarations("const [x] = f()", no_reserved, no), "const [x] = f()");
+  EXPECT_EQ(persist_declarations("const { a = `t` } = o", no_reserved, yes), "const { a = `t` } = o");
+  EXPECT_EQ(persist_declarations("const { a } == o", no_reserved, yes), "const { a } == o");
+}
+
 TEST(PersistDeclarations, LeavesNestedReservedAndDestructuringAlone) {
   EXPECT_EQ(persist_declarations("if (x) { const y = 1 }", no_reserved), "if (x) { const y = 1 }");
   EXPECT_EQ(persist_declarations("const { a, b } = o", no_reserved), "const { a, b } = o");

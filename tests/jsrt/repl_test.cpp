@@ -85,6 +85,13 @@ TEST(Repl, TopLevelDeclarationsPersistBetweenInputs) {
   auto shadow = repl->eval("const echo = 5; echo");
   EXPECT_TRUE(shadow->ok) << "an API name stays local: " << shadow->error_message;
   EXPECT_EQ(repl->eval("typeof echo")->value, "function");
+  // Destructuring too, over several lines and with the value used in the same input.
+  auto d = repl->eval("const { a, b: [c, ...rest] } = { a: 1, b: [2, 3, 4] }\nconst [x] =\n  await echo([5]);\na + c + x");
+  ASSERT_TRUE(d->ok) << d->error_message;
+  EXPECT_EQ(d->value, 8);
+  auto later = repl->eval("[a, c, rest, x]");
+  ASSERT_TRUE(later->ok) << later->error_message;
+  EXPECT_EQ(later->value, json::parse("[1, 2, [3, 4], 5]"));
 }
 
 TEST(Repl, HostCallsResolveAndRejectAsPromises) {
