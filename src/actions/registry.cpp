@@ -46,7 +46,7 @@ std::vector<Capability> build() {
        Risk::Act, exec_in_tab);
   r.back().writes = {"code"};
   host(g, "getDOM", {kTab, {"selector", "string", true}}, "string (HTML)", "outerHTML of the matching elements (whole document without a selector); capped at 100,000 chars.", Risk::Read, get_dom);
-  host(g, "getText", {kTab, {"selector", "string", true}}, "string", "innerText of the matching elements (whole page without a selector); capped at 100,000 chars.", Risk::Read, get_text);
+  host(g, "getText", {kTab, {"selector", "string", true}}, "string", "Visible text of the matches, shadow roots too (whole page without a selector); capped at 100,000 chars.", Risk::Read, get_text);
   host(g, "getLinks", {kTab}, "Array<{ text: string, href: string }>", "Every link on the page, with absolute hrefs.", Risk::Read, get_links);
   host(g, "getInputs", {kTab}, "Array<{ id: string, name: string, type: string, value: string, placeholder: string, checked?: boolean, label?: string }>",
        "Form fields and their current values (password values are redacted).", Risk::Read, get_inputs);

@@ -399,6 +399,8 @@ Result<int> run(int argc, char** argv) {
   auto* evalc = app.add_subcommand("eval", "Run the evaluation suite (sites and tasks served on loopback, checked from the sites' state) against a model; "
                                            "a table, a JSON result and an HTML report");
   add_common(evalc, eval_flags);
+  evalc->get_option("--mode")->description(
+      "autonomous (default here: the gate asks nothing it need not) or careful (it asks before writes); nobody answers, so every question is answered no and counted");
   evalc->add_option("--suite", ef.suite, "A suite folder (sites/, tasks/, models/; see --export-suite); default: the suite that ships with ouro");
   evalc->add_option("--only", ef.only, "Only the tasks whose id matches this pattern (shell globs: 'bank-*', '*+inject'); repeatable");
   evalc->add_option("--variants", ef.variants, "all (default), clean (without injections) or injected (only the injected variants)")

@@ -115,6 +115,40 @@ TEST(DomReads, MissingSelectorNamesSelectorTabAndUrl) {
   EXPECT_TRUE(std::regex_search(err, std::regex("tab t[0-9]+"))) << err;
 }
 
+TEST(DomReads, TextInsideShadowRootsIsRead) {
+  // A web component's own text lives in its shadow tree, which innerText does not enter; reads
+  // must see what the page shows: each shadow tree in its host's place, slotted light DOM in its
+  // slot, hidden parts left out.
+  json r = ok(R"(
+    const t = await openTab('{{/}}');
+    await execInTab(t, `
+      class NoteCard extends HTMLElement {
+        constructor() {
+          super();
+          this.attachShadow({ mode: 'open' }).innerHTML =
+            '<h2>Cabin trip</h2><p>Wi-Fi password: pinecone-trail-88</p><slot></slot><p style="display:none">draft</p><inner-tag></inner-tag>';
+        }
+      }
+      class InnerTag extends HTMLElement {
+        constructor() { super(); this.attachShadow({ mode: 'open' }).innerHTML = '<span>tag: travel</span>'; }
+      }
+      customElements.define('note-card', NoteCard);
+      customElements.define('inner-tag', InnerTag);
+      document.body.innerHTML = '<main><h1>Jotter</h1><note-card id="n1"><em>Bring gloves</em></note-card></main>';`);
+    ({ all: await getText(t), card: await getText(t, '#n1'), read: (await read(t)).text }))");
+  for (const char* key : {"all", "card", "read"}) {
+    const std::string text = r[key].get<std::string>();
+    EXPECT_NE(text.find("Wi-Fi password: pinecone-trail-88"), std::string::npos) << key << ": " << text;
+    EXPECT_NE(text.find("Bring gloves"), std::string::npos) << key << ": " << text;
+    EXPECT_NE(text.find("tag: travel"), std::string::npos) << key << ": " << text;
+    EXPECT_EQ(text.find("draft"), std::string::npos) << key << ": " << text;
+  }
+  // In the page's order, on lines of their own.
+  const std::string all = r["all"].get<std::string>();
+  EXPECT_LT(all.find("Jotter\n"), all.find("Cabin trip\n")) << all;
+  EXPECT_LT(all.find("Cabin trip\n"), all.find("Wi-Fi password")) << all;
+}
+
 TEST(DomReads, IframesArePiercedWithTripleChevron) {
   json r = ok(R"(
     const t = await openTab('{{/frames}}');

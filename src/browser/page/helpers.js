@@ -272,11 +272,58 @@
     return { ok: true, selected: picked.map(o => o.value) };
   }
 
+  // The text a person sees in an element, as innerText gives it (HTML §3.2.7, "rendered text") —
+  // and, where the element holds open shadow roots (web components, which innerText does not
+  // enter), its flat tree's text: each shadow tree in its host's place with the light DOM
+  // slotted in, blocks on lines of their own, table cells apart by tabs, what is not displayed
+  // left out. A shadow tree's contents are what the page shows, so a read must see them.
+  const BLOCKS = /^(block|flex|grid|list-item|table|table-row|table-caption|flow-root|table-row-group|table-header-group|table-footer-group)$/;
+  function flatText(root) {
+    const out = [];
+    let budget = 200000;  // nodes: a hostile page's tree ends the walk, not the tab
+    const walk = node => {
+      if (--budget < 0) return;
+      if (node.nodeType === 3) return void out.push(node.data.replace(/\s+/g, ' '));
+      if (node.nodeType === 11) return void node.childNodes.forEach(walk);
+      if (node.nodeType !== 1) return;
+      const tag = node.localName;
+      if (tag === 'script' || tag === 'style' || tag === 'template' || tag === 'noscript') return;
+      if (tag === 'br') return void out.push('\n');
+      const cs = node.ownerDocument.defaultView.getComputedStyle(node);
+      if (cs.display === 'none') return;
+      const block = BLOCKS.test(cs.display);
+      if (block) out.push('\n');
+      if (tag === 'slot') {
+        const slotted = node.assignedNodes({ flatten: true });
+        (slotted.length ? slotted : Array.from(node.childNodes)).forEach(walk);
+      } else if (node.shadowRoot) {
+        node.shadowRoot.childNodes.forEach(walk);
+      } else {
+        node.childNodes.forEach(walk);
+      }
+      if (cs.display === 'table-cell') out.push('\t');
+      if (block) out.push('\n');
+    };
+    walk(root);
+    return out.join('').replace(/[ \t]*\n[ \t]*/g, '\n').replace(/\n{3,}/g, '\n\n').replace(/ {2,}/g, ' ').trim();
+  }
+  function hostsShadow(el) {
+    if (el.shadowRoot) return true;
+    const all = el.getElementsByTagName('*');
+    for (let i = 0; i < all.length && i < 50000; i++) if (all[i].shadowRoot) return true;
+    return false;
+  }
+  function shownText(el) {
+    if (!el) return '';
+    if (hostsShadow(el)) return flatText(el);
+    return el.innerText ?? el.textContent ?? '';
+  }
+
   function text(selector) {
-    if (!selector) return cap(document.body ? document.body.innerText : document.documentElement.textContent || '');
+    if (!selector) return cap(document.body ? shownText(document.body) : document.documentElement.textContent || '');
     const els = resolveAll(selector);
     if (!els.length) return null;
-    return cap(els.map(e => e.innerText ?? e.textContent ?? '').join('\n'));
+    return cap(els.map(shownText).join('\n'));
   }
 
   // Text a reader sees, bounded (~6,000 chars): the main content first
@@ -288,7 +335,7 @@
     if (selector) {
       const els = resolveAll(selector);
       if (!els.length) return null;
-      parts = els.map(e => squeeze(e.innerText ?? e.textContent));
+      parts = els.map(e => squeeze(shownText(e)));
     } else {
       const body = document.body;
       if (!body) return { text: '', chars: 0, truncated: false, main: false };
@@ -298,9 +345,9 @@
         for (const a of document.querySelectorAll('article')) { const n = (a.innerText || '').length; if (n > size) { size = n; best = a; } }
         main = best;
       }
-      const all = squeeze(body.innerText);
+      const all = squeeze(shownText(body));
       if (main && main !== body) {
-        const m = squeeze(main.innerText);
+        const m = squeeze(shownText(main));
         const rest = all.replace(m, '').trim();
         parts = [m, rest];
       } else parts = [all];
