@@ -39,6 +39,7 @@ void JSContextGroupSetExecutionTimeLimit(JSContextGroupRef, double limit, JSShou
 
 namespace ouro::embedded {
 extern const std::string_view prelude_js;
+extern const std::string_view url_js;
 }
 
 namespace ouro::jsrt {
@@ -314,6 +315,13 @@ class Worker {
     for (const auto& f : functions) {
       api.push_back(json::array({f}));
       m_reserved.insert(f.get<std::string>());
+    }
+    // URL and URLSearchParams first (jsrt/js/url.js): the prelude counts them among the built-ins.
+    JSValueRef url_exc = nullptr;
+    JSEvaluateScript(m_ctx, JStr(std::string(embedded::url_js)), nullptr, JStr("ouro:url"), 1, &url_exc);
+    if (url_exc) {
+      send({{"t", "fatal"}, {"message", "url.js failed: " + to_std(m_ctx, url_exc)}});
+      _exit(4);
     }
     std::string prelude(embedded::prelude_js);
     prelude.replace(prelude.find("= __API__;") + 2, 7, api.dump());

@@ -94,6 +94,47 @@ TEST(Repl, TopLevelDeclarationsPersistBetweenInputs) {
   EXPECT_EQ(later->value, json::parse("[1, 2, [3, 4], 5]"));
 }
 
+// URL and URLSearchParams as the URL Standard has them, without a browser around the engine.
+TEST(Repl, UrlAndUrlSearchParamsAreThere) {
+  TestHost h;
+  auto repl = start(h);
+  auto r = repl->eval(R"JS(const T = [];
+const eq = (a, b, what) => T.push(a === b ? null : `${what}: got ${JSON.stringify(a)} want ${JSON.stringify(b)}`);
+let u = new URL('/cart.html?x=1#top', 'http://127.0.0.1:8080/shop/index.html');
+eq(u.href, 'http://127.0.0.1:8080/cart.html?x=1#top', 'abs path');
+eq(u.origin, 'http://127.0.0.1:8080', 'origin');
+eq(new URL('b/../c d', 'https://Ex.COM:443/a/x').href, 'https://ex.com/a/c%20d', 'relative dots default port');
+eq(new URL('?q=é', 'http://h/p').href, 'http://h/p?q=%C3%A9', 'query only');
+eq(new URL('#f', 'http://h/p?q').href, 'http://h/p?q#f', 'fragment only');
+eq(new URL('//other.test/x', 'https://h/p').href, 'https://other.test/x', 'scheme relative');
+eq(new URL('HTTP://user:pa ss@H.test:81/a\\b?c#d').href, 'http://user:pa%20ss@h.test:81/a/b?c#d', 'userinfo backslash');
+eq(new URL('mailto:Someone@Example.com').pathname, 'Someone@Example.com', 'opaque');
+eq(new URL('file:///etc/hosts').href, 'file:///etc/hosts', 'file');
+eq(new URL('http://[::1]:3000/').host, '[::1]:3000', 'ipv6');
+u = new URL('https://s.test/search?q=a+b&n=1');
+eq(u.searchParams.get('q'), 'a b', 'params get');
+u.searchParams.set('n', '2'); u.searchParams.append('t', 'x y&z');
+eq(u.href, 'https://s.test/search?q=a+b&n=2&t=x+y%26z', 'params update');
+u.search = '?k=v'; eq(u.searchParams.get('k'), 'v', 'search setter');
+u.pathname = '/a/./b/../c'; eq(u.pathname, '/a/c', 'pathname setter');
+u.hash = 'h'; eq(u.hash, '#h', 'hash');
+u.port = '443'; eq(u.host, 's.test', 'default port dropped');
+eq(String(new URLSearchParams({a: '1', b: 'ü'})), 'a=1&b=%C3%BC', 'params from object');
+eq([...new URLSearchParams('a=1&a=2&b')].length, 3, 'iterate');
+eq(URL.canParse('nope'), false, 'canParse');
+let threw = ''; try { new URL('/x'); } catch (e) { threw = e.name; } eq(threw, 'TypeError', 'relative without base');
+try { new URL('http://a b/'); T.push('space host accepted'); } catch (e) {}
+try { new URL('http://h:99999/'); T.push('big port accepted'); } catch (e) {}
+eq(JSON.stringify({u: new URL('http://h/')}), '{"u":"http://h/"}', 'toJSON');
+T.filter(Boolean)
+)JS");
+  ASSERT_TRUE(r->ok) << r->error_message;
+  EXPECT_EQ(r->value, json::array()) << r->value.dump(1);
+  // A URL kept in the REPL's state comes back as its text.
+  ASSERT_TRUE(repl->eval("const home = new URL('http://h.test/a?b=1')")->ok);
+  EXPECT_EQ(repl->eval("home.searchParams.get('b')")->value, "1");
+}
+
 TEST(Repl, HostCallsResolveAndRejectAsPromises) {
   TestHost h;
   auto repl = start(h);
