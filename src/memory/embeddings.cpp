@@ -41,9 +41,9 @@ class HttpEmbedder final : public Embedder {
 
   Result<std::vector<Vector>> embed(const std::vector<std::string>& texts) const override {
     // An endpoint that is down is not waited on again by every recall and run start for a while.
-    if (double until = m_down_until.load(); wall_ms() < until) {
+    if (double until = m_down_until.load(); steady_ms() < until) {
       std::lock_guard lock(m_mutex);
-      return errorf(Code::Unavailable, "{} (not asked again for {} s)", m_last_error, static_cast<int>((until - wall_ms()) / 1000) + 1);
+      return errorf(Code::Unavailable, "{} (not asked again for {} s)", m_last_error, static_cast<int>((until - steady_ms()) / 1000) + 1);
     }
     std::vector<Vector> out;
     for (size_t from = 0; from < texts.size(); from += kMaxBatch) {
@@ -53,7 +53,7 @@ class HttpEmbedder final : public Embedder {
       if (!got && (got.error().code == Code::Unavailable || got.error().code == Code::DeadlineExceeded)) {
         std::lock_guard lock(m_mutex);
         m_last_error = got.error().message;
-        m_down_until = wall_ms() + kQuietMs;
+        m_down_until = steady_ms() + kQuietMs;
       }
       if (!got) return tl::make_unexpected(got.error());
       for (auto& v : *got) out.push_back(std::move(v));
@@ -129,7 +129,7 @@ class HttpEmbedder final : public Embedder {
   EmbeddingsSettings m_settings;
   std::function<std::string(std::string)> m_scrub;
   std::string m_model;
-  mutable std::atomic<double> m_down_until{0};
+  mutable std::atomic<double> m_down_until{-1e300};  // steady ms: a wall clock set back would stretch the pause
   mutable std::mutex m_mutex;
   mutable std::string m_last_error;  // m_mutex
 };
