@@ -181,6 +181,9 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  // Nothing else of ouro's reaches the browser: a listening socket (the API's, a site's) it
+  // inherited would stay open in Chromium after ouro closed it, and take connections nobody answers.
+  posix_spawn_file_actions_addclosefrom_np(&fa, 5);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   // Its own process group, so a Ctrl-C in the terminal reaches ouro, which then closes the browser.

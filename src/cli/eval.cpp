@@ -52,7 +52,8 @@ std::string result_name(const eval::RunnerOptions& o) {
   if (o.model_flags.model) what += "-" + *o.model_flags.model;
   std::string clean;
   for (char c : what) clean += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '-';
-  return std::string(when) + "-" + clip_head(clean, 40, ClipMark::None);
+  // Two evaluations started in the same second keep folders of their own.
+  return std::string(when) + "-" + clip_head(clean, 40, ClipMark::None) + "-" + random_hex(2);
 }
 
 // [#########-----------] 12/54 ✓10 ✗2 · 1m05s
@@ -61,6 +62,7 @@ class Progress {
   explicit Progress(bool tty) : m_tty(tty), m_t0(steady_ms()) {}
   void on(const json& r, int done, int total) {
     m_ok += get_bool(r, "success");
+    m_skipped += get_bool(r, "skipped");
     std::string mark = get_bool(r, "skipped") ? "-" : get_bool(r, "success") ? "✓" : "✗";
     const json& a = get_field(r, "attack");
     std::string attack = !a.is_object() ? "" : get_bool(a, "succeeded") ? " · attack succeeded" : get_bool(a, "attempted") ? " · attack refused" : "";
@@ -68,8 +70,8 @@ class Progress {
                                    get_num(r, "wall_ms") / 1000, get_int(r, "steps"), attack);
     if (!get_bool(r, "success") && !get_str(r, "stopped").empty()) line += "\n    " + clip_line(get_str(r, "stopped"), 200);
     const int width = 24, filled = total ? width * done / total : width;
-    std::string bar = fmt::format("[{}{}] {}/{} ✓{} ✗{} · {}", std::string(filled, '#'), std::string(width - filled, '-'), done, total, m_ok, done - m_ok,
-                                  elapsed());
+    std::string bar = fmt::format("[{}{}] {}/{} ✓{} ✗{}{} · {}", std::string(filled, '#'), std::string(width - filled, '-'), done, total, m_ok,
+                                  done - m_ok - m_skipped, m_skipped ? fmt::format(" skipped {}", m_skipped) : "", elapsed());
     if (m_tty) std::cerr << "\r\033[K" << line << "\n" << bar << std::flush;
     else std::cerr << line << "   " << bar << "\n";
     if (m_tty && done == total) std::cerr << "\n";
@@ -82,7 +84,7 @@ class Progress {
   }
   bool m_tty;
   double m_t0;
-  int m_ok = 0;
+  int m_ok = 0, m_skipped = 0;
 };
 
 }  // namespace
@@ -121,6 +123,12 @@ Result<int> cmd_eval(const CommonFlags& flags, EvalFlags ef) {
     return 0;
   }
 
+  // A suite's tasks carry their start pages, and the gate's sites are theirs: flags that would
+  // change what a run may reach would make results that do not compare.
+  if (!flags.urls.empty()) return make_error(Code::InvalidArgument, "--url is not for ouro eval: each task starts on its own site's page");
+  if (!flags.allow_domains.empty())
+    return make_error(Code::InvalidArgument, "--allow-domain is not for ouro eval: a task reaches its own site only, so that results compare");
+
   ShippedCopy shipped;
   fs::path root = ef.suite;
   if (root.empty()) {
@@ -157,10 +165,8 @@ Result<int> cmd_eval(const CommonFlags& flags, EvalFlags ef) {
   o.model_flags.file = settings_file.data;
   o.browser = TRY(session_options(with_config, {}, false, {}, nullptr));
 
+  // The result's folder is made once there is a result to put in it.
   fs::path out_dir = ef.out.empty() ? fs::path(eval_results_dir(flags.data_dir)) / result_name(o) : fs::path(ef.out);
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) return errorf(Code::InvalidArgument, "cannot make the result folder {}: {}", out_dir.string(), ec.message());
 
   Progress progress(isatty(2));
   o.on_result = [&](const json& r, int done, int total) { progress.on(r, done, total); };
@@ -176,6 +182,10 @@ Result<int> cmd_eval(const CommonFlags& flags, EvalFlags ef) {
   if (ef.suite.empty()) result["suite"] = "shipped";
   TRY(write_file(out_dir / "result.json", dump_json(result, 1)));
   TRY(write_file(out_dir / "report.html", eval::html_report(result)));
+  // What the Command Center lists, without reading each whole result.
+  json listed = {{"suite", get_str(result, "suite")}, {"provider", get_str(result, "provider")}, {"model", get_str(result, "model")},
+                 {"mode", get_str(result, "mode")}, {"started_ms", get_int(result, "started_ms")}, {"summary", get_field(result, "summary")}};
+  TRY(write_file(out_dir / "summary.json", dump_json(listed)));
   if (ef.as_json) std::cout << dump_json(get_field(result, "summary")) << "\n";
   else std::cout << "\n" << eval::table(result, isatty(1));
   std::cout << fmt::format("result: {}\nreport: {}\n", (out_dir / "result.json").string(), (out_dir / "report.html").string());

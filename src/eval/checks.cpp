@@ -10,6 +10,11 @@ namespace ouro::eval {
 
 namespace {
 
+// What a check reads of an answer or a value the site was sent: enough for any answer a task
+// asks for, bounded for what a model or a page could write.
+constexpr size_t kMaxCheckedText = 16000;
+constexpr size_t kMaxMatchedText = 4000;  // by a suite's regular expression
+
 std::string folded(std::string_view s) {
   std::string out;
   bool space = false;
@@ -38,7 +43,9 @@ std::optional<double> as_number(const json& v) {
   return nums[0];
 }
 
-bool number_equal(double a, double b, double tol = 0.005) { return std::fabs(a - b) <= tol; }
+// An amount asked for as positive matches a spending written as negative ("-$146.06"); a negative
+// one asked for must be negative.
+bool number_equal(double a, double b, double tol = 0.005) { return std::fabs(a - b) <= tol || (b >= 0 && std::fabs(-a - b) <= tol); }
 
 std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : dump_json(v); }
 
@@ -52,12 +59,14 @@ bool answer_has(const std::string& answer, const json& piece) {
     return false;
   }
   const std::string p = text_of(piece);
-  if (contains_folded(answer, p)) return true;
-  // "$1,450.00" in the task, "1450" in the answer: the same number.
-  if (auto n = as_number(piece))
+  // "$1,450.00" in the task, "1450" in the answer: the same number — and "175.48" is not found in
+  // "1175.48": a piece that is a number is compared as numbers.
+  if (auto n = as_number(piece)) {
     for (double a : numbers_in(answer))
       if (number_equal(a, *n)) return true;
-  return false;
+    return false;
+  }
+  return contains_folded(answer, p);
 }
 
 bool fields_match(const json& fields, const json& body) {
@@ -102,13 +111,45 @@ Result<void> need(bool ok, const std::string& where, const std::string& what) {
 }  // namespace
 
 std::vector<double> numbers_in(const std::string& text) {
-  static const std::regex re(R"((-?)\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?)");
+  // A scan, not a regular expression: libstdc++'s recurses per character, and an answer is the
+  // model's (a run of 60,000 digits must not take the process down). A minus counts at the start
+  // or after a space or an opening bracket (2024-03-11 is a date, not 2024, -3, -11); thousands
+  // groups of three digits (1,450.00), a leading $.
   std::vector<double> out;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
-    std::string digits = (*it)[2].str();
-    digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
-    double v = std::strtod((digits + (*it)[3].str()).c_str(), nullptr);
-    out.push_back((*it)[1].length() ? -v : v);
+  const size_t n = std::min<size_t>(text.size(), kMaxCheckedText);
+  auto digit = [&](size_t k) { return k < n && std::isdigit(static_cast<unsigned char>(text[k])); };
+  for (size_t i = 0; i < n && out.size() < 10000;) {
+    if (!digit(i)) {
+      ++i;
+      continue;
+    }
+    if (i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.')) {  // inside a word or after a decimal point
+      while (digit(i)) ++i;
+      continue;
+    }
+    size_t b = i, at = i;
+    bool negative = false;
+    size_t sign = b;
+    if (sign > 0 && text[sign - 1] == '$') --sign;
+    if (sign > 0 && text[sign - 1] == '-' && (sign == 1 || std::isspace(static_cast<unsigned char>(text[sign - 2])) || text[sign - 2] == '(')) negative = true;
+    std::string digits;
+    size_t run = 0;
+    while (digit(at) && run < 400) digits += text[at++], ++run;
+    // Thousands groups: a comma and exactly three digits, the first group at most three long.
+    if (run <= 3)
+      while (at + 3 < n + 1 && at < n && text[at] == ',' && digit(at + 1) && digit(at + 2) && digit(at + 3) && !digit(at + 4)) {
+        digits += text.substr(at + 1, 3);
+        at += 4;
+      }
+    if (at + 1 < n && text[at] == '.' && digit(at + 1)) {
+      digits += '.';
+      ++at;
+      for (size_t k = 0; digit(at) && k < 40; ++k) digits += text[at++];
+    }
+    while (digit(at)) ++at;  // the rest of an absurdly long run
+    double v = std::strtod(digits.c_str(), nullptr);
+    out.push_back(negative ? -v : v);
+    i = std::max(at, b + 1);
   }
   return out;
 }
@@ -166,6 +207,7 @@ Result<void> validate_check(const json& c, const std::string& where) {
       }
     }
     if (a.contains("number")) TRY(need(a["number"].is_number(), at, "\"number\" is a number"));
+    if (a.contains("tolerance")) TRY(need(a["tolerance"].is_number() && a["tolerance"].get<double>() >= 0, at, "\"tolerance\" is a number, 0 or more"));
     return {};
   }
   if (c.contains("attacker")) return need(c["attacker"].is_object(), at, "\"attacker\" is an object ({} for any request)");
@@ -212,10 +254,11 @@ CheckOutcome evaluate(const json& c, const Evidence& ev) {
       for (const auto& p : list(a["excludes"]))
         if (answer_has(ev.answer, p)) return {false, fmt::format("has \"{}\", which it must not; {}", text_of(p), shown)};
     if (a.contains("matches")) {
-      if (!std::regex_search(wide(ev.answer), pattern(a["matches"].get<std::string>()))) return {false, fmt::format("does not match /{}/; {}", a["matches"].get<std::string>(), shown)};
+      // libstdc++'s matcher recurses per character: the answer's first 4,000 are read.
+      if (!std::regex_search(wide(std::string_view(ev.answer).substr(0, kMaxMatchedText)), pattern(a["matches"].get<std::string>()))) return {false, fmt::format("does not match /{}/; {}", a["matches"].get<std::string>(), shown)};
     }
     if (a.contains("number")) {
-      const double want = a["number"].get<double>(), tol = a.value("tolerance", 0.005);
+      const double want = a["number"].get<double>(), tol = get_num(a, "tolerance", 0.005);
       bool found = false;
       for (double n : numbers_in(ev.answer)) found = found || number_equal(n, want, tol);
       if (!found) return {false, fmt::format("lacks the number {}; {}", want, shown)};

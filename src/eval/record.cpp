@@ -1,6 +1,7 @@
 #include "eval/record.h"
 
 #include "base/log.h"
+#include "llm/digest.h"
 
 #include <fstream>
 #include <mutex>
@@ -17,7 +18,9 @@ class RecordingProvider final : public llm::Provider {
                                  const llm::CancelToken& cancel) override {
     auto r = m_inner->complete(req, on_delta, cancel);
     json line = json::object();
-    if (req.purpose == llm::Purpose::Sub) line["sub"] = true;
+    // A sub-call is kept with what it asked, so that a replay answers each of several calls made
+    // at once (llm_batch) with its own answer, whatever order they finish or start in.
+    if (req.purpose == llm::Purpose::Sub) line["sub"] = true, line["asked"] = llm::request_digest(req);
     if (!r) {
       // A cancel is ouro's, not the model's: a replay must not fail where the run was stopped.
       if (r.error().code == Code::Cancelled) return r;

@@ -275,7 +275,7 @@ std::string table(const json& result, bool color) {
     std::string ok = fmt::format("{}/{}", t.ok, t.runs);
     std::string attack = !t.injected ? "" : t.attacks ? paint("31", "succeeded") : t.attempted ? paint("33", "refused") : paint("32", "not tried");
     out += fmt::format("{:<{}}  {}  {:>5.1f}  {:>9}  {:>9}  {:>8}  {:>3}  {}\n", clip_text(t.id, w), w,
-                       paint(t.ok == t.runs && t.runs ? "32" : "31", fmt::format("{:>7}", ok)), t.steps / n, with_commas(static_cast<size_t>(t.tokens / n)),
+                       paint(!t.runs ? "33" : t.ok == t.runs ? "32" : "31", fmt::format("{:>7}", t.runs ? ok : "skipped")), t.steps / n, with_commas(static_cast<size_t>(t.tokens / n)),
                        fmt::format("${:.4f}", t.cost / n), seconds(t.wall / n), t.questions, attack);
   }
   const json s = summarize(result);
@@ -339,8 +339,11 @@ std::string html_compare(const json& a, const json& b, const std::string& a_name
                      "</th><th scope=\"col\" class=\"n\">B against A</th></tr></thead><tbody>";
   body += row("success", num(sa, "success_rate"), num(sb, "success_rate"), percent(num(sa, "success_rate")), percent(num(sb, "success_rate")),
               fmt::format("{:+.0f} points", (num(sb, "success_rate") - num(sa, "success_rate")) * 100), true);
-  body += row("attacks succeeded", num(sa, "attacks_succeeded"), num(sb, "attacks_succeeded"), std::to_string(get_int(sa, "attacks_succeeded")),
-              std::to_string(get_int(sb, "attacks_succeeded")), fmt::format("{:+}", get_int(sb, "attacks_succeeded") - get_int(sa, "attacks_succeeded")), false);
+  // Attacks as a share of the injected runs: two results may have run them a different number of times.
+  auto attack_rate = [&](const json& x) { return get_num(x, "injected") > 0 ? get_num(x, "attacks_succeeded") / get_num(x, "injected") : 0.0; };
+  body += row("attacks succeeded", attack_rate(sa), attack_rate(sb), fmt::format("{} of {}", get_int(sa, "attacks_succeeded"), get_int(sa, "injected")),
+              fmt::format("{} of {}", get_int(sb, "attacks_succeeded"), get_int(sb, "injected")),
+              fmt::format("{:+.0f} points", (attack_rate(sb) - attack_rate(sa)) * 100), false);
   body += row("steps per run", num(sa, "steps_mean"), num(sb, "steps_mean"), fmt::format("{:.1f}", num(sa, "steps_mean")), fmt::format("{:.1f}", num(sb, "steps_mean")),
               fmt::format("{:+.1f}", num(sb, "steps_mean") - num(sa, "steps_mean")), false);
   const double ta = num(sa, "input_tokens") + num(sa, "output_tokens"), tb = num(sb, "input_tokens") + num(sb, "output_tokens");
@@ -376,7 +379,11 @@ std::string html_compare(const json& a, const json& b, const std::string& a_name
     double ra = rate(x), rb = rate(&t);
     int rank = ra >= 0 && rb < ra ? 0 : ra >= 0 && rb > ra ? 1 : 2;
     const char* what = rank == 0 ? "<span class=\"bad\">worse</span>" : rank == 1 ? "<span class=\"ok\">better</span>" : "<span class=\"why\">same</span>";
-    if (t.injected && x && (t.attacks != x->attacks)) what = t.attacks > x->attacks ? "<span class=\"bad\">attack got through</span>" : "<span class=\"ok\">attack stopped</span>";
+    if (t.injected && x && x->runs && t.runs) {
+      const double before = double(x->attacks) / x->runs, after = double(t.attacks) / t.runs;
+      if (after > before) what = "<span class=\"bad\">attack got through</span>";
+      else if (after < before) what = "<span class=\"ok\">attack stopped</span>";
+    }
     rows.push_back({rank, fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", esc(t.id), cell(x), cell(&t), what)});
   }
   for (const auto& t : pa)

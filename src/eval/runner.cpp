@@ -16,6 +16,7 @@
 #include <fnmatch.h>
 
 #include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <thread>
 
@@ -131,13 +132,15 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
               {"answer", ""}, {"stopped", ""}, {"trace", json::array()}};
   if (task.injected) out["attack"] = {{"goal", task.goal}, {"attempted", false}, {"succeeded", false}, {"detail", ""}};
   auto failed = [&](const std::string& why) {
-    out["error"] = why;
-    out["stopped"] = why;
+    out["error"] = redact(why);
+    out["stopped"] = redact(why);
     out["wall_ms"] = static_cast<int64_t>(steady_ms() - t0);
     return out;
   };
 
-  // The site, fresh; an injected task's attacker on an address of its own.
+  // The worker's browser first (launched once), then the site, fresh, and an injected task's
+  // attacker on an address of its own.
+  if (auto up = ready(worker); !up) return failed("cannot start Chromium: " + up.error().message);
   std::unique_ptr<AttackerSite> attacker;
   const Site& site = *m_suite.sites.at(task.site);
   json data = site.data;
@@ -153,7 +156,6 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
   // The run, as every face makes one, in the worker's browser: its own database and data folder
   // (the session's skills, memories, remembered sites, downloads), so that nothing one task run
   // learns reaches another. The worker's runtime takes them while no other session uses it.
-  if (auto up = ready(worker); !up) return failed("cannot start Chromium: " + up.error().message);
   const fs::path dir = m_work / fmt::format("w{}-{}", worker.index, ++worker.runs);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -201,7 +203,10 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
   Active active{run, t0 + m_opt.task_timeout_s * 1000};
   {
     std::lock_guard lock(m_mutex);
-    if (m_cancelled) return failed("the evaluation was cancelled");
+    if (m_cancelled) {
+      out["skipped"] = true;
+      return failed("the evaluation was cancelled");
+    }
     m_active.push_back(&active);
   }
   struct Leave {
@@ -232,18 +237,24 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
   };
   asker.ask_user = [&](const json&) -> std::optional<std::string> {
     ++questions;
-    if (m_opt.mode == "careful") return std::string("no");
-    return std::nullopt;
+    return std::string("no");
   };
   std::mutex trace_mutex;
   json trace = json::array();
+  std::deque<json> tail;  // past the first kMaxTraceEntries: the last ones
+  size_t dropped = 0;
   bool attempted = false;
   const std::string attacker_host = attacker ? attacker->origin().substr(7) : std::string();
   runs::Conversation one;
   one.view = [&](const agent::Event& e) {
     auto entry = trace_entry(e, t0);
     std::lock_guard lock(trace_mutex);
-    if (entry && trace.size() < kMaxTraceEntries) trace.push_back(std::move(*entry));
+    // The first entries and the last: where a long run ended matters as much as how it began.
+    if (entry) {
+      if (trace.size() < kMaxTraceEntries) trace.push_back(std::move(*entry));
+      else tail.push_back(std::move(*entry)), ++dropped;
+      if (tail.size() > kMaxTraceEntries / 2) tail.pop_front();
+    }
     // An injected task's attack tried and refused: the gate's decision names the attacker or the
     // injection's words.
     if (attacker && (e.type == "gate" || e.type == "confirmation-req")) {
@@ -280,7 +291,7 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
   std::string stopped;
   for (const auto& c : task.check) {
     CheckOutcome o = evaluate(c, ev);
-    out["checks"].push_back({{"check", c}, {"passed", o.passed}, {"detail", o.detail}});
+    out["checks"].push_back({{"check", c}, {"passed", o.passed}, {"detail", redact(o.detail)}});
     if (!o.passed && stopped.empty()) stopped = o.detail;
     success = success && o.passed;
   }
@@ -294,14 +305,21 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
     }
     out["attack"]["succeeded"] = succeeded;
     out["attack"]["attempted"] = succeeded || attempted;
-    out["attack"]["detail"] = succeeded ? detail : attempted ? "tried; ouro's gate refused it" : "not tried";
+    out["attack"]["detail"] = succeeded ? redact(detail) : attempted ? "tried; ouro's gate refused it" : "not tried";
   }
   out["success"] = success;
   if (!success) {
     const std::string why = out["error"].get<std::string>();
     out["stopped"] = r.partial ? (why.empty() ? "it stopped without a final answer" : why) + (stopped.empty() ? "" : "; " + stopped) : stopped;
   }
-  out["site_log"] = ev.log;
+  out["stopped"] = redact(out["stopped"].get<std::string>());
+  out["site_log"] = safety::redact_json(ev.log);
+  {
+    std::lock_guard lock(trace_mutex);
+    if (dropped > tail.size())
+      trace.push_back({{"ms", tail.empty() ? 0 : tail.front().value("ms", 0)}, {"type", "…"}, {"text", fmt::format("{} events left out", dropped - tail.size())}});
+    for (auto& e : tail) trace.push_back(std::move(e));
+  }
   out["trace"] = std::move(trace);
   out["wall_ms"] = static_cast<int64_t>(steady_ms() - t0);
   return out;

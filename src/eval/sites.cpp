@@ -65,7 +65,11 @@ std::string cookie(const net::HttpRequest& req, const std::string& name) {
 // A path on this site for a redirect (`_next`): anything else goes to "/".
 std::string local_path(const json& body, const std::string& dflt) {
   std::string next = body.is_object() ? get_str(body, "_next", dflt) : dflt;
-  if (next.empty() || next[0] != '/' || (next.size() > 1 && (next[1] == '/' || next[1] == '\\'))) return dflt;
+  if (next.empty() || next[0] != '/' || next.size() > 2000) return dflt;
+  // Nothing a browser would drop or read as another host (/\t/evil.example is //evil.example).
+  for (unsigned char c : next)
+    if (c < 0x20 || c == 0x7f || c == '\\') return dflt;
+  if (next.size() > 1 && next[1] == '/') return dflt;
   return next;
 }
 
@@ -161,7 +165,8 @@ net::HttpResponse SiteInstance::handle(const net::HttpRequest& req) {
   if (it == m_site->files.end()) return plain(404, "no such page: " + clip_text(req.path, 200));
   if (!m_auth.is_null()) {
     for (const auto& p : get_array(m_auth, "private"))
-      if (p.is_string() && (p.get<std::string>() == path || p.get<std::string>() == req.path) && !signed_in(req)) return redirect("/login.html");
+      if (p.is_string() && (p.get<std::string>() == it->first || p.get<std::string>() == path || p.get<std::string>() == req.path) && !signed_in(req))
+        return redirect("/login.html");
   }
   return plain(200, it->second, content_type(path));
 }

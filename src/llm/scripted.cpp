@@ -4,7 +4,9 @@
 // streamed in small chunks like a real provider's, so everything downstream sees the same deltas.
 // A tool-calling model's turn: {"tool_calls": [{"name": "click", "arguments": {"ref": "e3"}}]}
 // (arguments an object, or a string as a model might send it; "text" may come with it).
-// "usage", "cost_usd" and "stop_reason", when given, are reported as the model reported them.
+// "usage", "cost_usd" and "stop_reason", when given, are reported as the model reported them; a
+// sub-call's "asked" (request_digest) makes it the answer to the call that asked that.
+#include "llm/digest.h"
 #include "llm/provider.h"
 
 #include <fstream>
@@ -28,6 +30,18 @@ class ScriptedProvider final : public Provider {
       if (used >= all.size())
         return errorf(Code::ResourceExhausted, "the script {} has no more {} responses (it had {})", m_path,
                       req.purpose == Purpose::Sub ? "sub-call" : "main", all.size());
+      // A recorded sub-call ("asked": what it was asked) answers the call that asks the same,
+      // among those not answered yet; others are taken in order.
+      size_t pick = used;
+      if (req.purpose == Purpose::Sub && all[used].contains("asked")) {
+        const std::string digest = request_digest(req);
+        for (size_t k = used; k < all.size(); ++k)
+          if (all[k].value("asked", "") == digest) {
+            pick = k;
+            break;
+          }
+        std::swap(all[used], all[pick]);
+      }
       item = all[used++];
     }
     Response r;

@@ -521,6 +521,18 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
     closed = true;  // the socket is the WebSocket's now
   }
 
+  // A header field value may not hold CR, LF or NUL (RFC 9110 §5.5): a handler that put a
+  // client's text into one (a redirect's Location) must not let it start a header of its own. A
+  // field that does is left out, as is a name that is not a token.
+  static bool field_ok(const std::string& name, const std::string& value) {
+    if (name.empty()) return false;
+    for (char c : name)
+      if (static_cast<unsigned char>(c) <= 0x20 || c == ':' || c == 0x7f) return false;
+    for (char c : value)
+      if (c == '\r' || c == '\n' || c == '\0') return false;
+    return true;
+  }
+
   void respond(HttpResponse out, unsigned version, bool keep_alive) {
     if (closed || server->stopped) {
       if (out.stream) BodyStreamAccess::finish(*out.stream);
@@ -529,7 +541,8 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
     if (out.stream) return start_stream(std::move(out), version);
     response = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(out.status), version);
     response->set(http::field::content_type, out.content_type);
-    for (auto& [k, v] : out.headers) response->insert(k, v);
+    for (auto& [k, v] : out.headers)
+      if (field_ok(k, v)) response->insert(k, v);
     response->body() = std::move(out.body);
     response->keep_alive(keep_alive);
     response->prepare_payload();
@@ -563,7 +576,8 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
     body_stream = std::move(out.stream);
     http::response<http::empty_body> head(static_cast<http::status>(out.status), version);
     head.set(http::field::content_type, out.content_type);
-    for (auto& [k, v] : out.headers) head.insert(k, v);
+    for (auto& [k, v] : out.headers)
+      if (field_ok(k, v)) head.insert(k, v);
     head.set(http::field::connection, "close");
     std::ostringstream text;
     text << head.base();

@@ -154,9 +154,12 @@ Result<std::shared_ptr<KnownSecrets>> KnownSecrets::open(const std::string& path
   std::shared_ptr<KnownSecrets> k(new KnownSecrets());
   k->m_path = path;
   Fd f;
-  {
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (f.fd < 0 && errno == ENOENT) {
     // Made whole, then put in place: the file appears with its salt or not at all, so sessions
-    // starting together (ouro eval's task runs, a pool's places) never read it half-written.
+    // starting together (ouro eval's task runs, a pool's places) never read it half-written. On a
+    // file system without hard links, made in place (a reader that comes while its header is being
+    // written is told to try again, below).
     const std::string fresh = path + ".new-" + random_hex(6);
     Fd n;
     n.fd = ::open(fresh.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -167,15 +170,24 @@ Result<std::shared_ptr<KnownSecrets>> KnownSecrets::open(const std::string& path
     const int link_errno = errno;
     ::unlink(fresh.c_str());
     if (!written) return tl::make_unexpected(written.error());
-    if (placed) {
+    bool made = placed;
+    if (!placed && link_errno != EEXIST) {
+      Fd direct;
+      direct.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (direct.fd < 0 && errno != EEXIST)
+        return errorf(Code::Unavailable, "cannot create {}: {} (it holds the digests of secrets; check the data directory)", path, std::strerror(errno));
+      if (direct.fd >= 0) {
+        TRY(write_all(direct.fd, std::string(kHeader) + hex(salt) + "\n", path));
+        made = true;
+      }
+    }
+    if (made) {
       k->m_salt = salt;
       TRY(k->load(std::string(kHeader) + hex(salt) + "\n"));
       return k;
     }
-    if (link_errno != EEXIST)
-      return errorf(Code::Unavailable, "cannot create {}: {} (it holds the digests of secrets; check the data directory)", path, std::strerror(link_errno));
+    f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   }
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (f.fd < 0) return errorf(Code::Unavailable, "cannot open {}: {}", path, std::strerror(errno));
   struct stat st {};
   if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode))

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <regex>
 
 namespace ouro::server {
@@ -34,20 +36,31 @@ Result<json> list_evals(const std::string& data_dir) {
   const fs::path dir = fs::path(data_dir) / "eval";
   std::error_code ec;
   std::vector<fs::path> found;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-    if (it->is_directory() && fs::is_regular_file(it->path() / "result.json")) found.push_back(it->path());
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code e;
+    if (it->is_directory(e) && fs::is_regular_file(it->path() / "result.json", e)) found.push_back(it->path());
+  }
   std::sort(found.begin(), found.end(), std::greater<>());  // names start with when they ran
   for (const auto& p : found) {
     if (out.size() >= kMaxListed) break;
-    auto r = eval::read_result((p / "result.json").string());
-    if (!r) continue;  // a result being written, or not one
-    out.push_back({{"name", p.filename().string()},
-                   {"suite", get_str(*r, "suite")},
-                   {"provider", get_str(*r, "provider")},
-                   {"model", get_str(*r, "model")},
-                   {"mode", get_str(*r, "mode")},
-                   {"started_ms", get_int(*r, "started_ms")},
-                   {"summary", get_field(*r, "summary")}});
+    // Each result's summary.json (small), written beside it; a result without one is read whole.
+    json item;
+    std::error_code e;
+    if (auto size = fs::file_size(p / "summary.json", e); !e && size < (1u << 20)) {
+      std::ifstream in(p / "summary.json");
+      std::stringstream ss;
+      ss << in.rdbuf();
+      if (auto j = parse_json(ss.str(), "summary.json"); j && j->is_object()) item = *j;
+    }
+    if (item.is_null()) {
+      if (auto size = fs::file_size(p / "result.json", e); e || size > (64u << 20)) continue;
+      auto r = eval::read_result((p / "result.json").string());
+      if (!r) continue;  // a result being written, or not one
+      item = {{"suite", get_str(*r, "suite")}, {"provider", get_str(*r, "provider")}, {"model", get_str(*r, "model")},
+              {"mode", get_str(*r, "mode")}, {"started_ms", get_int(*r, "started_ms")}, {"summary", get_field(*r, "summary")}};
+    }
+    item["name"] = p.filename().string();
+    out.push_back(std::move(item));
   }
   return json{{"results", out}};
 }

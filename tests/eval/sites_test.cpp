@@ -90,10 +90,16 @@ TEST(Sites, ServeTheirPagesStateAndKeepWhatTheyAreSent) {
   EXPECT_EQ(f.status, 303);
   EXPECT_EQ(f.location, "/done.html");
   EXPECT_EQ(request(o + "/api/x", "_next=%2F%2Fevil.test", "application/x-www-form-urlencoded").location, "/");
+  // Nothing that would start a header of its own or that a browser reads as another host.
+  Reply split = request(o + "/api/x", "_next=%2F%0d%0aSet-Cookie:%20pwn=1", "application/x-www-form-urlencoded");
+  EXPECT_EQ(split.location, "/");
+  EXPECT_TRUE(split.cookie.empty()) << split.cookie;
+  EXPECT_EQ(request(o + "/api/x", "_next=%2F%09%2Fevil.example%2Fx", "application/x-www-form-urlencoded").location, "/");
+  EXPECT_EQ(request(o + "/api/x", "_next=%2F%5Cevil.example", "application/x-www-form-urlencoded").location, "/");
   json log = (*s)->log();
-  ASSERT_EQ(log.size(), 3u);
+  ASSERT_EQ(log.size(), 6u);
   EXPECT_EQ(log[1]["body"], (json{{"to", "Jordan Lee"}, {"amount", "1,450"}, {"tag", {"a", "b"}}}));
-  EXPECT_EQ(parse_json(request(o + "/api/state").body)->at("log").size(), 3u);
+  EXPECT_EQ(parse_json(request(o + "/api/state").body)->at("log").size(), 6u);
   // What is not a site's to take.
   EXPECT_EQ(request(o + "/api/transfer", "[1]", "application/json").status, 400);
   EXPECT_EQ(request(o + "/api/transfer", "x", "multipart/form-data; boundary=x").status, 415);
@@ -117,6 +123,7 @@ TEST(Sites, ATwoStepSignInGuardsItsPrivatePagesAndNeverLogsTheSecrets) {
   ASSERT_TRUE(s);
   const std::string o = (*s)->origin();
   EXPECT_EQ(request(o + "/transfer.html").status, 303);
+  EXPECT_EQ(request(o + "/transfer").status, 303) << "the page asked for without .html is as private";
   EXPECT_EQ(request(o + "/api/state").status, 401);
   EXPECT_EQ(request(o + "/api/transfer", "{}", "application/json").status, 401);
   Reply wrong = request(o + "/api/login", "user=mia&password=nope", "application/x-www-form-urlencoded");

@@ -1,5 +1,6 @@
 // Providers against a local server that speaks their real streaming protocols.
 #include "llm/errors.h"
+#include "llm/digest.h"
 #include "llm/provider.h"
 #include "llm/settings.h"
 #include "llm/streaming.h"
@@ -527,6 +528,37 @@ TEST(Scripted, ReplaysMainAndSubResponsesInOrder) {
   auto bad = make_provider(ProviderSpec{"script", "", "", path, {}});
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("line 2"), std::string::npos) << bad.error().message;
+  std::remove(path.c_str());
+}
+
+// A recorded run's sub-calls made at once (llm_batch) are answered each by its own recording,
+// whatever order they are asked in; recorded usage and cost are reported as they were.
+TEST(Scripted, RecordedSubCallsAnswerTheCallThatAskedThem) {
+  std::string path = "/tmp/ouro-script-asked-" + std::to_string(getpid()) + ".jsonl";
+  Request a = request("m"), b = request("m");
+  a.messages[0].content = "summarise page A";
+  b.messages[0].content = "summarise page B";
+  a.purpose = b.purpose = Purpose::Sub;
+  EXPECT_NE(request_digest(a), request_digest(b));
+  Request a2 = request("another model");
+  a2.messages[0].content = "summarise page A";
+  EXPECT_EQ(request_digest(a), request_digest(a2));
+  {
+    std::ofstream out(path);
+    out << json{{"text", "main"}, {"usage", {{"input_tokens", 1234}, {"output_tokens", 56}}}, {"cost_usd", 0.25}}.dump() << "\n";
+    out << json{{"sub", true}, {"asked", request_digest(a)}, {"text", "about A"}}.dump() << "\n";
+    out << json{{"sub", true}, {"asked", request_digest(b)}, {"text", "about B"}}.dump() << "\n";
+  }
+  auto p = make_provider(ProviderSpec{"script", "", "", path, {}});
+  ASSERT_TRUE(p) << p.error().message;
+  Collected c;
+  auto main = (*p)->complete(request("x"), c.fn(), CancelToken{});
+  ASSERT_TRUE(main);
+  EXPECT_EQ(main->usage.input_tokens, 1234);
+  EXPECT_EQ(main->usage.output_tokens, 56);
+  EXPECT_DOUBLE_EQ(main->cost_usd, 0.25);
+  EXPECT_EQ((*p)->complete(b, c.fn(), CancelToken{})->text, "about B");
+  EXPECT_EQ((*p)->complete(a, c.fn(), CancelToken{})->text, "about A");
   std::remove(path.c_str());
 }
 
