@@ -153,7 +153,7 @@ Result<int> cmd_eval(const CommonFlags& flags, EvalFlags ef) {
   if (ef.list) {
     eval::Runner lister(suite, o);
     for (const eval::Task* t : TRY(lister.selected()))
-      std::cout << fmt::format("{:<36} {:<8} {}\n", t->id, t->site, clip_line(t->instruction, 90));
+      std::cout << fmt::format("{:<36} {:<8} {}\n", t->id, t->url.empty() ? t->site : clip_line(t->url, 40), clip_line(t->instruction, 90));
     return 0;
   }
   // The model: as `ouro run` finds it (flags, the settings file, a stored key).

@@ -13,6 +13,7 @@
 #include "safety/redact.h"
 #include "store/database.h"
 
+#include <boost/url/parse.hpp>
 #include <fnmatch.h>
 
 #include <condition_variable>
@@ -54,6 +55,12 @@ bool selected_by(const Task& t, const RunnerOptions& o) {
   for (const auto& g : o.only)
     if (fnmatch(g.c_str(), t.id.c_str(), 0) == 0) return true;
   return false;
+}
+
+// A task on a URL of the user's own is shown by its host.
+std::string url_host(const std::string& url) {
+  auto u = boost::urls::parse_absolute_uri(url);
+  return u ? std::string(u->host()) : url;
 }
 
 std::string first_model(const std::vector<json>& results) {
@@ -126,7 +133,7 @@ Result<void> Runner::ready(Worker& w) {
 
 json Runner::run_one(const Task& task, int repeat, Worker& worker) {
   const double t0 = steady_ms();
-  json out = {{"id", task.id}, {"base", task.base_id}, {"site", task.site}, {"injected", task.injected}, {"repeat", repeat},
+  json out = {{"id", task.id}, {"base", task.base_id}, {"site", task.url.empty() ? task.site : url_host(task.url)}, {"injected", task.injected}, {"repeat", repeat},
               {"instruction", task.instruction}, {"success", false}, {"checks", json::array()}, {"steps", 0}, {"input_tokens", 0},
               {"output_tokens", 0}, {"cost_usd", 0.0}, {"cost_known", true}, {"questions", 0}, {"state", "failed"}, {"error", ""},
               {"answer", ""}, {"stopped", ""}, {"trace", json::array()}};
@@ -142,16 +149,20 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
   // attacker on an address of its own.
   if (auto up = ready(worker); !up) return failed("cannot start Chromium: " + up.error().message);
   std::unique_ptr<AttackerSite> attacker;
-  const Site& site = *m_suite.sites.at(task.site);
-  json data = site.data;
-  if (task.injected) {
-    auto a = AttackerSite::start(*m_io);
-    if (!a) return failed(a.error().message);
-    attacker = std::move(*a);
-    data = injected(std::move(data), task.patch, attacker->origin());
+  std::unique_ptr<SiteInstance> instance;  // none for a task on a URL of the user's own
+  if (task.url.empty()) {
+    json data = m_suite.sites.at(task.site)->data;
+    if (task.injected) {
+      auto a = AttackerSite::start(*m_io);
+      if (!a) return failed(a.error().message);
+      attacker = std::move(*a);
+      data = injected(std::move(data), task.patch, attacker->origin());
+    }
+    auto started_site = SiteInstance::start(*m_io, m_suite.sites.at(task.site), std::move(data));
+    if (!started_site) return failed(started_site.error().message);
+    instance = std::move(*started_site);
   }
-  auto instance = SiteInstance::start(*m_io, m_suite.sites.at(task.site), std::move(data));
-  if (!instance) return failed(instance.error().message);
+  const std::string start_url = instance ? instance->origin() + task.start : task.url;
 
   // The run, as every face makes one, in the worker's browser: its own database and data folder
   // (the session's skills, memories, remembered sites, downloads), so that nothing one task run
@@ -176,7 +187,7 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
   auto db = store::Database::open(":memory:");
   if (!db) return failed("cannot open the run's database: " + db.error().message);
   json options = {{"mode", m_opt.mode}, {"max_iterations", task.max_iterations}, {"remember", false}};
-  json request = {{"task", task.instruction}, {"urls", json::array({(*instance)->origin() + task.start})}, {"options", options}};
+  json request = {{"task", task.instruction}, {"urls", json::array({start_url})}, {"options", options}};
   auto spec = runs::parse_request(request);
   if (!spec) return failed(spec.error().message);
   auto made = runs::Run::create(**db, request, runs::State::Running);
@@ -284,7 +295,7 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
   // Only a final answer counts: a run that stopped without one is checked on the site alone.
   Evidence ev;
   ev.answer = r.partial ? std::string() : answer_text(r.final);
-  ev.log = (*instance)->log();
+  if (instance) ev.log = instance->log();
   if (attacker) ev.attacker = attacker->received();
   out["answer"] = safety::redact_json(json(clip_text(ev.answer, 4000)));
   bool success = !r.partial;

@@ -4,6 +4,8 @@
 #include "eval/checks.h"
 #include "eval/shipped.h"
 
+#include <boost/url/parse.hpp>
+
 #include <fstream>
 #include <regex>
 #include <set>
@@ -74,8 +76,16 @@ Result<void> parse_tasks(const json& array, const std::string& where, std::vecto
     task.base_id = task.id;
     task.site = get_str(t, "site");
     task.start = get_str(t, "start", "/");
+    task.url = get_str(t, "url");
     task.instruction = get_str(t, "instruction");
-    if (task.site.empty() || task.instruction.empty()) return errorf(Code::InvalidArgument, "{}: a task needs \"site\" and \"instruction\"", named);
+    if (task.instruction.empty()) return errorf(Code::InvalidArgument, "{}: a task needs an \"instruction\"", named);
+    if (task.site.empty() == task.url.empty())
+      return errorf(Code::InvalidArgument, "{}: a task is on a \"site\" of the suite or on a \"url\" of your own (one of the two)", named);
+    if (!task.url.empty()) {
+      auto u = boost::urls::parse_absolute_uri(task.url);
+      if (!u || (u->scheme() != "http" && u->scheme() != "https") || u->host().empty())
+        return errorf(Code::InvalidArgument, "{}: \"url\" is an http(s) address, like https://example.com/account", named);
+    }
     if (task.start.empty() || task.start[0] != '/') return errorf(Code::InvalidArgument, "{}: \"start\" is a path on the site, like /inbox.html", named);
     if (t.contains("max_iterations")) {
       const json& m = t["max_iterations"];
@@ -85,7 +95,13 @@ Result<void> parse_tasks(const json& array, const std::string& where, std::vecto
     }
     task.check = t.contains("check") ? t["check"] : json();
     if (!task.check.is_array() || task.check.empty()) return errorf(Code::InvalidArgument, "{}: \"check\" is a non-empty array of checks", named);
-    for (const auto& c : task.check) TRY(validate_check(c, named));
+    for (const auto& c : task.check) {
+      TRY(validate_check(c, named));
+      if (!task.url.empty() && !c.contains("answer"))
+        return errorf(Code::InvalidArgument, "{}: a task on a \"url\" of your own is checked on its answer (\"answer\" checks): what it sends is seen only by a suite site", named);
+    }
+    if (!task.url.empty() && t.contains("inject"))
+      return errorf(Code::InvalidArgument, "{}: \"inject\" changes a suite site's data; a task on a \"url\" of your own has none", named);
     into.push_back(task);
     if (!t.contains("inject")) continue;
     const json& inj = t["inject"];
@@ -110,8 +126,8 @@ Result<Suite> Suite::load(const fs::path& root) {
   Suite s;
   s.root = root;
   std::error_code ec;
-  if (!fs::is_directory(root / "sites", ec) || !fs::is_directory(root / "tasks", ec))
-    return errorf(Code::NotFound, "{} is not a suite: it needs the folders sites/ and tasks/ (ouro eval --export-suite DIR writes one to start from)",
+  if (!fs::is_directory(root / "tasks", ec))
+    return errorf(Code::NotFound, "{} is not a suite: it needs the folder tasks/, and sites/ for tasks on sites of its own (ouro eval --export-suite DIR writes one to start from)",
                   root.string());
   std::vector<fs::path> dirs, files;
   for (const auto& e : fs::directory_iterator(root / "sites", ec))
@@ -134,7 +150,7 @@ Result<Suite> Suite::load(const fs::path& root) {
   std::set<std::string> ids;
   for (const auto& t : s.tasks) {
     if (!ids.insert(t.id).second) return errorf(Code::InvalidArgument, "two tasks are called {}", t.id);
-    if (!s.sites.count(t.site)) return errorf(Code::InvalidArgument, "task {} is on site \"{}\", which sites/ does not have", t.id, t.site);
+    if (t.url.empty() && !s.sites.count(t.site)) return errorf(Code::InvalidArgument, "task {} is on site \"{}\", which sites/ does not have", t.id, t.site);
   }
   return s;
 }

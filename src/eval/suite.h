@@ -20,8 +20,11 @@ namespace ouro::eval {
 struct Task {
   std::string id;           // "bank-pay-rent", or "bank-pay-rent+inject" for the injected variant
   std::string base_id;      // the clean task's id (the same for a clean task)
-  std::string site;         // a folder of the suite's sites/
+  std::string site;         // a folder of the suite's sites/ ("" for a task on a URL of its own)
   std::string start = "/";  // the path the run starts on
+  // A task on a page of the user's own (an http(s) URL) instead of a suite site: checked on its
+  // final answer only, since no site of the suite sees what it sends.
+  std::string url;
   std::string instruction;
   json check = json::array();  // every entry holds: success (eval/checks.h)
   int max_iterations = 15;

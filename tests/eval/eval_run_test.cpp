@@ -4,6 +4,7 @@
 // or found by its checker) — a recorded run replays to the same table, and careful mode answers
 // every question no and counts it.
 #include "serve_process.h"
+#include "fixtures.h"
 #include "basics.h"
 
 #include "base/json.h"
@@ -71,18 +72,21 @@ TEST(Eval, ScriptedModelsGiveTheFiguresTheyMustAndARecordReplays) {
       << perfect.exited.out;
   EXPECT_TRUE(std::filesystem::exists(data + "/results/perfect/report.html"));
 
-  // The recorded exchanges replay with no model to the same table (the injected variants, a
-  // third of the suite and all its sites, to keep the test short).
-  Eval replay = eval(data, "replay", "--replay " + rec + " --only '*+inject'");
+  // The recorded exchanges replay with no model to the same table (two sites' tasks, clean and
+  // injected, to keep the test short).
+  Eval replay = eval(data, "replay", "--replay " + rec + " --only 'shop-*' --only 'spa-*'");
   ASSERT_EQ(replay.exited.code, 0) << replay.exited.err;
   auto recorded = table_of(perfect.result);
-  std::erase_if(recorded, [](const auto& kv) { return kv.first.find("+inject") == std::string::npos; });
+  std::erase_if(recorded, [](const auto& kv) { return kv.first.rfind("shop-", 0) != 0 && kv.first.rfind("spa-", 0) != 0; });
+  EXPECT_GE(recorded.size(), 10u);
   EXPECT_EQ(table_of(replay.result), recorded);
   EXPECT_EQ(replay.result["provider"], "replay:" + rec);
 
-  Eval useless = eval(data, "useless", "--provider script:@useless --variants clean");
+  // The useless model, on one site here (every task of the suite is checked against a run that
+  // does nothing in eval_test): none.
+  Eval useless = eval(data, "useless", "--provider script:@useless --only 'bank-*'");
   ASSERT_EQ(useless.exited.code, 0) << useless.exited.err;
-  EXPECT_EQ(get_int(useless.result["summary"], "runs"), get_int(s, "runs") - get_int(s, "injected"));
+  EXPECT_GE(get_int(useless.result["summary"], "runs"), 6);
   EXPECT_EQ(get_int(useless.result["summary"], "succeeded"), 0) << failures(useless.result, false);
 
   // The obedient model tries every injection: each is found by its checker or refused by the gate.
@@ -127,6 +131,21 @@ TEST(Eval, AUsersOwnSuiteRunsWithAScriptPerTask) {
   Eval mine = eval(data, "mine", "--suite " + suite + " --only mine-title --provider script:" + data + "/scripts");
   ASSERT_EQ(mine.exited.code, 0) << mine.exited.err;
   EXPECT_EQ(get_int(mine.result["summary"], "succeeded"), 1) << failures(mine.result, true);
+  // A task on a page of the user's own (here a site this test serves), checked on its answer.
+  FixtureSite own;
+  {
+    const std::string tasks = suite + "/own-tasks";
+    std::filesystem::create_directories(tasks + "/tasks");
+    std::ofstream(tasks + "/tasks/own.json") << json::array({json{{"id", "own-heading"}, {"url", own.url("/")}, {"instruction", "What does the page's heading say?"},
+                                                                  {"check", json::array({json{{"answer", {{"contains", {"Fixture"}}}}}})}}})
+                                                    .dump();
+    json line = {{"text", "Reading it.\n```repl\nsetFinal(await getText(activeTab, 'h1'))\n```"}};
+    std::ofstream(data + "/scripts/own-heading.jsonl") << line.dump() << "\n";
+    Eval on_url = eval(data, "own", "--suite " + tasks + " --provider script:" + data + "/scripts");
+    ASSERT_EQ(on_url.exited.code, 0) << on_url.exited.err;
+    EXPECT_EQ(get_int(on_url.result["summary"], "succeeded"), 1) << failures(on_url.result, true) << on_url.exited.err;
+    EXPECT_EQ(on_url.result["tasks"][0]["site"], "127.0.0.1");
+  }
   // A task without a script in the folder is named before anything runs.
   Exited missing = ouro_shell(data, "eval --suite " + suite + " --only bank-pay-rent --provider script:" + data + "/scripts");
   EXPECT_NE(missing.code, 0);

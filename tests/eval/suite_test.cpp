@@ -1,6 +1,7 @@
 // The suite that ships with ouro is a real one — at least eight sites, forty tasks, injected
 // variants of a third, a scripted model for each — and a suite folder with a mistake in it is
 // refused with the file and the task named.
+#include "eval/checks.h"
 #include "eval/suite.h"
 
 #include <gtest/gtest.h>
@@ -48,6 +49,16 @@ TEST(Suite, TheShippedOneHasTheSitesTasksAndModelsItPromises) {
   }
   EXPECT_GE(clean, 40u);
   EXPECT_GE(injected * 3, clean);
+  // A run that does nothing and gives up (the useless model) passes no task: no check holds of an
+  // untouched site and a non-answer. (The browser test runs the perfect and obedient models.)
+  Evidence idle;
+  idle.answer = "I could not complete this task.";
+  for (const auto& t : suite->tasks) {
+    bool all = true;
+    for (const auto& c : t.check) all = all && evaluate(c, idle).passed;
+    EXPECT_FALSE(all) << t.id << " passes with nothing done";
+    for (const auto& c : t.attack) EXPECT_FALSE(evaluate(c, idle).passed) << t.id << ": its attack check holds with nothing done";
+  }
   EXPECT_TRUE(fs::exists(dir / "models/useless/default.jsonl"));
   fs::remove_all(dir);
 }
@@ -92,6 +103,17 @@ TEST(Suite, AMistakeIsNamedWithItsFileAndTask) {
   EXPECT_EQ(inj->tasks[1].base_id, "bank-g");
   EXPECT_TRUE(inj->tasks[1].injected);
   EXPECT_EQ(inj->find("bank-g+inject"), &inj->tasks[1]);
+  // A task on a URL of the user's own: checked on its answer only, without a site or an injection.
+  auto own = attempt(R"([{"id":"own-a","url":"https://example.com/account","instruction":"x","check":[{"answer":{"contains":["x"]}}]}])");
+  ASSERT_TRUE(own) << own.error().message;
+  EXPECT_EQ(own->tasks[0].url, "https://example.com/account");
+  for (const char* bad : {R"([{"id":"own-b","url":"https://example.com/","instruction":"x","check":[{"log":{"action":"send"}}]}])",
+                          R"([{"id":"own-c","url":"ftp://example.com/","instruction":"x","check":[{"answer":{"contains":["x"]}}]}])",
+                          R"([{"id":"own-d","url":"https://example.com/","site":"bank","instruction":"x","check":[{"answer":{"contains":["x"]}}]}])",
+                          R"([{"id":"own-e","url":"https://example.com/","instruction":"x","check":[{"answer":{"contains":["x"]}}],"inject":{"patch":{},"attack":[{"attacker":{}}]}}])"}) {
+    auto r = attempt(bad);
+    EXPECT_FALSE(r) << bad;
+  }
   // A site without its index page.
   fs::remove(dir / "sites/bank/index.html");
   auto no_index = attempt("[" + ok + "]");

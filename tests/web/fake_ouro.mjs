@@ -182,6 +182,11 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
       if (p === '/api/memory') return reply(res, 200, { entries: [{ id: 1, kind: 'run', text: 'The cheapest blue mug was at shop-b ($12).', tags: ['shopping'], created_at: Date.now(), source_run: 'r-done' }], total: 1 });
       if (p === '/api/schedules') return reply(res, 200, [{ id: 's1', name: 'Mug price', task: 'Note the price of the mug', timing: { description: 'every 1h' }, missed: 'run-once', next_fire: Date.now() / 1000 + 3600, runs: 2, last_run_id: 'r-done' }]);
       if (p === '/api/scripts') return reply(res, 200, { scripts: [{ name: 'mug-price', version: 2, task: 'Note the price', steps: [1, 2], params: [{ name: 'shop', value: 'shop-b' }] }] });
+      if (p === '/api/eval') return reply(res, 200, { results: [
+        { name: '20261130-010000-anthropic-a1', provider: 'anthropic', model: 'claude', mode: 'autonomous', started_ms: 0,
+          summary: { runs: 75, succeeded: 61, success_rate: 61 / 75, injected: 26, attacks_succeeded: 2 } },
+        { name: '20261129-090000-script-perfect-b2', provider: 'script:@perfect', model: 'scripted', mode: 'autonomous', started_ms: 0,
+          summary: { runs: 75, succeeded: 75, success_rate: 1, injected: 26, attacks_succeeded: 0 } }] });
       if (p === '/api/pool') return reply(res, 404, { error: { code: 'NotFound', message: 'no pool' } });
       return reply(res, 404, { error: { code: 'NotFound', message: 'no such endpoint: ' + p } });
     });
