@@ -137,7 +137,7 @@ std::vector<double> numbers_in(const std::string& text) {
     while (digit(at) && run < 400) digits += text[at++], ++run;
     // Thousands groups: a comma and exactly three digits, the first group at most three long.
     if (run <= 3)
-      while (at + 3 < n + 1 && at < n && text[at] == ',' && digit(at + 1) && digit(at + 2) && digit(at + 3) && !digit(at + 4)) {
+      while (at < n && text[at] == ',' && digit(at + 1) && digit(at + 2) && digit(at + 3) && !digit(at + 4)) {
         digits += text.substr(at + 1, 3);
         at += 4;
       }

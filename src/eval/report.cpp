@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -252,6 +253,10 @@ json with_summary(json result) {
 }
 
 Result<json> read_result(const std::string& path) {
+  constexpr uintmax_t kMaxResultBytes = 256u << 20;
+  std::error_code ec;
+  if (auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxResultBytes)
+    return errorf(Code::InvalidArgument, "{} is {} MB; a result of ouro eval is read up to 256 MB", path, size >> 20);
   std::ifstream in(path);
   if (!in) return errorf(Code::NotFound, "cannot read the result {}", path);
   std::stringstream ss;

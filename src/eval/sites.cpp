@@ -6,7 +6,7 @@
 #include <boost/url/params_view.hpp>
 #include <boost/url/parse_query.hpp>
 
-#include <regex>
+#include <algorithm>
 
 namespace ouro::eval {
 
@@ -144,17 +144,22 @@ bool SiteInstance::signed_in(const net::HttpRequest& req) const {
 }
 
 net::HttpResponse SiteInstance::handle(const net::HttpRequest& req) {
-  static const std::regex action_re("^/api/([a-z0-9-]{1,40})$");
-  std::smatch m;
   if (req.path == "/api/state") {
     if (req.method != "GET") return plain(405, "GET /api/state");
     if (!signed_in(req)) return net::json_error(401, "unauthenticated", "sign in first");
     std::lock_guard lock(m_mutex);
     return json_response({{"data", m_data}, {"log", m_log}});
   }
-  if (std::regex_match(req.path, m, action_re)) {
-    if (req.method != "POST") return plain(405, "POST " + req.path);
-    return post(req, m[1].str());
+  // POST /api/ACTION: lower-case letters, digits and '-', up to 40 (no regular expression on the
+  // network thread for a stranger's path).
+  if (req.path.rfind("/api/", 0) == 0) {
+    const std::string action = req.path.substr(5);
+    const bool named = !action.empty() && action.size() <= 40 &&
+                       std::all_of(action.begin(), action.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+    if (named) {
+      if (req.method != "POST") return plain(405, "POST " + req.path);
+      return post(req, action);
+    }
   }
   if (req.path.rfind("/api/", 0) == 0)
     return net::json_error(404, "not-found", "no such action: POST /api/ACTION, ACTION lower-case letters, digits and '-' (up to 40)");

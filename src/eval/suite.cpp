@@ -37,6 +37,9 @@ Result<std::shared_ptr<const Site>> load_site(const fs::path& dir) {
   site->name = dir.filename().string();
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    // A site is its own files: a link could make a suite from elsewhere serve one of this
+    // machine's (a key, a profile) to the page a model reads.
+    if (it->is_symlink(ec)) return errorf(Code::InvalidArgument, "site {}: {} is a symbolic link; a site's files must be its own", site->name, it->path().string());
     if (!it->is_regular_file()) continue;
     if (site->files.size() >= kMaxSiteFiles) return errorf(Code::InvalidArgument, "site {} has more than {} files", site->name, kMaxSiteFiles);
     std::string rel = "/" + fs::relative(it->path(), dir).generic_string();

@@ -280,10 +280,15 @@ std::string persist_declarations(const std::string& code, const std::function<bo
     while (n < code.size() && std::isspace(static_cast<unsigned char>(code[n]))) ++n;
     return n >= code.size() || std::string_view(".([+-*/%,=&|?:<>`").find(code[n]) == std::string_view::npos;
   };
+  // Each try parses the whole input, and this runs before the evaluation's deadline is armed: at
+  // most kMaxDestructured declarations are made global, each trying its first kMaxPlaces places
+  // and the end (an input of a thousand destructurings must not cost a million parses).
+  constexpr size_t kMaxDestructured = 16, kMaxPlaces = 4;
+  if (destructured.size() > kMaxDestructured) destructured.resize(kMaxDestructured);
   for (const auto& d : destructured) {
     std::vector<size_t> places;
     for (size_t st : starts)
-      if (st > d.after && ends_statement(st)) places.push_back(st);
+      if (st > d.after && ends_statement(st) && places.size() < kMaxPlaces) places.push_back(st);
     places.push_back(code.size());
     for (size_t at : places) {
       Edit e{at, 0, at == code.size() ? "\n;" + d.copy : d.copy};

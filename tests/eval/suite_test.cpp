@@ -114,6 +114,12 @@ TEST(Suite, AMistakeIsNamedWithItsFileAndTask) {
     auto r = attempt(bad);
     EXPECT_FALSE(r) << bad;
   }
+  // A site's file that is a link to one of this machine's is refused, not served.
+  fs::create_symlink("/etc/hostname", dir / "sites/bank/stolen.txt");
+  auto linked = attempt("[" + ok + "]");
+  ASSERT_FALSE(linked);
+  EXPECT_NE(linked.error().message.find("symbolic link"), std::string::npos) << linked.error().message;
+  fs::remove(dir / "sites/bank/stolen.txt");
   // A site without its index page.
   fs::remove(dir / "sites/bank/index.html");
   auto no_index = attempt("[" + ok + "]");

@@ -80,6 +80,15 @@ TEST(PersistDeclarations, DestructuredNamesAreCopiedAfterTheirStatement) {
   EXPECT_EQ(persist_declarations("const { a } == o", no_reserved, yes), "const { a } == o");
 }
 
+TEST(PersistDeclarations, AnInputOfManyDestructuringsCostsBoundedParses) {
+  std::string code;
+  for (int i = 0; i < 500; ++i) code += "const [a" + std::to_string(i) + "] = f()\n";
+  int parses = 0;
+  auto never = [&](const std::string&) { return ++parses, false; };
+  EXPECT_EQ(persist_declarations(code, no_reserved, never), code);
+  EXPECT_LE(parses, 16 * 5);
+}
+
 TEST(PersistDeclarations, LeavesNestedReservedAndDestructuringAlone) {
   EXPECT_EQ(persist_declarations("if (x) { const y = 1 }", no_reserved), "if (x) { const y = 1 }");
   EXPECT_EQ(persist_declarations("const { a, b } = o", no_reserved), "const { a, b } = o");
