@@ -1,4 +1,5 @@
 #include "base/clock.h"
+#include "base/wait.h"
 
 #include <atomic>
 #include <chrono>
@@ -23,6 +24,8 @@ std::atomic<const Clock*> g_clock{&g_system};
 }  // namespace
 
 const Clock& clock() { return *g_clock.load(std::memory_order_acquire); }
+
+bool clock_is_manual() { return g_clock.load(std::memory_order_acquire) != &g_system; }
 
 struct ManualClock::State {
   std::atomic<double> wall, steady;

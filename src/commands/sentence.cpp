@@ -48,8 +48,12 @@ std::vector<Quoted> quoted_parts(const std::string& s) {
 // Strips a leading preposition ("into the field" → "the field").
 std::string after_prep(const std::string& s, std::initializer_list<const char*> preps) {
   std::string t = trim(s), l = lower(t);
-  for (const char* p : preps)
-    if (starts_with(l, p)) return trim(t.substr(std::string_view(p).size()));
+  for (const char* p : preps) {
+    std::string_view prep(p);
+    if (starts_with(l, p)) return trim(t.substr(prep.size()));
+    // The preposition alone ("search for", "go to"): nothing follows it.
+    if (!prep.empty() && prep.back() == ' ' && l == prep.substr(0, prep.size() - 1)) return "";
+  }
   return t;
 }
 

@@ -99,6 +99,17 @@ std::optional<bool> plan_search(const Clause& c, Clauses& out, std::string&) {
 // "log in with username "a" and password "b"".
 std::optional<bool> plan_log_in(const Clause& c, Clauses& out, std::string& note) {
   const std::string& v = c.verb;
+  // "Log out", "Sign off", "Sign up": the control of that name, not the sign-in one.
+  if (v != "login") {
+    std::string lr = lower(trim(c.rest));
+    for (const char* particle : {"out", "off", "up"}) {
+      if (lr != particle && !starts_with(lr, std::string(particle) + " ")) continue;
+      Command cmd = make(Verb::Click, c.source);
+      cmd.target = parse_target(v + " " + particle);
+      out.push_back(cmd);
+      return true;
+    }
+  }
   std::string r = v == "login" ? c.rest : after_prep(c.rest, {"in ", "on ", "into "});
   std::string lr2 = lower(r);
   if (starts_with(lr2, "with ") || starts_with(lr2, "as ") || starts_with(lr2, "using ")) r = r.substr(r.find(' ') + 1);

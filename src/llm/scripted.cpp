@@ -129,6 +129,35 @@ class ScriptedProvider final : public Provider {
   mutable std::mutex m_mutex;
 };
 
+// What a line's fields must be where the replay reads them as their type, checked when the script
+// is read (a script is the user's file, or one a recording wrote); "" when the line is fine. Those
+// the replay checks itself ("kind", "stop_reason", "cost_usd", what "tool_calls" holds) are taken
+// only when they have their type.
+std::string wrong_field(const json& line) {
+  auto type_name = [](const json& v) { return std::string(v.type_name()); };
+  for (const char* k : {"text", "reasoning", "model", "error", "asked"})
+    if (line.contains(k) && !line[k].is_string()) return fmt::format("\"{}\" must be a string, got a {}", k, type_name(line[k]));
+  for (const char* k : {"sub", "cost_known"})
+    if (line.contains(k) && !line[k].is_boolean()) return fmt::format("\"{}\" must be true or false, got a {}", k, type_name(line[k]));
+  if (line.contains("delay_ms") && (!line["delay_ms"].is_number_integer() || line["delay_ms"].get<int64_t>() < 0 || line["delay_ms"].get<int64_t>() > 600000))
+    return "\"delay_ms\" must be a whole number of milliseconds from 0 to 600000";
+  if (line.contains("usage")) {
+    const json& u = line["usage"];
+    if (!u.is_object()) return fmt::format("\"usage\" must be an object, got a {}", type_name(u));
+    for (const char* k : {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"})
+      if (u.contains(k) && !u[k].is_number_integer()) return fmt::format("\"usage.{}\" must be a whole number, got a {}", k, type_name(u[k]));
+    if (u.contains("estimated") && !u["estimated"].is_boolean()) return "\"usage.estimated\" must be true or false";
+  }
+  if (line.contains("tool_calls") && line["tool_calls"].is_array()) {
+    for (const auto& tc : line["tool_calls"]) {
+      if (!tc.is_object()) continue;
+      for (const char* k : {"id", "name"})
+        if (tc.contains(k) && !tc[k].is_string()) return fmt::format("a tool call's \"{}\" must be a string, got a {}", k, type_name(tc[k]));
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::unique_ptr<Provider> make_scripted_provider(const std::string& path, Result<void>& status) {
@@ -148,6 +177,10 @@ std::unique_ptr<Provider> make_scripted_provider(const std::string& path, Result
     if (!j || !j->is_object()) {
       status = errorf(Code::InvalidArgument, "{} line {}: each line must be a JSON object like {{\"text\": \"…\"}} ({})", path, n,
                       j ? "not an object" : j.error().message);
+      return nullptr;
+    }
+    if (std::string wrong = wrong_field(*j); !wrong.empty()) {
+      status = errorf(Code::InvalidArgument, "{} line {}: {}", path, n, wrong);
       return nullptr;
     }
     (j->value("sub", false) ? p->m_sub : p->m_main).push_back(std::move(*j));

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cctype>
 #include <mutex>
 
 namespace ouro::net {
@@ -39,7 +40,11 @@ Result<PostAnswer> post(const std::string& url, const std::string& body, const P
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   CURL* curl = curl_easy_init();
   if (!curl) return make_error(Code::Internal, "libcurl could not start a request");
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  // JSON unless the caller names its own type (one Content-Type, not two joined).
+  bool typed = std::any_of(options.headers.begin(), options.headers.end(), [](const std::string& h) {
+    return h.size() >= 13 && std::equal(h.begin(), h.begin() + 13, "content-type:", [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  });
+  curl_slist* headers = typed ? nullptr : curl_slist_append(nullptr, "Content-Type: application/json");
   for (const auto& h : options.headers) headers = curl_slist_append(headers, h.c_str());
   Sink sink{&options, {}, false};
   char errbuf[CURL_ERROR_SIZE] = {0};
@@ -69,7 +74,8 @@ Result<PostAnswer> post(const std::string& url, const std::string& body, const P
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
   if (sink.too_long) return errorf(Code::ResourceExhausted, "the answer is over {} bytes", options.max_answer_bytes);
-  if (rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_ABORTED_BY_CALLBACK) return errorf(Code::DeadlineExceeded, "no answer within {} ms", timeout);
+  if (rc == CURLE_OPERATION_TIMEDOUT) return errorf(Code::DeadlineExceeded, "no answer within {} ms", timeout);
+  if (rc == CURLE_ABORTED_BY_CALLBACK) return make_error(Code::DeadlineExceeded, "given up before the answer came: the caller stopped waiting");
   if (rc != CURLE_OK) return make_error(Code::Unavailable, *errbuf ? errbuf : curl_easy_strerror(rc));
   answer.body = std::move(sink.body);
   return answer;

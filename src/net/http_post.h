@@ -13,7 +13,7 @@
 namespace ouro::net {
 
 struct PostOptions {
-  std::vector<std::string> headers;  // "Name: value"; Content-Type: application/json is always sent
+  std::vector<std::string> headers;  // "Name: value"; Content-Type: application/json unless one is given here
   std::chrono::milliseconds timeout{10000};
   size_t max_answer_bytes = 1 << 20;
   // Past max_answer_bytes: true keeps the head and reads on; false gives up (ResourceExhausted).

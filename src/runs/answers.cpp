@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/wait.h"
+
 namespace ouro::runs {
 
 namespace {
@@ -33,7 +35,7 @@ Answers::Confirmed Answers::wait_confirmation(const std::string& id, std::chrono
     auto it = m_confirmations.find(id);
     return it == m_confirmations.end() ? std::nullopt : it->second;
   };
-  m_changed.wait_for(lock, timeout, [&] { return m_cancelled || m_withdrawn || given().has_value(); });
+  wait_for_ms(m_changed, lock, timeout, [&] { return m_cancelled || m_withdrawn || given().has_value(); });
   Confirmed out;
   out.approved = !m_cancelled && given().value_or(false);
   out.always = out.approved && m_remember.erase(id) > 0;
@@ -54,7 +56,7 @@ Answers::Asked Answers::wait_answer(const std::string& id, std::chrono::millisec
     auto it = m_questions.find(id);
     return it == m_questions.end() ? std::nullopt : it->second.answer;
   };
-  m_changed.wait_for(lock, timeout, [&] { return m_cancelled || m_withdrawn || given().has_value(); });
+  wait_for_ms(m_changed, lock, timeout, [&] { return m_cancelled || m_withdrawn || given().has_value(); });
   Asked out;
   if (!m_cancelled) out.answer = given();
   out.withdrawn = !out.answer && m_withdrawn && !m_cancelled && m_questions.count(id);

@@ -3,6 +3,7 @@
 // limit. The event log and its subscribers, the model settings and the nodes sharing PostgreSQL
 // are in run_events.cpp, run_settings.cpp and run_nodes.cpp.
 #include "server/runs.h"
+#include "base/wait.h"
 #include "base/priority.h"
 #include "base/clock.h"
 #include "server/run_manager_state.h"
@@ -523,8 +524,8 @@ runs::Conversation RunManager::conversation(const std::shared_ptr<Active>& activ
     lock.lock();
     // On a browser pool a place is for a run that works: between turns the session goes, and a
     // follow-up continues from storage on whichever endpoint is free then.
-    active->changed.wait_for(lock, m_config.pool ? std::chrono::seconds(0) : m_config.keep_idle,
-                             [&] { return !active->inbox.empty() || active->stop >= Active::Stop::End; });
+    wait_for_ms(active->changed, lock, m_config.pool ? std::chrono::seconds(0) : m_config.keep_idle,
+                [&] { return !active->inbox.empty() || active->stop >= Active::Stop::End; });
     if (active->inbox.empty() || active->stop >= Active::Stop::End) {
       active->phase = Active::Phase::Leaving;
       return std::nullopt;

@@ -1,4 +1,5 @@
 #include "server/scheduler.h"
+#include "base/wait.h"
 #include "base/clock.h"
 
 #include "base/log.h"
@@ -167,7 +168,7 @@ void Scheduler::loop() {
       spdlog::error("scheduler: {}", redact(e.what()));
     }
     lock.lock();
-    m_cv.wait_for(lock, sleep, [&] { return m_stop || m_woken; });
+    wait_for_ms(m_cv, lock, sleep, [&] { return m_stop || m_woken; });
     m_woken = false;
   }
 }

@@ -21,8 +21,18 @@ bool openable_scheme(std::string_view scheme) {
 
 Result<void> check_start_url(std::string_view url) {
   std::string shown = clip_text(std::string(url), 200);
+  // A data: URL is opened as the browser reads it, raw HTML ("<", ">", spaces) included, which the
+  // URI grammar (RFC 3986) does not allow.
+  if (url.size() > 5 && std::equal(url.begin(), url.begin() + 5, "data:", [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
+    return {};
   auto parsed = boost::urls::parse_uri(url);
-  if (parsed && openable_scheme(parsed->scheme())) return {};
+  if (parsed && openable_scheme(parsed->scheme())) {
+    bool web = parsed->scheme_id() == boost::urls::scheme::http || parsed->scheme_id() == boost::urls::scheme::https;
+    if (web && (!parsed->has_authority() || parsed->host().empty()))
+      return errorf(Code::InvalidArgument, "\"{}\" names no host: give the site's address, as in {}://example.com/", shown,
+                    parsed->scheme_id() == boost::urls::scheme::http ? "http" : "https");
+    return {};
+  }
   // "127.0.0.1:8765" is no URI; "localhost:8765" is one with the scheme "localhost".
   // A scheme of its own that is no host ("javascript:", "mailto:") is not a page at all.
   bool host_like = !parsed || parsed->scheme() == "localhost" || parsed->scheme().find('.') != std::string_view::npos;

@@ -70,8 +70,17 @@ Result<std::unique_ptr<DataDirLock>> DataDirLock::acquire(const std::string& dat
 // through a symbolic link) share one lock. Its directory is made if need be (as Database::open would).
 std::string database_lock_path(const std::string& sqlite_file) {
   std::error_code ec;
-  auto file = std::filesystem::weakly_canonical(std::filesystem::absolute(sqlite_file, ec), ec);
-  if (ec) file = sqlite_file;
+  std::filesystem::path named = std::filesystem::absolute(sqlite_file, ec);
+  if (ec) named = sqlite_file;
+  // A link to a file not made yet is followed too (weakly_canonical keeps the name of a link whose
+  // target does not exist): the server that makes the file through it holds the file's own lock.
+  for (int hop = 0; hop < 40 && std::filesystem::is_symlink(named, ec); ++hop) {
+    auto target = std::filesystem::read_symlink(named, ec);
+    if (ec) break;
+    named = target.is_absolute() ? target : named.parent_path() / target;
+  }
+  auto file = std::filesystem::weakly_canonical(named, ec);
+  if (ec) file = named;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
   return file.string() + ".lock";
 }

@@ -88,6 +88,8 @@ Result<json> checkpoint_goals(Database& db, const std::string& run_id) {
 Result<void> set_checkpoint_goals(Database& db, const std::string& run_id, const json& goals) {
   const json wanted = goals.is_array() ? goals : json::array();
   return db.with_sql([&](Connection& c) -> Result<void> {
+    // Its tables first: a migration is a transaction of its own, which cannot begin inside this one.
+    TRY(migrate(c, "run_state", kMigrations));
     return c.transaction([&]() -> Result<void> {
       bool exists = false;
       json state = TRY(state_of(c, run_id, exists));

@@ -7,16 +7,18 @@ namespace ouro::store {
 
 namespace {
 
-// The error's code by SQLite's result code (https://www.sqlite.org/rescode.html).
+// The error's code by SQLite's extended result code (https://www.sqlite.org/rescode.html): a
+// uniqueness conflict by its extended code, the rest by their primary one (its low byte).
 Code code_of(int rc) {
-  switch (rc) {
-    case SQLITE_CONSTRAINT_UNIQUE:
-    case SQLITE_CONSTRAINT_PRIMARYKEY: return Code::AlreadyExists;
+  if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY) return Code::AlreadyExists;
+  switch (rc & 0xFF) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
     case SQLITE_CANTOPEN:
     case SQLITE_IOERR: return Code::Unavailable;
-    default: return (rc & 0xFF) == SQLITE_BUSY ? Code::Unavailable : Code::Internal;
+    case SQLITE_FULL: return Code::ResourceExhausted;
+    case SQLITE_TOOBIG: return Code::InvalidArgument;
+    default: return Code::Internal;
   }
 }
 
@@ -30,15 +32,23 @@ class SqliteConnection final : public Connection {
     sqlite3_stmt* raw = nullptr;
     if (sqlite3_prepare_v2(m_db, sql.data(), static_cast<int>(sql.size()), &raw, nullptr) != SQLITE_OK)
       return failed("cannot prepare a statement");
+    if (!raw) return Rows{};  // only white space or a comment: nothing to run
     std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> st(raw, sqlite3_finalize);
     for (size_t i = 0; i < params.size(); ++i) {
       int at = static_cast<int>(i + 1);
       const Value& v = params[i].value;
-      if (auto* n = std::get_if<int64_t>(&v)) sqlite3_bind_int64(raw, at, *n);
-      else if (auto* d = std::get_if<double>(&v)) sqlite3_bind_double(raw, at, *d);
-      else if (auto* s = std::get_if<std::string>(&v)) sqlite3_bind_text(raw, at, s->data(), static_cast<int>(s->size()), SQLITE_TRANSIENT);
-      else if (auto* b = std::get_if<Bytes>(&v)) sqlite3_bind_blob(raw, at, b->data.data(), static_cast<int>(b->data.size()), SQLITE_TRANSIENT);
-      else sqlite3_bind_null(raw, at);
+      // A value SQLite cannot take (over its length limit) is refused, not stored as NULL.
+      auto too_big = [&](size_t size) { return size > static_cast<size_t>(sqlite3_limit(m_db, SQLITE_LIMIT_LENGTH, -1)); };
+      int rc = SQLITE_OK;
+      if (auto* n = std::get_if<int64_t>(&v)) rc = sqlite3_bind_int64(raw, at, *n);
+      else if (auto* d = std::get_if<double>(&v)) rc = sqlite3_bind_double(raw, at, *d);
+      else if (auto* s = std::get_if<std::string>(&v)) rc = too_big(s->size()) ? SQLITE_TOOBIG : sqlite3_bind_text64(raw, at, s->data(), s->size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+      else if (auto* b = std::get_if<Bytes>(&v)) rc = too_big(b->data.size()) ? SQLITE_TOOBIG : sqlite3_bind_blob64(raw, at, b->data.data(), b->data.size(), SQLITE_TRANSIENT);
+      else rc = sqlite3_bind_null(raw, at);
+      if (rc == SQLITE_TOOBIG)
+        return errorf(Code::InvalidArgument, "database error: value {} of a statement is over the database's limit of {} bytes", at,
+                      sqlite3_limit(m_db, SQLITE_LIMIT_LENGTH, -1));
+      if (rc != SQLITE_OK) return make_error(code_of(rc), fmt::format("database error: cannot bind value {} of a statement: {}", at, sqlite3_errstr(rc)));
     }
     Rows out;
     int rc;
@@ -65,7 +75,8 @@ class SqliteConnection final : public Connection {
       out.rows.emplace_back(std::move(cells));
     }
     if (rc != SQLITE_DONE) return failed("cannot run a statement");
-    out.affected = sqlite3_changes64(m_db);
+    // What a statement that writes nothing (a read, a schema change) reports is none, not the last write's count.
+    out.affected = sqlite3_stmt_readonly(raw) ? 0 : sqlite3_changes64(m_db);
     return out;
   }
 

@@ -3,6 +3,8 @@
 // withdrawn question is reported once, and cancel ends every wait.
 #include "runs/answers.h"
 
+#include "base/clock.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -45,6 +47,36 @@ TEST(Answers, NoAnswerInTimeIsADenialAndClosesTheQuestion) {
   EXPECT_FALSE(got.withdrawn);
   EXPECT_EQ(a.confirm("c2", true, false).error().code, Code::NotFound) << "a late answer finds nothing waiting";
   EXPECT_TRUE(a.pending().confirmations.empty());
+}
+
+// The timeout is the one clock's (base/clock.h): a test moves it past five minutes instead of
+// waiting them, and the person's answer is not there.
+TEST(Answers, TheTimeoutIsTheClocksAndATestMovesIt) {
+  ManualClock clock(1e12);
+  const double start = steady_ms();
+  Answers a;
+  a.expect_confirmation("c3");
+  a.expect_question("q3", json::array());
+  std::atomic<double> confirmed_at{0}, answered_at{0};
+  std::thread confirming([&] {
+    EXPECT_FALSE(a.wait_confirmation("c3", 5min).approved);
+    confirmed_at = steady_ms() - start;
+  });
+  std::thread asking([&] {
+    EXPECT_FALSE(a.wait_answer("q3", 10min).answer);
+    answered_at = steady_ms() - start;
+  });
+  // Moved a minute at a time (each a moment of real time for the waits to look), up to an hour.
+  for (int minute = 1; minute <= 60 && (!confirmed_at || !answered_at); ++minute) {
+    clock.advance(60'000);
+    std::this_thread::sleep_for(20ms);
+  }
+  confirming.join();
+  asking.join();
+  EXPECT_GE(confirmed_at, 5 * 60'000.0) << "not before its five minutes";
+  EXPECT_GE(answered_at, 10 * 60'000.0) << "not before its ten minutes";
+  EXPECT_LT(answered_at, 60 * 60'000.0) << "it ended once the clock passed its timeout, without ten real minutes";
+  EXPECT_EQ(a.confirm("c3", true, false).error().code, Code::NotFound) << "timed out: closed";
 }
 
 TEST(Answers, ATurnsEndWithdrawsEachQuestionOnce) {

@@ -126,6 +126,10 @@ TEST(Resume, AKilledServerResumesTheRunToTheSameFinal) {
     EXPECT_EQ(done.value("iterations", 0), 4) << "iterations count the whole run";
     // A finished run is not resumed again.
     EXPECT_EQ(s.post("/api/runs/" + id + "/resume", json::object()).status, 409);
+    // The resumed turn was the conversation's first: a follow-up is its second, not a third.
+    Http next = s.post("/api/runs/" + id + "/messages", {{"text", "And now?"}});
+    ASSERT_EQ(next.status / 100, 2) << next.raw;
+    EXPECT_EQ(next.body.value("turn", 0), 2) << next.raw;
   }
 }
 

@@ -1,0 +1,40 @@
+// Waiting on a condition variable until a deadline of the one clock (base/clock.h): on the
+// system's clock the thread sleeps until the deadline; under a test's ManualClock, whose time moves
+// only when the test moves it, it looks at the clock every few milliseconds, so that moving the
+// clock past a timeout ends the wait without the test sleeping for it.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+
+#include "base/clock.h"
+
+namespace ouro {
+
+// True while a test's clock stands in for the system's.
+bool clock_is_manual();
+
+// Waits until pred() holds (true) or the clock's monotonic time reaches deadline_ms (pred() then).
+template <class ConditionVariable, class Lock, class Pred>
+bool wait_until_ms(ConditionVariable& cv, Lock& lock, double deadline_ms, Pred pred) {
+  using namespace std::chrono_literals;
+  while (!pred()) {
+    double left = deadline_ms - steady_ms();
+    if (left <= 0) return pred();
+    // At most an hour a slice: a deadline far off is no overflow.
+    std::chrono::duration<double, std::milli> slice(std::min(left, 3'600'000.0));
+    if (clock_is_manual()) slice = std::min(slice, std::chrono::duration<double, std::milli>(2.0));
+    cv.wait_for(lock, std::chrono::duration_cast<std::chrono::nanoseconds>(slice) + 1ns);
+  }
+  return true;
+}
+
+// The same for a timeout from now.
+template <class ConditionVariable, class Lock, class Rep, class Period, class Pred>
+bool wait_for_ms(ConditionVariable& cv, Lock& lock, std::chrono::duration<Rep, Period> timeout, Pred pred) {
+  const double ms = std::chrono::duration<double, std::milli>(timeout).count();
+  return wait_until_ms(cv, lock, steady_ms() + ms, pred);
+}
+
+}  // namespace ouro
