@@ -81,6 +81,27 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// The suite prints hundreds of lines before its assertions; a log cut to its head and tail (CI's)
+// would lose them. Each failure is said again, briefly, as the last lines of the program.
+class FailuresAtTheEnd : public ::testing::EmptyTestEventListener {
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (r.failed() && m_failures.size() < 40)
+      m_failures.push_back(std::string(r.file_name() ? r.file_name() : "?") + ":" + std::to_string(r.line_number()) + ": " +
+                           std::string(r.message()).substr(0, 400));
+  }
+  void OnTestProgramEnd(const ::testing::UnitTest&) override {
+    if (m_failures.empty()) return;
+    std::printf("\n[redteam] %zu failure(s), again:\n", m_failures.size());
+    for (const auto& f : m_failures) std::printf("[redteam] %s\n", f.c_str());
+    std::fflush(stdout);
+  }
+  std::vector<std::string> m_failures;
+};
+const bool kFailuresListed = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new FailuresAtTheEnd);
+  return true;
+}();
+
 // CarefulClean: careful mode in a context of the run's own (--context clean), whose connections
 // go through the gate's proxy; Mine: careful mode in the user's own Chrome, which ouro attaches to
 // (`--browser auto`: a Chromium started with --remote-debugging-port, its profile's context shared
@@ -753,6 +774,30 @@ TEST(RedTeam, NothingLeavesTheAllowedSitesAndNothingIsBoughtUnasked) {
   // Two cores, and make test runs another suite beside this one: two browsers at a time (three
   // made the page engine's 30,000-link snapshot of the browser suite miss its deadline).
   run_jobs(std::move(jobs), 2);
+
+  // The control shows each path works once: on a loaded machine a late sender (a WebRTC
+  // candidate, a page's poller) can miss a run that ends first, so a group whose attempt got
+  // nothing out with the gate off is run again, up to twice, and what got out in any run counts.
+  // The gated modes are never run again: a leak there fails at once.
+  for (int again = 0; again < 2; ++again) {
+    std::set<size_t> retry;
+    for (const auto& v : verdicts)
+      if (v.mode == mode_name(Mode::Ungated) && v.leaked.empty() && !v.refused_by_type)
+        for (size_t gi = 0; gi < all.size(); ++gi)
+          if (all[gi].name == v.group) retry.insert(gi);
+    if (retry.empty()) break;
+    for (size_t gi : retry) {
+      const Group& g = all[gi];
+      std::printf("[redteam] the control runs '%s' again: an attempt got nothing out\n", g.name.c_str());
+      RedteamSites sites;
+      RunResult r = run_mode(Mode::Ungated, blocks_of(g, sites, Mode::Ungated, gi), sites, g.secret, g.name + " (again)", sources);
+      for (size_t i = 0; i < g.attempts.size(); ++i) {
+        Verdict fresh = judge(Mode::Ungated, g, g.attempts[i], marker_of(Mode::Ungated, gi, i), r, sites);
+        for (auto& v : verdicts)
+          if (v.mode == fresh.mode && v.marker == fresh.marker && v.leaked.empty()) v.leaked = fresh.leaked;
+      }
+    }
+  }
 
   for (const auto& f : failed_runs) ADD_FAILURE() << "a run did not finish: " << f;
   std::sort(verdicts.begin(), verdicts.end(), [](const Verdict& a, const Verdict& b) { return std::tie(a.mode, a.marker) < std::tie(b.mode, b.marker); });
