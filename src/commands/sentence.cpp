@@ -344,8 +344,8 @@ ParsedRequest parse_request(std::string_view text_in) {
   std::set<std::string> kinds;
   std::string scope, last_verb;
   for (const auto& line : split_lines(text)) {
-    // A line of the command language is taken as it is (its TARGET may hold "and"), unless it
-    // asks for a judgement; "… three times" repeats it.
+    // A line of the command language is taken as it is, unless it asks for a judgement, holds
+    // more than one clause, or the planners read it (below); "… three times" repeats it.
     std::string once = line;
     int times = repetitions(once);
     if (auto c = parse_command(once); c && c->verb != Verb::Extract && !needs_judgement(lower(line))) {
@@ -353,7 +353,13 @@ ParsedRequest parse_request(std::string_view text_in) {
       std::string l = lower(line);
       for (const char* j : {" and ", " then ", ", "})
         if (l.find(j) != std::string::npos) plain = false;
-      if (plain) {
+      // A sentence that reads as a command ("Click the Save button to save your changes", "Clear
+      // the Remember me box") goes to the planners all the same when they read it: they take the
+      // purpose, the means, the casing or the kind of box out of it, and read a command-language
+      // line as that line.
+      Clauses read_as_sentence;
+      std::string unused;
+      if (plain && (times > 1 || !plan_clause(line, read_as_sentence, unused))) {
         for (int i = 0; i < times; ++i) r.plan.push_back(*c);
         continue;
       }

@@ -405,4 +405,22 @@ TEST(SentenceClicks, ByMeansOfSelecting) {
 }
 
 }  // namespace
+// One clause that reads as a command still has what the planners read taken out of it: the
+// purpose, the means, the casing, the kind of box; a command-language line reads as itself.
+TEST(SentenceAsCommand, APurposeMeansOrCasingIsReadOutOfAOneClauseSentence) {
+  EXPECT_EQ(plan_of("Click the Save button to save your changes"), (L{"click the Save button"}));
+  EXPECT_EQ(plan_of("Submit the form by pressing Enter"), (L{"press Enter"}));
+  EXPECT_EQ(plan_of("Enter \"Hello World\" into the Name field in all lower case letters"), (L{"type \"hello world\" into the Name field"}));
+  EXPECT_EQ(plan_of("Clear the Remember me box"), (L{"uncheck the Remember me box"}));
+  EXPECT_TRUE(parse_request("Expand all the sections").plan.empty()) << "a closed section is opened when a target is in it";
+  for (const char* line : {"click Save", "click \"Save\"", "click e12", "type \"x\" into #name", "press Enter", "navigate https://example.com",
+                           "select \"Red\" from the Colour list", "check the Terms box", "clear the search box", "wait 2s", "click [data-id=3]",
+                           "type secret:pw into the password field", "click the 2nd result"}) {
+    auto c = parse_command(line);
+    ASSERT_TRUE(c) << line;
+    EXPECT_EQ(plan_of(line), (L{to_line(*c)})) << line;
+  }
+  EXPECT_EQ(plan_of("click Next three times"), (L{"click Next", "click Next", "click Next"}));
+}
+
 }  // namespace ouro::commands
