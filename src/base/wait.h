@@ -16,12 +16,19 @@ namespace ouro {
 bool clock_is_manual();
 
 // Waits until pred() holds (true) or the clock's monotonic time reaches deadline_ms (pred() then).
+// A clock put in or taken away meanwhile (a test's) keeps the time that was left, on the new one.
 template <class ConditionVariable, class Lock, class Pred>
 bool wait_until_ms(ConditionVariable& cv, Lock& lock, double deadline_ms, Pred pred) {
   using namespace std::chrono_literals;
+  const Clock* on = &clock();
+  double left = deadline_ms - on->steady_ms();
   while (!pred()) {
-    double left = deadline_ms - steady_ms();
-    if (left <= 0) return pred();
+    if (const Clock* now_on = &clock(); now_on != on) {
+      on = now_on;
+      deadline_ms = on->steady_ms() + left;
+    }
+    left = deadline_ms - on->steady_ms();
+    if (!(left > 0)) return pred();
     // At most an hour a slice: a deadline far off is no overflow.
     std::chrono::duration<double, std::milli> slice(std::min(left, 3'600'000.0));
     if (clock_is_manual()) slice = std::min(slice, std::chrono::duration<double, std::milli>(2.0));

@@ -16,7 +16,6 @@ Code code_of(int rc) {
     case SQLITE_LOCKED:
     case SQLITE_CANTOPEN:
     case SQLITE_IOERR: return Code::Unavailable;
-    case SQLITE_FULL: return Code::ResourceExhausted;
     case SQLITE_TOOBIG: return Code::InvalidArgument;
     default: return Code::Internal;
   }
@@ -75,7 +74,7 @@ class SqliteConnection final : public Connection {
       out.rows.emplace_back(std::move(cells));
     }
     if (rc != SQLITE_DONE) return failed("cannot run a statement");
-    // What a statement that writes nothing (a read, a schema change) reports is none, not the last write's count.
+    // A read reports no rows changed, not the count of the last write before it.
     out.affected = sqlite3_stmt_readonly(raw) ? 0 : sqlite3_changes64(m_db);
     return out;
   }

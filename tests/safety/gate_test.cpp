@@ -67,6 +67,19 @@ TEST(GateRules, TheSitesComeFromUrlsTaskTextAndAllowDomain) {
   EXPECT_EQ(decide(*p, run_request("https://example.org/a")).decision, Decision::Deny);
 }
 
+// A start page written as a data: URL with raw HTML (as a browser takes it) names no site: the
+// run starts, and nothing is allowed because of it.
+TEST(GateRules, ADataUrlStartPageNamesNoSite) {
+  GateConfig c;
+  c.urls = {"data:text/html,<h1>Hi there</h1><a href='https://shop.example.com/'>shop</a>", "https://shop.example.com/"};
+  auto p = make_policy(c);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(decide(**p, run_request("https://shop.example.com/x")).decision, Decision::Allow);
+  EXPECT_EQ(decide(**p, run_request("https://example.org/a")).decision, Decision::Deny);
+  c.urls = {"https://exa mple.com/<x>"};
+  EXPECT_FALSE(make_policy(c)) << "a web URL the grammar refuses is still refused";
+}
+
 TEST(GateRules, WritesOnAllowedSitesAskInCarefulModeOnlyAfterTheRunActed) {
   EXPECT_EQ(decide(*policy(), run_request("https://shop.example.com/buy", "POST")).decision, Decision::Ask);
   RequestFacts approved = run_request("https://shop.example.com/buy", "POST");
