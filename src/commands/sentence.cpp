@@ -354,12 +354,17 @@ ParsedRequest parse_request(std::string_view text_in) {
       for (const char* j : {" and ", " then ", ", "})
         if (l.find(j) != std::string::npos) plain = false;
       // A sentence that reads as a command ("Click the Save button to save your changes", "Clear
-      // the Remember me box") goes to the planners all the same when they read it: they take the
-      // purpose, the means, the casing or the kind of box out of it, and read a command-language
-      // line as that line.
+      // the Remember me box") goes to the planners all the same when they read more in it: the
+      // purpose, the means, the casing or the kind of box. A line they read as itself stays the
+      // command it is (its target may be of a kind they do not make, a page's tool).
       Clauses read_as_sentence;
       std::string unused;
-      if (plain && (times > 1 || !plan_clause(line, read_as_sentence, unused))) {
+      auto reads_more = [&] {
+        // A page's tool is a step only the command language names.
+        if (times > 1 || c->verb == Verb::UseTool || !plan_clause(line, read_as_sentence, unused)) return false;
+        return read_as_sentence.size() != 1 || to_line(read_as_sentence[0]) != to_line(*c);
+      };
+      if (plain && !reads_more()) {
         for (int i = 0; i < times; ++i) r.plan.push_back(*c);
         continue;
       }

@@ -421,6 +421,15 @@ TEST(SentenceAsCommand, APurposeMeansOrCasingIsReadOutOfAOneClauseSentence) {
     EXPECT_EQ(plan_of(line), (L{to_line(*c)})) << line;
   }
   EXPECT_EQ(plan_of("click Next three times"), (L{"click Next", "click Next", "click Next"}));
+  // A page's tool is a kind of target only the command language makes: kept.
+  auto tool = parse_request("type \"ink\" into the page's search_products tool");
+  auto literal = parse_command("type \"ink\" into the page's search_products tool");
+  ASSERT_TRUE(literal);
+  ASSERT_EQ(tool.plan.size(), 1u);
+  EXPECT_EQ(to_json(tool.plan[0]), to_json(*literal)) << "the command as the command language reads it";
+  auto use = parse_request("use the page's search_products tool with \"ink\"");
+  ASSERT_EQ(use.plan.size(), 1u);
+  EXPECT_EQ(use.plan[0].verb, Verb::UseTool) << to_line(use.plan[0]);
 }
 
 }  // namespace ouro::commands
