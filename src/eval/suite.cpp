@@ -86,7 +86,7 @@ Result<void> parse_tasks(const json& array, const std::string& where, std::vecto
       return errorf(Code::InvalidArgument, "{}: a task is on a \"site\" of the suite or on a \"url\" of your own (one of the two)", named);
     if (!task.url.empty()) {
       auto u = boost::urls::parse_absolute_uri(task.url);
-      if (!u || (u->scheme() != "http" && u->scheme() != "https") || u->host().empty())
+      if (!u || (u->scheme_id() != boost::urls::scheme::http && u->scheme_id() != boost::urls::scheme::https) || u->host().empty())
         return errorf(Code::InvalidArgument, "{}: \"url\" is an http(s) address, like https://example.com/account", named);
     }
     if (task.start.empty() || task.start[0] != '/') return errorf(Code::InvalidArgument, "{}: \"start\" is a path on the site, like /inbox.html", named);

@@ -3,8 +3,9 @@
 #include <curl/curl.h>
 
 #include <algorithm>
-#include <cctype>
 #include <mutex>
+
+#include "base/ascii.h"
 
 namespace ouro::net {
 
@@ -41,9 +42,7 @@ Result<PostAnswer> post(const std::string& url, const std::string& body, const P
   CURL* curl = curl_easy_init();
   if (!curl) return make_error(Code::Internal, "libcurl could not start a request");
   // JSON unless the caller names its own type (one Content-Type, not two joined).
-  bool typed = std::any_of(options.headers.begin(), options.headers.end(), [](const std::string& h) {
-    return h.size() >= 13 && std::equal(h.begin(), h.begin() + 13, "content-type:", [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
-  });
+  bool typed = std::any_of(options.headers.begin(), options.headers.end(), [](const std::string& h) { return starts_with_nocase(h, "content-type:"); });
   curl_slist* headers = typed ? nullptr : curl_slist_append(nullptr, "Content-Type: application/json");
   for (const auto& h : options.headers) headers = curl_slist_append(headers, h.c_str());
   Sink sink{&options, {}, false};

@@ -1,4 +1,6 @@
 #include "safety/gate.h"
+
+#include "base/ascii.h"
 #include "base/text.h"
 
 #include "safety/redact.h"
@@ -161,8 +163,7 @@ Result<std::shared_ptr<GatePolicy>> make_policy(const GateConfig& config) {
   std::vector<std::string> given;
   for (const auto& u : config.urls) {
     // A data: URL (raw HTML as a browser takes it, which the URI grammar refuses) names no site.
-    if (u.size() > 5 && std::equal(u.begin(), u.begin() + 5, "data:", [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
-      continue;
+    if (starts_with_nocase(u, "data:")) continue;
     auto url = parse_url(u);
     if (!url) return errorf(Code::InvalidArgument, "cannot read the URL '{}': {}", u.substr(0, 200), url.error().message);
     sites.add_site_of(*url);

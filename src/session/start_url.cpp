@@ -1,10 +1,9 @@
 #include "session/start_url.h"
 
+#include "base/ascii.h"
 #include "base/text.h"
 
 #include <boost/url/parse.hpp>
-
-#include <cctype>
 
 namespace ouro::session {
 
@@ -12,8 +11,7 @@ namespace {
 
 bool openable_scheme(std::string_view scheme) {
   for (std::string_view s : {"http", "https", "file", "data", "about"})
-    if (scheme.size() == s.size() && std::equal(s.begin(), s.end(), scheme.begin(), [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); }))
-      return true;
+    if (equals_nocase(scheme, s)) return true;
   return false;
 }
 
@@ -23,8 +21,7 @@ Result<void> check_start_url(std::string_view url) {
   std::string shown = clip_text(std::string(url), 200);
   // A data: URL is opened as the browser reads it, raw HTML ("<", ">", spaces) included, which the
   // URI grammar (RFC 3986) does not allow.
-  if (url.size() > 5 && std::equal(url.begin(), url.begin() + 5, "data:", [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
-    return {};
+  if (starts_with_nocase(url, "data:")) return {};
   auto parsed = boost::urls::parse_uri(url);
   if (parsed && openable_scheme(parsed->scheme())) {
     bool web = parsed->scheme_id() == boost::urls::scheme::http || parsed->scheme_id() == boost::urls::scheme::https;

@@ -1,5 +1,6 @@
 // Clipping never leaves half a UTF-8 character, whichever mark and unit the caller asks for.
 #include "base/text.h"
+#include "base/ascii.h"
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,17 @@ bool valid_utf8(std::string_view s) {
     i += n;
   }
   return true;
+}
+
+// Protocol words (schemes, header names) compared without their case, and only as ASCII.
+TEST(Ascii, PrefixesAndWordsIgnoreCaseAndNothingElse) {
+  EXPECT_TRUE(starts_with_nocase("DATA:text/html,<p>", "data:"));
+  EXPECT_TRUE(starts_with_nocase("Content-Type: text/plain", "content-type:"));
+  EXPECT_FALSE(starts_with_nocase("dat", "data:")) << "shorter than the prefix";
+  EXPECT_FALSE(starts_with_nocase("xdata:", "data:"));
+  EXPECT_TRUE(equals_nocase("HTTPS", "https"));
+  EXPECT_FALSE(equals_nocase("https2", "https"));
+  EXPECT_FALSE(equals_nocase("\xc4\xb0ttps", "https")) << "no Unicode case folding";
 }
 
 TEST(ClipHead, KeepsShortTextAndMarksWhatItCuts) {
