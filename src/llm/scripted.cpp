@@ -6,9 +6,11 @@
 // (arguments an object, or a string as a model might send it; "text" may come with it).
 // "usage", "cost_usd" and "stop_reason", when given, are reported as the model reported them; a
 // sub-call's "asked" (request_digest) makes it the answer to the call that asked that.
+#include "base/clock.h"
 #include "llm/digest.h"
 #include "llm/provider.h"
 
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -59,8 +61,13 @@ class ScriptedProvider final : public Provider {
       }
       return true;
     };
+    // {"delay_ms": N}: the response comes N ms late; with {"until_file": PATH}, or as soon as
+    // that file exists (a test's go-ahead, whatever the machine's speed).
     if (item.value("delay_ms", 0) > 0) {
-      for (int waited = 0; waited < item.value("delay_ms", 0); waited += 10) {
+      const std::string until = item.value("until_file", "");
+      const double end = steady_ms() + item.value("delay_ms", 0);
+      std::error_code ec;
+      while (steady_ms() < end && (until.empty() || !std::filesystem::exists(until, ec))) {
         if (cancel.cancelled()) return make_error(Code::Cancelled, "cancelled");
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
@@ -135,7 +142,7 @@ class ScriptedProvider final : public Provider {
 // only when they have their type.
 std::string wrong_field(const json& line) {
   auto type_name = [](const json& v) { return std::string(v.type_name()); };
-  for (const char* k : {"text", "reasoning", "model", "error", "asked"})
+  for (const char* k : {"text", "reasoning", "model", "error", "asked", "until_file"})
     if (line.contains(k) && !line[k].is_string()) return fmt::format("\"{}\" must be a string, got a {}", k, type_name(line[k]));
   for (const char* k : {"sub", "cost_known"})
     if (line.contains(k) && !line[k].is_boolean()) return fmt::format("\"{}\" must be true or false, got a {}", k, type_name(line[k]));

@@ -569,10 +569,10 @@ TEST(ReplEnv, HostileValuesNeverBreakAnEvaluationOrTheCheckpoint) {
   o.executable = testing::ouro_binary();
   o.host_functions = {"echo"};
   o.timeout = 20s;
-  // Saving this env (a million numbers, a 100,000-key object, 66 MB of strings) took over 2 s
-  // once under a loaded make test, and then nothing was checkpointed for the checks below: the
-  // deadline is for the never-returning trap further down, not for this.
-  o.checkpoint_timeout = 6s;
+  // Saving this env (a million numbers, a 100,000-key object, 66 MB of strings) took over 6 s
+  // under a loaded CI run. This test is about what is kept, not how fast: the deadline is generous
+  // here, and a save that never ends has a test of its own below.
+  o.checkpoint_timeout = 120s;
   auto started = Repl::start(o, h.fn());
   ASSERT_TRUE(started) << started.error().message;
   Repl& repl = **started;
@@ -594,21 +594,6 @@ TEST(ReplEnv, HostileValuesNeverBreakAnEvaluationOrTheCheckpoint) {
   EXPECT_EQ(r->value, "ok");
   ASSERT_FALSE(r->logs.empty());
   EXPECT_NE(r->logs[0].find("env.tooBig is too large to keep over a restart"), std::string::npos) << r->logs[0];
-
-  // A trap that never returns: saving env stops at its deadline, the evaluation still succeeds,
-  // the code is told, and the checkpoint stays the one before.
-  std::string kept = repl.env_checkpoint();
-  auto t0 = std::chrono::steady_clock::now();
-  auto loop = repl.eval("env.loop = new Proxy({}, { ownKeys() { for (;;) {} } }); 'still ok'");
-  ASSERT_TRUE(loop) << loop.error().message;
-  EXPECT_TRUE(loop->ok) << loop->error_message;
-  EXPECT_EQ(loop->value, "still ok");
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 12s);
-  ASSERT_FALSE(loop->logs.empty());
-  EXPECT_NE(loop->logs.back().find("env was not checkpointed after this input (saving it took longer than 6000 ms)"), std::string::npos)
-      << loop->logs.back();
-  EXPECT_EQ(repl.env_checkpoint(), kept);
-  ASSERT_TRUE(repl.eval("delete env.loop; 1")->ok);
 
   kill_worker(repl);
   auto after = repl.eval(R"JS((() => {
@@ -644,6 +629,42 @@ TEST(ReplEnv, HostileValuesNeverBreakAnEvaluationOrTheCheckpoint) {
   EXPECT_EQ((*plain)["sparse"].size(), 100001u) << "holes are written as nulls up to a cap, then the element";
   EXPECT_FALSE(summarize_env(*plain).empty());
   EXPECT_LT(std::chrono::steady_clock::now() - t1, 5s);
+}
+
+TEST(ReplEnv, ASaveThatNeverEndsStopsAtItsDeadlineAndKeepsTheLastCheckpoint) {
+  TestHost h;
+  ReplOptions o;
+  o.executable = testing::ouro_binary();
+  o.timeout = 20s;
+  o.checkpoint_timeout = 1500ms;
+  auto started = Repl::start(o, h.fn());
+  ASSERT_TRUE(started) << started.error().message;
+  Repl& repl = **started;
+  ASSERT_TRUE(repl.eval("env.kept = { n: 41 }; 1")->ok);
+  std::string kept = repl.env_checkpoint();
+  ASSERT_NE(kept.find("41"), std::string::npos) << kept;
+
+  // A trap that never returns: saving env stops at its deadline, the evaluation still succeeds,
+  // the code is told, and the checkpoint stays the one before.
+  auto t0 = std::chrono::steady_clock::now();
+  auto loop = repl.eval("env.kept.n = 42; env.loop = new Proxy({}, { ownKeys() { for (;;) {} } }); 'still ok'");
+  ASSERT_TRUE(loop) << loop.error().message;
+  EXPECT_TRUE(loop->ok) << loop->error_message;
+  EXPECT_EQ(loop->value, "still ok");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s) << "the parent's own deadline is the evaluation's, the save's and 3 s";
+  ASSERT_FALSE(loop->logs.empty());
+  EXPECT_NE(loop->logs.back().find("env was not checkpointed after this input (saving it took longer than 1500 ms)"), std::string::npos)
+      << loop->logs.back();
+  EXPECT_EQ(repl.env_checkpoint(), kept);
+
+  // The worker goes on: the next input saves again once the trap is gone.
+  auto next = repl.eval("delete env.loop; env.kept.n");
+  ASSERT_TRUE(next && next->ok);
+  EXPECT_EQ(next->value, 42);
+  kill_worker(repl);
+  auto after = repl.eval("env.kept.n");
+  ASSERT_TRUE(after && after->ok) << (after ? after->error_message : after.error().message);
+  EXPECT_EQ(after->value, 42) << "the save after the trap was removed is the one a restart brings back";
 }
 
 TEST(ReplEnv, AnOldPlainCheckpointStillRestores) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -103,6 +104,7 @@ TEST_F(ScriptedProvider, AFieldOfTheWrongTypeIsRefusedNamingTheLine) {
   };
   for (const Case& c : {Case{R"({"sub": "yes", "text": "a"})", "\"sub\" must be true or false"}, Case{R"({"text": 5})", "\"text\" must be a string"},
                         Case{R"({"text": "a", "delay_ms": "5"})", "\"delay_ms\""}, Case{R"({"text": "a", "delay_ms": -1})", "\"delay_ms\""},
+                        Case{R"({"text": "a", "delay_ms": 10, "until_file": 1})", "\"until_file\" must be a string"},
                         Case{R"({"text": "a", "usage": {"input_tokens": "10"}})", "usage.input_tokens"},
                         Case{R"({"text": "a", "usage": []})", "\"usage\" must be an object"},
                         Case{R"({"text": "a", "tool_calls": [{"name": 3}]})", "\"name\" must be a string"}}) {
@@ -318,6 +320,27 @@ TEST_F(ScriptedProvider, ACancelledCallStopsWithoutWaitingOrStreaming) {
   EXPECT_TRUE(d.all.empty());
   // A cancelled call has used its answer: the position says so.
   EXPECT_EQ((*p)->position()["main"], 2);
+}
+
+// A delayed answer with a go-ahead file comes once the file exists, and at its delay without one.
+TEST_F(ScriptedProvider, ADelayEndsWhenItsGoAheadFileExists) {
+  const std::string go = testing::temp_dir() + "/go";
+  std::filesystem::remove(go);
+  auto p = scripted("{\"text\": \"held\", \"delay_ms\": 600000, \"until_file\": \"" + go + "\"}\n{\"text\": \"late\", \"delay_ms\": 300}\n");
+  ASSERT_TRUE(p) << p.error().message;
+  Deltas d;
+  CancelToken cancel;
+  std::optional<Result<Response>> held;
+  std::thread caller([&] { held = (*p)->complete(ask(), d.fn(), cancel); });
+  std::ofstream(go) << "go";
+  caller.join();  // would wait ten minutes without the file
+  ASSERT_TRUE(held && *held) << (held ? held->error().message : "no answer");
+  EXPECT_EQ((*held)->text, "held");
+  auto t0 = std::chrono::steady_clock::now();
+  auto late = (*p)->complete(ask(), d.fn(), cancel);
+  ASSERT_TRUE(late) << late.error().message;
+  EXPECT_EQ(late->text, "late");
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(300)) << "a delay without a file is waited out";
 }
 
 TEST_F(ScriptedProvider, CallsFromSeveralThreadsEachGetTheirOwnAnswer) {

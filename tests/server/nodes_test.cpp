@@ -18,6 +18,8 @@
 #include <signal.h>
 
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <map>
@@ -182,9 +184,13 @@ TEST_F(Nodes, ADeadNodesRunGoesOnElsewhereWithinTheStatedTime) {
   ASSERT_FALSE(a->base.empty());
   auto db = open_db();
   ASSERT_TRUE(db);
+  // The second answer waits for the test's go-ahead: node-a holds the run in the middle of its work
+  // however long node-b takes to come up; the node that takes it over finds the file there.
+  const std::string go = temp_dir() + "/go";
+  std::filesystem::remove(go);
   std::string script = script_file({
       {{"text", repl_reply("env.n = 1;\n'one'")}},
-      {{"delay_ms", 4000}, {"text", repl_reply("env.n += 1;\n'two'")}},
+      {{"delay_ms", 120000}, {"until_file", go}, {"text", repl_reply("env.n += 1;\n'two'")}},
       {{"text", repl_reply("setFinal({n: env.n + 1})")}},
   });
   std::string id = a->post("/api/runs", run_body(script, 1)).body.value("id", "");
@@ -196,9 +202,10 @@ TEST_F(Nodes, ADeadNodesRunGoesOnElsewhereWithinTheStatedTime) {
   ASSERT_EQ(owner_of(*db, id), "node-a");
   a->kill9();
   auto killed = Clock::now();
+  std::ofstream(go) << "go";
   ASSERT_TRUE(b->wait_events(id, [](const auto& ev) {
     return std::any_of(ev.begin(), ev.end(), [](const json& e) { return e["type"] == "resumed"; });
-  }, 60s));
+  }, 60s)) << "node-b's log:\n" << b->log() << "\nthe run's events: " << json(b->events(id)).dump();
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - killed).count();
   std::cout << "[ nodes ] takeover after SIGKILL: " << ms << " ms (dead after " << store::kNodeDead.count() << " ms, poll "
             << store::kNodePoll.count() << " ms)\n";
@@ -216,9 +223,13 @@ TEST_F(Nodes, AFrozenNodeThatWakesDoesNotRunItsLostRunAgain) {
   ASSERT_FALSE(a->base.empty());
   auto db = open_db();
   ASSERT_TRUE(db);
+  // The second answer waits for the test's go-ahead: node-a holds the run in the middle of its work
+  // however long node-b takes to come up; the node that takes it over finds the file there.
+  const std::string go = temp_dir() + "/go";
+  std::filesystem::remove(go);
   std::string script = script_file({
       {{"text", repl_reply("env.n = 1;\n'one'")}},
-      {{"delay_ms", 4000}, {"text", repl_reply("env.n += 1;\n'two'")}},
+      {{"delay_ms", 120000}, {"until_file", go}, {"text", repl_reply("env.n += 1;\n'two'")}},
       {{"text", repl_reply("setFinal({n: env.n + 1})")}},
   });
   std::string id = a->post("/api/runs", run_body(script, 1)).body.value("id", "");
@@ -229,9 +240,10 @@ TEST_F(Nodes, AFrozenNodeThatWakesDoesNotRunItsLostRunAgain) {
   ASSERT_FALSE(b->base.empty());
   ASSERT_EQ(owner_of(*db, id), "node-a");
   kill(-a->pid, SIGSTOP);  // the node, its Chromium and REPL workers: as a long pause would
+  std::ofstream(go) << "go";  // read by node-b's model when it goes on; node-a sleeps through it
   ASSERT_TRUE(b->wait_events(id, [](const auto& ev) {
     return std::any_of(ev.begin(), ev.end(), [](const json& e) { return e["type"] == "resumed"; });
-  }, 60s));
+  }, 60s)) << "node-b's log:\n" << b->log() << "\nthe run's events: " << json(b->events(id)).dump();
   kill(-a->pid, SIGCONT);
   json done = b->wait_state(id, {"done", "failed", "partial", "cancelled"});
   EXPECT_EQ(done.value("state", ""), "done") << done.dump();
