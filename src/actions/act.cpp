@@ -82,7 +82,7 @@ struct Bound {
 
 // The page engine's function `fn` with `args`, in the run's tab (Browser::call).
 Result<json> page(Run& run, const char* fn, json args = json::array()) {
-  return run.ctx.browser.call(run.tab, fn, std::move(args), "", run.ctx.limits.exec_timeout);
+  return run.ctx.browser().call(run.tab, fn, std::move(args), "", run.ctx.limits().exec_timeout);
 }
 
 // One binding's use of the action cache (actions/action_cache.h): the kept resolutions of the
@@ -92,19 +92,19 @@ Result<json> page(Run& run, const char* fn, json args = json::array()) {
 class CacheUse {
  public:
   CacheUse(Run& run, const Target& t, const std::string& verb) : m_run(run) {
-    if (!run.ctx.db) return;
+    if (!run.ctx.db()) return;
     m_key = action_cache_key(verb, t);
     if (m_key.empty()) return;
-    auto info = run.ctx.browser.tab_info(run.tab);
+    auto info = run.ctx.browser().tab_info(run.tab);
     if (!info) return;
     m_site = action_cache_site(info->url);
     if (m_site.empty()) return;
-    m_cache.emplace(*run.ctx.db);
+    m_cache.emplace(*run.ctx.db());
   }
   ~CacheUse() {
     if (!on()) return;
-    if (m_hit) ++m_run.ctx.action_cache.hits;
-    else ++m_run.ctx.action_cache.misses;
+    if (m_hit) ++m_run.ctx.action_cache().hits;
+    else ++m_run.ctx.action_cache().misses;
   }
   bool on() const { return m_cache.has_value(); }
   json kept() {
@@ -446,14 +446,14 @@ Result<json> do_submit(Run& run, const Command& c, json& step) {
 }
 
 Result<json> history_step(Run& run, int delta) {
-  auto h = TRY(run.ctx.browser.send(run.tab, "Page.getNavigationHistory", json::object(), run.ctx.limits.exec_timeout));
+  auto h = TRY(run.ctx.browser().send(run.tab, "Page.getNavigationHistory", json::object(), run.ctx.limits().exec_timeout));
   int index = h.value("currentIndex", 0) + delta;
   if (!h.contains("entries") || index < 0 || index >= static_cast<int>(h["entries"].size()))
     return errorf(Code::FailedPrecondition, "{}: tab {} has no page to go {} to", delta < 0 ? "back" : "forward", run.tab, delta < 0 ? "back" : "forward");
   std::string url = get_str(h["entries"][static_cast<size_t>(index)], "url");
-  TRY(run.ctx.browser.send(run.tab, "Page.navigateToHistoryEntry", {{"entryId", h["entries"][static_cast<size_t>(index)]["id"]}}, run.ctx.limits.exec_timeout));
+  TRY(run.ctx.browser().send(run.tab, "Page.navigateToHistoryEntry", {{"entryId", h["entries"][static_cast<size_t>(index)]["id"]}}, run.ctx.limits().exec_timeout));
   for (int i = 0; i < 50; ++i) {
-    auto info = run.ctx.browser.tab_info(run.tab);
+    auto info = run.ctx.browser().tab_info(run.tab);
     if (info && info->url == url) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -472,7 +472,7 @@ Result<json> run_step(Run& run, const Command& c, json& step) {
     case Verb::Back: return history_step(run, -1);
     case Verb::Forward: return history_step(run, 1);
     case Verb::Reload: {
-      TRY(run.ctx.browser.send(run.tab, "Page.reload", json::object(), run.ctx.limits.exec_timeout));
+      TRY(run.ctx.browser().send(run.tab, "Page.reload", json::object(), run.ctx.limits().exec_timeout));
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       TRY(use(run, "waitForLoad", json::array({run.tab})));
       return json("reloaded");
@@ -633,7 +633,7 @@ Result<json> act(Context& ctx, const json& args) {
   if (r.plan.size() > 100) return make_error(Code::InvalidArgument, fmt::format("act: {} steps in one call; at most 100", r.plan.size()));
   auto step_timeout = opts.contains("timeout") && opts["timeout"].is_number()
                           ? std::chrono::milliseconds(static_cast<long>(std::clamp(opts["timeout"].get<double>(), 0.0, 120000.0)))
-                          : ctx.limits.action_timeout;
+                          : ctx.limits().action_timeout;
   Run run{ctx, tab, Clock::now(), "", step_timeout, clip_text(text, 2000)};
   json steps = json::array();
   json criteria = json::array();
@@ -687,10 +687,10 @@ Result<json> act(Context& ctx, const json& args) {
   // then waited for, up to 10 s, so the answer names the page the tab is on now, not the one it
   // is leaving; still loading then, the answer says so.
   if (!dry && !steps.empty()) {
-    auto loaded = ctx.browser.wait_for_load(tab, std::min<std::chrono::milliseconds>(ctx.limits.load_timeout, std::chrono::seconds(10)));
+    auto loaded = ctx.browser().wait_for_load(tab, std::min<std::chrono::milliseconds>(ctx.limits().load_timeout, std::chrono::seconds(10)));
     if (!loaded && loaded.error().code == Code::DeadlineExceeded) out["loading"] = true;
   }
-  if (auto info = ctx.browser.tab_info(tab)) {
+  if (auto info = ctx.browser().tab_info(tab)) {
     out["url"] = info->url;
     out["title"] = info->title;
   }

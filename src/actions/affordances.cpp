@@ -11,7 +11,7 @@ json arg_or(const json& args, size_t i, json fallback) { return args.size() > i 
 
 }  // namespace
 
-perception::Reader reader(const Context& ctx) { return {ctx.browser, ctx.limits.exec_timeout}; }
+perception::Reader reader(const Context& ctx) { return {ctx.browser(), ctx.limits().exec_timeout}; }
 
 Result<json> snapshot(Context& ctx, const json& args) {
   return perception::snapshot(reader(ctx), arg_string(args, 0), arg_or(args, 1, json::object()));

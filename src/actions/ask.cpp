@@ -36,9 +36,9 @@ Result<json> ask_user(Context& ctx, const json& args) {
   // Where a secret answer may be typed: the site of the tab it is for.
   std::optional<safety::Url> site;
   if (secret) {
-    std::string tab = options.contains("tabId") ? options["tabId"].get<std::string>() : ctx.active_tab ? ctx.active_tab() : "";
+    std::string tab = options.contains("tabId") ? options["tabId"].get<std::string>() : ctx.active_tab();
     if (tab.empty()) return make_error(Code::InvalidArgument, "askUser: a secret answer is for a site: open the page first, or pass { tabId }");
-    auto info = TRY(ctx.browser.tab_info(tab));
+    auto info = TRY(ctx.browser().tab_info(tab));
     auto url = safety::parse_url(info.url);
     if (!url || (url->scheme != "http" && url->scheme != "https"))
       return errorf(Code::InvalidArgument, "askUser: tab {} shows no web site ({}); a secret answer is typed into a site's page", tab,
@@ -58,8 +58,8 @@ Result<json> ask_user(Context& ctx, const json& args) {
   // The answer may be typed into the origin it was asked for: that scheme, host and port.
   safety::SiteList sites;
   sites.add_origin(*site);
-  if (ctx.known_secrets) TRY(ctx.known_secrets->record(name, answer));
-  TRY(ctx.secrets->add_answer(name, std::move(answer), std::move(sites)));
+  if (ctx.known_secrets()) TRY(ctx.known_secrets()->record(name, answer));
+  TRY(ctx.secrets()->add_answer(name, std::move(answer), std::move(sites)));
   return json{{"__ouroSecret", name}};
 }
 

@@ -46,7 +46,7 @@ Result<json> handle_dialog(Context& ctx, const json& args) {
       }
     }
   }
-  TRY(ctx.browser.set_dialog_policy(tab, policy));
+  TRY(ctx.browser().set_dialog_policy(tab, policy));
   return json(true);
 }
 

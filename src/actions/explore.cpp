@@ -143,7 +143,7 @@ Result<Test> test_goal(Context& ctx, const std::string& tab, const Goal& goal) {
       if (std::all_of(goal.fields.begin(), goal.fields.end(), [&](const std::string& f) { return fields.find(f) != std::string::npos; }))
         t.holds = true, t.why = "the collection " + json(get_str(c, "name")).dump() + " (" + get_str(c, "ref") + ")";
     }
-  std::string text = get_str(TRY(ctx.browser.call(tab, "readable", json::array({"", 20000}), "", ctx.limits.exec_timeout)), "text");
+  std::string text = get_str(TRY(ctx.browser().call(tab, "readable", json::array({"", 20000}), "", ctx.limits().exec_timeout)), "text");
   if (!goal.text.empty() && commands::lower(text).find(commands::lower(goal.text)) != std::string::npos)
     t.holds = true, t.why = "the text " + json(goal.text).dump();
   t.score = word_score(get_str(snap, "title") + " " + text.substr(0, 3000), goal.words);
@@ -158,7 +158,7 @@ struct Link {
 // The page's links worth following: same scheme, not seen yet, not fragments of this page, best first.
 Result<std::vector<Link>> links_of(Context& ctx, const std::string& tab, const Goal& goal, const std::set<std::string>& seen) {
   auto links = TRY(get_links(ctx, json::array({tab})));
-  auto info = ctx.browser.tab_info(tab);
+  auto info = ctx.browser().tab_info(tab);
   std::string here = info ? info->url.substr(0, info->url.find('#')) : "";
   std::vector<Link> out;
   std::set<std::string> taken;
@@ -185,7 +185,7 @@ Result<json> explore(Context& ctx, const json& args) {
 
   json nodes = json::array(), edges = json::array();
   std::set<std::string> seen;
-  auto info = ctx.browser.tab_info(start);
+  auto info = ctx.browser().tab_info(start);
   std::string start_url = info ? info->url.substr(0, info->url.find('#')) : "";
   seen.insert(start_url);
   auto first = TRY(test_goal(ctx, start, goal));
@@ -230,7 +230,7 @@ Result<json> explore(Context& ctx, const json& args) {
       std::string id = tab->get<std::string>();
       opened.push_back(id);
       auto t = test_goal(ctx, id, goal);
-      auto ti = ctx.browser.tab_info(id);
+      auto ti = ctx.browser().tab_info(id);
       nodes.push_back({{"url", link.href}, {"title", ti ? ti->title : ""}, {"depth", d}, {"score", t ? t->score : 0}, {"goal", t && t->holds}});
       if (t && t->holds) {
         close_all_but(id);

@@ -26,26 +26,26 @@ Result<std::string> allowed_file(const Context& ctx, const std::string& given) {
   namespace fs = std::filesystem;
   if (given.empty() || given.size() > 4096 || given.find('\0') != std::string::npos)
     return errorf(Code::InvalidArgument, "upload: '{}' is not a file path", given.substr(0, 200));
-  if (ctx.upload_dirs.empty())
+  if (ctx.upload_dirs().empty())
     return errorf(Code::PermissionDenied, "upload: this session has no folder to take files from (start it with --upload-dir DIR)");
   std::vector<fs::path> candidates;
   if (fs::path(given).is_absolute()) candidates.push_back(given);
   else
-    for (const auto& d : ctx.upload_dirs) candidates.push_back(fs::path(d) / given);  // a name in an allowed folder
+    for (const auto& d : ctx.upload_dirs()) candidates.push_back(fs::path(d) / given);  // a name in an allowed folder
   for (const auto& c : candidates) {
     std::error_code ec;
     fs::path real = fs::canonical(c, ec);  // links resolved: a link out of the folder is outside it
     if (ec) continue;
-    for (const auto& d : ctx.upload_dirs) {
+    for (const auto& d : ctx.upload_dirs()) {
       fs::path dir = fs::canonical(d, ec);
       if (ec || !inside(real, dir)) continue;
       if (!fs::is_regular_file(real, ec)) return errorf(Code::InvalidArgument, "upload: '{}' is not a regular file", given.substr(0, 200));
       return real.string();
     }
     return errorf(Code::PermissionDenied, "upload: '{}' is outside the folders uploads may come from ({}); copy it into one of them",
-                  given.substr(0, 200), fmt::join(ctx.upload_dirs, ", "));
+                  given.substr(0, 200), fmt::join(ctx.upload_dirs(), ", "));
   }
-  return errorf(Code::NotFound, "upload: no file '{}' (relative names are looked up in {})", given.substr(0, 200), fmt::join(ctx.upload_dirs, ", "));
+  return errorf(Code::NotFound, "upload: no file '{}' (relative names are looked up in {})", given.substr(0, 200), fmt::join(ctx.upload_dirs(), ", "));
 }
 
 json downloads_json(const std::vector<browser::Download>& list) {
@@ -56,27 +56,20 @@ json downloads_json(const std::vector<browser::Download>& list) {
 
 }  // namespace
 
-Result<json> get_downloads(Context& ctx, const json&) { return downloads_json(ctx.browser.downloads(ctx.browser_context)); }
+Result<json> get_downloads(Context& ctx, const json&) { return downloads_json(ctx.browser().downloads(ctx.browser_context())); }
 
 Result<json> wait_for_download(Context& ctx, const json& args) {
   const json& options = args.size() > 0 ? args[0] : json();
   auto timeout = std::chrono::milliseconds(static_cast<int64_t>(get_num(options, "timeout", 30000)));
-  std::set<std::string> seen;
-  {
-    std::lock_guard lock(ctx.files_mutex);
-    seen = ctx.downloads_returned;
-  }
-  auto d = ctx.browser.wait_for_download(ctx.browser_context, seen, timeout);
+  const std::set<std::string> seen = ctx.downloads_returned();
+  auto d = ctx.browser().wait_for_download(ctx.browser_context(), seen, timeout);
   if (!d) {
     if (d.error().code == Code::DeadlineExceeded)
       return errorf(Code::DeadlineExceeded, "waitForDownload: {} (start it first — click the link or button — then wait; getDownloads() lists all)",
                     d.error().message);
     return tl::make_unexpected(d.error());
   }
-  {
-    std::lock_guard lock(ctx.files_mutex);
-    ctx.downloads_returned.insert(d->id);
-  }
+  ctx.mark_download_returned(d->id);
   return d->to_json();
 }
 
@@ -95,8 +88,8 @@ Result<json> upload(Context& ctx, const json& args) {
   } else {
     TRY(add(given));
   }
-  selector = TRY(perception::replay_target(ctx, tab, "upload", selector, ctx.limits.action_timeout));  // a replay heals a renamed input
-  TRY(ctx.browser.set_input_files(tab, selector, paths, ctx.limits.exec_timeout));
+  selector = TRY(perception::replay_target(ctx, tab, "upload", selector, ctx.limits().action_timeout));  // a replay heals a renamed input
+  TRY(ctx.browser().set_input_files(tab, selector, paths, ctx.limits().exec_timeout));
   if (perception::recording(ctx)) perception::record_target(ctx, tab, "upload", selector, nullptr);
   json names = json::array();
   for (const auto& p : paths) names.push_back(std::filesystem::path(p).filename().string());

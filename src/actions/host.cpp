@@ -23,17 +23,20 @@ using host::Limits;
 namespace {
 // Calls waiting for a pool thread; model code that starts more at once is told to batch.
 constexpr size_t kMaxQueuedCalls = 512;
+
+// Who a host is when its session names no owner: "session N", N counting this process's hosts.
+std::string name_of_host(std::string owner) {
+  static std::atomic<int> hosts{0};
+  return owner.empty() ? "session " + std::to_string(++hosts) : owner;
+}
 }  // namespace
 
 Host::Host(browser::Browser& browser, store::Database* db, Limits limits, std::string browser_context, std::string owner, bool shared_tabs,
            size_t threads)
-    : m_ctx(std::make_shared<Context>(browser, db, limits)), m_pool(std::make_unique<ThreadPool>(threads, kMaxQueuedCalls)) {
-  static std::atomic<int> hosts{0};
-  m_ctx->browser_context = std::move(browser_context);
-  m_ctx->owner = owner.empty() ? "session " + std::to_string(++hosts) : std::move(owner);
-  m_ctx->shared_tabs = shared_tabs;
+    : m_ctx(std::make_shared<Context>(browser, db, limits, std::move(browser_context), name_of_host(std::move(owner)), shared_tabs)),
+      m_pool(std::make_unique<ThreadPool>(threads, kMaxQueuedCalls)) {
   std::weak_ptr<Context> weak = m_ctx;
-  browser.set_pause_handler(m_ctx->owner, [weak](const std::string& tab, const json& params) {
+  browser.set_pause_handler(m_ctx->owner(), [weak](const std::string& tab, const json& params) {
     if (auto ctx = weak.lock()) impl::on_request_paused(*ctx, tab, params);
   });
 }
@@ -42,7 +45,7 @@ Host::~Host() {
   // The user's tabs it held (and those it opened) stay open, out of its gate unless it acted on
   // them; its own tabs are blanked before the gate goes (egress.h leave_tabs).
   egress::leave_tabs(*m_ctx);
-  m_ctx->browser.set_pause_handler(m_ctx->owner, nullptr);
+  m_ctx->browser().set_pause_handler(m_ctx->owner(), nullptr);
   m_pool.reset();
 }
 
@@ -71,15 +74,15 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   std::string tab;
   if (!cap->params.empty() && cap->params[0].name == "tabId" && !args.empty() && args[0].is_string()) tab = args[0].get<std::string>();
   if (!tab.empty()) {
-    auto where = m_ctx->browser.tab_context(tab);
-    if ((where && *where != m_ctx->browser_context) || (!m_ctx->sees_hidden_tabs && m_ctx->browser.hidden(tab))) {
+    auto where = m_ctx->browser().tab_context(tab);
+    if ((where && *where != m_ctx->browser_context()) || (!m_ctx->sees_hidden_tabs() && m_ctx->browser().hidden(tab))) {
       std::string mine;
-      for (const auto& t : m_ctx->browser.tabs(m_ctx->browser_context)) mine += (mine.empty() ? "" : ", ") + t.id;
+      for (const auto& t : m_ctx->browser().tabs(m_ctx->browser_context())) mine += (mine.empty() ? "" : ", ") + t.id;
       return {errorf(Code::NotFound, "{}: no tab '{}' (open tabs: {})", function, tab, mine.empty() ? "none" : mine), {}};
     }
   }
   // In the user's own browser a run acts only on the tabs it holds (claims.h).
-  if (!tab.empty() && m_ctx->shared_tabs && acts_on_tab(*cap))
+  if (!tab.empty() && m_ctx->shared_tabs() && acts_on_tab(*cap))
     if (auto held = egress::hold_tab(*m_ctx, tab, function); !held) return {tl::make_unexpected(held.error()), {}};
   // The exception boundary of every capability: a throw (a JSON type mismatch deep in an
   // implementation, a bad_alloc) is this call's error, never the process's end.
@@ -91,11 +94,11 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   std::string frame;
   for (size_t i = 1; i < cap->params.size() && i < args.size() && frame.empty(); ++i)
     if (cap->params[i].name == "selector" && args[i].is_string()) frame = browser::Browser::frame_of(args[i].get<std::string>());
-  if (!frame.empty() && m_ctx->gate) {
+  if (!frame.empty() && m_ctx->gate()) {
     for (size_t i = 1; i < cap->params.size() && i < args.size(); ++i)
       if (cap->params[i].name == "selector" && args[i].is_string()) egress::learn_frame_url(*m_ctx, tab, frame, args[i].get<std::string>());
   }
-  if (!cap->writes.empty() && m_ctx->gate) {
+  if (!cap->writes.empty() && m_ctx->gate()) {
     std::vector<std::pair<std::string, std::string>> values;
     for (size_t i = 0; i < cap->params.size() && i < args.size(); ++i)
       if (std::find(cap->writes.begin(), cap->writes.end(), cap->params[i].name) != cap->writes.end())
@@ -105,7 +108,7 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   if (cap->changes_page || !cap->writes.empty()) ++m_actions;
   int activity = 0;
   if (cap->changes_page) egress::mark_acted(*m_ctx, function);
-  if (!tab.empty() && m_ctx->gate && cap->changes_page) activity = m_ctx->browser.begin_activity(tab, function);
+  if (!tab.empty() && m_ctx->gate() && cap->changes_page) activity = m_ctx->browser().begin_activity(tab, function);
   Result<json> r = make_error(Code::Internal, "");
   try {
     r = cap->impl(*m_ctx, args);
@@ -114,16 +117,16 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   } catch (...) {
     r = errorf(Code::Internal, "{}: failed inside ouro", function);
   }
-  if (activity) m_ctx->browser.end_activity(tab, activity);
+  if (activity) m_ctx->browser().end_activity(tab, activity);
   if (!tab.empty()) {
     if (!r) {
       // Added here only (capabilities call each other below this boundary): a page's own
       // exception text that says "[PAGE NAVIGATED]" does not keep the real note out.
       bool went_away = r.error().cause == Cause::PageNavigated || r.error().cause == Cause::ContextGone;
-      if (auto note = m_ctx->browser.navigation_note(tab, went_away ? std::chrono::milliseconds(1500) : std::chrono::milliseconds(0)))
+      if (auto note = m_ctx->browser().navigation_note(tab, went_away ? std::chrono::milliseconds(1500) : std::chrono::milliseconds(0)))
         r.error().message += "\n" + *note;
     } else if (cap->risk != Risk::Navigate) {
-      m_ctx->browser.note_interaction(tab);
+      m_ctx->browser().note_interaction(tab);
     }
   }
   if (!r) {
@@ -131,20 +134,20 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
     if (r.error().message.rfind(function, 0) != 0) r.error().message = function + ": " + r.error().message;
     // Messages echo selectors, URLs and page exceptions, which can be megabytes.
     r.error().message = clip_text(r.error().message, kMaxErrorChars);
-    if (m_ctx->secrets) r.error().message = m_ctx->secrets->scrub_text(r.error().message);
+    if (m_ctx->secrets()) r.error().message = m_ctx->secrets()->scrub_text(r.error().message);
     return {std::move(r), {}};
   }
   // Nothing a secret was typed into can give its value back (a field read, an echoing page).
-  if (m_ctx->secrets && !m_ctx->secrets->empty()) m_ctx->secrets->scrub(*r);
+  if (m_ctx->secrets() && !m_ctx->secrets()->empty()) m_ctx->secrets()->scrub(*r);
   // Where the answer came from, for the values the run writes later (egress/writes.h).
-  if (m_ctx->gate) {
+  if (m_ctx->gate()) {
     if (cap->answers == Capability::Answers::OverTheRunsData) egress::note_derived(*m_ctx, *r, args);
     else if (cap->answers == Capability::Answers::TheUsersWords && r->is_string()) egress::note_user_words(*m_ctx, r->get<std::string>());
     else if (!tab.empty() && cap->answers == Capability::Answers::AsItsTab)
       egress::note_page_data(*m_ctx, tab, *r, frame);  // a read of a frame gave that frame's text
   }
   // Typed results keep their type when they are too large (actions/fit.h).
-  Fitted fitted = fit_result(std::move(*r), result_shape(*cap), m_ctx->limits.result_cap);
+  Fitted fitted = fit_result(std::move(*r), result_shape(*cap), m_ctx->limits().result_cap);
   if (fitted.truncated) {
     std::lock_guard lock(m_notes_mutex);
     if (m_notes.size() < 20) m_notes.push_back(truncation_note(function, *fitted.truncated));
@@ -157,7 +160,7 @@ Result<void> Host::check_permission(const Capability& cap, const json& args) { r
 Result<void> impl::permit(Context& ctx, const Capability& cap, const json& args) {
   auto* m_ctx = &ctx;
   Permission level = cap.permission;
-  if (auto o = m_ctx->permission_overrides.find(cap.name); o != m_ctx->permission_overrides.end()) level = static_cast<Permission>(o->second);
+  if (auto o = m_ctx->permission_overrides().find(cap.name); o != m_ctx->permission_overrides().end()) level = static_cast<Permission>(o->second);
   if (level == Permission::Auto) return {};
   if (level == Permission::Deny)
     return errorf(Code::PermissionDenied, "{}: not permitted in this run (its permission is 'deny'); do without it or report back with setFinal()",

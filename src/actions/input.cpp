@@ -31,7 +31,7 @@ struct Needs {
 std::chrono::milliseconds action_timeout(Context& ctx, const json& options) {
   if (options.is_object() && options.contains("timeout") && options["timeout"].is_number())
     return std::chrono::milliseconds(static_cast<int64_t>(std::clamp(options["timeout"].get<double>(), 0.0, 60000.0)));
-  return ctx.limits.action_timeout;
+  return ctx.limits().action_timeout;
 }
 
 // Waits until the element is actionable; returns the helper's {x, y, element, target}.
@@ -52,7 +52,7 @@ Result<json> actionable(Context& ctx, const std::string& tab, std::string& selec
   Clock::time_point covered_since{};  // epoch: not covered now
   while (true) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    auto r = ctx.browser.call(tab, "actionable", call_args, frame, std::max(left, std::chrono::milliseconds(1000)));
+    auto r = ctx.browser().call(tab, "actionable", call_args, frame, std::max(left, std::chrono::milliseconds(1000)));
     if (!r) {
       if (r.error().code == Code::NotFound && frame.empty())
         return errorf(Code::NotFound, "{}: tab {} was closed while waiting for '{}'", what, tab, selector);
@@ -67,10 +67,10 @@ Result<json> actionable(Context& ctx, const std::string& tab, std::string& selec
       // out-of-process frame reaches the frames above it asynchronously: read where the frame is
       // until it stays put over two drawn frames (as Playwright waits for a stable box).
       auto wait = std::max(left, std::chrono::milliseconds(1000));
-      auto offset = ctx.browser.frame_offset(tab, frame, wait);
+      auto offset = ctx.browser().frame_offset(tab, frame, wait);
       for (int k = 0; offset && k < 10; ++k) {
-        TRY(ctx.browser.settle_frames(tab, frame, wait));
-        auto now = ctx.browser.frame_offset(tab, frame, wait, false);
+        TRY(ctx.browser().settle_frames(tab, frame, wait));
+        auto now = ctx.browser().frame_offset(tab, frame, wait, false);
         bool still = now && std::abs(now->first - offset->first) < 0.5 && std::abs(now->second - offset->second) < 0.5;
         offset = std::move(now);
         if (still) break;
@@ -104,7 +104,7 @@ Result<json> actionable(Context& ctx, const std::string& tab, std::string& selec
       return again;
     }
   }
-  auto info = ctx.browser.tab_info(tab);
+  auto info = ctx.browser().tab_info(tab);
   std::string url = info ? info->url : "?";
   if (last.value("missing", false))
     return errorf(Code::NotFound, "{}: no element matches selector '{}' on tab {} ({}) after waiting {} ms", what, selector, tab, url, timeout.count());
@@ -119,8 +119,8 @@ using InputEvents = std::vector<std::pair<const char*, json>>;
 
 Result<void> dispatch(Context& ctx, const std::string& tab, InputEvents events) {
   if (events.empty()) return {};
-  for (size_t i = 0; i + 1 < events.size(); ++i) ctx.browser.send_async(tab, events[i].first, std::move(events[i].second));
-  TRY(ctx.browser.send(tab, events.back().first, std::move(events.back().second), ctx.limits.exec_timeout));
+  for (size_t i = 0; i + 1 < events.size(); ++i) ctx.browser().send_async(tab, events[i].first, std::move(events[i].second));
+  TRY(ctx.browser().send(tab, events.back().first, std::move(events.back().second), ctx.limits().exec_timeout));
   return {};
 }
 
@@ -208,7 +208,7 @@ std::optional<json> crop_around(Context& ctx, const std::string& tab, const json
   const json& box = at["box"];
   double bx = box.value("x", 0.0), by = box.value("y", 0.0), bw = box.value("width", 0.0), bh = box.value("height", 0.0);
   if (!(bw > 0) || !(bh > 0)) return std::nullopt;
-  auto metrics = ctx.browser.send(tab, "Page.getLayoutMetrics", json::object(), std::chrono::milliseconds(2000));
+  auto metrics = ctx.browser().send(tab, "Page.getLayoutMetrics", json::object(), std::chrono::milliseconds(2000));
   if (!metrics || !(*metrics).contains("cssLayoutViewport")) return std::nullopt;
   const json& vp = (*metrics)["cssLayoutViewport"];
   const double vw = vp.value("clientWidth", 0.0), vh = vp.value("clientHeight", 0.0);
@@ -240,7 +240,7 @@ std::optional<json> crop_around(Context& ctx, const std::string& tab, const json
                  {"clip", {{"x", x0}, {"y", y0}, {"width", x1 - x0}, {"height", y1 - y0}, {"scale", 1}}}};
   // A page under a secret's rule is not pictured; one showing a secret's value has it covered.
   auto shot = picture_of(ctx, tab, "the confirmation's picture",
-                         [&] { return ctx.browser.send(tab, "Page.captureScreenshot", params, std::chrono::milliseconds(3000)); });
+                         [&] { return ctx.browser().send(tab, "Page.captureScreenshot", params, std::chrono::milliseconds(3000)); });
   if (!shot || !shot->contains("data") || !(*shot)["data"].is_string()) return std::nullopt;
   // The outline: the box within the picture, cut to it.
   double ox = std::max(bx, x0), oy = std::max(by, y0), ox1 = std::min(bx + bw, x1), oy1 = std::min(by + bh, y1);
@@ -266,11 +266,11 @@ Result<bool> not_self_approved(Context& ctx, const std::string& action, const st
   if (policy && policy->provenance().user_wrote(*stem)) return false;
   auto hooks = ctx.hooks();
   if (!hooks || !hooks->confirm) return false;
-  auto info = ctx.browser.tab_info(tab);
+  auto info = ctx.browser().tab_info(tab);
   std::string what = element.empty() ? "'" + selector + "'" : element;
   std::string reason = fmt::format("it would approve what this run itself proposed here ({}): a run does not approve its own proposals", *proposed);
   json request = {{"action", action}, {"selector", selector}, {"tab", tab}, {"url", info ? info->url : ""}, {"element", element},
-                  {"reason", reason}, {"target", target}, {"proposed", *proposed}, {"proposed_by", ctx.owner}};
+                  {"reason", reason}, {"target", target}, {"proposed", *proposed}, {"proposed_by", ctx.owner()}};
   json d = {{"rule", "self-approval"}, {"type", "Approval"}, {"method", action}, {"url", info ? info->url : ""}, {"proposed", *proposed}};
   bool yes = hooks->confirm(request);
   d["decision"] = yes ? "allow" : "deny";
@@ -280,7 +280,7 @@ Result<bool> not_self_approved(Context& ctx, const std::string& action, const st
   if (!yes)
     return errorf(Code::PermissionDenied, "{} on {} was refused: {}. Leave the approval to the user (say so in setFinal()), do not retry it",
                   action, what, reason);
-  ctx.browser.approve_activity(tab);
+  ctx.browser().approve_activity(tab);
   return true;
 }
 
@@ -313,7 +313,7 @@ Result<void> gate(Context& ctx, const std::string& action, const std::string& ta
     why = safety::sensitive_reason("select", target);
     if (!why) return go_ahead();
   }
-  auto info = ctx.browser.tab_info(tab);
+  auto info = ctx.browser().tab_info(tab);
   std::string frame = at.is_object() ? get_str(at, "origin") : "";
   std::string reason = *why;
   if (!frame.empty()) {
@@ -332,7 +332,7 @@ Result<void> gate(Context& ctx, const std::string& action, const std::string& ta
   if (!hooks->confirm(request))
     return errorf(Code::PermissionDenied, "{} on {} was denied by the user ({}); do not retry it — find another way or report back with setFinal()",
                   action, element.empty() ? "'" + selector + "'" : element, *why);
-  ctx.browser.approve_activity(tab);
+  ctx.browser().approve_activity(tab);
   return go_ahead();
 }
 
@@ -355,7 +355,7 @@ Result<json> click_at(Context& ctx, const std::string& tab, const json& at, int 
 Result<json> dismiss_overlays_on(Context& ctx, const std::string& tab) {
   json dismissed = json::array(), remaining = json::array();
   for (int round = 0; round < 4; ++round) {
-    json found = TRY(ctx.browser.call(tab, "overlays", json::array(), "", ctx.limits.exec_timeout));
+    json found = TRY(ctx.browser().call(tab, "overlays", json::array(), "", ctx.limits().exec_timeout));
     if (!found.is_array()) found = json::array();
     remaining = json::array();
     const json* press = nullptr;
@@ -391,11 +391,11 @@ Result<ToType> text_to_type(Context& ctx, const json& v, const std::string& acti
   if (v.is_string()) return ToType{v.get<std::string>(), std::nullopt};
   if (!is_secret_handle(v)) return ToType{dump_json(v), std::nullopt};
   std::string name = v["__ouroSecret"].get<std::string>();
-  std::optional<safety::Secret> s = ctx.secrets ? ctx.secrets->find(name) : std::nullopt;
+  std::optional<safety::Secret> s = ctx.secrets() ? ctx.secrets()->find(name) : std::nullopt;
   if (!s) {
     std::string known;
-    if (ctx.secrets)
-      for (const auto& n : ctx.secrets->names()) known += (known.empty() ? "" : ", ") + n;
+    if (ctx.secrets())
+      for (const auto& n : ctx.secrets()->names()) known += (known.empty() ? "" : ", ") + n;
     return errorf(Code::NotFound, "{}: no secret named '{}' (configured: {}); the user adds secrets with --secret NAME@DOMAIN or in the settings file",
                   action, name, known.empty() ? "none" : known);
   }
@@ -437,7 +437,7 @@ Result<json> dismiss_overlays(Context& ctx, const json& args) { return dismiss_o
 
 Result<json> hover(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
-  auto at = TRY(actionable(ctx, tab, sel, {.enabled = false}, "hover", ctx.limits.action_timeout));
+  auto at = TRY(actionable(ctx, tab, sel, {.enabled = false}, "hover", ctx.limits().action_timeout));
   TRY(dispatch(ctx, tab, {{"Input.dispatchMouseEvent", mouse("mouseMoved", at["x"], at["y"])}}));
   return json{{"element", at.value("element", "")}};
 }
@@ -453,7 +453,7 @@ bool is_date_input(const std::string& input_type) {
 }
 Result<json> set_date_field(Context& ctx, const std::string& tab, const std::string& sel, const std::string& input_type, const std::string& text,
                             const char* what) {
-  auto r = TRY(ctx.browser.call(tab, "setDate", json::array({sel, text}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
+  auto r = TRY(ctx.browser().call(tab, "setDate", json::array({sel, text}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout));
   if (!r.is_object() || !r.value("ok", false)) {
     std::string example = r.is_object() ? get_str(r, "example") : "";
     return errorf(Code::InvalidArgument, "{}: '{}' is a {} field and '{}' is not a {} it takes ({}){}", what, sel, input_type, clip_text(text, 60),
@@ -468,7 +468,7 @@ Result<json> set_date_field(Context& ctx, const std::string& tab, const std::str
 // having the focus only if it had it when typing began.
 void start_typing(Context& ctx, const std::string& tab) {
   // Best effort: without it the check is the weaker one described above.
-  (void)ctx.browser.send(tab, "Emulation.setFocusEmulationEnabled", json{{"enabled", true}}, ctx.limits.exec_timeout);
+  (void)ctx.browser().send(tab, "Emulation.setFocusEmulationEnabled", json{{"enabled", true}}, ctx.limits().exec_timeout);
 }
 
 // Where the keyboard focus is, seen from the field typing goes into (helpers.js holdsFocus): still
@@ -482,7 +482,7 @@ class FocusWatch {
   Result<Where> check() {
     bool first = !m_checked;
     m_checked = true;
-    auto r = m_ctx.browser.call(m_tab, "holdsFocus", json::array({m_sel, m_token, first}), m_frame, m_ctx.limits.exec_timeout);
+    auto r = m_ctx.browser().call(m_tab, "holdsFocus", json::array({m_sel, m_token, first}), m_frame, m_ctx.limits().exec_timeout);
     if (!r && (r.error().cause == Cause::ContextGone || r.error().cause == Cause::PageNavigated)) return first ? Left : Replaced;
     if (!r) return tl::unexpected(r.error());
     if (!r->is_object()) return Left;
@@ -503,7 +503,7 @@ Result<json> type(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   ToType typing = TRY(text_to_type(ctx, args.size() > 2 ? args[2] : json(""), "type"));
   const std::string& text = typing.text;
-  auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "type", ctx.limits.action_timeout));
+  auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "type", ctx.limits().action_timeout));
   TRY(secret_may_go(ctx, typing, tab, at, "type"));
   TRY(gate(ctx, "type", tab, sel, at, typing.secret.has_value()));
   if (is_date_input(get_str(at, "inputType")) && !typing.secret) {
@@ -513,7 +513,7 @@ Result<json> type(Context& ctx, const json& args) {
   start_typing(ctx, tab);
   TRY(click_at(ctx, tab, at));
   const std::string frame = browser::Browser::frame_of(sel);
-  TRY(ctx.browser.call(tab, "prepareEdit", json::array({sel, "end"}), frame, ctx.limits.exec_timeout));
+  TRY(ctx.browser().call(tab, "prepareEdit", json::array({sel, "end"}), frame, ctx.limits().exec_timeout));
   std::vector<std::string> chars;
   for (size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
@@ -570,10 +570,10 @@ Result<json> fill(Context& ctx, const json& args) {
   json filled = json::array();
   for (auto it = data.begin(); it != data.end(); ++it) {
     // In a replay, a field the key no longer names is found again from what was recorded.
-    std::string sel = TRY(perception::replay_target(ctx, tab, "fill", it.key(), ctx.limits.action_timeout));
+    std::string sel = TRY(perception::replay_target(ctx, tab, "fill", it.key(), ctx.limits().action_timeout));
     const json& value = it.value();
     // <select>: pick the option; checkbox/radio: click when the state differs; else replace the text.
-    auto kind = TRY(ctx.browser.call(tab, "controlKind", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
+    auto kind = TRY(ctx.browser().call(tab, "controlKind", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout));
     if (is_secret_handle(value)) kind = nullptr;  // a secret is always typed as text
     if (kind.is_array() && kind[0] == "SELECT") {
       json sel_args = json::array({tab, sel, value});
@@ -582,14 +582,14 @@ Result<json> fill(Context& ctx, const json& args) {
     } else if (kind.is_array() && (kind[1] == "checkbox" || kind[1] == "radio")) {
       bool want = value.is_boolean() ? value.get<bool>() : (value.is_string() ? !value.get<std::string>().empty() && value != "false" : !value.is_null());
       if (want != kind[2].get<bool>()) {
-        auto at = TRY(actionable(ctx, tab, sel, {}, "fill", ctx.limits.action_timeout));
+        auto at = TRY(actionable(ctx, tab, sel, {}, "fill", ctx.limits().action_timeout));
         TRY(gate(ctx, "fill", tab, sel, at));
         TRY(click_at(ctx, tab, at));
       }
     } else {
       ToType typing = TRY(text_to_type(ctx, value, "fill"));
       const std::string& text = typing.text;
-      auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "fill", ctx.limits.action_timeout));
+      auto at = TRY(actionable(ctx, tab, sel, {.editable = true}, "fill", ctx.limits().action_timeout));
       TRY(secret_may_go(ctx, typing, tab, at, "fill"));
       TRY(gate(ctx, "fill", tab, sel, at, typing.secret.has_value()));
       if (kind.is_array() && kind[1].is_string() && is_date_input(kind[1].get<std::string>()) && !typing.secret) {
@@ -599,7 +599,7 @@ Result<json> fill(Context& ctx, const json& args) {
       }
       start_typing(ctx, tab);
       TRY(click_at(ctx, tab, at));
-      TRY(ctx.browser.call(tab, "prepareEdit", json::array({sel, "select"}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
+      TRY(ctx.browser().call(tab, "prepareEdit", json::array({sel, "select"}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout));
       // The text goes in as one edit, only while the focus is in the field whose origin was
       // checked (a page's focus handler may have moved it).
       FocusWatch watch(ctx, tab, sel);
@@ -619,15 +619,15 @@ Result<json> fill(Context& ctx, const json& args) {
 Result<json> select(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), sel = arg_string(args, 1);
   json value = args.size() > 2 ? args[2] : json();
-  sel = TRY(perception::replay_target(ctx, tab, "select", sel, ctx.limits.action_timeout));
+  sel = TRY(perception::replay_target(ctx, tab, "select", sel, ctx.limits().action_timeout));
   if (auto hooks = ctx.hooks(); hooks && hooks->confirm) {
-    auto target = TRY(ctx.browser.call(tab, "targetInfo", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
+    auto target = TRY(ctx.browser().call(tab, "targetInfo", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout));
     if (!target.is_null()) TRY(gate(ctx, "select", tab, sel, json{{"target", target}}));
   }
-  auto deadline = Clock::now() + ctx.limits.action_timeout;
+  auto deadline = Clock::now() + ctx.limits().action_timeout;
   json r;
   while (true) {
-    r = TRY(ctx.browser.call(tab, "selectOption", json::array({sel, value}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout));
+    r = TRY(ctx.browser().call(tab, "selectOption", json::array({sel, value}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout));
     if (r.value("ok", false)) {
       if (perception::recording(ctx)) perception::record_target(ctx, tab, "select", sel, nullptr);
       return json{{"selected", r["selected"]}};
@@ -635,7 +635,7 @@ Result<json> select(Context& ctx, const json& args) {
     if (!r.value("missing", false) || Clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  auto info = ctx.browser.tab_info(tab);
+  auto info = ctx.browser().tab_info(tab);
   return errorf(r.value("missing", false) ? Code::NotFound : Code::InvalidArgument, "select: {} — selector '{}' on tab {} ({})",
                 r.value("reason", "failed"), sel, tab, info ? info->url : "?");
 }
@@ -657,7 +657,7 @@ Result<json> key_press(Context& ctx, const json& args) {
 // the page is. direction: up | down | left | right | top | bottom.
 Result<json> scroll(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), dir = arg_string(args, 1);
-  auto state = TRY(ctx.browser.call(tab, "scrollState", json::array(), "", ctx.limits.exec_timeout));
+  auto state = TRY(ctx.browser().call(tab, "scrollState", json::array(), "", ctx.limits().exec_timeout));
   double vw = state.value("viewportWidth", 1280.0), vh = state.value("viewportHeight", 800.0);
   double amount = args.size() > 2 && args[2].is_number() ? args[2].get<double>() : vh * 0.8;
   double dx = 0, dy = 0;
@@ -668,12 +668,12 @@ Result<json> scroll(Context& ctx, const json& args) {
   else if (dir == "bottom") dy = state.value("height", 0.0);
   else if (dir == "top") dy = -state.value("height", 0.0) - state.value("y", 0.0);
   else return errorf(Code::InvalidArgument, "scroll: direction must be up, down, left, right, top or bottom (got '{}')", dir);
-  TRY(ctx.browser.send(tab, "Input.dispatchMouseEvent",
-                       {{"type", "mouseWheel"}, {"x", vw / 2}, {"y", vh / 2}, {"deltaX", dx}, {"deltaY", dy}}, ctx.limits.exec_timeout));
+  TRY(ctx.browser().send(tab, "Input.dispatchMouseEvent",
+                       {{"type", "mouseWheel"}, {"x", vw / 2}, {"y", vh / 2}, {"deltaX", dx}, {"deltaY", dy}}, ctx.limits().exec_timeout));
   // The wheel scrolls asynchronously; wait (briefly) for the position to settle.
   json before = state, now = state;
   for (int i = 0; i < 20; ++i) {
-    now = TRY(ctx.browser.call(tab, "scrollStateSettled", json::array(), "", ctx.limits.exec_timeout));
+    now = TRY(ctx.browser().call(tab, "scrollStateSettled", json::array(), "", ctx.limits().exec_timeout));
     if (now != before) {
       before = now;
       continue;

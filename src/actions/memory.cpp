@@ -33,7 +33,7 @@ std::string run_of(const std::string& owner) { return owner.rfind("run ", 0) == 
 
 namespace {
 
-const memory::Embeddings* embeddings_of(const Context* ctx) { return ctx ? ctx->embeddings.get() : nullptr; }
+const memory::Embeddings* embeddings_of(const Context* ctx) { return ctx ? ctx->embeddings().get() : nullptr; }
 
 // What the run hears of a memory write or deletion: an event, and for undo the change itself.
 void tell(const Context* ctx, const std::string& type, const json& data, const std::optional<memory::Entry>& before,
@@ -89,7 +89,7 @@ Result<json> memory_recall(store::Database* db, const json& args, const Context*
   }
   // The query goes to the embeddings endpoint as a prompt goes to the model: the run's secrets masked.
   std::string query = arg_string(args, 0);
-  if (ctx && ctx->secrets && !ctx->secrets->empty()) query = ctx->secrets->scrub_text(std::move(query));
+  if (ctx && ctx->secrets() && !ctx->secrets()->empty()) query = ctx->secrets()->scrub_text(std::move(query));
   memory::Memory memory(*db, embeddings_of(ctx));
   auto found = memory.recall(query, top_k, tag);
   if (!found) return tl::make_unexpected(renamed(found.error(), "recall"));
@@ -104,8 +104,8 @@ Result<json> memory_recall(store::Database* db, const json& args, const Context*
 
 // forget(idOrKey): the entry goes, and the run hears of it (undo can bring it back).
 Result<json> forget(Context& ctx, const json& args) {
-  if (!ctx.db) return make_error(Code::FailedPrecondition, "forget: no database is open, so there are no memories here");
-  memory::Memory memory(*ctx.db, ctx.embeddings.get());
+  if (!ctx.db()) return make_error(Code::FailedPrecondition, "forget: no database is open, so there are no memories here");
+  memory::Memory memory(*ctx.db(), ctx.embeddings().get());
   int64_t id = 0;
   const json& what = args.empty() ? json(nullptr) : args[0];
   if (what.is_number_integer()) {
@@ -127,7 +127,7 @@ Result<json> forget(Context& ctx, const json& args) {
 
 json scrubbed_for_storage(const host::Context& ctx, const json& value) {
   json v = value;
-  if (ctx.secrets && !ctx.secrets->empty()) ctx.secrets->scrub(v);
+  if (ctx.secrets() && !ctx.secrets()->empty()) ctx.secrets()->scrub(v);
   return safety::redact_json(v);
 }
 
@@ -139,15 +139,15 @@ Result<json> remember(Context& ctx, const json& args) {
     auto traced = egress::trace_value(policy->provenance(), arg_string(args, 0)).all();
     sources.assign(traced.begin(), traced.end());
   }
-  return memory_remember(ctx.db, ctx.owner, scrubbed_for_storage(ctx, args), std::move(sources), &ctx);
+  return memory_remember(ctx.db(), ctx.owner(), scrubbed_for_storage(ctx, args), std::move(sources), &ctx);
 }
 
 // What comes back from a record that outlives runs is masked for every run's secrets: a value
 // another run could not store because it was its secret may have been stored by one that did
 // not know it.
 json scrubbed_on_reading(const host::Context& ctx, json value) {
-  if (ctx.known_secrets) ctx.known_secrets->scrub(value);
-  if (ctx.secrets && !ctx.secrets->empty()) ctx.secrets->scrub(value);
+  if (ctx.known_secrets()) ctx.known_secrets()->scrub(value);
+  if (ctx.secrets() && !ctx.secrets()->empty()) ctx.secrets()->scrub(value);
   return value;
 }
 
@@ -155,7 +155,7 @@ json scrubbed_on_reading(const host::Context& ctx, json value) {
 // data again; one the user wrote outside any run is the user's words; one a run wrote from no
 // page it traced is neither.
 Result<json> recall(Context& ctx, const json& args) {
-  json found = scrubbed_on_reading(ctx, TRY(memory_recall(ctx.db, args, &ctx)));
+  json found = scrubbed_on_reading(ctx, TRY(memory_recall(ctx.db(), args, &ctx)));
   if (auto policy = egress::gate_policy(ctx))
     for (const auto& e : found) {
       const std::string text = get_str(e, "text");

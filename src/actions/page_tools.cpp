@@ -26,7 +26,7 @@ namespace {
 
 // The declared tool of this name in the tab (the top document's first, then its frames').
 Result<json> find_tool(Context& ctx, const std::string& tab, const std::string& name) {
-  json tools = TRY(ctx.browser.page_tools(tab));
+  json tools = TRY(ctx.browser().page_tools(tab));
   std::string names;
   for (const auto& t : tools) {
     if (get_str(t, "name") == name) return t;
@@ -54,8 +54,8 @@ std::string shown_description(const json& tool) { return clip_line(get_str(tool,
 
 Result<json> page_tools(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0);
-  json tools = TRY(ctx.browser.page_tools(tab));
-  auto info = ctx.browser.tab_info(tab);
+  json tools = TRY(ctx.browser().page_tools(tab));
+  auto info = ctx.browser().tab_info(tab);
   json out = json::array();
   for (const auto& t : tools) {
     std::string frame_url = get_str(t, "frameUrl");
@@ -72,7 +72,7 @@ Result<json> call_page_tool(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), name = arg_string(args, 1);
   json input = args.size() > 2 && args[2].is_object() ? args[2] : json::object();
   json tool = TRY(find_tool(ctx, tab, name));
-  auto info = ctx.browser.tab_info(tab);
+  auto info = ctx.browser().tab_info(tab);
   std::string frame_url = get_str(tool, "frameUrl");
   if (frame_url.empty() && info) frame_url = info->url;
   const bool read_only = annotated(tool, "readOnly");
@@ -104,7 +104,7 @@ Result<json> call_page_tool(Context& ctx, const json& args) {
     json d = {{"rule", rule}, {"type", "PageTool"}, {"method", "callTool"}, {"tool", clip_line(name, 80)},
               {"url", safety::redact_url_params(frame_url)}, {"reason", why}};
     if (proposed) d["proposed"] = *proposed;
-    if (ctx.secrets) ctx.secrets->scrub(d);
+    if (ctx.secrets()) ctx.secrets()->scrub(d);
     if (!hooks || !hooks->confirm) {
       if (every_mode) {
         d["decision"] = "deny";
@@ -118,9 +118,9 @@ Result<json> call_page_tool(Context& ctx, const json& args) {
                 {"tab", tab}, {"url", safety::redact_url_params(frame_url)}, {"reason", why}};
       if (proposed) {
         q["proposed"] = *proposed;
-        q["proposed_by"] = ctx.owner;
+        q["proposed_by"] = ctx.owner();
       }
-      if (ctx.secrets) ctx.secrets->scrub(q);
+      if (ctx.secrets()) ctx.secrets()->scrub(q);
       bool yes = hooks->confirm(q);
       d["decision"] = yes ? "allow" : "deny";
       d["by"] = "user";
@@ -128,10 +128,10 @@ Result<json> call_page_tool(Context& ctx, const json& args) {
       if (!yes)
         return errorf(Code::PermissionDenied, "callTool '{}' was denied by the user ({}); do not retry it — find another way or report back with setFinal()",
                       clip_line(name, 80), why);
-      ctx.browser.approve_activity(tab);
+      ctx.browser().approve_activity(tab);
     }
   }
-  json output = TRY(ctx.browser.call_page_tool(tab, get_str(tool, "frameId"), name, input, ctx.limits.action_timeout));
+  json output = TRY(ctx.browser().call_page_tool(tab, get_str(tool, "frameId"), name, input, ctx.limits().action_timeout));
   // What it wrote is the run's proposal on this site (a later approval there is the user's).
   if (!read_only && !approves) egress::note_proposal(ctx, tab, "the page's tool '" + clip_line(name, 80) + "'");
   egress::note_data_from(ctx, frame_url, output);

@@ -27,14 +27,14 @@ const std::string* string_at(const json& strings, const json& index) {
 // Where the page shows a secret: the texts of its layout and the values of its fields
 // (CDP DOMSnapshot.captureSnapshot), each looked at by the run's scrubber.
 Result<SecretBoxes> secret_boxes(Context& ctx, const std::string& tab) {
-  json snap = TRY(ctx.browser.send(tab, "DOMSnapshot.captureSnapshot", {{"computedStyles", json::array()}}, ctx.limits.exec_timeout));
+  json snap = TRY(ctx.browser().send(tab, "DOMSnapshot.captureSnapshot", {{"computedStyles", json::array()}}, ctx.limits().exec_timeout));
   const json& strings = snap.contains("strings") && snap["strings"].is_array() ? snap["strings"] : json::array();
   std::vector<int8_t> holds(strings.size(), -1);  // per string: -1 not looked at yet, 0 no, 1 yes
   auto shows_secret = [&](const json& index) {
     const std::string* s = string_at(strings, index);
     if (!s || s->size() < safety::kMinScrubbedBytes) return false;
     auto& h = holds[static_cast<size_t>(index.get<int64_t>())];
-    if (h < 0) h = ctx.secrets->scrub_text(*s) != *s ? 1 : 0;
+    if (h < 0) h = ctx.secrets()->scrub_text(*s) != *s ? 1 : 0;
     return h == 1;
   };
   SecretBoxes out;
@@ -79,8 +79,8 @@ Result<SecretBoxes> secret_boxes(Context& ctx, const std::string& tab) {
 }  // namespace
 
 Result<json> picture_of(Context& ctx, const std::string& tab, std::string_view what, const std::function<Result<json>()>& capture) {
-  if (!ctx.secrets || ctx.secrets->empty()) return capture();
-  auto info = ctx.browser.tab_info(tab);
+  if (!ctx.secrets() || ctx.secrets()->empty()) return capture();
+  auto info = ctx.browser().tab_info(tab);
   if (auto origin = egress::secret_origin_shown(ctx, tab, info ? info->url : std::string()))
     return errorf(Code::PermissionDenied,
                   "{}: tab {} is not pictured: a secret was typed into a page of {} in this run, and this tab shows that origin or did "
@@ -100,13 +100,13 @@ Result<json> picture_of(Context& ctx, const std::string& tab, std::string_view w
                   "{}: tab {} is not pictured: its page shows a secret's value in {} places, more than can be covered. Read the page as "
                   "text instead — snapshot, getText, find — where the secret shows as [SECRET:name]",
                   what, tab, boxes.rects.size());
-  json up = TRY(ctx.browser.call(tab, "masks", json::array({boxes.rects}), "", ctx.limits.exec_timeout));
+  json up = TRY(ctx.browser().call(tab, "masks", json::array({boxes.rects}), "", ctx.limits().exec_timeout));
   if (!get_bool(up, "shown", false) || get_int(up, "count", -1) != static_cast<int64_t>(boxes.rects.size())) {
-    (void)ctx.browser.call(tab, "masks", json::array({false}), "", ctx.limits.exec_timeout);
+    (void)ctx.browser().call(tab, "masks", json::array({false}), "", ctx.limits().exec_timeout);
     return errorf(Code::PermissionDenied, "{}: tab {} is not pictured: its page shows a secret's value, and it could not be covered", what, tab);
   }
   auto picture = capture();
-  auto down = ctx.browser.call(tab, "masks", json::array({false}), "", ctx.limits.exec_timeout);
+  auto down = ctx.browser().call(tab, "masks", json::array({false}), "", ctx.limits().exec_timeout);
   if (!picture) return picture;
   if (!down || !get_bool(*down, "intact", false))
     return errorf(Code::PermissionDenied,

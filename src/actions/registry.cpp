@@ -286,7 +286,7 @@ std::vector<Capability> build() {
   host(g, "previousFinal", {}, "any | null",
        "In a scheduled run (ouro schedule): the final answer of the same schedule's previous run, to compare with (what changed since "
        "then); null in its first run and in runs not started by a schedule.",
-       Risk::Local, [](Context& ctx, const json&) -> Result<json> { return ctx.previous_final; });
+       Risk::Local, [](Context& ctx, const json&) -> Result<json> { return ctx.previous_final(); });
   host(g, "remember", {{"text", "string"}, {"options", "{ tags?: string[], key?: string }", true}}, "number (the memory's id)",
        "Keeps a note (≤ 8 KB, ≤ 16 tags) for later tasks; recall() finds it. A key replaces that key's note. Finished runs' tasks and "
        "answers are kept by themselves.",

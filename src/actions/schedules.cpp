@@ -23,8 +23,8 @@ namespace ouro::actions::impl {
 namespace {
 
 Result<store::Database*> database(Context& ctx, const char* fn) {
-  if (!ctx.db) return errorf(Code::FailedPrecondition, "{}: no database is open, so there are no schedules here", fn);
-  return ctx.db;
+  if (!ctx.db()) return errorf(Code::FailedPrecondition, "{}: no database is open, so there are no schedules here", fn);
+  return ctx.db();
 }
 
 // The job a run may leave: its timing from `timing`, its start pages only where this run may go,
@@ -75,7 +75,7 @@ Result<schedule::JobSpec> job_spec(Context& ctx, const char* fn, const std::stri
     // The run's permission levels go with it (a capability it may not use, the job may not either).
     static constexpr const char* kLevels[] = {"auto", "ask", "deny"};
     json permissions = json::object();
-    for (const auto& [cap, level] : ctx.permission_overrides)
+    for (const auto& [cap, level] : ctx.permission_overrides())
       if (level >= 0 && level < 3) permissions[cap] = kLevels[level];
     if (!permissions.empty()) spec.options["permissions"] = permissions;
   }
@@ -101,7 +101,7 @@ Result<void> ask_first(Context& ctx, const char* fn, const std::string& what, co
   std::string reason = "the run would " + what + " (a task that runs later by itself)";
   if (!from.empty()) reason += "; its words came from " + from;
   json q = {{"action", fn}, {"reason", reason}, {"arguments", redact(clip_text(what, 400))}};
-  if (ctx.secrets) ctx.secrets->scrub(q);
+  if (ctx.secrets()) ctx.secrets()->scrub(q);
   if (!hooks->confirm(q))
     return errorf(Code::PermissionDenied, "{} was denied by the user; do not retry it — report back with setFinal()", fn);
   return {};
@@ -112,7 +112,7 @@ void tell(Context& ctx, const std::string& type, const json& data, const std::st
   auto hooks = ctx.hooks();
   if (!hooks) return;
   json shown = data;
-  if (ctx.secrets) ctx.secrets->scrub(shown);
+  if (ctx.secrets()) ctx.secrets()->scrub(shown);
   if (hooks->on_record) hooks->on_record(type, shown);
   if (hooks->on_change) hooks->on_change({{"kind", "schedule"}, {"key", id}, {"before", before ? *before : json(nullptr)}, {"after", after ? *after : json(nullptr)}});
 }
@@ -120,7 +120,7 @@ void tell(Context& ctx, const std::string& type, const json& data, const std::st
 // A job added or changed: the run hears it (an event, and the change for undo) and gets it back.
 Result<json> written(Context& ctx, const char* fn, const char* event, const Result<schedule::Job>& job, const std::optional<json>& before) {
   if (!job) return errorf(job.error().code, "{}: {}", fn, job.error().message);
-  auto after = schedule::job_row(*ctx.db, job->id);
+  auto after = schedule::job_row(*ctx.db(), job->id);
   tell(ctx, event, schedule::job_json(*job), job->id, before, after ? *after : std::nullopt);
   return schedule::job_json(*job);
 }
@@ -181,7 +181,7 @@ Result<json> list_schedules(Context& ctx, const json&) {
   auto list = TRY(schedule::list_jobs(*db));
   json out = json::array();
   for (const auto& j : list.jobs) out.push_back(schedule::job_json(j));
-  if (ctx.secrets && !ctx.secrets->empty()) ctx.secrets->scrub(out);
+  if (ctx.secrets() && !ctx.secrets()->empty()) ctx.secrets()->scrub(out);
   return out;
 }
 

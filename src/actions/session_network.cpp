@@ -63,10 +63,10 @@ Result<json> get_cookies(Context& ctx, const json& args) {
   json filter = args.size() > 1 ? args[1] : (args.size() == 1 && args[0].is_object() ? args[0] : json());
   json raw;
   if (!args.empty() && is_tab_id(args[0])) {
-    auto info = TRY(ctx.browser.tab_info(args[0].get<std::string>()));
-    raw = TRY(ctx.browser.send(info.id, "Network.getCookies", {{"urls", json::array({info.url})}}, ctx.limits.exec_timeout))["cookies"];
+    auto info = TRY(ctx.browser().tab_info(args[0].get<std::string>()));
+    raw = TRY(ctx.browser().send(info.id, "Network.getCookies", {{"urls", json::array({info.url})}}, ctx.limits().exec_timeout))["cookies"];
   } else {
-    raw = TRY(ctx.browser.cookies(ctx.browser_context, ctx.limits.exec_timeout));
+    raw = TRY(ctx.browser().cookies(ctx.browser_context(), ctx.limits().exec_timeout));
   }
   json out = json::array();
   for (const auto& c : raw) {
@@ -75,7 +75,7 @@ Result<json> get_cookies(Context& ctx, const json& args) {
       if (filter.contains("domain") && filter["domain"].is_string() && !domain_matches(c.value("domain", ""), filter["domain"])) continue;
       if (filter.contains("path") && filter["path"] != c.value("path", "")) continue;
     }
-    out.push_back(cookie_json(c, ctx.limits.reveal_http_only_cookies));
+    out.push_back(cookie_json(c, ctx.limits().reveal_http_only_cookies));
   }
   return out;
 }
@@ -88,24 +88,24 @@ Result<json> set_cookie(Context& ctx, const json& args) {
   for (const char* k : {"url", "domain", "path", "secure", "httpOnly", "sameSite", "expires"})
     if (c.contains(k)) param[k] = c[k];
   if (!param.contains("url") && !param.contains("domain")) {
-    std::string active = ctx.browser.active_tab(ctx.browser_context);
-    auto info = ctx.browser.tab_info(active);
+    std::string active = ctx.browser().active_tab(ctx.browser_context());
+    auto info = ctx.browser().tab_info(active);
     if (!info || info->url.rfind("http", 0) != 0)
       return make_error(Code::InvalidArgument, "setCookie(cookie): give the cookie a url or domain (the active tab has no web page)");
     param["url"] = info->url;
   }
-  TRY(ctx.browser.set_cookies(ctx.browser_context, json::array({param}), ctx.limits.exec_timeout));
+  TRY(ctx.browser().set_cookies(ctx.browser_context(), json::array({param}), ctx.limits().exec_timeout));
   return json(true);
 }
 
 Result<json> get_local_storage(Context& ctx, const json& args) {
   json key = args.size() > 1 ? args[1] : json();
-  return ctx.browser.call(arg_string(args, 0), "storage", json::array({"local", key}), "", ctx.limits.exec_timeout);
+  return ctx.browser().call(arg_string(args, 0), "storage", json::array({"local", key}), "", ctx.limits().exec_timeout);
 }
 
 Result<json> get_session_storage(Context& ctx, const json& args) {
   json key = args.size() > 1 ? args[1] : json();
-  return ctx.browser.call(arg_string(args, 0), "storage", json::array({"session", key}), "", ctx.limits.exec_timeout);
+  return ctx.browser().call(arg_string(args, 0), "storage", json::array({"session", key}), "", ctx.limits().exec_timeout);
 }
 
 Result<json> clear_storage(Context& ctx, const json& args) {
@@ -114,15 +114,15 @@ Result<json> clear_storage(Context& ctx, const json& args) {
     return errorf(Code::InvalidArgument, "clearStorage(tabId, type): type must be local, session, cookies or all (got '{}')", type);
   json cleared = json::array();
   if (type != "cookies") {
-    TRY(ctx.browser.call(tab, "clear", json::array({type}), "", ctx.limits.exec_timeout));
+    TRY(ctx.browser().call(tab, "clear", json::array({type}), "", ctx.limits().exec_timeout));
     if (type == "all") cleared = {"local", "session"};
     else cleared.push_back(type);
   }
   if (type == "cookies" || type == "all") {
-    auto info = TRY(ctx.browser.tab_info(tab));
-    auto cookies = TRY(ctx.browser.send(tab, "Network.getCookies", {{"urls", json::array({info.url})}}, ctx.limits.exec_timeout));
+    auto info = TRY(ctx.browser().tab_info(tab));
+    auto cookies = TRY(ctx.browser().send(tab, "Network.getCookies", {{"urls", json::array({info.url})}}, ctx.limits().exec_timeout));
     for (const auto& c : cookies["cookies"])
-      TRY(ctx.browser.send(tab, "Network.deleteCookies", {{"name", c["name"]}, {"domain", c["domain"]}, {"path", c["path"]}}, ctx.limits.exec_timeout));
+      TRY(ctx.browser().send(tab, "Network.deleteCookies", {{"name", c["name"]}, {"domain", c["domain"]}, {"path", c["path"]}}, ctx.limits().exec_timeout));
     cleared.push_back("cookies");
   }
   return json{{"cleared", cleared}};
@@ -130,12 +130,12 @@ Result<json> clear_storage(Context& ctx, const json& args) {
 
 Result<json> get_recent_requests(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0);
-  TRY(ctx.browser.tab_info(tab));
+  TRY(ctx.browser().tab_info(tab));
   json f = args.size() > 1 && args[1].is_object() ? args[1] : json::object();
   std::string type = f.value("type", "");
   size_t limit = f.contains("limit") && f["limit"].is_number() ? f["limit"].get<size_t>() : 100;
   json out = json::array();
-  for (const auto& r : ctx.browser.requests(tab)) {
+  for (const auto& r : ctx.browser().requests(tab)) {
     if (type.empty() ? (r.type != "XHR" && r.type != "Fetch") : (type != "all" && r.type != type)) continue;
     if (f.contains("url") && f["url"].is_string() && !url_matches(r.url, f["url"])) continue;
     if (f.contains("method") && f["method"] != r.method) continue;
@@ -148,31 +148,31 @@ Result<json> get_recent_requests(Context& ctx, const json& args) {
 
 Result<json> get_response_body(Context& ctx, const json& args) {
   std::string id = arg_string(args, 0);
-  std::string tab = TRY(ctx.browser.tab_of_request(id));
+  std::string tab = TRY(ctx.browser().tab_of_request(id));
   // The body exists once the response has finished loading.
-  auto deadline = std::chrono::steady_clock::now() + ctx.limits.exec_timeout;
+  auto deadline = std::chrono::steady_clock::now() + ctx.limits().exec_timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     bool finished = true;
-    for (const auto& rec : ctx.browser.requests(tab))
+    for (const auto& rec : ctx.browser().requests(tab))
       if (rec.request_id == id) finished = rec.finished;
     if (finished) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  auto r = ctx.browser.send(tab, "Network.getResponseBody", {{"requestId", id}}, ctx.limits.exec_timeout);
+  auto r = ctx.browser().send(tab, "Network.getResponseBody", {{"requestId", id}}, ctx.limits().exec_timeout);
   if (!r)
     return errorf(Code::NotFound,
                   "getResponseBody('{}'): the browser kept no body for this response ({}). It keeps none for responses marked "
                   "Cache-Control: no-store that the page did not read, and drops old ones; read the data in the page with execInTab instead",
                   id, r.error().message);
   std::string body = r->value("body", "");
-  if (!r->value("base64Encoded", false)) return capped(body, ctx.limits.result_cap);
+  if (!r->value("base64Encoded", false)) return capped(body, ctx.limits().result_cap);
   std::string mime;
-  for (const auto& rec : ctx.browser.requests(tab))
+  for (const auto& rec : ctx.browser().requests(tab))
     if (rec.request_id == id) mime = rec.mime_type;
   bool textual = mime.rfind("text/", 0) == 0 || mime.find("json") != std::string::npos || mime.find("xml") != std::string::npos ||
                  mime.find("javascript") != std::string::npos;
-  if (textual) return capped(base64_decode(body), ctx.limits.result_cap);
-  return json{{"base64Encoded", true}, {"mimeType", mime}, {"body", capped(body, ctx.limits.result_cap)}};
+  if (textual) return capped(base64_decode(body), ctx.limits().result_cap);
+  return json{{"base64Encoded", true}, {"mimeType", mime}, {"body", capped(body, ctx.limits().result_cap)}};
 }
 
 namespace {
@@ -185,12 +185,9 @@ std::string next_handler_id() {
 // The browser pauses requests matching any pattern that has a modifying handler on the tab.
 Result<void> update_fetch_patterns(Context& ctx, const std::string& tab) {
   json patterns = json::array();
-  {
-    std::lock_guard lock(ctx.intercept_mutex);
-    for (const auto& [pattern, handler] : ctx.modifiers[tab])
-      patterns.push_back({{"urlPattern", pattern.find('*') == std::string::npos ? "*" + pattern + "*" : pattern}, {"requestStage", "Request"}});
-  }
-  return ctx.browser.set_intercept_patterns(tab, std::move(patterns), ctx.owner, ctx.limits.exec_timeout);
+  for (const auto& pattern : ctx.intercepts().modifying_patterns(tab))
+    patterns.push_back({{"urlPattern", pattern.find('*') == std::string::npos ? "*" + pattern + "*" : pattern}, {"requestStage", "Request"}});
+  return ctx.browser().set_intercept_patterns(tab, std::move(patterns), ctx.owner(), ctx.limits().exec_timeout);
 }
 
 json header_list(const json& headers) {
@@ -207,15 +204,10 @@ void on_request_paused(Context& ctx, const std::string& tab, const json& params)
   std::string request_id = params.value("requestId", "");
   const json& req = params.contains("request") ? params["request"] : json::object();
   std::string url = req.value("url", "");
-  std::string handler;
-  {
-    std::lock_guard lock(ctx.intercept_mutex);
-    for (const auto& [pattern, h] : ctx.modifiers[tab])
-      if (url_matches(url, pattern)) handler = h;
-    if (!handler.empty()) ctx.paused[request_id] = tab;
-  }
-  if (handler.empty() || !ctx.emit_event) {
-    ctx.browser.send_async(tab, "Fetch.continueRequest", {{"requestId", request_id}});
+  std::string handler = ctx.intercepts().pause(tab, request_id, [&](const std::string& pattern) { return url_matches(url, pattern); });
+  if (handler.empty() || !ctx.can_emit()) {
+    if (!handler.empty()) (void)ctx.intercepts().take_paused(request_id);
+    ctx.browser().send_async(tab, "Fetch.continueRequest", {{"requestId", request_id}});
     return;
   }
   json headers = req.value("headers", json::object());
@@ -230,37 +222,29 @@ void on_request_paused(Context& ctx, const std::string& tab, const json& params)
   ctx.emit_event(handler, data);
   // Without an answer in time (no code is running to call the handler), the request goes on.
   std::weak_ptr<Context> weak = ctx.weak_from_this();
-  ctx.browser.after(ctx.limits.intercept_decision, [weak, tab, request_id] {
+  ctx.browser().after(ctx.limits().intercept_decision, [weak, tab, request_id] {
     auto c = weak.lock();
     if (!c) return;  // the session ended; its context's tabs went with it
-    {
-      std::lock_guard lock(c->intercept_mutex);
-      if (!c->paused.erase(request_id)) return;
-    }
-    c->browser.send_async(tab, "Fetch.continueRequest", {{"requestId", request_id}});
+    if (!c->intercepts().take_paused(request_id)) return;
+    c->browser().send_async(tab, "Fetch.continueRequest", {{"requestId", request_id}});
   });
 }
 
 Result<json> resolve_intercept(Context& ctx, const json& args) {
   std::string id = arg_string(args, 0);
   json d = args.size() > 1 ? args[1] : json();
-  std::string tab;
-  {
-    std::lock_guard lock(ctx.intercept_mutex);
-    auto it = ctx.paused.find(id);
-    if (it == ctx.paused.end()) return json(false);  // already let through after the decision timeout
-    tab = it->second;
-    ctx.paused.erase(it);
-  }
+  auto paused = ctx.intercepts().take_paused(id);
+  if (!paused) return json(false);  // already let through after the decision timeout
+  const std::string tab = *paused;
   if (d.is_object() && (d.value("block", false) || d.value("abort", false))) {
-    TRY(ctx.browser.send(tab, "Fetch.failRequest", {{"requestId", id}, {"errorReason", "BlockedByClient"}}, ctx.limits.exec_timeout));
+    TRY(ctx.browser().send(tab, "Fetch.failRequest", {{"requestId", id}, {"errorReason", "BlockedByClient"}}, ctx.limits().exec_timeout));
   } else if (d.is_object() && d.contains("respond") && d["respond"].is_object()) {
     const json& r = d["respond"];
     std::string body = r.contains("body") ? (r["body"].is_string() ? r["body"].get<std::string>() : r["body"].dump()) : "";
-    TRY(ctx.browser.send(tab, "Fetch.fulfillRequest",
+    TRY(ctx.browser().send(tab, "Fetch.fulfillRequest",
                          {{"requestId", id}, {"responseCode", r.value("status", 200)}, {"responseHeaders", header_list(r.value("headers", json::object()))},
                           {"body", base64_encode(body)}},
-                         ctx.limits.exec_timeout));
+                         ctx.limits().exec_timeout));
   } else {
     json p = {{"requestId", id}};
     if (d.is_object()) {
@@ -269,52 +253,42 @@ Result<json> resolve_intercept(Context& ctx, const json& args) {
       if (d.contains("headers")) p["headers"] = header_list(d["headers"]);
       if (d.contains("postData")) p["postData"] = base64_encode(d["postData"].is_string() ? d["postData"].get<std::string>() : d["postData"].dump());
     }
-    TRY(ctx.browser.send(tab, "Fetch.continueRequest", p, ctx.limits.exec_timeout));
+    TRY(ctx.browser().send(tab, "Fetch.continueRequest", p, ctx.limits().exec_timeout));
   }
   return json(true);
 }
 
 Result<json> intercept_requests(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0), pattern = arg_string(args, 1);
-  TRY(ctx.browser.tab_info(tab));
-  std::string key = tab + " " + pattern;
+  TRY(ctx.browser().tab_info(tab));
   if (args.size() < 3 || args[2].is_null()) {
-    bool modifying;
-    {
-      std::lock_guard lock(ctx.intercept_mutex);
-      for (int id : ctx.intercepts[key]) ctx.browser.remove_request_observer(id);
-      ctx.intercepts.erase(key);
-      modifying = ctx.modifiers[tab].erase(pattern) > 0;
-    }
-    if (modifying) TRY(update_fetch_patterns(ctx, tab));
+    auto removed = ctx.intercepts().remove(tab, pattern);
+    for (int id : removed.observers) ctx.browser().remove_request_observer(id);
+    if (removed.modifying) TRY(update_fetch_patterns(ctx, tab));
     return json(nullptr);
   }
   std::string handler = next_handler_id();
-  if (ctx.limits.allow_request_modification) {
-    {
-      std::lock_guard lock(ctx.intercept_mutex);
-      ctx.modifiers[tab][pattern] = handler;
-    }
+  if (ctx.limits().allow_request_modification) {
+    ctx.intercepts().add_modifier(tab, pattern, handler);
     TRY(update_fetch_patterns(ctx, tab));
     return json(handler);
   }
-  auto emit = ctx.emit_event;
-  int id = ctx.browser.add_request_observer(tab, [emit, pattern, handler](const std::string&, const browser::RequestRecord& r) {
-    if (emit && url_matches(r.url, pattern)) emit(handler, r.to_json());
+  std::weak_ptr<const Context> weak = ctx.weak_from_this();
+  int id = ctx.browser().add_request_observer(tab, [weak, pattern, handler](const std::string&, const browser::RequestRecord& r) {
+    if (auto c = weak.lock(); c && url_matches(r.url, pattern)) c->emit_event(handler, r.to_json());
   });
-  std::lock_guard lock(ctx.intercept_mutex);
-  ctx.intercepts[key].push_back(id);
+  ctx.intercepts().add_observer(tab, pattern, id);
   return json(handler);
 }
 
 Result<json> get_console_log(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0);
-  TRY(ctx.browser.tab_info(tab));
+  TRY(ctx.browser().tab_info(tab));
   json f = args.size() > 1 && args[1].is_object() ? args[1] : json::object();
   size_t limit = f.contains("limit") && f["limit"].is_number() ? f["limit"].get<size_t>() : 200;
   // The newest `limit` matches, oldest first; only those are converted (a flooded log holds a
   // thousand entries, and a caller polling with a small limit should not pay for them all).
-  auto entries = ctx.browser.console_log(tab);
+  auto entries = ctx.browser().console_log(tab);
   std::vector<const browser::ConsoleEntry*> picked;
   for (auto it = entries.rbegin(); it != entries.rend() && picked.size() < limit; ++it) {
     if (f.contains("level") && f["level"].is_string() && f["level"] != it->level) continue;
@@ -328,9 +302,9 @@ Result<json> get_console_log(Context& ctx, const json& args) {
 
 Result<json> get_errors(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0);
-  TRY(ctx.browser.tab_info(tab));
+  TRY(ctx.browser().tab_info(tab));
   json out = json::array();
-  for (const auto& e : ctx.browser.errors(tab)) out.push_back(e.to_json());
+  for (const auto& e : ctx.browser().errors(tab)) out.push_back(e.to_json());
   return out;
 }
 

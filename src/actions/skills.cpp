@@ -33,7 +33,7 @@ struct Skill {
   Result<json> use(const char* cap_name, json args) { return call_capability(ctx, cap_name, std::move(args)); }
   Result<json> snap(json options = json::object()) { return snapshot(ctx, options.empty() ? json::array({tab}) : json::array({tab, options})); }
   // The page engine's function `fn` with `args` (Browser::call).
-  Result<json> page(const char* fn, json args = json::array()) { return ctx.browser.call(tab, fn, std::move(args), "", ctx.limits.exec_timeout); }
+  Result<json> page(const char* fn, json args = json::array()) { return ctx.browser().call(tab, fn, std::move(args), "", ctx.limits().exec_timeout); }
   Result<json> bind_page(json spec) { return page("bind", json::array({std::move(spec)})); }
   void bind(const std::string& slot, const json& el, double confidence) {
     // A field is known by its label (its name attribute is for the server); a control by its name.
@@ -41,13 +41,13 @@ struct Skill {
   }
   void effect(const std::string& what, bool met) { effects.push_back({{"effect", what}, {"met", met}}); }
   std::string url() {
-    auto info = ctx.browser.tab_info(tab);
+    auto info = ctx.browser().tab_info(tab);
     return info ? info->url : "";
   }
   // Waits (up to the action timeout) until pred() holds; false when it never did.
   template <class Pred>
   bool wait_until(Pred pred, std::chrono::milliseconds within = {}) {
-    auto deadline = Clock::now() + (within.count() ? within : ctx.limits.action_timeout);
+    auto deadline = Clock::now() + (within.count() ? within : ctx.limits().action_timeout);
     while (true) {
       if (pred()) return true;
       if (Clock::now() >= deadline) return false;
@@ -56,7 +56,7 @@ struct Skill {
   }
   json result(bool ok, const std::string& error = "") {
     json out = {{"ok", ok}, {"skill", name}, {"bound", bound}, {"did", did}, {"effects", effects}, {"url", url()}};
-    if (auto info = ctx.browser.tab_info(tab)) out["title"] = info->title;
+    if (auto info = ctx.browser().tab_info(tab)) out["title"] = info->title;
     if (!error.empty()) out["error"] = error;
     return out;
   }

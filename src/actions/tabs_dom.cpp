@@ -37,40 +37,40 @@ Result<json> read_helper(Context& ctx, const std::string& tab, const char* fn, j
 Result<json> open_tab(Context& ctx, const json& args) {
   std::string url = arg_string(args, 0);
   TRY(egress::check_navigation(ctx, "openTab", url));
-  if (ctx.shared_tabs) return json(TRY(egress::open_held_tab(ctx, url)));  // held (and gated) from its first request
-  auto id = TRY(ctx.browser.open_tab(url.empty() ? "about:blank" : url, ctx.limits.load_timeout, ctx.browser_context));
+  if (ctx.shared_tabs()) return json(TRY(egress::open_held_tab(ctx, url)));  // held (and gated) from its first request
+  auto id = TRY(ctx.browser().open_tab(url.empty() ? "about:blank" : url, ctx.limits().load_timeout, ctx.browser_context()));
   return json(id);
 }
 
 Result<json> close_tab(Context& ctx, const json& args) {
-  TRY(ctx.browser.close_tab(arg_string(args, 0)));
+  TRY(ctx.browser().close_tab(arg_string(args, 0)));
   return json(true);
 }
 
 Result<json> navigate(Context& ctx, const json& args) {
   TRY(egress::check_navigation(ctx, "navigate", arg_string(args, 1), arg_string(args, 0)));
-  auto info = TRY(ctx.browser.navigate(arg_string(args, 0), arg_string(args, 1), ctx.limits.load_timeout));
+  auto info = TRY(ctx.browser().navigate(arg_string(args, 0), arg_string(args, 1), ctx.limits().load_timeout));
   return info.to_json();
 }
 
 Result<json> switch_tab(Context& ctx, const json& args) {
-  TRY(ctx.browser.switch_tab(arg_string(args, 0)));
+  TRY(ctx.browser().switch_tab(arg_string(args, 0)));
   return json(true);
 }
 
 Result<json> wait_for_load(Context& ctx, const json& args) {
-  auto info = TRY(ctx.browser.wait_for_load(arg_string(args, 0), timeout_arg(args, 1, ctx.limits.load_timeout)));
+  auto info = TRY(ctx.browser().wait_for_load(arg_string(args, 0), timeout_arg(args, 1, ctx.limits().load_timeout)));
   return info.to_json();
 }
 
 Result<json> exec_in_tab(Context& ctx, const json& args) {
-  return ctx.browser.eval_page(arg_string(args, 0), arg_string(args, 1), ctx.limits.exec_timeout, ctx.limits.result_cap);
+  return ctx.browser().eval_page(arg_string(args, 0), arg_string(args, 1), ctx.limits().exec_timeout, ctx.limits().result_cap);
 }
 
 // A read of one element: in a replay its selector is found again when the page changed under it
 // (perception/targets.h), and a run records what identifies what it read.
 Result<json> read_element(Context& ctx, const std::string& tab, std::string sel, const char* fn, const char* what) {
-  if (!sel.empty()) sel = TRY(perception::replay_target(ctx, tab, what, sel, ctx.limits.action_timeout));
+  if (!sel.empty()) sel = TRY(perception::replay_target(ctx, tab, what, sel, ctx.limits().action_timeout));
   auto r = TRY(read_helper(ctx, tab, fn, json::array({sel}), what, sel));
   if (!sel.empty() && perception::recording(ctx)) perception::record_target(ctx, tab, what, sel, nullptr);
   return r;
@@ -81,27 +81,27 @@ Result<json> get_dom(Context& ctx, const json& args) { return read_element(ctx, 
 Result<json> get_text(Context& ctx, const json& args) { return read_element(ctx, arg_string(args, 0), arg_string(args, 1), "text", "getText"); }
 
 Result<json> get_links(Context& ctx, const json& args) {
-  return ctx.browser.call(arg_string(args, 0), "links", json::array(), "", ctx.limits.exec_timeout);
+  return ctx.browser().call(arg_string(args, 0), "links", json::array(), "", ctx.limits().exec_timeout);
 }
 
 Result<json> get_inputs(Context& ctx, const json& args) {
-  return ctx.browser.call(arg_string(args, 0), "inputs", json::array(), "", ctx.limits.exec_timeout);
+  return ctx.browser().call(arg_string(args, 0), "inputs", json::array(), "", ctx.limits().exec_timeout);
 }
 
 Result<json> query_selector(Context& ctx, const json& args) {
   std::string sel = arg_string(args, 1);
-  return ctx.browser.call(arg_string(args, 0), "query", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout);
+  return ctx.browser().call(arg_string(args, 0), "query", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout);
 }
 
 Result<json> query_selector_all(Context& ctx, const json& args) {
   std::string sel = arg_string(args, 1);
-  return ctx.browser.call(arg_string(args, 0), "queryAll", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits.exec_timeout);
+  return ctx.browser().call(arg_string(args, 0), "queryAll", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout);
 }
 
 // Accessibility.getFullAXTree, compacted: ignored and unnamed generic nodes give way to their
 // children, inline text boxes go, static text becomes {role: "text", name}.
 Result<json> get_accessibility_tree(Context& ctx, const json& args) {
-  auto r = TRY(ctx.browser.send(arg_string(args, 0), "Accessibility.getFullAXTree", json::object(), ctx.limits.exec_timeout));
+  auto r = TRY(ctx.browser().send(arg_string(args, 0), "Accessibility.getFullAXTree", json::object(), ctx.limits().exec_timeout));
   std::map<std::string, const json*> nodes;
   std::string root;
   for (const auto& n : r["nodes"]) {
@@ -162,9 +162,9 @@ Result<json> screenshot(Context& ctx, const json& args) {
   // Set-of-marks: the page engine outlines each visible control with its ref while the picture
   // is taken, and takes the outlines away again whatever happens.
   return picture_of(ctx, tab, "screenshot", [&]() -> Result<json> {
-    if (marks) TRY(ctx.browser.call(tab, "marks", json::array({true}), "", ctx.limits.exec_timeout));
-    auto r = ctx.browser.send(tab, "Page.captureScreenshot", params, ctx.limits.exec_timeout);
-    if (marks) (void)ctx.browser.call(tab, "marks", json::array({false}), "", ctx.limits.exec_timeout);
+    if (marks) TRY(ctx.browser().call(tab, "marks", json::array({true}), "", ctx.limits().exec_timeout));
+    auto r = ctx.browser().send(tab, "Page.captureScreenshot", params, ctx.limits().exec_timeout);
+    if (marks) (void)ctx.browser().call(tab, "marks", json::array({false}), "", ctx.limits().exec_timeout);
     if (!r) return tl::make_unexpected(r.error());
     return json("data:image/png;base64," + r->value("data", ""));
   });
@@ -183,16 +183,16 @@ Result<json> llm_batch(Context& ctx, const json& args) {
 }
 
 Result<json> store(Context& ctx, const json& args) {
-  if (!ctx.db) return make_error(Code::FailedPrecondition, "store(): no database is open");
+  if (!ctx.db()) return make_error(Code::FailedPrecondition, "store(): no database is open");
   std::string key = arg_string(args, 0);
   if (key.empty()) return make_error(Code::InvalidArgument, "store(key, value): key must be a non-empty string");
   // What the run writes outlives it: masked as every record of the run is.
   json stored = scrubbed_for_storage(ctx, json::array({key, args.size() > 1 ? args[1] : json(nullptr)}));
   auto hooks = ctx.hooks();
   std::optional<std::string> before;
-  if (hooks && hooks->on_change) before = TRY(ctx.db->kv_get(stored[0].get<std::string>()));
+  if (hooks && hooks->on_change) before = TRY(ctx.db()->kv_get(stored[0].get<std::string>()));
   const std::string value = dump_json(stored[1]);
-  TRY(ctx.db->kv_set(stored[0].get<std::string>(), value));
+  TRY(ctx.db()->kv_set(stored[0].get<std::string>(), value));
   // For undo (docs/guides/undo.md): what the key held before, and holds now (JSON texts).
   if (hooks && hooks->on_change && before != value)
     hooks->on_change({{"kind", "kv"}, {"key", stored[0]}, {"before", before ? json(*before) : json(nullptr)}, {"after", value}});
@@ -200,8 +200,8 @@ Result<json> store(Context& ctx, const json& args) {
 }
 
 Result<json> retrieve(Context& ctx, const json& args) {
-  if (!ctx.db) return make_error(Code::FailedPrecondition, "retrieve(): no database is open");
-  auto v = TRY(ctx.db->kv_get(arg_string(args, 0)));
+  if (!ctx.db()) return make_error(Code::FailedPrecondition, "retrieve(): no database is open");
+  auto v = TRY(ctx.db()->kv_get(arg_string(args, 0)));
   if (!v) return json(nullptr);
   return scrubbed_on_reading(ctx, TRY(parse_json(*v, "stored value")));
 }

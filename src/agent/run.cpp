@@ -257,7 +257,7 @@ void Run::emit(const std::string& type, json data) {
   // Events go to the Command Center, the database, traces and the terminal: secrets in URLs and
   // the run's named secrets (in any of their usual forms) stay behind.
   safety::redact_json_strings(data);
-  if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(data);
+  if (const auto& secrets = m_session.host().context().secrets(); secrets && !secrets->empty()) secrets->scrub(data);
   std::lock_guard lock(m_emit_mutex);
   Event e{++m_seq, type, std::move(data), wall_ms()};
   apply_event(m_state, e.type, e.data);
@@ -267,10 +267,10 @@ void Run::emit(const std::string& type, json data) {
 void Run::checkpoint(int it) {
   json tabs = json::array();
   // In the user's browser, the run's own tabs only (the user's others are not its to reopen).
-  for (const auto& t : m_session.host().context().shared_tabs ? m_session.held_tabs() : m_session.tabs()) tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", clip_head(t.title, 200)}});
+  for (const auto& t : m_session.host().context().shared_tabs() ? m_session.held_tabs() : m_session.tabs()) tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", clip_head(t.title, 200)}});
   std::string env = m_session.storable_env();
   // A tab's URL may hold a typed secret (a submitted GET form): the checkpoint is stored.
-  if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(tabs);
+  if (const auto& secrets = m_session.host().context().secrets(); secrets && !secrets->empty()) secrets->scrub(tabs);
   json data = {{"iteration", it}, {"tabs", tabs}, {"activeTab", m_session.active_tab()}, {"provider", m_provider.position()}, {"envBytes", env.size()}};
   if (m_options.on_checkpoint) {
     json compacted;
@@ -376,7 +376,7 @@ Result<std::string> Run::sub_query(const std::string& prompt, const json& data, 
   emit("sub-llm-start", {{"index", index}, {"prompt", clip_head(prompt, 300)}, {"dataChars", data.is_null() ? 0 : (data.is_string() ? data.get<std::string>().size() : dump_json(data).size())},
                           {"images", req.messages.back().images.size()}});
   auto t0 = Clock::now();
-  auto r = m_provider.complete(scrubbed_request(req, m_session.host().context().secrets.get()), [](const llm::Delta&) {}, m_cancel);
+  auto r = m_provider.complete(scrubbed_request(req, m_session.host().context().secrets().get()), [](const llm::Delta&) {}, m_cancel);
   double ms = ms_since(t0);
   if (!r) {
     emit("sub-llm-complete", {{"index", index}, {"resultMeta", {{"error", r.error().message}, {"ms", ms}}}});
@@ -402,8 +402,8 @@ Result<json> Run::goal_call(const std::string& function, const json& args) {
 std::string Run::memory_entries() {
   const host::Context& ctx = m_session.host().context();
   std::string task = m_options.task;
-  if (ctx.secrets && !ctx.secrets->empty()) task = ctx.secrets->scrub_text(std::move(task));
-  return memory::Memory(m_session.db(), ctx.embeddings.get()).relevant_for(task, 5, 1200);
+  if (ctx.secrets() && !ctx.secrets()->empty()) task = ctx.secrets()->scrub_text(std::move(task));
+  return memory::Memory(m_session.db(), ctx.embeddings().get()).relevant_for(task, 5, 1200);
 }
 
 std::string Run::goals_section() {
@@ -525,7 +525,7 @@ RunResult Run::execute_commands(const std::string& commands) {
 }
 
 Result<llm::Response> Run::call_model(int it, const llm::Request& request, double& ms) {
-  const llm::Request req = scrubbed_request(request, m_session.host().context().secrets.get());
+  const llm::Request req = scrubbed_request(request, m_session.host().context().secrets().get());
   auto t0 = Clock::now();
   auto r = m_provider.complete(req, [&](const llm::Delta& d) {
     if (d.kind == llm::Delta::Kind::Restart) emit("stream-token", {{"iteration", it}, {"restart", true}, {"token", ""}});
@@ -808,7 +808,7 @@ RunResult Run::finish(RunResult result, bool have_final, json final) {
     result.cost_usd = m_cost;
     result.cost_known = m_cost_known;
   }
-  result.action_cache = m_session.host().context().action_cache.to_json();
+  result.action_cache = m_session.host().context().action_cache().to_json();
   result.actions = m_session.host().actions() - m_actions_at_start;
   result.asked = m_asked.load();
   result.cancelled = m_cancel.cancelled();
@@ -824,21 +824,21 @@ RunResult Run::finish(RunResult result, bool have_final, json final) {
   }
   // The answer is shown and kept (the run's row, memory across tasks, hooks, a follow-up's
   // context): the run's secrets, in any of their forms, stay behind in it as in every record.
-  if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(result.final);
+  if (const auto& secrets = m_session.host().context().secrets(); secrets && !secrets->empty()) secrets->scrub(result.final);
   {
     std::lock_guard lock(m_guidance_mutex);
     result.unread_guidance = std::exchange(m_guidance, {});
     m_guidance_closed = true;  // a message from now on is not this run's to read
   }
   // In the user's own browser the tabs the run held stay open: say which they are.
-  if (m_session.host().context().shared_tabs) {
+  if (m_session.host().context().shared_tabs()) {
     result.tabs = json::array();
     // Once the run has acted on them they keep to its allowed sites after it ends, until the user
     // replaces their page (egress/gate.h leave_tabs).
     bool kept = egress::has_acted(m_session.host().context());
     for (const auto& t : m_session.held_tabs())
       result.tabs.push_back({{"id", t.id}, {"url", safety::redact_url_params(t.url)}, {"title", t.title}, {"underRule", kept}});
-    if (const auto& secrets = m_session.host().context().secrets; secrets && !secrets->empty()) secrets->scrub(result.tabs);
+    if (const auto& secrets = m_session.host().context().secrets(); secrets && !secrets->empty()) secrets->scrub(result.tabs);
   }
   emit("complete", result.to_json());
   return result;

@@ -76,7 +76,7 @@ void record(Context& ctx, GateState& st, json decision) {
     if (++st.events > kMaxGateEvents) decision = {{"decision", "note"}, {"reason", "further gate decisions of this run are not recorded"}};
   }
   safety::redact_json_strings(decision);
-  if (ctx.secrets) ctx.secrets->scrub(decision);
+  if (ctx.secrets()) ctx.secrets()->scrub(decision);
   auto hooks = ctx.hooks();
   if (hooks && hooks->on_gate) return hooks->on_gate(decision);
   if (decision.value("decision", "") == "deny")
@@ -141,11 +141,11 @@ std::vector<std::string> secret_websocket_patterns(const safety::GatePolicy& pol
 // Tabs the secret's rule bound since the last look keep their WebSockets to the secret's sites.
 void limit_bound_websockets(Context& ctx, const GateState& st) {
   for (const auto& tab : st.secrets->take_newly_bound())
-    ctx.browser.limit_tab_websockets(tab, secret_websocket_patterns(*st.policy, st.secrets->sites_binding(tab)));
+    ctx.browser().limit_tab_websockets(tab, secret_websocket_patterns(*st.policy, st.secrets->sites_binding(tab)));
 }
 
 void update_websockets(Context& ctx, const GateState& st) {
-  if (auto r = ctx.browser.set_websocket_allowlist(ctx.browser_context, websocket_patterns(*st.policy), ctx.shared_tabs ? ctx.owner : ""); !r)
+  if (auto r = ctx.browser().set_websocket_allowlist(ctx.browser_context(), websocket_patterns(*st.policy), ctx.shared_tabs() ? ctx.owner() : ""); !r)
     spdlog::warn("gate: {}", r.error().message);
 }
 
@@ -196,7 +196,7 @@ void ask(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>& 
                       {"site", safety::parse_url(f.url).map([](const safety::Url& u) { return site_key(u); }).value_or("")},
                       {"tab", tab},
                       {"request", safety::describe_request(f)}};
-      if (c->secrets) c->secrets->scrub(request);
+      if (c->secrets()) c->secrets()->scrub(request);
       approved = hooks->confirm(request);
       by = approved ? "the user" : "the user (or no answer in time)";
     }
@@ -345,12 +345,12 @@ RequestSource source_of(const browser::OutgoingRequest& r) { return {r.tab_id, r
 
 Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolicy> policy) {
   if (!policy) {
-    ctx.gate.reset();
-    return ctx.browser.set_egress_gate(ctx.browser_context, nullptr);
+    ctx.set_gate(nullptr);
+    return ctx.browser().set_egress_gate(ctx.browser_context(), nullptr);
   }
   auto st = std::make_shared<GateState>();
   st->policy = std::move(policy);
-  ctx.gate = st;
+  ctx.set_gate(st);
   std::weak_ptr<Context> weak_ctx = ctx.weak_from_this();
   std::weak_ptr<GateState> weak_st = st;
   st->judge_request = [weak_ctx, weak_st](const browser::OutgoingRequest& r, browser::EgressAnswer answer) {
@@ -383,18 +383,18 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
     judge(c, s, source_of(r), facts, std::move(answer), r.cannot_pause);
   };
   // In a context shared with the user, only the tabs the run holds are gated (claims.h).
-  if (ctx.shared_tabs) return {};
-  return ctx.browser.set_egress_gate(ctx.browser_context, st->judge_request, websocket_patterns(*st->policy));
+  if (ctx.shared_tabs()) return {};
+  return ctx.browser().set_egress_gate(ctx.browser_context(), st->judge_request, websocket_patterns(*st->policy));
 }
 
 Result<void> claim_under_gate(Context& ctx, const std::string& tab_id) {
-  auto st = ctx.gate;
-  if (!st) return ctx.browser.claim_tab(tab_id, ctx.owner);
-  return ctx.browser.claim_tab(tab_id, ctx.owner, st->judge_request, websocket_patterns(*st->policy));
+  auto st = ctx.gate();
+  if (!st) return ctx.browser().claim_tab(tab_id, ctx.owner());
+  return ctx.browser().claim_tab(tab_id, ctx.owner(), st->judge_request, websocket_patterns(*st->policy));
 }
 
 void allow_site(Context& ctx, const std::string& page_url) {
-  auto st = ctx.gate;
+  auto st = ctx.gate();
   auto url = safety::parse_url(page_url);
   if (!st || !url || (url->scheme != "http" && url->scheme != "https")) return;
   st->policy->name_site_of(*url);
@@ -403,24 +403,24 @@ void allow_site(Context& ctx, const std::string& page_url) {
 }
 
 void mark_acted(Context& ctx, std::string_view what) {
-  auto st = ctx.gate;
+  auto st = ctx.gate();
   if (!st || st->acted.exchange(true)) return;
   // Connections its pages opened before (to any site) would carry later requests past the rule.
   st->connections_tightened();
   // Messages on sockets are writes, and a socket cannot wait for an answer: in careful mode the
   // pages refuse them from here on (browser.h refuse_socket_messages), before the call acts.
-  if (st->policy->mode() == safety::GateMode::Careful && !ctx.browser.dead())
-    if (auto r = ctx.browser.refuse_socket_messages(ctx.browser_context, ctx.shared_tabs ? ctx.owner : ""); !r)
+  if (st->policy->mode() == safety::GateMode::Careful && !ctx.browser().dead())
+    if (auto r = ctx.browser().refuse_socket_messages(ctx.browser_context(), ctx.shared_tabs() ? ctx.owner() : ""); !r)
       spdlog::warn("gate: {}", r.error().message);
   json d = {{"decision", "note"}, {"rule", "acted"},
             {"reason", fmt::format("the run acted on its pages ({}): from now on everything its tabs send keeps to its allowed sites", what)}};
   record(ctx, *st, std::move(d));
 }
 
-bool has_acted(const Context& ctx) { return ctx.gate && ctx.gate->acted; }
+bool has_acted(const Context& ctx) { return ctx.gate() && ctx.gate()->acted; }
 
 void deliver_early(Context& ctx) {
-  auto st = ctx.gate;
+  auto st = ctx.gate();
   auto hooks = ctx.hooks();
   if (!st || !hooks || !hooks->on_gate) return;
   std::vector<json> early;
@@ -432,7 +432,7 @@ void deliver_early(Context& ctx) {
 }
 
 browser::EgressGate lingering_gate(const Context& ctx) {
-  auto st = ctx.gate;
+  auto st = ctx.gate();
   if (!st || !st->acted) return nullptr;
   std::shared_ptr<safety::GatePolicy> policy = st->policy;
   // The secret's rule stays with the tabs as long as they linger under this gate.
@@ -453,7 +453,7 @@ browser::EgressGate lingering_gate(const Context& ctx) {
 
 std::function<bool(const std::string&, uint16_t)> connection_rule(Context& ctx) {
   std::weak_ptr<Context> weak_ctx = ctx.weak_from_this();
-  std::weak_ptr<GateState> weak = ctx.gate;
+  std::weak_ptr<GateState> weak = ctx.gate();
   auto noted = std::make_shared<std::pair<std::mutex, std::set<std::string>>>();
   return [weak, weak_ctx, noted](const std::string& host, uint16_t port) {
     auto st = weak.lock();
@@ -481,28 +481,28 @@ std::function<bool(const std::string&, uint16_t)> connection_rule(Context& ctx) 
 }
 
 void watch_connections(Context& ctx, std::function<void()> recheck) {
-  if (auto st = ctx.gate) {
+  if (auto st = ctx.gate()) {
     std::lock_guard lock(st->mutex);
     st->recheck_connections = std::move(recheck);
   }
 }
 
 void close_gate(Context& ctx) {
-  auto st = ctx.gate;
+  auto st = ctx.gate();
   if (!st) return;
   st->closing = true;
   st->connections_tightened();
-  if (!ctx.browser.dead() && !ctx.shared_tabs) ctx.browser.refuse_paused(ctx.browser_context);
+  if (!ctx.browser().dead() && !ctx.shared_tabs()) ctx.browser().refuse_paused(ctx.browser_context());
 }
 
 bool blank_tabs(Context& ctx) {
-  if (!ctx.gate || !ctx.gate->acted || ctx.browser.dead()) return true;
+  if (!ctx.gate() || !ctx.gate()->acted || ctx.browser().dead()) return true;
   // What the run put into its pages (a timer, a worker, a handler) could still send once the gate
   // is gone: their documents go first, all at once, within 10 s (a context full of popups must
   // not hold the run's end).
   std::vector<std::string> ids;
-  for (const auto& t : ctx.browser.tabs(ctx.browser_context)) ids.push_back(t.id);
-  if (size_t left = ctx.browser.blank(ids, std::chrono::seconds(10))) {
+  for (const auto& t : ctx.browser().tabs(ctx.browser_context())) ids.push_back(t.id);
+  if (size_t left = ctx.browser().blank(ids, std::chrono::seconds(10))) {
     spdlog::warn("gate: {} tab(s) of the finished run could not be blanked; they stay under a gate that refuses every request", left);
     return false;
   }
@@ -510,18 +510,18 @@ bool blank_tabs(Context& ctx) {
 }
 
 void leave_tabs(Context& ctx) {
-  if (ctx.shared_tabs) return ctx.browser.release_tabs(ctx.owner, lingering_gate(ctx));
-  if (!ctx.gate) return;
+  if (ctx.shared_tabs()) return ctx.browser().release_tabs(ctx.owner(), lingering_gate(ctx));
+  if (!ctx.gate()) return;
   close_gate(ctx);
   // A tab that could not be blanked keeps the gate, which now refuses everything (its state goes
   // with the run): fail closed.
   if (!blank_tabs(ctx)) return;
-  (void)ctx.browser.set_egress_gate(ctx.browser_context, nullptr);
+  (void)ctx.browser().set_egress_gate(ctx.browser_context(), nullptr);
 }
 
 GateStats gate_stats(const Context& ctx) {
   GateStats out;
-  if (auto st = ctx.gate) {
+  if (auto st = ctx.gate()) {
     out.requests = st->requests;
     out.run_caused = st->run_caused;
     out.allowed = st->allowed;
@@ -531,14 +531,14 @@ GateStats gate_stats(const Context& ctx) {
   return out;
 }
 
-std::shared_ptr<safety::GatePolicy> gate_policy(const Context& ctx) { return ctx.gate ? ctx.gate->policy : nullptr; }
+std::shared_ptr<safety::GatePolicy> gate_policy(const Context& ctx) { return ctx.gate() ? ctx.gate()->policy : nullptr; }
 
 void record_decision(Context& ctx, json decision) {
-  if (auto st = ctx.gate) record(ctx, *st, std::move(decision));
+  if (auto st = ctx.gate()) record(ctx, *st, std::move(decision));
 }
 
 void note_proposal(Context& ctx, const std::string& tab, const std::string& what) {
-  auto st = ctx.gate;
+  auto st = ctx.gate();
   if (!st) return;
   std::string site = site_of_page(ctx, tab);
   if (site.empty()) return;
@@ -547,7 +547,7 @@ void note_proposal(Context& ctx, const std::string& tab, const std::string& what
 }
 
 std::optional<std::string> proposal_on(Context& ctx, const std::string& tab) {
-  auto st = ctx.gate;
+  auto st = ctx.gate();
   if (!st) return std::nullopt;
   std::string site = site_of_page(ctx, tab);
   std::lock_guard lock(st->mutex);
@@ -557,7 +557,7 @@ std::optional<std::string> proposal_on(Context& ctx, const std::string& tab) {
 }
 
 void note_frame_url(Context& ctx, const std::string& tab, const std::string& prefix, const std::string& url) {
-  auto st = ctx.gate;
+  auto st = ctx.gate();
   if (!st || prefix.empty() || url.empty()) return;
   std::lock_guard lock(st->mutex);
   std::string key = tab + " " + prefix;
@@ -565,7 +565,7 @@ void note_frame_url(Context& ctx, const std::string& tab, const std::string& pre
 }
 
 std::string frame_url(Context& ctx, const std::string& tab, const std::string& prefix) {
-  auto st = ctx.gate;
+  auto st = ctx.gate();
   if (!st || prefix.empty()) return "";
   std::lock_guard lock(st->mutex);
   auto it = st->frame_urls.find(tab + " " + prefix);
@@ -573,24 +573,24 @@ std::string frame_url(Context& ctx, const std::string& tab, const std::string& p
 }
 
 std::optional<safety::GateMode> gate_mode(const Context& ctx) {
-  if (!ctx.gate) return std::nullopt;
-  return ctx.gate->policy->mode();
+  if (!ctx.gate()) return std::nullopt;
+  return ctx.gate()->policy->mode();
 }
 
 void restrict_to_secret_sites(Context& ctx, const std::string& tab, const safety::Url& origin, const safety::SiteList& sites) {
-  if (auto st = ctx.gate) {
+  if (auto st = ctx.gate()) {
     st->secrets->add(tab, origin, sites);
     limit_bound_websockets(ctx, *st);
   }
 }
 
 std::optional<std::string> secret_origin_shown(const Context& ctx, const std::string& tab, const std::string& page_url) {
-  auto st = ctx.gate;
+  auto st = ctx.gate();
   return st ? st->secrets->shown(tab, page_url) : std::nullopt;
 }
 
 Result<void> check_navigation(Context& ctx, const std::string& function, const std::string& url, const std::string& tab) {
-  auto st = ctx.gate;
+  auto st = ctx.gate();
   if (!st || url.empty() || url == "about:blank") return {};
   // A URL the run chose may carry its data to a page that reflects it: from here on, its pages
   // keep to the allowed sites. One the user gave carries nothing of the run's.

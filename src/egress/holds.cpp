@@ -18,10 +18,10 @@ std::string site_key(const safety::Url& url) {
 Result<void> take_tab(Context& ctx, const std::string& tab_id) { return claim_under_gate(ctx, tab_id); }
 
 Result<void> hold_tab(Context& ctx, const std::string& tab_id, const std::string& function) {
-  std::string holder = ctx.browser.tab_owner(tab_id);
-  if (holder == ctx.owner) return {};
+  std::string holder = ctx.browser().tab_owner(tab_id);
+  if (holder == ctx.owner()) return {};
   if (!holder.empty()) {
-    auto lingering = ctx.browser.lingering_tabs(ctx.browser_context);
+    auto lingering = ctx.browser().lingering_tabs(ctx.browser_context());
     if (std::find(lingering.begin(), lingering.end(), tab_id) != lingering.end())
       return errorf(Code::FailedPrecondition,
                     "{}: tab {} still keeps to the rule of {}, which acted on its page and has finished; the user can reload it from the "
@@ -34,15 +34,15 @@ Result<void> hold_tab(Context& ctx, const std::string& tab_id, const std::string
                   "read this one without acting on it",
                   function, tab_id, holder);
   // One of the user's own tabs that the run neither opened nor was handed.
-  auto info = TRY(ctx.browser.tab_info(tab_id));
+  auto info = TRY(ctx.browser().tab_info(tab_id));
   auto mode = gate_mode(ctx);
   auto hooks = ctx.hooks();
   bool asked = false;
   // A site the user allowed "always" is not asked about again.
   bool trusted = false;
-  if (auto u = safety::parse_url(info.url); u && !ctx.trusted_sites.empty()) {
+  if (auto u = safety::parse_url(info.url); u && !ctx.trusted_sites().empty()) {
     safety::SiteList sites;
-    for (const auto& p : ctx.trusted_sites) (void)sites.add(p);  // checked when they were stored
+    for (const auto& p : ctx.trusted_sites()) (void)sites.add(p);  // checked when they were stored
     trusted = sites.matches(*u);
   }
   if (!trusted && mode == safety::GateMode::Careful && hooks && hooks->confirm) {
@@ -68,12 +68,12 @@ Result<void> hold_tab(Context& ctx, const std::string& tab_id, const std::string
 }
 
 Result<std::string> open_held_tab(Context& ctx, const std::string& url) {
-  auto id = TRY(ctx.browser.open_tab("about:blank", ctx.limits.load_timeout, ctx.browser_context));
+  auto id = TRY(ctx.browser().open_tab("about:blank", ctx.limits().load_timeout, ctx.browser_context()));
   if (auto held = take_tab(ctx, id); !held) {
-    (void)ctx.browser.close_tab(id);
+    (void)ctx.browser().close_tab(id);
     return tl::make_unexpected(held.error());
   }
-  if (!url.empty() && url != "about:blank") TRY(ctx.browser.navigate(id, url, ctx.limits.load_timeout));
+  if (!url.empty() && url != "about:blank") TRY(ctx.browser().navigate(id, url, ctx.limits().load_timeout));
   return id;
 }
 

@@ -27,7 +27,7 @@ std::string site_of_url(std::string_view url) {
 
 std::string page_url(Context& ctx, const std::string& tab) {
   if (tab.empty()) return "";
-  auto info = ctx.browser.tab_info(tab);
+  auto info = ctx.browser().tab_info(tab);
   return info ? info->url : "";
 }
 
@@ -62,7 +62,7 @@ Traced trace_value(const safety::Provenance& provenance, std::string_view value)
 }
 
 void note_page_data(Context& ctx, const std::string& tab, const json& result, const std::string& frame) {
-  if (!ctx.gate || result.is_null() || result.is_boolean()) return;
+  if (!ctx.gate() || result.is_null() || result.is_boolean()) return;
   const std::string url = page_url(ctx, tab);
   if (!frame.empty()) {
     std::string at = frame_url(ctx, tab, frame);
@@ -104,7 +104,7 @@ void note_page_data(Context& ctx, const std::string& tab, const json& result, co
 void learn_frame_url(Context& ctx, const std::string& tab, const std::string& frame, const std::string& selector) {
   if (!gate_policy(ctx) || frame.empty() || !frame_url(ctx, tab, frame).empty()) return;
   std::string ref = selector.substr(0, selector.find(' '));
-  auto state = ctx.browser.call(tab, "state", json::array({ref}), frame, std::chrono::milliseconds(3000));
+  auto state = ctx.browser().call(tab, "state", json::array({ref}), frame, std::chrono::milliseconds(3000));
   if (!state || !state->is_object()) return;
   std::string url = get_str(*state, "url");
   if (url.find("://") != std::string::npos) note_frame_url(ctx, tab, frame, url);
@@ -183,7 +183,7 @@ Result<void> check_write(Context& ctx, const std::string& function, const std::s
     if (from_page.empty()) from_page = from;
     json d = {{"rule", "provenance"}, {"type", "Write"}, {"method", function}, {"url", shown_url(where)}, {"source", from_page},
               {"value", shown(text)}};
-    if (ctx.secrets) ctx.secrets->scrub(d);
+    if (ctx.secrets()) ctx.secrets()->scrub(d);
     if (named) {
       d["decision"] = "allow";
       d["reason"] = fmt::format("{} writes text from a page of {} on {}: the task names both sites", function, from, sink);
@@ -198,7 +198,7 @@ Result<void> check_write(Context& ctx, const std::string& function, const std::s
     if (mode == safety::GateMode::Careful && hooks && hooks->confirm) {
       json q = {{"action", function}, {"tab", tab}, {"url", shown_url(where)}, {"source", from_page}, {"value", shown(text)},
                 {"reason", why + ". Allow it only if you asked for this value to be written here"}};
-      if (ctx.secrets) ctx.secrets->scrub(q);
+      if (ctx.secrets()) ctx.secrets()->scrub(q);
       bool yes = hooks->confirm(q);
       d["decision"] = yes ? "allow" : "deny";
       d["by"] = "user";

@@ -286,7 +286,7 @@ json BrowserTools::call(const std::string& name, const json& arguments, CallCont
   // An answer leaves ouro for another program: the session's secrets, in any of their forms, stay
   // behind (a value the REPL computed is not a capability's result, which the host masked already).
   if (!m->session) return out;
-  if (const auto& secrets = m->session->host().context().secrets; secrets && !secrets->empty() && out.contains("content") && out["content"].is_array())
+  if (const auto& secrets = m->session->host().context().secrets(); secrets && !secrets->empty() && out.contains("content") && out["content"].is_array())
     for (auto& c : out["content"])
       if (c.is_object() && c.contains("text") && c["text"].is_string()) c["text"] = secrets->scrub_text(c["text"].get<std::string>());
   return out;

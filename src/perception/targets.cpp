@@ -59,13 +59,13 @@ void record_target(Context& ctx, const std::string& tab, const std::string& acti
   if (!hooks || !hooks->on_record || selector.size() > kMaxSelector) return;
   json d = details;
   if (d.is_null()) {
-    auto r = ctx.browser.call(tab, "identifySelector", json::array({selector}), browser::Browser::frame_of(selector), ctx.limits.exec_timeout);
+    auto r = ctx.browser().call(tab, "identifySelector", json::array({selector}), browser::Browser::frame_of(selector), ctx.limits().exec_timeout);
     if (!r || !r->is_object()) return;
     d = std::move(*r);
   }
   if (!d.is_object() || d.contains("error")) return;
   // What a read read (its text) may show a secret the run typed: never kept in a script.
-  if (ctx.secrets) ctx.secrets->scrub(d);
+  if (ctx.secrets()) ctx.secrets()->scrub(d);
   // Bounded: the page clips every string; a page that still sends a lot is not recorded.
   if (dump_json(d).size() > 4000) return;
   hooks->on_record("target", json{{"action", action}, {"selector", selector}, {"tab", tab}, {"details", std::move(d)}});
@@ -109,7 +109,7 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
     if (hooks->on_record && selector.size() <= kMaxSelector) {
       json ev = {{"step", step}, {"action", action}, {"tab", tab}, {"old", selector}, {"new", next},
                  {"confidence", get_num(h, "confidence")}, {"candidates", get_field(h, "candidates")}, {"reason", why}};
-      if (ctx.secrets) ctx.secrets->scrub(ev);  // names and labels the page shows may hold one
+      if (ctx.secrets()) ctx.secrets()->scrub(ev);  // names and labels the page shows may hold one
       hooks->on_record("heal", std::move(ev));
     }
     return next;
@@ -117,13 +117,13 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
   while (true) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     auto wait = std::max(left, std::chrono::milliseconds(1000));
-    auto c = ctx.browser.call(tab, "check", check_args, frame, wait);
+    auto c = ctx.browser().call(tab, "check", check_args, frame, wait);
     if (!c) return reworded(c.error(), "{} '{}' on tab {}: {}", action, selector, tab, c.error().message);
     std::string state = get_str(*c, "state", "ok");
     if (state == "ok") return selector;
     if (state == "weak") {
       // It resolves, but fits the record badly: another element takes it only by a clear margin.
-      auto h = ctx.browser.call(tab, "heal", heal_args, frame, wait);
+      auto h = ctx.browser().call(tab, "heal", heal_args, frame, wait);
       if (h && healable(*h) && get_num(*h, "confidence") >= get_num(*c, "score") + 0.2) {
         why = fmt::format("'{}' names an element that fits the recording poorly ({:.2f})", selector, get_num(*c, "score"));
         return healed(*h);
@@ -136,7 +136,7 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
     // A page still loading misses elements for a moment: heal after 400 ms, and take a match only
     // when two looks in a row agree on it.
     if (now - bad_since >= std::chrono::milliseconds(400) && frame.empty()) {
-      auto h = ctx.browser.call(tab, "heal", heal_args, frame, wait);
+      auto h = ctx.browser().call(tab, "heal", heal_args, frame, wait);
       if (!h) return reworded(h.error(), "{} '{}' on tab {}: {}", action, selector, tab, h.error().message);
       last_heal = *h;
       if (healable(*h)) {
@@ -154,7 +154,7 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
                          frame.empty() ? "no confident match" : "a target inside a cross-origin frame is not healed";
   std::string message = fmt::format("{}: step {} of the replay: '{}' {}; it looked for {}; healing found {}; best candidates: {}", action, step,
                                     clip_text(selector, 200), why, describe_details(details), heal_why, candidates_text(get_field(last_heal, "candidates")));
-  if (ctx.secrets) message = ctx.secrets->scrub_text(std::move(message));
+  if (ctx.secrets()) message = ctx.secrets()->scrub_text(std::move(message));
   return make_error(Code::NotFound, message);
 }
 

@@ -346,7 +346,7 @@ State Lifecycle::finish_turn(store::Database::RunRow& row, const std::string& ta
   // (before its row says done, so a run started after that finds it), unless the run said not to.
   // A replay is not remembered: its task carries the values it was given (they may be secrets).
   if (state == State::Done && m_spec.remember && !m_replay) {
-    const memory::Embeddings* embeddings = m_session ? m_session->host().context().embeddings.get() : nullptr;
+    const memory::Embeddings* embeddings = m_session ? m_session->host().context().embeddings().get() : nullptr;
     // Journaled for undo, not an event: `complete` stays the turn's last event.
     if (auto stored = remember_run(*m_db, m_id, task, r.final, embeddings)) {
       const memory::Entry& e = stored->entry;

@@ -204,8 +204,8 @@ Result<void> store_checkpoint(store::Database& db, session::Session& session, co
   if (auto policy = egress::gate_policy(session.host().context())) {
     json record = policy->provenance().to_json();
     const auto& ctx = session.host().context();
-    if (ctx.secrets && !ctx.secrets->empty()) ctx.secrets->scrub(record);
-    if (ctx.known_secrets) ctx.known_secrets->scrub(record);
+    if (ctx.secrets() && !ctx.secrets()->empty()) ctx.secrets()->scrub(record);
+    if (ctx.known_secrets()) ctx.known_secrets()->scrub(record);
     c.provenance = dump_json(record);
   }
   // A browser that went while these were read gave nothing, not "no cookies, no storage": the

@@ -157,9 +157,10 @@ Result<void> set_up_downloads(browser::Browser& b, const std::string& data_dir, 
   else if (b.process_id())
     dir = (std::filesystem::path(data_dir) / "downloads" / "mine").string();
   TRY(b.set_download_dir(context, dir));
-  ctx.downloads_dir = dir;
-  if (!dir.empty()) ctx.upload_dirs.push_back(dir);
-  for (const auto& d : options.upload_dirs) ctx.upload_dirs.push_back(d);
+  std::vector<std::string> uploads;
+  if (!dir.empty()) uploads.push_back(dir);
+  for (const auto& d : options.upload_dirs) uploads.push_back(d);
+  ctx.set_files(dir, std::move(uploads));
   return {};
 }
 }  // namespace
@@ -222,10 +223,10 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   }
   bool shared = options.shared && !options.isolated;
   p.host = std::make_unique<actions::Host>(b, p.runtime->db.get(), options.limits, p.context, options.owner, shared);
-  p.host->context().permission_overrides = options.permissions;
-  p.host->context().sees_hidden_tabs = options.person;
-  p.host->context().trusted_sites = options.trusted_sites;
-  p.host->context().previous_final = options.previous_final;
+  p.host->context().set_permission_overrides(options.permissions);
+  p.host->context().set_sees_hidden_tabs(options.person);
+  p.host->context().set_trusted_sites(options.trusted_sites);
+  p.host->context().set_previous_final(options.previous_final);
   if (options.gate) TRY(egress::install_egress_gate(p.host->context(), options.gate));
   // Without ouro's proxy in front of this session's tabs, connections Chromium opens by itself
   // (preconnects, DNS prefetch) never reach the gate: they are turned off instead.
@@ -254,8 +255,8 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   }
   // The session's own store: the configured secrets, and those the user answers during a run.
   auto secrets = options.secrets ? std::make_shared<safety::SecretStore>(*options.secrets) : std::make_shared<safety::SecretStore>();
-  p.host->context().secrets = secrets;
-  p.host->context().embeddings = p.runtime->embeddings;
+  p.host->context().set_secrets(secrets);
+  p.host->context().set_embeddings(p.runtime->embeddings);
   // Every secret of every run leaves its digest in the data directory, so that a later run that
   // reads the value back from the store or memory gets it masked (safety/known_secrets.h).
   // A database in memory has nothing that outlives the session to be read back; the digests live
@@ -265,7 +266,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
     auto known = TRY(safety::KnownSecrets::open((std::filesystem::path(p.runtime->data_dir) / "secret-digests").string()));
     for (const auto& name : secrets->names())
       if (auto s = secrets->find(name)) TRY(known->record(name, s->value));
-    p.host->context().known_secrets = known;
+    p.host->context().set_known_secrets(known);
   }
   // Logs too: a page's text quoted in an error may hold a typed value.
   register_log_scrubber(secrets);
@@ -286,16 +287,16 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
   p.sink->context = p.context;
   p.sink->shared = shared;
   p.sink->person = options.person;
-  p.sink->owner = p.host->context().owner;
+  p.sink->owner = p.host->context().owner();
   p.sink->active = p.handed;
   std::weak_ptr<StateSink> weak = p.sink;
-  p.host->context().active_tab = [weak] {
+  p.host->context().set_active_tab([weak] {
     auto sink = weak.lock();
     if (!sink) return std::string();
     std::lock_guard lock(sink->mutex);
     return sink->browser ? sink->active_tab() : std::string();
-  };
-  p.host->context().emit_event = [weak, secrets](const std::string& handler, const json& data) {
+  });
+  p.host->context().set_emit_event([weak, secrets](const std::string& handler, const json& data) {
     if (auto sink = weak.lock()) {
       json shown = data;
       // A request body may carry a secret that was typed into a form.
@@ -303,7 +304,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
       std::lock_guard lock(sink->mutex);
       if (sink->repl) sink->repl->send_event(handler, shown);
     }
-  };
+  });
   p.runtime->tab_listeners->add(p.sink);
   // A new context has no tab yet: give it one, as a new browser window would have.
   if (options.isolated) TRY(b.open_tab("about:blank", std::chrono::seconds(10), p.context));
@@ -340,7 +341,7 @@ jsrt::Repl& Session::repl() { return *m->repl; }
 
 std::string Session::storable_env() {
   std::string env = m->repl->env_checkpoint();
-  const auto& secrets = host().context().secrets;
+  const auto& secrets = host().context().secrets();
   if (!secrets || secrets->empty()) return env;
   json parsed = json::parse(env, nullptr, false);
   if (parsed.is_discarded()) return secrets->scrub_text(std::move(env));
@@ -359,7 +360,7 @@ std::string Session::active_tab() const {
 
 std::vector<browser::TabInfo> Session::held_tabs() const {
   std::vector<browser::TabInfo> out;
-  for (const auto& id : m->runtime->browser->owned_tabs(m->host->context().owner))
+  for (const auto& id : m->runtime->browser->owned_tabs(m->host->context().owner()))
     if (auto info = m->runtime->browser->tab_info(id)) out.push_back(*info);
   return out;
 }
@@ -368,18 +369,18 @@ const std::string& Session::handed_tab() const { return m->handed; }
 
 Session::Held Session::let_go() {
   Held h;
-  if (!m->host->context().shared_tabs) return h;
+  if (!m->host->context().shared_tabs()) return h;
   h.active = active_tab();
-  h.tabs = m->runtime->browser->owned_tabs(m->host->context().owner);
+  h.tabs = m->runtime->browser->owned_tabs(m->host->context().owner());
   h.at = wall_ms();
   for (const auto& t : h.tabs)
     if (auto info = m->runtime->browser->tab_info(t)) h.urls[t] = info->url;
-  m->runtime->browser->release_tabs(m->host->context().owner, egress::lingering_gate(m->host->context()));
+  m->runtime->browser->release_tabs(m->host->context().owner(), egress::lingering_gate(m->host->context()));
   return h;
 }
 
 void Session::take_back(const Held& held) {
-  if (!m->host->context().shared_tabs || held.tabs.empty()) return;  // nothing was let go
+  if (!m->host->context().shared_tabs() || held.tabs.empty()) return;  // nothing was let go
   for (const auto& t : held.tabs)
     if (auto r = egress::take_tab(m->host->context(), t); !r) spdlog::info("session: tab {} is not taken back: {}", t, r.error().message);
   {
@@ -392,7 +393,7 @@ void Session::take_back(const Held& held) {
 std::vector<std::string> Session::close_what_it_opened(const Held& held) {
   std::vector<std::string> closed;
   browser::Browser& b = *m->runtime->browser;
-  if (!m->host->context().shared_tabs || !b.process_id() || b.dead()) return closed;
+  if (!m->host->context().shared_tabs() || !b.process_id() || b.dead()) return closed;
   for (const auto& t : held.tabs) {
     if (t == m->handed || m->before.count(t)) continue;
     if (!b.tab_owner(t).empty()) continue;  // another run holds it now
@@ -414,7 +415,7 @@ Result<void> Session::open_urls(const std::vector<std::string>& urls) {
   if (urls.empty()) return {};
   for (const auto& url : urls) TRY(check_start_url(url));
   browser::Browser& b = browser();
-  if (m->host->context().shared_tabs) {
+  if (m->host->context().shared_tabs()) {
     // In the user's browser: tabs of the run's own, the user's left as they are.
     std::string first;
     for (const auto& url : urls) {
@@ -432,7 +433,7 @@ Result<void> Session::open_urls(const std::vector<std::string>& urls) {
     if (b.process_id().has_value()) TRY(b.switch_tab(first));
     return {};
   }
-  auto timeout = m->host->context().limits.load_timeout;
+  auto timeout = m->host->context().limits().load_timeout;
   auto tabs = b.tabs(m->context);
   // In a browser we attached to, the first tab is the user's own: leave it be.
   bool reuse_first = b.process_id().has_value() || !m->context.empty();

@@ -32,8 +32,11 @@ TEST(Permissions, AskDenyAndAutoFromTheRegistry) {
   EXPECT_EQ(asked[0]["action"], "setCookie");
   EXPECT_TRUE(ok("await getCookies()", s.get()).is_array()) << "reads stay automatic";
 
-  s->host().context().permission_overrides["getCookies"] = static_cast<int>(actions::Permission::Deny);
-  err = fails("await getCookies()", s.get());
+  // A session whose settings deny a read: an error, and nobody asked.
+  auto denied = isolated_session([](session::SessionOptions& o) { o.permissions["getCookies"] = static_cast<int>(actions::Permission::Deny); });
+  ASSERT_TRUE(denied->open_urls({site().url("/")}));
+  denied->host().context().set_hooks(hooks);
+  err = fails("await getCookies()", denied.get());
   EXPECT_NE(err.find("getCookies: not permitted in this run"), std::string::npos) << err;
   EXPECT_EQ(asked.size(), 1u) << "deny does not ask";
 }

@@ -17,7 +17,9 @@ struct Harness {
   std::vector<agent::Event> events;
   std::unique_ptr<agent::Run> run;
 
-  explicit Harness(const std::vector<json>& script, const std::vector<std::string>& urls = {}) {
+  // `tweak`: changes to the session's options before it starts (limits, permissions).
+  explicit Harness(const std::vector<json>& script, const std::vector<std::string>& urls = {},
+                   const std::function<void(session::SessionOptions&)>& tweak = {}) {
     std::string path = temp_dir() + "/script.jsonl";
     std::ofstream out(path);
     for (const auto& line : script) out << line.dump() << "\n";
@@ -25,7 +27,9 @@ struct Harness {
     auto p = llm::make_provider(llm::ProviderSpec{"script", "", "", path, {}});
     if (!p) throw std::runtime_error(p.error().message);
     provider = std::move(*p);
-    auto s = session::Session::start(test_options());
+    session::SessionOptions options = test_options();
+    if (tweak) tweak(options);
+    auto s = session::Session::start(std::move(options));
     if (!s) throw std::runtime_error(s.error().message);
     session = std::move(*s);
     std::vector<std::string> full;

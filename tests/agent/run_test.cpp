@@ -64,16 +64,18 @@ TEST(Run, SeveralTabs) {
 }
 
 TEST(Run, APageThatNavigatesBetweenIterationsIsReported) {
-  Harness h({{{"text", repl("env.h = await getText(activeTab, 'h1');\nawait sleep(2000)")}},
+  // The page leaves once the first iteration has started (armed by it, not by a timer from the
+  // page's load that a slow start could outlast): the change is news at the second iteration.
+  Harness h({{{"text", repl("env.h = await getText(activeTab, 'h1');\nawait execInTab(activeTab, \"setTimeout(() => location.href = '/b', 300); 1\");\nawait sleep(3000)")}},
              {{"text", repl("setFinal(await getText(activeTab, 'h1'))")}}},
-            {"/navigates?ms=1000"});
+            {"/navigates?ms=600000"});
   auto r = h.go("Read the heading");
   EXPECT_EQ(r.final, "Page B");
   auto changes = h.of("page-changes");
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0].data["iteration"], 2);
   std::string p = h.prompts().at(1);
-  EXPECT_NE(p.find("## Page Changes Since Last Iteration\n  t1: URL changed from " + site().url("/navigates?ms=1000") + " to " + site().url("/b")),
+  EXPECT_NE(p.find("## Page Changes Since Last Iteration\n  t1: URL changed from " + site().url("/navigates?ms=600000") + " to " + site().url("/b")),
             std::string::npos) << p;
   EXPECT_NE(p.find("t1: Title changed from \"About to leave\" to \"Page B\""), std::string::npos) << p;
   EXPECT_EQ(h.prompts().at(0).find("Page Changes"), std::string::npos) << "nothing to report at the start";
@@ -114,16 +116,20 @@ TEST(Run, ErrorsAreShownPerBlockAndTheModelRecovers) {
   EXPECT_NE(p.find("Block 3:\nCode:\n  env.never = true"), std::string::npos) << "all blocks run in order";
 }
 
-TEST(Run, CancellationStopsWithinASecondAndKeepsWhatWasDone) {
+// The bound is a third of the page's 8 s wait: a cancel that waited for the page would miss it
+// (a second when the machine is quiet; a loaded one took just over once through the API).
+TEST(Run, CancellationStopsPromptlyAndKeepsWhatWasDone) {
   Harness h({{{"text", repl("env.done = 'first'")}}, {{"text", repl("await execInTab(activeTab, 'await new Promise(r => setTimeout(r, 8000))')")}}}, {"/"});
   std::thread stopper([&] {
-    for (int i = 0; i < 100 && h.of("code-generated").size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // Once the second block is on its way (the first one's env kept), however long that takes.
+    for (int i = 0; i < 3000 && h.of("code-generated").size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(h.of("code-generated").size(), 2u) << "the second block never came";
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     auto t0 = std::chrono::steady_clock::now();
     h.run->cancel();
-    while (h.of("complete").empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5))
+    while (h.of("complete").empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(8))
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1000)) << "cancel took too long";
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(2700)) << "cancel waited for the page";
   });
   auto r = h.go("Wait a long time");
   stopper.join();
@@ -134,15 +140,19 @@ TEST(Run, CancellationStopsWithinASecondAndKeepsWhatWasDone) {
 
 TEST(Run, CancellingDuringTheModelStream) {
   Harness h(std::vector<json>{json{{"delay_ms", 5000}, {"text", repl("setFinal(1)")}}});
+  std::chrono::steady_clock::time_point cancelled_at;
   std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Once the model is being asked (the run exists then): cancelled while it "thinks".
+    for (int i = 0; i < 3000 && h.of("iteration-start").empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_FALSE(h.of("iteration-start").empty()) << "the run never asked the model";
+    cancelled_at = std::chrono::steady_clock::now();
     h.run->cancel();
   });
-  auto t0 = std::chrono::steady_clock::now();
   auto r = h.go("Slow model");
+  auto ended = std::chrono::steady_clock::now();
   stopper.join();
   EXPECT_TRUE(r.cancelled);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1500));
+  EXPECT_LT(ended - cancelled_at, std::chrono::milliseconds(2500)) << "the cancel waited for the model's 5 s answer";
 }
 
 // A prompt over the model's window: the history is compacted and the iteration asked once more;
@@ -249,11 +259,12 @@ TEST(Run, PromptsStayFlatAndFreeOfPageTextAsThePageGrows) {
                               "env.count = await execInTab(t, 'document.querySelectorAll(\"p\").length');")}},
                {{"text", repl("env.first = env.paras.data ? env.paras.data[0] : env.paras[0];\nenv.sample = (env.page.data || env.page).slice(0, 5000);")}},
                {{"text", repl("setFinal(env.count)")}}},
-              {"/grow?kb=" + std::to_string(kb)});
-    // Reading a 10 MB page lays it out (innerText): seconds on a loaded 2-core machine, which
-    // outlasted the tests' shortened 4 s page-read limit once ("getText: … no reply from the
-    // browser in time"). This test is about the prompt, so page reads get the product's limit.
-    h.session->host().context().limits.exec_timeout = host::Limits{}.exec_timeout;
+              {"/grow?kb=" + std::to_string(kb)},
+              // Loading and reading a 10 MB page lays it out (innerText): seconds on a quiet 2-core
+              // machine, and past the product's 10 s page-read limit under a loaded CI run ("getText:
+              // … no reply from the browser in time"). This test is about the prompt, not speed: the
+              // page's load and each read get a minute (a run's code block has three).
+              [](session::SessionOptions& o) { o.limits.exec_timeout = o.limits.load_timeout = std::chrono::seconds(60); });
     auto r = h.go("How many paragraphs does the page have?");
     ASSERT_FALSE(r.partial) << kb << " KB: " << r.final.dump().substr(0, 300);
     // A block that failed (seen once under a loaded make test at 10,000 KB) says why.
