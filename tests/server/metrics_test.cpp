@@ -1,0 +1,87 @@
+// The primitives of GET /metrics (server/metrics.h) as a Prometheus scraper reads them: counters
+// only go up, histograms' buckets are cumulative with +Inf last, label values are escaped as the
+// text format asks, and counts from many threads add up.
+#include "server/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <thread>
+#include <vector>
+
+namespace ouro::server {
+namespace {
+
+TEST(Counter, GoesUpOnlyAndIgnoresWhatIsNotANumberAboveZero) {
+  Counter c;
+  EXPECT_EQ(c.value(), 0);
+  c.add();
+  c.add(2.5);
+  c.add(0);
+  c.add(-3);
+  c.add(std::numeric_limits<double>::quiet_NaN());
+  c.add(std::numeric_limits<double>::infinity());
+  EXPECT_EQ(c.value(), 3.5) << "a counter never goes down, and a NaN or infinity would stick forever";
+}
+
+TEST(Counter, AddsFromManyThreadsWithoutLosingAny) {
+  Counter c;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20000; ++i) c.add(0.5);
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(c.value(), 80000);
+}
+
+TEST(Histogram, BucketsAreCumulativeWithInfLastAndSumAndCount) {
+  Histogram h({0.1, 1, 10});
+  for (double v : {0.0625, 0.5, 1.0, 3.0, 20.0}) h.observe(v);  // sums exactly in binary
+  h.observe(-1);                                         // not a duration
+  h.observe(std::numeric_limits<double>::quiet_NaN());  // nor this
+  std::string out;
+  h.render(out, "ouro_run_seconds");
+  EXPECT_EQ(out,
+            "ouro_run_seconds_bucket{le=\"0.1\"} 1\n"
+            "ouro_run_seconds_bucket{le=\"1\"} 3\n"  // an observation on a bound is in its bucket (le: less or equal)
+            "ouro_run_seconds_bucket{le=\"10\"} 4\n"
+            "ouro_run_seconds_bucket{le=\"+Inf\"} 5\n"
+            "ouro_run_seconds_sum 24.5625\n"
+            "ouro_run_seconds_count 5\n");
+}
+
+TEST(Histogram, AnEmptyOneStillListsEveryBucket) {
+  Histogram h({1, 2});
+  std::string out;
+  h.render(out, "x");
+  EXPECT_EQ(out, "x_bucket{le=\"1\"} 0\nx_bucket{le=\"2\"} 0\nx_bucket{le=\"+Inf\"} 0\nx_sum 0\nx_count 0\n");
+}
+
+TEST(Histogram, ObservationsFromManyThreadsAllLand) {
+  Histogram h({1});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10000; ++i) h.observe(t % 2 ? 0.5 : 2.0);
+    });
+  for (auto& t : threads) t.join();
+  std::string out;
+  h.render(out, "h");
+  EXPECT_NE(out.find("h_bucket{le=\"1\"} 20000\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("h_bucket{le=\"+Inf\"} 40000\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("h_sum 50000\n"), std::string::npos) << out;
+}
+
+TEST(EscapeLabel, BackslashQuoteAndNewlineAreEscapedAndNothingElse) {
+  EXPECT_EQ(escape_label("plain value-1.2"), "plain value-1.2");
+  EXPECT_EQ(escape_label("a\\b"), "a\\\\b");
+  EXPECT_EQ(escape_label("say \"hi\""), "say \\\"hi\\\"");
+  EXPECT_EQ(escape_label("two\nlines"), "two\\nlines");
+  EXPECT_EQ(escape_label("tab\there é"), "tab\there é") << "the format escapes three characters only";
+  EXPECT_EQ(escape_label(""), "");
+}
+
+}  // namespace
+}  // namespace ouro::server
