@@ -268,8 +268,10 @@ TEST(Screenshot, MarksOutlineTheControlsForTheShotOnlyAndLeaveThePageAsItWas) {
 }
 
 TEST(Snapshot, HostilePagesStayBoundedAndAnswer) {
-  // A page of 30,000 links and nodes whose getters throw: the snapshot still comes back, small, within
-  // the test's 4 s call limit.
+  // A page of 30,000 links and nodes whose getters throw: the snapshot still comes back, small,
+  // within the product's page-read limit. (The tests' shortened 4 s limit was outlasted under a
+  // loaded CI-like run by building and painting the page, which is the page's own cost.)
+  auto session = isolated_session([](session::SessionOptions& o) { o.limits.exec_timeout = host::Limits{}.exec_timeout; });
   json s = ok("const t = await openTab('{{/}}'); await execInTab(t, `"
               "const d = document.createElement('div'); let h = ''; for (let i = 0; i < 30000; i++) h += '<a href=/x' + i + '>link ' + i + '</a> ';"
               "d.innerHTML = h; document.body.appendChild(d);"
@@ -278,7 +280,8 @@ TEST(Snapshot, HostilePagesStayBoundedAndAnswer) {
               // Painting 30,000 links is the page's own cost (a second and more on a busy machine):
               // it is paid before the snapshot, whose own work is what must stay bounded.
               "await execInTab(t, 'new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))'); "
-              "await snapshot(t)");
+              "await snapshot(t)",
+              session.get());
   EXPECT_LT(s.dump().size(), 16000u);
   bool links = false;
   for (const auto& c : s["collections"]) links |= get_int(c, "count") >= 30000;

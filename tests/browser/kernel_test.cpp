@@ -80,7 +80,7 @@ TEST(Kernel, AttachesToARunningBrowserByWebSocketUrl) {
     _exit(127);
   }
   std::string port, path;
-  for (int i = 0; i < 100 && path.empty(); ++i) {
+  for (int i = 0; i < 600 && path.empty(); ++i) {  // up to a minute on a loaded machine
     std::ifstream in(profile + "/DevToolsActivePort");
     std::getline(in, port);
     std::getline(in, path);

@@ -926,7 +926,7 @@ TEST(CliServe, PrintsATokenUrlServesTheApiAndStopsOnCtrlC) {
   std::string out_file = dir + "/out.txt";
   pid_t pid = start_serve(dir);
   std::string url;
-  for (int i = 0; i < 100 && url.empty(); ++i) {
+  for (int i = 0; i < 600 && url.empty(); ++i) {  // up to a minute: Chromium launches first
     std::ifstream in(out_file);
     std::string line;
     while (std::getline(in, line))

@@ -61,11 +61,24 @@ struct CommandCenter {
     js("if ((await getText(t, '#run-btn')).startsWith('Follow up')) await click(t, '#new-btn');\nawait type(t, '#task', " + json(task).dump() + ");\nawait fill(t, { '#urls': " + json(url).dump() + " });\nawait click(t, '#run-btn')");
   }
   // Waits (in the page) until the expression is truthy.
+  // `ms` is time, not a count of polls; the evaluation's own deadline is past it (the REPL's 30 s
+  // would otherwise cut a longer wait short).
   json until(const std::string& expr, int ms = 15000) {
     // A page that navigates meanwhile (the token leaving the address bar) is asked again.
-    return js("for (let i = 0; i < " + std::to_string(ms / 50) + "; i++) { let v; try { v = await execInTab(t, " + json(expr).dump() +
-              "); } catch (e) { if (!/navigated/.test(e.message)) throw e; } if (v) return v; await sleep(50); }\n"
-              "throw new Error('timed out waiting for: ' + " + json(expr).dump() + ")");
+    const std::string code = "const t = '" + tab + "';\nconst end = Date.now() + " + std::to_string(ms) +
+                             ";\nwhile (Date.now() < end) { let v; try { v = await execInTab(t, " + json(expr).dump() +
+                             "); } catch (e) { if (!/navigated/.test(e.message)) throw e; } if (v) return v; await sleep(50); }\n"
+                             "throw new Error('timed out waiting for: ' + " + json(expr).dump() + ")";
+    auto r = driver->repl().eval(code, std::chrono::milliseconds(ms) + std::chrono::seconds(20));
+    if (!r) {
+      ADD_FAILURE() << "REPL failure: " << r.error().message;
+      return json();
+    }
+    if (!r->ok) {
+      ADD_FAILURE() << "evaluation failed: " << r->error_name << ": " << r->error_message << "\nwaiting for: " << expr;
+      return json();
+    }
+    return r->final ? *r->final : r->value;
   }
   void shot(const std::string& name) {
     std::filesystem::create_directories("screenshots");

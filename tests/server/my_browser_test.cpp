@@ -105,15 +105,17 @@ TEST(MyBrowser, ACleanSessionHasNoneOfTheUsersTabsOrLogins) {
 
 TEST(MyBrowser, ATabWorksForOneRunAtATime) {
   UserBrowser u;
-  // Run A is handed the account tab and works there for a while.
-  std::string a = u.start("await click(activeTab, 'h1');\nawait sleep(4000);\nsetFinal('a done')");
+  // Run A is handed the account tab and works there until the test answers its question (however
+  // long run B takes to start on a loaded machine).
+  std::string a = u.start("await click(activeTab, 'h1');\nawait askUser('Done?');\nsetFinal('a done')");
   auto io = net::IoThread::start();
   Watcher w(*io, u.s.ws("run=" + a));
-  ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "code-generated"); }));
+  ASSERT_TRUE(w.wait_for([](auto& ev) { return Watcher::has(ev, "user-question"); }));
   // Run B wants to act on the same tab meanwhile: it is told at once who has it.
   std::string b = u.start("try { await click('" + u.account + "', 'h1'); setFinal('clicked') } catch (e) { setFinal(e.message) }");
   json rb = u.s.wait_done(b);
   EXPECT_NE(rb["final"].get<std::string>().find("tab " + u.account + " is in use by run " + a), std::string::npos) << rb["final"];
+  EXPECT_EQ(u.s.post("/api/runs/" + a + "/answer", {{"id", w.last("user-question")["id"]}, {"answer", "yes"}}).status, 200);
   EXPECT_EQ(u.s.wait_done(a)["final"], "a done");
   // A has finished, but it acted on the page: until the user loads a page there themselves, the
   // tab keeps to A's rule and no other run takes it.

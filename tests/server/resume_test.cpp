@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -36,7 +37,32 @@ bool has_checkpoint(const std::vector<json>& events, int iteration) {
 // Four iterations; the later model answers take a while, so a kill lands inside an iteration. The
 // first reads a page that tells an assistant what to write; the last would write it on another
 // site (localhost): refused, after a resume too, since the labels come back with the checkpoint.
-std::string resumable_script() {
+// Model answers 2, 3 and 4 wait (up to two minutes) for the files `hold`1, `hold`2 and `hold`3 to
+// exist: a test holds the run just after the checkpoint of iteration k by leaving file k out, kills
+// it there on any machine, and lets it go on by making the files (Holds below). Without `hold`,
+// each comes 600 ms late.
+struct Holds {
+  std::string prefix;
+  explicit Holds(std::string p) : prefix(std::move(p)) { held_from(1); }
+  // Answers 1..k-1 come at once; answer k and after wait.
+  void held_from(int k) const {
+    for (int i = 1; i <= 3; ++i) {
+      std::string f = prefix + std::to_string(i);
+      if (i < k) std::ofstream(f) << "go";
+      else std::filesystem::remove(f);
+    }
+  }
+  void release() const { held_from(4); }
+};
+
+// Model answer n+1 (see Holds): its text, late.
+json late(const std::string& hold, int n, std::string text) {
+  json j = hold.empty() ? json{{"delay_ms", 600}} : json{{"delay_ms", 120000}, {"until_file", hold + std::to_string(n)}};
+  j["text"] = std::move(text);
+  return j;
+}
+
+std::string resumable_script(const std::string& hold = "") {
   std::string form = site().url("/form");
   form.replace(form.find("127.0.0.1"), 9, "localhost");
   return script_file({
@@ -45,17 +71,17 @@ std::string resumable_script() {
                            "await navigate(activeTab, " + json(site().url("/injected")).dump() + ");\n"
                            "env.acct = (await getText(activeTab, '#note')).match(/DE[0-9 ]+[0-9]/)[0];\n"
                            "await navigate(activeTab, " + json(site().url("/cookies")).dump() + ");\n'started'")}},
-      {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nenv.seen.set('second', 2);\nenv.tags.add('c');\nawait updateGoal('g1', {note: 'two so far'});\n"
-                                                      "await execInTab(activeTab, \"localStorage.setItem('basket', '3 items')\");\n'second'")}},
-      {{"delay_ms", 600}, {"text", repl_reply("env.count += 1;\nawait navigate(activeTab, " + json(site().url("/account")).dump() + ");\n'third'")}},
-      {{"delay_ms", 600},
-       {"text", repl_reply("const text = await getText(activeTab);\nconst home = activeTab;\n"
+      late(hold, 1, repl_reply("env.count += 1;\nenv.seen.set('second', 2);\nenv.tags.add('c');\nawait updateGoal('g1', {note: 'two so far'});\n"
+                               "await execInTab(activeTab, \"localStorage.setItem('basket', '3 items')\");\n'second'")),
+      late(hold, 2, repl_reply("env.count += 1;\nawait navigate(activeTab, " + json(site().url("/account")).dump() + ");\n'third'")),
+      late(hold, 3,
+           repl_reply("const text = await getText(activeTab);\nconst home = activeTab;\n"
                            "let wrote; try { const f = await openTab(" + json(form).dump() + "); await type(f, '#name', env.acct); wrote = 'written' }\n"
                            "catch (e) { wrote = /came from a page of another site/.test(e.message) ? 'refused: from another site' : 'refused otherwise' }\n"
                            "setFinal({count: env.count, isMap: env.seen instanceof Map, seen: [...env.seen.entries()],\n"
                            "  tags: env.tags instanceof Set ? [...env.tags] : null, at: env.at instanceof Date ? env.at.toISOString() : null,\n"
                            "  signedIn: /signed in|welcome/i.test(text), cart: await execInTab(home, \"localStorage.getItem('basket')\"),\n"
-                           "  goals: (await listGoals()).map(g => g.id + ':' + g.status + ':' + (g.note || '')), wrote})")}},
+                           "  goals: (await listGoals()).map(g => g.id + ':' + g.status + ':' + (g.note || '')), wrote})")),
   });
 }
 
@@ -82,7 +108,9 @@ json uninterrupted_final(const std::string& dir, const std::string& script) {
 
 TEST(Resume, AKilledServerResumesTheRunToTheSameFinal) {
   std::string dir = temp_dir();
-  std::string script = resumable_script();
+  const Holds holds(dir + "/hold");
+  std::string script = resumable_script(holds.prefix);
+  holds.release();
   const json expected = uninterrupted_final(dir, script);
   ASSERT_FALSE(HasFailure());
   EXPECT_EQ(expected["count"], 3);
@@ -91,11 +119,12 @@ TEST(Resume, AKilledServerResumesTheRunToTheSameFinal) {
   EXPECT_EQ(expected["cart"], "3 items") << "the page's localStorage";
   EXPECT_EQ(expected["goals"], json::array({"g1:open:two so far"})) << "the goals the run kept";
   EXPECT_EQ(expected["wrote"], "refused: from another site") << "a page's account number is not written on another site";
-  // Killed at three points: after the first iteration's checkpoint, inside the third iteration's
-  // model call, and inside the last one.
+  // Killed at three points: after the checkpoint of iteration 1, 2 and 3, each time inside the
+  // next iteration's model call (held there until the kill).
   for (int after : {1, 2, 3}) {
     SCOPED_TRACE("killed after the checkpoint of iteration " + std::to_string(after));
     std::string id;
+    holds.held_from(after);
     {
       Server s(dir);
       ASSERT_FALSE(s.base.empty());
@@ -104,6 +133,7 @@ TEST(Resume, AKilledServerResumesTheRunToTheSameFinal) {
       ASSERT_TRUE(s.wait_events(id, [&](const auto& ev) { return has_checkpoint(ev, after); })) << "no checkpoint of iteration " << after;
       s.kill9();
     }
+    holds.release();
     Server s(dir);
     ASSERT_FALSE(s.base.empty());
     json row = s.get("/api/runs/" + id).body;
@@ -184,13 +214,16 @@ std::vector<std::string> run_args(const std::string& script, const std::string& 
 
 TEST(Resume, OuroRunKilledMidRunIsResumedByItsId) {
   std::string dir = temp_dir();
-  std::string script = resumable_script();
+  const Holds holds(dir + "/hold");
+  std::string script = resumable_script(holds.prefix);
+  holds.release();
   Exited plain = wait_ouro(spawn_ouro(dir, run_args(script, dir + "/plain.jsonl"), dir + "/plain.out"), dir + "/plain.out");
   ASSERT_EQ(plain.code, 0) << plain.out;
   json expected = parse_json(plain.out).value_or(json())["final"];
   ASSERT_EQ(expected.value("count", 0), 3) << plain.out;
 
   std::string trace = dir + "/killed.jsonl";
+  holds.held_from(2);  // held in iteration 3's model call, after iteration 2's checkpoint
   pid_t pid = spawn_ouro(dir, run_args(script, trace), dir + "/killed.out");
   bool checkpointed = false;
   for (int i = 0; i < 1800 && !checkpointed; ++i) {
@@ -203,6 +236,7 @@ TEST(Resume, OuroRunKilledMidRunIsResumedByItsId) {
   ASSERT_TRUE(checkpointed) << "no checkpoint of iteration 2 in the trace";
   kill(-pid, SIGKILL);
   waitpid(pid, nullptr, 0);
+  holds.release();
 
   // The killed run is the newest in the database, still marked running (nothing marked it).
   std::string id;
@@ -231,9 +265,12 @@ TEST(Resume, OuroRunKilledMidRunIsResumedByItsId) {
 // the final an uninterrupted run gives.
 TEST(Resume, AnMcpTaskKilledMidRunIsListedAndResumedLikeAnyRun) {
   std::string dir = temp_dir();
-  std::string script = resumable_script();
+  const Holds holds(dir + "/hold");
+  std::string script = resumable_script(holds.prefix);
+  holds.release();
   const json expected = uninterrupted_final(dir, script);
   ASSERT_FALSE(HasFailure());
+  holds.held_from(2);  // held in iteration 3's model call
   int in[2];
   ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
   const std::string out = dir + "/mcp.out";
@@ -263,6 +300,7 @@ TEST(Resume, AnMcpTaskKilledMidRunIsListedAndResumedLikeAnyRun) {
   kill(-pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   close(in[1]);
+  holds.release();
 
   Server s(dir);
   ASSERT_FALSE(s.base.empty());

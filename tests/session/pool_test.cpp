@@ -49,13 +49,15 @@ bool has_event(const std::vector<json>& events, const std::string& type, int ite
 
 // Four iterations on the fixture site: a login (cookies of the run's own context), the page's
 // localStorage, env values of several types, and a final that depends on all of them.
-std::string pool_script() {
+// The third answer waits (up to two minutes) for the file `hold` to exist: a test holds the run
+// there to kill its browser mid-run on any machine.
+std::string pool_script(const std::string& hold) {
   return script_file({
       {{"text", repl_reply("env.seen = new Map([['first', tabs.length]]);\nenv.count = 1;\nawait navigate(activeTab, " +
                            json(site().url("/cookies")).dump() + ");\n'started'")}},
       {{"delay_ms", 500}, {"text", repl_reply("env.count += 1;\nenv.seen.set('second', 2);\n"
                                                       "await execInTab(activeTab, \"localStorage.setItem('basket', '3 items')\");\n'second'")}},
-      {{"delay_ms", 500}, {"text", repl_reply("env.count += 1;\nawait navigate(activeTab, " + json(site().url("/account")).dump() + ");\n'third'")}},
+      {{"delay_ms", 120000}, {"until_file", hold}, {"text", repl_reply("env.count += 1;\nawait navigate(activeTab, " + json(site().url("/account")).dump() + ");\n'third'")}},
       {{"delay_ms", 500},
        {"text", repl_reply("const text = await getText(activeTab);\n"
                            "setFinal({count: env.count, isMap: env.seen instanceof Map, seen: [...env.seen.entries()],\n"
@@ -93,7 +95,9 @@ TEST(BrowserPool, SpreadsRunsAndMovesARunOffAKilledEndpoint) {
   EXPECT_EQ(pool.value("capacity", 0), 6);
 
   // Three runs at once: one on each endpoint (least loaded first).
-  std::string script = pool_script();
+  const std::string hold = temp_dir() + "/hold";
+  std::ofstream(hold) << "go";
+  std::string script = pool_script(hold);
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) ids.push_back(start_run(s, script));
   std::set<std::string> placed;
@@ -115,6 +119,7 @@ TEST(BrowserPool, SpreadsRunsAndMovesARunOffAKilledEndpoint) {
 
   // A run whose Chromium is killed after its first iteration moves to another endpoint and ends
   // with the same final.
+  std::filesystem::remove(hold);  // held in its third model call until its browser is gone
   std::string id = start_run(s, script);
   ASSERT_TRUE(s.wait_events(id, [](const auto& ev) { return has_event(ev, "iteration-end", 2); })) << s.log();
   std::string victim = s.get("/api/runs/" + id).body.value("endpoint", "");
@@ -124,6 +129,7 @@ TEST(BrowserPool, SpreadsRunsAndMovesARunOffAKilledEndpoint) {
   ASSERT_NE(killed, nullptr) << "endpoint " << victim;
   killed->kill9();
   auto killed_at = Clock::now();
+  std::ofstream(hold) << "go";
   json done = s.wait_state(id, {"done", "failed", "partial"});
   ASSERT_EQ(done.value("state", ""), "done") << done.dump() << "\n" << s.log();
   EXPECT_EQ(done["final"], expected) << "the moved run's final differs from an undisturbed run's";
@@ -203,7 +209,7 @@ TEST(BrowserPool, HostilePoolFilesAreRefusedOrMarkedDown) {
     EXPECT_TRUE(e["lastError"].is_string());
   }
   EXPECT_EQ(pool.dump().find("SECRET123"), std::string::npos) << pool.dump();
-  std::string id = start_run(s, pool_script());
+  std::string id = start_run(s, pool_script(temp_dir() + "/never-held"));  // refused before any answer
   json failed = s.wait_state(id, {"done", "failed", "partial"}, 20s);
   EXPECT_EQ(failed.value("state", ""), "failed");
   EXPECT_NE(failed.value("error", "").find("no browser endpoint is healthy"), std::string::npos) << failed.dump();

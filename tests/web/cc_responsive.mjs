@@ -236,7 +236,9 @@ async function main() {
       await page.press('#task', 'Enter');
       await page.waitForSelector('#confirm-dialog[open]');
       check(fake.state.posted.at(-1).options.mode === 'autonomous', `${width}px: the mode picked is sent with the run (${fake.state.posted.at(-1).options.mode})`);
-      await until(page, () => /^Denied automatically in (59|58) s$/.test(document.getElementById('confirm-countdown').textContent), null, 'the countdown to tick');
+      // The countdown has ticked: under a minute, by however much the machine's speed took (a
+      // loaded one takes seconds between the event and this read).
+      await until(page, () => { const m = /^Denied automatically in (\d+) s$/.exec(document.getElementById('confirm-countdown').textContent); return m && +m[1] < 60 && +m[1] >= 45; }, null, 'the countdown to tick');
       const conf = await page.evaluate(() => ({ text: document.getElementById('confirm-text').textContent, ctx: document.getElementById('confirm-context').textContent,
         page: document.getElementById('confirm-page').textContent, crop: !document.getElementById('confirm-shot').hidden, outline: !document.getElementById('confirm-outline').hidden,
         count: document.getElementById('confirm-countdown').textContent, status: document.getElementById('status').textContent,
@@ -244,7 +246,7 @@ async function main() {
       check(/click button "Buy"/.test(conf.text) && conf.ctx === 'In: Blue mug · $12 · qty 1', `${width}px confirmation: names the action and the row (${conf.ctx})`);
       check(/Cart — shop-b/.test(conf.page) && conf.crop && conf.outline, `${width}px confirmation: shows the page and the crop with the element outlined`);
       check(conf.fields.join(' | ') === 'Element: button | Type: submit | Text: Buy', `${width}px confirmation: the target's fields as lines, none empty (${conf.fields.join(' | ')})`);
-      check(/^Denied automatically in (59|58|60) s$/.test(conf.count), `${width}px confirmation: counts down (${conf.count})`);
+      check(/^Denied automatically in (\d+) s$/.test(conf.count) && +/\d+/.exec(conf.count)[0] <= 60 && +/\d+/.exec(conf.count)[0] >= 45, `${width}px confirmation: counts down (${conf.count})`);
       check(conf.status === 'waiting for you', `${width}px confirmation: status while asking: "${conf.status}"`);
       await axeState(page, width, 'confirmation');
       if (SHOTS && width === 400) await page.screenshot({ path: path.join(IMAGES, 'command-center-400-confirm.png') });
@@ -272,7 +274,7 @@ async function main() {
       const q = await page.evaluate(() => ({ count: document.querySelector('form.question .countdown').textContent, choices: document.querySelectorAll('form.question .choices button').length,
                                              status: document.getElementById('status').textContent, from: document.querySelector('form.question .q-page').textContent,
                                              focus: document.activeElement.className + ' ' + document.activeElement.tagName }));
-      check(/^No answer in (299|300) s$/.test(q.count) && q.choices === 3 && q.status === 'waiting for you', `${width}px: a question shows its choices and counts down (${q.count})`);
+      check(/^No answer in (\d+) s$/.test(q.count) && +/\d+/.exec(q.count)[0] <= 300 && +/\d+/.exec(q.count)[0] >= 285 && q.choices === 3 && q.status === 'waiting for you', `${width}px: a question shows its choices and counts down (${q.count})`);
       check(q.from === 'Asked on “Cart — shop-b” — https://shop-b.example/cart', `${width}px: a question names the page that asked (${q.from})`);
       check(/q-text P/.test(q.focus), `${width}px: the question, not a choice, has the focus (${q.focus})`);
       await axeState(page, width, 'askUser');

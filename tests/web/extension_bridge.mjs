@@ -58,7 +58,7 @@ async function launch(extDir) {
   let stderr = '';
   proc.stderr.on('data', d => { stderr += d; });
   const portFile = path.join(profile, 'DevToolsActivePort');
-  for (let i = 0; i < 100 && !fs.existsSync(portFile); i++) await sleep(100);
+  for (let i = 0; i < 600 && !fs.existsSync(portFile); i++) await sleep(100);  // up to a minute on a loaded machine
   if (!fs.existsSync(portFile)) throw new Error('Chromium did not start: ' + stderr.slice(-2000));
   const [port] = fs.readFileSync(portFile, 'utf8').split('\n');
   return { proc, profile, port: Number(port) };
