@@ -1,4 +1,6 @@
 #include "mcp/http.h"
+
+#include "base/clock.h"
 #include "base/random.h"
 
 #include "base/json.h"
@@ -19,7 +21,6 @@ namespace {
 
 using net::HttpRequest;
 using net::HttpResponse;
-using Clock = std::chrono::steady_clock;
 
 // An HTTP-level refusal, its body a JSON-RPC error without an id (as the specification's
 // examples answer a POST that is not accepted).
@@ -101,7 +102,7 @@ struct Session {
   std::string id;
   std::unique_ptr<Tools> tools;
   std::unique_ptr<Protocol> protocol;  // uses tools: destroyed first
-  Clock::time_point last_used = Clock::now();  // under the endpoint's mutex
+  double last_used_ms = steady_ms();  // the one clock (base/clock.h); under the endpoint's mutex
 
   ~Session() {
     if (tools) tools->ending();  // a task cut short now is interrupted, not cancelled
@@ -124,9 +125,9 @@ struct HttpEndpoint::Impl {
   std::vector<std::shared_ptr<Session>> take_expired() {
     std::vector<std::shared_ptr<Session>> out;
     std::lock_guard lock(mutex);
-    auto now = Clock::now();
+    const double now = steady_ms();
     for (auto it = sessions.begin(); it != sessions.end();) {
-      if (now - it->second->last_used > options.idle_timeout && it->second->protocol->calls_in_flight() == 0) {
+      if (now - it->second->last_used_ms > static_cast<double>(options.idle_timeout.count()) && it->second->protocol->calls_in_flight() == 0) {
         spdlog::info("mcp: session {}… ended after {} s idle", it->first.substr(0, 8),
                      std::chrono::duration_cast<std::chrono::seconds>(options.idle_timeout).count());
         out.push_back(std::move(it->second));
@@ -142,7 +143,7 @@ struct HttpEndpoint::Impl {
     std::lock_guard lock(mutex);
     auto it = sessions.find(id);
     if (it == sessions.end()) return nullptr;
-    it->second->last_used = Clock::now();
+    it->second->last_used_ms = steady_ms();
     return it->second;
   }
 
@@ -256,8 +257,8 @@ void HttpEndpoint::Impl::initialize(const std::string& body, std::function<void(
       // The longest-idle session with no call in flight makes room, if it has been idle a minute.
       auto oldest = sessions.end();
       for (auto it = sessions.begin(); it != sessions.end(); ++it)
-        if (it->second->protocol->calls_in_flight() == 0 && (oldest == sessions.end() || it->second->last_used < oldest->second->last_used)) oldest = it;
-      if (oldest == sessions.end() || Clock::now() - oldest->second->last_used < std::chrono::minutes(1))
+        if (it->second->protocol->calls_in_flight() == 0 && (oldest == sessions.end() || it->second->last_used_ms < oldest->second->last_used_ms)) oldest = it;
+      if (oldest == sessions.end() || steady_ms() - oldest->second->last_used_ms < 60000)
         return respond(rpc_error(503, kInternalError,
                                  fmt::format("Service Unavailable: {} MCP sessions are open, the limit; end one (DELETE /mcp with its Mcp-Session-Id) "
                                              "or try again later", options.max_sessions)));

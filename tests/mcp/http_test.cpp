@@ -3,6 +3,8 @@
 // issued, checked, capped and expired; status codes for what is refused; JSON answers.
 #include "mcp/http.h"
 
+#include "base/clock.h"
+
 #include <gtest/gtest.h>
 
 #include <future>
@@ -88,18 +90,39 @@ TEST(McpHttp, WhatIsNotAMessageIsRefusedWithItsStatus) {
 }
 
 TEST(McpHttp, SessionsAreCappedAndIdleOnesExpire) {
+  ManualClock clock(1.7e12);  // time moves when the test says
   HttpEndpoint::Options o;
   o.max_sessions = 2;
-  o.idle_timeout = 300ms;
+  o.idle_timeout = 5min;
   Endpoint e(o);
   std::string a = e.initialize();
-  e.initialize();
+  std::string b = e.initialize();
   auto full = e.send("POST", R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})");
   EXPECT_EQ(full.status, 503) << "two sessions, both used within the minute";
   EXPECT_EQ(e.endpoint.sessions(), 2u);
-  std::this_thread::sleep_for(400ms);  // the idle timeout is the behaviour under test
-  EXPECT_EQ(e.send("POST", R"({"jsonrpc":"2.0","id":2,"method":"ping"})", {{"mcp-session-id", a}}).status, 404) << "expired";
-  EXPECT_EQ(e.endpoint.sessions(), 0u);
+  clock.advance(4 * 60 * 1000);
+  EXPECT_EQ(e.send("POST", R"({"jsonrpc":"2.0","id":2,"method":"ping"})", {{"mcp-session-id", a}}).status, 200) << "used within its idle time";
+  clock.advance(2 * 60 * 1000);  // b idle 6 min, a 2 min
+  EXPECT_EQ(e.send("POST", R"({"jsonrpc":"2.0","id":3,"method":"ping"})", {{"mcp-session-id", b}}).status, 404) << "expired";
+  EXPECT_EQ(e.endpoint.sessions(), 1u);
+  EXPECT_EQ(e.send("POST", R"({"jsonrpc":"2.0","id":4,"method":"ping"})", {{"mcp-session-id", a}}).status, 200) << "the one in use stays";
+}
+
+TEST(McpHttp, AtTheCapTheLongestIdleSessionMakesRoomAfterAMinute) {
+  ManualClock clock(1.7e12);
+  HttpEndpoint::Options o;
+  o.max_sessions = 2;
+  Endpoint e(o);
+  std::string a = e.initialize();
+  clock.advance(10 * 1000);
+  std::string b = e.initialize();
+  clock.advance(55 * 1000);  // a idle 65 s, b 55 s
+  std::string c = e.initialize();
+  EXPECT_FALSE(c.empty()) << "a, idle over a minute, made room";
+  EXPECT_EQ(e.send("POST", R"({"jsonrpc":"2.0","id":2,"method":"ping"})", {{"mcp-session-id", a}}).status, 404);
+  EXPECT_EQ(e.send("POST", R"({"jsonrpc":"2.0","id":3,"method":"ping"})", {{"mcp-session-id", b}}).status, 200);
+  auto full = e.send("POST", R"({"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})");
+  EXPECT_EQ(full.status, 503) << "b and c were used within the minute";
 }
 
 }  // namespace
