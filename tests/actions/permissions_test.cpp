@@ -121,9 +121,12 @@ TEST(Secrets, GoOnlyIntoTheirOwnFramesOriginAndAskNothingThere) {
   // Nothing reached either frame's field (each reports its value when its Pay button is pressed;
   // no one to ask about pressing it now).
   s.host().context().set_hooks(std::make_shared<host::Context::Hooks>());
-  std::string values = ok("const out = []; for (const n of ['Pay cross', 'Pay sandboxed']) {"
-                          "  await click(activeTab, (await find(activeTab, n))[0].ref); await sleep(200);"
-                          "  out.push(await execInTab(activeTab, 'document.getElementById(\"out\").textContent')) } out.join('|')", &s)
+  // Each press changes what the page shows: waited for as it comes.
+  std::string values = ok("const out = []; let shown = await execInTab(activeTab, 'document.getElementById(\"out\").textContent');"
+                          "for (const n of ['Pay cross', 'Pay sandboxed']) {"
+                          "  await click(activeTab, (await find(activeTab, n))[0].ref); let v = shown;"
+                          "  for (let i = 0; i < 100 && v === shown; i++) { await sleep(50); v = await execInTab(activeTab, 'document.getElementById(\"out\").textContent') }"
+                          "  out.push(v); shown = v } out.join('|')", &s)
                            .get<std::string>();
   EXPECT_EQ(values, "cross pay |sandboxed pay ") << values;
 }

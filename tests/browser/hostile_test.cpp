@@ -90,18 +90,19 @@ class NoticeLog {
   std::vector<browser::PageNotice> m_notices;
 };
 
-// A session in a browser context of its own, so counts of tabs and popups are its own.
-std::unique_ptr<session::Session> isolated_session() {
-  auto opts = test_options();
-  opts.isolated = true;
-  auto s = session::Session::attach(shared_session().runtime(), opts);
-  if (!s) throw std::runtime_error("cannot start an isolated session: " + s.error().message);
-  return std::move(*s);
-}
+// Sessions in a browser context of their own (isolated_session, browser_env.h), so counts of tabs
+// and popups are their own.
 
 // --- dialogs -----------------------------------------------------------------------------------
 
+// A session whose waits are long (30 s): a dialog that held a call up to its deadline shows as
+// taking that long; one answered at once takes a small part of it, however loaded the machine.
+std::unique_ptr<session::Session> long_waits() {
+  return isolated_session([](session::SessionOptions& o) { o.limits.action_timeout = o.limits.exec_timeout = o.limits.load_timeout = std::chrono::seconds(30); });
+}
+
 TEST(Dialogs, AnAlertOnLoadBlocksNeitherOpenTabNorNavigateNorExec) {
+  auto s = long_waits();
   json r = ok(R"(
     const t0 = Date.now();
     const t = await openTab('{{/dialog/load}}');
@@ -113,10 +114,11 @@ TEST(Dialogs, AnAlertOnLoadBlocksNeitherOpenTabNorNavigateNorExec) {
     const t2 = Date.now();
     const sum = await execInTab(t, 'alert("from exec"); 1 + 1');
     const executed = Date.now() - t2;
-    ({ opened, navigated, executed, after, sum, log: await getConsoleLog(t, { level: 'dialog' }) }))");
-  EXPECT_LT(r["opened"].get<double>(), 3000);
-  EXPECT_LT(r["navigated"].get<double>(), 3000);
-  EXPECT_LT(r["executed"].get<double>(), 2000);
+    ({ opened, navigated, executed, after, sum, log: await getConsoleLog(t, { level: 'dialog' }) }))",
+              s.get());
+  EXPECT_LT(r["opened"].get<double>(), 10000);
+  EXPECT_LT(r["navigated"].get<double>(), 10000);
+  EXPECT_LT(r["executed"].get<double>(), 10000);
   EXPECT_EQ(r["after"], "After the alert");
   EXPECT_EQ(r["sum"], 2);
   ASSERT_EQ(r["log"].size(), 3u) << r["log"].dump();
@@ -126,14 +128,16 @@ TEST(Dialogs, AnAlertOnLoadBlocksNeitherOpenTabNorNavigateNorExec) {
 }
 
 TEST(Dialogs, ClicksWhoseHandlersAlertReturnPromptlyAndThePageGoesOn) {
+  auto s = long_waits();
   json r = ok(R"(
     const t = await openTab('{{/dialog/click}}');
     const timed = async (selector) => { const t0 = Date.now(); await click(t, selector); return { ms: Date.now() - t0, out: await getText(t, '#out') }; };
-    ({ one: await timed('#alert'), storm: await timed('#storm'), n: (await getConsoleLog(t, { level: 'dialog', limit: 1000 })).length }))");
-  EXPECT_LT(r["one"]["ms"].get<double>(), 1500) << "the click must not wait for its deadline";
+    ({ one: await timed('#alert'), storm: await timed('#storm'), n: (await getConsoleLog(t, { level: 'dialog', limit: 1000 })).length }))",
+              s.get());
+  EXPECT_LT(r["one"]["ms"].get<double>(), 10000) << "the click must not wait for its 30 s deadline";
   EXPECT_EQ(r["one"]["out"], "after alert");
   // A hundred alerts in a row end too (each is answered as it opens).
-  EXPECT_LT(r["storm"]["ms"].get<double>(), 4000);
+  EXPECT_LT(r["storm"]["ms"].get<double>(), 15000);
   EXPECT_EQ(r["storm"]["out"], "storm over");
   EXPECT_EQ(r["n"], 101);
 }
@@ -237,7 +241,7 @@ TEST(Popups, AFloodIsCappedPerContextReportedAndOuroStaysResponsive) {
   // Still responsive: a call on another tab answers at once.
   json quick = ok("const o = await openTab('{{/b}}'); const t0 = Date.now(); const v = await execInTab(o, '1 + 1'); ({ v, ms: Date.now() - t0 })", s.get());
   EXPECT_EQ(quick["v"], 2);
-  EXPECT_LT(quick["ms"].get<double>(), 1000);
+  EXPECT_LT(quick["ms"].get<double>(), 3000) << "a call on another tab waited for the popups";
   // Other contexts are not affected by this one's cap.
   EXPECT_LT(notices.count("popup-closed"), 1000u);
 }

@@ -175,7 +175,7 @@ TEST(Kernel, ABrowserDestroyedWhileCommandsAndEventsAreInFlightCallsNothingAfter
         late += gone.load();
       });
     // The page floods the console meanwhile.
-    for (int i = 0; i < 100 && (*b)->console_log(*t).size() < 100; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (int i = 0; i < 1000 && (*b)->console_log(*t).size() < 100; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_GE((*b)->console_log(*t).size(), 100u) << "events were arriving";
     b->reset();
     gone = true;

@@ -130,9 +130,10 @@ TEST(Network, WhenEnabledHandlersBlockRewriteAndAnswerRequests) {
 TEST(Console, MessagesAndUncaughtErrors) {
   json r = ok(R"(
     const t = await openTab('{{/console}}');
-    await sleep(100);
+    // The page's own error (thrown from a timer), then the click's: each waited for as it comes.
+    for (let i = 0; i < 200 && (await getErrors(t)).length < 1; i++) await sleep(50);
     await click(t, '#err');
-    await sleep(100);
+    for (let i = 0; i < 200 && (await getErrors(t)).length < 2; i++) await sleep(50);
     ({ log: await getConsoleLog(t), errorsOnly: await getConsoleLog(t, { level: 'error' }), errors: await getErrors(t) }))");
   std::string log = r["log"].dump();
   EXPECT_NE(log.find(R"("level":"log","text":"hello from the page 42")"), std::string::npos) << log;

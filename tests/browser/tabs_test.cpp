@@ -68,8 +68,9 @@ TEST(Tabs, PopupOpenedByThePageAppearsAsATab) {
 TEST(Tabs, WaitForLoadTimesOutOnASlowPageWithAClearError) {
   std::string err = fails(R"(
     const t = await openTab('about:blank');
-    execInTab(t, "location.href = '{{/slow?ms=4000}}'");
-    await sleep(200);
+    execInTab(t, "location.href = '{{/slow?ms=8000}}'");
+    // Once the slow page is on its way (its request sent), however long that took to start.
+    for (let i = 0; i < 100 && !(await getRecentRequests(t, { type: 'all', url: '/slow' })).length; i++) await sleep(50);
     await waitForLoad(t, 500))");
   EXPECT_NE(err.find("did not finish loading within 500 ms"), std::string::npos) << err;
 }

@@ -756,7 +756,9 @@ bool break_events_under_the_run(const std::string& data) {
 }
 
 std::string stepping_script() {
-  return script_file({{{"text", repl_reply("for (let i = 0; i < 200; i++) { log('step ' + i); await sleep(50); }\nsetFinal('all steps')")}}});
+  // A minute of steps: a run that went on after its events could not be stored shows as one that
+  // took far longer than stopping does, on any machine.
+  return script_file({{{"text", repl_reply("for (let i = 0; i < 1200; i++) { log('step ' + i); await sleep(50); }\nsetFinal('all steps')")}}});
 }
 
 // As on the server: a run whose events can no longer be stored stops, fails and says why.
@@ -766,7 +768,7 @@ TEST(CliRun, ARunWhoseEventsCannotBeStoredStopsAndFails) {
   ASSERT_TRUE(break_events_under_the_run(data)) << "the run never stored its log events";
   auto t0 = std::chrono::steady_clock::now();
   Exited r = wait_ouro(pid, out);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(8)) << "the run stopped rather than running its 10 s to the end";
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30)) << "the run stopped rather than running its minute to the end";
   EXPECT_NE(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("the run's events could not be stored"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("all steps"), std::string::npos) << r.out;
@@ -849,7 +851,7 @@ TEST(CliRun, AnMcpTaskWhoseEventsCannotBeStoredStopsAndFails) {
   ASSERT_EQ(write(in[1], lines.data(), lines.size()), static_cast<ssize_t>(lines.size()));
   ASSERT_TRUE(break_events_under_the_run(data)) << "the run never stored its log events";
   json answer;
-  for (int i = 0; i < 160 && answer.is_null(); ++i) {
+  for (int i = 0; i < 600 && answer.is_null(); ++i) {
     std::ifstream o(out);
     for (std::string line; std::getline(o, line);)
       if (auto m = parse_json(line); m && m->is_object() && m->value("id", json()) == json(1)) answer = *m;
@@ -857,7 +859,7 @@ TEST(CliRun, AnMcpTaskWhoseEventsCannotBeStoredStopsAndFails) {
   }
   close(in[1]);  // the client leaves: ouro mcp ends
   Exited r = wait_ouro(pid, out);
-  ASSERT_TRUE(answer.is_object()) << "browser_task did not answer within 8 s of the break (the run went on): " << r.err;
+  ASSERT_TRUE(answer.is_object()) << "browser_task did not answer within 30 s of the break (the run went on for its minute): " << r.err;
   const json& result = answer["result"];
   EXPECT_TRUE(result.value("isError", false)) << answer.dump();
   std::string text = result["content"][0].value("text", "");

@@ -157,22 +157,27 @@ TEST(HooksPipeline, AHangingHookIsKilledAndNeverHoldsUpTheRun) {
   for (int i = 0; i < 4; ++i) {
     auto t = Clock::now();
     p->fire(Point::IterationEnd, "r1", {{"iteration", i}}, 1);
-    EXPECT_LT(Clock::now() - t, std::chrono::milliseconds(50)) << "enqueueing returns at once";
+    EXPECT_LT(Clock::now() - t, std::chrono::milliseconds(1000)) << "enqueueing returns at once, not after the hook's 30 s";
   }
-  EXPECT_LT(Clock::now() - started, std::chrono::milliseconds(200));
+  EXPECT_LT(Clock::now() - started, std::chrono::milliseconds(2000));
   ASSERT_TRUE(p->wait_idle(std::chrono::seconds(10)));
   auto elapsed = Clock::now() - started;
   EXPECT_LT(elapsed, std::chrono::seconds(5)) << "each was killed at its 300 ms";
   auto st = p->stats();
   EXPECT_EQ(st.timed_out, 4u);
   EXPECT_EQ(st.delivered, 0u);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   auto children = lines_of(read_file(pids));
   ASSERT_EQ(children.size(), 4u);
   for (const auto& pid : children) {
-    // Gone, or a zombie waiting for a reaper that is not ours.
-    std::string stat = read_file("/proc/" + pid + "/stat");
-    bool gone = stat.empty() || stat.find(") Z") != std::string::npos;
+    // Gone, or a zombie waiting for a reaper that is not ours (a SIGKILL lands at once; the
+    // process table may take a moment on a loaded machine).
+    std::string stat;
+    bool gone = false;
+    for (int i = 0; i < 250 && !gone; ++i) {
+      stat = read_file("/proc/" + pid + "/stat");
+      gone = stat.empty() || stat.find(") Z") != std::string::npos;
+      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     EXPECT_TRUE(gone) << "the hook's child " << pid << " still runs: " << stat;
   }
 }
@@ -220,13 +225,13 @@ TEST(HooksPipeline, AWebhookGetsThePost) {
 
 TEST(HooksPipeline, ASlowWebhookTimesOut) {
   RawServer server;
-  server.push({Step::sleep(std::chrono::milliseconds(1200)), Step::write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")});
+  server.push({Step::sleep(std::chrono::milliseconds(6000)), Step::write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")});
   auto p = Pipeline::create(config({{"run_end", {{{"url", server.url() + "/slow"}, {"timeout_ms", 300}}}}}));
   auto t = Clock::now();
   p->fire(Point::RunEnd, "r1", json::object(), 1);
-  EXPECT_LT(Clock::now() - t, std::chrono::milliseconds(50));
-  ASSERT_TRUE(p->wait_idle(std::chrono::seconds(10)));
-  EXPECT_LT(Clock::now() - t, std::chrono::milliseconds(1000));
+  EXPECT_LT(Clock::now() - t, std::chrono::milliseconds(1000)) << "not after the webhook's 6 s";
+  ASSERT_TRUE(p->wait_idle(std::chrono::seconds(20)));
+  EXPECT_LT(Clock::now() - t, std::chrono::milliseconds(4000)) << "the 300 ms timeout, not the server's 6 s";
   EXPECT_EQ(p->stats().timed_out, 1u);
 }
 

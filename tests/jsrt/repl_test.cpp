@@ -628,7 +628,9 @@ TEST(ReplEnv, HostileValuesNeverBreakAnEvaluationOrTheCheckpoint) {
   EXPECT_EQ((*plain)["big"].size(), 1000000u);
   EXPECT_EQ((*plain)["sparse"].size(), 100001u) << "holes are written as nulls up to a cap, then the element";
   EXPECT_FALSE(summarize_env(*plain).empty());
-  EXPECT_LT(std::chrono::steady_clock::now() - t1, 5s);
+  // Bounded, not fast (the figures are the benchmarks'): about a second here, and a reader that
+  // went quadratic in the array's length would take hours.
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, 30s);
 }
 
 TEST(ReplEnv, ASaveThatNeverEndsStopsAtItsDeadlineAndKeepsTheLastCheckpoint) {

@@ -698,22 +698,26 @@ TEST(Gate, AFrameOnAnotherSiteSendsNothingAsTheTabGoesBlank) {
   // Outside any gate the frame does send as its tab moves on (so the test below can fail).
   int framed = sites().victim_hits("/unload-frame");
   size_t sent = collected_lines("POST /unload-");
+  auto socket_says = [](const std::string& prefix) {
+    size_t n = 0;
+    for (const auto& m : sites().victim_socket_messages()) n += m.rfind(prefix, 0) == 0;
+    return n;
+  };
   {
     // In a context of its own, gone with it (what the frame leaves is no later test's).
     auto o = test_options();
     o.isolated = true;
     auto plain = session::Session::attach(runtime(), o);
     ASSERT_TRUE(plain) << plain.error().message;
-    ok(fill("const t = await openTab('{{V}}framed?tag=control'); for (let i = 0; i < 100 && !(await execInTab(t, 'document.getElementById(\"other\").contentWindow.length === 0')); i++) await new Promise((r) => setTimeout(r, 50)); "
-            "await new Promise((r) => setTimeout(r, 300)); await navigate(t, 'about:blank'); await closeTab(t)", ""), plain->get());
+    ok(fill("env.t = await openTab('{{V}}framed?tag=control'); for (let i = 0; i < 100 && !(await execInTab(env.t, 'document.getElementById(\"other\").contentWindow.length === 0')); i++) await new Promise((r) => setTimeout(r, 50)); 1", ""),
+       plain->get());
+    // Its socket open (it says so on it), however long that took: the unload has a socket to use.
+    for (int i = 0; i < 400 && socket_says("open-control") == 0; ++i) std::this_thread::sleep_for(50ms);
+    ASSERT_GT(socket_says("open-control"), 0u) << "the frame's socket never opened";
+    ok("await navigate(env.t, 'about:blank'); await closeTab(env.t)", plain->get());
   }
   for (int i = 0; i < 100 && collected_lines("POST /unload-") == sent; ++i) std::this_thread::sleep_for(50ms);
   ASSERT_GT(collected_lines("POST /unload-"), sent) << "the frame sends nothing as it unloads, even without a gate";
-  auto socket_says = [](const std::string& prefix) {
-    size_t n = 0;
-    for (const auto& m : sites().victim_socket_messages()) n += m.rfind(prefix, 0) == 0;
-    return n;
-  };
   for (int i = 0; i < 100 && socket_says("unload-control") == 0; ++i) std::this_thread::sleep_for(50ms);
   ASSERT_GT(socket_says("unload-control"), 0u) << "the frame's socket message to its embedder's site did not arrive, even without a gate";
   framed = sites().victim_hits("/unload-frame");
@@ -722,6 +726,9 @@ TEST(Gate, AFrameOnAnotherSiteSendsNothingAsTheTabGoesBlank) {
     auto s = gated_session(safety::GateMode::Autonomous, log, false, sites().victim("/framed?tag=held"));
     ASSERT_TRUE(victim_served("/unload-frame", framed)) << "the frame did not load";
     ok("await execInTab(activeTab, \"1\")", s.get());  // the run acted: its tabs are blanked at its end
+    // The frame's socket is open before the end (else a quiet end would prove nothing).
+    for (int i = 0; i < 400 && socket_says("open-held") == 0; ++i) std::this_thread::sleep_for(50ms);
+    ASSERT_GT(socket_says("open-held"), 0u) << "the frame's socket never opened";
   }
   // The blank page is there when the session is gone; what an unload handler sent would be on
   // its way already (2 s: the control's message arrives well within that).

@@ -556,7 +556,8 @@ TEST(Api, SubscribersJoiningMidStreamSeeEveryEventOnce) {
 // sent, and the run stops and says why.
 TEST(Api, ARunWhoseEventsCannotBeStoredFailsClearly) {
   Server s;
-  std::string path = script_file({{{"text", repl_reply("for (let i = 0; i < 100; i++) { log('step ' + i); await sleep(50); }\nsetFinal('all steps')")}}});
+  // A minute of steps: the break lands while the run works however slow the machine is.
+  std::string path = script_file({{{"text", repl_reply("for (let i = 0; i < 1200; i++) { log('step ' + i); await sleep(50); }\nsetFinal('all steps')")}}});
   std::string id = s.post("/api/runs", {{"task", "Step"}, {"options", {{"provider", "script:" + path}}}}).body["id"];
   auto io = net::IoThread::start();
   Watcher w(*io, s.ws("run=" + id));
@@ -564,10 +565,10 @@ TEST(Api, ARunWhoseEventsCannotBeStoredFailsClearly) {
   // Someone else breaks the database under the running server.
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((s.data_dir + "/ouro.db").c_str(), &db), SQLITE_OK);
-  sqlite3_busy_timeout(db, 5000);
+  sqlite3_busy_timeout(db, 20000);
   EXPECT_EQ(sqlite3_exec(db, "DROP TABLE events", nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
   sqlite3_close(db);
-  json run = s.wait_done(id, 15s);
+  json run = s.wait_done(id, 40s);
   EXPECT_EQ(run["state"], "failed") << run.dump();
   EXPECT_NE(run.value("error", "").find("events could not be stored"), std::string::npos) << run.dump();
   std::lock_guard lock(w.mutex);

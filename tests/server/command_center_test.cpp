@@ -284,7 +284,8 @@ TEST(CommandCenter, CancelAndReplayAPastRun) {
   cc.submit("Wait for a long time", site().url("/"));
   cc.until("document.querySelector('.result') || document.querySelector('pre.code')");
   cc.js("await click(t, '#cancel-btn')");
-  json cancelled = cc.until("document.querySelector('.msg.cancelled') && document.querySelector('.msg.cancelled').textContent", 3000);
+  // Well before the page's 9 s wait would have ended: the cancel did not wait for it.
+  json cancelled = cc.until("document.querySelector('.msg.cancelled') && document.querySelector('.msg.cancelled').textContent", 6000);
   EXPECT_EQ(cancelled.get<std::string>().rfind("Cancelled.", 0), 0u) << cancelled;
   EXPECT_EQ(cc.js("await getText(t, '#status')"), "cancelled") << "the status word says what happened";
   // The block the cancel cut short is said plainly, in neutral colours: no error anywhere.
@@ -316,7 +317,9 @@ TEST(CommandCenter, StaysResponsiveThroughTwentyFiveIterationsAndThousandsOfEven
         "setInterval(() => { const now = performance.now(); window.gaps.push(now - last); if (now - last > 400) window.stalls.push([last, now]); last = now; }, 20); "
         "new PerformanceObserver(l => l.getEntries().forEach(e => window.longs.push([e.startTime, e.duration]))).observe({ type: 'longtask' })\")");
   cc.submit("Take twenty-five steps", site().url("/"));
-  json final = cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')", 60000);
+  // The run's own pace is the machine's (under a loaded make test 25 iterations took over a
+  // minute); what is measured is the page's responsiveness while it streams.
+  json final = cc.until("[...document.querySelectorAll('.msg.final')].map(m => m.textContent).join('|')", 240000);
   EXPECT_EQ(final, "finished after 25 iterations");
   EXPECT_EQ(cc.js("(await querySelectorAll(t, 'details.iter')).length"), 25);
   // A page whose own work freezes it (re-rendering the stream at every event) stalls again and

@@ -188,12 +188,14 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
     } else if (p == "/unload-frame") {
       // It sends as it is unloaded (pagehide and unload, a beacon and a keepalive fetch) to the
       // collector, and a message on the socket it opened to its embedder's site (which a run's
-      // gate allows, and which no request check can pause).
+      // gate allows, and which no request check can pause); on that socket it says "open-TAG" once
+      // it is open, so a test knows when a message could be sent.
       std::string own = self->victim->url("");
       res.body = page("Frame", "", "<p>frame</p><script>const ws = new WebSocket('ws" + own.substr(4) + "/ws'); "
                       "const send = (k) => { navigator.sendBeacon('" + collector_url + "/unload-' + k + location.search, 'x'); "
                       "fetch('" + collector_url + "/unload-' + k + '-fetch' + location.search, {method: 'POST', body: 'x', keepalive: true, mode: 'no-cors'}); "
                       "try { ws.send('unload-' + new URLSearchParams(location.search).get('tag') + '-' + k); } catch (e) {} };"
+                      "ws.onopen = () => ws.send('open-' + new URLSearchParams(location.search).get('tag'));"
                       "addEventListener('pagehide', () => send('pagehide')); addEventListener('unload', () => send('unload'));</script>");
     } else if (p == "/sw-sent") {
       res.body = "ok";

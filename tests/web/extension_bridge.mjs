@@ -134,8 +134,14 @@ async function main() {
     await nav;
     const dataPaused = await b.waitFor(m => m.method === 'cdpEvent' && m.params.cdpMethod === 'Fetch.requestPaused' && m.params.cdpParams.request.url.endsWith('/data.json'));
     check(!(await cdp(tabId, 'Fetch.failRequest', { requestId: dataPaused.params.cdpParams.requestId, errorReason: 'BlockedByClient' })).error, 'Fetch.failRequest refuses the page\'s fetch (the egress gate)');
-    await sleep(300);
-    const ev = await cdp(tabId, 'Runtime.evaluate', { expression: 'JSON.stringify({title: document.title, h1: document.querySelector("h1").textContent, blocked: window.__blocked || null, data: window.__data || null})', returnByValue: true });
+    // The page's fetch settles (refused) when it does: asked until it has.
+    let ev;
+    for (let i = 0; i < 200; i++) {
+      ev = await cdp(tabId, 'Runtime.evaluate', { expression: 'JSON.stringify({title: document.title, h1: document.querySelector("h1").textContent, blocked: window.__blocked || null, data: window.__data || null})', returnByValue: true });
+      const v = ev.result && ev.result.result && JSON.parse(ev.result.result.value || '{}');
+      if (v && (v.blocked || v.data)) break;
+      await sleep(50);
+    }
     const seen = JSON.parse(ev.result.result.value);
     check(seen.title === 'Fixture page' && seen.h1 === 'Blue mug', `Runtime.evaluate through the bridge: ${ev.result.result.value}`);
     check(seen.blocked && !seen.data, 'the page saw its request fail and got no data');
@@ -254,8 +260,8 @@ async function main() {
 
     // ouro goes away: every tab is let go at once (a paused request must not hang the user's tab).
     await fake.close();
-    await sleep(1000);
-    const still = await sw.evaluate(() => attached.size);
+    let still = -1;
+    for (let i = 0; i < 200 && still !== 0; i++) { still = await sw.evaluate(() => attached.size); if (still) await sleep(50); }
     check(still === 0, `ouro gone: the extension detached every tab (${still} still attached)`);
   } finally {
     await browser.close().catch(() => {});
