@@ -204,9 +204,10 @@ void on_request_paused(Context& ctx, const std::string& tab, const json& params)
   std::string request_id = params.value("requestId", "");
   const json& req = params.contains("request") ? params["request"] : json::object();
   std::string url = req.value("url", "");
-  std::string handler = ctx.intercepts().pause(tab, request_id, [&](const std::string& pattern) { return url_matches(url, pattern); });
-  if (handler.empty() || !ctx.can_emit()) {
-    if (!handler.empty()) (void)ctx.intercepts().take_paused(request_id);
+  // A handler that wants it, when the session can deliver it one; else the request goes on.
+  std::string handler =
+      ctx.can_emit() ? ctx.intercepts().pause(tab, request_id, [&](const std::string& pattern) { return url_matches(url, pattern); }) : "";
+  if (handler.empty()) {
     ctx.browser().send_async(tab, "Fetch.continueRequest", {{"requestId", request_id}});
     return;
   }

@@ -271,7 +271,7 @@ TEST(Snapshot, HostilePagesStayBoundedAndAnswer) {
   // A page of 30,000 links and nodes whose getters throw: the snapshot still comes back, small,
   // within the product's page-read limit. (The tests' shortened 4 s limit was outlasted under a
   // loaded CI-like run by building and painting the page, which is the page's own cost.)
-  auto session = isolated_session([](session::SessionOptions& o) { o.limits.exec_timeout = host::Limits{}.exec_timeout; });
+  auto session = isolated_session(product_page_reads);
   json s = ok("const t = await openTab('{{/}}'); await execInTab(t, `"
               "const d = document.createElement('div'); let h = ''; for (let i = 0; i < 30000; i++) h += '<a href=/x' + i + '>link ' + i + '</a> ';"
               "d.innerHTML = h; document.body.appendChild(d);"

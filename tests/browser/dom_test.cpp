@@ -50,7 +50,7 @@ TEST(ExecInTab, ResultsOverTheCapAreTruncatedWithAHint) {
   // Half a megabyte is five times the result cap. (A 5 MB page took Chromium alone 1.5-3.5 s to
   // load here and over 30 s under a loaded CI run; the size proves nothing more.) Reading it lays
   // the whole page out, so this session keeps the product's default page-read deadline.
-  auto s = isolated_session([](session::SessionOptions& o) { o.limits.exec_timeout = host::Limits{}.exec_timeout; });
+  auto s = isolated_session(product_page_reads);
   json r = ok(R"(
     const t = await openTab('{{/big?kb=512}}');
     const text = await getText(t);

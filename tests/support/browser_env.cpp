@@ -23,6 +23,8 @@ session::SessionOptions test_options() {
   return o;
 }
 
+void product_page_reads(session::SessionOptions& o) { o.limits.exec_timeout = host::Limits{}.exec_timeout; }
+
 std::unique_ptr<session::Session> isolated_session(const std::function<void(session::SessionOptions&)>& tweak) {
   auto o = test_options();
   o.isolated = true;

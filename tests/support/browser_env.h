@@ -22,6 +22,9 @@ FixtureSite& site();
 session::Session& shared_session();
 // A session of its own (own browser context, own REPL) on the shared browser; `tweak` adjusts its options.
 std::unique_ptr<session::Session> isolated_session(const std::function<void(session::SessionOptions&)>& tweak = {});
+// A tweak for isolated_session: the product's page-read limit in place of the tests' short one,
+// for a test whose point is a large page's result, not how fast it is read.
+void product_page_reads(session::SessionOptions& o);
 
 // Runs code in the shared REPL; fails the test on infrastructure errors.
 jsrt::EvalResult eval(const std::string& code, session::Session* s = nullptr);
