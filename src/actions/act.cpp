@@ -6,6 +6,7 @@
 // its effect (the text is in the field, the box is checked, the option selected), and the result
 // says what each step did, which success criteria hold, and where the page is now.
 #include "actions/impl.h"
+#include "base/steady_clock.h"
 
 #include "actions/action_cache.h"
 
@@ -25,7 +26,7 @@ namespace {
 using commands::Command;
 using commands::Target;
 using commands::Verb;
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 struct Run {
   Context& ctx;

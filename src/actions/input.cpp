@@ -3,6 +3,7 @@
 // found it attached, visible, enabled and not covered — retried until the action deadline, as
 // Playwright's actionability checks do.
 #include "egress/gate.h"
+#include "base/steady_clock.h"
 #include "actions/impl.h"
 #include "actions/pictures.h"
 #include "safety/sensitive.h"
@@ -22,7 +23,7 @@ namespace ouro::actions::impl {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 struct Needs {
   bool enabled = true, editable = false, hit = true;

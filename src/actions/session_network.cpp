@@ -1,5 +1,6 @@
 // Session, storage, network and console introspection (docs/reference/api.md).
 #include "actions/impl.h"
+#include "base/steady_clock.h"
 #include "base/base64.h"
 #include "browser/browser.h"
 
@@ -150,8 +151,8 @@ Result<json> get_response_body(Context& ctx, const json& args) {
   std::string id = arg_string(args, 0);
   std::string tab = TRY(ctx.browser().tab_of_request(id));
   // The body exists once the response has finished loading.
-  auto deadline = std::chrono::steady_clock::now() + ctx.limits().exec_timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
+  auto deadline = SteadyClock::now() + ctx.limits().exec_timeout;
+  while (SteadyClock::now() < deadline) {
     bool finished = true;
     for (const auto& rec : ctx.browser().requests(tab))
       if (rec.request_id == id) finished = rec.finished;

@@ -6,6 +6,7 @@
 // {ok, skill, bound: {slot: {ref, name, confidence}}, did: [..], effects: [{effect, met}], url,
 // title, error?} — what it bound, what it did, and what holds now.
 #include "actions/impl.h"
+#include "base/steady_clock.h"
 
 #include "base/text.h"
 #include "browser/browser.h"
@@ -19,7 +20,7 @@ namespace ouro::actions::impl {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 struct Skill {
   Context& ctx;

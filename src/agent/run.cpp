@@ -1,4 +1,5 @@
 #include "agent/run.h"
+#include "base/steady_clock.h"
 #include "base/clock.h"
 #include "base/text.h"
 
@@ -27,7 +28,7 @@
 
 namespace ouro::agent {
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 namespace {
 

@@ -8,6 +8,7 @@
 // reflection every five steps ends the run after two low ones, and every action goes through the
 // session's host: the same permissions and safety gate as code.
 #include "agent/run.h"
+#include "base/steady_clock.h"
 #include "base/text.h"
 #include "agent/tool_policy.h"
 
@@ -26,7 +27,7 @@ namespace ouro::agent {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 constexpr size_t kMaxElements = 100;

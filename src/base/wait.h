@@ -15,11 +15,19 @@ namespace ouro {
 // True while a test's clock stands in for the system's.
 bool clock_is_manual();
 
+// How long one wait for a deadline `left_ms` away sleeps: at most an hour (a deadline far off is no
+// overflow), and a few milliseconds under a test's clock (it moves only when the test moves it).
+inline std::chrono::nanoseconds wait_slice(double left_ms) {
+  using namespace std::chrono_literals;
+  std::chrono::duration<double, std::milli> slice(std::min(left_ms, 3'600'000.0));
+  if (clock_is_manual()) slice = std::min(slice, std::chrono::duration<double, std::milli>(2.0));
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(slice) + 1ns;
+}
+
 // Waits until pred() holds (true) or the clock's monotonic time reaches deadline_ms (pred() then).
 // A clock put in or taken away meanwhile (a test's) keeps the time that was left, on the new one.
 template <class ConditionVariable, class Lock, class Pred>
 bool wait_until_ms(ConditionVariable& cv, Lock& lock, double deadline_ms, Pred pred) {
-  using namespace std::chrono_literals;
   const Clock* on = &clock();
   double left = deadline_ms - on->steady_ms();
   while (!pred()) {
@@ -29,10 +37,7 @@ bool wait_until_ms(ConditionVariable& cv, Lock& lock, double deadline_ms, Pred p
     }
     left = deadline_ms - on->steady_ms();
     if (!(left > 0)) return pred();
-    // At most an hour a slice: a deadline far off is no overflow.
-    std::chrono::duration<double, std::milli> slice(std::min(left, 3'600'000.0));
-    if (clock_is_manual()) slice = std::min(slice, std::chrono::duration<double, std::milli>(2.0));
-    cv.wait_for(lock, std::chrono::duration_cast<std::chrono::nanoseconds>(slice) + 1ns);
+    cv.wait_for(lock, wait_slice(left));
   }
   return true;
 }

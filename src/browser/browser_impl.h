@@ -4,6 +4,7 @@
 #pragma once
 
 #include "browser/browser.h"
+#include "base/steady_clock.h"
 #include "browser/tab_tracker.h"
 
 #include <atomic>
@@ -44,7 +45,7 @@ bool is_private_settings_url(std::string_view url);
 // `args` (a JSON array) in execution context `context` (eval.cpp).
 json page_call_params(std::string_view function, const json& args, int context, bool by_value);
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 // Network.setBlockedURLs rules that let WebSockets reach these URL patterns only (egress.cpp).
 json websocket_rules(const std::vector<std::string>& allow);
@@ -330,7 +331,7 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   // Waits on `changed` until pred() or the deadline; pred runs with the mutex held.
   template <typename Pred>
   bool wait_until(std::unique_lock<std::mutex>& lock, Clock::time_point deadline, Pred pred) {
-    return changed.wait_until(lock, deadline, [&] { return dead || pred(); });
+    return ouro::wait_until(changed, lock, deadline, [&] { return dead || pred(); });
   }
 };
 

@@ -1,4 +1,5 @@
 #include "browser/launcher.h"
+#include "base/steady_clock.h"
 
 #include "base/text.h"
 
@@ -226,9 +227,9 @@ std::optional<std::string> ChromiumProcess::exit_status() {
 }
 
 bool ChromiumProcess::wait_exit(std::chrono::milliseconds timeout) {
-  auto until = std::chrono::steady_clock::now() + timeout;
+  auto until = SteadyClock::now() + timeout;
   while (!exit_status()) {
-    if (std::chrono::steady_clock::now() >= until) return false;
+    if (SteadyClock::now() >= until) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return true;

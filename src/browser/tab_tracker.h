@@ -10,6 +10,7 @@
 #pragma once
 
 #include "base/error.h"
+#include "base/steady_clock.h"
 #include "browser/page_log.h"
 #include "browser/types.h"
 #include "cdp/connection.h"
@@ -51,7 +52,7 @@ struct Tab {
   // input's reply, so waitForLoad right after it waits briefly for one to begin (Browser).
   int navigations = 0;
   int navigations_at_input = 0;
-  std::chrono::steady_clock::time_point input_at{};
+  SteadyClock::time_point input_at{};
 
   TabInfo info() const;
 };

@@ -1,4 +1,5 @@
 #include "cdp/connection.h"
+#include "base/steady_clock.h"
 
 #include "base/log.h"
 #include "base/reaper.h"
@@ -14,7 +15,7 @@
 
 namespace ouro::cdp {
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 namespace {
 
@@ -195,7 +196,7 @@ struct Connection::Impl {
         continue;
       }
       sleep_until = next;
-      wake.wait_until(lock, next);
+      (void)wait_once_until(wake, lock, next);
       sleep_until = Clock::time_point::max();
     }
   }

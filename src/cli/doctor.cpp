@@ -1,4 +1,5 @@
 #include "cli/doctor.h"
+#include "base/steady_clock.h"
 
 #include "browser/launcher.h"
 
@@ -36,13 +37,13 @@ struct Report {
 void check_chromium(Report& r) {
   auto io = net::IoThread::start();
   browser::BrowserOptions o;
-  auto t0 = std::chrono::steady_clock::now();
+  auto t0 = SteadyClock::now();
   auto b = browser::Browser::start(*io, o);
   if (!b) {
     r.fail("Chromium does not start", b.error().message);
     return;
   }
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
   auto version = (*b)->cdp().call("Browser.getVersion", json::object(), "", std::chrono::seconds(5));
   r.ok("Chromium starts and answers", fmt::format("{} in {:.0f} ms", version ? get_str(*version, "product") : "?", ms));
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "base/json.h"
+#include "base/steady_clock.h"
 #include "base/text.h"
 #include "runs/sites.h"
 
@@ -155,9 +156,9 @@ class TerminalConfirmer {
  private:
   // One line from the terminal (without its newline), polling so a cancelled run stops waiting.
   std::optional<std::string> read_line(int fd, std::chrono::seconds timeout, bool long_line) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto deadline = SteadyClock::now() + timeout;
     std::string answer;
-    while (!m_cancelled && std::chrono::steady_clock::now() < deadline) {
+    while (!m_cancelled && SteadyClock::now() < deadline) {
       pollfd p{fd, POLLIN, 0};
       if (poll(&p, 1, 200) <= 0) continue;
       char buf[256];

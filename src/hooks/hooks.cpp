@@ -1,4 +1,5 @@
 #include "hooks/hooks.h"
+#include "base/steady_clock.h"
 #include "base/clock.h"
 #include "net/http_post.h"
 
@@ -35,7 +36,7 @@ std::string site_of(const std::string& url) {
 }
 
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 constexpr size_t kMaxData = 64 * 1024;  // a payload's `data`, as JSON text
 constexpr size_t kMaxOutput = 4096;     // what a command prints or a webhook answers, kept for the log

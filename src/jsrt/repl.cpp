@@ -1,4 +1,5 @@
 #include "jsrt/repl.h"
+#include "base/steady_clock.h"
 
 #include "base/log.h"
 #include "base/reaper.h"
@@ -23,7 +24,7 @@ extern char** environ;
 
 namespace ouro::jsrt {
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 namespace {
 

@@ -4,6 +4,7 @@
 // JSC drains microtasks when an outermost API call returns, and its watchdog callback must re-arm
 // itself.
 #include "jsrt/worker.h"
+#include "base/steady_clock.h"
 
 #include "base/text.h"
 #include "jsrt/channel.h"
@@ -46,7 +47,7 @@ namespace ouro::jsrt {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 using namespace std::chrono_literals;
 
 enum Kill : int { kNone = 0, kTimeout = 1, kMemory = 2, kInterrupt = 3 };
@@ -175,7 +176,7 @@ class Worker {
 
   std::optional<Frame> pop(Clock::time_point until) {
     std::unique_lock lock(m_mutex);
-    m_cv.wait_until(lock, until, [&] { return !m_inbox.empty() || m_eof || (m_armed && m_kill != kNone); });
+    ouro::wait_until(m_cv, lock, until, [&] { return !m_inbox.empty() || m_eof || (m_armed && m_kill != kNone); });
     if (m_inbox.empty()) return std::nullopt;
     Frame f = std::move(m_inbox.front());
     m_inbox.pop_front();

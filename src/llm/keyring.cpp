@@ -1,4 +1,5 @@
 #include "llm/keyring.h"
+#include "base/steady_clock.h"
 
 #include "base/json.h"
 #include "base/private_file.h"
@@ -37,8 +38,8 @@ auto with_deadline(F call) {
   GCancellable* cancel = g_cancellable_new();
   std::atomic<bool> done{false};
   std::thread timer([&] {
-    auto until = std::chrono::steady_clock::now() + kDeadline;
-    while (!done && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto until = SteadyClock::now() + kDeadline;
+    while (!done && SteadyClock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (!done) g_cancellable_cancel(cancel);
   });
   auto r = call(cancel);

@@ -1,4 +1,5 @@
 #include "llm/setup.h"
+#include "base/steady_clock.h"
 
 #include "llm/errors.h"
 #include "llm/streaming.h"
@@ -53,10 +54,10 @@ json test_connection(const Settings& settings, std::chrono::milliseconds timeout
   req.messages.push_back({"user", "Reply with the word OK.", {}});
   req.params.max_tokens = 16;  // one word; reasoning models may need a few more
   req.params.thinking = 0;
-  auto t0 = std::chrono::steady_clock::now();
+  auto t0 = SteadyClock::now();
   CancelToken cancel;
   auto r = (*provider)->complete(req, [](const Delta&) {}, cancel);
-  out["ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  out["ms"] = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
   if (!r) {
     out["ok"] = false;
     std::string kind = kind_of(r.error());

@@ -1,4 +1,5 @@
 #include "llm/streaming.h"
+#include "base/steady_clock.h"
 #include "llm/errors.h"
 
 #include "base/log.h"
@@ -12,7 +13,7 @@
 
 namespace ouro::llm {
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 namespace {
 
@@ -127,7 +128,7 @@ std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& va
   struct tm tm {};
   if (strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm)) {
     time_t when = timegm(&tm);
-    double diff = std::difftime(when, std::time(nullptr));
+    double diff = static_cast<double>(when) - wall_seconds();
     return std::chrono::milliseconds(static_cast<int64_t>(std::max(0.0, diff) * 1000));
   }
   return std::nullopt;

@@ -1,4 +1,5 @@
 #include "mcp/protocol.h"
+#include "base/steady_clock.h"
 
 #include "base/log.h"
 #include "base/text.h"
@@ -151,13 +152,13 @@ struct Protocol::Call final : CallContext {
       forget();
       return errorf(Code::Unavailable, "{} could not be sent: the client's stream for this call is closed", method);
     }
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const auto deadline = SteadyClock::now() + timeout;
     std::unique_lock lock(state->mutex);
     bool abandoned = false;
-    while (!pending->done && !cancel && !state->closed && std::chrono::steady_clock::now() < deadline) {
+    while (!pending->done && !cancel && !state->closed && SteadyClock::now() < deadline) {
       // `abandon` is the run's own cancellation, which nothing here is told of: looked at between waits.
-      auto until = abandon ? std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(200)) : deadline;
-      state->answers.wait_until(lock, until, [&] { return pending->done || cancel || state->closed; });
+      auto until = abandon ? std::min(deadline, SteadyClock::now() + std::chrono::milliseconds(200)) : deadline;
+      ouro::wait_until(state->answers, lock, until, [&] { return pending->done || cancel || state->closed; });
       if (abandon && !pending->done && abandon()) {
         abandoned = true;
         break;

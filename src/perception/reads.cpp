@@ -4,6 +4,7 @@
 // frame the engine cannot enter (browser/frames.cpp), whose results are merged in with their
 // frame-prefixed refs.
 #include "perception/reads.h"
+#include "base/steady_clock.h"
 
 #include <algorithm>
 #include <map>
@@ -20,7 +21,7 @@ constexpr size_t kSnapshotChars = 16000;  // the engine's own budget for one sna
 // All of one call's work in cross-origin frames: a frame that does not answer (a busy renderer)
 // costs this much at most, and the call answers with what it has.
 constexpr std::chrono::milliseconds kFramesBudget{3000};
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 // Calls the engine's function `fn` (Browser::call) in the helpers world of the tab's top document or of a frame.
 Result<json> engine(const Reader& r, const std::string& tab, const std::string& frame, const std::string& fn, const json& args, const char* what,

@@ -1,4 +1,5 @@
 #include "perception/targets.h"
+#include "base/steady_clock.h"
 
 #include "base/text.h"
 #include "browser/browser.h"
@@ -20,7 +21,7 @@ constexpr size_t kMaxSelector = 500;
 
 bool healable(const json& h) { return get_bool(h, "ok") && !get_str(h, "selector").empty() && get_str(h, "selector").size() <= kMaxSelector; }
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 
 // What heal.js's heal() may take for an action: a text field for typing, a list for select, …

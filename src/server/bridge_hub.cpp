@@ -1,4 +1,5 @@
 #include "server/bridge_hub.h"
+#include "base/steady_clock.h"
 
 #include "base/json.h"
 #include "base/log.h"
@@ -27,15 +28,15 @@ struct BridgeHub::Socket {
   std::shared_ptr<cdp::BridgeLink> link;  // set at hello
   uint64_t order = 0;                     // when it said hello
   // Network thread: when it last heard from the extension, and the timer that looks.
-  std::chrono::steady_clock::time_point heard = std::chrono::steady_clock::now();
+  SteadyClock::time_point heard = SteadyClock::now();
   std::unique_ptr<boost::asio::steady_timer> watch;
 
   static void arm(const std::shared_ptr<Socket>& s) {
-    s->watch->expires_at(s->heard + kSilence);
+    s->watch->expires_after(std::max(SteadyClock::duration::zero(), s->heard + kSilence - SteadyClock::now()));
     s->watch->async_wait([weak = std::weak_ptr<Socket>(s)](boost::system::error_code ec) {
       auto self = weak.lock();
       if (ec || !self) return;  // cancelled: the socket closed
-      if (std::chrono::steady_clock::now() < self->heard + kSilence) return arm(self);
+      if (SteadyClock::now() < self->heard + kSilence) return arm(self);
       if (auto p = self->peer.lock()) p->close(net::CloseCode::GoingAway, "nothing heard from the extension for 60 s");
     });
   }
@@ -58,7 +59,7 @@ void BridgeHub::accept(const std::string& pairing_id, std::shared_ptr<net::WsPee
   handlers.on_message = [hub, socket](std::string text) {
     auto self = hub.lock();
     if (!self) return;
-    socket->heard = std::chrono::steady_clock::now();
+    socket->heard = SteadyClock::now();
     if (socket->link) return socket->link->on_message(text);
     auto msg = parse_json(text, "the extension's hello");
     auto peer = socket->peer.lock();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "server/runs.h"
+#include "base/steady_clock.h"
 
 #include "agent/run.h"
 #include "runs/event_log.h"
@@ -37,7 +38,7 @@ using runs::kStringOptions;
 using runs::is_string_option;
 using runs::is_model_option;
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 
 // Runs waiting in the shared queue (PostgreSQL) at most; more are refused (ResourceExhausted).
 constexpr int64_t kMaxQueued = 10000;

@@ -1,4 +1,5 @@
 #include "session/pool.h"
+#include "base/steady_clock.h"
 #include "base/clock.h"
 
 #include "base/text.h"
@@ -24,7 +25,7 @@
 
 namespace ouro::session {
 
-using Clock = std::chrono::steady_clock;
+using Clock = ouro::SteadyClock;
 using namespace std::chrono_literals;
 
 namespace urls = boost::urls;
@@ -485,7 +486,7 @@ struct BrowserPool::Impl : std::enable_shared_from_this<Impl> {
     std::unique_lock lock(mutex);
     auto next_deep = Clock::now() + options.check_every;
     while (!stopping) {
-      wake.wait_until(lock, next_deep, [&] { return stopping || woken; });
+      ouro::wait_until(wake, lock, next_deep, [&] { return stopping || woken; });
       if (stopping) break;
       bool deep = Clock::now() >= next_deep;
       woken = false;

@@ -3,6 +3,7 @@
 // stops in this file and becomes a Result error whose code says what kind of failure it was, by
 // SQLSTATE (https://www.postgresql.org/docs/15/errcodes-appendix.html), never by message text.
 #include "store/sql.h"
+#include "base/steady_clock.h"
 
 #include <pqxx/pqxx>
 
@@ -65,7 +66,7 @@ tl::unexpected<Error> connect_error(const std::string& shown, const std::string&
 
 class PostgresConnection final : public Connection {
  public:
-  using Clock = std::chrono::steady_clock;
+  using Clock = ouro::SteadyClock;
   PostgresConnection(std::string url, std::function<Result<void>(Connection&)> setup)
       : m_url(with_connect_timeout(url)), m_shown(redact_database_url(url)), m_secret(password_of(url)), m_setup(std::move(setup)) {
     m_watch = std::thread([this] { watch(); });
@@ -189,7 +190,7 @@ class PostgresConnection final : public Connection {
         continue;
       }
       auto due = *m_deadline;
-      if (m_watch_cv.wait_until(lock, due) == std::cv_status::timeout && m_deadline == due && m_socket >= 0) {
+      if (wait_once_until(m_watch_cv, lock, due) && m_deadline == due && m_socket >= 0) {
         ::shutdown(m_socket, SHUT_RDWR);
         m_expired = true;
         m_deadline.reset();

@@ -1,5 +1,6 @@
 // The CDP connection with an in-memory transport: ids, replies, events, deadlines, disconnects.
 #include "cdp/connection.h"
+#include "base/clock.h"
 #include "net/http_server.h"
 #include "net/io.h"
 
@@ -151,6 +152,22 @@ TEST(CdpConnection, CommandsFailAtTheirDeadline) {
   EXPECT_NE(r.error().message.find("Page.navigate"), std::string::npos);
   EXPECT_GE(took, 140ms);
   EXPECT_LT(took, 1500ms);
+  EXPECT_EQ(f.conn->pending_count(), 0u);
+}
+
+// The deadline is read on the one clock: an hour-long command fails as soon as the test moves the
+// clock an hour, and not before.
+TEST(CdpConnection, ACommandsDeadlineIsKeptOnTheOneClock) {
+  ManualClock manual(0);
+  Fixture f;
+  auto r = std::async(std::launch::async, [&] { return f.conn->call("Runtime.evaluate", {}, "", std::chrono::hours(1)); });
+  while (f.sent_count() == 0) std::this_thread::yield();
+  EXPECT_EQ(r.wait_for(100ms), std::future_status::timeout);
+  manual.advance(3'600'000 + 1);
+  ASSERT_EQ(r.wait_for(30s), std::future_status::ready);
+  auto result = r.get();
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, Code::DeadlineExceeded);
   EXPECT_EQ(f.conn->pending_count(), 0u);
 }
 
