@@ -41,6 +41,7 @@
 #include <atomic>
 #include <filesystem>
 #include <condition_variable>
+#include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <csignal>
@@ -596,6 +597,13 @@ Result<int> run(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+
+  // --config names the settings file for everything this process reads there — the database
+  // included (store::configured_database) —, as $OURO_CONFIG does. No thread runs yet.
+  for (CLI::App* sub : {runc, evalc, mcpc, doctor, pathsc, replayc})
+    if (*sub)
+      if (CLI::Option* o = sub->get_option_no_throw("--config"); o && o->count() > 0 && !o->as<std::string>().empty())
+        ::setenv("OURO_CONFIG", o->as<std::string>().c_str(), 1);
 
   // --workspace / $OURO_WORKSPACE: the subcommand's data directory becomes the workspace's.
   for (auto [sub, f] : {std::pair{exec, &exec_flags}, {doc, &do_flags}, {repl, &repl_flags}, {runc, &run_flags}, {evalc, &eval_flags}, {serve, &serve_flags}, {mcpc, &mcp_flags}, {replayc, &replay_flags}})

@@ -96,7 +96,10 @@ Result<std::string> workspace_data_dir(const std::string& data_dir, std::string&
   std::filesystem::create_directories(dir, ec);
   if (ec) return errorf(Code::FailedPrecondition, "cannot create the workspace directory {}: {}", dir.string(), ec.message());
   // A workspace holds runs, stored values and a browser profile: the user's alone.
-  for (const auto& d : {dir.parent_path(), dir}) std::filesystem::permissions(d, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
+  for (const auto& d : {dir.parent_path(), dir}) {
+    std::filesystem::permissions(d, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
+    if (ec) return errorf(Code::FailedPrecondition, "cannot make the workspace directory {} private (mode 0700): {}", d.string(), ec.message());
+  }
   return dir.string();
 }
 

@@ -100,7 +100,12 @@ std::vector<std::string> websocket_patterns_of(const std::vector<std::string>& s
   for (const auto& pattern : site_patterns) {
     bool sub = pattern.rfind("*.", 0) == 0;
     std::string hp = sub ? pattern.substr(2) : pattern, host = hp, port = "*";
-    if (auto colon = hp.rfind(':'); colon != std::string::npos && hp.find(':') == colon) {
+    if (auto bracket = hp.find("]:"); !hp.empty() && hp.front() == '[' && bracket != std::string::npos) {
+      host = hp.substr(0, bracket + 1);  // "[2001:db8::1]:8443"
+      port = hp.substr(bracket + 2);
+    } else if (!hp.empty() && hp.front() == '[') {
+      host = hp;
+    } else if (auto colon = hp.rfind(':'); colon != std::string::npos && hp.find(':') == colon) {
       host = hp.substr(0, colon);
       port = hp.substr(colon + 1);
     } else if (hp.find(':') != std::string::npos) {
@@ -293,8 +298,11 @@ void judge(const std::shared_ptr<Context>& ctx, const std::shared_ptr<GateState>
 
 std::string body_preview(const std::string& body) {
   if (body.empty()) return {};
-  std::string masked = safety::redact_url_params("?" + body.substr(0, 2000)).substr(1);
-  return clip_head(masked, 200);
+  // A JSON body is read whole (a cut one would not parse); any other is masked in its first 2000 bytes.
+  size_t first = body.find_first_not_of(" \t\r\n");
+  bool json_like = first != std::string::npos && (body[first] == '{' || body[first] == '[');
+  std::string_view shown = json_like && body.size() <= safety::kMaxJsonBodyToRead ? std::string_view(body) : std::string_view(body).substr(0, 2000);
+  return clip_head(safety::redact_request_body(shown), 200);
 }
 
 safety::RequestFacts attribute(const browser::OutgoingRequest& r) {

@@ -12,7 +12,7 @@ using host::Context;
 
 std::string site_key(const safety::Url& url) {
   bool default_port = (url.scheme == "http" && url.port == 80) || (url.scheme == "https" && url.port == 443) || url.port == 0;
-  return default_port ? url.host : url.host + ":" + std::to_string(url.port);
+  return safety::site_pattern(url.host, default_port ? 0 : url.port);
 }
 
 Result<void> take_tab(Context& ctx, const std::string& tab_id) { return claim_under_gate(ctx, tab_id); }

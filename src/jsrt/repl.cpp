@@ -210,8 +210,11 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
     json fns = options.host_functions;
     TRY(w->chan->write(encode_frame({{"t", "init"}, {"functions", fns}})));
     std::unique_lock lock(mutex);
-    if (!cv.wait_for(lock, 10s, [&] { return ready || !fatal.empty() || worker != w; }))
-      return make_error(Code::DeadlineExceeded, "the REPL worker did not start within 10 s");
+    // A hang guard, not a speed bet: a worker starts in well under a second, and on a machine busy
+    // with many runs starting at once (their workers and browser tabs) in several seconds.
+    constexpr auto kStartDeadline = 30s;
+    if (!wait_for_ms(cv, lock, kStartDeadline, [&] { return ready || !fatal.empty() || worker != w; }))
+      return make_error(Code::DeadlineExceeded, "the REPL worker did not start within 30 s: the machine may be overloaded (try again, or run fewer at once)");
     if (!fatal.empty()) return make_error(Code::Internal, "the REPL worker failed to start: " + fatal);
     if (worker != w) return make_error(Code::Internal, "the REPL worker exited during start-up");
     TRY(w->chan->write(encode_frame({{"t", "restore"}}, checkpoint)));

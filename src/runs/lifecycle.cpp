@@ -204,7 +204,7 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
   ro.max_iterations = spec.max_iterations.value_or(setup.default_max_iterations);
   if (!spec.max_iterations && setup.stored_settings.is_object())
     if (auto it = setup.stored_settings.find("max_iterations"); it != setup.stored_settings.end() && it->is_number_integer())
-      ro.max_iterations = std::clamp(it->get<int>(), 1, kMaxIterations);
+      ro.max_iterations = static_cast<int>(std::clamp<int64_t>(it->get<int64_t>(), 1, kMaxIterations));
   if (l->m_replay) {
     scripts::ReplayProvider* replay = l->m_replay;
     // Targets the script recorded, for the host to find changed ones again (perception/targets.h).

@@ -18,7 +18,8 @@ constexpr size_t kEllipsisBytes = std::string_view("…").size();
 
 // s whole when it fits in max bytes, else its head and "…" within max bytes.
 std::string cut(const std::string& s, size_t max) {
-  return s.size() <= max ? s : clip_head(s, max > kEllipsisBytes ? max - kEllipsisBytes : 0);
+  if (s.size() <= max) return s;
+  return max >= kEllipsisBytes ? clip_head(s, max - kEllipsisBytes) : std::string();
 }
 
 }  // namespace
@@ -37,10 +38,11 @@ Result<memory::Remembered> remember_run(store::Database& db, const std::string& 
   options.kind = memory::Kind::Run;
   options.source_run = run_id;
   // Later runs' prompts show it: keys, passwords and tokens the task or answer carried stay behind.
-  auto id = memory.remember_entry(redact(run_memory_text(task, final, memory::kMaxTextBytes)), options);
+  // Masking can make the text longer ("[REDACTED]" for a short value): it is cut again after.
+  auto text_within = [&](size_t max) { return cut(redact(run_memory_text(task, final, max)), max); };
+  auto id = memory.remember_entry(text_within(memory::kMaxTextBytes), options);
   // Invalid UTF-8 in the text grows when replaced (one byte becomes three): try once more, cut to a third.
-  if (!id && id.error().code == Code::InvalidArgument)
-    id = memory.remember_entry(redact(run_memory_text(task, final, memory::kMaxTextBytes / 3)), options);
+  if (!id && id.error().code == Code::InvalidArgument) id = memory.remember_entry(text_within(memory::kMaxTextBytes / 3), options);
   if (!id) spdlog::warn("run {}: its task and answer are not remembered: {}", run_id, redact(id.error().message));
   return id;
 }

@@ -49,8 +49,10 @@ Result<agent::RunState> fold_events(store::Database& db, const std::string& run_
     for (const auto& e : page) {
       after = last_seq = e.seq;
       json data = parse_json(e.data).value_or(json::object());
+      if (!data.is_object()) data = json::object();  // a damaged row reads as one without data
       agent::apply_event(state, e.type, data);
-      if (until_checkpoint >= 0 && e.type == "checkpoint" && data.value("iteration", -1) == until_checkpoint) return state;
+      if (until_checkpoint >= 0 && e.type == "checkpoint")
+        if (auto it = data.find("iteration"); it != data.end() && it->is_number_integer() && it->get<int64_t>() == until_checkpoint) return state;
     }
     if (page.size() < static_cast<size_t>(kPage)) break;
   }

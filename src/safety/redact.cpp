@@ -15,7 +15,34 @@ namespace ouro::safety {
 
 namespace {
 
-bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '[' || c == ']'; }
+// What a field's name may hold: letters, digits, the brackets and separators of nested names
+// (user[password], ctl00$Main$Password, a:b) and percent-escapes of them.
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_-.[]%$:", c) != nullptr; }
+
+// A field's name as the server reads it: %XX escapes and '+' decoded (RFC 3986 §2.1, HTML's
+// application/x-www-form-urlencoded); a malformed escape is kept as it is.
+std::string decode_name(std::string_view raw) {
+  std::string out;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '%' && i + 2 < raw.size() && std::isxdigit(static_cast<unsigned char>(raw[i + 1])) && std::isxdigit(static_cast<unsigned char>(raw[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(std::string(raw.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(raw[i] == '+' ? ' ' : raw[i]);
+    }
+  }
+  return out;
+}
+
+// A field's name is secret when it is, or when its last part is: "user[password]" and
+// "ctl00$Main$Password" are password fields, "card[pin]" a PIN.
+bool is_secret_field_name(std::string_view raw) {
+  std::string name = decode_name(raw);
+  if (is_secret_param_name(name)) return true;
+  while (!name.empty() && name.back() == ']') name.pop_back();
+  auto cut = name.find_last_of("[$:.");
+  return cut != std::string::npos && cut + 1 < name.size() && is_secret_param_name(std::string_view(name).substr(cut + 1));
+}
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -51,14 +78,81 @@ std::string redact_url_params(std::string_view text) {
     ++i;
     if (c != '?' && c != '&' && c != '#' && c != ';') continue;
     size_t j = i;
-    while (j < text.size() && j - i < 64 && name_char(text[j])) ++j;
+    while (j < text.size() && j - i < 128 && name_char(text[j])) ++j;
     if (j == i || j >= text.size() || text[j] != '=') continue;
-    if (!is_secret_param_name(text.substr(i, j - i))) continue;
+    if (!is_secret_field_name(text.substr(i, j - i))) continue;
     size_t k = j + 1;
     while (k < text.size() && !std::strchr("&#\"'<> \t\r\n`)", text[k])) ++k;
     out.append(text.substr(i, j + 1 - i));
     if (k > j + 1) out += "[REDACTED]";
     i = k;
+  }
+  return out;
+}
+
+namespace {
+
+// The values of secret-named members, at any depth, become "[REDACTED]".
+void mask_secret_members(json& value, int depth = 0) {
+  if (depth > 64) return;
+  if (value.is_array()) {
+    for (auto& v : value) mask_secret_members(v, depth + 1);
+  } else if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (is_secret_field_name(it.key()) && !it.value().is_structured()) it.value() = "[REDACTED]";
+      else mask_secret_members(it.value(), depth + 1);
+    }
+  }
+}
+
+// multipart/form-data (RFC 7578): each part's headers name it (`name="password"`), a blank line
+// ends them, and the value runs to the next boundary line.
+std::string mask_multipart(std::string_view body) {
+  std::string out;
+  size_t i = 0;
+  while (i < body.size()) {
+    size_t at = body.find("name=\"", i);
+    if (at == std::string_view::npos || (at > 0 && std::isalnum(static_cast<unsigned char>(body[at - 1])))) {
+      if (at == std::string_view::npos) break;
+      out.append(body.substr(i, at + 6 - i));
+      i = at + 6;
+      continue;
+    }
+    size_t name_end = body.find('"', at + 6);
+    size_t headers_end = name_end == std::string_view::npos ? name_end : body.find("\r\n\r\n", name_end);
+    if (headers_end == std::string_view::npos) break;
+    size_t value_begin = headers_end + 4;
+    size_t value_end = std::min(body.find("\r\n--", value_begin), body.size());
+    out.append(body.substr(i, value_begin - i));
+    if (is_secret_field_name(body.substr(at + 6, name_end - at - 6)) && value_end > value_begin) out += "[REDACTED]";
+    else out.append(body.substr(value_begin, value_end - value_begin));
+    i = value_end;
+  }
+  if (i < body.size()) out.append(body.substr(i));
+  return out;
+}
+
+}  // namespace
+
+std::string redact_request_body(std::string_view body) {
+  size_t first = body.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return std::string(body);
+  if ((body[first] == '{' || body[first] == '[') && body.size() <= kMaxJsonBodyToRead) {
+    if (auto parsed = parse_json(body, "a request body")) {
+      mask_secret_members(*parsed);
+      return ouro::redact(dump_json(redact_json(*parsed)));
+    }
+  }
+  if (body.find("Content-Disposition") != std::string_view::npos || body.find("content-disposition") != std::string_view::npos)
+    return ouro::redact(mask_multipart(body));
+  // A form (name=value&…): secret-named fields, then each field on its own, so that what redact()
+  // masks after a name ("password=…" runs to a space or a quote) stops at the field's end.
+  std::string masked = redact_url_params("?" + std::string(body)).substr(1), out;
+  for (size_t start = 0; start <= masked.size();) {
+    size_t end = std::min(masked.find('&', start), masked.size());
+    out += ouro::redact(std::string_view(masked).substr(start, end - start));
+    if (end < masked.size()) out += '&';
+    start = end + 1;
   }
   return out;
 }

@@ -27,6 +27,13 @@ bool is_secret_param_name(std::string_view name);
 // Masks the values of secret-named URL parameters anywhere in text.
 std::string redact_url_params(std::string_view text);
 
+// A request body as it may be shown (a question, an event): the values of secret-named fields
+// masked, in a form (name=value&…, names percent-decoded: user%5Bpassword%5D is user[password]),
+// a JSON body (members at any depth, when the body is at most kMaxJsonBodyToRead bytes) or
+// multipart/form-data, and then what redact() (base/log.h) masks in any text.
+inline constexpr size_t kMaxJsonBodyToRead = 256 * 1024;
+std::string redact_request_body(std::string_view body);
+
 // The same, applied to every string (and object key's value) of a JSON value, in place.
 void redact_json_strings(json& value);
 

@@ -71,6 +71,11 @@ Result<Url> parse_url(std::string_view text) {
   return u;
 }
 
+std::string site_pattern(const std::string& host, int port) {
+  std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // IPv6 (RFC 3986 §3.2.2)
+  return port ? h + ":" + std::to_string(port) : host;
+}
+
 std::string site_of_host(std::string_view raw) {
   std::string host = lower(raw);
   if (host.empty() || ipv4(host) || host.find(':') != std::string::npos) return host;
@@ -114,7 +119,26 @@ Result<void> SiteList::add(std::string_view raw, PatternRule rule) {
       pat.subdomains = true;
       p = p.substr(2);
     }
-    if (auto colon = p.rfind(':'); colon != std::string::npos && p.find(':') == colon) {
+    // An IPv6 address is written in brackets when a port follows ("[2001:db8::1]:8443", RFC 3986
+    // §3.2.2); bare, it is the address alone, on any port.
+    if (!p.empty() && p.front() == '[') {
+      auto close = p.find(']');
+      if (close == std::string::npos || close == 1 || p.find_first_not_of("0123456789abcdef:.", 1) != close || pat.subdomains ||
+          (close + 1 < p.size() && p[close + 1] != ':'))
+        return errorf(Code::InvalidArgument, "'{}' is not an IPv6 address pattern: use [2001:db8::1] or [2001:db8::1]:8443", raw.substr(0, 200));
+      std::string address = p.substr(1, close - 1), rest = p.substr(close + 1);
+      if (address.find(':') == std::string::npos)
+        return errorf(Code::InvalidArgument, "'{}': brackets hold an IPv6 address, such as [2001:db8::1]", raw.substr(0, 200));
+      p = address + (rest.empty() ? "" : "]" + rest);  // the port, if any, is read below
+    }
+    if (auto bracket = p.find("]:"); bracket != std::string::npos) {
+      std::string port = p.substr(bracket + 2);
+      if (port.empty() || port.size() > 5 || !std::all_of(port.begin(), port.end(), ::isdigit) || std::stoi(port) == 0 || std::stoi(port) > 65535)
+        return errorf(Code::InvalidArgument, "'{}': the port must be a number from 1 to 65535", raw);
+      pat.port = std::stoi(port);
+      port_written = true;
+      p = p.substr(0, bracket);
+    } else if (auto colon = p.rfind(':'); colon != std::string::npos && p.find(':') == colon) {
       std::string port = p.substr(colon + 1);
       if (port.empty() || port.size() > 5 || !std::all_of(port.begin(), port.end(), ::isdigit) || std::stoi(port) == 0 || std::stoi(port) > 65535)
         return errorf(Code::InvalidArgument, "'{}': the port must be a number from 1 to 65535", raw);
@@ -178,7 +202,7 @@ std::vector<std::string> SiteList::patterns() const {
   for (const auto& p : m_patterns) {
     std::string host = (p.subdomains ? "*." : "") + p.host;
     if (p.scheme.empty()) {
-      out.push_back(host + (p.port ? ":" + std::to_string(p.port) : ""));
+      out.push_back(site_pattern(host, p.port));
     } else {
       if (p.host.find(':') != std::string::npos) host = "[" + host + "]";  // an IPv6 address in a URL (RFC 3986 §3.2.2)
       out.push_back(p.scheme + "://" + host + (p.port && p.port != default_port(p.scheme) ? ":" + std::to_string(p.port) : ""));

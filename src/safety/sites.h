@@ -26,6 +26,11 @@ Result<Url> parse_url(std::string_view text);
 // two-letter country code under a short second level (co.uk, com.au) keeps three labels.
 std::string site_of_host(std::string_view host);
 
+// A site pattern SiteList::add reads back as this host on this port (0: any port):
+// "example.com", "example.com:8080", "[2001:db8::1]:8443" (an IPv6 address is bracketed before a
+// port, RFC 3986 §3.2.2).
+std::string site_pattern(const std::string& host, int port);
+
 // How a pattern's scheme and port are read.
 //  Site: the host decides; a port is that port only when written, any port otherwise, and any
 //        scheme (a URL's scheme is ignored). An allowlist of where a run may go.

@@ -15,8 +15,10 @@ namespace ouro::server {
 
 namespace {
 
+// A stored key as the settings show it: enough to tell two keys apart, never a useful part of one
+// (a short key shows nothing).
 std::string mask(const std::string& key) {
-  if (key.size() <= 8) return key.empty() ? "" : "••••";
+  if (key.size() < 20) return key.empty() ? "" : "••••";
   return key.substr(0, 3) + "…" + key.substr(key.size() - 4);
 }
 

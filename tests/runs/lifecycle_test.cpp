@@ -1,0 +1,227 @@
+// A run's life, the parts decided before a browser or a model is used: which model a run would
+// use (the run's options over Settings over the face's flags), what state a turn's result gives,
+// which usage a resume starts from, and a start — refused without its parts, without a model or
+// a saved script, and otherwise asking its face for the session its spec says.
+#include "runs/lifecycle.h"
+
+#include "basics.h"
+#include "runs/sites.h"
+#include "store/database.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ouro::runs {
+namespace {
+
+// Every variable that chooses a provider, a model or a key, cleared for the test and put back
+// after it; no session bus, so no keyring answers with a key stored on this machine.
+class CleanEnvironment : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::vector<std::string> names = {"OURO_PROVIDER", "OURO_API_KEY", "OURO_BASE_URL", "OURO_MODEL", "OURO_SUB_MODEL", "OURO_CONFIG",
+                                      "OURO_MAX_TOKENS", "OURO_TEMPERATURE", "OURO_THINKING", "DBUS_SESSION_BUS_ADDRESS"};
+    for (const auto& p : llm::presets())
+      if (*p.key_env) names.push_back(p.key_env);
+    for (const auto& n : names) {
+      const char* v = std::getenv(n.c_str());
+      m_saved.emplace_back(n, v ? std::optional<std::string>(v) : std::nullopt);
+      ::unsetenv(n.c_str());
+    }
+  }
+  void TearDown() override {
+    for (const auto& [n, v] : m_saved) {
+      if (v) ::setenv(n.c_str(), v->c_str(), 1);
+      else ::unsetenv(n.c_str());
+    }
+  }
+  // Flags with an empty settings file (none is read) and no stored key.
+  static llm::SettingsFlags flags(const std::string& provider = "") {
+    llm::SettingsFlags f;
+    if (!provider.empty()) f.provider = provider;
+    f.file = json::object();
+    f.secrets_path = testing::temp_dir() + "/secrets.json";
+    return f;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> m_saved;
+};
+
+using ResolveModel = CleanEnvironment;
+
+TEST_F(ResolveModel, AWrongParameterIsRefusedNamingWhereItCameFrom) {
+  auto hot = resolve_model({{"temperature", 5}}, flags("script:face.jsonl"), json::object());
+  ASSERT_FALSE(hot);
+  EXPECT_EQ(hot.error().code, Code::InvalidArgument);
+  EXPECT_NE(hot.error().message.find("options.temperature"), std::string::npos) << hot.error().message;
+  auto none = resolve_model(json::object(), flags("script:face.jsonl"), {{"max_tokens", 0}});
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, Code::InvalidArgument);
+  EXPECT_NE(none.error().message.find("settings.max_tokens"), std::string::npos) << none.error().message;
+}
+
+TEST_F(ResolveModel, TheRunsOptionsComeBeforeSettingsAndSettingsBeforeTheFace) {
+  const json settings = {{"provider", "script:settings.jsonl"}};
+  auto run = resolve_model({{"provider", "script:run.jsonl"}}, flags("script:face.jsonl"), settings);
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_EQ(run->spec.kind, "script");
+  EXPECT_EQ(run->spec.script_path, "run.jsonl");
+  EXPECT_EQ(run->source, "the run's options");
+
+  auto stored = resolve_model({{"provider", ""}}, flags("script:face.jsonl"), settings);
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_EQ(stored->spec.script_path, "settings.jsonl") << "an empty name chooses nothing";
+  EXPECT_EQ(stored->source, "Settings");
+
+  // Options and Settings that are not objects give nothing: the face's flag decides.
+  auto face = resolve_model(json(), flags("script:face.jsonl"), json::array({"script:other.jsonl"}));
+  ASSERT_TRUE(face) << face.error().message;
+  EXPECT_EQ(face->spec.script_path, "face.jsonl");
+  EXPECT_EQ(face->source, "--provider");
+}
+
+TEST_F(ResolveModel, ModelParametersAreTheRunsOverSettings) {
+  auto s = resolve_model({{"temperature", 0.2}, {"thinking", "off"}, {"max_tokens", nullptr}}, flags("script:face.jsonl"),
+                         {{"max_tokens", 1000}, {"temperature", 0.5}});
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->params.max_tokens.value_or(-1), 1000) << "a null option leaves Settings' value";
+  EXPECT_DOUBLE_EQ(s->params.temperature.value_or(-1), 0.2);
+  EXPECT_EQ(s->params.thinking.value_or(-1), 0);
+}
+
+TEST_F(ResolveModel, NoModelAnywhereIsAFailedPrecondition) {
+  auto none = resolve_model(json::object(), flags(), json::object());
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, Code::FailedPrecondition);
+}
+
+TEST(TurnState, WhatATurnEndedWithGivesItsRowsState) {
+  agent::RunResult r;
+  EXPECT_EQ(turn_state(r, ""), State::Done);
+  r.partial = true;
+  EXPECT_EQ(turn_state(r, ""), State::Partial);
+  r.error = "the model failed";
+  EXPECT_EQ(turn_state(r, ""), State::Failed);
+  r.cancelled = true;
+  EXPECT_EQ(turn_state(r, ""), State::Cancelled) << "a cancel is said as one, whatever error it left";
+  EXPECT_EQ(turn_state(r, "disk full"), State::Failed) << "events that could not be stored fail the turn";
+  EXPECT_EQ(turn_state(agent::RunResult{}, "disk full"), State::Failed);
+}
+
+TEST(UsageForResume, OnlyTheFinishedTurnsRecordsAreKept) {
+  for (const char* nothing : {"", "not json", "[]", R"({"turns": "many"})", R"({"input_tokens": 5})", R"({"turns": []})",
+                              R"({"turns": [{"state": "interrupted"}, {"state": "interrupted"}]})"})
+    EXPECT_EQ(usage_for_resume(nothing), "") << nothing;
+  EXPECT_EQ(usage_for_resume(R"({"input_tokens": 10, "turns": [{"state": "done"}, {"state": "interrupted"}, {"state": "interrupted"}]})"),
+            R"({"turns":[{"state":"done"}]})")
+      << "the tokens are summed again from the checkpoint";
+  EXPECT_EQ(usage_for_resume(R"({"turns": [{"state": "interrupted"}, {"state": "done"}]})"), R"({"turns":[{"state":"interrupted"},{"state":"done"}]})")
+      << "an earlier turn cut short and resumed stays in the record";
+}
+
+// A model the face brings (MCP sampling): never asked here.
+class FaceModel : public llm::Provider {
+ public:
+  Result<llm::Response> complete(const llm::Request&, const std::function<void(const llm::Delta&)>&, const llm::CancelToken&) override {
+    return make_error(Code::Unimplemented, "not asked in these tests");
+  }
+  std::string name() const override { return "face"; }
+};
+
+// What the face's source of browsers was asked for; it has no browser to give.
+struct Asked {
+  int calls = 0;
+  bool isolated = false, shared = false, gated = false;
+  std::string owner, env;
+  std::vector<std::string> trusted;
+};
+
+class LifecycleStart : public CleanEnvironment {
+ protected:
+  void SetUp() override {
+    CleanEnvironment::SetUp();
+    db = std::move(store::Database::open(testing::temp_dir() + "/ouro.db").value());
+  }
+  runs::Setup setup(const std::string& id) {
+    runs::Setup s;
+    s.db = db.get();
+    s.log = std::make_shared<EventLog>(*db, id, 0);
+    s.model_flags = flags();
+    s.source = [this](session::SessionOptions so) -> Result<std::unique_ptr<session::Session>> {
+      ++asked.calls;
+      asked.isolated = so.isolated;
+      asked.shared = so.shared;
+      asked.gated = so.gate != nullptr;
+      asked.owner = so.owner;
+      asked.env = so.repl.initial_env;
+      asked.trusted = so.trusted_sites;
+      return make_error(Code::Unavailable, "no browser in a unit test");
+    };
+    return s;
+  }
+  static RunSpec spec(const std::string& task, json options = json::object()) { return make_spec(task, {}, std::move(options)).value(); }
+  std::unique_ptr<store::Database> db;
+  Asked asked;
+};
+
+TEST_F(LifecycleStart, ARunWithoutItsPartsDoesNotStart) {
+  auto started = Lifecycle::start(spec("read the list"), runs::Setup{}, Origin{}, "rnoparts001");
+  ASSERT_FALSE(started);
+  EXPECT_EQ(started.error().code, Code::Internal);
+}
+
+TEST_F(LifecycleStart, AReplayOfAScriptThatIsNotSavedFailsBeforeABrowserOpens) {
+  auto started = Lifecycle::start(spec("replay the prices", {{"script", {{"name", "prices"}}}}), setup("rreplay0001"), Origin{}, "rreplay0001");
+  ASSERT_FALSE(started);
+  EXPECT_EQ(started.error().code, Code::NotFound);
+  EXPECT_EQ(asked.calls, 0);
+}
+
+TEST_F(LifecycleStart, WithNoModelConfiguredOnlyAModelTheFaceBringsStandsIn) {
+  auto refused = Lifecycle::start(spec("read the list"), setup("rnomodel001"), Origin{}, "rnomodel001");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, Code::FailedPrecondition);
+  EXPECT_EQ(get_str(refused.error().details, "kind"), "no-model") << "a face tells the person to configure a model";
+  EXPECT_EQ(asked.calls, 0) << "no browser is asked for before a model is found";
+
+  runs::Setup brought = setup("rnomodel002");
+  brought.client_model = std::make_unique<FaceModel>();
+  auto started = Lifecycle::start(spec("read the list"), std::move(brought), Origin{}, "rnomodel002");
+  ASSERT_FALSE(started);
+  EXPECT_EQ(started.error().code, Code::Unavailable) << "on to the browser: " << started.error().message;
+  EXPECT_EQ(asked.calls, 1);
+}
+
+TEST_F(LifecycleStart, ACommandsRunNeedsNoModelAndAsksForTheSessionItsSpecSays) {
+  ASSERT_TRUE(set_remembered_sites(*db, {"shop.example.com"}));
+  Origin continued;
+  continued.continued = true;
+  continued.env = R"({"n":1})";
+  auto started = Lifecycle::start(spec("$ open https://shop.example.com", {{"context", "clean"}}), setup("rcommands01"), continued, "rcommands01");
+  ASSERT_FALSE(started);
+  EXPECT_EQ(started.error().code, Code::Unavailable) << "the source's answer: " << started.error().message;
+  ASSERT_EQ(asked.calls, 1);
+  EXPECT_TRUE(asked.isolated);
+  EXPECT_FALSE(asked.shared);
+  EXPECT_TRUE(asked.gated) << "every run's session has the egress gate";
+  EXPECT_EQ(asked.owner, "run rcommands01");
+  EXPECT_EQ(asked.env, R"({"n":1})") << "a continued run starts from the env its last turn left";
+  EXPECT_EQ(asked.trusted, (std::vector<std::string>{"shop.example.com"})) << "the sites allowed always";
+
+  // No context in the spec: the face's default.
+  runs::Setup mine = setup("rcommands02");
+  mine.default_context = "mine";
+  ASSERT_FALSE(Lifecycle::start(spec("$ open https://shop.example.com"), std::move(mine), Origin{}, "rcommands02"));
+  ASSERT_EQ(asked.calls, 2);
+  EXPECT_TRUE(asked.shared);
+  EXPECT_FALSE(asked.isolated);
+}
+
+}  // namespace
+}  // namespace ouro::runs
