@@ -121,30 +121,23 @@ Result<void> SiteList::add(std::string_view raw, PatternRule rule) {
     }
     // An IPv6 address is written in brackets when a port follows ("[2001:db8::1]:8443", RFC 3986
     // §3.2.2); bare, it is the address alone, on any port.
+    std::optional<std::string> port_text;
     if (!p.empty() && p.front() == '[') {
       auto close = p.find(']');
-      if (close == std::string::npos || close == 1 || p.find_first_not_of("0123456789abcdef:.", 1) != close || pat.subdomains ||
-          (close + 1 < p.size() && p[close + 1] != ':'))
+      if (close == std::string::npos || p.find_first_not_of("0123456789abcdef:.", 1) != close || p.substr(1, close - 1).find(':') == std::string::npos ||
+          pat.subdomains || (close + 1 < p.size() && p[close + 1] != ':'))
         return errorf(Code::InvalidArgument, "'{}' is not an IPv6 address pattern: use [2001:db8::1] or [2001:db8::1]:8443", raw.substr(0, 200));
-      std::string address = p.substr(1, close - 1), rest = p.substr(close + 1);
-      if (address.find(':') == std::string::npos)
-        return errorf(Code::InvalidArgument, "'{}': brackets hold an IPv6 address, such as [2001:db8::1]", raw.substr(0, 200));
-      p = address + (rest.empty() ? "" : "]" + rest);  // the port, if any, is read below
-    }
-    if (auto bracket = p.find("]:"); bracket != std::string::npos) {
-      std::string port = p.substr(bracket + 2);
-      if (port.empty() || port.size() > 5 || !std::all_of(port.begin(), port.end(), ::isdigit) || std::stoi(port) == 0 || std::stoi(port) > 65535)
-        return errorf(Code::InvalidArgument, "'{}': the port must be a number from 1 to 65535", raw);
-      pat.port = std::stoi(port);
-      port_written = true;
-      p = p.substr(0, bracket);
+      if (close + 1 < p.size()) port_text = p.substr(close + 2);
+      p = p.substr(1, close - 1);
     } else if (auto colon = p.rfind(':'); colon != std::string::npos && p.find(':') == colon) {
-      std::string port = p.substr(colon + 1);
-      if (port.empty() || port.size() > 5 || !std::all_of(port.begin(), port.end(), ::isdigit) || std::stoi(port) == 0 || std::stoi(port) > 65535)
-        return errorf(Code::InvalidArgument, "'{}': the port must be a number from 1 to 65535", raw);
-      pat.port = std::stoi(port);
-      port_written = true;
+      port_text = p.substr(colon + 1);
       p = p.substr(0, colon);
+    }
+    if (port_text) {
+      auto port = port_number(*port_text);
+      if (!port) return errorf(Code::InvalidArgument, "'{}': the port must be a number from 1 to 65535", raw.substr(0, 200));
+      pat.port = *port;
+      port_written = true;
     }
     while (!p.empty() && p.back() == '.') p.pop_back();
     if (p.empty() || p.find_first_of("/?#@ *") != std::string::npos)

@@ -2,6 +2,7 @@
 // the old file's mode, the old content replaced in one step, no temporary left behind on success
 // or failure, and a link at the path replaced rather than followed.
 #include "base/private_file.h"
+#include "../support/scoped_temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -19,22 +20,7 @@
 namespace ouro {
 namespace {
 
-// A fresh directory under /tmp, removed with what is in it when the test ends.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char pattern[] = "/tmp/ouro-private-file-XXXXXX";
-    const char* made = ::mkdtemp(pattern);
-    EXPECT_NE(made, nullptr);
-    if (made) path = made;
-  }
-  ~TempDir() {
-    if (path.empty()) return;
-    std::error_code ec;
-    std::filesystem::permissions(path, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
-    std::filesystem::remove_all(path, ec);
-  }
-};
+using TempDir = ouro::testing::ScopedTempDir;
 
 std::string contents(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

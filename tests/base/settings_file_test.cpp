@@ -2,6 +2,7 @@
 // deep, not a JSON object, or a directory is InvalidArgument naming the file; an object is read
 // with its members in the order written.
 #include "base/settings_file.h"
+#include "../support/scoped_temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -16,25 +17,7 @@
 namespace ouro {
 namespace {
 
-// A fresh directory under /tmp, removed with what is in it when the test ends.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char pattern[] = "/tmp/ouro-settings-file-XXXXXX";
-    const char* made = ::mkdtemp(pattern);
-    EXPECT_NE(made, nullptr);
-    if (made) path = made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::string p = path + "/" + name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-};
+using TempDir = ouro::testing::ScopedTempDir;
 
 // The read failed as InvalidArgument, saying which file.
 void expect_refused(const std::string& path, const std::string& why) {
