@@ -3,6 +3,7 @@
 // next one (or all of them).
 #include "actions/impl.h"
 #include "browser/browser.h"
+#include "browser/notices.h"
 
 namespace ouro::actions::impl {
 
@@ -46,7 +47,7 @@ Result<json> handle_dialog(Context& ctx, const json& args) {
       }
     }
   }
-  TRY(ctx.browser().set_dialog_policy(tab, policy));
+  TRY(ctx.browser().notices().set_dialog_policy(tab, policy));
   return json(true);
 }
 

@@ -5,6 +5,7 @@
 #include "perception/targets.h"
 
 #include "browser/browser.h"
+#include "browser/files.h"
 
 #include <filesystem>
 
@@ -56,13 +57,13 @@ json downloads_json(const std::vector<browser::Download>& list) {
 
 }  // namespace
 
-Result<json> get_downloads(Context& ctx, const json&) { return downloads_json(ctx.browser().downloads(ctx.browser_context())); }
+Result<json> get_downloads(Context& ctx, const json&) { return downloads_json(ctx.browser().files().downloads(ctx.browser_context())); }
 
 Result<json> wait_for_download(Context& ctx, const json& args) {
   const json& options = args.size() > 0 ? args[0] : json();
   auto timeout = std::chrono::milliseconds(static_cast<int64_t>(get_num(options, "timeout", 30000)));
   const std::set<std::string> seen = ctx.downloads_returned();
-  auto d = ctx.browser().wait_for_download(ctx.browser_context(), seen, timeout);
+  auto d = ctx.browser().files().wait_for_download(ctx.browser_context(), seen, timeout);
   if (!d) {
     if (d.error().code == Code::DeadlineExceeded)
       return errorf(Code::DeadlineExceeded, "waitForDownload: {} (start it first — click the link or button — then wait; getDownloads() lists all)",
@@ -89,7 +90,7 @@ Result<json> upload(Context& ctx, const json& args) {
     TRY(add(given));
   }
   selector = TRY(perception::replay_target(ctx, tab, "upload", selector, ctx.limits().action_timeout));  // a replay heals a renamed input
-  TRY(ctx.browser().set_input_files(tab, selector, paths, ctx.limits().exec_timeout));
+  TRY(ctx.browser().files().set_input_files(tab, selector, paths, ctx.limits().exec_timeout));
   if (perception::recording(ctx)) perception::record_target(ctx, tab, "upload", selector, nullptr);
   json names = json::array();
   for (const auto& p : paths) names.push_back(std::filesystem::path(p).filename().string());

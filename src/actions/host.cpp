@@ -10,6 +10,10 @@
 #include "base/log.h"
 #include "base/text.h"
 #include "browser/browser.h"
+#include "browser/contexts.h"
+#include "browser/egress_control.h"
+#include "browser/frames.h"
+#include "browser/shared_tabs.h"
 #include "safety/secrets.h"
 
 #include <atomic>
@@ -36,7 +40,7 @@ Host::Host(browser::Browser& browser, store::Database* db, Limits limits, std::s
     : m_ctx(std::make_shared<Context>(browser, db, limits, std::move(browser_context), name_of_host(std::move(owner)), shared_tabs)),
       m_pool(std::make_unique<ThreadPool>(threads, kMaxQueuedCalls)) {
   std::weak_ptr<Context> weak = m_ctx;
-  browser.set_pause_handler(m_ctx->owner(), [weak](const std::string& tab, const json& params) {
+  browser.egress().set_pause_handler(m_ctx->owner(), [weak](const std::string& tab, const json& params) {
     if (auto ctx = weak.lock()) impl::on_request_paused(*ctx, tab, params);
   });
 }
@@ -45,7 +49,7 @@ Host::~Host() {
   // The user's tabs it held (and those it opened) stay open, out of its gate unless it acted on
   // them; its own tabs are blanked before the gate goes (egress.h leave_tabs).
   egress::leave_tabs(*m_ctx);
-  m_ctx->browser().set_pause_handler(m_ctx->owner(), nullptr);
+  m_ctx->browser().egress().set_pause_handler(m_ctx->owner(), nullptr);
   m_pool.reset();
 }
 
@@ -74,8 +78,8 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   std::string tab;
   if (!cap->params.empty() && cap->params[0].name == "tabId" && !args.empty() && args[0].is_string()) tab = args[0].get<std::string>();
   if (!tab.empty()) {
-    auto where = m_ctx->browser().tab_context(tab);
-    if ((where && *where != m_ctx->browser_context()) || (!m_ctx->sees_hidden_tabs() && m_ctx->browser().hidden(tab))) {
+    auto where = m_ctx->browser().contexts().of_tab(tab);
+    if ((where && *where != m_ctx->browser_context()) || (!m_ctx->sees_hidden_tabs() && m_ctx->browser().shared().hidden(tab))) {
       std::string mine;
       for (const auto& t : m_ctx->browser().tabs(m_ctx->browser_context())) mine += (mine.empty() ? "" : ", ") + t.id;
       return {errorf(Code::NotFound, "{}: no tab '{}' (open tabs: {})", function, tab, mine.empty() ? "none" : mine), {}};
@@ -93,7 +97,7 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   // A call whose selector addresses a cross-origin frame ("f2e5") reads or writes that frame.
   std::string frame;
   for (size_t i = 1; i < cap->params.size() && i < args.size() && frame.empty(); ++i)
-    if (cap->params[i].name == "selector" && args[i].is_string()) frame = browser::Browser::frame_of(args[i].get<std::string>());
+    if (cap->params[i].name == "selector" && args[i].is_string()) frame = browser::Frames::frame_of(args[i].get<std::string>());
   if (!frame.empty() && m_ctx->gate()) {
     for (size_t i = 1; i < cap->params.size() && i < args.size(); ++i)
       if (cap->params[i].name == "selector" && args[i].is_string()) egress::learn_frame_url(*m_ctx, tab, frame, args[i].get<std::string>());
@@ -108,7 +112,7 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   if (cap->changes_page || !cap->writes.empty()) ++m_actions;
   int activity = 0;
   if (cap->changes_page) egress::mark_acted(*m_ctx, function);
-  if (!tab.empty() && m_ctx->gate() && cap->changes_page) activity = m_ctx->browser().begin_activity(tab, function);
+  if (!tab.empty() && m_ctx->gate() && cap->changes_page) activity = m_ctx->browser().egress().begin_activity(tab, function);
   Result<json> r = make_error(Code::Internal, "");
   try {
     r = cap->impl(*m_ctx, args);
@@ -117,7 +121,7 @@ Host::Outcome Host::run(const std::string& function, const json& given) {
   } catch (...) {
     r = errorf(Code::Internal, "{}: failed inside ouro", function);
   }
-  if (activity) m_ctx->browser().end_activity(tab, activity);
+  if (activity) m_ctx->browser().egress().end_activity(tab, activity);
   if (!tab.empty()) {
     if (!r) {
       // Added here only (capabilities call each other below this boundary): a page's own

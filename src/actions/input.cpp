@@ -9,6 +9,8 @@
 #include "safety/sensitive.h"
 #include "perception/targets.h"
 #include "browser/browser.h"
+#include "browser/egress_control.h"
+#include "browser/frames.h"
 #include "base/text.h"
 #include "safety/secrets.h"
 
@@ -44,7 +46,7 @@ Result<json> actionable(Context& ctx, const std::string& tab, std::string& selec
   if (selector.empty()) return errorf(Code::InvalidArgument, "{}: the selector is empty", what);
   auto deadline = Clock::now() + timeout;
   if (may_dismiss) selector = TRY(perception::replay_target(ctx, tab, what, selector, timeout));
-  const std::string frame = browser::Browser::frame_of(selector);  // a cross-origin frame's ref runs there
+  const std::string frame = browser::Frames::frame_of(selector);  // a cross-origin frame's ref runs there
   // A run records what identifies the element, computed in this same call (heal.js).
   const bool identify = perception::recording(ctx);
   const json call_args =
@@ -68,10 +70,10 @@ Result<json> actionable(Context& ctx, const std::string& tab, std::string& selec
       // out-of-process frame reaches the frames above it asynchronously: read where the frame is
       // until it stays put over two drawn frames (as Playwright waits for a stable box).
       auto wait = std::max(left, std::chrono::milliseconds(1000));
-      auto offset = ctx.browser().frame_offset(tab, frame, wait);
+      auto offset = ctx.browser().frames().offset(tab, frame, wait);
       for (int k = 0; offset && k < 10; ++k) {
-        TRY(ctx.browser().settle_frames(tab, frame, wait));
-        auto now = ctx.browser().frame_offset(tab, frame, wait, false);
+        TRY(ctx.browser().frames().settle(tab, frame, wait));
+        auto now = ctx.browser().frames().offset(tab, frame, wait, false);
         bool still = now && std::abs(now->first - offset->first) < 0.5 && std::abs(now->second - offset->second) < 0.5;
         offset = std::move(now);
         if (still) break;
@@ -281,7 +283,7 @@ Result<bool> not_self_approved(Context& ctx, const std::string& action, const st
   if (!yes)
     return errorf(Code::PermissionDenied, "{} on {} was refused: {}. Leave the approval to the user (say so in setFinal()), do not retry it",
                   action, what, reason);
-  ctx.browser().approve_activity(tab);
+  ctx.browser().egress().approve_activity(tab);
   return true;
 }
 
@@ -333,7 +335,7 @@ Result<void> gate(Context& ctx, const std::string& action, const std::string& ta
   if (!hooks->confirm(request))
     return errorf(Code::PermissionDenied, "{} on {} was denied by the user ({}); do not retry it — find another way or report back with setFinal()",
                   action, element.empty() ? "'" + selector + "'" : element, *why);
-  ctx.browser().approve_activity(tab);
+  ctx.browser().egress().approve_activity(tab);
   return go_ahead();
 }
 
@@ -454,7 +456,7 @@ bool is_date_input(const std::string& input_type) {
 }
 Result<json> set_date_field(Context& ctx, const std::string& tab, const std::string& sel, const std::string& input_type, const std::string& text,
                             const char* what) {
-  auto r = TRY(ctx.browser().call(tab, "setDate", json::array({sel, text}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout));
+  auto r = TRY(ctx.browser().call(tab, "setDate", json::array({sel, text}), browser::Frames::frame_of(sel), ctx.limits().exec_timeout));
   if (!r.is_object() || !r.value("ok", false)) {
     std::string example = r.is_object() ? get_str(r, "example") : "";
     return errorf(Code::InvalidArgument, "{}: '{}' is a {} field and '{}' is not a {} it takes ({}){}", what, sel, input_type, clip_text(text, 60),
@@ -479,7 +481,7 @@ class FocusWatch {
  public:
   enum Where { Held, Left, Replaced };
   FocusWatch(Context& ctx, const std::string& tab, const std::string& sel)
-      : m_ctx(ctx), m_tab(tab), m_sel(sel), m_frame(browser::Browser::frame_of(sel)), m_token(std::to_string(++s_count)) {}
+      : m_ctx(ctx), m_tab(tab), m_sel(sel), m_frame(browser::Frames::frame_of(sel)), m_token(std::to_string(++s_count)) {}
   Result<Where> check() {
     bool first = !m_checked;
     m_checked = true;
@@ -513,7 +515,7 @@ Result<json> type(Context& ctx, const json& args) {
   }
   start_typing(ctx, tab);
   TRY(click_at(ctx, tab, at));
-  const std::string frame = browser::Browser::frame_of(sel);
+  const std::string frame = browser::Frames::frame_of(sel);
   TRY(ctx.browser().call(tab, "prepareEdit", json::array({sel, "end"}), frame, ctx.limits().exec_timeout));
   std::vector<std::string> chars;
   for (size_t i = 0; i < text.size();) {
@@ -574,7 +576,7 @@ Result<json> fill(Context& ctx, const json& args) {
     std::string sel = TRY(perception::replay_target(ctx, tab, "fill", it.key(), ctx.limits().action_timeout));
     const json& value = it.value();
     // <select>: pick the option; checkbox/radio: click when the state differs; else replace the text.
-    auto kind = TRY(ctx.browser().call(tab, "controlKind", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout));
+    auto kind = TRY(ctx.browser().call(tab, "controlKind", json::array({sel}), browser::Frames::frame_of(sel), ctx.limits().exec_timeout));
     if (is_secret_handle(value)) kind = nullptr;  // a secret is always typed as text
     if (kind.is_array() && kind[0] == "SELECT") {
       json sel_args = json::array({tab, sel, value});
@@ -600,7 +602,7 @@ Result<json> fill(Context& ctx, const json& args) {
       }
       start_typing(ctx, tab);
       TRY(click_at(ctx, tab, at));
-      TRY(ctx.browser().call(tab, "prepareEdit", json::array({sel, "select"}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout));
+      TRY(ctx.browser().call(tab, "prepareEdit", json::array({sel, "select"}), browser::Frames::frame_of(sel), ctx.limits().exec_timeout));
       // The text goes in as one edit, only while the focus is in the field whose origin was
       // checked (a page's focus handler may have moved it).
       FocusWatch watch(ctx, tab, sel);
@@ -622,13 +624,13 @@ Result<json> select(Context& ctx, const json& args) {
   json value = args.size() > 2 ? args[2] : json();
   sel = TRY(perception::replay_target(ctx, tab, "select", sel, ctx.limits().action_timeout));
   if (auto hooks = ctx.hooks(); hooks && hooks->confirm) {
-    auto target = TRY(ctx.browser().call(tab, "targetInfo", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout));
+    auto target = TRY(ctx.browser().call(tab, "targetInfo", json::array({sel}), browser::Frames::frame_of(sel), ctx.limits().exec_timeout));
     if (!target.is_null()) TRY(gate(ctx, "select", tab, sel, json{{"target", target}}));
   }
   auto deadline = Clock::now() + ctx.limits().action_timeout;
   json r;
   while (true) {
-    r = TRY(ctx.browser().call(tab, "selectOption", json::array({sel, value}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout));
+    r = TRY(ctx.browser().call(tab, "selectOption", json::array({sel, value}), browser::Frames::frame_of(sel), ctx.limits().exec_timeout));
     if (r.value("ok", false)) {
       if (perception::recording(ctx)) perception::record_target(ctx, tab, "select", sel, nullptr);
       return json{{"selected", r["selected"]}};

@@ -12,6 +12,8 @@
 #include "base/log.h"
 #include "base/text.h"
 #include "browser/browser.h"
+#include "browser/egress_control.h"
+#include "browser/page_tools.h"
 #include "egress/gate.h"
 #include "egress/writes.h"
 #include "safety/redact.h"
@@ -26,7 +28,7 @@ namespace {
 
 // The declared tool of this name in the tab (the top document's first, then its frames').
 Result<json> find_tool(Context& ctx, const std::string& tab, const std::string& name) {
-  json tools = TRY(ctx.browser().page_tools(tab));
+  json tools = TRY(ctx.browser().page_tools().list(tab));
   std::string names;
   for (const auto& t : tools) {
     if (get_str(t, "name") == name) return t;
@@ -54,7 +56,7 @@ std::string shown_description(const json& tool) { return clip_line(get_str(tool,
 
 Result<json> page_tools(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0);
-  json tools = TRY(ctx.browser().page_tools(tab));
+  json tools = TRY(ctx.browser().page_tools().list(tab));
   auto info = ctx.browser().tab_info(tab);
   json out = json::array();
   for (const auto& t : tools) {
@@ -128,10 +130,10 @@ Result<json> call_page_tool(Context& ctx, const json& args) {
       if (!yes)
         return errorf(Code::PermissionDenied, "callTool '{}' was denied by the user ({}); do not retry it — find another way or report back with setFinal()",
                       clip_line(name, 80), why);
-      ctx.browser().approve_activity(tab);
+      ctx.browser().egress().approve_activity(tab);
     }
   }
-  json output = TRY(ctx.browser().call_page_tool(tab, get_str(tool, "frameId"), name, input, ctx.limits().action_timeout));
+  json output = TRY(ctx.browser().page_tools().call(tab, get_str(tool, "frameId"), name, input, ctx.limits().action_timeout));
   // What it wrote is the run's proposal on this site (a later approval there is the user's).
   if (!read_only && !approves) egress::note_proposal(ctx, tab, "the page's tool '" + clip_line(name, 80) + "'");
   egress::note_data_from(ctx, frame_url, output);

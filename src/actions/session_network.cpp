@@ -3,6 +3,9 @@
 #include "base/steady_clock.h"
 #include "base/base64.h"
 #include "browser/browser.h"
+#include "browser/contexts.h"
+#include "browser/egress_control.h"
+#include "browser/records.h"
 
 #include <algorithm>
 #include <atomic>
@@ -67,7 +70,7 @@ Result<json> get_cookies(Context& ctx, const json& args) {
     auto info = TRY(ctx.browser().tab_info(args[0].get<std::string>()));
     raw = TRY(ctx.browser().send(info.id, "Network.getCookies", {{"urls", json::array({info.url})}}, ctx.limits().exec_timeout))["cookies"];
   } else {
-    raw = TRY(ctx.browser().cookies(ctx.browser_context(), ctx.limits().exec_timeout));
+    raw = TRY(ctx.browser().contexts().cookies(ctx.browser_context(), ctx.limits().exec_timeout));
   }
   json out = json::array();
   for (const auto& c : raw) {
@@ -95,7 +98,7 @@ Result<json> set_cookie(Context& ctx, const json& args) {
       return make_error(Code::InvalidArgument, "setCookie(cookie): give the cookie a url or domain (the active tab has no web page)");
     param["url"] = info->url;
   }
-  TRY(ctx.browser().set_cookies(ctx.browser_context(), json::array({param}), ctx.limits().exec_timeout));
+  TRY(ctx.browser().contexts().set_cookies(ctx.browser_context(), json::array({param}), ctx.limits().exec_timeout));
   return json(true);
 }
 
@@ -136,7 +139,7 @@ Result<json> get_recent_requests(Context& ctx, const json& args) {
   std::string type = f.value("type", "");
   size_t limit = f.contains("limit") && f["limit"].is_number() ? f["limit"].get<size_t>() : 100;
   json out = json::array();
-  for (const auto& r : ctx.browser().requests(tab)) {
+  for (const auto& r : ctx.browser().records().requests(tab)) {
     if (type.empty() ? (r.type != "XHR" && r.type != "Fetch") : (type != "all" && r.type != type)) continue;
     if (f.contains("url") && f["url"].is_string() && !url_matches(r.url, f["url"])) continue;
     if (f.contains("method") && f["method"] != r.method) continue;
@@ -149,12 +152,12 @@ Result<json> get_recent_requests(Context& ctx, const json& args) {
 
 Result<json> get_response_body(Context& ctx, const json& args) {
   std::string id = arg_string(args, 0);
-  std::string tab = TRY(ctx.browser().tab_of_request(id));
+  std::string tab = TRY(ctx.browser().records().tab_of_request(id));
   // The body exists once the response has finished loading.
   auto deadline = SteadyClock::now() + ctx.limits().exec_timeout;
   while (SteadyClock::now() < deadline) {
     bool finished = true;
-    for (const auto& rec : ctx.browser().requests(tab))
+    for (const auto& rec : ctx.browser().records().requests(tab))
       if (rec.request_id == id) finished = rec.finished;
     if (finished) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -168,7 +171,7 @@ Result<json> get_response_body(Context& ctx, const json& args) {
   std::string body = r->value("body", "");
   if (!r->value("base64Encoded", false)) return capped(body, ctx.limits().result_cap);
   std::string mime;
-  for (const auto& rec : ctx.browser().requests(tab))
+  for (const auto& rec : ctx.browser().records().requests(tab))
     if (rec.request_id == id) mime = rec.mime_type;
   bool textual = mime.rfind("text/", 0) == 0 || mime.find("json") != std::string::npos || mime.find("xml") != std::string::npos ||
                  mime.find("javascript") != std::string::npos;
@@ -188,7 +191,7 @@ Result<void> update_fetch_patterns(Context& ctx, const std::string& tab) {
   json patterns = json::array();
   for (const auto& pattern : ctx.intercepts().modifying_patterns(tab))
     patterns.push_back({{"urlPattern", pattern.find('*') == std::string::npos ? "*" + pattern + "*" : pattern}, {"requestStage", "Request"}});
-  return ctx.browser().set_intercept_patterns(tab, std::move(patterns), ctx.owner(), ctx.limits().exec_timeout);
+  return ctx.browser().egress().set_intercept_patterns(tab, std::move(patterns), ctx.owner(), ctx.limits().exec_timeout);
 }
 
 json header_list(const json& headers) {
@@ -265,7 +268,7 @@ Result<json> intercept_requests(Context& ctx, const json& args) {
   TRY(ctx.browser().tab_info(tab));
   if (args.size() < 3 || args[2].is_null()) {
     auto removed = ctx.intercepts().remove(tab, pattern);
-    for (int id : removed.observers) ctx.browser().remove_request_observer(id);
+    for (int id : removed.observers) ctx.browser().records().remove_request_observer(id);
     if (removed.modifying) TRY(update_fetch_patterns(ctx, tab));
     return json(nullptr);
   }
@@ -276,7 +279,7 @@ Result<json> intercept_requests(Context& ctx, const json& args) {
     return json(handler);
   }
   std::weak_ptr<const Context> weak = ctx.weak_from_this();
-  int id = ctx.browser().add_request_observer(tab, [weak, pattern, handler](const std::string&, const browser::RequestRecord& r) {
+  int id = ctx.browser().records().add_request_observer(tab, [weak, pattern, handler](const std::string&, const browser::RequestRecord& r) {
     if (auto c = weak.lock(); c && url_matches(r.url, pattern)) c->emit_event(handler, r.to_json());
   });
   ctx.intercepts().add_observer(tab, pattern, id);
@@ -290,7 +293,7 @@ Result<json> get_console_log(Context& ctx, const json& args) {
   size_t limit = f.contains("limit") && f["limit"].is_number() ? f["limit"].get<size_t>() : 200;
   // The newest `limit` matches, oldest first; only those are converted (a flooded log holds a
   // thousand entries, and a caller polling with a small limit should not pay for them all).
-  auto entries = ctx.browser().console_log(tab);
+  auto entries = ctx.browser().records().console(tab);
   std::vector<const browser::ConsoleEntry*> picked;
   for (auto it = entries.rbegin(); it != entries.rend() && picked.size() < limit; ++it) {
     if (f.contains("level") && f["level"].is_string() && f["level"] != it->level) continue;
@@ -306,7 +309,7 @@ Result<json> get_errors(Context& ctx, const json& args) {
   std::string tab = arg_string(args, 0);
   TRY(ctx.browser().tab_info(tab));
   json out = json::array();
-  for (const auto& e : ctx.browser().errors(tab)) out.push_back(e.to_json());
+  for (const auto& e : ctx.browser().records().errors(tab)) out.push_back(e.to_json());
   return out;
 }
 

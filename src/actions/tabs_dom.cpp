@@ -6,6 +6,7 @@
 #include "actions/pictures.h"
 #include "perception/targets.h"
 #include "browser/browser.h"
+#include "browser/frames.h"
 #include "store/database.h"
 
 #include <map>
@@ -90,12 +91,12 @@ Result<json> get_inputs(Context& ctx, const json& args) {
 
 Result<json> query_selector(Context& ctx, const json& args) {
   std::string sel = arg_string(args, 1);
-  return ctx.browser().call(arg_string(args, 0), "query", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout);
+  return ctx.browser().call(arg_string(args, 0), "query", json::array({sel}), browser::Frames::frame_of(sel), ctx.limits().exec_timeout);
 }
 
 Result<json> query_selector_all(Context& ctx, const json& args) {
   std::string sel = arg_string(args, 1);
-  return ctx.browser().call(arg_string(args, 0), "queryAll", json::array({sel}), browser::Browser::frame_of(sel), ctx.limits().exec_timeout);
+  return ctx.browser().call(arg_string(args, 0), "queryAll", json::array({sel}), browser::Frames::frame_of(sel), ctx.limits().exec_timeout);
 }
 
 // Accessibility.getFullAXTree, compacted: ignored and unnamed generic nodes give way to their

@@ -8,6 +8,7 @@
 #include "actions/registry.h"
 #include "agent/parser.h"
 #include "browser/browser.h"
+#include "browser/records.h"
 #include "jsrt/summary.h"
 
 #include <fmt/format.h>
@@ -221,7 +222,7 @@ std::string compact_history(const std::vector<IterationRecord>& history, size_t 
 
 std::string TabDiffer::changes(browser::Browser& b, const std::string& context) {
   std::map<std::string, Seen> now;
-  for (const auto& t : b.tabs(context)) now[t.id] = Seen{t.url, t.title, t.status, b.errors(t.id).size()};
+  for (const auto& t : b.tabs(context)) now[t.id] = Seen{t.url, t.title, t.status, b.records().errors(t.id).size()};
   std::vector<std::string> lines;
   json changes = json::array();
   if (!m_first) {
@@ -246,7 +247,7 @@ std::string TabDiffer::changes(browser::Browser& b, const std::string& context) 
         changes.push_back({{"tabId", id}, {"field", "status"}, {"old", o.status}, {"new", s.status}});
       }
       if (s.errors > o.errors) {
-        auto errs = b.errors(id);
+        auto errs = b.records().errors(id);
         for (size_t i = o.errors; i < errs.size() && i < o.errors + 3; ++i) {
           lines.push_back(fmt::format("  {}: New console error: \"{}\"", id, clip_line(errs[i].message, 160)));
           changes.push_back({{"tabId", id}, {"field", "error"}, {"old", nullptr}, {"new", errs[i].message}});

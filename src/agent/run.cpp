@@ -7,6 +7,7 @@
 
 #include "actions/host.h"
 #include "browser/browser.h"
+#include "browser/notices.h"
 #include "agent/parser.h"
 #include "llm/errors.h"
 #include "memory/memory.h"
@@ -163,7 +164,7 @@ Run::Run(session::Session& session, llm::Provider& provider, RunOptions options,
   m_session.host().context().set_hooks(std::move(hooks));
   egress::deliver_early(m_session.host().context());
   // Never blocks: the listener runs on the network thread.
-  m_notice_listener = m_session.browser().add_notice_listener([box = m_notices, context = m_session.context()](const browser::PageNotice& n) {
+  m_notice_listener = m_session.browser().notices().add_listener([box = m_notices, context = m_session.context()](const browser::PageNotice& n) {
     if (n.context != context) return;
     std::lock_guard lock(box->mutex);
     if (box->notices.size() >= 50) ++box->dropped;
@@ -181,7 +182,7 @@ Run::~Run() {
     m_alive->run = nullptr;
   }
   m_session.set_log_handler(nullptr);
-  m_session.browser().remove_notice_listener(m_notice_listener);
+  m_session.browser().notices().remove_listener(m_notice_listener);
 }
 
 std::string Run::take_notices(int iteration) {

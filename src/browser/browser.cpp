@@ -1,5 +1,6 @@
-// The Browser's lifecycle (launch or attach, close), its browser contexts and its tabs as callers
-// see them: open, navigate, switch, close, wait, read what they logged. Tab state itself comes from
+// The Browser's lifecycle (launch or attach, close), its parts, its browser contexts (contexts.h)
+// and its tabs as callers see them: open, navigate, switch, close, wait, read what they logged
+// (records.h) and what ouro answered for them (notices.h). Tab state itself comes from
 // the tab tracker (tab_tracker.h) through events.cpp.
 #include "browser/browser_impl.h"
 #include "base/clock.h"
@@ -25,6 +26,33 @@ Result<std::shared_ptr<Tab>> Browser::Impl::find_tab(const std::string& id) cons
 }
 
 // --- public API -------------------------------------------------------------------------------
+
+struct Browser::Parts {
+  Parts(Browser& b, const std::shared_ptr<Impl>& impl)
+      : contexts(b, impl), notices(b, impl), frames(b, impl), page_tools(b, impl), records(b, impl), egress(b, impl), files(b, impl),
+        shared(b, impl), screencast(b, impl) {}
+  Contexts contexts;
+  Notices notices;
+  Frames frames;
+  PageTools page_tools;
+  Records records;
+  EgressControl egress;
+  Files files;
+  SharedTabs shared;
+  Screencast screencast;
+};
+
+Browser::Browser() = default;
+
+Contexts& Browser::contexts() { return m_parts->contexts; }
+Notices& Browser::notices() { return m_parts->notices; }
+Frames& Browser::frames() { return m_parts->frames; }
+PageTools& Browser::page_tools() { return m_parts->page_tools; }
+Records& Browser::records() { return m_parts->records; }
+EgressControl& Browser::egress() { return m_parts->egress; }
+Files& Browser::files() { return m_parts->files; }
+SharedTabs& Browser::shared() { return m_parts->shared; }
+Screencast& Browser::screencast() { return m_parts->screencast; }
 
 Result<std::unique_ptr<Browser>> Browser::start(net::IoThread& io, const BrowserOptions& options) {
   std::unique_ptr<Browser> b(new Browser());
@@ -56,6 +84,7 @@ Result<std::unique_ptr<Browser>> Browser::start(net::IoThread& io, const Browser
     return s ? s->on_close(e) : e;
   });
   b->m_impl = impl;
+  b->m_parts = std::make_unique<Parts>(*b, impl);
 
   auto fail = [&](const Error& e) -> tl::unexpected<Error> {
     std::string msg = "cannot start the browser: " + e.message;
@@ -102,14 +131,14 @@ Result<std::unique_ptr<Browser>> Browser::start(net::IoThread& io, const Browser
 Browser::~Browser() {
   if (!m_impl) return;
   // Connections may be predicted again only once what runs left in their tabs has stopped.
-  if (auto r = restore_network_prediction(); !r) spdlog::warn("browser: {}", r.error().message);
+  if (auto r = egress().restore_network_prediction(); !r) spdlog::warn("browser: {}", r.error().message);
   // What a run put into the tabs it held (a timer, a tampered poller, an unload handler) would
   // send unjudged once their gates go with our connection — or as the browser closes them (a
   // `pagehide` beacon). Those documents go first (their scripts stop, then about:blank), within
   // 5 s for them all, whether the browser is someone else's or ours.
   if (!m_impl->dead) {
     auto tabs = m_impl->gated_tabs();
-    if (size_t left = blank(tabs, 5s))
+    if (size_t left = shared().blank(tabs, 5s))
       spdlog::warn("browser: {} of {} gated tab(s) did not go blank before ouro let go of the browser", left, tabs.size());
   }
   if (!m_impl->attached && !m_impl->dead) {
@@ -160,7 +189,7 @@ std::string Browser::active_tab(const std::string& context) const {
   return tab && m_impl->is_hidden(*tab) ? "" : id;
 }
 
-Result<std::string> Browser::create_context(const std::string& proxy) {
+Result<std::string> Contexts::create(const std::string& proxy) {
   json params = {{"disposeOnDetach", true}};
   if (!proxy.empty()) {
     params["proxyServer"] = proxy;
@@ -172,7 +201,7 @@ Result<std::string> Browser::create_context(const std::string& proxy) {
   return get_str(r, "browserContextId");
 }
 
-void Browser::dispose_context(const std::string& context) {
+void Contexts::dispose(const std::string& context) {
   if (context.empty()) return;
   // Best effort: a context that cannot be disposed (the browser is gone) holds nothing of ours.
   if (auto r = m_impl->conn->call("Target.disposeBrowserContext", {{"browserContextId", context}}, "", 10s); !r)
@@ -181,14 +210,14 @@ void Browser::dispose_context(const std::string& context) {
   m_impl->notices.erase(context);
 }
 
-Result<json> Browser::cookies(const std::string& context, Millis timeout) {
+Result<json> Contexts::cookies(const std::string& context, Millis timeout) {
   json params = json::object();
   if (!context.empty()) params["browserContextId"] = context;
   auto r = TRY(m_impl->conn->call("Storage.getCookies", params, "", timeout));
   return r.contains("cookies") && r["cookies"].is_array() ? r["cookies"] : json::array();
 }
 
-Result<size_t> Browser::set_cookies(const std::string& context, const json& cookies, Millis timeout) {
+Result<size_t> Contexts::set_cookies(const std::string& context, const json& cookies, Millis timeout) {
   json params = json::array();
   for (const auto& c : cookies.is_array() ? cookies : json::array()) {
     if (!c.is_object() || !c.contains("name") || !c.contains("value")) continue;
@@ -206,7 +235,7 @@ Result<size_t> Browser::set_cookies(const std::string& context, const json& cook
   return params.size();
 }
 
-Result<std::string> Browser::tab_context(const std::string& tab_id) const {
+Result<std::string> Contexts::of_tab(const std::string& tab_id) const {
   std::lock_guard lock(m_impl->mutex);
   auto tab = m_impl->tracker.find(tab_id);
   if (!tab) return errorf(Code::NotFound, "no tab '{}'", tab_id);
@@ -339,26 +368,26 @@ void Browser::set_tabs_listener(std::function<void()> listener) {
   m_impl->listener = std::move(listener);
 }
 
-Result<void> Browser::set_dialog_policy(const std::string& tab_id, std::optional<DialogPolicy> policy) {
+Result<void> Notices::set_dialog_policy(const std::string& tab_id, std::optional<DialogPolicy> policy) {
   std::lock_guard lock(m_impl->mutex);
   auto tab = TRY(m_impl->find_tab(tab_id));
   tab->dialog_policy = std::move(policy);
   return {};
 }
 
-int Browser::add_notice_listener(std::function<void(const PageNotice&)> listener) {
+int Notices::add_listener(std::function<void(const PageNotice&)> listener) {
   std::lock_guard lock(m_impl->notice_call_mutex);
   int id = m_impl->next_notice_listener++;
   m_impl->notice_listeners[id] = std::move(listener);
   return id;
 }
 
-void Browser::remove_notice_listener(int id) {
+void Notices::remove_listener(int id) {
   std::lock_guard lock(m_impl->notice_call_mutex);
   m_impl->notice_listeners.erase(id);
 }
 
-std::vector<PageNotice> Browser::notices(const std::string& context, size_t max) const {
+std::vector<PageNotice> Notices::latest(const std::string& context, size_t max) const {
   std::lock_guard lock(m_impl->mutex);
   auto it = m_impl->notices.find(context);
   if (it == m_impl->notices.end()) return {};
@@ -394,39 +423,39 @@ void Browser::send_async(const std::string& tab_id, std::string_view method, jso
   m_impl->conn->send(method, std::move(params), sid, 10s, [](Result<json>) {});
 }
 
-std::vector<ConsoleEntry> Browser::console_log(const std::string& tab_id) const {
+std::vector<ConsoleEntry> Records::console(const std::string& tab_id) const {
   std::lock_guard lock(m_impl->mutex);
   auto tab = m_impl->tracker.find(tab_id);
   return tab ? std::vector<ConsoleEntry>(tab->log.console().begin(), tab->log.console().end()) : std::vector<ConsoleEntry>{};
 }
 
-std::vector<PageError> Browser::errors(const std::string& tab_id) const {
+std::vector<PageError> Records::errors(const std::string& tab_id) const {
   std::lock_guard lock(m_impl->mutex);
   auto tab = m_impl->tracker.find(tab_id);
   return tab ? std::vector<PageError>(tab->log.errors().begin(), tab->log.errors().end()) : std::vector<PageError>{};
 }
 
-std::vector<RequestRecord> Browser::requests(const std::string& tab_id) const {
+std::vector<RequestRecord> Records::requests(const std::string& tab_id) const {
   std::lock_guard lock(m_impl->mutex);
   auto tab = m_impl->tracker.find(tab_id);
   return tab ? std::vector<RequestRecord>(tab->log.requests().begin(), tab->log.requests().end()) : std::vector<RequestRecord>{};
 }
 
-Result<std::string> Browser::tab_of_request(const std::string& request_id) const {
+Result<std::string> Records::tab_of_request(const std::string& request_id) const {
   std::lock_guard lock(m_impl->mutex);
   for (const auto& [id, t] : m_impl->tracker.all())
     if (t->log.has_request(request_id)) return id;
   return errorf(Code::NotFound, "no recent request with id '{}' (ids come from getRecentRequests)", request_id);
 }
 
-int Browser::add_request_observer(const std::string& tab_id, RequestObserver observer) {
+int Records::add_request_observer(const std::string& tab_id, RequestObserver observer) {
   std::lock_guard lock(m_impl->mutex);
   int id = m_impl->next_observer++;
   m_impl->observers[id] = {tab_id, std::move(observer)};
   return id;
 }
 
-void Browser::remove_request_observer(int id) {
+void Records::remove_request_observer(int id) {
   std::lock_guard lock(m_impl->mutex);
   m_impl->observers.erase(id);
 }

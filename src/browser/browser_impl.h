@@ -4,6 +4,15 @@
 #pragma once
 
 #include "browser/browser.h"
+#include "browser/contexts.h"
+#include "browser/egress_control.h"
+#include "browser/files.h"
+#include "browser/frames.h"
+#include "browser/notices.h"
+#include "browser/page_tools.h"
+#include "browser/records.h"
+#include "browser/screencast.h"
+#include "browser/shared_tabs.h"
 #include "base/steady_clock.h"
 #include "browser/tab_tracker.h"
 

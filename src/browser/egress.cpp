@@ -554,7 +554,7 @@ void Browser::Impl::refuse_pending(const std::set<std::string>& sessions) {
 
 // --- public ---------------------------------------------------------------------------------------
 
-void Browser::refuse_paused(const std::string& context) {
+void EgressControl::refuse_paused(const std::string& context) {
   std::set<std::string> sessions;
   {
     std::lock_guard lock(m_impl->mutex);
@@ -569,7 +569,7 @@ void Browser::refuse_paused(const std::string& context) {
   m_impl->refuse_pending(sessions);
 }
 
-Result<void> Browser::set_egress_gate(const std::string& context, EgressGate gate, const std::vector<std::string>& websocket_allow) {
+Result<void> EgressControl::set_gate(const std::string& context, EgressGate gate, const std::vector<std::string>& websocket_allow) {
   std::vector<std::pair<std::string, json>> sessions;
   bool on = static_cast<bool>(gate);
   json websockets;
@@ -610,7 +610,7 @@ Result<void> Browser::Impl::gate_sessions(const std::vector<std::pair<std::strin
   return {};
 }
 
-Result<void> Browser::set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns, const std::string& owner) {
+Result<void> EgressControl::set_websocket_allowlist(const std::string& context, std::vector<std::string> url_patterns, const std::string& owner) {
   json patterns = websocket_rules(url_patterns);
   std::vector<std::pair<std::string, json>> sessions;
   {
@@ -632,7 +632,7 @@ Result<void> Browser::set_websocket_allowlist(const std::string& context, std::v
   return {};
 }
 
-void Browser::limit_tab_websockets(const std::string& tab_id, const std::vector<std::string>& url_patterns) {
+void EgressControl::limit_tab_websockets(const std::string& tab_id, const std::vector<std::string>& url_patterns) {
   json rules = websocket_rules(url_patterns);
   std::vector<std::string> sessions;
   {
@@ -708,7 +708,7 @@ void Browser::Impl::add_socket_switch(const std::string& sid, std::function<void
              });
 }
 
-Result<void> Browser::refuse_socket_messages(const std::string& context, const std::string& owner) {
+Result<void> EgressControl::refuse_socket_messages(const std::string& context, const std::string& owner) {
   std::vector<std::pair<std::string, std::string>> sessions;
   {
     std::lock_guard lock(m_impl->mutex);
@@ -755,13 +755,13 @@ void Browser::Impl::tell_socket_approval(const std::string& tab_id, bool approve
     spdlog::debug("egress: cannot tell the page about an approved action: {}", r.error().message);
 }
 
-void Browser::set_pause_handler(const std::string& owner, std::function<void(const std::string&, const json&)> handler) {
+void EgressControl::set_pause_handler(const std::string& owner, std::function<void(const std::string&, const json&)> handler) {
   std::lock_guard lock(m_impl->mutex);
   if (handler) m_impl->pause_handlers[owner] = std::move(handler);
   else m_impl->pause_handlers.erase(owner);
 }
 
-Result<void> Browser::set_intercept_patterns(const std::string& tab_id, json patterns, const std::string& owner, Millis timeout) {
+Result<void> EgressControl::set_intercept_patterns(const std::string& tab_id, json patterns, const std::string& owner, Millis timeout) {
   bool gated_tab;
   {
     std::lock_guard lock(m_impl->mutex);
@@ -776,12 +776,12 @@ Result<void> Browser::set_intercept_patterns(const std::string& tab_id, json pat
     }
   }
   if (gated_tab) return {};  // every request pauses already
-  if (patterns.is_array() && !patterns.empty()) TRY(send(tab_id, "Fetch.enable", {{"patterns", patterns}}, timeout));
-  else TRY(send(tab_id, "Fetch.disable", json::object(), timeout));
+  if (patterns.is_array() && !patterns.empty()) TRY(m_browser.send(tab_id, "Fetch.enable", {{"patterns", patterns}}, timeout));
+  else TRY(m_browser.send(tab_id, "Fetch.disable", json::object(), timeout));
   return {};
 }
 
-int Browser::begin_activity(const std::string& tab_id, const std::string& name) {
+int EgressControl::begin_activity(const std::string& tab_id, const std::string& name) {
   bool withdraw = false;
   {
     // An approval's socket messages end with it: the next action is not approved (yet).
@@ -801,7 +801,7 @@ int Browser::begin_activity(const std::string& tab_id, const std::string& name) 
   return id;
 }
 
-void Browser::approve_activity(const std::string& tab_id) {
+void EgressControl::approve_activity(const std::string& tab_id) {
   {
     std::lock_guard lock(m_impl->mutex);
     auto it = m_impl->activity.find(tab_id);
@@ -811,7 +811,7 @@ void Browser::approve_activity(const std::string& tab_id) {
   m_impl->tell_socket_approval(tab_id, true, /*wait=*/true);
 }
 
-void Browser::end_activity(const std::string& tab_id, int id) {
+void EgressControl::end_activity(const std::string& tab_id, int id) {
   std::lock_guard lock(m_impl->mutex);
   auto it = m_impl->activity.find(tab_id);
   if (it == m_impl->activity.end()) return;
@@ -820,7 +820,7 @@ void Browser::end_activity(const std::string& tab_id, int id) {
   if (!it->second.running.empty() || !it->second.page_approved) return;
   // The approved action's socket messages go until it has settled.
   std::weak_ptr<Impl> weak = m_impl;
-  after(std::chrono::duration_cast<Millis>(kSettle), [weak, tab_id] {
+  m_browser.after(std::chrono::duration_cast<Millis>(kSettle), [weak, tab_id] {
     auto self = weak.lock();
     if (!self) return;
     {

@@ -118,7 +118,7 @@ bool Browser::Impl::download_event(const cdp::Event& ev) {
   return false;
 }
 
-Result<void> Browser::set_download_dir(const std::string& context, const std::string& dir) {
+Result<void> Files::set_download_dir(const std::string& context, const std::string& dir) {
   json params = {{"eventsEnabled", true}};
   if (!context.empty()) params["browserContextId"] = context;
   if (dir.empty()) {
@@ -136,7 +136,7 @@ Result<void> Browser::set_download_dir(const std::string& context, const std::st
   return {};
 }
 
-std::vector<Download> Browser::downloads(const std::string& context) {
+std::vector<Download> Files::downloads(const std::string& context) {
   std::lock_guard lock(m_impl->mutex);
   m_impl->settle_downloads(context);
   std::vector<Download> out;
@@ -145,7 +145,7 @@ std::vector<Download> Browser::downloads(const std::string& context) {
   return out;
 }
 
-Result<Download> Browser::wait_for_download(const std::string& context, const std::set<std::string>& seen, Millis timeout) {
+Result<Download> Files::wait_for_download(const std::string& context, const std::set<std::string>& seen, Millis timeout) {
   std::unique_lock lock(m_impl->mutex);
   const Download* found = nullptr;
   auto finished = [&] {
@@ -172,9 +172,9 @@ Result<Download> Browser::wait_for_download(const std::string& context, const st
 
 // --- uploads ----------------------------------------------------------------------------------
 
-Result<void> Browser::set_input_files(const std::string& tab_id, const std::string& selector, const std::vector<std::string>& paths,
+Result<void> Files::set_input_files(const std::string& tab_id, const std::string& selector, const std::vector<std::string>& paths,
                                       Millis timeout) {
-  auto [node, sid] = TRY(call_object(tab_id, "fileInput", json::array({selector, paths.size()}), frame_of(selector), timeout));
+  auto [node, sid] = TRY(m_browser.call_object(tab_id, "fileInput", json::array({selector, paths.size()}), Frames::frame_of(selector), timeout));
   std::string object = get_str(node, "objectId");
   if (object.empty()) return errorf(Code::Internal, "the file input on {} could not be held for the upload", tab_id);
   auto set = m_impl->conn->call("DOM.setFileInputFiles", {{"files", paths}, {"objectId", object}}, sid, timeout);

@@ -30,7 +30,7 @@ std::string gone_message(const std::string& frame, const std::string& tab, const
 
 }  // namespace
 
-std::string Browser::frame_of(std::string_view s) {
+std::string Frames::frame_of(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
   if (i >= s.size() || s[i] != 'f') return "";
@@ -62,9 +62,9 @@ bool Browser::Impl::frame_event(const cdp::Event& ev) {
   return false;
 }
 
-Result<std::string> Browser::enter_frame(const std::string& tab_id, const std::string& parent, const std::string& owner_ref, Millis timeout) {
+Result<std::string> Frames::enter(const std::string& tab_id, const std::string& parent, const std::string& owner_ref, Millis timeout) {
   auto* impl = m_impl.get();
-  auto [obj, parent_sid] = TRY(call_object(tab_id, "resolve", json::array({owner_ref}), parent, timeout));
+  auto [obj, parent_sid] = TRY(m_browser.call_object(tab_id, "resolve", json::array({owner_ref}), parent, timeout));
   std::string object = get_str(obj, "objectId");
   if (object.empty()) return errorf(Code::NotFound, "the frame element {} is gone from tab {}; take a new snapshot()", owner_ref, tab_id);
   auto node = impl->conn->call("DOM.describeNode", {{"objectId", object}}, parent_sid, timeout);
@@ -113,7 +113,7 @@ Result<std::string> Browser::enter_frame(const std::string& tab_id, const std::s
   return prefix;
 }
 
-std::vector<std::string> Browser::entered_frames(const std::string& tab_id) const {
+std::vector<std::string> Frames::entered(const std::string& tab_id) const {
   std::lock_guard lock(m_impl->mutex);
   std::vector<std::string> out;
   if (auto it = m_impl->frame_worlds.find(tab_id); it != m_impl->frame_worlds.end())
@@ -200,13 +200,13 @@ Result<std::pair<std::string, std::string>> Browser::Impl::frame_owner(const std
   return errorf(Code::NotFound, "tab {} has no frame {}; take a new snapshot()", tab_id, frame);
 }
 
-Result<std::pair<double, double>> Browser::frame_offset(const std::string& tab_id, const std::string& frame, Millis timeout, bool scroll) {
+Result<std::pair<double, double>> Frames::offset(const std::string& tab_id, const std::string& frame, Millis timeout, bool scroll) {
   double x = 0, y = 0;
   std::string f = frame;
   for (int depth = 0; !f.empty(); ++depth) {
     if (depth >= kMaxDepth) return errorf(Code::InvalidArgument, "frame {} of tab {} is nested too deep", frame, tab_id);
     auto [parent, owner] = TRY(m_impl->frame_owner(tab_id, f));
-    auto box = TRY(call(tab_id, "frameBox", json::array({owner, scroll}), parent, timeout));
+    auto box = TRY(m_browser.call(tab_id, "frameBox", json::array({owner, scroll}), parent, timeout));
     x += box.value("x", 0.0);
     y += box.value("y", 0.0);
     f = parent;
@@ -214,22 +214,22 @@ Result<std::pair<double, double>> Browser::frame_offset(const std::string& tab_i
   return std::pair<double, double>{x, y};
 }
 
-Result<void> Browser::settle_frames(const std::string& tab_id, const std::string& frame, Millis timeout) {
+Result<void> Frames::settle(const std::string& tab_id, const std::string& frame, Millis timeout) {
   std::string f = frame;
   for (int depth = 0; depth < kMaxDepth; ++depth) {
-    TRY(call(tab_id, "afterFrames", json::array(), f, timeout));
+    TRY(m_browser.call(tab_id, "afterFrames", json::array(), f, timeout));
     if (f.empty()) break;
     f = TRY(m_impl->frame_owner(tab_id, f)).first;
   }
   return {};
 }
 
-Result<std::vector<std::string>> Browser::frame_path(const std::string& tab_id, const std::string& frame) {
+Result<std::vector<std::string>> Frames::path(const std::string& tab_id, const std::string& frame) {
   std::vector<std::string> path;
   std::string f = frame;
   for (int depth = 0; !f.empty() && depth < kMaxDepth; ++depth) {
     auto [parent, owner] = TRY(m_impl->frame_owner(tab_id, f));
-    auto list = TRY(call(tab_id, "details", json::array({json::array({owner})}), parent, 10s));
+    auto list = TRY(m_browser.call(tab_id, "details", json::array({json::array({owner})}), parent, 10s));
     json d = list.is_array() && !list.empty() ? list[0] : json::object();
     if (d.contains("error")) return errorf(Code::NotFound, "frame {} of tab {}: {}", f, tab_id, get_str(d, "error"));
     std::vector<std::string> here;

@@ -34,7 +34,7 @@ void Browser::Impl::inherit_owner(const Tab& tab) {
   if (auto o = owned.find(opener->id); o != owned.end()) owned[tab.id] = o->second;
 }
 
-Result<void> Browser::claim_tab(const std::string& tab_id, const std::string& owner, EgressGate gate,
+Result<void> SharedTabs::claim_tab(const std::string& tab_id, const std::string& owner, EgressGate gate,
                                 const std::vector<std::string>& websocket_allow) {
   std::vector<std::pair<std::string, json>> sessions;
   json websockets = websocket_rules(websocket_allow);
@@ -74,16 +74,16 @@ Result<void> Browser::claim_tab(const std::string& tab_id, const std::string& ow
   if (sessions.empty()) return {};
   TRY(m_impl->gate_sessions(sessions, true, websockets));
   // What its page opened before the claim was never judged: it ends here (channels.cpp).
-  return m_impl->close_channels(tab_id, [&](const std::string& url) { return navigate(tab_id, url, 15s); });
+  return m_impl->close_channels(tab_id, [&](const std::string& url) { return m_browser.navigate(tab_id, url, 15s); });
 }
 
-std::string Browser::tab_owner(const std::string& tab_id) const {
+std::string SharedTabs::tab_owner(const std::string& tab_id) const {
   std::lock_guard lock(m_impl->mutex);
   auto o = m_impl->owned.find(tab_id);
   return o == m_impl->owned.end() ? "" : o->second.owner;
 }
 
-std::vector<std::string> Browser::owned_tabs(const std::string& owner) const {
+std::vector<std::string> SharedTabs::owned_tabs(const std::string& owner) const {
   std::lock_guard lock(m_impl->mutex);
   std::vector<std::string> out;
   for (const auto& [id, t] : m_impl->tracker.all())
@@ -93,7 +93,7 @@ std::vector<std::string> Browser::owned_tabs(const std::string& owner) const {
   return out;
 }
 
-void Browser::release_tabs(const std::string& owner, EgressGate lingering) {
+void SharedTabs::release_tabs(const std::string& owner, EgressGate lingering) {
   std::vector<std::pair<std::string, json>> sessions;
   {
     std::lock_guard lock(m_impl->mutex);
@@ -122,13 +122,13 @@ void Browser::release_tabs(const std::string& owner, EgressGate lingering) {
     for (const auto& [id, o] : m_impl->owned) holds = holds || o.owner == owner;
     if (!holds) m_impl->socket_writes_refused.erase("owner:" + owner);
   }
-  if (!dead()) m_impl->release_worker_holds(owner, lingering);
-  if (sessions.empty() || dead()) return;
+  if (!m_browser.dead()) m_impl->release_worker_holds(owner, lingering);
+  if (sessions.empty() || m_browser.dead()) return;
   // Out of the gate, so the user's own browsing there is not paused any longer.
   if (auto r = m_impl->gate_sessions(sessions, false, json::array()); !r) spdlog::debug("releasing tabs: {}", r.error().message);
 }
 
-std::vector<std::string> Browser::lingering_tabs(const std::string& context) const {
+std::vector<std::string> SharedTabs::lingering_tabs(const std::string& context) const {
   std::lock_guard lock(m_impl->mutex);
   std::vector<std::string> out;
   for (const auto& [id, o] : m_impl->owned)
@@ -161,7 +161,7 @@ std::vector<std::string> Browser::Impl::gated_tabs() const {
   return out;
 }
 
-size_t Browser::blank(const std::vector<std::string>& tab_ids, Millis within) {
+size_t SharedTabs::blank(const std::vector<std::string>& tab_ids, Millis within) {
   if (tab_ids.empty()) return 0;
   auto deadline = Clock::now() + within;
   // Per tab, what Page.navigate answered; written by reply callbacks under the browser's mutex.
@@ -230,7 +230,7 @@ size_t Browser::blank(const std::vector<std::string>& tab_ids, Millis within) {
   return m_impl->dead ? tab_ids.size() : count(false);
 }
 
-void Browser::set_hidden_prefixes(std::vector<std::string> prefixes) {
+void SharedTabs::set_hidden_prefixes(std::vector<std::string> prefixes) {
   {
     std::lock_guard lock(m_impl->mutex);
     m_impl->hidden_prefixes = std::move(prefixes);
@@ -238,7 +238,7 @@ void Browser::set_hidden_prefixes(std::vector<std::string> prefixes) {
   m_impl->notify_tabs();
 }
 
-bool Browser::hidden(const std::string& tab_id) const {
+bool SharedTabs::hidden(const std::string& tab_id) const {
   std::lock_guard lock(m_impl->mutex);
   auto tab = m_impl->tracker.find(tab_id);
   return tab && m_impl->is_hidden(*tab);

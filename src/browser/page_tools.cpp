@@ -129,7 +129,7 @@ bool Browser::Impl::page_tool_event(const cdp::Event& ev) {
           if (name.empty()) continue;
           // A name registered again in its frame replaces the earlier one.
           std::erase_if(of.tools, [&](const json& k) { return get_str(k, "frameId") == frame && get_str(k, "name") == name; });
-          if (of.tools.size() >= kMaxPageTools) {
+          if (of.tools.size() >= PageTools::kMaxPageTools) {
             of.overflow = true;
             continue;
           }
@@ -155,7 +155,7 @@ std::vector<std::string> Browser::Impl::page_tool_sessions(const Tab& tab) const
   return out;
 }
 
-Result<json> Browser::page_tools(const std::string& tab_id, Millis timeout) {
+Result<json> PageTools::list(const std::string& tab_id, Millis timeout) {
   std::unique_lock lock(m_impl->mutex);
   auto tab = TRY(m_impl->find_tab(tab_id));
   const std::string sid = tab->session_id;
@@ -183,7 +183,7 @@ Result<json> Browser::page_tools(const std::string& tab_id, Millis timeout) {
   return out;
 }
 
-Result<json> Browser::call_page_tool(const std::string& tab_id, const std::string& frame_id, const std::string& name, const json& input,
+Result<json> PageTools::call(const std::string& tab_id, const std::string& frame_id, const std::string& name, const json& input,
                                      Millis timeout) {
   std::string sid;
   {

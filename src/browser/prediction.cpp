@@ -135,12 +135,12 @@ Result<json> Browser::Impl::change_prediction(std::optional<int> set_to, std::op
   return p;
 }
 
-Result<int> Browser::network_prediction() {
+Result<int> EgressControl::network_prediction() {
   json p = TRY(m_impl->change_prediction(std::nullopt, std::nullopt, 15s));
   return p["before"].get<int>();
 }
 
-Result<int> Browser::hold_network_prediction(std::optional<int> restore_to) {
+Result<int> EgressControl::hold_network_prediction(std::optional<int> restore_to) {
   std::lock_guard hold(m_impl->prediction_mutex);
   if (m_impl->prediction_restore) return *m_impl->prediction_restore;
   json p = TRY(m_impl->change_prediction(kPredictionOff, std::nullopt, 15s));
@@ -156,14 +156,14 @@ Result<int> Browser::hold_network_prediction(std::optional<int> restore_to) {
   return restore;
 }
 
-Result<void> Browser::restore_network_prediction() {
+Result<void> EgressControl::restore_network_prediction() {
   std::lock_guard hold(m_impl->prediction_mutex);
   if (!m_impl->prediction_restore) return {};
   int restore = *m_impl->prediction_restore;
   if (m_impl->dead) return make_error(Code::Unavailable, "the browser is gone; Chrome's \"Preload pages\" stays off");
   // What a run left in its tabs stops before connections may be predicted again.
   auto tabs = m_impl->gated_tabs();
-  if (size_t left = blank(tabs, 5s)) spdlog::warn("browser: {} of {} gated tab(s) did not go blank", left, tabs.size());
+  if (size_t left = m_browser.shared().blank(tabs, 5s)) spdlog::warn("browser: {} of {} gated tab(s) did not go blank", left, tabs.size());
   // Only over our own "off": a change the user made meanwhile is theirs to keep.
   if (restore != kPredictionOff) TRY(m_impl->change_prediction(restore, kPredictionOff, 15s));
   m_impl->prediction_restore.reset();

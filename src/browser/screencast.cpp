@@ -25,7 +25,7 @@ void Browser::Impl::on_screencast_frame(const cdp::Event& ev) {
   for (auto& f : to_call) f(data);
 }
 
-Result<int> Browser::start_screencast(const std::string& tab_id, std::function<void(const std::string&)> on_frame) {
+Result<int> Screencast::start(const std::string& tab_id, std::function<void(const std::string&)> on_frame) {
   bool first;
   int id;
   {
@@ -36,11 +36,11 @@ Result<int> Browser::start_screencast(const std::string& tab_id, std::function<v
     m_impl->viewers[id] = Impl::Viewer{tab_id, std::move(on_frame)};
   }
   // Not awaited: callers may be on the network thread, which must not block on a reply.
-  if (first) send_async(tab_id, "Page.startScreencast", {{"format", "jpeg"}, {"quality", 60}, {"maxWidth", 960}, {"maxHeight", 640}, {"everyNthFrame", 1}});
+  if (first) m_browser.send_async(tab_id, "Page.startScreencast", {{"format", "jpeg"}, {"quality", 60}, {"maxWidth", 960}, {"maxHeight", 640}, {"everyNthFrame", 1}});
   return id;
 }
 
-void Browser::stop_screencast(int id) {
+void Screencast::stop(int id) {
   std::string tab;
   bool last;
   {
@@ -51,7 +51,7 @@ void Browser::stop_screencast(int id) {
     m_impl->viewers.erase(it);
     last = std::none_of(m_impl->viewers.begin(), m_impl->viewers.end(), [&](auto& kv) { return kv.second.tab == tab; });
   }
-  if (last) send_async(tab, "Page.stopScreencast", json::object());
+  if (last) m_browser.send_async(tab, "Page.stopScreencast", json::object());
 }
 
 void Browser::after(Millis delay, std::function<void()> fn) {

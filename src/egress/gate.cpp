@@ -8,6 +8,8 @@
 #include "base/log.h"
 #include "base/thread_pool.h"
 #include "browser/browser.h"
+#include "browser/egress_control.h"
+#include "browser/shared_tabs.h"
 #include "safety/redact.h"
 #include "safety/secrets.h"
 
@@ -146,11 +148,11 @@ std::vector<std::string> secret_websocket_patterns(const safety::GatePolicy& pol
 // Tabs the secret's rule bound since the last look keep their WebSockets to the secret's sites.
 void limit_bound_websockets(Context& ctx, const GateState& st) {
   for (const auto& tab : st.secrets->take_newly_bound())
-    ctx.browser().limit_tab_websockets(tab, secret_websocket_patterns(*st.policy, st.secrets->sites_binding(tab)));
+    ctx.browser().egress().limit_tab_websockets(tab, secret_websocket_patterns(*st.policy, st.secrets->sites_binding(tab)));
 }
 
 void update_websockets(Context& ctx, const GateState& st) {
-  if (auto r = ctx.browser().set_websocket_allowlist(ctx.browser_context(), websocket_patterns(*st.policy), ctx.shared_tabs() ? ctx.owner() : ""); !r)
+  if (auto r = ctx.browser().egress().set_websocket_allowlist(ctx.browser_context(), websocket_patterns(*st.policy), ctx.shared_tabs() ? ctx.owner() : ""); !r)
     spdlog::warn("gate: {}", r.error().message);
 }
 
@@ -354,7 +356,7 @@ RequestSource source_of(const browser::OutgoingRequest& r) { return {r.tab_id, r
 Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolicy> policy) {
   if (!policy) {
     ctx.set_gate(nullptr);
-    return ctx.browser().set_egress_gate(ctx.browser_context(), nullptr);
+    return ctx.browser().egress().set_gate(ctx.browser_context(), nullptr);
   }
   auto st = std::make_shared<GateState>();
   st->policy = std::move(policy);
@@ -392,13 +394,13 @@ Result<void> install_egress_gate(Context& ctx, std::shared_ptr<safety::GatePolic
   };
   // In a context shared with the user, only the tabs the run holds are gated (claims.h).
   if (ctx.shared_tabs()) return {};
-  return ctx.browser().set_egress_gate(ctx.browser_context(), st->judge_request, websocket_patterns(*st->policy));
+  return ctx.browser().egress().set_gate(ctx.browser_context(), st->judge_request, websocket_patterns(*st->policy));
 }
 
 Result<void> claim_under_gate(Context& ctx, const std::string& tab_id) {
   auto st = ctx.gate();
-  if (!st) return ctx.browser().claim_tab(tab_id, ctx.owner());
-  return ctx.browser().claim_tab(tab_id, ctx.owner(), st->judge_request, websocket_patterns(*st->policy));
+  if (!st) return ctx.browser().shared().claim_tab(tab_id, ctx.owner());
+  return ctx.browser().shared().claim_tab(tab_id, ctx.owner(), st->judge_request, websocket_patterns(*st->policy));
 }
 
 void allow_site(Context& ctx, const std::string& page_url) {
@@ -418,7 +420,7 @@ void mark_acted(Context& ctx, std::string_view what) {
   // Messages on sockets are writes, and a socket cannot wait for an answer: in careful mode the
   // pages refuse them from here on (browser.h refuse_socket_messages), before the call acts.
   if (st->policy->mode() == safety::GateMode::Careful && !ctx.browser().dead())
-    if (auto r = ctx.browser().refuse_socket_messages(ctx.browser_context(), ctx.shared_tabs() ? ctx.owner() : ""); !r)
+    if (auto r = ctx.browser().egress().refuse_socket_messages(ctx.browser_context(), ctx.shared_tabs() ? ctx.owner() : ""); !r)
       spdlog::warn("gate: {}", r.error().message);
   json d = {{"decision", "note"}, {"rule", "acted"},
             {"reason", fmt::format("the run acted on its pages ({}): from now on everything its tabs send keeps to its allowed sites", what)}};
@@ -500,7 +502,7 @@ void close_gate(Context& ctx) {
   if (!st) return;
   st->closing = true;
   st->connections_tightened();
-  if (!ctx.browser().dead() && !ctx.shared_tabs()) ctx.browser().refuse_paused(ctx.browser_context());
+  if (!ctx.browser().dead() && !ctx.shared_tabs()) ctx.browser().egress().refuse_paused(ctx.browser_context());
 }
 
 bool blank_tabs(Context& ctx) {
@@ -510,7 +512,7 @@ bool blank_tabs(Context& ctx) {
   // not hold the run's end).
   std::vector<std::string> ids;
   for (const auto& t : ctx.browser().tabs(ctx.browser_context())) ids.push_back(t.id);
-  if (size_t left = ctx.browser().blank(ids, std::chrono::seconds(10))) {
+  if (size_t left = ctx.browser().shared().blank(ids, std::chrono::seconds(10))) {
     spdlog::warn("gate: {} tab(s) of the finished run could not be blanked; they stay under a gate that refuses every request", left);
     return false;
   }
@@ -518,13 +520,13 @@ bool blank_tabs(Context& ctx) {
 }
 
 void leave_tabs(Context& ctx) {
-  if (ctx.shared_tabs()) return ctx.browser().release_tabs(ctx.owner(), lingering_gate(ctx));
+  if (ctx.shared_tabs()) return ctx.browser().shared().release_tabs(ctx.owner(), lingering_gate(ctx));
   if (!ctx.gate()) return;
   close_gate(ctx);
   // A tab that could not be blanked keeps the gate, which now refuses everything (its state goes
   // with the run): fail closed.
   if (!blank_tabs(ctx)) return;
-  (void)ctx.browser().set_egress_gate(ctx.browser_context(), nullptr);
+  (void)ctx.browser().egress().set_gate(ctx.browser_context(), nullptr);
 }
 
 GateStats gate_stats(const Context& ctx) {

@@ -4,6 +4,7 @@
 
 #include "egress/gate.h"
 #include "browser/browser.h"
+#include "browser/shared_tabs.h"
 #include "safety/sites.h"
 
 namespace ouro::egress {
@@ -18,10 +19,10 @@ std::string site_key(const safety::Url& url) {
 Result<void> take_tab(Context& ctx, const std::string& tab_id) { return claim_under_gate(ctx, tab_id); }
 
 Result<void> hold_tab(Context& ctx, const std::string& tab_id, const std::string& function) {
-  std::string holder = ctx.browser().tab_owner(tab_id);
+  std::string holder = ctx.browser().shared().tab_owner(tab_id);
   if (holder == ctx.owner()) return {};
   if (!holder.empty()) {
-    auto lingering = ctx.browser().lingering_tabs(ctx.browser_context());
+    auto lingering = ctx.browser().shared().lingering_tabs(ctx.browser_context());
     if (std::find(lingering.begin(), lingering.end(), tab_id) != lingering.end())
       return errorf(Code::FailedPrecondition,
                     "{}: tab {} still keeps to the rule of {}, which acted on its page and has finished; the user can reload it from the "

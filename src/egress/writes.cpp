@@ -3,6 +3,7 @@
 #include "base/log.h"
 #include "base/text.h"
 #include "browser/browser.h"
+#include "browser/frames.h"
 #include "egress/gate.h"
 #include "safety/provenance.h"
 #include "safety/redact.h"
@@ -84,7 +85,7 @@ void note_page_data(Context& ctx, const std::string& tab, const json& result, co
     json* v = stack.back();
     stack.pop_back();
     if (v->is_object()) {
-      std::string prefix = browser::Browser::frame_of(get_str(*v, "ref"));
+      std::string prefix = browser::Frames::frame_of(get_str(*v, "ref"));
       if (prefix.empty()) prefix = get_str(*v, "frame");  // a frame a snapshot lists, a frame's details
       if (!prefix.empty()) {
         std::string at = frame_url(ctx, tab, prefix);

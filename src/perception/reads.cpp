@@ -5,6 +5,7 @@
 // frame-prefixed refs.
 #include "perception/reads.h"
 #include "base/steady_clock.h"
+#include "browser/frames.h"
 
 #include <algorithm>
 #include <map>
@@ -39,7 +40,7 @@ Result<json> engine(const Reader& r, const std::string& tab, const std::string& 
 
 // The frame a call is confined to by its `within` option ("" = the top document and its frames).
 std::string within_frame(const json& opts) {
-  return opts.contains("within") && opts["within"].is_string() ? browser::Browser::frame_of(opts["within"].get<std::string>()) : "";
+  return opts.contains("within") && opts["within"].is_string() ? browser::Frames::frame_of(opts["within"].get<std::string>()) : "";
 }
 bool has_within(const json& opts) { return opts.contains("within") && !opts["within"].is_null(); }
 
@@ -65,7 +66,7 @@ std::vector<Entered> enter_frames(const Reader& r, const std::string& tab, const
           out.push_back(e);
           continue;
         }
-        auto prefix = r.browser.enter_frame(tab, scope, e.ref, std::min(left, r.timeout));
+        auto prefix = r.browser.frames().enter(tab, scope, e.ref, std::min(left, r.timeout));
         if (!prefix) e.error = prefix.error().message;
         else e.prefix = *prefix;
         out.push_back(e);
@@ -149,7 +150,7 @@ void unfold_low_frames(const Reader& r, const std::string& tab, json& snap, cons
   std::set<std::string> low;
   for (const auto& e : entered) {
     if (e.prefix.empty() || Clock::now() >= deadline) continue;
-    auto off = r.browser.frame_offset(tab, e.prefix, r.timeout, false);
+    auto off = r.browser.frames().offset(tab, e.prefix, r.timeout, false);
     if (off && off->second > 1.2 * height->get<double>()) low.insert(e.prefix + "e");
   }
   if (low.empty()) return;
@@ -206,7 +207,7 @@ Result<json> details(const Reader& r, const std::string& tab, json refs) {
   // By frame, each group in one call; answers go back in the order asked.
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t i = 0; i < refs.size() && i < 200; ++i)
-    groups[refs[i].is_string() ? browser::Browser::frame_of(refs[i].get<std::string>()) : ""].push_back(i);
+    groups[refs[i].is_string() ? browser::Frames::frame_of(refs[i].get<std::string>()) : ""].push_back(i);
   json out = json::array();
   for (size_t i = 0; i < refs.size() && i < 200; ++i) out.push_back(nullptr);
   for (const auto& [frame, idx] : groups) {
@@ -216,9 +217,9 @@ Result<json> details(const Reader& r, const std::string& tab, json refs) {
     std::optional<std::pair<double, double>> offset;
     std::vector<std::string> path;
     if (got && !frame.empty()) {
-      auto off = r.browser.frame_offset(tab, frame, r.timeout, false);
+      auto off = r.browser.frames().offset(tab, frame, r.timeout, false);
       if (off) offset = *off;
-      if (auto p = r.browser.frame_path(tab, frame)) path = *p;
+      if (auto p = r.browser.frames().path(tab, frame)) path = *p;
     }
     for (size_t k = 0; k < idx.size(); ++k) {
       json d = got && got->is_array() && k < got->size() ? (*got)[k] : json{{"ref", refs[idx[k]]}, {"error", got ? "no answer" : got.error().message}};
@@ -262,14 +263,14 @@ Result<json> find(const Reader& r, const std::string& tab, const std::string& de
 Result<json> extract(const Reader& r, const std::string& tab, json opts) {
   if (!opts.is_object()) opts = json::object();
   std::string frame = opts.contains("collection") && opts["collection"].is_string()
-                          ? browser::Browser::frame_of(opts["collection"].get<std::string>())
+                          ? browser::Frames::frame_of(opts["collection"].get<std::string>())
                           : "";
   return engine(r, tab, frame, "extract", json::array({opts}), "extract");
 }
 
 
 Result<json> read(const Reader& r, const std::string& tab, const char* fn, json args, const std::string& what, const std::string& selector) {
-  auto out = TRY(r.browser.call(tab, fn, std::move(args), browser::Browser::frame_of(selector), r.timeout));
+  auto out = TRY(r.browser.call(tab, fn, std::move(args), browser::Frames::frame_of(selector), r.timeout));
   if (out.is_null() && !selector.empty()) {
     auto info = r.browser.tab_info(tab);
     return errorf(Code::NotFound, "{}: no element matches selector '{}' on tab {} ({})", what, selector, tab, info ? info->url : "?");

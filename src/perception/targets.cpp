@@ -3,6 +3,7 @@
 
 #include "base/text.h"
 #include "browser/browser.h"
+#include "browser/frames.h"
 #include "safety/secrets.h"
 
 #include <fmt/format.h>
@@ -60,7 +61,7 @@ void record_target(Context& ctx, const std::string& tab, const std::string& acti
   if (!hooks || !hooks->on_record || selector.size() > kMaxSelector) return;
   json d = details;
   if (d.is_null()) {
-    auto r = ctx.browser().call(tab, "identifySelector", json::array({selector}), browser::Browser::frame_of(selector), ctx.limits().exec_timeout);
+    auto r = ctx.browser().call(tab, "identifySelector", json::array({selector}), browser::Frames::frame_of(selector), ctx.limits().exec_timeout);
     if (!r || !r->is_object()) return;
     d = std::move(*r);
   }
@@ -98,7 +99,7 @@ Result<std::string> replay_target(Context& ctx, const std::string& tab, const st
   if (!details.is_object() || (get_str(details, "role").empty() && (verb_for(action, details) != "read" || get_str(details, "tag").empty())))
     return selector;
   const int step = static_cast<int>(get_int(*rec, "step"));
-  const std::string frame = browser::Browser::frame_of(selector);
+  const std::string frame = browser::Frames::frame_of(selector);
   const std::string verb = verb_for(action, details);
   const json check_args = json::array({selector, details}), heal_args = json::array({details, verb});
   auto deadline = Clock::now() + timeout;

@@ -3,10 +3,10 @@
 
 #include <boost/url/parse.hpp>
 
-#include "egress/gate.h"
-
-#include "host/context.h"
 #include "actions/host.h"
+#include "browser/contexts.h"
+#include "egress/gate.h"
+#include "host/context.h"
 #include "jsrt/summary.h"
 #include "safety/known_secrets.h"
 #include "safety/secrets.h"
@@ -112,7 +112,7 @@ Result<std::string> restore_browser(session::Session& session, const ResumePoint
   if (point.state.last_iteration > 0) egress::mark_acted(session.host().context(), "resumed after it had worked");
   const std::string& context = session.context();
   if (!context.empty() && point.cookies.is_array() && !point.cookies.empty()) {
-    auto set = session.browser().set_cookies(context, point.cookies, std::chrono::seconds(10));
+    auto set = session.browser().contexts().set_cookies(context, point.cookies, std::chrono::seconds(10));
     if (!set) note += " The site logins (cookies) could not be restored: " + set.error().message + ".";
     else if (*set > 0) note += fmt::format(" The session's {} cookies are restored.", *set);
   }
@@ -180,7 +180,7 @@ Result<void> store_checkpoint(store::Database& db, session::Session& session, co
   // A context of the run's own: its cookies go with the checkpoint (the user's own context keeps
   // its cookies in the profile).
   if (!session.context().empty()) {
-    if (auto got = session.browser().cookies(session.context(), std::chrono::seconds(5)); got && got->is_array()) c.cookies = dump_json(*got);
+    if (auto got = session.browser().contexts().cookies(session.context(), std::chrono::seconds(5)); got && got->is_array()) c.cookies = dump_json(*got);
   }
   // …and its open pages' localStorage, read through DevTools (no page script runs for it).
   if (!session.context().empty()) {

@@ -7,6 +7,8 @@
 #include "base/log.h"
 #include "base/thread_pool.h"
 #include "browser/browser.h"
+#include "browser/screencast.h"
+#include "browser/shared_tabs.h"
 #include "server/bridge_hub.h"
 #include "server/memories.h"
 #include "safety/known_secrets.h"
@@ -760,7 +762,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
         return;
       }
       browser::Browser& b = *self->runtime->browser;
-      auto id = b.start_screencast(tab, [client, tab](const std::string& jpeg) {
+      auto id = b.screencast().start(tab, [client, tab](const std::string& jpeg) {
         if (auto peer = client.lock()) (void)peer->send_or_drop(dump_json(json{{"tab", tab}, {"jpeg", jpeg}}), kMaxPendingFrames);
       });
       if (!id) {
@@ -768,14 +770,14 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
         return;
       }
       std::lock_guard lock(viewer->mutex);
-      if (viewer->closed) b.stop_screencast(*id);
+      if (viewer->closed) b.screencast().stop(*id);
       else viewer->id = *id;
     });
     if (!queued) return busy();
     handlers.on_close = [weak, viewer] {
       std::lock_guard lock(viewer->mutex);
       viewer->closed = true;
-      if (auto self = weak.lock(); self && viewer->id) self->runtime->browser->stop_screencast(viewer->id);
+      if (auto self = weak.lock(); self && viewer->id) self->runtime->browser->screencast().stop(viewer->id);
     };
     handlers.on_message = [](std::string) {};
     return std::nullopt;
@@ -872,7 +874,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
   if (s->m->runtime && s->m->runtime->browser) {
     std::string port = std::to_string(s->m->port);
     // Nor the pages of ouro's extension (its side panel, in the Chromium plain `ouro` launches).
-    s->m->runtime->browser->set_hidden_prefixes({"http://127.0.0.1:" + port + "/", "http://localhost:" + port + "/", "chrome-extension://"});
+    s->m->runtime->browser->shared().set_hidden_prefixes({"http://127.0.0.1:" + port + "/", "http://localhost:" + port + "/", "chrome-extension://"});
   }
   return s;
 }

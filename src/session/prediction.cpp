@@ -3,6 +3,7 @@
 #include "base/log.h"
 #include "base/private_file.h"
 #include "browser/browser.h"
+#include "browser/egress_control.h"
 #include "session/session.h"
 
 #include <filesystem>
@@ -28,13 +29,13 @@ Result<void> hold_prediction(Runtime& rt, bool users_profile) {
   std::lock_guard lock(rt.prediction_mutex);
   if (!rt.browser || rt.browser->bridged()) return {};  // the extension holds it itself
   std::optional<int> before = users_profile ? noted(rt) : std::nullopt;
-  auto restore = rt.browser->hold_network_prediction(before);
+  auto restore = rt.browser->egress().hold_network_prediction(before);
   if (!restore)
     return make_error(restore.error().code,
                       "ouro could not turn off Chrome's \"Preload pages\" (Settings → Performance), through which a page's code could "
                       "open connections the egress gate cannot see: " +
                           restore.error().message + ". Turn it off there yourself, or use a clean session (--context clean)");
-  if (users_profile && *restore != browser::Browser::kPredictionOff && !rt.prediction_noted) {
+  if (users_profile && *restore != browser::EgressControl::kPredictionOff && !rt.prediction_noted) {
     if (auto w = write_private_file(note_path(rt), std::to_string(*restore) + "\n"); !w)
       spdlog::warn("session: cannot note Chrome's preload setting: {}", w.error().message);
     rt.prediction_noted = true;
@@ -45,7 +46,7 @@ Result<void> hold_prediction(Runtime& rt, bool users_profile) {
 void restore_prediction(Runtime& rt) {
   std::lock_guard lock(rt.prediction_mutex);
   if (!rt.browser) return;
-  if (auto r = rt.browser->restore_network_prediction(); !r) {
+  if (auto r = rt.browser->egress().restore_network_prediction(); !r) {
     spdlog::warn("session: {}", r.error().message);
     return;  // the note stays: the next ouro puts it back
   }

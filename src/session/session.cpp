@@ -16,6 +16,9 @@
 #include "memory/embeddings.h"
 #include "safety/secrets.h"
 #include "store/database.h"
+#include "browser/contexts.h"
+#include "browser/files.h"
+#include "browser/shared_tabs.h"
 
 #include <algorithm>
 #include <atomic>
@@ -44,7 +47,7 @@ struct StateSink {
   std::string active_tab() {
     std::string now = browser->active_tab(context);
     if (!shared) return now;
-    auto held = browser->owned_tabs(owner);
+    auto held = browser->shared().owned_tabs(owner);
     auto holds = [&](const std::string& t) { return std::find(held.begin(), held.end(), t) != held.end(); };
     if (!now.empty() && holds(now)) active = now;
     if ((!active.empty() && !holds(active)) || active.empty()) active = held.empty() ? "" : held.back();
@@ -156,7 +159,7 @@ Result<void> set_up_downloads(browser::Browser& b, const std::string& data_dir, 
   }
   else if (b.process_id())
     dir = (std::filesystem::path(data_dir) / "downloads" / "mine").string();
-  TRY(b.set_download_dir(context, dir));
+  TRY(b.files().set_download_dir(context, dir));
   std::vector<std::string> uploads;
   if (!dir.empty()) uploads.push_back(dir);
   for (const auto& d : options.upload_dirs) uploads.push_back(d);
@@ -218,7 +221,7 @@ Result<std::unique_ptr<Session>> Session::attach(std::shared_ptr<Runtime> runtim
     // A browser on this machine reaches a proxy on our loopback: every connection of the context
     // then goes through the gate's rule, below HTTP too (WebRTC over TCP, preconnects).
     if (options.gate && b.process_id()) p.proxy = TRY(net::SocksProxy::start(*p.runtime->io));
-    p.context = TRY(b.create_context(p.proxy ? p.proxy->url() : std::string()));
+    p.context = TRY(b.contexts().create(p.proxy ? p.proxy->url() : std::string()));
     p.owns_context = true;
   }
   bool shared = options.shared && !options.isolated;
@@ -330,7 +333,7 @@ Session::~Session() {
   }
   // Closing the context's tabs fails whatever host call still waits on them, so the host's
   // threads end now rather than at their deadlines.
-  if (m->owns_context && !m->runtime->browser->dead()) m->runtime->browser->dispose_context(m->context);
+  if (m->owns_context && !m->runtime->browser->dead()) m->runtime->browser->contexts().dispose(m->context);
   m->host.reset();
   m->proxy.reset();
   m->runtime.reset();
@@ -360,7 +363,7 @@ std::string Session::active_tab() const {
 
 std::vector<browser::TabInfo> Session::held_tabs() const {
   std::vector<browser::TabInfo> out;
-  for (const auto& id : m->runtime->browser->owned_tabs(m->host->context().owner()))
+  for (const auto& id : m->runtime->browser->shared().owned_tabs(m->host->context().owner()))
     if (auto info = m->runtime->browser->tab_info(id)) out.push_back(*info);
   return out;
 }
@@ -371,11 +374,11 @@ Session::Held Session::let_go() {
   Held h;
   if (!m->host->context().shared_tabs()) return h;
   h.active = active_tab();
-  h.tabs = m->runtime->browser->owned_tabs(m->host->context().owner());
+  h.tabs = m->runtime->browser->shared().owned_tabs(m->host->context().owner());
   h.at = wall_ms();
   for (const auto& t : h.tabs)
     if (auto info = m->runtime->browser->tab_info(t)) h.urls[t] = info->url;
-  m->runtime->browser->release_tabs(m->host->context().owner(), egress::lingering_gate(m->host->context()));
+  m->runtime->browser->shared().release_tabs(m->host->context().owner(), egress::lingering_gate(m->host->context()));
   return h;
 }
 
@@ -396,7 +399,7 @@ std::vector<std::string> Session::close_what_it_opened(const Held& held) {
   if (!m->host->context().shared_tabs() || !b.process_id() || b.dead()) return closed;
   for (const auto& t : held.tabs) {
     if (t == m->handed || m->before.count(t)) continue;
-    if (!b.tab_owner(t).empty()) continue;  // another run holds it now
+    if (!b.shared().tab_owner(t).empty()) continue;  // another run holds it now
     auto info = b.tab_info(t);
     if (!info || info->seen_at > held.at) continue;  // gone, or the person turned to it
     if (auto was = held.urls.find(t); was == held.urls.end() || was->second != info->url) continue;  // another page now

@@ -3,6 +3,7 @@
 #include "browser_env.h"
 
 #include "browser/browser.h"
+#include "browser/notices.h"
 
 #include <condition_variable>
 #include <fstream>
@@ -59,13 +60,13 @@ class RssWatch {
 class NoticeLog {
  public:
   explicit NoticeLog(browser::Browser& b) : m_browser(b) {
-    m_id = b.add_notice_listener([this](const browser::PageNotice& n) {
+    m_id = b.notices().add_listener([this](const browser::PageNotice& n) {
       std::lock_guard lock(m_mutex);
       m_notices.push_back(n);
       m_cv.notify_all();
     });
   }
-  ~NoticeLog() { m_browser.remove_notice_listener(m_id); }
+  ~NoticeLog() { m_browser.notices().remove_listener(m_id); }
   // Waits (up to timeout) for a notice of that kind; returns it.
   std::optional<browser::PageNotice> wait(const std::string& kind, std::chrono::milliseconds timeout = 10s) {
     std::unique_lock lock(m_mutex);
@@ -204,7 +205,7 @@ TEST(Dialogs, EachDialogIsANoticeForTheSession) {
   EXPECT_EQ(n->tab, ok("env.nt").get<std::string>());
   EXPECT_EQ(n->url, site().url("/dialog/click"));
   EXPECT_GT(n->timestamp, 1.6e12);
-  auto kept = b.notices("");
+  auto kept = b.notices().latest("");
   ASSERT_FALSE(kept.empty());
   EXPECT_EQ(kept.back().kind, "dialog");
   EXPECT_EQ(kept.back().to_json()["message"], "confirm: Proceed? (dismissed)");

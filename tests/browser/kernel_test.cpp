@@ -3,7 +3,9 @@
 #include "browser_env.h"
 
 #include "browser/discovery.h"
-
+#include "browser/notices.h"
+#include "browser/records.h"
+#include "browser/screencast.h"
 #include "net/io.h"
 
 #include <fcntl.h>
@@ -160,9 +162,9 @@ TEST(Kernel, ABrowserDestroyedWhileCommandsAndEventsAreInFlightCallsNothingAfter
     auto t = (*b)->open_tab(site().url("/console-flood?mode=many"), 10s);
     ASSERT_TRUE(t) << t.error().message;
     (*b)->set_tabs_listener([&] { late += gone.load(); });
-    (*b)->add_notice_listener([&](const browser::PageNotice&) { late += gone.load(); });
-    (*b)->add_request_observer(*t, [&](const std::string&, const browser::RequestRecord&) { late += gone.load(); });
-    ASSERT_TRUE((*b)->start_screencast(*t, [&](const std::string&) {
+    (*b)->notices().add_listener([&](const browser::PageNotice&) { late += gone.load(); });
+    (*b)->records().add_request_observer(*t, [&](const std::string&, const browser::RequestRecord&) { late += gone.load(); });
+    ASSERT_TRUE((*b)->screencast().start(*t, [&](const std::string&) {
       ++frames;
       late += gone.load();
     }));
@@ -175,8 +177,8 @@ TEST(Kernel, ABrowserDestroyedWhileCommandsAndEventsAreInFlightCallsNothingAfter
         late += gone.load();
       });
     // The page floods the console meanwhile.
-    for (int i = 0; i < 1000 && (*b)->console_log(*t).size() < 100; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    EXPECT_GE((*b)->console_log(*t).size(), 100u) << "events were arriving";
+    for (int i = 0; i < 1000 && (*b)->records().console(*t).size() < 100; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_GE((*b)->records().console(*t).size(), 100u) << "events were arriving";
     b->reset();
     gone = true;
     EXPECT_EQ(answered.load(), sent.load()) << "every command was answered or cancelled by the time the browser is gone";

@@ -54,6 +54,7 @@
 // (when looking into one); OURO_REDTEAM_TRACE_DIR=DIR keeps each run's events there.
 #include "browser/browser.h"
 #include "browser/discovery.h"
+#include "browser/egress_control.h"
 #include "browser_env.h"
 #include "browserless.h"
 #include "net/io.h"
@@ -458,7 +459,7 @@ int preload_setting(const RemoteChromium& chrome) {
   o.connect_url = *url;
   auto b = browser::Browser::start(*io, o);
   if (!b) return -1;
-  auto v = (*b)->network_prediction();
+  auto v = (*b)->egress().network_prediction();
   return !v ? -1 : *v == 1 ? 0 : *v;
 }
 
@@ -876,7 +877,7 @@ TEST(RedTeam, MyChromesPreloadSettingComesBackAfterOuroWasKilled) {
   ASSERT_GT(chrome.port, 0);
   int before = preload_setting(chrome);
   ASSERT_GE(before, 0);
-  ASSERT_NE(before, browser::Browser::kPredictionOff);
+  ASSERT_NE(before, browser::EgressControl::kPredictionOff);
   auto run = [&](const std::string& code, const std::string& out) {
     std::vector<std::string> args = {"run", "Read my account page", "--url", sites.victim("/"), "--provider",
                                      "script:" + script_file({{{"text", repl_reply(code)}}}), "--browser", "auto", "--browser-dir", chrome.dir,
@@ -889,10 +890,10 @@ TEST(RedTeam, MyChromesPreloadSettingComesBackAfterOuroWasKilled) {
   auto deadline = std::chrono::steady_clock::now() + 60s;
   while (!std::filesystem::exists(note) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(100ms);
   ASSERT_TRUE(std::filesystem::exists(note)) << read_file(dir + "/killed.txt.err");
-  EXPECT_EQ(preload_setting(chrome), browser::Browser::kPredictionOff) << "held off while the run works";
+  EXPECT_EQ(preload_setting(chrome), browser::EgressControl::kPredictionOff) << "held off while the run works";
   kill_detached_group(pid);
   (void)wait_detached_ouro(pid, 10s);
-  EXPECT_EQ(preload_setting(chrome), browser::Browser::kPredictionOff) << "nobody was there to put it back";
+  EXPECT_EQ(preload_setting(chrome), browser::EgressControl::kPredictionOff) << "nobody was there to put it back";
   // The next run on the same data directory finds the note, and puts the user's value back at its end.
   pid = run("setFinal('read')", "next.txt");
   EXPECT_EQ(wait_detached_ouro(pid, 120s), 0) << read_file(dir + "/next.txt.err");

@@ -5,6 +5,7 @@
 #include "api_env.h"
 
 #include "browser/browser.h"
+#include "browser/shared_tabs.h"
 #include "injection_sites.h"
 #include "persons_chromium.h"
 
@@ -70,7 +71,7 @@ TEST(MyBrowser, AFollowUpWorksInTheSameTabAgain) {
   std::string id = u.s.post("/api/runs", {{"task", "Who am I signed in as?"}, {"options", options}}).body.value("id", "");
   EXPECT_EQ(u.s.wait_done(id)["final"], "Signed in as Ada Lovelace");
   // Between turns the tab is the user's again: they (or another run) may use it.
-  EXPECT_EQ(u.s.base->browser().tab_owner(u.account), "");
+  EXPECT_EQ(u.s.base->browser().shared().tab_owner(u.account), "");
   EXPECT_EQ(u.s.post("/api/runs/" + id + "/messages", {{"text", "And my balance?"}}).status, 202);
   json run;
   for (int i = 0; i < 200 && (run = u.s.get("/api/runs/" + id).body)["iterations"] != 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));

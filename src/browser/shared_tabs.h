@@ -1,0 +1,40 @@
+// Contexts shared with the user (ownership.cpp). In the profile's context ("My browser"), a run
+// acts only on tabs it holds, one owner per tab; the Command Center's own tabs are hidden from all.
+#pragma once
+
+#include "browser/browser.h"
+
+namespace ouro::browser {
+
+class SharedTabs : public BrowserPart {
+ public:
+  SharedTabs(Browser& browser, std::shared_ptr<Impl> impl) : BrowserPart(browser, std::move(impl)) {}
+
+  // Claiming puts the tab under the owner's egress gate (when given; its requests pause from the
+  // moment this returns), and a popup a claimed tab opens belongs to the same owner before its
+  // first request. FailedPrecondition naming the holder when another owner has the tab; NotFound
+  // when it is gone or hidden.
+  Result<void> claim_tab(const std::string& tab_id, const std::string& owner, EgressGate gate = nullptr,
+                         const std::vector<std::string>& websocket_allow = {});
+  std::string tab_owner(const std::string& tab_id) const;  // "" when nobody holds it
+  std::vector<std::string> owned_tabs(const std::string& owner) const;  // open ones, in order
+  // Lets go of the owner's tabs: out of its gate, left open for the user. With `lingering`, each
+  // stays under that gate (no longer asking: its questions are refused) until the user replaces
+  // its document — a navigation the browser itself started (the address bar, a bookmark, reload
+  // from the toolbar) — since what the run put into a page may still be working there. Another
+  // owner cannot claim a lingering tab meanwhile. Requests paused under a gate when it goes are
+  // refused, never let through.
+  void release_tabs(const std::string& owner, EgressGate lingering = nullptr);
+  // Tabs that still keep to a finished run's rule (release_tabs with `lingering`), by context.
+  std::vector<std::string> lingering_tabs(const std::string& context) const;
+  // Replaces these tabs' documents with about:blank, all at once: their scripts stop first, then
+  // each navigates; waits until every new document is there or `within` has passed. Returns how
+  // many did not get there (gone tabs count as blank). Any thread but the network thread.
+  size_t blank(const std::vector<std::string>& tab_ids, Millis within);
+  // Tabs whose URL starts with one of these (the Command Center's own pages, which carry its
+  // token) are hidden from everyone: not in tabs(), never active, not claimable.
+  void set_hidden_prefixes(std::vector<std::string> prefixes);
+  bool hidden(const std::string& tab_id) const;
+};
+
+}  // namespace ouro::browser
