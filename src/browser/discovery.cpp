@@ -1,7 +1,10 @@
 #include "browser/discovery.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 
 namespace ouro::browser {
@@ -19,12 +22,33 @@ std::vector<std::string> usual_browser_dirs() {
 }
 
 namespace {
+// The file's first bytes, enough for its two lines: only a regular file (a FIFO in its place would
+// block the open, a device would never end), and never more than kMaxFile bytes of it.
+constexpr size_t kMaxFile = 512;
+std::optional<std::string> read_small_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  std::optional<std::string> text;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    text.emplace(kMaxFile, '\0');
+    size_t got = 0;
+    for (ssize_t n; got < text->size() && (n = ::read(fd, text->data() + got, text->size() - got)) > 0;) got += static_cast<size_t>(n);
+    text->resize(got);
+  }
+  ::close(fd);
+  return text;
+}
+
 // The file's two lines, checked: a port number, and a path under /devtools/browser/.
 std::optional<std::string> read_active_port(const std::string& dir) {
-  std::ifstream in(dir + "/DevToolsActivePort");
-  if (!in) return std::nullopt;
-  std::string port, path;
-  if (!std::getline(in, port) || !std::getline(in, path)) return std::nullopt;
+  auto text = read_small_file(dir + "/DevToolsActivePort");
+  if (!text) return std::nullopt;
+  size_t first = text->find('\n');
+  if (first == std::string::npos) return std::nullopt;
+  size_t second = text->find('\n', first + 1);
+  std::string port = text->substr(0, first);
+  std::string path = text->substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
   if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   int n = std::atoi(port.c_str());
   if (n <= 0 || n > 65535) return std::nullopt;

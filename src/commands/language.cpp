@@ -254,15 +254,58 @@ Target parse_target(std::string_view words_in) {
       }
     }
   // Role words: the canonical role of the first one named; "…box" next to check verbs is resolved by the binder.
+  // Each is marked where it stands first (\x01 and its index in `found`), so that which are roles
+  // can be told by their place; a \x01 of the person's own text is no mark.
+  std::replace(l.begin(), l.end(), '\x01', ' ');
+  std::vector<std::pair<std::string, std::string>> found;  // phrase, role: in the order of role_words()
   for (const auto& [phrase, role] : role_words()) {
     std::string p = " " + phrase + " ";
     for (size_t at; (at = l.find(p)) != std::string::npos;) {
-      if (!role.empty() && std::find(t.roles.begin(), t.roles.end(), role) == t.roles.end()) t.roles.push_back(role);
-      l.replace(at, p.size() - 1, "");
+      l.replace(at + 1, phrase.size(), "\x01" + std::to_string(found.size()));
+      found.emplace_back(phrase, role);
     }
   }
+  auto marked = [](const std::string& w) { return w.size() > 1 && w[0] == '\x01' ? std::stoi(w.substr(1)) : -1; };
+  // The role is the role word that ends the phrase ("the X button", filler after it aside); one
+  // that stands after a word of the name, before that last one, is part of the name: "the Add to
+  // list button" is the button named "Add to list", "the Open menu button" the one named "Open
+  // menu". One before any word of the name says what kind it is ("the toggle button", "the second
+  // list item") and stays a role.
+  std::vector<bool> in_name(found.size(), false);
+  {
+    auto words = split_ws(l);
+    size_t last = words.size();
+    for (size_t i = words.size(); i-- > 0;) {
+      if (int m = marked(words[i]); m >= 0) {
+        if (found[static_cast<size_t>(m)].second.empty()) continue;  // "… button element"
+        last = i;
+        break;
+      }
+      if (!is_filler(words[i])) break;
+    }
+    bool named = false;
+    for (size_t i = 0; i < last && last < words.size(); ++i) {
+      const std::string& w = words[i];
+      if (int m = marked(w); m >= 0) {
+        if (named) in_name[static_cast<size_t>(m)] = true;
+      } else if (!is_filler(w) && !ordinals().count(w) && w != "both" && w != "all" && w != "each" && w != "every" && w != "on" && w != "in") {
+        named = true;
+      }
+    }
+  }
+  for (size_t i = 0; i < found.size(); ++i) {
+    const std::string& role = found[i].second;
+    if (!in_name[i] && !role.empty() && std::find(t.roles.begin(), t.roles.end(), role) == t.roles.end()) t.roles.push_back(role);
+  }
+  // The words as they were without the roles: a role word of the name is back in its place.
+  std::vector<std::string> toks;
+  for (const auto& w : split_ws(l)) {
+    int m = marked(w);
+    if (m < 0) toks.push_back(w);
+    else if (in_name[static_cast<size_t>(m)])
+      for (const auto& pw : split_ws(found[static_cast<size_t>(m)].first)) toks.push_back(pw);
+  }
   std::vector<std::string> kept;
-  auto toks = split_ws(l);
   for (size_t i = 0; i < toks.size(); ++i) {
     const std::string& w = toks[i];
     if (auto o = ordinals().find(w); o != ordinals().end() && (t.ordinal == 0)) {

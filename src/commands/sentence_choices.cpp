@@ -289,6 +289,9 @@ std::optional<bool> plan_accept(const Clause& c, Clauses& out, std::string&) {
 // "turn on dark mode", "switch off notifications", "turn dark mode on".
 std::optional<bool> plan_turn_on_off(const Clause& c, Clauses& out, std::string&) {
   const std::string& r = c.lrest;
+  // "Turn on", "switch off": on or off of nothing named is no step, for either verb ("switch"
+  // would otherwise be read as "switch to" a tab called "on").
+  if (r == "on" || r == "off") return false;
   bool on = starts_with(r, "on ") || ends_with(r, " on");
   bool off = starts_with(r, "off ") || ends_with(r, " off");
   if (!on && !off) return std::nullopt;

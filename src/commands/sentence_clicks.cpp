@@ -6,8 +6,29 @@
 #include <algorithm>
 #include <cstring>
 #include <regex>
+#include <set>
 
 namespace ouro::commands::detail {
+
+namespace {
+
+// "it", "them all", "this one now": a pronoun, and words after it that name nothing. It points at
+// what the steps before acted on, never at a row holding those words.
+bool only_pronoun(const std::string& lrest) {
+  static const std::set<std::string> pronouns = {"it", "them", "this", "these", "that", "those"};
+  static const std::set<std::string> filler = {"now", "all", "both", "too", "again", "also", "please", "one", "ones",
+                                               "immediately", "anyway", "as", "well", "for", "me", "right", "away"};
+  auto words = split_ws(lrest);
+  if (words.empty() || !pronouns.count(words[0])) return false;
+  for (size_t i = 1; i < words.size(); ++i) {
+    std::string w = words[i];
+    while (!w.empty() && (w.back() == '.' || w.back() == '!' || w.back() == ',')) w.pop_back();
+    if (!filler.count(w)) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 bool plan_click(std::string rest, const std::string& source, Clauses& out, bool twice) {
   {
@@ -70,7 +91,7 @@ std::optional<bool> plan_add_to(const Clause& c, Clauses& out, std::string&) {
 
 // "Delete the row for Carol", "edit Bob": the control named by the verb, in the row of what follows.
 std::optional<bool> plan_row_action(const Clause& c, Clauses& out, std::string&) {
-  if (c.rest.empty() || c.lrest == "it" || c.lrest == "them" || c.lrest.find(" to ") != std::string::npos) return std::nullopt;
+  if (c.rest.empty() || only_pronoun(c.lrest) || c.lrest.find(" to ") != std::string::npos) return std::nullopt;
   std::string what = c.rest;
   static const std::regex lead("^(the |a |my |this )?((row|entry|line|item|record|card|listing)s? (for|of|with|containing|named|called) |(row|entry|item|record) )?",
                                std::regex::icase);
@@ -85,10 +106,11 @@ std::optional<bool> plan_row_action(const Clause& c, Clauses& out, std::string&)
   return true;
 }
 
-// The control is named by the verb and its object: "add it to the cart" → Add to cart.
+// The control is named by the verb and its object: "add it to the cart" → Add to cart; "archive
+// them all" → Archive.
 std::optional<bool> plan_bare_action(const Clause& c, Clauses& out, std::string&) {
   std::string words = c.verb;
-  for (const auto& w : split_ws(c.rest)) {
+  for (const auto& w : only_pronoun(c.lrest) ? std::vector<std::string>{} : split_ws(c.rest)) {
     std::string lw = lower(w);
     if (lw == "it" || lw == "them" || lw == "this" || lw == "these" || lw == "my" || lw == "your" || lw == "our" || lw == "now") continue;
     words += " " + w;

@@ -17,10 +17,25 @@ bool is_clean_field(const std::string& words) {
   return !toks.empty() && toks.size() <= 5 && words.find('"') == std::string::npos;
 }
 
+// The first match of `re` in s that starts outside double quotes: quoted text is the person's own
+// (commands/sentence.h), never a handle or an instruction about the text. A match found after
+// others has its prefix from the one before: what stands before it is s.substr(0, m.position(0)).
+bool search_outside_quotes(const std::string& s, std::smatch& m, const std::regex& re) {
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator(); ++it)
+    if (std::count(s.begin(), s.begin() + it->position(0), '"') % 2 == 0) {
+      m = *it;
+      return true;
+    }
+  return false;
+}
+
+// secret:NAME / secret("NAME") outside quotes ("my secret:plan" in quotes is text, as the command
+// language reads it).
 std::optional<std::pair<std::string, std::string>> secret_value(const std::string& s) {
   static const std::regex sec("secret(?::|\\(\\s*\")([A-Za-z0-9_.-]+)\"?\\)?");
   std::smatch m;
-  if (std::regex_search(s, m, sec)) return std::make_pair(std::string(m[1]), std::string(m.prefix()) + " " + std::string(m.suffix()));
+  if (search_outside_quotes(s, m, sec))
+    return std::make_pair(std::string(m[1]), s.substr(0, static_cast<size_t>(m.position(0))) + " " + std::string(m.suffix()));
   return std::nullopt;
 }
 
@@ -259,14 +274,16 @@ bool plan_type_text(const std::string& verb, std::string rest, const std::string
 
 // "enter / type / fill in …" without the verb.
 bool plan_type(const std::string& verb, std::string rest, const std::string& source, Clauses& out, std::string& note) {
-  // "… in all lower case letters", "… in uppercase": the text as asked.
+  // "… in all lower case letters", "… in uppercase": the text as asked. Said outside the quotes
+  // only: "Meet in small groups" in quotes is the text itself.
   int casing = 0;  // 1 lower, 2 upper
   {
     static const std::regex lower_re("\\s*,?\\s*\\b(in|using)\\s+(all\\s+)?(lower\\s*-?\\s*case|small)(\\s+letters)?\\b", std::regex::icase);
     static const std::regex upper_re("\\s*,?\\s*\\b(in|using)\\s+(all\\s+)?(upper\\s*-?\\s*case|capital|caps)(\\s+letters)?\\b", std::regex::icase);
     std::smatch m;
-    if (std::regex_search(rest, m, lower_re)) casing = 1, rest = std::string(m.prefix()) + std::string(m.suffix());
-    else if (std::regex_search(rest, m, upper_re)) casing = 2, rest = std::string(m.prefix()) + std::string(m.suffix());
+    if (search_outside_quotes(rest, m, lower_re)) casing = 1;
+    else if (search_outside_quotes(rest, m, upper_re)) casing = 2;
+    if (casing) rest = rest.substr(0, static_cast<size_t>(m.position(0))) + std::string(m.suffix());
   }
   size_t first_new = out.size();
   bool planned = plan_type_text(verb, rest, source, out, note);
@@ -299,9 +316,11 @@ std::optional<bool> plan_change_to(const Clause& c, Clauses& out, std::string& n
 // "enter / type / fill in / set / use "x" as the name": a value for a field.
 std::optional<bool> plan_enter(const Clause& c, Clauses& out, std::string& note) { return plan_type(c.verb, c.rest, c.source, out, note); }
 
-// "clear the search box"; "clear the box" is an uncheck.
+// "clear the search box"; "clear the box" is an uncheck. "box" is a word of its own (or the end of
+// "checkbox"/"tickbox"): "the mailbox name field", "the inbox filter" are fields to empty.
 std::optional<bool> plan_clear(const Clause& c, Clauses& out, std::string&) {
-  if (c.lrest.find("box") != std::string::npos && c.lrest.find("text") == std::string::npos && c.lrest.find("search") == std::string::npos)
+  static const std::regex box("\\b(?:box|boxes|checkbox|checkboxes|tickbox|tickboxes)\\b");
+  if (std::regex_search(c.lrest, box) && c.lrest.find("text") == std::string::npos && c.lrest.find("search") == std::string::npos)
     return plan_check(false, c.rest, c.source, out);
   Command cmd = make(Verb::Clear, c.source);
   cmd.target = parse_target(c.rest);

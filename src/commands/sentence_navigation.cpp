@@ -3,10 +3,43 @@
 
 #include "commands/words.h"
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <regex>
+#include <set>
 
 namespace ouro::commands::detail {
+
+namespace {
+
+// "Google" in "sign in with Google", "your GitHub account": another service to sign in with, or
+// nullopt when the words are credentials, a handle or not a name ("with my password", "with
+// secret:pw", "with the same account").
+std::optional<std::string> service_name(std::string words) {
+  words = trim(words);
+  for (const char* lead : {"your ", "my ", "the ", "a ", "an "})
+    if (starts_with(lower(words), lead)) {
+      words = trim(words.substr(strlen(lead)));
+      break;
+    }
+  for (const char* tail : {" accounts", " account", " login"})
+    if (ends_with(lower(words), tail)) {
+      words = trim(words.substr(0, words.size() - strlen(tail)));
+      break;
+    }
+  static const std::set<std::string> not_a_service = {
+      "username", "user", "name", "password", "passcode", "passphrase", "pin", "email", "e-mail", "mail", "login", "credentials",
+      "details", "code", "otp", "token", "key", "secret", "it", "them", "this", "that", "same", "existing", "different", "another",
+      "other", "new", "and", "or"};
+  auto toks = split_ws(lower(words));
+  if (toks.empty() || toks.size() > 3 || words.find_first_of("\"'@:()=") != std::string::npos) return std::nullopt;
+  for (const auto& w : toks)
+    if (not_a_service.count(w)) return std::nullopt;
+  return words;
+}
+
+}  // namespace
 
 // "switch between the tabs to find …", "look through the tabs": the binder looks in hidden panels itself.
 std::optional<bool> plan_look_through(const Clause& c, Clauses&, std::string& note) {
@@ -112,7 +145,8 @@ std::optional<bool> plan_log_in(const Clause& c, Clauses& out, std::string& note
   }
   std::string r = v == "login" ? c.rest : after_prep(c.rest, {"in ", "on ", "into "});
   std::string lr2 = lower(r);
-  if (starts_with(lr2, "with ") || starts_with(lr2, "as ") || starts_with(lr2, "using ")) r = r.substr(r.find(' ') + 1);
+  const bool with = starts_with(lr2, "with ") || starts_with(lr2, "using ");
+  if (with || starts_with(lr2, "as ")) r = r.substr(r.find(' ') + 1);
   auto qs = quoted_parts(r);
   size_t before = out.size();
   if (!qs.empty() && plan_type("enter", r, c.source, out, note)) {
@@ -123,6 +157,17 @@ std::optional<bool> plan_log_in(const Clause& c, Clauses& out, std::string& note
     return true;
   }
   out.resize(before);
+  // "Sign in with Google", "log in with your GitHub account": the control for that service, in
+  // the person's words ("Sign in with Google"), not the sign-in form's own button.
+  if (with && qs.empty())
+    if (auto service = service_name(r)) {
+      // r is the end of the clause: what stands before it is the verb as written ("Sign in with").
+      std::string head = trim(c.source.substr(0, c.source.size() - std::min(c.source.size(), r.size())));
+      Command cmd = make(Verb::Click, c.source);
+      cmd.target = parse_target(head + " " + *service);
+      out.push_back(cmd);
+      return true;
+    }
   if (qs.size() == 2) {
     // "log in as "ada" with password "pw"": the first value is the user, the second the password.
     for (int i = 0; i < 2; ++i) {

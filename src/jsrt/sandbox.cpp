@@ -66,10 +66,10 @@ Result<void> enter_sandbox() {
       SCMP_SYS(clock_getres), SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep), SCMP_SYS(gettimeofday), SCMP_SYS(time),
       SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(getppid), SCMP_SYS(getuid), SCMP_SYS(geteuid), SCMP_SYS(getgid),
       SCMP_SYS(getegid), SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),
-      SCMP_SYS(rt_sigtimedwait), SCMP_SYS(rt_sigsuspend), SCMP_SYS(sigaltstack), SCMP_SYS(tgkill), SCMP_SYS(tkill),
+      SCMP_SYS(rt_sigtimedwait), SCMP_SYS(rt_sigsuspend), SCMP_SYS(sigaltstack),
       SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_getparam), SCMP_SYS(sched_getscheduler),
-      SCMP_SYS(sched_setscheduler), SCMP_SYS(setpriority), SCMP_SYS(getpriority), SCMP_SYS(getrusage),
-      SCMP_SYS(getrlimit), SCMP_SYS(prlimit64), SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(select), SCMP_SYS(pselect6),
+      SCMP_SYS(sched_setscheduler), SCMP_SYS(getpriority), SCMP_SYS(getrusage),
+      SCMP_SYS(getrlimit), SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(select), SCMP_SYS(pselect6),
       SCMP_SYS(epoll_wait), SCMP_SYS(epoll_pwait), SCMP_SYS(epoll_ctl), SCMP_SYS(eventfd2), SCMP_SYS(pipe2),
       SCMP_SYS(getrandom), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(restart_syscall), SCMP_SYS(membarrier),
       SCMP_SYS(shutdown), SCMP_SYS(fcntl), SCMP_SYS(dup), SCMP_SYS(uname), SCMP_SYS(sysinfo), SCMP_SYS(prctl),
@@ -81,6 +81,21 @@ Result<void> enter_sandbox() {
       seccomp_release(ctx);
       return errorf(Code::Internal, "seccomp rule for syscall {} failed", sc);
     }
+  // Calls that name a process act on this one only: a signal to one of its own threads
+  // (raise, pthread_kill: tgkill with this process's id; tkill, which names a thread of any
+  // process, not at all), its own limits (prlimit64 with 0 or its id), its own priority
+  // (setpriority with 0 or its id). Any other process — ouro itself, the user's browser — is
+  // EPERM, as kill() is.
+  const auto self = static_cast<scmp_datum_t>(::getpid());
+  bool named_ok = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_EQ, self)) == 0;
+  for (scmp_datum_t who : {scmp_datum_t{0}, self}) {
+    named_ok = named_ok && seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, SCMP_A0(SCMP_CMP_EQ, who)) == 0;
+    named_ok = named_ok && seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(setpriority), 1, SCMP_A1(SCMP_CMP_EQ, who)) == 0;
+  }
+  if (!named_ok) {
+    seccomp_release(ctx);
+    return make_error(Code::Internal, "seccomp rules for calls that name a process failed");
+  }
   // Threads yes (JSC's GC and timer threads), processes no: clone only with CLONE_THREAD; clone3
   // cannot be filtered by flags, so it reports ENOSYS and glibc falls back to clone.
   seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));

@@ -29,10 +29,11 @@ size_t collect(char* data, size_t size, size_t n, void* user) {
 
 std::string classify_http(int status, const std::string& message) {
   std::string m = lower(message);
-  // Context overflow: OpenAI's context_length_exceeded, Anthropic's "prompt is too long", vLLM's
-  // and llama.cpp's "maximum context length" / "exceeds the context window", 413.
+  // Context overflow: OpenAI's context_length_exceeded, Anthropic's "prompt is too long" and
+  // "input length and `max_tokens` exceed context limit", vLLM's and llama.cpp's "maximum context
+  // length" / "exceeds the context window", 413.
   if (status == 413 || has_any(m, {"context_length_exceeded", "context length", "context window", "prompt is too long",
-                                   "maximum context", "too many tokens", "reduce the length"}))
+                                   "maximum context", "context limit", "too many tokens", "reduce the length"}))
     return error_kind::kContextOverflow;
   if (status == 401 || status == 403) return error_kind::kBadKey;
   if (has_any(m, {"model_not_found", "does not exist", "unknown model", "no such model", "not a valid model", "invalid model",

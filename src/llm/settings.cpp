@@ -138,8 +138,11 @@ Result<Settings> resolve_settings(const SettingsFlags& flags) {
       if (auto f = key_file_lookup(*flags.secrets_path, s.provider)) s.spec.api_key = *f;
   }
   if (s.spec.api_key.empty() && file.contains("api_key") && file["api_key"].is_string()) s.spec.api_key = file["api_key"];
-  if (s.spec.api_key.empty() && file.contains("api_keys") && file["api_keys"].is_object())
-    s.spec.api_key = file["api_keys"].value(s.provider, std::string());
+  if (s.spec.api_key.empty() && file.contains("api_keys") && file["api_keys"].is_object()) {
+    // A key of another type than text is no key (a hand-edited file), never an exception.
+    const json& keys = file["api_keys"];
+    if (auto k = keys.find(s.provider); k != keys.end() && k->is_string()) s.spec.api_key = k->get<std::string>();
+  }
   return s;
 }
 

@@ -124,7 +124,9 @@ std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& va
   if (value.empty()) return std::nullopt;
   char* end = nullptr;
   double secs = std::strtod(value.c_str(), &end);
-  if (end && *end == '\0' && secs >= 0) return std::chrono::milliseconds(static_cast<int64_t>(secs * 1000));
+  // Any number of digits is valid (RFC 9110 §10.2.3): past a billion seconds it is that long,
+  // never an overflowed (negative) wait; the caller caps it anyway.
+  if (end && *end == '\0' && secs >= 0) return std::chrono::milliseconds(static_cast<int64_t>(std::min(secs, 1e9) * 1000));
   struct tm tm {};
   if (strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm)) {
     time_t when = timegm(&tm);

@@ -165,9 +165,12 @@ Result<std::unique_ptr<WebSocketClient>> WebSocketClient::connect(IoThread& io, 
 
 WebSocketClient::~WebSocketClient() { close(); }
 
+// m_session is set once, by connect, and never changed, so any thread may call these at any time;
+// what they do happens on the network thread, in order, and nothing happens after close().
 void WebSocketClient::start(OnMessage on_message, OnClose on_close) {
   auto s = m_session;
   asio::post(s->stream.get_executor(), [s, on_message = std::move(on_message), on_close = std::move(on_close)]() mutable {
+    if (s->closing || s->closed) return;
     s->on_message = std::move(on_message);
     s->on_close = std::move(on_close);
     s->read();
@@ -177,16 +180,16 @@ void WebSocketClient::start(OnMessage on_message, OnClose on_close) {
 void WebSocketClient::send(std::string message) {
   auto s = m_session;
   asio::post(s->stream.get_executor(), [s, message = std::move(message)]() mutable {
-    if (s->closed) return;
+    if (s->closing || s->closed) return;
     s->outbox.push_back(std::move(message));
     if (s->outbox.size() == 1) s->write_next();
   });
 }
 
 void WebSocketClient::close() {
-  if (!m_session) return;
-  auto s = std::move(m_session);
+  auto s = m_session;
   asio::post(s->stream.get_executor(), [s] {
+    if (s->closing) return;
     s->closing = true;
     s->on_message = nullptr;
     s->on_close = nullptr;

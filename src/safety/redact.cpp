@@ -92,9 +92,14 @@ std::string redact_url_params(std::string_view text) {
 
 namespace {
 
-// The values of secret-named members, at any depth, become "[REDACTED]".
+// The values of secret-named members, at any depth, become "[REDACTED]". parse_json stops at
+// 512 levels, so the guard is never reached by what it parsed; were it reached, what lies below
+// is masked whole rather than shown.
 void mask_secret_members(json& value, int depth = 0) {
-  if (depth > 64) return;
+  if (depth > 1024) {
+    value = "[REDACTED]";
+    return;
+  }
   if (value.is_array()) {
     for (auto& v : value) mask_secret_members(v, depth + 1);
   } else if (value.is_object()) {
@@ -143,11 +148,19 @@ std::string redact_request_body(std::string_view body) {
       return ouro::redact(dump_json(redact_json(*parsed)));
     }
   }
-  if (body.find("Content-Disposition") != std::string_view::npos || body.find("content-disposition") != std::string_view::npos)
-    return ouro::redact(mask_multipart(body));
+  // multipart/form-data begins with its boundary line ("--…"; RFC 7578 §4.1) and names its parts
+  // in Content-Disposition headers: its parts are masked by name first. What else says
+  // "Content-Disposition" (a form field's value) is a form. Either then goes through the form's
+  // masking too, which masks nothing a multipart body needs.
+  std::string text(body);
+  if (body.substr(first).starts_with("--")) {
+    std::string head(body.substr(first, 4096));
+    std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (head.find("\ncontent-disposition:") != std::string::npos) text = mask_multipart(body);
+  }
   // A form (name=value&…): secret-named fields, then each field on its own, so that what redact()
   // masks after a name ("password=…" runs to a space or a quote) stops at the field's end.
-  std::string masked = redact_url_params("?" + std::string(body)).substr(1), out;
+  std::string masked = redact_url_params("?" + text).substr(1), out;
   for (size_t start = 0; start <= masked.size();) {
     size_t end = std::min(masked.find('&', start), masked.size());
     out += ouro::redact(std::string_view(masked).substr(start, end - start));
@@ -176,12 +189,14 @@ json redact_json(const json& value) {
         out[ouro::redact(it.key())] = redact_json(v);
         continue;
       }
+      // When the name is what masks it, the value goes whole: redact() ends a value at a space,
+      // and a passphrase has several words.
       const std::string prefix = it.key() + ": ";
       const std::string text = v.is_string() ? v.get_ref<const std::string&>() : v.dump();
-      std::string both = ouro::redact(prefix + text);
+      const std::string both = ouro::redact(prefix + text), alone = ouro::redact(text);
       if (both.rfind(prefix, 0) != 0) out[ouro::redact(it.key())] = redact_json(v);
-      else if (v.is_string()) out[it.key()] = both.substr(prefix.size());
-      else out[it.key()] = both == prefix + text ? v : json("[REDACTED]");
+      else if (std::string_view(both).substr(prefix.size()) != alone) out[it.key()] = "[REDACTED]";
+      else out[it.key()] = v.is_string() ? json(alone) : alone == text ? v : json("[REDACTED]");
     }
     return out;
   }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 
 namespace ouro::store {
@@ -33,7 +35,14 @@ int64_t Row::int64(size_t i) const {
   if (i >= m_cells.size()) return 0;
   const Value& v = m_cells[i];
   if (auto* n = std::get_if<int64_t>(&v)) return *n;
-  if (auto* d = std::get_if<double>(&v)) return static_cast<int64_t>(*d);
+  if (auto* d = std::get_if<double>(&v)) {
+    // Out of int64's range a conversion is undefined ([conv.fpint]): the nearest end instead.
+    constexpr double kTop = 9223372036854775808.0;  // 2^63
+    if (std::isnan(*d)) return 0;
+    if (*d >= kTop) return std::numeric_limits<int64_t>::max();
+    if (*d < -kTop) return std::numeric_limits<int64_t>::min();
+    return static_cast<int64_t>(*d);
+  }
   if (auto* s = std::get_if<std::string>(&v)) {
     int64_t out = 0;
     std::from_chars(s->data(), s->data() + s->size(), out);
@@ -58,7 +67,9 @@ std::optional<double> Row::real_or_null(size_t i) const {
 
 std::string with_connect_timeout(const std::string& url) {
   if (url.find("connect_timeout=") != std::string::npos) return url;
-  return url + (url.find('?') == std::string::npos ? "?" : "&") + "connect_timeout=2";
+  // libpq takes an empty query ("…/db?") and a trailing '&', but not an empty parameter.
+  const char* glue = url.find('?') == std::string::npos ? "?" : url.ends_with('?') || url.ends_with('&') ? "" : "&";
+  return url + glue + "connect_timeout=2";
 }
 
 Result<void> Connection::commit() {
@@ -115,8 +126,10 @@ std::string redact_database_url(std::string_view url) {
   size_t scheme = out.find("://");
   if (scheme == std::string::npos) return out;
   size_t start = scheme + 3;
-  // The authority ends at the first '/', '?' or '#'; its userinfo at the last '@' inside it.
-  size_t end = out.find_first_of("/?#", start);
+  // libpq reads the userinfo up to the first '@' or '/' (a '?' or '#' in a password is the
+  // password's), so the userinfo here ends at the last '@' before the first '/': never less than
+  // what libpq sends as the password.
+  size_t end = out.find('/', start);
   if (end == std::string::npos) end = out.size();
   size_t at = out.rfind('@', end);
   if (at != std::string::npos && at >= start) {

@@ -6,6 +6,8 @@ Result<Stmt> prepare(sqlite3* db, std::string_view sql) {
   Stmt st;
   if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &st.s, nullptr) != SQLITE_OK)
     return errorf(Code::Internal, "database error: cannot prepare a statement: {}", sqlite3_errmsg(db));
+  // Text with no statement in it (blank, a comment) prepares as no statement at all.
+  if (!st.s) return make_error(Code::InvalidArgument, "database error: the SQL text holds no statement");
   return st;
 }
 

@@ -1,8 +1,9 @@
 // The registry is the one declaration of every capability; these check its faces agree.
 #include "actions/registry.h"
 
-#include "browser_env.h"
+#include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 

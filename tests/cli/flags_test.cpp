@@ -4,6 +4,7 @@
 // session options the flags become.
 #include "cli/flags.h"
 #include "../support/scoped_env.h"
+#include "../support/scoped_temp_dir.h"
 
 #include "safety/settings.h"
 
@@ -26,21 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using ouro::testing::ScopedEnv;
-
-// A fresh directory under /tmp, removed with what is in it when the test ends.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char pattern[] = "/tmp/ouro-flags-XXXXXX";
-    const char* made = ::mkdtemp(pattern);
-    EXPECT_NE(made, nullptr);
-    if (made) path = made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
+using TempDir = ouro::testing::ScopedTempDir;
 
 // Parses words as a command with the shared flags and one positional task.
 struct Command {

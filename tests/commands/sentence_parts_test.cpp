@@ -3,21 +3,15 @@
 // spinners, ratings, filters, consent, toggles, pairs of fields and values, casing, log in, find,
 // row actions — and what the planners do with empty, ambiguous and non-ASCII text.
 #include "commands/sentence.h"
+#include "plan_lines.h"
 
 #include <gtest/gtest.h>
 
 namespace ouro::commands {
 namespace {
 
-using L = std::vector<std::string>;
-
-L plan_of(const std::string& text) {
-  auto r = parse_request(text);
-  L out;
-  for (const auto& c : r.plan) out.push_back(to_line(c));
-  for (const auto& n : r.not_understood) out.push_back("?? " + n);
-  return out;
-}
+using testing::L;
+using testing::plan_of;
 
 bool has_note(const ParsedRequest& r, const std::string& part) {
   for (const auto& n : r.notes)

@@ -1,5 +1,5 @@
 // Hooks: configuration, command and webhook delivery, timeouts, the bounded queue.
-#include "browser_env.h"
+#include "basics.h"
 #include "raw_server.h"
 
 #include "hooks/hooks.h"

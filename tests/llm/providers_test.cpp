@@ -9,6 +9,7 @@
 #include "llm/setup.h"
 
 #include "basics.h"
+#include "no_model_env.h"
 #include "raw_server.h"
 
 #include <gtest/gtest.h>
@@ -24,29 +25,10 @@ namespace {
 using testing::RawServer;
 using testing::Step;
 
-// Every variable that chooses a provider, a model or a key, cleared for the test and put back
-// after it; no session bus, so no keyring answers with a key stored on this machine.
+// No provider, model or key from this machine (no_model_env.h).
 class CleanEnvironment : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::vector<std::string> names = {"OURO_PROVIDER", "OURO_API_KEY",    "OURO_BASE_URL",    "OURO_MODEL",   "OURO_SUB_MODEL",
-                                      "OURO_CONFIG",   "OURO_MAX_TOKENS", "OURO_TEMPERATURE", "OURO_THINKING", "DBUS_SESSION_BUS_ADDRESS",
-                                      "OURO_SCRIPT_CHUNK_DELAY_US"};
-    for (const auto& p : presets())
-      if (*p.key_env) names.push_back(p.key_env);
-    for (const auto& n : names) {
-      const char* v = std::getenv(n.c_str());
-      m_saved.emplace_back(n, v ? std::optional<std::string>(v) : std::nullopt);
-      ::unsetenv(n.c_str());
-    }
-    ::setenv("OURO_SCRIPT_CHUNK_DELAY_US", "0", 1);
-  }
-  void TearDown() override {
-    for (const auto& [n, v] : m_saved) {
-      if (v) ::setenv(n.c_str(), v->c_str(), 1);
-      else ::unsetenv(n.c_str());
-    }
-  }
+  void SetUp() override { m_chunks.emplace("OURO_SCRIPT_CHUNK_DELAY_US", "0"); }
 
   // Flags with an empty settings file (none is read).
   static SettingsFlags flags(const std::string& provider = "") {
@@ -57,7 +39,8 @@ class CleanEnvironment : public ::testing::Test {
   }
 
  private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> m_saved;
+  testing::NoModelEnv m_no_model;
+  std::optional<testing::ScopedEnv> m_chunks;
 };
 
 using ProviderSettings = CleanEnvironment;

@@ -5,6 +5,7 @@
 #include "runs/lifecycle.h"
 
 #include "basics.h"
+#include "no_model_env.h"
 #include "runs/sites.h"
 #include "store/database.h"
 
@@ -19,27 +20,9 @@
 namespace ouro::runs {
 namespace {
 
-// Every variable that chooses a provider, a model or a key, cleared for the test and put back
-// after it; no session bus, so no keyring answers with a key stored on this machine.
+// No provider, model or key from this machine (no_model_env.h).
 class CleanEnvironment : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::vector<std::string> names = {"OURO_PROVIDER", "OURO_API_KEY", "OURO_BASE_URL", "OURO_MODEL", "OURO_SUB_MODEL", "OURO_CONFIG",
-                                      "OURO_MAX_TOKENS", "OURO_TEMPERATURE", "OURO_THINKING", "DBUS_SESSION_BUS_ADDRESS"};
-    for (const auto& p : llm::presets())
-      if (*p.key_env) names.push_back(p.key_env);
-    for (const auto& n : names) {
-      const char* v = std::getenv(n.c_str());
-      m_saved.emplace_back(n, v ? std::optional<std::string>(v) : std::nullopt);
-      ::unsetenv(n.c_str());
-    }
-  }
-  void TearDown() override {
-    for (const auto& [n, v] : m_saved) {
-      if (v) ::setenv(n.c_str(), v->c_str(), 1);
-      else ::unsetenv(n.c_str());
-    }
-  }
   // Flags with an empty settings file (none is read) and no stored key.
   static llm::SettingsFlags flags(const std::string& provider = "") {
     llm::SettingsFlags f;
@@ -50,7 +33,7 @@ class CleanEnvironment : public ::testing::Test {
   }
 
  private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> m_saved;
+  testing::NoModelEnv m_no_model;
 };
 
 using ResolveModel = CleanEnvironment;

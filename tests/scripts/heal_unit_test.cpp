@@ -3,8 +3,6 @@
 // in), the recorded details of targets kept with their steps, healed selectors put into a step's
 // code, the diff between versions, and the replay provider's record lookup, its handover to a
 // model with the failure and the remaining steps, and its answer to a follow-up message.
-#include "browser_env.h"
-
 #include "scripts/replay.h"
 #include "scripts/script.h"
 

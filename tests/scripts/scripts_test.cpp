@@ -2,7 +2,7 @@
 // final block last), parameters proposed from the task and the typed values and lifted into
 // placeholders (secrets kept as handles), substitution as JavaScript string literals whatever
 // the value, versions in the database, and the replay provider's steps and its stop on a failure.
-#include "browser_env.h"
+#include "basics.h"
 #include "postgres_server.h"
 
 #include "scripts/replay.h"

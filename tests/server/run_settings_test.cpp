@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "session/session.h"
 #include "store/database.h"
+#include "../support/no_model_env.h"
 
 #include <gtest/gtest.h>
 
@@ -26,25 +27,11 @@ namespace {
 // provider or key from the environment.
 class QuietEnvironment {
  public:
-  QuietEnvironment() {
-    for (const char* name : kNames) {
-      if (const char* v = std::getenv(name)) m_saved[name] = v;
-      ::unsetenv(name);
-    }
-    ::setenv("OURO_CONFIG", "/nonexistent/ouro-run-settings-test.json", 1);
-  }
-  ~QuietEnvironment() {
-    for (const char* name : kNames) {
-      if (auto it = m_saved.find(name); it != m_saved.end()) ::setenv(name, it->second.c_str(), 1);
-      else ::unsetenv(name);
-    }
-  }
+  QuietEnvironment() : m_config("OURO_CONFIG", "/nonexistent/ouro-run-settings-test.json") {}
 
  private:
-  static constexpr const char* kNames[] = {"DBUS_SESSION_BUS_ADDRESS", "OURO_CONFIG",   "OURO_PROVIDER",     "OURO_MODEL",
-                                           "OURO_SUB_MODEL",           "OURO_BASE_URL", "OURO_API_KEY",      "OURO_MAX_TOKENS",
-                                           "OURO_TEMPERATURE",         "OURO_THINKING", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"};
-  std::map<std::string, std::string> m_saved;
+  testing::NoModelEnv m_no_model;
+  testing::ScopedEnv m_config;
 };
 
 std::string make_temp_dir() {
