@@ -1,4 +1,5 @@
 #include "cli/line_editor.h"
+#include "base/text.h"
 
 #include <histedit.h>
 
@@ -28,6 +29,10 @@ std::string common_prefix(const std::vector<std::string>& words) {
     while (n < prefix.size() && n < w.size() && prefix[n] == w[n]) ++n;
     prefix.resize(n);
   }
+  // Whole characters only: "café" and "cafè" share "caf", not the first byte of é.
+  size_t keep = prefix.size();
+  for (const auto& w : words) keep = std::min(keep, utf8_boundary(w, keep));
+  prefix.resize(keep);
   return prefix;
 }
 

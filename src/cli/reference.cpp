@@ -234,6 +234,8 @@ std::string roff(const std::string& s) {
     bool done = false;
     for (const auto& [from, to] : glyphs)
       if (s.compare(i, from.size(), from) == 0) {
+        // "…" becomes "...": at a line's start, a '.' would make the line a request.
+        if (to[0] == '.' && (out.empty() || out.back() == '\n')) out += "\\&";
         out += to;
         i += from.size();
         done = true;

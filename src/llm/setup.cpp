@@ -1,5 +1,6 @@
 #include "llm/setup.h"
 #include "base/steady_clock.h"
+#include "base/text.h"
 
 #include "llm/errors.h"
 #include "llm/streaming.h"
@@ -67,7 +68,7 @@ json test_connection(const Settings& settings, std::chrono::milliseconds timeout
     return out;
   }
   out["ok"] = true;
-  out["reply"] = r->text.substr(0, 200);
+  out["reply"] = r->text.substr(0, utf8_boundary(r->text, 200));  // whole characters: the answer is JSON
   return out;
 }
 

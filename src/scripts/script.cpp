@@ -380,7 +380,10 @@ std::string lift(const std::string& code, const std::string& value, const std::s
   size_t copied = 0;
   for (size_t i = 0; i < toks.size(); ++i) {
     const Token& t = toks[i];
-    if (t.kind != Token::Kind::String || t.quote == '`' || secret_argument(toks, i)) continue;
+    if (t.kind != Token::Kind::String || secret_argument(toks, i)) continue;
+    // A template without ${} is a plain string (as propose_params reads it); one with them is
+    // code as much as text, and stays as it is.
+    if (t.quote == '`' && std::string_view(code).substr(t.begin, t.end - t.begin).find("${") != std::string_view::npos) continue;
     if (t.text == value) {
       out += code.substr(copied, t.begin - copied) + placeholder;
       copied = t.end;

@@ -128,9 +128,11 @@ TEST(Scripts, ValuesEnterCodeOnlyAsEscapedStringLiterals) {
   EXPECT_EQ(scripts::substitute_text("Greet {{name}} in {{city}}", params, {{"city", hostile}}), "Greet Ada in " + hostile);
 }
 
-TEST(Scripts, LiftingLeavesSecretsTemplatesAndOtherWordsAlone) {
+TEST(Scripts, LiftingLeavesSecretsTemplatesWithSubstitutionsAndOtherWordsAlone) {
   EXPECT_EQ(scripts::lift("type(t, '#pw', secret('Ada'))", "Ada", "n"), "type(t, '#pw', secret('Ada'))");
-  EXPECT_EQ(scripts::lift("log(`Ada`)", "Ada", "n"), "log(`Ada`)");
+  EXPECT_EQ(scripts::lift("log(`Ada`)", "Ada", "n"), "log({{n}})") << "a template without ${} is a string";
+  EXPECT_EQ(scripts::lift("log(`Hi Ada`)", "Ada", "n"), "log((`Hi ` + {{n}}))");
+  EXPECT_EQ(scripts::lift("log(`${a} Ada`)", "Ada", "n"), "log(`${a} Ada`)") << "one with ${} is code as much as text";
   EXPECT_EQ(scripts::lift("x('Adams'); y(\"Ada\") // 'Ada'", "Ada", "n"), "x('Adams'); y({{n}}) // 'Ada'");
   EXPECT_EQ(scripts::lift("x('Hi Ada!')", "Ada", "n"), "x(('Hi ' + {{n}} + '!'))");
   EXPECT_EQ(scripts::lift("x('#item5', '5')", "5", "n", true), "x('#item5', {{n}})");
