@@ -35,7 +35,7 @@ class RecordingProvider final : public llm::Provider {
         // The text the model sent, as it was; a call without any (a provider gives {} then) as
         // its parsed arguments, so that the replay has the same call.
         for (const auto& c : r->tool_calls)
-          calls.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.raw_arguments.empty() ? c.arguments.dump() : c.raw_arguments}});
+          calls.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.raw_arguments.empty() ? dump_json(c.arguments) : c.raw_arguments}});
         line["tool_calls"] = std::move(calls);
       }
       line["usage"] = {{"input_tokens", r->usage.input_tokens},

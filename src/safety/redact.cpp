@@ -193,10 +193,19 @@ json redact_json(const json& value) {
       // and a passphrase has several words.
       const std::string prefix = it.key() + ": ";
       const std::string text = v.is_string() ? v.get_ref<const std::string&>() : v.dump();
-      const std::string both = ouro::redact(prefix + text), alone = ouro::redact(text);
-      if (both.rfind(prefix, 0) != 0) out[ouro::redact(it.key())] = redact_json(v);
-      else if (std::string_view(both).substr(prefix.size()) != alone) out[it.key()] = "[REDACTED]";
-      else out[it.key()] = v.is_string() ? json(alone) : alone == text ? v : json("[REDACTED]");
+      // Most members mask nothing: redact() runs a second time, alone, only when something was.
+      const std::string both = ouro::redact(prefix + text);
+      if (both.rfind(prefix, 0) != 0) {
+        out[ouro::redact(it.key())] = redact_json(v);
+        continue;
+      }
+      if (both.size() == prefix.size() + text.size() && std::string_view(both).substr(prefix.size()) == text) {
+        out[it.key()] = v;
+        continue;
+      }
+      const std::string alone = ouro::redact(text);
+      if (std::string_view(both).substr(prefix.size()) != alone) out[it.key()] = "[REDACTED]";
+      else out[it.key()] = v.is_string() ? json(alone) : json("[REDACTED]");
     }
     return out;
   }
