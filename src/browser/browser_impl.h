@@ -134,6 +134,10 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   struct Child {
     std::string tab, type, target;
     bool run_made = false;  // a worker that attached while the run's code (execInTab) worked or settled
+    // A worker: it opened a socket (so it runs); socket messages are to be refused in it when it
+    // opens its first (it attached after its tab refused them, or was not running yet).
+    bool socket_seen = false;
+    bool refuse_at_first_socket = false;
   };
   std::map<std::string, Child> children;  // child session -> its tab, target type and target id
   // Cross-origin frames entered (frames.cpp), by tab and prefix; the last prefix number by tab;
@@ -166,6 +170,12 @@ struct Browser::Impl : std::enable_shared_from_this<Browser::Impl> {
   std::string socket_refusal_key(const Tab& tab) const;                // mutex held
   // Adds the guard's switch to a page or frame session (kept in socket_scripts). Mutex not held.
   void add_socket_switch(const std::string& session_id, std::function<void(Result<json>)> done);
+  // Refuses socket messages in a running worker of a gated tab (`websockets`: its tab's rules):
+  // through its guard, or by installing the guard, refusing, where it has none yet. Only in a
+  // worker seen running (an evaluation while a worker starts hangs it).
+  // Tried again while the worker's answer is not "refused"; a worker that still cannot refuse is
+  // closed (fail closed). Mutex not held.
+  void refuse_worker_writes(const std::string& session_id, const json& websockets, std::function<void(Result<json>)> done);
   void tell_socket_approval(const std::string& tab_id, bool approved, bool wait);  // mutex not held
   // The page, frame and worker sessions ({session, target type}) of the gated tabs of a context,
   // or of the tabs an owner holds. Mutex held.

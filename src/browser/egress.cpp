@@ -65,13 +65,13 @@ json websocket_rules(const std::vector<std::string>& allow) {
 // The in-page guard (page/egress_guard.js) for the allowed patterns of these rules; with
 // refuse_windows, it refuses new windows too; `key` lets ouro give an approved action's
 // socket messages through (never in the source workers get).
-static std::string egress_guard(const json& rules, bool refuse_windows, const std::string& key) {
+static std::string egress_guard(const json& rules, bool refuse_windows, const std::string& key, bool refuse_writes = false) {
   json allow = json::array();
   for (const auto& r : rules)
     if (!get_bool(r, "block", true)) allow.push_back(get_str(r, "urlPattern"));
   std::string source(embedded::egress_guard_js);
   constexpr std::string_view kCall = "(ALLOWED_PATTERNS, REFUSE_WINDOWS, SOCKET_WRITES);";
-  json writes = {{"refuse", false}, {"key", key}};
+  json writes = {{"refuse", refuse_writes}, {"key", key}};
   if (auto at = source.rfind(kCall); at != std::string::npos)
     source.replace(at, kCall.size(), "(" + dump_json(allow) + ", " + (refuse_windows ? "true" : "false") + ", " + dump_json(writes) + ");");
   return source;
@@ -139,6 +139,18 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
     // Blocked or let through by its URL already; the gate hears of it.
     const json& in = get_field(ev.params, "initiator");
     tell_unpaused(ev.session_id, get_str(ev.params, "url"), tagged(in));
+    json websockets;
+    {
+      std::lock_guard lock(mutex);
+      auto c = children.find(ev.session_id);
+      if (c == children.end()) return false;
+      c->second.socket_seen = true;
+      if (!c->second.refuse_at_first_socket) return false;
+      c->second.refuse_at_first_socket = false;
+      if (auto tab = tracker.find(c->second.tab)) websockets = websockets_of(*tab);
+    }
+    // Its socket is not open yet (no message can go before the handshake): refused now.
+    refuse_worker_writes(ev.session_id, websockets, ignore);
     return false;
   }
   if (m == "Runtime.bindingCalled" && get_str(ev.params, "name") == kGuardBinding) {
@@ -220,6 +232,10 @@ bool Browser::Impl::egress_event(const cdp::Event& ev) {
         bool run_made = run_code_working && type.find("worker") != std::string::npos;
         children[sid] = Child{tab_id, type, get_str(info, "targetId"), run_made};
         websockets = websockets_of(*tab);
+        // A worker the page started before the run acted boots with messages allowed; its page's
+        // guard tells it of the refusal, and ouro refuses them in it too as it opens its first
+        // socket (Network.webSocketCreated below).
+        children[sid].refuse_at_first_socket = type.find("worker") != std::string::npos && socket_writes_refused_for(sid);
       }
     }
     if (gate_it) {
@@ -708,13 +724,54 @@ void Browser::Impl::add_socket_switch(const std::string& sid, std::function<void
              });
 }
 
+void Browser::Impl::refuse_worker_writes(const std::string& sid, const json& websockets, std::function<void(Result<json>)> done) {
+  // "refused" once the worker's guard refuses; a worker without the guard gets it, refusing (a
+  // guard booted later in it then stands down: one guard per realm).
+  std::string expression = "(() => { try { if (typeof WebSocket !== 'function') return 'refused'; "
+                           "if (typeof __ouroSocketWrites !== 'function') {\n" +
+                           egress_guard(websockets.is_array() ? websockets : json::array(), false, "", true) +
+                           "\n} __ouroSocketWrites('refuse'); return 'refused'; } catch (e) { return 'not refused'; } })()";
+  struct Try {
+    std::weak_ptr<Impl> impl;
+    std::string sid, expression;
+    std::function<void(Result<json>)> done;
+    int left = 3;
+    static void next(std::shared_ptr<Try> t) {
+      auto self = t->impl.lock();
+      if (!self) return t->done(errorf(Code::Cancelled, "the browser is gone"));
+      self->conn->send("Runtime.evaluate", {{"expression", t->expression}, {"returnByValue", true}}, t->sid, 10s, [t](Result<json> r) {
+        if (r && get_str(get_field(*r, "result"), "value") == "refused") return t->done(std::move(r));
+        if (r && --t->left > 0) return next(t);
+        auto self = t->impl.lock();
+        if (!r || !self) return t->done(std::move(r));
+        // Its sockets could still send after the run acted: the worker is stopped instead.
+        spdlog::warn("egress: a worker of a gated tab could not refuse socket messages; ouro closed it");
+        self->conn->send("Runtime.evaluate", {{"expression", "close()"}}, t->sid, 10s, [](Result<json>) {});
+        t->done(std::move(r));
+      });
+    }
+  };
+  Try::next(std::make_shared<Try>(Try{shared_from_this(), sid, std::move(expression), std::move(done)}));
+}
+
 Result<void> EgressControl::refuse_socket_messages(const std::string& context, const std::string& owner) {
   std::vector<std::pair<std::string, std::string>> sessions;
+  std::map<std::string, json> rules;  // a worker's: its tab's WebSocket rules, for a guard it lacks
   {
     std::lock_guard lock(m_impl->mutex);
     if (owner.empty() && !m_impl->gated(context)) return {};
     m_impl->socket_writes_refused.insert(owner.empty() ? context : "owner:" + owner);
     sessions = m_impl->gated_sessions(context, owner);
+    // A worker is evaluated in only once it is seen running (it opened a socket): an evaluation
+    // in a worker that is still starting hangs it in Chromium 156. One not seen running yet is
+    // refused as it opens its first socket (and by its page's guard before that).
+    std::erase_if(sessions, [&](const auto& session) {
+      auto c = m_impl->children.find(session.first);
+      if (c == m_impl->children.end() || session.second.find("worker") == std::string::npos) return false;
+      if (!c->second.socket_seen) c->second.refuse_at_first_socket = true;
+      else if (auto tab = m_impl->tracker.find(c->second.tab)) rules[session.first] = m_impl->websockets_of(*tab);
+      return !c->second.socket_seen;
+    });
   }
   // Pipelined; every reply awaited, so the open documents and workers refuse before the run acts.
   std::vector<std::shared_ptr<std::promise<Result<json>>>> replies;
@@ -723,7 +780,7 @@ Result<void> EgressControl::refuse_socket_messages(const std::string& context, c
     replies.push_back(p);
     auto done = [p](Result<json> r) { p->set_value(std::move(r)); };
     if (type.find("worker") != std::string::npos)
-      m_impl->conn->send("Runtime.evaluate", {{"expression", std::string(Impl::kRefuseSocketWrites)}}, sid, 10s, done);
+      m_impl->refuse_worker_writes(sid, rules[sid], done);
     else
       m_impl->add_socket_switch(sid, done);
   }

@@ -495,14 +495,17 @@ TEST(GateWrites, AMethodOverrideIsJudgedByTheMethodItNames) {
 }
 
 TEST(GateWrites, MessagesOnAnOpenSocketAreRefusedAfterTheRunActsUnlessApproved) {
-  GateLog log;
-  auto s = app_session(log);
   auto has = [](const std::string& m) {
     auto all = sites().victim_socket_messages();
     return std::count(all.begin(), all.end(), m);
   };
+  // Earlier tests' pages sent on the same socket server: this session's are counted from here.
+  long hellos = has("hello"), page_ticks = has("tick"), page_worker_ticks = has("wtick");
+  GateLog log;
+  auto s = app_session(log);
   // Before the run acts, the page's socket is the page's (its worker's too).
-  ASSERT_TRUE(eventually([&] { return has("hello") > 0 && has("tick") > 0 && has("wtick") > 0; }));
+  ASSERT_TRUE(eventually([&] { return has("hello") > hellos && has("tick") > page_ticks && has("wtick") > page_worker_ticks; }))
+      << sites().victim_socket_log();
   // The run's code, a second realm's send, the page's handler of a run's click: refused.
   std::string why = fails("await execInTab(activeTab, \"window.sock.send('run-msg'); 1\")", s.get());
   EXPECT_NE(why.find("refused by ouro's safety gate"), std::string::npos) << why;
@@ -526,17 +529,41 @@ TEST(GateWrites, MessagesOnAnOpenSocketAreRefusedAfterTheRunActsUnlessApproved) 
   // The page's own ticks and its worker's (every 200 ms) stopped too.
   long ticks = has("tick"), worker_ticks = has("wtick");
   std::this_thread::sleep_for(1s);
-  EXPECT_EQ(has("tick"), ticks);
-  EXPECT_EQ(has("wtick"), worker_ticks);
+  EXPECT_EQ(has("tick"), ticks) << sites().victim_socket_log();
+  EXPECT_EQ(has("wtick"), worker_ticks) << sites().victim_socket_log();
   EXPECT_EQ(has("run-msg") + has("realm-msg") + has("page-ping"), 0);
   // With the user's yes to the action that sends it (a "Send" button asks first), its message goes.
   GateLog yes;
   yes.approve = true;
   auto approved = app_session(yes);
-  ASSERT_TRUE(eventually([&] { return has("hello") > 1; }));
+  ASSERT_TRUE(eventually([&] { return has("hello") > hellos + 1; }));
   ok("await click(activeTab, '#send-ping')", approved.get());
   EXPECT_TRUE(eventually([&] { return has("approved-ping") == 1; }));
   EXPECT_EQ(yes.asked(), 1u);
+}
+
+// A worker the page starts as it loads may attach only after the run's first act refused the
+// page's messages: it booted with messages allowed, and is refused when it attaches.
+TEST(GateWrites, AWorkerStartedAsTheRunActsIsRefusedToo) {
+  auto has = [](const std::string& m) {
+    auto all = sites().victim_socket_messages();
+    return std::count(all.begin(), all.end(), m);
+  };
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    SCOPED_TRACE("attempt " + std::to_string(attempt));
+    int sockets = sites().victim_sockets_opened();
+    GateLog log;
+    auto s = app_session(log);
+    // Acts at once, while the page's worker may still be starting.
+    std::string why = fails("await execInTab(activeTab, \"window.sock.send('run-msg'); 1\")", s.get());
+    EXPECT_NE(why.find("refused by ouro's safety gate"), std::string::npos) << why;
+    // Both sockets (the page's, its worker's) are open; what the worker sends from then on is refused.
+    ASSERT_TRUE(eventually([&] { return sites().victim_sockets_opened() >= sockets + 2; })) << sites().victim_socket_log();
+    long worker_ticks = has("wtick");
+    std::this_thread::sleep_for(1s);
+    EXPECT_EQ(has("wtick"), worker_ticks) << sites().victim_socket_log();
+    EXPECT_EQ(has("run-msg"), 0);
+  }
 }
 
 TEST(GateWrites, ThePagesOwnGetsAndAClickedLinkAreReads) {

@@ -31,6 +31,8 @@ struct InjectionSites::Impl {
   std::vector<std::string> collected;
   std::map<std::string, int> victim_hits, cdn_hits;
   std::vector<std::string> socket_messages;
+  std::vector<std::string> socket_log;  // "#N message", N the connection's number in order of opening
+  int sockets_opened = 0;
 
   void hit(std::map<std::string, int>& where, const std::string& path) {
     std::lock_guard lock(mutex);
@@ -216,9 +218,17 @@ InjectionSites::InjectionSites() : m(std::make_unique<Impl>()) {
       refused.status = 404;
       return refused;
     }
-    handlers.on_message = [self](std::string message) {
+    int number = 0;
+    {
       std::lock_guard lock(self->mutex);
-      if (self->socket_messages.size() < 10000) self->socket_messages.push_back(message.substr(0, 200));
+      number = ++self->sockets_opened;
+    }
+    handlers.on_message = [self, number](std::string message) {
+      std::lock_guard lock(self->mutex);
+      if (self->socket_messages.size() < 10000) {
+        self->socket_messages.push_back(message.substr(0, 200));
+        self->socket_log.push_back("#" + std::to_string(number) + " " + message.substr(0, 200));
+      }
     };
     return std::nullopt;
   }));
@@ -242,6 +252,18 @@ std::string InjectionSites::collector_host() const {
 std::vector<std::string> InjectionSites::victim_socket_messages() const {
   std::lock_guard lock(m->mutex);
   return m->socket_messages;
+}
+
+int InjectionSites::victim_sockets_opened() const {
+  std::lock_guard lock(m->mutex);
+  return m->sockets_opened;
+}
+
+std::string InjectionSites::victim_socket_log() const {
+  std::lock_guard lock(m->mutex);
+  std::string out;
+  for (const auto& line : m->socket_log) out += line + "\n";
+  return out;
 }
 
 std::vector<std::string> InjectionSites::collected() const {

@@ -37,6 +37,11 @@ class InjectionSites {
   int cdn_hits(const std::string& prefix) const;
   // The messages the victim's WebSocket (/ws) received, in order.
   std::vector<std::string> victim_socket_messages() const;
+  // The same, a line each, with the number of the connection that sent it ("#3 tick"): which
+  // socket went on sending, for a failure's message.
+  std::string victim_socket_log() const;
+  // How many WebSockets the victim's /ws accepted so far.
+  int victim_sockets_opened() const;
 
  private:
   struct Impl;

@@ -59,13 +59,34 @@
   // workers get), so the page can take writes away but never give them back. Every send path of
   // a WebSocket goes through its prototype's send and close, held here before the page runs
   // (another realm's — a fresh frame's — has its own guard in the same state).
+  const apply = Reflect.apply;
   const writes = {refuse: !!(SOCKET_WRITES && SOCKET_WRITES.refuse), approved: false};
   const writesKey = SOCKET_WRITES && typeof SOCKET_WRITES.key === 'string' && SOCKET_WRITES.key.length >= 16 ? SOCKET_WRITES.key : null;
+  // The workers this realm started boot in its state of writes; one started before the refusal
+  // is told with a message, queued ahead of anything this realm sends it afterwards (so nothing
+  // the run's action makes the page ask of its worker goes out), whether or not ouro has
+  // attached to it yet. Held weakly where the browser can.
+  const REFUSED = '__ouroSocketWritesRefused', Weak = g.WeakRef, postToWorker = g.Worker && g.Worker.prototype.postMessage;
+  let started = [];
+  const keepWorker = (w) => {
+    if (started.length >= 64) started = started.filter((r) => (Weak ? r.deref() : r) !== undefined);
+    started.push(Weak ? new Weak(w) : w);
+  };
+  const refuseWrites = () => {
+    if (writes.refuse) return;
+    writes.refuse = true;
+    for (const r of started) {
+      const w = Weak ? r.deref() : r;
+      if (w) try { apply(postToWorker, w, [REFUSED]); } catch (e) { /* ended */ }
+    }
+  };
+  if (typeof g.DedicatedWorkerGlobalScope === 'function' && g instanceof g.DedicatedWorkerGlobalScope)
+    g.addEventListener('message', (e) => { if (e.data === REFUSED) { e.stopImmediatePropagation(); refuseWrites(); } }, true);
   Object.defineProperty(g, '__ouroSocketWrites', {value: function (what, key) {
-    if (what === 'refuse') writes.refuse = true;
+    if (what === 'refuse') refuseWrites();
     else if (writesKey !== null && key === writesKey && (what === 'approve' || what === 'end')) writes.approved = what === 'approve';
   }, writable: false, configurable: false, enumerable: false});
-  const apply = Reflect.apply, proto = Native.prototype, nativeSend = proto.send, nativeClose = proto.close;
+  const proto = Native.prototype, nativeSend = proto.send, nativeClose = proto.close;
   const socketUrl = Object.getOwnPropertyDescriptor(proto, 'url').get;
   const writesRefused = () => writes.refuse && !writes.approved;
   let sendReports = 0;
@@ -160,7 +181,9 @@
       const module = options && typeof options === 'object' && options.type === 'module';
       const code = boot() + (module ? 'import ' + stringify(href) + ';' : 'importScripts(' + stringify(href) + ');');
       const blob = createURL(new BlobCtor([code], {type: 'text/javascript'}));
-      return Reflect.construct(Native, arguments.length > 1 ? [blob, options] : [blob], Native);
+      const worker = Reflect.construct(Native, arguments.length > 1 ? [blob, options] : [blob], Native);
+      keepWorker(worker);
+      return worker;
     };
     Wrapped.prototype = Native.prototype;
     Object.defineProperty(g, name, {value: Wrapped, writable: false, configurable: false, enumerable: false});
@@ -205,6 +228,7 @@
       const code = boot() + shim + (module ? 'import ' + stringify(href) + ';' : 'importScripts(' + stringify(href) + ');');
       const worker = Reflect.construct(NativeWorker, [createURL(new BlobCtor([code], {type: 'text/javascript'})),
                                                       {name: String(opts.name === undefined ? '' : opts.name), type: module ? 'module' : 'classic'}], NativeWorker);
+      keepWorker(worker);
       const shared = Reflect.construct(Target, [], new.target);
       const channel = new Channel();
       mapSet.call(ports, shared, channel.port1);
