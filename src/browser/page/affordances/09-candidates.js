@@ -27,8 +27,10 @@
       if (scopeEl && !(root === scopeEl || deepContains(scopeEl, root.host || root.documentElement || root) || deepContains(root.host || root, scopeEl))) continue;
       let list;
       try { list = root.querySelectorAll(CAND_SEL); } catch (_) { continue; }
+      // The budget is wall time: on a starved CPU the roots' walk alone can spend it, and the
+      // first candidates of each root are still read (a partial answer, never an empty one).
       for (let i = 0; i < list.length; i++) {
-        if (out.length >= MAX_CANDIDATES || ((i & 127) === 0 && over(ctx))) { ctx.partial = true; break; }
+        if (out.length >= MAX_CANDIDATES || (i > 0 && (i & 127) === 0 && over(ctx))) { ctx.partial = true; break; }
         const el = list[i];
         try {
           if (scopeEl && !deepContains(scopeEl, el)) continue;

@@ -42,7 +42,7 @@
   function prepAll(els, ctx, keep) {
     const cands = [];
     for (let i = 0; i < els.length; i++) {
-      if ((i & 127) === 0 && over(ctx)) { ctx.partial = true; break; }
+      if (i > 0 && (i & 127) === 0 && over(ctx)) { ctx.partial = true; break; }  // the first 128 always
       const c = prep(els[i], ctx, i);
       if (c && keep(c)) cands.push(c);
     }
