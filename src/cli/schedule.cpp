@@ -81,10 +81,13 @@ void warn_without_model(const ScheduleFlags& f, store::Database& db, const sched
     if (auto parsed = parse_json(**kept); parsed && parsed->is_object()) stored = *parsed;
   llm::SettingsFlags flags;
   flags.secrets_path = (f.data_dir.empty() ? store::default_data_dir() : f.data_dir) + "/secrets.json";
-  auto model = runs::resolve_model(spec.options, flags, stored);
+  // The job's options typed as its runs' will be (add_job checked them with runs::check_options).
+  auto typed = runs::parse_options(spec.options);
+  if (!typed) return;
+  auto model = runs::resolve_model(*typed, flags, stored);
   if (model || model.error().code != Code::FailedPrecondition) return;
   std::cerr << "warning: no model is configured for this job, so its runs will fail"
-            << (spec.options.contains("script") ? " wherever the script cannot heal a step" : "")
+            << (typed->script ? " wherever the script cannot heal a step" : "")
             << ": " << model.error().message << ". Give one with --option provider=… (and its key with ouro auth set PROVIDER), "
             << "or choose one in the Command Center's Settings\n";
 }

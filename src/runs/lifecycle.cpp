@@ -56,35 +56,40 @@ State turn_state(const agent::RunResult& r, const std::string& store_error) {
   return !store_error.empty() ? State::Failed : r.cancelled ? State::Cancelled : !r.error.empty() ? State::Failed : r.partial ? State::Partial : State::Done;
 }
 
-Result<llm::Settings> resolve_model(const json& options, const llm::SettingsFlags& flags, const json& stored) {
+Result<llm::Settings> resolve_model(const RunSpec& spec, const llm::SettingsFlags& flags, const json& stored) {
   llm::SettingsFlags f = flags;
-  auto pick = [&](const char* k, std::optional<std::string>& into) {
-    for (const json* from : {&options, &stored})
-      if (auto it = from->find(k); from->is_object() && it != from->end() && it->is_string() && !it->get<std::string>().empty()) {
-        into = it->get<std::string>();
-        return;
-      }
+  // The run's (never empty when given), else Settings' (a non-empty string), else the face's.
+  auto pick = [&](const std::optional<std::string>& mine, const char* k, std::optional<std::string>& into) {
+    if (mine) {
+      into = *mine;
+      return;
+    }
+    if (auto it = stored.find(k); stored.is_object() && it != stored.end() && it->is_string() && !it->get<std::string>().empty())
+      into = it->get<std::string>();
   };
-  pick("provider", f.provider);
-  pick("model", f.model);
-  pick("sub_model", f.sub_model);
-  pick("base_url", f.base_url);
+  pick(spec.provider, "provider", f.provider);
+  pick(spec.model, "model", f.model);
+  pick(spec.sub_model, "sub_model", f.sub_model);
+  pick(spec.base_url, "base_url", f.base_url);
   auto settings = TRY(llm::resolve_settings(f));
   // Said as where the provider was chosen: the run's options, else Settings, else the face's rule.
-  auto named = [&](const json& from) { return from.is_object() && from.contains("provider") && from["provider"].is_string() && !from["provider"].get<std::string>().empty(); };
-  if (named(options)) settings.source = "the run's options";
-  else if (named(stored)) settings.source = "Settings";
-  // The run's options, then Settings, over what the environment and the settings file give.
-  for (const json* from : {&stored, &options}) {
-    if (!from->is_object()) continue;
+  const bool stored_names = stored.is_object() && stored.contains("provider") && stored["provider"].is_string() &&
+                            !stored["provider"].get<std::string>().empty();
+  if (spec.provider) settings.source = "the run's options";
+  else if (stored_names) settings.source = "Settings";
+  // Settings' model parameters over what the environment and the settings file give, then the run's.
+  if (stored.is_object()) {
     json given = json::object();
     for (const char* k : kModelOptions)
-      if (from->contains(k) && !(*from)[k].is_null()) given[k] = (*from)[k];
-    auto p = TRY(llm::parse_model_params(given, from == &options ? "options" : "settings"));
+      if (stored.contains(k) && !stored[k].is_null()) given[k] = stored[k];
+    auto p = TRY(llm::parse_model_params(given, "settings"));
     if (p.max_tokens) settings.params.max_tokens = p.max_tokens;
     if (p.temperature) settings.params.temperature = p.temperature;
     if (p.thinking) settings.params.thinking = p.thinking;
   }
+  if (spec.params.max_tokens) settings.params.max_tokens = spec.params.max_tokens;
+  if (spec.params.temperature) settings.params.temperature = spec.params.temperature;
+  if (spec.params.thinking) settings.params.thinking = spec.params.thinking;
   return settings;
 }
 
@@ -113,7 +118,7 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
   // The model: a replay of a saved script (a model taking over where a step cannot heal, when
   // asked and configured), else the configured model, else the face's (MCP sampling), else none
   // for `$ commands`.
-  auto settings = resolve_model(spec.options, setup.model_flags, setup.stored_settings);
+  auto settings = resolve_model(spec, setup.model_flags, setup.stored_settings);
   if (spec.script) {
     auto script = TRY(scripts::get(db, spec.script->name, spec.script->version));
     auto replay = TRY(scripts::ReplayProvider::create(std::move(script), spec.script->vars));
@@ -155,7 +160,7 @@ Result<std::unique_ptr<Lifecycle>> Lifecycle::start(const RunSpec& spec, Setup s
     for (const auto& t : origin.resume->state.tabs)
       if (std::string u = get_str(t, "url"); !u.empty() && gc.urls.size() < 60) gc.urls.push_back(u);
   gc.task = origin.resume ? origin.resume->state.task : spec.task;
-  const auto mine = TRY(safety::safety_settings_from(spec.options, "options"));
+  const safety::SafetySettings& mine = spec.safety;  // typed, checked, when the spec was made
   gc.allow_domains = setup.file.allowed_domains;
   gc.allow_domains.insert(gc.allow_domains.end(), always.begin(), always.end());
   gc.allow_domains.insert(gc.allow_domains.end(), mine.allowed_domains.begin(), mine.allowed_domains.end());

@@ -73,10 +73,11 @@ struct Origin {
   std::string env;                    // then: the env its last turn left (JSON text)
 };
 
-// The model a run would use: the run's options (provider, model, sub_model, base_url and the
-// model parameters) over the stored Settings over the face's flags. FailedPrecondition when none
-// is configured.
-Result<llm::Settings> resolve_model(const json& options, const llm::SettingsFlags& flags, const json& stored);
+// The model a run would use: the spec's typed options (provider, model, sub_model, base_url and
+// the model parameters) over the stored Settings over the face's flags. FailedPrecondition when
+// none is configured; InvalidArgument naming "settings.<name>" for a wrong parameter in Settings
+// (the spec's were checked when it was made).
+Result<llm::Settings> resolve_model(const RunSpec& spec, const llm::SettingsFlags& flags, const json& stored);
 
 class Lifecycle {
  public:

@@ -109,19 +109,10 @@ json RunSpec::stored_options() const {
   return kept;
 }
 
-Result<RunSpec> make_spec(std::string task, std::vector<std::string> urls, json options) {
-  if (task.find_first_not_of(" \t\r\n") == std::string::npos)
-    return make_error(Code::InvalidArgument, "a run needs a task: what to do, in plain words");
-  if (urls.size() > kMaxUrls) return errorf(Code::InvalidArgument, "urls: at most {} start pages, got {}", kMaxUrls, urls.size());
-  for (size_t i = 0; i < urls.size(); ++i)
-    if (auto ok = session::check_start_url(urls[i]); !ok) return errorf(Code::InvalidArgument, "urls[{}]: {}", i, ok.error().message);
+Result<RunSpec> parse_options(json options) {
   if (options.is_null()) options = json::object();
   TRY(check_options(options));
   RunSpec s;
-  // `$ …` is the command language, run without a model.
-  if (size_t at = task.find_first_not_of(" \t\r\n"); task[at] == '$') task = task.substr(at);
-  s.task = std::move(task);
-  s.urls = std::move(urls);
   auto str = [&](const char* k) -> std::optional<std::string> {
     if (auto it = options.find(k); it != options.end() && !it->get<std::string>().empty()) return it->get<std::string>();
     return std::nullopt;
@@ -130,6 +121,8 @@ Result<RunSpec> make_spec(std::string task, std::vector<std::string> urls, json 
   s.model = str("model");
   s.sub_model = str("sub_model");
   s.base_url = str("base_url");
+  // Checked above with the same words: these cannot fail here (null values are left unset).
+  s.params = TRY(llm::parse_model_params(options, "options"));
   if (auto it = options.find("max_iterations"); it != options.end()) s.max_iterations = whole_in(*it, 1, kMaxIterations);
   if (auto it = options.find("context"); it != options.end()) s.context = it->get<std::string>();
   else if (auto p = options.find("profile"); p != options.end()) s.context = p->get<bool>() ? "mine" : "clean";
@@ -146,7 +139,24 @@ Result<RunSpec> make_spec(std::string task, std::vector<std::string> urls, json 
     ref.fallback = it->value("fallback", false);
     s.script = std::move(ref);
   }
+  // allowed_domains, mode and permissions: the other names are not the settings file's, and
+  // check_options lets no "secrets" through.
+  s.safety = TRY(safety::safety_settings_from(options, "options"));
   s.options = std::move(options);
+  return s;
+}
+
+Result<RunSpec> make_spec(std::string task, std::vector<std::string> urls, json options) {
+  if (task.find_first_not_of(" \t\r\n") == std::string::npos)
+    return make_error(Code::InvalidArgument, "a run needs a task: what to do, in plain words");
+  if (urls.size() > kMaxUrls) return errorf(Code::InvalidArgument, "urls: at most {} start pages, got {}", kMaxUrls, urls.size());
+  for (size_t i = 0; i < urls.size(); ++i)
+    if (auto ok = session::check_start_url(urls[i]); !ok) return errorf(Code::InvalidArgument, "urls[{}]: {}", i, ok.error().message);
+  RunSpec s = TRY(parse_options(std::move(options)));
+  // `$ …` is the command language, run without a model.
+  if (size_t at = task.find_first_not_of(" \t\r\n"); task[at] == '$') task = task.substr(at);
+  s.task = std::move(task);
+  s.urls = std::move(urls);
   return s;
 }
 

@@ -2,12 +2,15 @@
 // from — POST /api/runs {task, urls?, options?}, `ouro run`'s flags (turned into the same options),
 // MCP's browser_task arguments and a scheduled job's options. Each wrong field is one error
 // (InvalidArgument) with one text: "options.max_iterations must be a whole number from 1 to 500,
-// got number 0" reads the same in the terminal, the API and an MCP client. The options are kept
-// with the run (its row) as given, so a resume or a follow-up reads them back through here.
+// got number 0" reads the same in the terminal, the API and an MCP client. Every option is typed
+// here, once: nothing after the spec is made reads the options JSON. The options are kept with the
+// run (its row) as given, so a resume or a follow-up reads them back through here.
 #pragma once
 
 #include "base/error.h"
 #include "base/json.h"
+#include "llm/models.h"
+#include "safety/settings.h"
 
 #include <map>
 #include <optional>
@@ -30,10 +33,15 @@ struct ScriptRef {
 struct RunSpec {
   std::string task;               // `$ …` (the command language) starts at its '$'
   std::vector<std::string> urls;  // start pages, at most kMaxUrls
-  json options = json::object();  // as given, checked: kept with the run (urls beside them)
+  // The options as given, checked: only kept with the run (stored_options: its row, which the API
+  // shows and a resume or a follow-up parses again). Never read for a decision: every option is
+  // typed below.
+  json options = json::object();
 
-  // Typed views of `options`.
-  std::optional<std::string> provider, model, sub_model, base_url;
+  // The options, typed (unset or empty: the option was not given).
+  std::optional<std::string> provider, model, sub_model, base_url;  // never empty when set
+  // max_tokens, temperature, thinking: over Settings' and the face's, else the model table's.
+  llm::ModelParams params;
   std::optional<int> max_iterations;
   std::string context;            // "mine" | "clean" | "" (the face's default)
   std::string browser;            // "extension" | "ouro" | "" (the face's default)
@@ -41,6 +49,9 @@ struct RunSpec {
   bool remember = true;           // its task and answer are remembered for later runs
   std::optional<ScriptRef> script;
   std::string schedule;           // the schedule that started it, for previousFinal()
+  // allowed_domains, mode, permissions (capability names checked): added to the settings file's,
+  // the mode and each permission over the file's. `secrets` is always null (no option names one).
+  safety::SafetySettings safety;
 
   bool commands() const { return !task.empty() && task[0] == '$'; }
   // The options as a run keeps them: `options` with the start pages as "urls".
@@ -55,6 +66,11 @@ Result<RunSpec> parse_request(const json& body);
 
 // A spec from parts already apart (a face's flags, a stored run's options with "urls" in them).
 Result<RunSpec> make_spec(std::string task, std::vector<std::string> urls, json options);
+
+// The options alone, checked and typed as make_spec does it (the same words): a spec with no task
+// or start pages, for what reads options with no run to make — the Command Center's model check,
+// a saved job's model.
+Result<RunSpec> parse_options(json options);
 
 // "number 1", "string \"lots\"": what a client sent, short, for error messages.
 std::string describe(const json& v);

@@ -219,7 +219,7 @@ std::string Metrics::render(const Scheduler* scheduler) {
     header(out, "ouro_node_heartbeat_age_seconds", "gauge", "Seconds since this node's heartbeat last reached the database (-1 before the first)");
     sample(out, "ouro_node_heartbeat_age_seconds", "", beat > 0 ? static_cast<double>(now - beat) / 1000.0 : -1);
     header(out, "ouro_node_fenced", "gauge", "1 while this node has stopped its runs because it cannot reach the database");
-    sample(out, "ouro_node_fenced", "", node.fenced ? 1 : 0);
+    sample(out, "ouro_node_fenced", "", node.fence.load() == RunManager::NodeStats::Fence::Fenced ? 1 : 0);
   }
   header(out, "ouro_runs_taken_over_total", "counter", "Runs of dead nodes this node took over");
   sample(out, "ouro_runs_taken_over_total", "", node.taken_over.value());

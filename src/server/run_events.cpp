@@ -39,7 +39,7 @@ std::shared_ptr<runs::EventLog> RunManager::make_log(Active& run, int64_t last_s
       Subscriber& sub = it->second;
       bool keep = true;
       if (sub.run_id.empty() || sub.run_id == active.id) {
-        if (!sub.live) sub.held.push_back(event);
+        if (sub.feed == Subscriber::Feed::Replaying) sub.held.push_back(event);
         else keep = deliver(sub, event);
       }
       it = keep ? std::next(it) : m_subscribers.erase(it);
@@ -79,7 +79,7 @@ Result<int> RunManager::subscribe(const std::string& run_id, int64_t after, Even
   {
     std::lock_guard lock(m_events_mutex);
     id = m_next_subscriber++;
-    m_subscribers[id] = Subscriber{run_id, fn, false, {}};
+    m_subscribers[id] = Subscriber{run_id, fn, Subscriber::Feed::Replaying, {}};
   }
   const char* key = run_id.empty() ? "id" : "seq";
   int64_t cursor = after;
@@ -108,7 +108,7 @@ Result<int> RunManager::subscribe(const std::string& run_id, int64_t after, Even
   if (!wanted) {
     m_subscribers.erase(it);
   } else {
-    it->second.live = true;
+    it->second.feed = Subscriber::Feed::Live;
     it->second.held.clear();
   }
   return id;

@@ -33,7 +33,7 @@ Result<std::map<std::string, int64_t>> RunManager::stored_states() { return m_db
 
 size_t RunManager::free_places() {
   std::lock_guard lock(m_mutex);
-  if (m_stopping) return 0;
+  if (m_serving == Serving::Stopping) return 0;
   size_t busy = busy_runs();
   return busy >= m_config.max_active_runs ? 0 : m_config.max_active_runs - busy;
 }
@@ -67,7 +67,7 @@ void RunManager::take_work() {
         spdlog::warn("run {}: cannot go on with it here: {}", t.row.id, redact(started.error().message));
     }
   }
-  m_look = false;
+  m_look.store(Look::Looked);
   if (size_t free = free_places(); free > 0) {
     auto claimed = store::claim_queued(m_db, static_cast<int>(free));
     if (!claimed) spdlog::warn("cannot take runs from the queue: {}", redact(claimed.error().message));
@@ -109,7 +109,7 @@ void RunManager::deliver_stored(const std::string& run_id) {
   std::lock_guard lock(m_events_mutex);
   std::optional<int64_t> from;
   for (auto& [id, sub] : m_subscribers)
-    if (sub.live && sub.run_id == run_id) from = std::min(from.value_or(sub.cursor), sub.cursor);
+    if (sub.feed == Subscriber::Feed::Live && sub.run_id == run_id) from = std::min(from.value_or(sub.cursor), sub.cursor);
   if (!from) return;
   auto rows = m_db.events(run_id, *from, 1000);
   if (!rows) {
@@ -119,7 +119,7 @@ void RunManager::deliver_stored(const std::string& run_id) {
   for (const auto& row : *rows) {
     json event = event_json(row);
     for (auto it = m_subscribers.begin(); it != m_subscribers.end();) {
-      bool keep = !(it->second.live && it->second.run_id == run_id) || deliver(it->second, event);
+      bool keep = !(it->second.feed == Subscriber::Feed::Live && it->second.run_id == run_id) || deliver(it->second, event);
       it = keep ? std::next(it) : m_subscribers.erase(it);
     }
   }
@@ -153,7 +153,8 @@ void RunManager::nodes_loop() {
   auto last_beat = Clock::now();
   auto next_beat = Clock::now();
   auto next_poll = Clock::now();
-  bool fenced = false, inbox_due = true;
+  bool inbox_due = true;
+  using Fence = NodeStats::Fence;  // m_node_stats.fence: this thread alone changes it
   auto next_listen = Clock::now();
   std::chrono::milliseconds listen_backoff{0};
   std::set<std::string> watched;  // runs whose stored events came
@@ -161,7 +162,7 @@ void RunManager::nodes_loop() {
   while (true) {
     {
       std::lock_guard lock(m_mutex);
-      if (m_stopping) return;
+      if (m_serving == Serving::Stopping) return;
     }
     // The listening connection, opened again after a loss with a backoff (100 ms doubling to
     // store::kPostgresReconnectMax); the loss and the return are logged once each, not every try.
@@ -171,7 +172,8 @@ void RunManager::nodes_loop() {
         listener = std::move(*opened);
         if (listen_backoff.count() > 0) spdlog::info("listening for other nodes again");
         listen_backoff = std::chrono::milliseconds(0);
-        m_look = inbox_due = true;  // what was announced meanwhile is looked for at once
+        m_look.store(Look::Due);  // what was announced meanwhile is looked for at once
+        inbox_due = true;
       } else {
         if (listen_backoff.count() == 0)
           spdlog::warn("{} (polling every {} ms instead, and trying again)", redact(opened.error().message), store::kNodePoll.count());
@@ -188,7 +190,7 @@ void RunManager::nodes_loop() {
         next_listen = Clock::now() + listen_backoff;
       }
       for (const auto& n : got ? *got : std::vector<store::Listener::Notification>{}) {
-        if (n.channel == "ouro_queue") m_look = true;
+        if (n.channel == "ouro_queue") m_look.store(Look::Due);
         else if (n.channel == "ouro_inbox") inbox_due = true;
         else if (n.channel == "ouro_events") watched.insert(n.payload.substr(0, n.payload.find(' ')));
       }
@@ -201,23 +203,20 @@ void RunManager::nodes_loop() {
       if (auto beat = m_db.heartbeat(); beat) {
         last_beat = now;
         m_node_stats.last_heartbeat_ms = static_cast<int64_t>(steady_ms());
-        m_node_stats.fenced = false;
-        if (fenced) spdlog::info("this node reaches the database again: it takes runs again");
-        fenced = false;
-      } else if (!fenced && now - last_beat > store::kNodeFence) {
+        if (m_node_stats.fence.exchange(Fence::Clear) == Fence::Fenced) spdlog::info("this node reaches the database again: it takes runs again");
+      } else if (m_node_stats.fence.load() == Fence::Clear && now - last_beat > store::kNodeFence) {
         spdlog::error("this node cannot reach the database ({}): it stops its runs and takes none until it can", redact(beat.error().message));
-        fenced = true;
-        m_node_stats.fenced = true;
+        m_node_stats.fence.store(Fence::Fenced);
         fence_local_runs();
       }
     }
-    if (fenced) continue;
+    if (m_node_stats.fence.load() == Fence::Fenced) continue;
     if (now >= next_poll) {
       next_poll = now + store::kNodePoll;
-      m_look = true;
+      m_look.store(Look::Due);
       inbox_due = true;
     }
-    if (m_look) take_work();
+    if (m_look.load() == Look::Due) take_work();
     if (inbox_due) {
       inbox_due = false;
       apply_inbox();

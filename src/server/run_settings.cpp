@@ -57,7 +57,7 @@ Result<json> RunManager::settings() {
   s["workspace"] = m_config.workspace.empty() ? json(nullptr) : json(m_config.workspace);
   s["pool"] = m_config.pool != nullptr;  // whether GET /api/pool has endpoints to show
   // Whether a run could start now (stored settings, environment, config file), and if not, why.
-  if (auto r = resolve(json::object())) {
+  if (auto r = resolve_given(json::object())) {
     s["configured"] = true;
     s["effective"] = r->to_public_json();
   } else {
@@ -75,7 +75,7 @@ Result<json> RunManager::test_connection(const json& body) {
   json options = json::object();
   for (const char* k : {"provider", "model", "sub_model", "base_url", "api_key"})
     if (body.contains(k) && body[k].is_string() && !body[k].get<std::string>().empty()) options[k] = body[k];
-  auto settings = resolve(options);
+  auto settings = resolve_given(options);
   if (!settings) {
     std::string kind = settings.error().details.is_object() ? settings.error().details.value("kind", "setup") : "setup";
     return json{{"ok", false}, {"kind", kind}, {"error", settings.error().message}};
@@ -142,11 +142,25 @@ llm::SettingsFlags RunManager::model_flags() {
   return f;
 }
 
-Result<llm::Settings> RunManager::resolve(const json& options) {
+Result<llm::Settings> RunManager::resolve_given(const json& options) {
+  // A key to try comes only from a connection test (test_connection's body): a run's options
+  // never carry one (runs::check_options refuses the name). It goes to the flags, never a log.
+  json given = options.is_object() ? options : json::object();
+  std::string api_key;
+  if (auto it = given.find("api_key"); it != given.end()) {
+    if (it->is_string()) api_key = it->get<std::string>();
+    given.erase("api_key");
+  }
+  // The rest typed as a run's options are, in the same words (runs/spec.h).
+  const runs::RunSpec typed = TRY(runs::parse_options(std::move(given)));
+  return resolve(typed, api_key);
+}
+
+Result<llm::Settings> RunManager::resolve(const runs::RunSpec& typed, const std::string& api_key) {
   json stored = TRY(stored_llm_settings());
   llm::SettingsFlags f = model_flags();
-  if (auto it = options.find("api_key"); it != options.end() && it->is_string() && !it->get<std::string>().empty()) f.api_key = it->get<std::string>();
-  auto resolved = runs::resolve_model(options, f, stored);
+  if (!api_key.empty()) f.api_key = api_key;
+  auto resolved = runs::resolve_model(typed, f, stored);
   if (!resolved && resolved.error().code == Code::FailedPrecondition)
     // In the Command Center there are no flags to pass: Settings is where a model is chosen.
     return make_error(Code::FailedPrecondition,

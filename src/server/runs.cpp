@@ -83,7 +83,7 @@ RunManager::~RunManager() {
   std::vector<std::shared_ptr<Active>> runs;
   {
     std::lock_guard lock(m_mutex);
-    m_stopping = true;
+    m_serving = Serving::Stopping;
   }
   if (m_nodes.joinable()) m_nodes.join();  // it starts no run now
   {
@@ -111,17 +111,22 @@ RunManager::~RunManager() {
 // its session is torn down, so a join here waits for nothing but the thread's return.
 void RunManager::reaper() {
   std::unique_lock lock(m_mutex);
+  uint64_t seen = m_places_freed;  // the places freed the reaper has acted on
   while (true) {
-    m_reap.wait(lock, [&] { return !m_torn_down.empty() || m_place_freed || (m_stopping && m_runs.empty()); });
-    if (m_place_freed && m_torn_down.empty() && !m_stopping) {
-      m_place_freed = false;
+    m_reap.wait(lock, [&] { return !m_torn_down.empty() || m_places_freed != seen || (m_serving == Serving::Stopping && m_runs.empty()); });
+    const bool freed = m_places_freed != seen;  // a place came free since the reaper last looked
+    seen = m_places_freed;
+    if (freed && m_torn_down.empty() && m_serving == Serving::Open) {
       lock.unlock();
       start_waiting();
       lock.lock();
       continue;
     }
-    m_place_freed = false;
-    if (m_torn_down.empty()) return;
+    if (m_torn_down.empty()) {
+      // Done once the manager stops and every run is gone (a place freed while it stops is not).
+      if (m_serving == Serving::Stopping && m_runs.empty()) return;
+      continue;
+    }
     auto done = std::move(m_torn_down);
     m_torn_down.clear();
     lock.unlock();
@@ -142,7 +147,7 @@ void RunManager::place_freed() {
   {
     std::lock_guard lock(m_mutex);
     if (m_waiting.empty()) return;
-    m_place_freed = true;
+    ++m_places_freed;
   }
   m_reap.notify_all();
 }
@@ -152,7 +157,7 @@ void RunManager::start_waiting() {
     store::Database::RunRow row;
     {
       std::lock_guard lock(m_mutex);
-      if (m_stopping || m_waiting.empty() || busy_runs() >= m_config.max_active_runs) return;
+      if (m_serving == Serving::Stopping || m_waiting.empty() || busy_runs() >= m_config.max_active_runs) return;
       row = std::move(m_waiting.front());
       m_waiting.pop_front();
     }
@@ -182,7 +187,7 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside, co
   }
   const runs::RunSpec spec = TRY(runs::parse_request(request));
   // Settings problems (no key) are reported now, not as a failed run later.
-  if (!spec.commands() && !spec.script) TRY(resolve(spec.options));
+  if (!spec.commands() && !spec.script) TRY(resolve(spec));
   auto active = std::make_shared<Active>();
   active->run = TRY(runs::Run::create(m_db, request, runs::State::Queued));
   active->id = active->run->id();
@@ -207,14 +212,14 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside, co
   if (m_shared && !via_extension) {
     {
       std::lock_guard lock(m_mutex);
-      if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
+      if (m_serving == Serving::Stopping) return make_error(Code::Unavailable, "ouro is shutting down");
     }
     if (int64_t waiting = TRY(store::queue_depth(m_db)); waiting >= kMaxQueued) {
       m_node_stats.refused.add();
       return errorf(Code::ResourceExhausted, "{} runs wait in the queue already, the limit: wait for some to start, or cancel some", waiting);
     }
     TRY(store_row([&](store::Connection& c) { return store::enqueue_run(c, row); }));
-    m_look = true;
+    m_look.store(Look::Due);
     return created;
   }
   // The place is taken under the manager's mutex, the row stored without it (an API read never
@@ -222,7 +227,7 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside, co
   enum class Place { Now, Waits } place;
   {
     std::lock_guard lock(m_mutex);
-    if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
+    if (m_serving == Serving::Stopping) return make_error(Code::Unavailable, "ouro is shutting down");
     // Every place taken: the run waits, stored `queued`, and starts when one comes free.
     if (size_t busy = busy_runs(); busy >= m_config.max_active_runs) {
       if (m_waiting.size() + m_storing >= kMaxWaitingHere) {
@@ -248,14 +253,14 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside, co
       if (place == Place::Now) m_runs.erase(active->id);
       return tl::make_unexpected(stored.error());
     }
-    if (m_stopping) {
+    if (m_serving == Serving::Stopping) {
       if (place == Place::Now) m_runs.erase(active->id);
       failed = "ouro stopped before the run started";
     } else if (place == Place::Waits) {
       m_waiting.push_back(row);
       // A place may have come free while the row was stored: the reaper looks again.
       if (busy_runs() < m_config.max_active_runs) {
-        m_place_freed = true;
+        ++m_places_freed;
         m_reap.notify_all();
       }
       return created;
@@ -302,7 +307,7 @@ void RunManager::run_thread(std::shared_ptr<Active> active) {
     std::lock_guard lock(m_mutex);
     m_torn_down.push_back(active);
   }
-  m_look = true;  // a place came free: the shared queue may have a run for it
+  m_look.store(Look::Due);  // a place came free: the shared queue may have a run for it
   m_reap.notify_all();
 }
 
@@ -456,17 +461,21 @@ std::shared_ptr<runs::BrowserSource> RunManager::browser_source(const std::share
 runs::Conversation RunManager::conversation(const std::shared_ptr<Active>& active, bool first_start) {
   runs::Run& run = *active->run;
   struct Timing {
-    bool waited = false;
+    // How long the run waited for a place, from its creation to its first turn (the queue_wait
+    // histogram). Unmeasured: a first start whose first turn has not begun yet; Measured: taken
+    // at that turn's start, or nothing to take (a run continued or resumed from storage).
+    enum class QueueWait { Unmeasured, Measured };
+    QueueWait queue_wait = QueueWait::Measured;
     Clock::time_point turn_began{};
   };
   auto timing = std::make_shared<Timing>();
-  timing->waited = !first_start;
+  if (first_start) timing->queue_wait = Timing::QueueWait::Unmeasured;
   const bool resumed = run.resuming();
   runs::Conversation c;
   c.turn_begins = [this, &run, active, timing](const std::string& task) {
-    if (!timing->waited) {  // from its creation to its first turn: how long it waited for a place
+    if (timing->queue_wait == Timing::QueueWait::Unmeasured) {
       m_node_stats.queue_wait.observe(std::max(0.0, wall_ms() - run.row().created_at) / 1000.0);
-      timing->waited = true;
+      timing->queue_wait = Timing::QueueWait::Measured;
     }
     timing->turn_began = Clock::now();
     if (m_config.on_turn) {
@@ -791,7 +800,7 @@ Result<json> RunManager::message(const std::string& run_id, const std::string& t
 
 Result<void> RunManager::start_stored(std::shared_ptr<Active> active, Code busy_code, const char* busy_why) {
   std::lock_guard lock(m_mutex);
-  if (m_stopping) return make_error(Code::Unavailable, "ouro is shutting down");
+  if (m_serving == Serving::Stopping) return make_error(Code::Unavailable, "ouro is shutting down");
   if (m_runs.count(active->id)) return errorf(busy_code, "run {} {}", active->id, busy_why);
   if (size_t busy = busy_runs(); busy >= m_config.max_active_runs)
     return errorf(Code::ResourceExhausted, "{} runs are in progress, the limit: wait for one to finish, or cancel one", busy);

@@ -162,7 +162,13 @@ class RunManager {
     Counter taken_over, refused;
     Histogram queue_wait{{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900}};
     std::atomic<int64_t> last_heartbeat_ms{0};  // the one clock's steady ms (base/clock.h); 0 before the first
-    std::atomic<bool> fenced{false};            // this node stopped its runs: no heartbeat for store::kNodeFence
+    // Whether this node has stopped its runs for want of the database (only the nodes thread
+    // changes it). Clear: its heartbeats reach the database, or have failed for no longer than
+    // store::kNodeFence; Fenced: none has for kNodeFence — its runs were stopped, and it takes
+    // none until a heartbeat gets through again. Not the heartbeat's age: the fence is put up only
+    // when a heartbeat fails past kNodeFence, and taken down only when one succeeds.
+    enum class Fence { Clear, Fenced };
+    std::atomic<Fence> fence{Fence::Clear};
   };
   NodeStats& node_stats() { return m_node_stats; }
   // This node's runs by state: those it executes now and those waiting here for a place.
@@ -219,7 +225,10 @@ class RunManager {
   size_t free_places();
   std::shared_ptr<runs::EventLog> make_log(Active& run, int64_t last_seq);
   llm::SettingsFlags model_flags();
-  Result<llm::Settings> resolve(const json& options);
+  // The model a run's typed options choose over Settings and the flags (runs::resolve_model);
+  // `api_key` only from a connection test. resolve_given types a body's options first.
+  Result<llm::Settings> resolve(const runs::RunSpec& spec, const std::string& api_key = {});
+  Result<llm::Settings> resolve_given(const json& options);
   Result<std::shared_ptr<session::Runtime>> bridge_runtime(const std::string& run_id, const std::string& task, const std::string& pairing);
   Result<json> stored_llm_settings();  // always an object
   std::string stored_api_key();        // "" when none is stored
@@ -236,9 +245,12 @@ class RunManager {
   std::map<std::string, std::string> m_placed;  // run id -> its pool endpoint (redacted), the latest 1,000 runs
   std::deque<std::string> m_placed_order;       // m_placed's ids, oldest first (the ids are random)
   struct Subscriber {
+    // Replaying: subscribe() reads its stored events to it (without the events mutex), and what
+    // is published meanwhile waits in `held`; Live: each event goes to it as it is published.
+    enum class Feed { Replaying, Live };
     std::string run_id;
     EventSink fn;
-    bool live = false;            // false while its stored events are replayed
+    Feed feed = Feed::Replaying;
     std::vector<json> held;       // events published during the replay
     int64_t cursor = 0;           // a run's subscriber: the last seq it was given
   };
@@ -247,18 +259,31 @@ class RunManager {
   bool deliver(Subscriber& sub, const json& event);
   std::map<int, Subscriber> m_subscribers;
   int m_next_subscriber = 1;
-  bool m_stopping = false;
+  // Open: runs are created, continued, resumed and taken from the queue; Stopping: the destructor
+  // has begun — nothing starts any more, the nodes thread ends, and the reaper ends once every run
+  // is gone. m_mutex.
+  enum class Serving { Open, Stopping };
+  Serving m_serving = Serving::Open;
   std::vector<std::shared_ptr<Active>> m_torn_down;  // run threads about to end, for the reaper
   // One node (SQLite): runs created while every place is taken, stored `queued` and started here,
   // oldest first, as places come free (by the reaper thread). m_mutex.
   std::deque<store::Database::RunRow> m_waiting;
-  bool m_place_freed = false;  // a run went idle: the reaper looks at m_waiting. m_mutex.
+  // How many times a place came free for the runs in m_waiting (a run went idle between turns, or
+  // one was queued here while a place was free): the reaper keeps the count it last acted on, and
+  // a larger one sends it to start waiting runs. m_mutex; m_reap is notified after it grows.
+  uint64_t m_places_freed = 0;
   std::condition_variable m_reap;                    // something to reap, or stopping
   std::condition_variable m_reaped;                  // m_runs shrank
   std::thread m_reaper;
   bool m_shared = false;  // several nodes on PostgreSQL: runs go through the shared queue
   NodeStats m_node_stats;
-  std::atomic<bool> m_look{true};  // the nodes thread should look at the queue now (a place came free)
+  // Whether the nodes thread looks at the shared queue and at the runs of dead nodes at its next
+  // turn (PostgreSQL). Due: something may have changed since it last looked — a run was queued,
+  // a place came free here, another node announced a run, the listening connection came back,
+  // the poll's time came (and at the start); Looked: it has looked since. take_work() marks it
+  // Looked before it claims queued runs, so a change after that point makes it look again.
+  enum class Look { Looked, Due };
+  std::atomic<Look> m_look{Look::Due};
   std::thread m_nodes;
 };
 

@@ -4,6 +4,7 @@
 // a saved script, and otherwise asking its face for the session its spec says.
 #include "runs/lifecycle.h"
 
+#include "actions/registry.h"
 #include "basics.h"
 #include "no_model_env.h"
 #include "runs/sites.h"
@@ -11,7 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,12 +41,17 @@ class CleanEnvironment : public ::testing::Test {
 
 using ResolveModel = CleanEnvironment;
 
+// A spec with these options, typed as every face's request is (runs/spec.h).
+RunSpec typed(json options) { return parse_options(std::move(options)).value(); }
+
 TEST_F(ResolveModel, AWrongParameterIsRefusedNamingWhereItCameFrom) {
-  auto hot = resolve_model({{"temperature", 5}}, flags("script:face.jsonl"), json::object());
+  // The run's: refused when its spec is made, so no spec carries one.
+  auto hot = parse_options({{"temperature", 5}});
   ASSERT_FALSE(hot);
   EXPECT_EQ(hot.error().code, Code::InvalidArgument);
   EXPECT_NE(hot.error().message.find("options.temperature"), std::string::npos) << hot.error().message;
-  auto none = resolve_model(json::object(), flags("script:face.jsonl"), {{"max_tokens", 0}});
+  // Settings': when the model is resolved.
+  auto none = resolve_model(typed(json::object()), flags("script:face.jsonl"), {{"max_tokens", 0}});
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().code, Code::InvalidArgument);
   EXPECT_NE(none.error().message.find("settings.max_tokens"), std::string::npos) << none.error().message;
@@ -51,35 +59,50 @@ TEST_F(ResolveModel, AWrongParameterIsRefusedNamingWhereItCameFrom) {
 
 TEST_F(ResolveModel, TheRunsOptionsComeBeforeSettingsAndSettingsBeforeTheFace) {
   const json settings = {{"provider", "script:settings.jsonl"}};
-  auto run = resolve_model({{"provider", "script:run.jsonl"}}, flags("script:face.jsonl"), settings);
+  auto run = resolve_model(typed({{"provider", "script:run.jsonl"}}), flags("script:face.jsonl"), settings);
   ASSERT_TRUE(run) << run.error().message;
   EXPECT_EQ(run->spec.kind, "script");
   EXPECT_EQ(run->spec.script_path, "run.jsonl");
   EXPECT_EQ(run->source, "the run's options");
 
-  auto stored = resolve_model({{"provider", ""}}, flags("script:face.jsonl"), settings);
+  auto stored = resolve_model(typed({{"provider", ""}}), flags("script:face.jsonl"), settings);
   ASSERT_TRUE(stored) << stored.error().message;
   EXPECT_EQ(stored->spec.script_path, "settings.jsonl") << "an empty name chooses nothing";
   EXPECT_EQ(stored->source, "Settings");
 
-  // Options and Settings that are not objects give nothing: the face's flag decides.
-  auto face = resolve_model(json(), flags("script:face.jsonl"), json::array({"script:other.jsonl"}));
+  // No options, and Settings that are not an object: the face's flag decides.
+  auto face = resolve_model(typed(json()), flags("script:face.jsonl"), json::array({"script:other.jsonl"}));
   ASSERT_TRUE(face) << face.error().message;
   EXPECT_EQ(face->spec.script_path, "face.jsonl");
   EXPECT_EQ(face->source, "--provider");
 }
 
 TEST_F(ResolveModel, ModelParametersAreTheRunsOverSettings) {
-  auto s = resolve_model({{"temperature", 0.2}, {"thinking", "off"}, {"max_tokens", nullptr}}, flags("script:face.jsonl"),
+  auto s = resolve_model(typed({{"temperature", 0.2}, {"thinking", "off"}, {"max_tokens", nullptr}}), flags("script:face.jsonl"),
                          {{"max_tokens", 1000}, {"temperature", 0.5}});
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(s->params.max_tokens.value_or(-1), 1000) << "a null option leaves Settings' value";
   EXPECT_DOUBLE_EQ(s->params.temperature.value_or(-1), 0.2);
   EXPECT_EQ(s->params.thinking.value_or(-1), 0);
+
+  // Nothing in the options nor in Settings: the face's (here none), so the model table's.
+  auto plain = resolve_model(typed(json::object()), flags("script:face.jsonl"), json::object());
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_FALSE(plain->params.max_tokens);
+  EXPECT_FALSE(plain->params.temperature);
+  EXPECT_FALSE(plain->params.thinking);
+  // The face's flags, under Settings and the run's.
+  llm::SettingsFlags flagged = flags("script:face.jsonl");
+  flagged.max_tokens = 2000;
+  flagged.temperature = 1.0;
+  auto under = resolve_model(typed({{"max_tokens", 3000}}), flagged, {{"temperature", 0.7}});
+  ASSERT_TRUE(under) << under.error().message;
+  EXPECT_EQ(under->params.max_tokens.value_or(-1), 3000) << "the run's over the face's";
+  EXPECT_DOUBLE_EQ(under->params.temperature.value_or(-1), 0.7) << "Settings' over the face's";
 }
 
 TEST_F(ResolveModel, NoModelAnywhereIsAFailedPrecondition) {
-  auto none = resolve_model(json::object(), flags(), json::object());
+  auto none = resolve_model(typed(json::object()), flags(), json::object());
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().code, Code::FailedPrecondition);
 }
@@ -123,6 +146,9 @@ struct Asked {
   bool isolated = false, shared = false, gated = false;
   std::string owner, env;
   std::vector<std::string> trusted;
+  std::string mode;                        // the gate's ("careful", "autonomous")
+  std::vector<std::string> named;          // the sites the gate was given
+  std::map<std::string, int> permissions;  // capability -> actions::Permission
 };
 
 class LifecycleStart : public CleanEnvironment {
@@ -144,6 +170,9 @@ class LifecycleStart : public CleanEnvironment {
       asked.owner = so.owner;
       asked.env = so.repl.initial_env;
       asked.trusted = so.trusted_sites;
+      asked.mode = so.gate ? std::string(safety::gate_mode_name(so.gate->mode())) : std::string();
+      asked.named = so.gate ? so.gate->named_patterns() : std::vector<std::string>{};
+      asked.permissions = so.permissions;
       return make_error(Code::Unavailable, "no browser in a unit test");
     };
     return s;
@@ -204,6 +233,37 @@ TEST_F(LifecycleStart, ACommandsRunNeedsNoModelAndAsksForTheSessionItsSpecSays) 
   ASSERT_EQ(asked.calls, 2);
   EXPECT_TRUE(asked.shared);
   EXPECT_FALSE(asked.isolated);
+}
+
+// The gate and the permissions come from the spec's typed options over the settings file's.
+TEST_F(LifecycleStart, TheRunsSafetyOptionsGoOverTheSettingsFiles) {
+  const int deny = static_cast<int>(actions::Permission::Deny), ask = static_cast<int>(actions::Permission::Ask);
+  auto with_file = [&](const std::string& id) {
+    runs::Setup s = setup(id);
+    s.file.mode = safety::GateMode::Autonomous;
+    s.file.allowed_domains = {"files.example.net"};
+    s.file.permissions = {{"getCookies", "deny"}, {"setCookie", "ask"}};
+    return s;
+  };
+  const RunSpec mine = spec("$ open https://shop.example.com",
+                            {{"mode", "careful"}, {"allowed_domains", json::array({"docs.example.org"})}, {"permissions", {{"setCookie", "deny"}}}});
+  ASSERT_FALSE(Lifecycle::start(mine, with_file("rsafety0001"), Origin{}, "rsafety0001"));
+  ASSERT_EQ(asked.calls, 1);
+  EXPECT_EQ(asked.mode, "careful") << "the run's mode over the file's";
+  auto names = [&](const std::string& site) {
+    return std::any_of(asked.named.begin(), asked.named.end(), [&](const std::string& p) { return p.find(site) != std::string::npos; });
+  };
+  EXPECT_TRUE(names("docs.example.org")) << "the run's allowed domains";
+  EXPECT_TRUE(names("files.example.net")) << "and the file's";
+  EXPECT_EQ(asked.permissions["setCookie"], deny) << "the run's permission over the file's";
+  EXPECT_EQ(asked.permissions["getCookies"], deny) << "the file's where the run names none";
+
+  // No safety options: the settings file's alone.
+  ASSERT_FALSE(Lifecycle::start(spec("$ open https://shop.example.com"), with_file("rsafety0002"), Origin{}, "rsafety0002"));
+  ASSERT_EQ(asked.calls, 2);
+  EXPECT_EQ(asked.mode, "autonomous") << "the file's mode";
+  EXPECT_FALSE(names("docs.example.org"));
+  EXPECT_EQ(asked.permissions["setCookie"], ask);
 }
 
 }  // namespace

@@ -185,5 +185,36 @@ TEST(Conversation, AConversationCutShortByOuroStoppingIsInterruptedNotCancelled)
   EXPECT_EQ(done["turns"][1]["state"], "done") << "the resumed turn replaces its interrupted record";
 }
 
+// A run whose turn is over waits for a follow-up with its session kept (keep_idle: 15 minutes),
+// and meanwhile its place is free: a run queued behind it starts at once, not when the idle
+// session goes. Its wait for a place is measured once, at its first turn, not again at a
+// follow-up.
+TEST(Conversation, ARunWaitingForAFollowUpGivesItsPlaceToAQueuedRun) {
+  Server s(temp_dir(), 1);
+  // The first turn takes a moment, so that the second run is created while it works.
+  std::string first_path = script_file({{{"text", repl_reply("await execInTab(activeTab, 'await new Promise(r => setTimeout(r, 3000))');\nsetFinal('first')")}},
+                                        {{"text", repl_reply("setFinal('first again')")}}});
+  std::string second_path = script_file({{{"text", repl_reply("setFinal('second')")}}});
+  Http first = s.post("/api/runs", {{"task", "Wait a moment"}, {"options", {{"provider", "script:" + first_path}}}});
+  ASSERT_EQ(first.status, 201) << first.raw;
+  Http second = s.post("/api/runs", {{"task", "Then this"}, {"options", {{"provider", "script:" + second_path}}}});
+  ASSERT_EQ(second.status, 201) << second.raw;
+  EXPECT_EQ(second.body.value("state", ""), "queued") << "the one place is the first run's while it works";
+  const std::string first_id = first.body["id"], second_id = second.body["id"];
+  EXPECT_EQ(wait_turn(s, first_id, 1)["final"], "first");
+  json done = s.wait_done(second_id);
+  EXPECT_EQ(done["final"], "second") << "the queued run started while the first waited for a follow-up: " << done.dump();
+  // The first had kept its session: a follow-up is a turn of it there, not continued from storage.
+  Http sent = s.post("/api/runs/" + first_id + "/messages", {{"text", "Once more"}});
+  ASSERT_EQ(sent.status, 202) << sent.raw;
+  EXPECT_EQ(sent.body["delivered"], "turn");
+  EXPECT_FALSE(sent.body.contains("restored")) << sent.raw;
+  EXPECT_EQ(wait_turn(s, first_id, 2)["final"], "first again");
+  // Two runs, three turns: two waits for a place.
+  std::string waits;
+  s.runs->node_stats().queue_wait.render(waits, "wait");
+  EXPECT_NE(waits.find("\nwait_count 2\n"), std::string::npos) << waits;
+}
+
 }  // namespace
 }  // namespace ouro::testing
