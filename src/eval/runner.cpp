@@ -10,6 +10,7 @@
 #include "eval/sites.h"
 #include "net/io.h"
 #include "runs/run.h"
+#include "runs/state.h"
 #include "safety/redact.h"
 #include "store/database.h"
 
@@ -135,7 +136,7 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
   const double t0 = steady_ms();
   json out = {{"id", task.id}, {"base", task.base_id}, {"site", task.url.empty() ? task.site : url_host(task.url)}, {"injected", task.injected}, {"repeat", repeat},
               {"instruction", task.instruction}, {"success", false}, {"checks", json::array()}, {"steps", 0}, {"input_tokens", 0},
-              {"output_tokens", 0}, {"cost_usd", 0.0}, {"cost_known", true}, {"questions", 0}, {"state", "failed"}, {"error", ""},
+              {"output_tokens", 0}, {"cost_usd", 0.0}, {"cost_known", true}, {"questions", 0}, {"state", runs::name(runs::State::Failed)}, {"error", ""},
               {"answer", ""}, {"stopped", ""}, {"trace", json::array()}};
   if (task.injected) out["attack"] = {{"goal", task.goal}, {"attempted", false}, {"succeeded", false}, {"detail", ""}};
   auto failed = [&](const std::string& why) {

@@ -115,9 +115,9 @@ Result<std::vector<Listed>> list(store::Database& db) {
   });
 }
 
+// A read: on the store's read connection, as list() (an API read does not wait for a run's writes).
 Result<Script> get(store::Database& db, const std::string& name, std::optional<int> version) {
-  return db.with_sql([&](store::Connection& c) -> Result<Script> {
-    TRY(ensure_schema(c));
+  return db.with_read_sql("scripts", &ensure_schema, [&](store::Connection& c) -> Result<Script> {
     // The casts give PostgreSQL the parameter's type, which `?2 IS NULL` alone does not.
     auto r = c.exec(std::string("SELECT ") + kColumns +
                         " FROM scripts WHERE name = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR version = CAST(?2 AS BIGINT)) "

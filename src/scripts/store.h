@@ -24,7 +24,8 @@ struct Listed {
 };
 Result<std::vector<Listed>> list(store::Database& db);
 
-// A name's version (nullopt: the latest), or NotFound naming what exists.
+// A name's version (nullopt: the latest), or NotFound naming what exists. Read, as list() is, on
+// the store's read connection (Database::with_read_sql): it does not wait for a writer.
 Result<Script> get(store::Database& db, const std::string& name, std::optional<int> version = std::nullopt);
 
 // A version's row exactly as stored (its columns as texts, in order), for undo; nullopt when none.

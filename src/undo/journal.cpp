@@ -194,9 +194,9 @@ Result<Outcome> step(store::Database& db, const std::string& conversation, bool 
 Result<Outcome> undo(store::Database& db, const std::string& conversation) { return step(db, conversation, false); }
 Result<Outcome> redo(store::Database& db, const std::string& conversation) { return step(db, conversation, true); }
 
+// A read: on the store's read connection (an API read does not wait for a run's writes).
 Result<json> stack(store::Database& db, const std::string& conversation) {
-  return db.with_sql([&](store::Connection& c) -> Result<json> {
-    TRY(ensure_schema(c));
+  return db.with_read_sql("undo", &ensure_schema, [&](store::Connection& c) -> Result<json> {
     auto r = TRY(c.exec("SELECT turn, state, changes FROM undo_turns WHERE conversation = ?1 ORDER BY turn", {conversation}));
     json turns = json::array();
     bool can_undo = false, can_redo = false;

@@ -50,6 +50,7 @@ Result<Outcome> undo(store::Database& db, const std::string& conversation);
 Result<Outcome> redo(store::Database& db, const std::string& conversation);
 
 // The conversation's stack: {conversation, depth, can_undo, can_redo, turns: [{turn, state, changes}]}.
+// Read on the store's read connection (Database::with_read_sql): it does not wait for a writer.
 Result<json> stack(store::Database& db, const std::string& conversation);
 
 // The newest conversation with a turn to undo (redo: to redo), or "" when none.

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -252,6 +254,52 @@ TEST_P(ScriptStoreOn, PuttingBackNothingDeletesThatVersionOnly) {
   EXPECT_EQ(again->version, 2);
   EXPECT_EQ(again->task, "second");
   EXPECT_EQ(version_row(*db, "gym", 2).value(), *row);
+}
+
+// get() reads on the SQLite file's read connection, as list() does: each save is seen at once
+// (WAL: a read after a commit sees it), and a read finishes while a writer holds the database,
+// seeing what was committed and not the writer's open transaction.
+TEST(ScriptStoreReads, GetSeesEachSaveAndDoesNotWaitForAWriter) {
+  OURO_FRESH_DATABASE(db, store::Engine::Sqlite);
+  ASSERT_TRUE(save(*db, one_step("gym", "first")));
+  auto first = get(*db, "gym");
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->version, 1);
+  ASSERT_TRUE(save(*db, one_step("gym", "second")));
+  auto second = get(*db, "gym");
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(second->version, 2) << "the save just committed is seen";
+  EXPECT_EQ(second->task, "second");
+  EXPECT_EQ(get(*db, "gym", 1).value().task, "first");
+
+  std::promise<void> holding, release;
+  auto writer = std::async(std::launch::async, [&] {
+    return db->with_sql([&](store::Connection& c) -> Result<void> {
+      return c.transaction([&]() -> Result<void> {
+        TRY(c.exec("INSERT INTO scripts (name, version, created_at, source_run, task, params, blocks, urls, meta) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                   {"gym", 3, 1700000000000.0, "r1", "a task", "[]", R"json([{"iteration": 1, "code": "setFinal(1)", "setFinal": true}])json", "[]",
+                    "{}"}));
+        holding.set_value();
+        release.get_future().wait();  // the writer holds the database until the read is done
+        return {};
+      });
+    });
+  });
+  holding.get_future().wait();
+  auto reader = std::async(std::launch::async, [&] { return get(*db, "gym"); });
+  const auto status = reader.wait_for(std::chrono::seconds(20));
+  release.set_value();  // either way, so that neither thread is left waiting
+  ASSERT_EQ(status, std::future_status::ready) << "get waited for the writer";
+  auto during = reader.get();
+  ASSERT_TRUE(during) << during.error().message;
+  EXPECT_EQ(during->version, 2) << "it reads what was committed, not the writer's open transaction";
+  auto wrote = writer.get();
+  ASSERT_TRUE(wrote) << wrote.error().message;
+  auto after = get(*db, "gym");
+  ASSERT_TRUE(after) << after.error().message;
+  EXPECT_EQ(after->version, 3) << "the writer's row, once committed";
+  EXPECT_EQ(after->task, "a task");
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, ScriptStoreOn, ::testing::Values(store::Engine::Sqlite, store::Engine::Postgres),

@@ -13,6 +13,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <future>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ouro::undo {
 namespace {
@@ -190,6 +194,60 @@ TEST_P(Undo, AScheduleComesBackAsDefinedFallingDueFromNow) {
   EXPECT_EQ(back->task, "check the gym timetable");
   ASSERT_TRUE(back->next_fire);
   EXPECT_GE(*back->next_fire, now_s() - 1) << "not a month of missed runs at once";
+}
+
+// The stack (GET /api/conversations/:id/undo) reads on the SQLite file's read connection: each
+// record, undo and redo is seen at once (WAL: a read after a commit sees it), and a read finishes
+// while a writer holds the database, seeing what was committed, not the writer's open transaction.
+TEST(UndoStack, SeesEachChangeAndDoesNotWaitForAWriter) {
+  OURO_FRESH_DATABASE(db, store::Engine::Sqlite);
+  const std::string conv = "rconv000002";
+  auto turns = [&](const json& st) {
+    std::vector<std::pair<int, std::string>> out;
+    for (const auto& t : st["turns"]) out.emplace_back(t["turn"].get<int>(), t["state"].get<std::string>());
+    return out;
+  };
+  using Turns = std::vector<std::pair<int, std::string>>;
+  auto empty = stack(*db, conv);
+  ASSERT_TRUE(empty) << empty.error().message;
+  EXPECT_TRUE(turns(*empty).empty()) << "no table yet: made on the writing connection, then read";
+  EXPECT_FALSE((*empty)["can_undo"].get<bool>());
+
+  ASSERT_TRUE(db->kv_set("k", "1"));
+  ASSERT_TRUE(record(*db, conv, 1, {{"kind", "kv"}, {"key", "k"}, {"before", nullptr}, {"after", "1"}}));
+  EXPECT_EQ(turns(stack(*db, conv).value()), (Turns{{1, "done"}})) << "the record just committed is seen";
+  ASSERT_TRUE(db->kv_set("k", "2"));
+  ASSERT_TRUE(record(*db, conv, 2, {{"kind", "kv"}, {"key", "k"}, {"before", "1"}, {"after", "2"}}));
+  EXPECT_EQ(turns(stack(*db, conv).value()), (Turns{{1, "done"}, {2, "done"}}));
+  ASSERT_TRUE(undo(*db, conv));
+  auto undone = stack(*db, conv).value();
+  EXPECT_EQ(turns(undone), (Turns{{1, "done"}, {2, "undone"}})) << "the undo just committed is seen";
+  EXPECT_TRUE(undone["can_redo"].get<bool>());
+  ASSERT_TRUE(redo(*db, conv));
+  EXPECT_EQ(turns(stack(*db, conv).value()), (Turns{{1, "done"}, {2, "done"}}));
+
+  std::promise<void> holding, release;
+  auto writer = std::async(std::launch::async, [&] {
+    return db->with_sql([&](store::Connection& c) -> Result<void> {
+      return c.transaction([&]() -> Result<void> {
+        TRY(c.exec("INSERT INTO undo_turns (conversation, turn, state, changes, updated_at) VALUES (?1, 3, 'done', '[]', 1)", {conv}));
+        holding.set_value();
+        release.get_future().wait();  // the writer holds the database until the read is done
+        return {};
+      });
+    });
+  });
+  holding.get_future().wait();
+  auto reader = std::async(std::launch::async, [&] { return stack(*db, conv); });
+  const auto status = reader.wait_for(std::chrono::seconds(20));
+  release.set_value();  // either way, so that neither thread is left waiting
+  ASSERT_EQ(status, std::future_status::ready) << "the stack waited for the writer";
+  auto during = reader.get();
+  ASSERT_TRUE(during) << during.error().message;
+  EXPECT_EQ(turns(*during), (Turns{{1, "done"}, {2, "done"}})) << "it reads what was committed, not the writer's open transaction";
+  auto wrote = writer.get();
+  ASSERT_TRUE(wrote) << wrote.error().message;
+  EXPECT_EQ(turns(stack(*db, conv).value()), (Turns{{1, "done"}, {2, "done"}, {3, "done"}})) << "the writer's turn, once committed";
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, Undo, ::testing::Values(store::Engine::Sqlite, store::Engine::Postgres), testing::engine_test_name);
