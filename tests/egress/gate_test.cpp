@@ -156,5 +156,59 @@ TEST(EgressAttribution, TheFactsOfAWriteAreGatheredFromTheRequest) {
   EXPECT_EQ(attribute(request("https://shop.example.com/items/3?page=2")).method_override, "");
 }
 
+// What the gate records of a request (egress/gate.h), from the browser's facts.
+TEST(BodyPreview, AFormsSecretFieldIsMaskedAndTheRestShown) {
+  std::string p = body_preview("user=alice&password=hunter2&item=3");
+  EXPECT_EQ(p.find("hunter2"), std::string::npos) << p;
+  EXPECT_NE(p.find("item=3"), std::string::npos) << p;
+}
+
+TEST(Attribution, WhoSentItIsRecordedAndNeverDecides) {
+  browser::OutgoingRequest r;
+  r.url = "https://x.example/";
+  r.resource_type = "Image";
+  EXPECT_FALSE(attribute(r).run_caused);
+  EXPECT_EQ(attribute(r).cause, "the page's own scripts");
+  r.tagged = true;
+  EXPECT_TRUE(attribute(r).run_caused);
+  r.tagged = false;
+  r.from_worker = true;
+  EXPECT_EQ(attribute(r).cause, "a worker in the page");
+  // A write sent while an approved action works is not asked twice; from the click's new
+  // document it is.
+  r.from_worker = false;
+  r.activity = "click";
+  r.activity_approved = true;
+  EXPECT_TRUE(attribute(r).approved_action);
+  r.new_document = true;
+  EXPECT_FALSE(attribute(r).approved_action);
+  // attribute() never says whether the run acted: the gate's state does (egress/gate.cpp).
+  EXPECT_FALSE(attribute(r).after_acted);
+}
+
+TEST(Attribution, WhatMakesARequestAWriteIsGatheredFromTheBrowsersFacts) {
+  browser::OutgoingRequest r;
+  r.url = "https://shop.example.com/search?q=x";
+  r.resource_type = "Document";
+  EXPECT_FALSE(attribute(r).form);
+  r.navigation_reason = "formSubmissionGet";
+  EXPECT_TRUE(attribute(r).form);
+  // A link: the run's click keeps it a read; the run's code clicking it (a.click()) does not.
+  r.navigation_reason = "anchorClick";
+  r.activity = "click";
+  EXPECT_FALSE(attribute(r).run_code);
+  r.activity = "execInTab";
+  EXPECT_TRUE(attribute(r).run_code);
+  // A worker the run's code started; a page's worker is the page's.
+  browser::OutgoingRequest w;
+  w.url = "https://shop.example.com/api/x";
+  w.from_worker = true;
+  EXPECT_FALSE(attribute(w).run_code);
+  w.from_run_frame = true;
+  EXPECT_TRUE(attribute(w).run_code);
+  w.headers = {{"Accept", "*/*"}, {"x-http-method-override", "delete"}};
+  EXPECT_EQ(attribute(w).method_override, "DELETE");
+}
+
 }  // namespace
 }  // namespace ouro::egress

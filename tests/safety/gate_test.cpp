@@ -1,5 +1,4 @@
 // The gate's rules and the attribution of requests, without a browser.
-#include "egress/gate.h"
 #include "safety/gate.h"
 #include "safety/settings.h"
 
@@ -200,12 +199,6 @@ TEST(GateRules, BadPatternsAndModesAreClearErrors) {
   EXPECT_TRUE(ok->secrets->find("pw").has_value());
 }
 
-TEST(GateRules, BodyPreviewsMaskSecretFields) {
-  std::string p = egress::body_preview("user=alice&password=hunter2&item=3");
-  EXPECT_EQ(p.find("hunter2"), std::string::npos) << p;
-  EXPECT_NE(p.find("item=3"), std::string::npos) << p;
-}
-
 TEST(GateRules, OnlyTheUrlsTheUserGaveCarryNothingOfTheRuns) {
   auto p = policy();
   EXPECT_TRUE(p->given("https://shop.example.com/cart"));
@@ -231,53 +224,6 @@ TEST(GateRules, OnlyTheUrlsTheUserGaveCarryNothingOfTheRuns) {
   EXPECT_FALSE(p->given("https://shop.example.com/"));
   p->add_given_url("http://127.0.0.1:8080");
   EXPECT_TRUE(p->given("http://127.0.0.1:8080/"));
-}
-
-TEST(Attribution, WhoSentItIsRecordedAndNeverDecides) {
-  browser::OutgoingRequest r;
-  r.url = "https://x.example/";
-  r.resource_type = "Image";
-  EXPECT_FALSE(egress::attribute(r).run_caused);
-  EXPECT_EQ(egress::attribute(r).cause, "the page's own scripts");
-  r.tagged = true;
-  EXPECT_TRUE(egress::attribute(r).run_caused);
-  r.tagged = false;
-  r.from_worker = true;
-  EXPECT_EQ(egress::attribute(r).cause, "a worker in the page");
-  // A write sent while an approved action works is not asked twice; from the click's new
-  // document it is.
-  r.from_worker = false;
-  r.activity = "click";
-  r.activity_approved = true;
-  EXPECT_TRUE(egress::attribute(r).approved_action);
-  r.new_document = true;
-  EXPECT_FALSE(egress::attribute(r).approved_action);
-  // egress::attribute() never says whether the run acted: the gate's state does (egress/gate.cpp).
-  EXPECT_FALSE(egress::attribute(r).after_acted);
-}
-
-TEST(Attribution, WhatMakesARequestAWriteIsGatheredFromTheBrowsersFacts) {
-  browser::OutgoingRequest r;
-  r.url = "https://shop.example.com/search?q=x";
-  r.resource_type = "Document";
-  EXPECT_FALSE(egress::attribute(r).form);
-  r.navigation_reason = "formSubmissionGet";
-  EXPECT_TRUE(egress::attribute(r).form);
-  // A link: the run's click keeps it a read; the run's code clicking it (a.click()) does not.
-  r.navigation_reason = "anchorClick";
-  r.activity = "click";
-  EXPECT_FALSE(egress::attribute(r).run_code);
-  r.activity = "execInTab";
-  EXPECT_TRUE(egress::attribute(r).run_code);
-  // A worker the run's code started; a page's worker is the page's.
-  browser::OutgoingRequest w;
-  w.url = "https://shop.example.com/api/x";
-  w.from_worker = true;
-  EXPECT_FALSE(egress::attribute(w).run_code);
-  w.from_run_frame = true;
-  EXPECT_TRUE(egress::attribute(w).run_code);
-  w.headers = {{"Accept", "*/*"}, {"x-http-method-override", "delete"}};
-  EXPECT_EQ(egress::attribute(w).method_override, "DELETE");
 }
 
 }  // namespace
