@@ -419,7 +419,7 @@ struct BrowserPool::Impl : std::enable_shared_from_this<Impl> {
       size_t index;
       std::shared_ptr<session::Runtime> runtime;  // healthy: check it; null: connect again
       std::string url;                            // connect_url
-      bool ask_engine = false;                    // it told its load before: ask again
+      bool ask_engine = false;                    // healthy: ask its engine for its load (again)
     };
     std::vector<Job> jobs;
     std::vector<std::shared_ptr<session::Runtime>> gone;
@@ -433,7 +433,9 @@ struct BrowserPool::Impl : std::enable_shared_from_this<Impl> {
             mark_down(e, dead->message);
             continue;
           }
-          if (deep) jobs.push_back({i, e.runtime, e.connect_url, e.engine.has_value()});
+          // Every deep check asks its engine (plain Chromium's DevTools URL is not asked): a
+          // first answer missed under load would otherwise leave the file's capacity for good.
+          if (deep) jobs.push_back({i, e.runtime, e.connect_url, true});
         } else if (deep && !e.connecting && now >= e.next_try) {
           e.connecting = true;
           jobs.push_back({i, nullptr, e.connect_url});

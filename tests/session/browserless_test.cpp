@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -100,6 +101,16 @@ TEST(Browserless, TokenUrlFormsIsolatedRunsAndTheSessionLimit) {
   ASSERT_FALSE(s.base.empty()) << s.log();
   json pool = s.get("/api/pool").body;
   EXPECT_EQ(pool.value("healthy", 0), 2) << pool.dump() << "\n" << s.log() << "\n" << bl.log();
+  // Each healthy endpoint's places are what browserless says it takes (its /pressure, asked at
+  // the connection and again at each health check: a first answer missed under load comes later).
+  auto engine_limits = [&] {
+    pool = s.get("/api/pool").body;
+    for (const auto& e : pool["endpoints"])
+      if (e.value("state", "") != "down" && e.value("capacity", 0) != 3) return false;
+    return true;
+  };
+  for (auto until = std::chrono::steady_clock::now() + 60s; !engine_limits() && std::chrono::steady_clock::now() < until;)
+    std::this_thread::sleep_for(200ms);
   for (const auto& e : pool["endpoints"]) {
     if (e.value("state", "") == "down") {
       EXPECT_EQ(e.value("url", ""), "ws://" + host + "/") << pool.dump();
