@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -62,6 +63,27 @@ json read_file_json(const std::string& path) {
   ss << in.rdbuf();
   auto j = parse_json(ss.str(), "secrets file");
   return j && j->is_object() ? *j : json::object();
+}
+
+// The secrets file as it is before a key is stored in it: none yet (or empty) holds nothing. One
+// that is not a JSON object with an object "api_keys" is not written over: the keys in it would
+// be lost. The error never shows what the file holds.
+Result<json> secrets_for_update(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && !ec) return json::object();
+  std::ifstream in(path);
+  if (!in) return errorf(Code::FailedPrecondition, "cannot read the secrets file {}: fix its permissions, then store the key again", path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
+  auto j = parse_json(text, "secrets file");
+  if (!j || !j->is_object() || (j->contains("api_keys") && !(*j)["api_keys"].is_object()))
+    return errorf(Code::FailedPrecondition,
+                  "the secrets file {} is not a JSON object with an \"api_keys\" object; ouro does not write over it (the keys "
+                  "in it would be lost): fix it or move it away, then store the key again",
+                  path);
+  return *j;
 }
 
 }  // namespace
@@ -116,8 +138,8 @@ Result<void> keyring_clear(const std::string& provider) {
 }
 
 Result<void> key_file_store(const std::string& path, const std::string& provider, const std::string& key) {
-  json j = read_file_json(path);
-  if (!j.contains("api_keys") || !j["api_keys"].is_object()) j["api_keys"] = json::object();
+  json j = TRY(secrets_for_update(path));
+  if (!j.contains("api_keys")) j["api_keys"] = json::object();
   if (key.empty()) j["api_keys"].erase(provider);
   else j["api_keys"][provider] = key;
   // No key left in it: no file (nothing to leave behind, nothing to read).

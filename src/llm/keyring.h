@@ -21,7 +21,8 @@ std::optional<std::string> keyring_lookup(const std::string& provider);
 Result<void> keyring_clear(const std::string& provider);
 
 // The 0600 file fallback (<data dir>/secrets.json: {"api_keys": {provider: key}}), written whole
-// by rename.
+// by rename. A file that is not such an object is not written over (FailedPrecondition): the
+// keys in it would be lost.
 Result<void> key_file_store(const std::string& path, const std::string& provider, const std::string& key);
 std::optional<std::string> key_file_lookup(const std::string& path, const std::string& provider);
 
