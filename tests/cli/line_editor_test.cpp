@@ -23,18 +23,13 @@ namespace {
 
 using ouro::testing::ScopedTempDir;
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ouro::testing::read_file;
 
 // The entries of a history file as libedit saves it: a cookie line, then one line per entry,
 // oldest first.
 std::vector<std::string> entries(const std::string& path) {
   std::vector<std::string> out;
-  std::istringstream in(read_all(path));
+  std::istringstream in(read_file(path));
   std::string line;
   if (!std::getline(in, line)) return out;
   EXPECT_EQ(line, "_HiStOrY_V2_") << "libedit's history file starts with its cookie";
@@ -122,7 +117,7 @@ TEST(LineEditorHistory, AMultiLineStatementIsOneEntry) {
     LineEditor editor(path, nullptr);
     editor.remember(statement);
   }
-  const std::string saved = read_all(path);
+  const std::string saved = read_file(path);
   EXPECT_EQ(entries(path).size(), 1u) << saved;
   // Loaded and saved again by the next session, it is the same entry.
   {
@@ -130,8 +125,8 @@ TEST(LineEditorHistory, AMultiLineStatementIsOneEntry) {
     editor.remember("next");
   }
   auto both = entries(path);
-  ASSERT_EQ(both.size(), 2u) << read_all(path);
-  EXPECT_EQ(saved, read_all(path).substr(0, saved.size()));
+  ASSERT_EQ(both.size(), 2u) << read_file(path);
+  EXPECT_EQ(saved, read_file(path).substr(0, saved.size()));
   EXPECT_EQ(both[1], "next");
 }
 
