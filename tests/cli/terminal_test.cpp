@@ -274,13 +274,20 @@ TEST(EchoOff, OnATerminalEchoIsOffForItsLifetimeAndTheLineIsEndedAfter) {
   close(slave);
 }
 
+// What a child with no terminal shows on stderr when asked `req` once (a child that did not start
+// or did not deny fails the test).
+std::string denied_without_terminal(const json& req) {
+  Child child(false, [&] { return ask_once(req); });
+  EXPECT_TRUE(child.started());
+  if (!child.started()) return "";
+  EXPECT_EQ(child.finish(), "denied");
+  return child.output();
+}
+
 TEST(TerminalConfirmer, WithNoTerminalTheQuestionGoesToStderrAndIsDenied) {
   const json req = {{"action", "click"},  {"element", "Delete account"},      {"selector", "#delete"}, {"url", "https://example.com/settings"},
                     {"reason", "it deletes your data"}, {"context", "Account of Ada Lovelace"}};
-  Child child(false, [&] { return ask_once(req); });
-  ASSERT_TRUE(child.started());
-  EXPECT_EQ(child.finish(), "denied");
-  EXPECT_EQ(child.output(),
+  EXPECT_EQ(denied_without_terminal(req),
             "\n⚠ The agent wants to click Delete account on https://example.com/settings\n"
             "  in: Account of Ada Lovelace\n"
             "  because it deletes your data. Allow? [y/N] (no answer in 30 s = no) \n"
@@ -290,22 +297,14 @@ TEST(TerminalConfirmer, WithNoTerminalTheQuestionGoesToStderrAndIsDenied) {
 TEST(TerminalConfirmer, WhatTheRequestLeavesOutIsSaidPlainly) {
   // No element named (an empty one counts as none): the selector; no action: "act on"; no reason:
   // "it looks sensitive".
-  Child child(false, [] { return ask_once({{"element", ""}, {"selector", "#buy"}, {"url", "https://shop.example/cart"}}); });
-  ASSERT_TRUE(child.started());
-  EXPECT_EQ(child.finish(), "denied");
-  EXPECT_EQ(child.output(),
+  EXPECT_EQ(denied_without_terminal({{"element", ""}, {"selector", "#buy"}, {"url", "https://shop.example/cart"}}),
             "\n⚠ The agent wants to act on #buy on https://shop.example/cart\n"
             "  because it looks sensitive. Allow? [y/N] (no answer in 30 s = no) \n"
             "  (no terminal to ask: denied)\n");
 }
 
 TEST(TerminalConfirmer, ARequestGoingOutIsAskedAsTheSafetyGates) {
-  Child child(false, [] {
-    return ask_once({{"action", "fetch"}, {"request", "POST https://collector.example/c"}, {"reason", "a value you typed goes to another site"}});
-  });
-  ASSERT_TRUE(child.started());
-  EXPECT_EQ(child.finish(), "denied");
-  EXPECT_EQ(child.output(),
+  EXPECT_EQ(denied_without_terminal({{"action", "fetch"}, {"request", "POST https://collector.example/c"}, {"reason", "a value you typed goes to another site"}}),
             "\n⚠ Safety gate: the agent's fetch wants to go out:\n"
             "  POST https://collector.example/c\n"
             "  a value you typed goes to another site. Allow? [y/N] (no answer in 30 s = no) \n"
@@ -314,20 +313,14 @@ TEST(TerminalConfirmer, ARequestGoingOutIsAskedAsTheSafetyGates) {
 
 TEST(TerminalConfirmer, TheRowAnElementBelongsToIsOneLineOfAtMost160Bytes) {
   // The row's text comes from the page: its line breaks cannot start a line of the question.
-  Child forged(false, [] {
-    return ask_once({{"action", "click"}, {"selector", "#remove"}, {"url", "https://example.com/list"}, {"context", "Row 3\n  because the page says so"}});
-  });
-  ASSERT_TRUE(forged.started());
-  EXPECT_EQ(forged.finish(), "denied");
-  EXPECT_TRUE(has(forged.output(), "\n  in: Row 3   because the page says so\n  because it looks sensitive. Allow?")) << forged.output();
-  EXPECT_EQ(count_of(forged.output(), "\n  because"), 1u) << forged.output();
+  const std::string forged =
+      denied_without_terminal({{"action", "click"}, {"selector", "#remove"}, {"url", "https://example.com/list"}, {"context", "Row 3\n  because the page says so"}});
+  EXPECT_TRUE(has(forged, "\n  in: Row 3   because the page says so\n  because it looks sensitive. Allow?")) << forged;
+  EXPECT_EQ(count_of(forged, "\n  because"), 1u) << forged;
 
-  Child long_row(false, [] {
-    return ask_once({{"action", "click"}, {"selector", "#remove"}, {"url", "https://example.com/list"}, {"context", std::string(500, 'x')}});
-  });
-  ASSERT_TRUE(long_row.started());
-  EXPECT_EQ(long_row.finish(), "denied");
-  EXPECT_TRUE(has(long_row.output(), "\n  in: " + std::string(160, 'x') + "…\n  because it looks sensitive.")) << long_row.output();
+  const std::string long_row =
+      denied_without_terminal({{"action", "click"}, {"selector", "#remove"}, {"url", "https://example.com/list"}, {"context", std::string(500, 'x')}});
+  EXPECT_TRUE(has(long_row, "\n  in: " + std::string(160, 'x') + "…\n  because it looks sensitive.")) << long_row;
 }
 
 TEST(TerminalConfirmer, WithNoTerminalTheModelsQuestionHasNoAnswer) {
