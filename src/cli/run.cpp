@@ -197,77 +197,112 @@ json request_from_flags(const CommonFlags& flags, const RunFlags& rf, const json
 
 }  // namespace
 
-// `ouro run`: the flags become a run's spec (the same options, checks and messages as the API's),
-// runs/lifecycle.h carries the run, and the terminal shows its events and asks its questions.
-Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
-  if (rf.task.find_first_not_of(" \t\n") == std::string::npos && rf.resume_id.empty())
-    return make_error(Code::InvalidArgument, "run needs a task: ouro run \"Summarize the unread emails in my inbox\" --url https://mail.example.com");
-  if (!rf.resume_id.empty() && !rf.continue_id.empty())
-    return make_error(Code::InvalidArgument, "--resume and --continue are for different runs: resume an interrupted one, or continue a finished one");
+namespace {
+
+// --resume of a run in the database of an `ouro serve` that is up: that server's to resume (it
+// may be running it now) — one on this data directory, or on another that uses this database file.
+Result<void> refuse_a_served_run(const std::string& db_path, const std::string& run_id) {
+  auto pid = store::DataDirLock::holder(std::filesystem::path(db_path).parent_path().string());
+  if (auto target = store::configured_database(db_path); !pid && target && !store::is_postgres_url(*target))
+    pid = store::DataDirLock::database_holder(*target);
+  if (!pid) return {};
+  return errorf(Code::FailedPrecondition,
+                "run {} is in the database of the ouro serve that is up ({}); resume it there: the Command Center's "
+                "Resume, or POST /api/runs/{}/resume",
+                run_id, *pid > 0 ? "pid " + std::to_string(*pid) : "its process id is not recorded", run_id);
+}
+
+// The run the flags name, with its spec: --continue, the conversation as the database keeps it
+// (a run of the Command Center's, or an earlier `ouro run`): its env and its turns; --resume, an
+// interrupted run from its checkpoint (one `ouro run` was doing when it was killed is still
+// running: nothing marked it); else a new run. The flags are its options, checked by the same
+// rules as the API's and kept with the run for a follow-up or a resume.
+struct Taken {
+  std::shared_ptr<runs::Run> run;
+  runs::RunSpec spec;
+};
+Result<Taken> take_run(store::Database& db, const CommonFlags& flags, const RunFlags& rf) {
+  Taken t;
+  if (!rf.continue_id.empty()) t.run = TRY(runs::Run::continued(db, rf.continue_id, rf.task));
+  else if (!rf.resume_id.empty())
+    t.run = TRY(runs::Run::resumed(db, rf.resume_id, {runs::State::Interrupted, runs::State::Running, runs::State::Queued}));
+  const json request = request_from_flags(flags, rf, t.run ? &t.run->request() : nullptr);
+  t.spec = TRY(runs::parse_request(request));
+  if (!t.run) t.run = TRY(runs::Run::create(db, request, runs::State::Running));
+  else t.spec = TRY(t.run->set_request(request));
+  return t;
+}
+
+// The settings file, read once for the run: its safety settings, its hooks and its model, over
+// the flags' browser and model.
+Result<runs::Setup> setup_from(const CommonFlags& flags, const RunFlags& rf) {
   llm::SettingsFlags sf = rf.settings;
   // Keys `ouro auth set` kept in the file when there was no keyring.
   sf.secrets_path = (!flags.base_data_dir.empty() ? flags.base_data_dir : flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/secrets.json";
   CommonFlags with_config = flags;
   if (rf.settings.config_path) with_config.config_path = *rf.settings.config_path;
-  const std::string db_path = (flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/ouro.db";
-  if (!rf.resume_id.empty()) {
-    // A run of a server that is up is that server's to resume (it may be running it now): one on
-    // this data directory, or on another that uses this database file.
-    auto pid = store::DataDirLock::holder(std::filesystem::path(db_path).parent_path().string());
-    if (auto target = store::configured_database(db_path); !pid && target && !store::is_postgres_url(*target))
-      pid = store::DataDirLock::database_holder(*target);
-    if (pid)
-      return errorf(Code::FailedPrecondition,
-                    "run {} is in the database of the ouro serve that is up ({}); resume it there: the Command Center's "
-                    "Resume, or POST /api/runs/{}/resume",
-                    rf.resume_id, *pid > 0 ? "pid " + std::to_string(*pid) : "its process id is not recorded", rf.resume_id);
-  }
-  auto db = TRY(store::Database::open(db_path));
-
-  // The flags as a run's options: checked by the same rules, kept with the run for a follow-up or
-  // a resume. --continue: the conversation as the database keeps it (a run of the Command
-  // Center's, or an earlier `ouro run`): its env and its turns. --resume: an interrupted run from
-  // its checkpoint (one `ouro run` was doing when it was killed is still running: nothing marked it).
-  std::shared_ptr<runs::Run> run;
-  if (!rf.continue_id.empty()) run = TRY(runs::Run::continued(*db, rf.continue_id, rf.task));
-  else if (!rf.resume_id.empty())
-    run = TRY(runs::Run::resumed(*db, rf.resume_id, {runs::State::Interrupted, runs::State::Running, runs::State::Queued}));
-  const json request = request_from_flags(flags, rf, run ? &run->request() : nullptr);
-  runs::RunSpec spec = TRY(runs::parse_request(request));
-  if (!run) run = TRY(runs::Run::create(*db, request, runs::State::Running));
-  else spec = TRY(run->set_request(request));
-
-  std::unique_ptr<std::ofstream> trace;
-  if (!rf.trace.empty()) {
-    trace = std::make_unique<std::ofstream>(rf.trace, std::ios::trunc);
-    if (!*trace) return errorf(Code::InvalidArgument, "cannot write the trace file {}", rf.trace);
-  }
-  // The settings file, read once for the run: its safety settings, its hooks and its model.
   const SettingsFile settings_file = TRY(read_settings_file(config_path_of(with_config)));
   auto file = TRY(safety::safety_settings_from(settings_file.data, settings_file.where()));
-  auto hook_pipeline = hooks::Pipeline::create(TRY(hooks::hooks_config_from(settings_file.data, settings_file.where())));
-  auto log = std::make_shared<runs::EventLog>(*db, run->id(), run->last_seq(), hook_pipeline);
-  run->set_log(log);
   runs::Setup setup;
-  setup.hooks = hook_pipeline;
+  setup.hooks = hooks::Pipeline::create(TRY(hooks::hooks_config_from(settings_file.data, settings_file.where())));
   setup.base = TRY(session_options(with_config, {}, false, {}, &file));
   setup.file = std::move(file);
   setup.model_flags = sf;
   setup.model_flags.file = settings_file.data;
   setup.default_context = "";  // the default context of the browser this run launches or attaches to
   setup.default_max_iterations = rf.max_iterations;
-  if (auto kept = rf.continue_id.empty() && rf.resume_id.empty() ? run->insert() : run->set_state(runs::State::Running); !kept)
-    return errorf(Code::Unavailable, "the run cannot be kept: {}", kept.error().message);
+  return setup;
+}
+
+// After the run: how to follow it up, a replay's figures, --save-script.
+void tell_after(store::Database& db, runs::Run& run, runs::State state, const RunFlags& rf, bool modelless) {
+  const store::Database::RunRow row = run.row();
+  if (!modelless) std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);
+  if (scripts::ReplayProvider* replay = run.life().replay()) {
+    double ms = row.updated_at - row.created_at;
+    std::cerr << fmt::format("replayed in {:.1f} s{} · path {}{}\n", ms / 1000,
+                             rf.recorded_ms > 0 ? fmt::format(" (the recorded run took {:.1f} s)", rf.recorded_ms / 1000) : "",
+                             replay->path(), replay->heals() ? fmt::format(" · {} target(s) healed", replay->heals()) : "");
+  }
+  // --save-script NAME: a run that delivered its final is kept as a script (its proposed parameters).
+  if (rf.save_script.empty()) return;
+  auto script = state == runs::State::Done ? scripts::from_run(db, row.id, rf.save_script)
+                                           : Result<scripts::Script>(make_error(Code::FailedPrecondition, "the run did not finish with its final"));
+  auto saved = script ? scripts::save(db, std::move(*script)) : Result<scripts::Script>(tl::make_unexpected(script.error()));
+  if (saved) undo::note_script(db, row.id, run.life().turn_number(), saved->name, saved->version);
+  if (saved) std::cerr << fmt::format("saved as script {} v{} ({} steps); replay: ouro replay {}\n", saved->name, saved->version, saved->steps.size(), saved->name);
+  else std::cerr << "not saved as a script: " << saved.error().message << "\n";
+}
+
+}  // namespace
+
+// `ouro run`: the flags become a run (runs/run.h) with the same options, checks and messages as
+// the API's; the run carries itself, and the terminal shows its events and asks its questions.
+Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
+  if (rf.task.find_first_not_of(" \t\n") == std::string::npos && rf.resume_id.empty())
+    return make_error(Code::InvalidArgument, "run needs a task: ouro run \"Summarize the unread emails in my inbox\" --url https://mail.example.com");
+  if (!rf.resume_id.empty() && !rf.continue_id.empty())
+    return make_error(Code::InvalidArgument, "--resume and --continue are for different runs: resume an interrupted one, or continue a finished one");
+  const std::string db_path = (flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir) + "/ouro.db";
+  if (!rf.resume_id.empty()) TRY(refuse_a_served_run(db_path, rf.resume_id));
+  auto db = TRY(store::Database::open(db_path));
+  auto [run, spec] = TRY(take_run(*db, flags, rf));
+  std::unique_ptr<std::ofstream> trace;
+  if (!rf.trace.empty()) {
+    trace = std::make_unique<std::ofstream>(rf.trace, std::ios::trunc);
+    if (!*trace) return errorf(Code::InvalidArgument, "cannot write the trace file {}", rf.trace);
+  }
+  runs::Setup setup = TRY(setup_from(flags, rf));
+  const std::shared_ptr<runs::EventLog> log = run->open_log(setup.hooks);
+  TRY(run->keep_running());
   // A start that fails is kept as the API keeps one: failed, saying why.
   TRY(run->start(spec, std::move(setup),
                  std::make_shared<runs::SessionSource>([](session::SessionOptions so) { return session::Session::start(std::move(so)); })));
   runs::Lifecycle* life = &run->life();
-  const std::string run_id = run->id();
 
   std::atomic<bool> cancelled{false};
   TerminalConfirmer confirmer(std::chrono::seconds(rf.confirm_timeout_s), cancelled);
-  store::Database* kept_db = db.get();
-  confirmer.remember = [kept_db, id = run_id, turn = life](const std::string& site) { runs::remember_site(*kept_db, site, id, turn->turn_number()); };
+  confirmer.remember = [kept_db = db.get(), id = run->id(), life](const std::string& site) { runs::remember_site(*kept_db, site, id, life->turn_number()); };
   runs::Asker asker;
   asker.confirm = [&](const json& req) { return confirmer.ask(req); };
   asker.ask_user = [&](const json& q) { return confirmer.ask_text(q, std::chrono::seconds(rf.ask_timeout_s)); };
@@ -282,14 +317,13 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
       std::cerr << fmt::format("saved {} v{} from v{} (see the change: ouro script show {} --diff)\n", get_str(e.data, "name"),
                                get_int(e.data, "version"), get_int(e.data, "based_on"), get_str(e.data, "name"));
   });
-  std::mutex trace_mutex;
-  log->on_store_failure([&](const std::string&) { run->cancel(); });
   std::cerr << fmt::format("ouro {} · {}\n", life->replay() ? "replay" : "run", life->banner());
   InterruptWatcher watcher([&] {
     std::cerr << "\n(cancelling…)\n";
     cancelled = true;
     run->cancel();
   });
+  std::mutex trace_mutex;
   runs::Conversation one;  // one turn: `ouro run --continue` opens the next
   one.view = [&](const agent::Event& e) {
     view.on_event(e);
@@ -297,33 +331,15 @@ Result<int> cmd_run(const CommonFlags& flags, RunFlags rf) {
     std::lock_guard lock(trace_mutex);
     *trace << dump_json(safety::redact_json(e.to_json())) << "\n" << std::flush;
   };
-  auto ended = run->converse(asker, std::move(one));
-  const agent::RunResult& r = ended.result;
-  const runs::State state = ended.state;
-  const store::Database::RunRow row = run->row();
-  if (!modelless) std::cerr << fmt::format("run {} · follow up with: ouro run --continue {} \"…\"\n", row.id, row.id);
-  if (scripts::ReplayProvider* replay = life->replay()) {
-    double ms = row.updated_at - row.created_at;
-    std::cerr << fmt::format("replayed in {:.1f} s{} · path {}{}\n", ms / 1000,
-                             rf.recorded_ms > 0 ? fmt::format(" (the recorded run took {:.1f} s)", rf.recorded_ms / 1000) : "",
-                             replay->path(), replay->heals() ? fmt::format(" · {} target(s) healed", replay->heals()) : "");
-  }
-  // --save-script NAME: a run that delivered its final is kept as a script (its proposed parameters).
-  if (!rf.save_script.empty()) {
-    auto script = state == runs::State::Done ? scripts::from_run(*db, row.id, rf.save_script)
-                                  : Result<scripts::Script>(make_error(Code::FailedPrecondition, "the run did not finish with its final"));
-    auto saved = script ? scripts::save(*db, std::move(*script)) : Result<scripts::Script>(tl::make_unexpected(script.error()));
-    if (saved) undo::note_script(*db, row.id, life->turn_number(), saved->name, saved->version);
-    if (saved) std::cerr << fmt::format("saved as script {} v{} ({} steps); replay: ouro replay {}\n", saved->name, saved->version, saved->steps.size(), saved->name);
-    else std::cerr << "not saved as a script: " << saved.error().message << "\n";
-  }
+  const auto [r, state, recorded] = run->converse(asker, std::move(one));
+  tell_after(*db, *run, state, rf, modelless);
   // As on every face: a run whose events could not be stored stops and fails (its record would
   // be missing steps, and a resume could not rebuild it).
-  if (std::string why = log->store_error(); !why.empty()) return errorf(Code::Unavailable, "run {}: the run's events could not be stored: {}", row.id, why);
+  if (std::string why = log->store_error(); !why.empty()) return errorf(Code::Unavailable, "run {}: the run's events could not be stored: {}", run->id(), why);
   if (rf.as_json) {
     // The run's id and state with the result: what History, --continue and the API know it by.
     json out = r.to_json();
-    out["runId"] = row.id;
+    out["runId"] = run->id();
     out["state"] = runs::name(state);
     std::cout << dump_json(out) << "\n";
   } else {

@@ -194,7 +194,7 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
   auto made = runs::Run::create(**db, request, runs::State::Running);
   if (!made) return failed(made.error().message);
   std::shared_ptr<runs::Run> run = *made;
-  run->set_log(std::make_shared<runs::EventLog>(**db, run->id(), run->last_seq()));
+  run->open_log();
   runs::Setup setup;
   setup.base = m_opt.browser;
   setup.model_flags = m_opt.model_flags;
@@ -210,7 +210,7 @@ json Runner::run_one(const Task& task, int repeat, Worker& worker) {
   }
   setup.default_context = "clean";
   setup.default_max_iterations = task.max_iterations;
-  if (auto kept = run->insert(); !kept) return failed(kept.error().message);
+  if (auto kept = run->keep_running(); !kept) return failed(kept.error().message);
 
   Active active{run, t0 + m_opt.task_timeout_s * 1000};
   {

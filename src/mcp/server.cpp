@@ -437,9 +437,8 @@ json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
   auto created = runs::Run::create(db, args, runs::State::Running);
   if (!created) return error_result("browser_task: " + created.error().message);
   std::shared_ptr<runs::Run> run = std::move(*created);
-  if (auto kept = run->insert(); !kept) return error_result("browser_task: the run cannot be kept: " + kept.error().message);
-  auto log = std::make_shared<runs::EventLog>(db, run->id(), 0, setup->hooks);
-  run->set_log(log);
+  if (auto kept = run->keep_running(); !kept) return error_result("browser_task: " + kept.error().message);
+  run->open_log(setup->hooks);
   setup->default_max_iterations = this->task->max_iterations;
   // The model: the configured one, else the client's through sampling.
   if (offers_sampling(ctx.client_capabilities())) setup->client_model = std::make_unique<SamplingProvider>(ctx, SamplingProvider::Options{});
@@ -450,8 +449,7 @@ json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
     if (started.error().details.is_object() && started.error().details.value("kind", "") == "no-model") return error_result(needs_model(started.error().message));
     return error_result("browser_task: " + started.error().message);
   }
-  runs::Run* running = run.get();  // the log is the run's: it never outlives it
-  log->on_store_failure([running](const std::string&) { running->cancel(); });
+  runs::Run* running = run.get();
   const double total = run->life().max_iterations();
   runs::Conversation one;
   one.view = [&ctx, total](const agent::Event& e) {

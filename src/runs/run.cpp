@@ -38,6 +38,7 @@ Result<std::shared_ptr<Run>> Run::create(store::Database& db, const json& reques
   run->m_row.options = dump_json(spec.stored_options());
   run->m_row.created_at = run->m_row.updated_at = wall_ms();
   run->m_state = state;
+  run->m_row_kept = Row::New;
   return run;
 }
 
@@ -114,7 +115,24 @@ State Run::state() const { return m_state.load(); }
 
 Result<void> Run::insert() {
   std::lock_guard lock(m_row_mutex);
-  return m_db.insert_run(m_row);
+  TRY(m_db.insert_run(m_row));
+  m_row_kept = Row::Stored;
+  return {};
+}
+
+Result<void> Run::keep_running() {
+  auto kept = m_row_kept == Row::New ? insert() : set_state(State::Running);
+  if (!kept) return errorf(Code::Unavailable, "the run cannot be kept: {}", kept.error().message);
+  return {};
+}
+
+const std::shared_ptr<EventLog>& Run::open_log(std::shared_ptr<hooks::Pipeline> hooks, std::mutex* order, std::function<void()> stopped) {
+  m_log = std::make_shared<EventLog>(m_db, m_id, m_last_seq, std::move(hooks), order);
+  m_log->on_store_failure([weak = weak_from_this(), stopped = std::move(stopped)](const std::string&) {
+    if (stopped) stopped();
+    if (auto run = weak.lock()) run->cancel();
+  });
+  return m_log;
 }
 
 Result<void> Run::store_row() {

@@ -82,7 +82,7 @@ struct Conversation {
   std::function<void()> leaving;
 };
 
-class Run {
+class Run : public std::enable_shared_from_this<Run> {
  public:
   // A new run of `request` ({task, urls?, options?}, checked by runs/spec.h) in `state`: queued
   // while it waits for a place, running when it starts at once. Its row is not stored yet:
@@ -118,6 +118,10 @@ class Run {
   State state() const;
   // Stores a new run's row.
   Result<void> insert();
+  // Stores it as running, for a face that starts it at once (`ouro run`, MCP, an evaluation): a
+  // new run's row inserted, a continued or resumed one's moved to running. Unavailable, saying
+  // the run cannot be kept, when the database refuses.
+  Result<void> keep_running();
   // Stores the row as it is (a queued run given its place).
   Result<void> store_row();
   // The one place its state is written (the table in runs/state.h), stored with its row. An
@@ -128,8 +132,11 @@ class Run {
   void fail(const std::string& why, const std::string& message);
 
   // --- Its events and its person -------------------------------------------------------------
-  // The face's log (its sink and ordering); made on the run's id and last_seq().
-  void set_log(std::shared_ptr<EventLog> log) { m_log = std::move(log); }
+  // Its event log, on its id from last_seq(), told to `hooks`; `order`: the face's ordering mutex
+  // (runs/event_log.h), or the log's own. The rule on every face: a store that fails cancels the
+  // run, and `stopped` (optional) hears of it first. The face adds its sink.
+  const std::shared_ptr<EventLog>& open_log(std::shared_ptr<hooks::Pipeline> hooks = nullptr, std::mutex* order = nullptr,
+                                            std::function<void()> stopped = {});
   const std::shared_ptr<EventLog>& log() const { return m_log; }
   Answers& answers() { return m_answers; }
   // An Asker that waits here for the API's answers (confirm(), answer()), and publishes what its
@@ -182,6 +189,7 @@ class Run {
   std::vector<agent::Turn> m_turns;
   std::string m_first_task;
   bool m_resumed = false;  // its first turn's: the request's task, or the resumed turn's
+  enum class Row { New, Stored } m_row_kept = Row::Stored;  // create() makes a row not stored yet
   mutable std::mutex m_row_mutex;  // m_row: the run's thread, the log's sink (awaiting_user) and readers
   store::Database::RunRow m_row;
   std::atomic<State> m_state{State::Queued};  // m_row.state, read without waiting for a write

@@ -13,15 +13,13 @@ void RunManager::publish(Active& run, const std::string& type, const json& data,
 // live under it, so none is missed or seen twice; the runs' map is not held, so an API read never
 // waits for an event's write): each stored event is sent to the run's subscribers; a question is
 // pending from the moment anyone can see it. A store that fails stops the run (runs/event_log.h).
-std::shared_ptr<runs::EventLog> RunManager::make_log(Active& run, int64_t last_seq) {
-  auto log = std::make_shared<runs::EventLog>(m_db, run.id, last_seq, m_config.hooks, &m_events_mutex);
+void RunManager::open_log(Active& run) {
   Active* r = &run;  // the log is the run's: it never outlives it
-  log->on_store_failure([r](const std::string&) {
+  const auto& log = run.run->open_log(m_config.hooks, &m_events_mutex, [r] {
     {
       std::lock_guard run_lock(r->mutex);
-      r->request(Active::Stop::Cancel);
+      r->request(Active::Stop::Cancel);  // no follow-up waits either
     }
-    r->run->cancel();
     r->changed.notify_all();
   });
   log->set_sink([this, r](const runs::StoredEvent& e) {
@@ -45,7 +43,6 @@ std::shared_ptr<runs::EventLog> RunManager::make_log(Active& run, int64_t last_s
       it = keep ? std::next(it) : m_subscribers.erase(it);
     }
   });
-  return log;
 }
 
 bool RunManager::deliver(Subscriber& sub, const json& event) {

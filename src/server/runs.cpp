@@ -193,37 +193,43 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside, co
   active->id = active->run->id();
   active->task = spec.task;
   active->pairing = pairing;
-  active->run->set_log(make_log(*active, 0));
-  const store::Database::RunRow row = active->run->row();
-  json created = row_json(row);
-  // The row stored with what goes alongside it, in one transaction.
-  auto store_row = [&](const std::function<Result<void>(store::Connection&)>& insert) -> Result<void> {
-    if (!alongside) return m_db.with_sql(insert);
-    return m_db.with_sql([&](store::Connection& c) -> Result<void> {
-      return c.transaction([&]() -> Result<void> {
-        if (!TRY(alongside(c, active->id))) return errorf(Code::AlreadyExists, "run {} was not created: what goes with it was done already", active->id);
-        return insert(c);
-      });
-    });
-  };
+  open_log(*active);
   // Nodes sharing PostgreSQL: the run waits in the shared queue for whichever node has a place
   // (store/nodes.h). Through the extension it is this node's: the user's Chrome is paired here.
   const bool via_extension = spec.browser.empty() ? m_config.default_browser == "extension" : spec.browser == "extension";
-  if (m_shared && !via_extension) {
-    {
-      std::lock_guard lock(m_mutex);
-      if (m_serving == Serving::Stopping) return make_error(Code::Unavailable, "ouro is shutting down");
-    }
-    if (int64_t waiting = TRY(store::queue_depth(m_db)); waiting >= kMaxQueued) {
-      m_node_stats.refused.add();
-      return errorf(Code::ResourceExhausted, "{} runs wait in the queue already, the limit: wait for some to start, or cancel some", waiting);
-    }
-    TRY(store_row([&](store::Connection& c) { return store::enqueue_run(c, row); }));
-    m_look.store(Look::Due);
-    return created;
+  if (m_shared && !via_extension) return enqueue_shared(active->run->row(), alongside);
+  return place_here(active, alongside);
+}
+
+Result<void> RunManager::store_new_row(const std::string& run_id, const Alongside& alongside,
+                                       const std::function<Result<void>(store::Connection&)>& insert) {
+  if (!alongside) return m_db.with_sql(insert);
+  return m_db.with_sql([&](store::Connection& c) -> Result<void> {
+    return c.transaction([&]() -> Result<void> {
+      if (!TRY(alongside(c, run_id))) return errorf(Code::AlreadyExists, "run {} was not created: what goes with it was done already", run_id);
+      return insert(c);
+    });
+  });
+}
+
+Result<json> RunManager::enqueue_shared(const store::Database::RunRow& row, const Alongside& alongside) {
+  {
+    std::lock_guard lock(m_mutex);
+    if (m_serving == Serving::Stopping) return make_error(Code::Unavailable, "ouro is shutting down");
   }
-  // The place is taken under the manager's mutex, the row stored without it (an API read never
-  // waits for a write): a run that cannot be stored gives its place back.
+  if (int64_t waiting = TRY(store::queue_depth(m_db)); waiting >= kMaxQueued) {
+    m_node_stats.refused.add();
+    return errorf(Code::ResourceExhausted, "{} runs wait in the queue already, the limit: wait for some to start, or cancel some", waiting);
+  }
+  TRY(store_new_row(row.id, alongside, [&](store::Connection& c) { return store::enqueue_run(c, row); }));
+  m_look.store(Look::Due);
+  return row_json(row);
+}
+
+// The place is taken under the manager's mutex, the row stored without it (an API read never
+// waits for a write): a run that cannot be stored gives its place back.
+Result<json> RunManager::place_here(const std::shared_ptr<Active>& active, const Alongside& alongside) {
+  const store::Database::RunRow row = active->run->row();
   enum class Place { Now, Waits } place;
   {
     std::lock_guard lock(m_mutex);
@@ -243,7 +249,7 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside, co
     }
     ++m_storing;
   }
-  auto stored = store_row([&](store::Connection& c) { return store::Database::insert_run(c, m_db.node_id(), row); });
+  auto stored = store_new_row(row.id, alongside, [&](store::Connection& c) { return store::Database::insert_run(c, m_db.node_id(), row); });
   std::string failed;  // why a stored run does not start (recorded without the lock)
   {
     std::lock_guard lock(m_mutex);
@@ -263,12 +269,12 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside, co
         ++m_places_freed;
         m_reap.notify_all();
       }
-      return created;
+      return row_json(row);
     } else {
       // Started under the lock: the thread cannot hand itself to the reaper before `thread` is set.
       try {
         active->thread = std::thread([this, active] { run_thread(active); });
-        return created;
+        return row_json(row);
       } catch (const std::system_error& e) {
         m_runs.erase(active->id);
         failed = std::string("cannot start a thread for the run: ") + e.what();
@@ -793,7 +799,7 @@ Result<json> RunManager::message(const std::string& run_id, const std::string& t
   restored->task = restored->run->row().task;
   restored->begun = static_cast<int>(restored->run->turns().size());
   size_t turn = restored->run->turns().size() + 1;
-  restored->run->set_log(make_log(*restored, restored->run->last_seq()));
+  open_log(*restored);
   TRY(start_stored(restored, Code::Unavailable, "is being continued already"));
   return json{{"id", run_id}, {"delivered", "turn"}, {"turn", turn}, {"restored", true}};
 }
@@ -833,7 +839,7 @@ Result<json> RunManager::start_resumed(const std::string& run_id, const std::vec
   resumed->id = run_id;
   resumed->task = resumed->run->row().task;
   resumed->begun = static_cast<int>(resumed->run->turns().size()) + 1;  // the turn being resumed
-  resumed->run->set_log(make_log(*resumed, resumed->run->last_seq()));
+  open_log(*resumed);
   const int from = resumed->run->resume_from();
   TRY(start_stored(resumed, Code::FailedPrecondition, "is in progress already"));
   return json{{"id", run_id}, {"resumed", true}, {"fromIteration", from}};

@@ -223,7 +223,13 @@ class RunManager {
   void deliver_stored(const std::string& run_id);
   void fence_local_runs();
   size_t free_places();
-  std::shared_ptr<runs::EventLog> make_log(Active& run, int64_t last_seq);
+  void open_log(Active& run);
+  // A new run's row stored, with what goes alongside it in one transaction when there is such.
+  Result<void> store_new_row(const std::string& run_id, const Alongside& alongside,
+                             const std::function<Result<void>(store::Connection&)>& insert);
+  // A new run into the queue nodes share / onto a place of this node's (or its waiting list).
+  Result<json> enqueue_shared(const store::Database::RunRow& row, const Alongside& alongside);
+  Result<json> place_here(const std::shared_ptr<Active>& active, const Alongside& alongside);
   llm::SettingsFlags model_flags();
   // The model a run's typed options choose over Settings and the flags (runs::resolve_model);
   // `api_key` only from a connection test. resolve_given types a body's options first.

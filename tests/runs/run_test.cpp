@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+
 namespace ouro::runs {
 namespace {
 
@@ -56,8 +58,8 @@ TEST_F(RunObject, AWrongRequestIsRefusedBeforeAnythingIsKept) {
 
 TEST_F(RunObject, AStartThatFailsIsKeptFailedWithItsEvents) {
   auto run = runs::Run::create(*db, {{"task", "read the list"}}, State::Running).value();
-  ASSERT_TRUE(run->insert());
-  run->set_log(std::make_shared<EventLog>(*db, run->id(), 0));
+  ASSERT_TRUE(run->keep_running());
+  run->open_log();
   runs::Setup setup;  // no model configured anywhere: the start is refused
   setup.model_flags.secrets_path = testing::temp_dir() + "/secrets.json";
   auto started = run->start(parse_request(run->request()).value(), std::move(setup),
@@ -112,6 +114,47 @@ TEST_F(RunObject, OnlyAnInterruptedRunResumesAndItsUsageIsFoldedBack) {
   ASSERT_FALSE(finished);
   EXPECT_EQ(finished.error().code, Code::FailedPrecondition);
   EXPECT_NE(finished.error().message.find("send a message to continue"), std::string::npos) << finished.error().message;
+}
+
+TEST_F(RunObject, AFaceThatStartsARunAtOnceKeepsItRunningWhereverItCameFrom) {
+  auto fresh = runs::Run::create(*db, {{"task", "read the list"}}, State::Running).value();
+  EXPECT_FALSE(db->get_run(fresh->id()).value()) << "nothing is stored before the face keeps it";
+  ASSERT_TRUE(fresh->keep_running());
+  EXPECT_EQ(db->get_run(fresh->id()).value()->state, State::Running);
+  // A second keep of the same run is a move to running (it is stored now), not a second row.
+  ASSERT_TRUE(fresh->keep_running());
+  EXPECT_EQ(db->list_runs().value().size(), 1u);
+
+  ASSERT_TRUE(fresh->set_state(State::Done));
+  auto next = runs::Run::continued(*db, fresh->id(), "and then?").value();
+  ASSERT_TRUE(next->keep_running());
+  EXPECT_EQ(db->get_run(fresh->id()).value()->state, State::Running) << "a continued conversation runs again";
+
+  // A row the database refuses: the face is told the run cannot be kept, and why.
+  auto broken = store::Database::open(testing::temp_dir() + "/broken.db").value();
+  ASSERT_TRUE(broken->with_sql([](store::Connection& c) { return c.exec("DROP TABLE runs"); }));
+  auto refused = runs::Run::create(*broken, {{"task", "x"}}, State::Running).value()->keep_running();
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, Code::Unavailable);
+  EXPECT_NE(refused.error().message.find("the run cannot be kept"), std::string::npos) << refused.error().message;
+}
+
+TEST_F(RunObject, AnEventThatCannotBeStoredCancelsTheRunAndTellsTheFace) {
+  auto run = runs::Run::create(*db, {{"task", "read the list"}}, State::Running).value();
+  ASSERT_TRUE(run->keep_running());
+  // Something else holds the run's first event number: its first append fails.
+  ASSERT_TRUE(db->append_event(run->id(), 1, "run_start", "{}", 1000));
+  int told = 0;
+  const auto& log = run->open_log(nullptr, nullptr, [&] { ++told; });
+  ASSERT_EQ(run->log(), log);
+  EXPECT_FALSE(log->append("iteration", json{{"n", 1}}, 1001));
+  EXPECT_EQ(told, 1);
+  EXPECT_NE(log->store_error(), "");
+  // Cancelled: a wait for the person's answer returns at once, unapproved, instead of waiting
+  // out its minute.
+  auto waited = std::async(std::launch::async, [&] { return run->answers().wait_confirmation("c1", std::chrono::minutes(1)); });
+  ASSERT_EQ(waited.wait_for(std::chrono::seconds(20)), std::future_status::ready) << "the run was not cancelled";
+  EXPECT_FALSE(waited.get().approved);
 }
 
 }  // namespace
