@@ -1,0 +1,44 @@
+// What the `ouro` command tests share: `ouro ARGS` run as a user runs it (one data directory for
+// the suite), its exit code, stdout and stderr; the sites, servers and browser they need.
+#pragma once
+
+#include "browser_env.h"
+#include "serve_process.h"
+
+#include "injection_sites.h"
+#include "raw_server.h"
+#include "scoped_temp_dir.h"
+
+#include "runs/spec.h"
+#include "store/data_dir_lock.h"
+#include "store/database.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+
+namespace ouro::testing {
+
+using Outcome = Exited;
+
+// `ouro ARGS` on the suite's data directory, `stdin_text` on its stdin, `env` before it.
+inline Outcome ouro(const std::string& args, const std::string& stdin_text = "", const std::string& env = "") {
+  static const std::string data = temp_dir();
+  return ouro_shell(data, args, stdin_text, env);
+}
+
+}  // namespace ouro::testing
