@@ -17,9 +17,9 @@ size_t text_size(const json& v) { return dump_json(v).size(); }
 std::string clip_utf8(const std::string& s, size_t n) { return clip_head(s, n, ClipMark::Count); }
 
 Fitted fit_array(json items, size_t cap, size_t total) {
-  size_t used = 2, kept = 0;
+  size_t used = 2, kept = 0;  // the brackets, then each item and the comma before it
   for (; kept < items.size(); ++kept) {
-    used += text_size(items[kept]) + 1;
+    used += text_size(items[kept]) + (kept > 0 ? 1 : 0);
     if (used > cap) break;
   }
   if (kept == items.size() && total <= items.size()) return {std::move(items), std::nullopt};
@@ -34,6 +34,14 @@ int tree_depth(const json& node, int depth = 1) {
   int best = depth;
   if (node.is_object() && node.contains("children") && node["children"].is_array())
     for (const auto& c : node["children"]) best = std::max(best, tree_depth(c, depth + 1));
+  return best;
+}
+
+// The most children any node has.
+size_t widest(const json& node) {
+  if (!node.is_object() || !node.contains("children") || !node["children"].is_array()) return 0;
+  size_t best = node["children"].size();
+  for (const auto& c : node["children"]) best = std::max(best, widest(c));
   return best;
 }
 
@@ -66,6 +74,8 @@ json prune(const json& node, int depth, int max_depth, size_t max_breadth) {
   return out;
 }
 
+Fitted fit_object(json obj, size_t cap);
+
 Fitted fit_tree(json tree, size_t cap) {
   if (text_size(tree) <= cap) return {std::move(tree), std::nullopt};
   const size_t unlimited = SIZE_MAX;
@@ -76,7 +86,7 @@ Fitted fit_tree(json tree, size_t cap) {
   std::vector<size_t> own(static_cast<size_t>(deepest) + 2, 0), list(own.size(), 0), omit(own.size(), 0);
   std::function<void(const json&, int)> walk = [&](const json& n, int depth) {
     json bare = prune(n, depth, depth, 0);
-    bare.erase("omitted");
+    if (bare.is_object()) bare.erase("omitted");  // a child that is not a node is kept as it is
     own[static_cast<size_t>(depth)] += text_size(bare) + 1;
     if (n.is_object() && n.contains("children") && n["children"].is_array() && !n["children"].empty()) {
       list[static_cast<size_t>(depth)] += 14;
@@ -108,9 +118,17 @@ Fitted fit_tree(json tree, size_t cap) {
       if (text_size(prune(tree, 1, depth, b)) <= cap) blo = b;
       else bhi = b;
     }
-    breadth = std::max<size_t>(blo, 1);
+    // Every node's children fit: none is trimmed.
+    breadth = blo >= widest(tree) ? unlimited : std::max<size_t>(blo, 1);
     out = prune(tree, 1, depth, breadth);
-    if (text_size(out) > cap) out = prune(tree, 1, 1, 0);
+    if (text_size(out) > cap) {
+      // Not even one child a node: the root alone, its children counted, and its own fields cut
+      // to the cap should they not fit either.
+      depth = 1;
+      breadth = unlimited;
+      out = prune(tree, 1, 1, 0);
+      if (text_size(out) > cap) out = fit_object(std::move(out), cap).value;
+    }
   }
   json info = {{"kind", "tree"}, {"kept", tree_nodes(out)}, {"total", tree_nodes(tree)}, {"cap", cap}, {"maxDepth", depth}};
   if (breadth != unlimited) info["maxChildren"] = breadth;

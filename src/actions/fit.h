@@ -15,11 +15,14 @@ enum class Shape { Free, Array, Tree, Object };
 
 struct Fitted {
   json value;
-  // Set when something was left out: {kind: "items"|"tree"|"fields", kept, total, cap, note}.
+  // Set when something was left out: {kind: "items"|"tree"|"fields", kept, total, cap}, and a
+  // tree's maxDepth (with maxChildren when nodes' children were trimmed), an object's dropped
+  // field names (the first 20). truncation_note() words it for the model.
   std::optional<json> truncated;
 };
 
-// Fits value within cap characters of JSON text, keeping its shape. A value the page helpers
+// Fits value within cap bytes of JSON text (UTF-8, as dump_json writes it), keeping its shape;
+// strings are cut at a character boundary. Never throws, whatever the value holds. A value the page helpers
 // already cut ({__truncated, data: [...], total}) is turned back into its array.
 Fitted fit_result(json value, Shape shape, size_t cap);
 

@@ -2,10 +2,17 @@
 #include "base/text.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace ouro::agent {
 
 namespace {
+
+// Events and checkpoints are read back from storage: a member of another type reads as its
+// default, never as an exception (base/json.h).
+int int_of(const json& j, std::string_view key, int dflt) {
+  return static_cast<int>(std::clamp<int64_t>(get_int(j, key, dflt), std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+}
 
 llm::Usage usage_of(const json& j) {
   llm::Usage u;
@@ -47,19 +54,19 @@ json record_json(const IterationRecord& r, bool full) {
 
 IterationRecord record_from(const json& j) {
   IterationRecord r;
-  r.number = j.value("number", 0);
+  r.number = int_of(j, "number", 0);
   r.note = get_str(j, "note");
-  for (const auto& b : j.value("blocks", json::array())) {
+  for (const auto& b : get_array(j, "blocks")) {
     BlockRecord br;
     br.code = get_str(b, "code");
-    br.ok = b.value("ok", true);
+    br.ok = get_bool(b, "ok", true);
     br.one_liner = get_str(b, "oneLiner");
     // A compacted block has no summary: its one-liner stands in.
     br.summary = b.contains("summary") ? get_str(b, "summary") : "Result: " + br.one_liner;
     if (b.contains("logs") && b["logs"].is_array())
       for (const auto& l : b["logs"])
         if (l.is_string()) br.logs.push_back(l.get<std::string>());
-    br.set_final = b.value("setFinal", false);
+    br.set_final = get_bool(b, "setFinal");
     r.blocks.push_back(std::move(br));
   }
   return r;
@@ -92,7 +99,7 @@ IterationRecord& pending(RunState& s, int number) {
 }
 
 BlockRecord& block_at(IterationRecord& r, const json& data) {
-  size_t i = static_cast<size_t>(std::clamp(data.value("blockIndex", 0), 0, 63));
+  size_t i = static_cast<size_t>(std::clamp(int_of(data, "blockIndex", 0), 0, 63));
   if (r.blocks.size() <= i) r.blocks.resize(i + 1);
   return r.blocks[i];
 }
@@ -101,7 +108,7 @@ BlockRecord& block_at(IterationRecord& r, const json& data) {
 
 std::string final_text(const json& final) {
   if (final.is_string()) return final.get<std::string>();
-  if (final.is_object() && final.contains("message") && final.value("partial", false)) return "(stopped) " + get_str(final, "message");
+  if (final.is_object() && final.contains("message") && get_bool(final, "partial")) return "(stopped) " + get_str(final, "message");
   std::string text = dump_json(final);
   return clip_head(text, 2000);
 }
@@ -116,24 +123,24 @@ json checkpoint_json(const RunState& s) {
 RunState RunState::from_json(const json& j) {
   RunState s;
   if (!j.is_object()) return s;
-  s.turn = j.value("turn", 1);
-  for (const auto& t : j.value("turns", json::array())) s.turns.push_back({get_str(t, "task"), get_str(t, "result")});
+  s.turn = int_of(j, "turn", 1);
+  for (const auto& t : get_array(j, "turns")) s.turns.push_back({get_str(t, "task"), get_str(t, "result")});
   s.task = get_str(j, "task");
-  s.last_iteration = j.value("lastIteration", 0);
-  s.turn_iterations = j.value("turnIterations", 0);
-  for (const auto& r : j.value("history", json::array())) s.history.push_back(record_from(r));
-  s.usage = usage_of(j.value("usage", json::object()));
+  s.last_iteration = int_of(j, "lastIteration", 0);
+  s.turn_iterations = int_of(j, "turnIterations", 0);
+  for (const auto& r : get_array(j, "history")) s.history.push_back(record_from(r));
+  s.usage = usage_of(get_field(j, "usage"));
   s.cost_known = j.contains("cost") && j["cost"].is_number();
   s.cost = s.cost_known ? j["cost"].get<double>() : 0;
   s.tabs = j.contains("tabs") && j["tabs"].is_array() ? j["tabs"] : json::array();
   s.active_tab = get_str(j, "activeTab");
   s.provider = j.contains("provider") ? j["provider"] : json();
   s.goals = j.contains("goals") && j["goals"].is_array() ? j["goals"] : json::array();
-  s.checkpoint_iteration = j.value("checkpointIteration", 0);
-  s.ended = j.value("ended", false);
+  s.checkpoint_iteration = int_of(j, "checkpointIteration", 0);
+  s.ended = get_bool(j, "ended");
   if (s.ended) {
     s.final = j.contains("final") ? j["final"] : json();
-    s.partial = j.value("partial", false);
+    s.partial = get_bool(j, "partial");
   }
   return s;
 }
@@ -144,43 +151,43 @@ void apply_event(RunState& s, const std::string& type, const json& data) {
     // A message after a turn opens the next one (guidance during a turn does not).
     if (get_bool(data, "guidance")) return;
     if (s.ended) s.turns.push_back({s.task, final_text(s.final)});
-    s.turn = data.value("turn", s.turn + 1);
+    s.turn = int_of(data, "turn", s.turn + 1);
     s.task = get_str(data, "text");
     s.history.clear();
     s.turn_iterations = 0;
     s.ended = false;
     s.final = nullptr;
   } else if (type == "iteration-start") {
-    pending(s, data.value("iteration", 0));
+    pending(s, int_of(data, "iteration", 0));
   } else if (type == "code-generated") {
-    block_at(pending(s, data.value("iteration", 0)), data).code = get_str(data, "code");
+    block_at(pending(s, int_of(data, "iteration", 0)), data).code = get_str(data, "code");
   } else if (type == "code-result") {
-    BlockRecord& b = block_at(pending(s, data.value("iteration", 0)), data);
-    const json meta = data.value("metadata", json::object());
-    b.ok = meta.value("ok", true);
+    BlockRecord& b = block_at(pending(s, int_of(data, "iteration", 0)), data);
+    const json& meta = get_field(data, "metadata");
+    b.ok = get_bool(meta, "ok", true);
     b.summary = get_str(meta, "summary");
     b.one_liner = get_str(meta, "oneLiner");
-    b.set_final = meta.value("setFinal", false);
+    b.set_final = get_bool(meta, "setFinal");
     b.logs.clear();
     if (meta.contains("logs") && meta["logs"].is_array())
       for (const auto& l : meta["logs"])
         if (l.is_string()) b.logs.push_back(l.get<std::string>());
   } else if (type == "sub-llm-complete") {
-    const json meta = data.value("resultMeta", json::object());
-    if (meta.contains("usage")) {
+    const json& meta = get_field(data, "resultMeta");
+    if (meta.is_object() && meta.contains("usage")) {
       s.usage.add(usage_of(meta["usage"]));
       add_cost(s, meta.contains("cost") ? meta["cost"] : json());
     }
   } else if (type == "iteration-end") {
-    int n = data.value("iteration", 0);
+    int n = int_of(data, "iteration", 0);
     IterationRecord& r = pending(s, n);
     if (r.blocks.empty()) r.note = get_str(data, "note");
     s.last_iteration = n;
     ++s.turn_iterations;
-    s.usage.add(usage_of(data.value("usage", json::object())));
+    s.usage.add(usage_of(get_field(data, "usage")));
     add_cost(s, data.contains("cost") ? data["cost"] : json());
   } else if (type == "checkpoint") {
-    s.checkpoint_iteration = data.value("iteration", 0);
+    s.checkpoint_iteration = int_of(data, "iteration", 0);
     s.tabs = data.contains("tabs") && data["tabs"].is_array() ? data["tabs"] : json::array();
     s.active_tab = get_str(data, "activeTab");
     s.provider = data.contains("provider") ? data["provider"] : json();
@@ -194,7 +201,7 @@ void apply_event(RunState& s, const std::string& type, const json& data) {
     // A turn ended: its answer joins the conversation for the turns after it.
     s.ended = true;
     s.final = data.contains("final") ? data["final"] : json();
-    s.partial = data.value("partial", false);
+    s.partial = get_bool(data, "partial");
     while (!s.history.empty() && s.history.back().number > s.last_iteration) s.history.pop_back();
   }
 }

@@ -1,6 +1,5 @@
-// Parameter types, typed caps and URL redaction: the pure units behind argument checks, capped
-// results and secret-free prompts.
-#include "actions/fit.h"
+// Parameter types and URL redaction: the pure units behind argument checks and secret-free
+// prompts.
 #include "actions/registry.h"
 #include "actions/schema.h"
 #include "safety/redact.h"
@@ -65,62 +64,6 @@ TEST(Schema, JsonSchemaForToolDefinitions) {
   EXPECT_EQ(j["properties"]["options"]["properties"]["double"]["type"], "boolean");
   EXPECT_EQ(j["properties"]["options"]["additionalProperties"], false);
   EXPECT_EQ(params_json_schema(*find("scroll"))["properties"]["direction"]["enum"].size(), 6u);
-}
-
-TEST(Fit, ArraysKeepWholeItemsAndSayHowManyWent) {
-  json links = json::array();
-  for (int i = 0; i < 5000; ++i) links.push_back({{"text", "link number " + std::to_string(i)}, {"href", "https://example.org/p/" + std::to_string(i)}});
-  Fitted f = fit_result(links, Shape::Array, 100000);
-  ASSERT_TRUE(f.value.is_array());
-  EXPECT_GT(f.value.size(), 1000u);
-  EXPECT_LT(dump_json(f.value).size(), 100000u);
-  ASSERT_TRUE(f.truncated);
-  EXPECT_EQ((*f.truncated)["total"], 5000);
-  EXPECT_EQ((*f.truncated)["kept"], f.value.size());
-  EXPECT_NE(truncation_note("getLinks", *f.truncated).find("of 5,000 items"), std::string::npos);
-  // The page helpers' own cut comes back as an array.
-  Fitted g = fit_result(json{{"__truncated", true}, {"originalLength", 900000}, {"data", json::array({1, 2})}, {"total", 9000}}, Shape::Array, 100000);
-  EXPECT_EQ(g.value, json::array({1, 2}));
-  EXPECT_EQ((*g.truncated)["total"], 9000);
-  EXPECT_FALSE(fit_result(json::array({1}), Shape::Array, 100).truncated);
-}
-
-TEST(Fit, TreesArePrunedNotStringified) {
-  // A wide and deep tree of 40,000 nodes.
-  std::function<json(int)> make = [&](int depth) {
-    json n = {{"role", "group"}, {"name", "node at depth " + std::to_string(depth)}};
-    if (depth < 6) {
-      json kids = json::array();
-      for (int i = 0; i < 6; ++i) kids.push_back(make(depth + 1));
-      n["children"] = kids;
-    }
-    return n;
-  };
-  json tree = make(0);
-  Fitted f = fit_result(tree, Shape::Tree, 100000);
-  ASSERT_TRUE(f.value.is_object());
-  EXPECT_EQ(f.value["role"], "group");
-  EXPECT_TRUE(f.value["children"].is_array());
-  EXPECT_LE(dump_json(f.value).size(), 100000u);
-  ASSERT_TRUE(f.truncated);
-  EXPECT_EQ((*f.truncated)["kind"], "tree");
-  EXPECT_GE((*f.truncated)["maxDepth"].get<int>(), 4);
-  // A flat node with very many children is trimmed in breadth.
-  json flat = {{"role", "list"}, {"children", json::array()}};
-  for (int i = 0; i < 30000; ++i) flat["children"].push_back({{"role", "listitem"}, {"name", "item " + std::to_string(i)}});
-  Fitted w = fit_result(flat, Shape::Tree, 100000);
-  EXPECT_LE(dump_json(w.value).size(), 100000u);
-  EXPECT_GT(w.value["omitted"].get<int>(), 0);
-}
-
-TEST(Fit, ObjectsKeepTheFieldsThatFit) {
-  json o = {{"a", "small"}, {"big", std::string(300000, 'x')}, {"c", 1}};
-  Fitted f = fit_result(o, Shape::Object, 100000);
-  ASSERT_TRUE(f.value.is_object());
-  EXPECT_EQ(f.value["a"], "small");
-  EXPECT_EQ(f.value["c"], 1);
-  EXPECT_LE(dump_json(f.value).size(), 100000u);
-  EXPECT_NE(f.value["big"].get<std::string>().find("…[+"), std::string::npos);
 }
 
 TEST(Redact, SecretNamedUrlParametersAreMasked) {
