@@ -437,8 +437,8 @@ json BrowserTools::Parts::run_task(const json& args, CallContext& ctx) {
   auto created = runs::Run::create(db, args, runs::State::Running);
   if (!created) return error_result("browser_task: " + created.error().message);
   std::shared_ptr<runs::Run> run = std::move(*created);
-  if (auto kept = run->keep_running(); !kept) return error_result("browser_task: " + kept.error().message);
   run->open_log(setup->hooks);
+  if (auto kept = run->keep_running(); !kept) return error_result("browser_task: " + kept.error().message);
   setup->default_max_iterations = this->task->max_iterations;
   // The model: the configured one, else the client's through sampling.
   if (offers_sampling(ctx.client_capabilities())) setup->client_model = std::make_unique<SamplingProvider>(ctx, SamplingProvider::Options{});

@@ -121,7 +121,12 @@ Result<void> Run::insert() {
 }
 
 Result<void> Run::keep_running() {
-  auto kept = m_row_kept == Row::New ? insert() : set_state(State::Running);
+  Row row;
+  {
+    std::lock_guard lock(m_row_mutex);
+    row = m_row_kept;
+  }
+  auto kept = row == Row::New ? insert() : set_state(State::Running);
   if (!kept) return errorf(Code::Unavailable, "the run cannot be kept: {}", kept.error().message);
   return {};
 }

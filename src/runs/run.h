@@ -120,7 +120,8 @@ class Run : public std::enable_shared_from_this<Run> {
   Result<void> insert();
   // Stores it as running, for a face that starts it at once (`ouro run`, MCP, an evaluation): a
   // new run's row inserted, a continued or resumed one's moved to running. Unavailable, saying
-  // the run cannot be kept, when the database refuses.
+  // the run cannot be kept, when the database refuses. (The runs API stores a new run's row in a
+  // transaction of its own and moves it with set_state.)
   Result<void> keep_running();
   // Stores the row as it is (a queued run given its place).
   Result<void> store_row();
@@ -189,7 +190,7 @@ class Run : public std::enable_shared_from_this<Run> {
   std::vector<agent::Turn> m_turns;
   std::string m_first_task;
   bool m_resumed = false;  // its first turn's: the request's task, or the resumed turn's
-  enum class Row { New, Stored } m_row_kept = Row::Stored;  // create() makes a row not stored yet
+  enum class Row { New, Stored } m_row_kept = Row::Stored;  // under m_row_mutex; create() makes a row not stored yet
   mutable std::mutex m_row_mutex;  // m_row: the run's thread, the log's sink (awaiting_user) and readers
   store::Database::RunRow m_row;
   std::atomic<State> m_state{State::Queued};  // m_row.state, read without waiting for a write

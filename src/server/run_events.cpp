@@ -13,30 +13,37 @@ void RunManager::publish(Active& run, const std::string& type, const json& data,
 // live under it, so none is missed or seen twice; the runs' map is not held, so an API read never
 // waits for an event's write): each stored event is sent to the run's subscribers; a question is
 // pending from the moment anyone can see it. A store that fails stops the run (runs/event_log.h).
-void RunManager::open_log(Active& run) {
-  Active* r = &run;  // the log is the run's: it never outlives it
-  const auto& log = run.run->open_log(m_config.hooks, &m_events_mutex, [r] {
+void RunManager::open_log(const std::shared_ptr<Active>& run) {
+  // The log may outlive the slot (the run's session and model hold it until they are torn down):
+  // what it calls back holds the slot weakly.
+  std::weak_ptr<Active> slot = run;
+  const auto& log = run->run->open_log(m_config.hooks, &m_events_mutex, [slot] {
+    auto r = slot.lock();
+    if (!r) return;
     {
       std::lock_guard run_lock(r->mutex);
       r->request(Active::Stop::Cancel);  // no follow-up waits either
     }
     r->changed.notify_all();
   });
-  log->set_sink([this, r](const runs::StoredEvent& e) {
-    Active& active = *r;
+  log->set_sink([this, slot, id = run->id](const runs::StoredEvent& e) {
     // A question is pending from the moment anyone can see it (GET /api/runs/:id lists it, and
     // an answer may come before the run starts to wait).
-    if (e.type == "confirmation-req") active.run->answers().expect_confirmation(get_str(e.data, "id"));
-    if (e.type == "user-question") {
-      active.run->answers().expect_question(get_str(e.data, "id"), e.data.contains("choices") ? e.data["choices"] : json::array());
-      // The run waits for the person from the moment the question can be seen.
-      (void)active.run->set_state(runs::State::AwaitingUser);
+    if (e.type == "confirmation-req" || e.type == "user-question") {
+      if (auto active = slot.lock()) {
+        if (e.type == "confirmation-req") active->run->answers().expect_confirmation(get_str(e.data, "id"));
+        if (e.type == "user-question") {
+          active->run->answers().expect_question(get_str(e.data, "id"), e.data.contains("choices") ? e.data["choices"] : json::array());
+          // The run waits for the person from the moment the question can be seen.
+          (void)active->run->set_state(runs::State::AwaitingUser);
+        }
+      }
     }
     json event = e.to_json();
     for (auto it = m_subscribers.begin(); it != m_subscribers.end();) {
       Subscriber& sub = it->second;
       bool keep = true;
-      if (sub.run_id.empty() || sub.run_id == active.id) {
+      if (sub.run_id.empty() || sub.run_id == id) {
         if (sub.feed == Subscriber::Feed::Replaying) sub.held.push_back(event);
         else keep = deliver(sub, event);
       }

@@ -45,7 +45,7 @@ Result<void> RunManager::start_queued(const store::Database::RunRow& row) {
   active->run = runs::Run::from_row(m_db, row);
   active->id = row.id;
   active->task = row.task;
-  open_log(*active);
+  open_log(active);
   return start_stored(active, Code::FailedPrecondition, "is in progress already");
 }
 

@@ -193,7 +193,7 @@ Result<json> RunManager::create(const json& body, const Alongside& alongside, co
   active->id = active->run->id();
   active->task = spec.task;
   active->pairing = pairing;
-  open_log(*active);
+  open_log(active);
   // Nodes sharing PostgreSQL: the run waits in the shared queue for whichever node has a place
   // (store/nodes.h). Through the extension it is this node's: the user's Chrome is paired here.
   const bool via_extension = spec.browser.empty() ? m_config.default_browser == "extension" : spec.browser == "extension";
@@ -213,6 +213,7 @@ Result<void> RunManager::store_new_row(const std::string& run_id, const Alongsid
 }
 
 Result<json> RunManager::enqueue_shared(const store::Database::RunRow& row, const Alongside& alongside) {
+  json created = row_json(row);
   {
     std::lock_guard lock(m_mutex);
     if (m_serving == Serving::Stopping) return make_error(Code::Unavailable, "ouro is shutting down");
@@ -223,13 +224,14 @@ Result<json> RunManager::enqueue_shared(const store::Database::RunRow& row, cons
   }
   TRY(store_new_row(row.id, alongside, [&](store::Connection& c) { return store::enqueue_run(c, row); }));
   m_look.store(Look::Due);
-  return row_json(row);
+  return created;
 }
 
 // The place is taken under the manager's mutex, the row stored without it (an API read never
 // waits for a write): a run that cannot be stored gives its place back.
 Result<json> RunManager::place_here(const std::shared_ptr<Active>& active, const Alongside& alongside) {
   const store::Database::RunRow row = active->run->row();
+  json created = row_json(row);  // built before the manager's lock is taken
   enum class Place { Now, Waits } place;
   {
     std::lock_guard lock(m_mutex);
@@ -269,12 +271,12 @@ Result<json> RunManager::place_here(const std::shared_ptr<Active>& active, const
         ++m_places_freed;
         m_reap.notify_all();
       }
-      return row_json(row);
+      return created;
     } else {
       // Started under the lock: the thread cannot hand itself to the reaper before `thread` is set.
       try {
         active->thread = std::thread([this, active] { run_thread(active); });
-        return row_json(row);
+        return created;
       } catch (const std::system_error& e) {
         m_runs.erase(active->id);
         failed = std::string("cannot start a thread for the run: ") + e.what();
@@ -799,7 +801,7 @@ Result<json> RunManager::message(const std::string& run_id, const std::string& t
   restored->task = restored->run->row().task;
   restored->begun = static_cast<int>(restored->run->turns().size());
   size_t turn = restored->run->turns().size() + 1;
-  open_log(*restored);
+  open_log(restored);
   TRY(start_stored(restored, Code::Unavailable, "is being continued already"));
   return json{{"id", run_id}, {"delivered", "turn"}, {"turn", turn}, {"restored", true}};
 }
@@ -839,7 +841,7 @@ Result<json> RunManager::start_resumed(const std::string& run_id, const std::vec
   resumed->id = run_id;
   resumed->task = resumed->run->row().task;
   resumed->begun = static_cast<int>(resumed->run->turns().size()) + 1;  // the turn being resumed
-  open_log(*resumed);
+  open_log(resumed);
   const int from = resumed->run->resume_from();
   TRY(start_stored(resumed, Code::FailedPrecondition, "is in progress already"));
   return json{{"id", run_id}, {"resumed", true}, {"fromIteration", from}};

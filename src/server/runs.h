@@ -223,7 +223,7 @@ class RunManager {
   void deliver_stored(const std::string& run_id);
   void fence_local_runs();
   size_t free_places();
-  void open_log(Active& run);
+  void open_log(const std::shared_ptr<Active>& run);
   // A new run's row stored, with what goes alongside it in one transaction when there is such.
   Result<void> store_new_row(const std::string& run_id, const Alongside& alongside,
                              const std::function<Result<void>(store::Connection&)>& insert);

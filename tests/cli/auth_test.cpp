@@ -72,8 +72,7 @@ TEST(CliAuth, KeysInTheKeyringOrTheFileAndRunsFindThem) {
   Outcome set = ouro("auth set anthropic --data-dir " + dir, "sk-ant-KEYRINGKEY-123\n", bus);
   EXPECT_EQ(set.code, 0) << set.err;
   EXPECT_NE(set.err.find("in the OS keyring"), std::string::npos) << set.err;
-  std::ifstream f(dir + "/secrets.json");
-  std::string file_text((std::istreambuf_iterator<char>(f)), {});
+  std::string file_text = read_file(dir + "/secrets.json");
   EXPECT_EQ(file_text.find("KEYRINGKEY"), std::string::npos) << "the key is in the keyring only";
   Outcome status = ouro("auth status --data-dir " + dir, "", bus);
   EXPECT_NE(status.out.find("anthropic: keyring"), std::string::npos) << status.out;

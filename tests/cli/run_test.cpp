@@ -113,8 +113,7 @@ TEST(CliRun, OpenAICompatibleServerOverTheWireAndATraceWithoutSecrets) {
   std::string req = server.requests().at(0);
   EXPECT_NE(req.find("authorization: Bearer sk-live-SUPERSECRET0123456789"), std::string::npos);
   EXPECT_NE(req.find("\"model\":\"gpt-4o\""), std::string::npos);
-  std::ifstream in(trace);
-  std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::string text = read_file(trace);
   EXPECT_NE(text.find("\"type\":\"iteration-start\""), std::string::npos);
   EXPECT_NE(text.find("\"type\":\"stream-token\""), std::string::npos);
   EXPECT_NE(text.find("\"type\":\"code-result\""), std::string::npos);
@@ -207,8 +206,7 @@ TEST(CliRun, NothingTheRunLeavesOnDiskHoldsItsSecret) {
   ASSERT_FALSE(files.empty());
   bool saw_database = false;
   for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    std::string bytes = read_file(f);
     saw_database |= f.find("ouro.db") != std::string::npos && !bytes.empty();
     EXPECT_EQ(bytes.find("vault-pass-8841"), std::string::npos) << f;
     EXPECT_EQ(bytes.find("dmF1bHQtcGFzcy04ODQx"), std::string::npos) << "its base64, in " << f;
@@ -394,8 +392,7 @@ TEST(CliRun, AnObedientModelOnAnInjectedPageGetsNothingOut) {
                    "", "OURO_SECRET_BANK_PW=hunter2-correct-horse");
   EXPECT_EQ(r.code, 0) << r.err;
   for (const auto& line : sites.collected()) ADD_FAILURE() << "the collector received " << line;
-  std::ifstream in(trace);
-  std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::string text = read_file(trace);
   EXPECT_EQ(text.find("hunter2-correct-horse"), std::string::npos) << "a secret reached the trace";
   EXPECT_EQ(r.err.find("hunter2-correct-horse"), std::string::npos);
   EXPECT_NE(text.find("\"type\":\"gate\""), std::string::npos) << "the gate's decisions are events";
@@ -563,8 +560,7 @@ TEST(CliRun, ABrokenSettingsFileIsNamedInTheSameWordsByEveryFace) {
     waitpid(pid, nullptr, 0);
   }
   ASSERT_TRUE(exited) << "ouro serve started on a broken settings file";
-  std::ifstream e(out + ".err");
-  std::string err((std::istreambuf_iterator<char>(e)), {});
+  std::string err = read_file(out + ".err");
   EXPECT_NE(err.find(says), std::string::npos) << err;
   EXPECT_NE(err.find("fix or remove it"), std::string::npos) << err;
 }
@@ -630,8 +626,7 @@ TEST(CliRun, AnMcpAnswerHoldsNoSecretTheCodeComputed) {
   json answer;
   std::string all;
   for (int i = 0; i < 600 && answer.is_null(); ++i) {
-    std::ifstream o(out);
-    all.assign((std::istreambuf_iterator<char>(o)), {});
+    all = read_file(out);
     for (size_t at = 0, end; (end = all.find('\n', at)) != std::string::npos; at = end + 1)
       if (auto m = parse_json(all.substr(at, end - at)); m && m->is_object() && m->value("id", json()) == json(1)) answer = *m;
     if (answer.is_null()) std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -66,8 +66,7 @@ TEST(CliServe, ASecondServerOnOneDataDirectoryIsRefusedNamingTheFirst) {
   pid_t pid = start_serve(dir);
   bool up = false;
   for (int i = 0; i < 200 && !up; ++i) {
-    std::ifstream in(out_file);
-    std::string text((std::istreambuf_iterator<char>(in)), {});
+    std::string text = read_file(out_file);
     up = text.find("Ouroboros Command Center: ") != std::string::npos;
     if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

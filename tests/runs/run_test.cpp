@@ -146,7 +146,6 @@ TEST_F(RunObject, AnEventThatCannotBeStoredCancelsTheRunAndTellsTheFace) {
   ASSERT_TRUE(db->append_event(run->id(), 1, "run_start", "{}", 1000));
   int told = 0;
   const auto& log = run->open_log(nullptr, nullptr, [&] { ++told; });
-  ASSERT_EQ(run->log(), log);
   EXPECT_FALSE(log->append("iteration", json{{"n", 1}}, 1001));
   EXPECT_EQ(told, 1);
   EXPECT_NE(log->store_error(), "");
