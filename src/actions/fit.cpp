@@ -146,9 +146,24 @@ Fitted fit_object(json obj, size_t cap) {
       used += need;
       out[k] = std::move(v);
     } else if (v.is_string() && cap > used + k.size() + 200) {
-      std::string clipped = clip_utf8(v.get<std::string>(), cap - used - k.size() - 100);
+      // A start of the string, leaving about 100 bytes for the small fields after it, and no
+      // longer than what still fits written out (escapes and the cut's mark included): a page's
+      // quotes and line breaks take more room written than read.
+      const std::string& text = v.get_ref<const std::string&>();
+      const size_t room = cap - used - text_size(json(k)) - 2;
+      size_t lo = 0, hi = std::min(text.size(), cap - used - k.size() - 100);
+      while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        if (text_size(json(clip_utf8(text, mid))) <= room) lo = mid;
+        else hi = mid - 1;
+      }
+      std::string clipped = clip_utf8(text, lo);
+      if (text_size(json(clipped)) > room) {  // not even the mark alone fits
+        if (dropped.size() < 20) dropped.push_back(k);
+        continue;
+      }
       used += text_size(json(k)) + text_size(json(clipped)) + 2;
-      out[k] = clipped;
+      out[k] = std::move(clipped);
     } else if (dropped.size() < 20) {
       dropped.push_back(k);
     }
@@ -164,9 +179,9 @@ Fitted fit_result(json value, Shape shape, size_t cap) {
   // The page helpers cut arrays themselves (they must not ship megabytes over CDP): undo the
   // wrapper, keeping the count they saw.
   if (shape == Shape::Array && value.is_object() && value.contains("__truncated") && value.contains("data") && value["data"].is_array()) {
-    size_t total = value.contains("total") && value["total"].is_number() && value["total"].get<double>() > 0
-                       ? static_cast<size_t>(value["total"].get<double>())
-                       : 0;
+    // The page's count, as far as a count of items can go (a huge or NaN one is no count).
+    const double given = get_num(value, "total");
+    size_t total = given > 0 && given < 1e15 ? static_cast<size_t>(given) : 0;
     json data = std::move(value["data"]);
     auto f = fit_array(std::move(data), cap, total);
     if (!f.truncated) f.truncated = json{{"kind", "items"}, {"kept", f.value.size()}, {"total", std::max(total, f.value.size())}, {"cap", cap}};

@@ -192,7 +192,21 @@ std::vector<std::string> Host::take_notes() {
 void Host::call(const std::string& function, json args, std::function<void(Result<json>)> reply) {
   auto shared_reply = std::make_shared<std::function<void(Result<json>)>>(std::move(reply));
   auto job = [this, function, args, shared_reply] {
-    Outcome o = run(function, args);
+    // The REPL waits for this reply: whatever goes wrong after the capability's own boundary
+    // (the checks of its result, its fitting) is an error value, never a call left unanswered.
+    auto failed = [&](const std::string& why) {
+      std::string message = fmt::format("{}: failed inside ouro{}", function, why.empty() ? "" : " (" + why + ")");
+      if (m_ctx->secrets()) message = m_ctx->secrets()->scrub_text(message);
+      return Outcome{make_error(Code::Internal, message), std::nullopt};
+    };
+    Outcome o = failed("");
+    try {
+      o = run(function, args);
+    } catch (const std::exception& e) {
+      o = failed(e.what());
+    } catch (...) {
+      o = failed("");
+    }
     // For the REPL: a cut value travels in an envelope the prelude opens, attaching the
     // truncation as a non-enumerable `.truncated`; a value that happens to hold the envelope's
     // key is wrapped too, so the prelude never mistakes page data for an envelope.

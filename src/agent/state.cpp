@@ -2,7 +2,6 @@
 #include "base/text.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace ouro::agent {
 
@@ -10,14 +9,15 @@ namespace {
 
 // Events and checkpoints are read back from storage: a member of another type reads as its
 // default, never as an exception (base/json.h).
-int int_of(const json& j, std::string_view key, int dflt) {
-  return static_cast<int>(std::clamp<int64_t>(get_int(j, key, dflt), std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
-}
+// Turns, iterations and indexes are counts: anything outside 0..a million is damage, held in range
+// so that the next one (+1) is a number too.
+constexpr int64_t kMaxCount = 1'000'000;
+int int_of(const json& j, std::string_view key, int dflt) { return static_cast<int>(std::clamp<int64_t>(get_int(j, key, dflt), 0, kMaxCount)); }
 
 llm::Usage usage_of(const json& j) {
   llm::Usage u;
   if (!j.is_object()) return u;
-  auto num = [&](const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<int64_t>() : int64_t{0}; };
+  auto num = [&](const char* k) { return get_int(j, k); };
   u.input_tokens = num("input_tokens");
   u.output_tokens = num("output_tokens");
   u.cache_read_tokens = num("cache_read_tokens");

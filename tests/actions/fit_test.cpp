@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace ouro::actions {
 namespace {
@@ -345,6 +346,28 @@ TEST(Fit, ATreeWhoseChildrenAreNotNodesIsCutWithoutThrowing) {
     EXPECT_EQ(f.truncated.has_value(), text_size(tree) > cap) << "cap " << cap;
     if (f.truncated) {
       EXPECT_LE(text_size(f.value), cap) << "cap " << cap;
+    }
+  }
+}
+
+// A page's quotes, backslashes, line breaks and control characters take more room written as JSON
+// than read: what comes back still fits the cap, for a result object and for a tree's root.
+TEST(Fit, TextThatJsonEscapesIsCutToFitWrittenOut) {
+  for (const std::string& unit : std::vector<std::string>{"\"", "\\", "\n", std::string(1, '\x01'), "a\"b\n"}) {
+    const std::string text = repeat(unit, 3000);
+    const json obj = {{"id", 1}, {"text", text}};
+    for (size_t cap : {300, 1000, 2500}) {
+      Fitted f = fit_result(obj, Shape::Object, cap);
+      ASSERT_TRUE(f.truncated);
+      EXPECT_LE(text_size(f.value), cap) << "object, cap " << cap << ", unit " << dump_json(json(unit));
+      ASSERT_TRUE(f.value.contains("text")) << "there was room to keep a start of it";
+      EXPECT_EQ(f.value["text"].get<std::string>().rfind(unit.substr(0, 1), 0), 0u) << "the start is kept";
+    }
+    const json tree = {{"name", text}, {"children", json::array({json{{"name", "a"}}})}};
+    for (size_t cap : {300, 1000, 2500, 5000}) {
+      Fitted f = fit_result(tree, Shape::Tree, cap);
+      ASSERT_TRUE(f.truncated);
+      EXPECT_LE(text_size(f.value), cap) << "tree, cap " << cap << ", unit " << dump_json(json(unit));
     }
   }
 }

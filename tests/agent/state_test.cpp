@@ -294,6 +294,7 @@ TEST(RunEvents, FieldsOfTheWrongTypeReadAsTheirDefaultInsteadOfThrowing) {
   EXPECT_TRUE(s.history.back().blocks[0].ok) << "an ok that is not a boolean reads as the default";
   EXPECT_FALSE(s.history.back().blocks[0].set_final);
   EXPECT_NO_THROW(apply_event(s, "iteration-end", {{"iteration", 1e300}}));
+  EXPECT_EQ(s.last_iteration, 1000000) << "a count held in range, so that the next one is a number too";
   EXPECT_NO_THROW(apply_event(s, "complete", {{"final", {{"message", "x"}, {"partial", "yes"}}}, {"partial", "yes"}}));
   EXPECT_TRUE(s.ended);
   EXPECT_FALSE(s.partial);
