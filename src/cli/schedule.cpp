@@ -1,4 +1,5 @@
 #include "cli/schedule.h"
+#include "scripts/script.h"
 #include "base/clock.h"
 
 #include "base/text.h"
@@ -94,8 +95,11 @@ void warn_without_model(const ScheduleFlags& f, store::Database& db, const sched
 
 // A schedule as the person names it: its id, else the name `ouro schedule list` shows (the
 // name only when one schedule has it). NotFound or InvalidArgument saying what to give instead.
-Result<std::string> schedule_id(store::Database& db, const std::string& given) {
-  if (TRY(schedule::get_job(db, given))) return given;
+Result<std::string> schedule_id(store::Database& db, const std::string& given, bool removing) {
+  auto job = schedule::get_job(db, given);
+  // A row that cannot be read can still be removed by its id (`ouro schedule list` says to).
+  if (!job && job.error().code == Code::DataLoss && removing) return given;
+  if (TRY(std::move(job))) return given;
   auto listed = TRY(schedule::list_jobs(db));
   std::vector<std::string> named;
   for (const auto& job : listed.jobs)
@@ -130,7 +134,11 @@ int add(const ScheduleFlags& f) {
   spec.options = *options;
   // A job that replays a script first; the agent (the job's model) takes over only where a step
   // cannot heal.
-  if (!f.script.empty()) spec.options["script"] = {{"name", f.script}, {"fallback", true}};
+  if (!f.script.empty()) {
+    // The name as the API checks it, before anything is saved.
+    if (auto named = scripts::check_name(f.script); !named) return fail("add", named.error());
+    spec.options["script"] = {{"name", f.script}, {"fallback", true}};
+  }
   auto db = open_db(f);
   if (!db) return fail("add", db.error());
   const int64_t now = wall_seconds_whole();
@@ -220,7 +228,7 @@ int cmd_schedule(CLI::App& cmd, const ScheduleFlags& f) {
   auto db = open_db(f);
   if (!db) return fail("", db.error());
   const bool removing = cmd.get_subcommand("remove")->parsed();
-  auto id = schedule_id(**db, f.id);
+  auto id = schedule_id(**db, f.id, removing);
   if (!id) return fail(removing ? "remove" : "run-now", id.error());
   if (removing) {
     auto removed = schedule::remove_job(**db, *id);

@@ -221,7 +221,10 @@ Result<Job> checked_job(const JobSpec& spec, int64_t now, const OptionsCheck& ch
   if (check) TRY(check(spec.options));
   if (auto zone = zone_named(spec.zone); !zone) return errorf(zone.error().code, "tz: {}", zone.error().message);
   auto timing = make_timing(spec.kind, spec.when, spec.zone, now);
-  if (!timing) return errorf(timing.error().code, "{}: {}", kind_name(spec.kind) == "once" ? "at" : kind_name(spec.kind), timing.error().message);
+  // The field the person wrote, named before what is wrong with it (a cron expression's own
+  // messages name it already: "cron: minute field …").
+  if (!timing && spec.kind == TimingKind::Cron) return tl::make_unexpected(timing.error());
+  if (!timing) return errorf(timing.error().code, "{}: {}", spec.kind == TimingKind::Once ? "at" : kind_name(spec.kind), timing.error().message);
   std::optional<int64_t> first = next_fire(*timing, now - 1);
   if (!first) return errorf(Code::InvalidArgument, "{}: '{}' never falls due", kind_name(spec.kind), shown(spec.when));
 

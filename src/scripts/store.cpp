@@ -1,5 +1,6 @@
 #include "scripts/store.h"
 #include "base/clock.h"
+#include "base/text.h"
 
 #include "store/database.h"
 #include "store/sql.h"
@@ -57,7 +58,7 @@ Result<Script> row_script(const store::Row& s) {
 Result<Script> from_run(store::Database& db, const std::string& run_id, const std::string& name, const std::optional<std::vector<Param>>& params) {
   TRY(check_name(name));
   auto row = TRY(db.get_run(run_id));
-  if (!row) return errorf(Code::NotFound, "no run {}", run_id);
+  if (!row) return errorf(Code::NotFound, "no run {} (the Command Center's History lists the runs)", clip_text(run_id, 60));
   auto rows = TRY(db.events(run_id, 0));
   std::vector<RecordedEvent> events;
   events.reserve(rows.size());

@@ -30,6 +30,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <vector>
 
 namespace ouro::testing {
 
@@ -39,6 +40,13 @@ using Outcome = Exited;
 inline Outcome ouro(const std::string& args, const std::string& stdin_text = "", const std::string& env = "") {
   static const std::string data = temp_dir();
   return ouro_shell(data, args, stdin_text, env);
+}
+
+// `ouro ARGS…` in data_dir with each argument passed exactly as given, no shell between (names
+// and tasks with quotes, newlines or any other bytes), and no model anywhere as for ouro_shell.
+inline Outcome ouro_args(const std::string& data_dir, const std::vector<std::string>& args) {
+  const std::string out = temp_dir() + "/out";
+  return wait_ouro(spawn_ouro(data_dir, args, out, {{"OURO_PROVIDER", ""}}), out);
 }
 
 }  // namespace ouro::testing
