@@ -152,6 +152,8 @@ Fitted fit_object(json obj, size_t cap) {
       const std::string& text = v.get_ref<const std::string&>();
       const size_t room = cap - used - text_size(json(k)) - 2;
       size_t lo = 0, hi = std::min(text.size(), cap - used - k.size() - 100);
+      // Plain text fits at its longest start: one measure. Escapes make the search.
+      if (text_size(json(clip_utf8(text, hi))) <= room) lo = hi;
       while (lo < hi) {
         size_t mid = (lo + hi + 1) / 2;
         if (text_size(json(clip_utf8(text, mid))) <= room) lo = mid;

@@ -199,7 +199,7 @@ void Host::call(const std::string& function, json args, std::function<void(Resul
       if (m_ctx->secrets()) message = m_ctx->secrets()->scrub_text(message);
       return Outcome{make_error(Code::Internal, message), std::nullopt};
     };
-    Outcome o = failed("");
+    Outcome o;
     try {
       o = run(function, args);
     } catch (const std::exception& e) {

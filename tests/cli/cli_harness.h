@@ -13,6 +13,8 @@
 #include "store/data_dir_lock.h"
 #include "store/database.h"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -47,6 +49,20 @@ inline Outcome ouro(const std::string& args, const std::string& stdin_text = "",
 inline Outcome ouro_args(const std::string& data_dir, const std::vector<std::string>& args) {
   const std::string out = temp_dir() + "/out";
   return wait_ouro(spawn_ouro(data_dir, args, out, {{"OURO_PROVIDER", ""}}), out);
+}
+
+// `r` exited with `code` and said `words` on stderr; a failure shows what it said instead.
+inline ::testing::AssertionResult exits_saying(const Outcome& r, int code, const std::string& words) {
+  if (r.code == code && r.err.find(words) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "expected exit " << code << " saying \"" << words << "\"; it exited " << r.code
+                                       << " saying: " << r.err.substr(0, 2000);
+}
+
+// The entry of a JSON list whose string member `key` is `value` (null when none is).
+inline json entry_with(const json& list, const std::string& key, const std::string& value) {
+  for (const auto& e : list)
+    if (e.is_object() && e.value(key, "") == value) return e;
+  return json();
 }
 
 }  // namespace ouro::testing

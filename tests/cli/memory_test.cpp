@@ -35,12 +35,6 @@ const std::vector<std::pair<std::string, std::vector<std::string>>> kFigurines =
     {"The walrus figurine is sold out", {"stock"}},
 };
 
-// The entry of a list whose text is this (null when none is).
-json with_text(const json& list, const std::string& text) {
-  for (const auto& e : list)
-    if (e.value("text", "") == text) return e;
-  return json();
-}
 
 TEST(CliMemory, AnEmptyDatabaseListsNoneFindsNoneAndDeletesNone) {
   const std::string dir = temp_dir();
@@ -58,21 +52,15 @@ TEST(CliMemory, AnEmptyDatabaseListsNoneFindsNoneAndDeletesNone) {
   EXPECT_EQ(as_json.code, 0) << as_json.err;
   EXPECT_EQ(parse_json(as_json.out).value_or(json()), json::array()) << as_json.out;
   EXPECT_EQ(as_json.err.find("nothing remembered"), std::string::npos) << "the empty list says it: " << as_json.err;
-  Outcome rm = ouro_memory(dir, "rm 1");
-  EXPECT_EQ(rm.code, 1);
-  EXPECT_NE(rm.err.find("ouro memory rm: no memory #1 (see ouro memory list)"), std::string::npos) << rm.err;
-  Outcome backfill = ouro_memory(dir, "backfill");
-  EXPECT_EQ(backfill.code, 1);
-  EXPECT_NE(backfill.err.find("ouro memory: backfill: no embeddings provider is configured"), std::string::npos) << backfill.err;
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, "rm 1"), 1, "ouro memory rm: no memory #1 (see ouro memory list)"));
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, "backfill"), 1, "ouro memory: backfill: no embeddings provider is configured"));
 }
 
 TEST(CliMemory, AnIdThatIsNotAWholePositiveNumberIsRefusedWithExitTwo) {
   const std::string dir = temp_dir();
   const std::string rule = "ouro memory rm: the id is a whole number, as `ouro memory list` shows it (#12 → 12); got '";
   for (const std::string id : {"abc", "0", "12x", "1.5", "#12", "99999999999999999999"}) {
-    Outcome r = ouro_args(dir, {"memory", "rm", id});
-    EXPECT_EQ(r.code, 2) << id << ": " << r.err;
-    EXPECT_NE(r.err.find(rule + id + "'"), std::string::npos) << id << ": " << r.err;
+    EXPECT_TRUE(exits_saying(ouro_args(dir, {"memory", "rm", id}), 2, rule + id + "'"));
   }
   // A pasted page is said back by its head only.
   Outcome pasted = ouro_args(dir, {"memory", "rm", std::string(5000, '7') + "x"});
@@ -83,18 +71,10 @@ TEST(CliMemory, AnIdThatIsNotAWholePositiveNumberIsRefusedWithExitTwo) {
 
 TEST(CliMemory, CommandLineMistakesExitTwoSayingWhatToGive) {
   const std::string dir = temp_dir();
-  Outcome bare = ouro_memory(dir, "");
-  EXPECT_EQ(bare.code, 2);
-  EXPECT_NE(bare.err.find("ouro memory needs one of: list, search, rm, backfill"), std::string::npos) << bare.err;
-  Outcome typo = ouro_memory(dir, "lst");
-  EXPECT_EQ(typo.code, 2);
-  EXPECT_NE(typo.err.find("there is no command \"lst\". Did you mean \"list\"?"), std::string::npos) << typo.err;
-  Outcome no_query = ouro_memory(dir, "search");
-  EXPECT_EQ(no_query.code, 2);
-  EXPECT_NE(no_query.err.find("query is required"), std::string::npos) << no_query.err;
-  Outcome no_id = ouro_memory(dir, "rm");
-  EXPECT_EQ(no_id.code, 2);
-  EXPECT_NE(no_id.err.find("id is required"), std::string::npos) << no_id.err;
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, ""), 2, "ouro memory needs one of: list, search, rm, backfill"));
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, "lst"), 2, "there is no command \"lst\". Did you mean \"list\"?"));
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, "search"), 2, "query is required"));
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, "rm"), 2, "id is required"));
   Outcome limit = ouro_memory(dir, "list --limit 0");
   EXPECT_EQ(limit.code, 2);
   EXPECT_NE(limit.err.find("--limit: Value 0 not in range"), std::string::npos) << limit.err;
@@ -162,14 +142,12 @@ TEST(CliMemory, SearchFindsNotesByTheirWordsAndTagsBestFirstWithAScore) {
 TEST(CliMemory, ForgettingAMemoryDeletesItAndASecondTimeFindsNone) {
   const std::string dir = temp_dir();
   ASSERT_FALSE(remembering_run(dir, kFigurines).empty());
-  const std::string id = std::to_string(with_text(entries(dir, "list"), "The otter figurine costs 15 EUR").value("id", int64_t{0}));
+  const std::string id = std::to_string(entry_with(entries(dir, "list"), "text", "The otter figurine costs 15 EUR").value("id", int64_t{0}));
   Outcome rm = ouro_memory(dir, "rm " + id);
   EXPECT_EQ(rm.code, 0) << rm.err;
   EXPECT_TRUE(rm.out.empty()) << rm.out;
   EXPECT_NE(rm.err.find("memory #" + id + " is forgotten\n"), std::string::npos) << rm.err;
-  Outcome again = ouro_memory(dir, "rm " + id);
-  EXPECT_EQ(again.code, 1);
-  EXPECT_NE(again.err.find("ouro memory rm: no memory #" + id + " (see ouro memory list)"), std::string::npos) << again.err;
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, "rm " + id), 1, "ouro memory rm: no memory #" + id + " (see ouro memory list)"));
   json left = entries(dir, "list");
   ASSERT_EQ(left.size(), 1u) << left.dump();
   EXPECT_EQ(left[0]["text"], "The walrus figurine is sold out");
@@ -180,28 +158,20 @@ TEST(CliMemory, ForgettingAMemoryDeletesItAndASecondTimeFindsNone) {
 TEST(CliMemory, BackfillGivesVectorsWithAnEmbeddingsModelAndSaysWhyItCannotWithout) {
   const std::string dir = temp_dir();
   ASSERT_FALSE(remembering_run(dir, kFigurines).empty());
-  Outcome without = ouro_memory(dir, "backfill");
-  EXPECT_EQ(without.code, 1);
-  EXPECT_NE(without.err.find("ouro memory: backfill: no embeddings provider is configured"), std::string::npos) << without.err;
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, "backfill"), 1, "ouro memory: backfill: no embeddings provider is configured"));
 
   EmbeddingsServer model;
   const std::string config = dir + "/config.json", with = "OURO_CONFIG=" + config;
   std::ofstream(config) << dump_json(json{{"embeddings", {{"provider", model.base_url()}, {"model", "concepts-64"}}}});
   model.fail_with(503);
-  Outcome down = ouro_memory(dir, "backfill", with);
-  EXPECT_EQ(down.code, 1);
-  EXPECT_NE(down.err.find("answered HTTP 503"), std::string::npos) << down.err;
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, "backfill", with), 1, "answered HTTP 503"));
   model.fail_with(0);
   Outcome filled = ouro_memory(dir, "backfill", with);
   EXPECT_EQ(filled.code, 0) << filled.err;
   EXPECT_NE(filled.err.find("2 memories got vectors from "), std::string::npos) << filled.err;
   EXPECT_NE(filled.err.find("concepts-64"), std::string::npos) << filled.err;
-  Outcome again = ouro_memory(dir, "backfill", with);
-  EXPECT_EQ(again.code, 0) << again.err;
-  EXPECT_NE(again.err.find("0 memories got vectors from "), std::string::npos) << "each has its vector now: " << again.err;
-  Outcome by_meaning = ouro_memory(dir, "search figurine", with);
-  EXPECT_EQ(by_meaning.code, 0) << by_meaning.err;
-  EXPECT_NE(by_meaning.err.find("ranked by meaning and words (hybrid): vector similarity ("), std::string::npos) << by_meaning.err;
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, "backfill", with), 0, "0 memories got vectors from "));
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, "search figurine", with), 0, "ranked by meaning and words (hybrid): vector similarity ("));
 
   // Settings that name no usable model: said, by backfill and by search.
   const std::string wrong = dir + "/wrong.json";
@@ -210,9 +180,7 @@ TEST(CliMemory, BackfillGivesVectorsWithAnEmbeddingsModelAndSaysWhyItCannotWitho
   EXPECT_EQ(refused.code, 1);
   EXPECT_NE(refused.err.find("ouro memory: backfill: the embeddings settings are wrong: \"embeddings\" in the settings file is"), std::string::npos)
       << refused.err;
-  Outcome by_words = ouro_memory(dir, "search figurine", "OURO_CONFIG=" + wrong);
-  EXPECT_EQ(by_words.code, 0) << by_words.err;
-  EXPECT_NE(by_words.err.find("ranked by words only (BM25): the embeddings settings are wrong"), std::string::npos) << by_words.err;
+  EXPECT_TRUE(exits_saying(ouro_memory(dir, "search figurine", "OURO_CONFIG=" + wrong), 0, "ranked by words only (BM25): the embeddings settings are wrong"));
 }
 
 TEST(CliMemory, OddTextsAndTagsComeBackIntactAndOddQueriesNeverBreakTheSearch) {
@@ -225,8 +193,8 @@ TEST(CliMemory, OddTextsAndTagsComeBackIntactAndOddQueriesNeverBreakTheSearch) {
 
   json all = entries(dir, "list");
   ASSERT_EQ(all.size(), 2u) << all.dump().substr(0, 500);
-  EXPECT_EQ(with_text(all, odd)["tags"], json::array({tag})) << all.dump().substr(0, 500);
-  EXPECT_FALSE(with_text(all, long_text).is_null()) << "the long note whole";
+  EXPECT_EQ(entry_with(all, "text", odd)["tags"], json::array({tag})) << all.dump().substr(0, 500);
+  EXPECT_FALSE(entry_with(all, "text", long_text).is_null()) << "the long note whole";
   // The terminal shows each note on one line, a long one cut.
   Outcome list = ouro_memory(dir, "list");
   EXPECT_EQ(list.code, 0) << list.err;

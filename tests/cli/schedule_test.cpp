@@ -35,12 +35,6 @@ std::string id_of(const Outcome& added) {
   return std::regex_search(added.out, m, std::regex("^scheduled (s[0-9a-z]{10})  ")) ? m[1].str() : "";
 }
 
-// The job of this id in a list --json (null when it is not there).
-json job_in(const json& all, const std::string& id) {
-  for (const auto& j : all)
-    if (j.value("id", "") == id) return j;
-  return json();
-}
 
 TEST(CliSchedule, AnIntervalJobIsSavedWithItsNextThreeTimesAndListedTheSameAsJson) {
   const std::string dir = temp_dir();
@@ -94,7 +88,7 @@ TEST(CliSchedule, AddSaysWhatWasSavedWhenItRunsAndHowToRemoveIt) {
   Outcome list = schedule(dir, "list");
   EXPECT_EQ(list.code, 0) << list.err;
   EXPECT_EQ(list.out, id + block);
-  json job = job_in(listed(dir), id);
+  json job = entry_with(listed(dir), "id", id);
   EXPECT_EQ(job["timing"]["text"], "2099-01-01 08:00") << "kept as written";
   EXPECT_EQ(job["next_fire"], 4070937600) << "2099-01-01T08:00:00Z";
   EXPECT_EQ(job["upcoming"], json::array({4070937600})) << "a once-job runs once";
@@ -158,7 +152,7 @@ TEST(CliSchedule, RunOptionsAreStoredAsJsonWhereTheyReadAsJsonElseAsText) {
   EXPECT_EQ(j.value("next_fire", int64_t{0}), j.value("created_at", int64_t{0}) + 9000);
   ASSERT_EQ(j["upcoming"].size(), 3u);
   EXPECT_EQ(j["upcoming"][1].get<int64_t>() - j["upcoming"][0].get<int64_t>(), 9000);
-  EXPECT_EQ(job_in(listed(dir), j.value("id", ""))["options"], j["options"]);
+  EXPECT_EQ(entry_with(listed(dir), "id", j.value("id", ""))["options"], j["options"]);
 }
 
 TEST(CliSchedule, AJobWhoseRunsWouldHaveNoModelIsSavedWithAWarning) {
@@ -172,7 +166,7 @@ TEST(CliSchedule, AJobWhoseRunsWouldHaveNoModelIsSavedWithAWarning) {
   Outcome scripted = schedule(dir, "add 'Sign up' --every 1h --script signup");
   EXPECT_EQ(scripted.code, 0) << scripted.err;
   EXPECT_NE(scripted.err.find(warning + " wherever the script cannot heal a step"), std::string::npos) << scripted.err;
-  EXPECT_EQ(job_in(listed(dir), id_of(scripted))["options"], json({{"script", {{"name", "signup"}, {"fallback", true}}}}));
+  EXPECT_EQ(entry_with(listed(dir), "id", id_of(scripted))["options"], json({{"script", {{"name", "signup"}, {"fallback", true}}}}));
   // A provider named, or commands that need no model: no warning.
   Outcome named = schedule(dir, "add 'Check the status page' --every 1h --option provider=anthropic");
   EXPECT_EQ(named.code, 0) << named.err;
@@ -239,25 +233,13 @@ TEST(CliSchedule, AddNeedsATaskAndExactlyOneTiming) {
   const std::string dir = temp_dir();
   const std::string one_of = "ouro schedule add: give exactly one of --at TIME, --every DURATION and --cron \"EXPR\", e.g.";
   for (const std::string flags : {"", "--every 1h --cron '0 8 * * *'", "--at +1h --every 1h", "--at +1h --every 1h --cron '0 8 * * *'"}) {
-    Outcome r = schedule(dir, "add 'Check the status page' " + flags);
-    EXPECT_EQ(r.code, 2) << flags << ": " << r.err;
-    EXPECT_NE(r.err.find(one_of), std::string::npos) << flags << ": " << r.err;
+    EXPECT_TRUE(exits_saying(schedule(dir, "add 'Check the status page' " + flags), 2, one_of));
   }
-  Outcome no_task = schedule(dir, "add --every 1h");
-  EXPECT_EQ(no_task.code, 2);
-  EXPECT_NE(no_task.err.find("task is required"), std::string::npos) << no_task.err;
-  Outcome blank = schedule(dir, "add '  ' --every 1h");
-  EXPECT_EQ(blank.code, 2);
-  EXPECT_NE(blank.err.find("ouro schedule add: task: a schedule needs a task, in plain words"), std::string::npos) << blank.err;
-  Outcome missed = schedule(dir, "add 'Check the status page' --every 1h --missed maybe");
-  EXPECT_EQ(missed.code, 2);
-  EXPECT_NE(missed.err.find("--missed: maybe not in"), std::string::npos) << missed.err;
-  Outcome bare = schedule(dir, "");
-  EXPECT_EQ(bare.code, 2);
-  EXPECT_NE(bare.err.find("ouro schedule needs one of: add, list, remove, run-now"), std::string::npos) << bare.err;
-  Outcome no_id = schedule(dir, "remove");
-  EXPECT_EQ(no_id.code, 2);
-  EXPECT_NE(no_id.err.find("id is required"), std::string::npos) << no_id.err;
+  EXPECT_TRUE(exits_saying(schedule(dir, "add --every 1h"), 2, "task is required"));
+  EXPECT_TRUE(exits_saying(schedule(dir, "add '  ' --every 1h"), 2, "ouro schedule add: task: a schedule needs a task, in plain words"));
+  EXPECT_TRUE(exits_saying(schedule(dir, "add 'Check the status page' --every 1h --missed maybe"), 2, "--missed: maybe not in"));
+  EXPECT_TRUE(exits_saying(schedule(dir, ""), 2, "ouro schedule needs one of: add, list, remove, run-now"));
+  EXPECT_TRUE(exits_saying(schedule(dir, "remove"), 2, "id is required"));
   EXPECT_TRUE(listed(dir).empty()) << "nothing was saved";
 }
 
@@ -301,7 +283,7 @@ TEST(CliSchedule, RemoveAndRunNowTakeTheIdOrTheNameAndAskForTheIdWhenTwoShareIt)
   EXPECT_EQ(now.code, 0) << now.err;
   EXPECT_EQ(now.out, morning + " runs now if `ouro serve` is running (it looks within 2 s; ouro schedule list shows the run); "
                                "otherwise when `ouro serve` starts\n");
-  json job = job_in(listed(dir), morning);
+  json job = entry_with(listed(dir), "id", morning);
   EXPECT_EQ(job["run_requested"], true) << job.dump();
   EXPECT_LE(job.value("next_fire", int64_t{0}), now_s()) << "due now";
   EXPECT_EQ(job["timing"]["text"], "0 8 * * 1-5");
@@ -322,9 +304,7 @@ TEST(CliSchedule, RemoveAndRunNowTakeTheIdOrTheNameAndAskForTheIdWhenTwoShareIt)
   Outcome by_task_words = schedule(dir, "remove 'Check the status page'");
   EXPECT_EQ(by_task_words.code, 0) << by_task_words.err;
   EXPECT_EQ(by_task_words.out, "removed " + status + "\n");
-  Outcome again = schedule(dir, "remove " + status);
-  EXPECT_EQ(again.code, 2);
-  EXPECT_NE(again.err.find("no schedule has the id or name '" + status + "'"), std::string::npos) << again.err;
+  EXPECT_TRUE(exits_saying(schedule(dir, "remove " + status), 2, "no schedule has the id or name '" + status + "'"));
   json left = listed(dir);
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0]["id"], morning);
@@ -361,12 +341,10 @@ TEST(CliSchedule, AnUnreadableRowIsListedWithTheReasonAndTheOthersStillShow) {
       << list.out;
   json all = listed(dir);
   ASSERT_EQ(all.size(), 2u) << all.dump();
-  EXPECT_EQ(job_in(all, good)["task"], "Check the status page");
-  EXPECT_EQ(job_in(all, bad), json({{"id", bad}, {"error", "its urls are not a JSON list"}}));
+  EXPECT_EQ(entry_with(all, "id", good)["task"], "Check the status page");
+  EXPECT_EQ(entry_with(all, "id", bad), json({{"id", bad}, {"error", "its urls are not a JSON list"}}));
   // What the listing says to do works; a run of it now does not (it could not be run).
-  Outcome now = schedule(dir, "run-now " + bad);
-  EXPECT_EQ(now.code, 1) << now.err;
-  EXPECT_NE(now.err.find("cannot be read"), std::string::npos) << now.err;
+  EXPECT_TRUE(exits_saying(schedule(dir, "run-now " + bad), 1, "cannot be read"));
   Outcome removed = schedule(dir, "remove " + bad);
   EXPECT_EQ(removed.code, 0) << removed.err;
   EXPECT_EQ(removed.out, "removed " + bad + "\n");
@@ -394,9 +372,9 @@ TEST(CliSchedule, OddNamesAndTasksComeBackIntactOrAreRefusedWithAReason) {
 
   json all = listed(dir);
   ASSERT_EQ(all.size(), 4u);
-  EXPECT_EQ(job_in(all, named.value("id", ""))["name"], name);
-  EXPECT_EQ(job_in(all, named.value("id", ""))["task"], task);
-  EXPECT_EQ(job_in(all, biggest.value("id", ""))["task"], longest);
+  EXPECT_EQ(entry_with(all, "id", named.value("id", ""))["name"], name);
+  EXPECT_EQ(entry_with(all, "id", named.value("id", ""))["task"], task);
+  EXPECT_EQ(entry_with(all, "id", biggest.value("id", ""))["task"], longest);
 
   const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
       {{"--name", "two\nlines"}, "name: holds control characters"},
@@ -408,18 +386,12 @@ TEST(CliSchedule, OddNamesAndTasksComeBackIntactOrAreRefusedWithAReason) {
   for (const auto& [flags, words] : refused) {
     std::vector<std::string> args = {"schedule", "add", "Check the status page", "--every", "1h"};
     args.insert(args.end(), flags.begin(), flags.end());
-    Outcome r = ouro_args(dir, args);
-    EXPECT_EQ(r.code, 2) << words << ": " << r.err;
-    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+    EXPECT_TRUE(exits_saying(ouro_args(dir, args), 2, words));
   }
-  Outcome too_long = ouro_args(dir, {"schedule", "add", longest + "x", "--every", "1h"});
-  EXPECT_EQ(too_long.code, 2);
-  EXPECT_NE(too_long.err.find("task: at most 20000 characters, got 20001"), std::string::npos) << too_long.err.substr(0, 300);
+  EXPECT_TRUE(exits_saying(ouro_args(dir, {"schedule", "add", longest + "x", "--every", "1h"}), 2, "task: at most 20000 characters, got 20001"));
   std::vector<std::string> many = {"schedule", "add", "Check the status page", "--every", "1h"};
   for (int i = 0; i < 21; ++i) many.insert(many.end(), {"--url", "https://status.example.com/" + std::to_string(i)});
-  Outcome crowded = ouro_args(dir, many);
-  EXPECT_EQ(crowded.code, 2);
-  EXPECT_NE(crowded.err.find("urls: at most 20 start pages, got 21"), std::string::npos) << crowded.err;
+  EXPECT_TRUE(exits_saying(ouro_args(dir, many), 2, "urls: at most 20 start pages, got 21"));
   EXPECT_EQ(listed(dir).size(), 4u) << "nothing refused was saved";
 
   // An id as long as a pasted page is said back clipped; the odd name removes its schedule.
