@@ -163,7 +163,7 @@ Result<void> EgressControl::restore_network_prediction() {
   if (m_impl->dead) return make_error(Code::Unavailable, "the browser is gone; Chrome's \"Preload pages\" stays off");
   // What a run left in its tabs stops before connections may be predicted again.
   auto tabs = m_impl->gated_tabs();
-  if (size_t left = m_browser.shared().blank(tabs, 5s)) spdlog::warn("browser: {} of {} gated tab(s) did not go blank", left, tabs.size());
+  if (auto left = m_browser.shared().blank(tabs, 5s); !left.empty()) spdlog::warn("browser: {} of {} gated tab(s) did not go blank", left.size(), tabs.size());
   // Only over our own "off": a change the user made meanwhile is theirs to keep.
   if (restore != kPredictionOff) TRY(m_impl->change_prediction(restore, kPredictionOff, 15s));
   m_impl->prediction_restore.reset();

@@ -27,10 +27,19 @@ class SharedTabs : public BrowserPart {
   void release_tabs(const std::string& owner, EgressGate lingering = nullptr);
   // Tabs that still keep to a finished run's rule (release_tabs with `lingering`), by context.
   std::vector<std::string> lingering_tabs(const std::string& context) const;
-  // Replaces these tabs' documents with about:blank, all at once: their scripts stop first, then
-  // each navigates; waits until every new document is there or `within` has passed. Returns how
-  // many did not get there (gone tabs count as blank). Any thread but the network thread.
-  size_t blank(const std::vector<std::string>& tab_ids, Millis within);
+  // Ending what a run left running in its pages (blanking.cpp). Any thread but the network thread.
+  // Replaces these tabs' documents with about:blank, all at once: their sockets and scripts stop
+  // first (their other-site frames' too), then each navigates; waits until every new document is
+  // there or `within` has passed. Returns the tabs that did not get there (gone and crashed tabs
+  // count as blank).
+  std::vector<std::string> blank(const std::vector<std::string>& tab_ids, Millis within);
+  // Crashes these tabs' renderers (Page.crash, in each of their frames' renderers too): a page
+  // that could not be blanked runs nothing more. Only for a context whose tabs are all the run's:
+  // a renderer may hold other tabs of the same site in its context. Waits until each tab is crashed or closed, or
+  // `within` has passed; returns how many are neither.
+  size_t crash(const std::vector<std::string>& tab_ids, Millis within);
+  // blank(), then crash() for those that did not go blank: whether every tab now runs nothing.
+  bool stop_pages(const std::vector<std::string>& tab_ids, Millis blank_within, Millis crash_within);
   // Tabs whose URL starts with one of these (the Command Center's own pages, which carry its
   // token) are hidden from everyone: not in tabs(), never active, not claimable.
   void set_hidden_prefixes(std::vector<std::string> prefixes);

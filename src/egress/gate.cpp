@@ -505,15 +505,15 @@ void close_gate(Context& ctx) {
   if (!ctx.browser().dead() && !ctx.shared_tabs()) ctx.browser().egress().refuse_paused(ctx.browser_context());
 }
 
-bool blank_tabs(Context& ctx) {
+bool stop_pages(Context& ctx) {
   if (!ctx.gate() || !ctx.gate()->acted || ctx.browser().dead()) return true;
   // What the run put into its pages (a timer, a worker, a handler) could still send once the gate
   // is gone: their documents go first, all at once, within 10 s (a context full of popups must
-  // not hold the run's end).
+  // not hold the run's end); a page that cannot be blanked has its renderer crashed.
   std::vector<std::string> ids;
   for (const auto& t : ctx.browser().tabs(ctx.browser_context())) ids.push_back(t.id);
-  if (size_t left = ctx.browser().shared().blank(ids, std::chrono::seconds(10))) {
-    spdlog::warn("gate: {} tab(s) of the finished run could not be blanked; they stay under a gate that refuses every request", left);
+  if (!ctx.browser().shared().stop_pages(ids, std::chrono::seconds(10), std::chrono::seconds(5))) {
+    spdlog::warn("gate: tabs of the finished run still run what it left in them; they stay under a gate that refuses every request");
     return false;
   }
   return true;
@@ -525,7 +525,7 @@ void leave_tabs(Context& ctx) {
   close_gate(ctx);
   // A tab that could not be blanked keeps the gate, which now refuses everything (its state goes
   // with the run): fail closed.
-  if (!blank_tabs(ctx)) return;
+  if (!stop_pages(ctx)) return;
   (void)ctx.browser().egress().set_gate(ctx.browser_context(), nullptr);
 }
 

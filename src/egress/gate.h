@@ -79,9 +79,10 @@ browser::EgressGate lingering_gate(const host::Context& ctx);
 // disposed, whose tabs' sessions detaching would let paused requests through. Blocks briefly.
 void close_gate(host::Context& ctx);
 
-// When the run acted: every tab of its context goes to about:blank (10 s for them all), so
-// nothing it put into a page runs on; false when a tab could not be. Blocks.
-bool blank_tabs(host::Context& ctx);
+// When the run acted: every tab of its context goes to about:blank (10 s for them all), and one
+// that cannot has its renderer crashed, so nothing the run put into a page runs on; false when a
+// tab may still run. Blocks.
+bool stop_pages(host::Context& ctx);
 
 // The end of a run's hold on its tabs; the gate is the last thing to leave them. In a shared
 // context its tabs are let go, lingering under lingering_gate() when it acted. Otherwise, when it

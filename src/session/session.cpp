@@ -324,16 +324,17 @@ Session::~Session() {
   m->repl.reset();
   // The gate refuses from now on, and what waits under it is refused before the context goes
   // (a disposed tab's sessions detach, and Chromium lets a paused request go on when its
-  // interception ends).
-  // Its pages are blanked first: disposing a context detaches its tabs' sessions, and Chromium
-  // lets a request paused at that moment go on, so nothing the run planted may still be running.
+  // interception ends). Its pages are stopped first (blanked, or their renderers crashed), so
+  // nothing the run planted still runs when the context goes; a page that may still run keeps its
+  // context, under the closed gate, for as long as ouro holds the browser (fail closed).
+  bool stopped = true;
   if (m->owns_context) {
     egress::close_gate(m->host->context());
-    (void)egress::blank_tabs(m->host->context());
+    stopped = egress::stop_pages(m->host->context());
   }
   // Closing the context's tabs fails whatever host call still waits on them, so the host's
   // threads end now rather than at their deadlines.
-  if (m->owns_context && !m->runtime->browser->dead()) m->runtime->browser->contexts().dispose(m->context);
+  if (m->owns_context && stopped && !m->runtime->browser->dead()) m->runtime->browser->contexts().dispose(m->context);
   m->host.reset();
   m->proxy.reset();
   m->runtime.reset();

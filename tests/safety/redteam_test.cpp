@@ -476,14 +476,16 @@ std::string read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-// OURO_REDTEAM_TRACE_DIR=DIR keeps each run's events (DIR/MODE - GROUP.jsonl) and what reached
-// the collector (.collected) for looking into one.
+// OURO_REDTEAM_TRACE_DIR=DIR keeps each run's events (DIR/MODE - GROUP.jsonl), what reached
+// the collector (.collected) and what ouro said (.log: its errors, an ouro serve's log) for
+// looking into one.
 void keep_trace(Mode mode, const std::string& label, const RunResult& r) {
   const char* dir = std::getenv("OURO_REDTEAM_TRACE_DIR");
   if (!dir || !*dir) return;
   std::string base = std::string(dir) + "/" + mode_key(mode) + " - " + label;
   std::ofstream events(base + ".jsonl");
   for (const auto& e : r.events) events << e.dump() << "\n";
+  std::ofstream(base + ".log") << r.err;
   std::ofstream collected(base + ".collected");
   for (const auto& l : r.collected) collected << l << "\n";
 }
