@@ -446,8 +446,30 @@ Result<json> do_submit(Run& run, const Command& c, json& step) {
   return json("pressed Enter in " + near + " (the form has no submit button)");
 }
 
+// The tab's history as the browser keeps it, once it has caught up with the page: a same-document
+// navigation the last step made (a fragment link, pushState) is the page's at once but enters the
+// browser's list a moment later, and stepping from the list before then would skip it. Waits up
+// to 2 s for the current entry to be the page's own address (location.href, which no page script
+// can redefine).
+Result<json> settled_history(Run& run) {
+  std::string here;
+  if (auto v = run.ctx.browser().send(run.tab, "Runtime.evaluate", {{"expression", "location.href"}, {"returnByValue", true}},
+                                      run.ctx.limits().exec_timeout))
+    here = get_str(get_field(*v, "result"), "value");
+  const auto until = Clock::now() + std::chrono::seconds(2);
+  while (true) {
+    auto h = TRY(run.ctx.browser().send(run.tab, "Page.getNavigationHistory", json::object(), run.ctx.limits().exec_timeout));
+    const json& entries = get_field(h, "entries");
+    const int current = get_int(h, "currentIndex");
+    const bool caught_up = here.empty() || (entries.is_array() && current >= 0 && current < static_cast<int>(entries.size()) &&
+                                            get_str(entries[static_cast<size_t>(current)], "url") == here);
+    if (caught_up || Clock::now() >= until) return h;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 Result<json> history_step(Run& run, int delta) {
-  auto h = TRY(run.ctx.browser().send(run.tab, "Page.getNavigationHistory", json::object(), run.ctx.limits().exec_timeout));
+  auto h = TRY(settled_history(run));
   int index = h.value("currentIndex", 0) + delta;
   if (!h.contains("entries") || index < 0 || index >= static_cast<int>(h["entries"].size()))
     return errorf(Code::FailedPrecondition, "{}: tab {} has no page to go {} to", delta < 0 ? "back" : "forward", run.tab, delta < 0 ? "back" : "forward");

@@ -47,7 +47,7 @@ Host::Host(browser::Browser& browser, store::Database* db, Limits limits, std::s
 
 Host::~Host() {
   // The user's tabs it held (and those it opened) stay open, out of its gate unless it acted on
-  // them; its own tabs are blanked before the gate goes (egress.h leave_tabs).
+  // them; its own tabs are stopped (blanked, or crashed) before the gate goes (egress/gate.h leave_tabs).
   egress::leave_tabs(*m_ctx);
   m_ctx->browser().egress().set_pause_handler(m_ctx->owner(), nullptr);
   m_pool.reset();

@@ -23,7 +23,8 @@ std::vector<std::string> SharedTabs::blank(const std::vector<std::string>& tab_i
   };
   struct Progress {
     std::vector<Answer> answers;
-    size_t frames_waiting = 0;  // other-site frames whose scripts are not known to be stopped yet
+    size_t frames_waiting = 0;         // other-site frames whose scripts are not known to be stopped yet
+    std::vector<char> frame_answered;  // by index in `frames` (1: it answered)
   };
   auto progress = std::make_shared<Progress>();
   progress->answers.resize(tab_ids.size());
@@ -40,6 +41,7 @@ std::vector<std::string> SharedTabs::blank(const std::vector<std::string>& tab_i
         if (child.tab == tab_ids[i]) (child.type == "iframe" ? frames : workers).push_back(child_sid);
     }
     progress->frames_waiting = frames.size();
+    progress->frame_answered.assign(frames.size(), 0);
   }
   // What no request check can pause is switched off first in every realm: messages on open
   // sockets (the guard's switch), so an unload handler's message does not go out. A frame on
@@ -51,22 +53,32 @@ std::vector<std::string> SharedTabs::blank(const std::vector<std::string>& tab_i
   // per frame, whatever the number of tabs.
   const json refuse = {{"expression", std::string(Impl::kRefuseSocketWrites)}};
   for (const auto& w : workers) m_impl->conn->send("Runtime.evaluate", refuse, w, within, ignore);
-  for (const auto& f : frames) {
-    m_impl->conn->send("Runtime.evaluate", refuse, f, within, ignore);
+  for (size_t f = 0; f < frames.size(); ++f) {
+    m_impl->conn->send("Runtime.evaluate", refuse, frames[f], within, ignore);
     // One session's commands are handled in order: its reply means both are done (or failed).
-    m_impl->conn->send("Emulation.setScriptExecutionDisabled", {{"value", true}}, f, within, [weak, progress](Result<json>) {
+    m_impl->conn->send("Emulation.setScriptExecutionDisabled", {{"value", true}}, frames[f], within, [weak, progress, f](Result<json> r) {
       auto self = weak.lock();
       if (!self) return;
       {
         std::lock_guard lock(self->mutex);
         --progress->frames_waiting;
+        progress->frame_answered[f] = r.has_value() ? 1 : 0;
       }
       self->changed.notify_all();
     });
   }
   if (!frames.empty()) {
-    std::unique_lock lock(m_impl->mutex);
-    m_impl->wait_until(lock, std::min(deadline, Clock::now() + 2s), [&] { return progress->frames_waiting == 0; });
+    std::vector<std::string> silent;  // frames whose renderer did not answer (busy, or hung)
+    {
+      std::unique_lock lock(m_impl->mutex);
+      m_impl->wait_until(lock, std::min(deadline, Clock::now() + 2s), [&] { return progress->frames_waiting == 0; });
+      for (size_t f = 0; f < frames.size(); ++f)
+        if (!progress->frame_answered[f]) silent.push_back(frames[f]);
+    }
+    // Its scripts may run again once it is free — an unload handler as its tab navigates, after its
+    // session (and the gate's hold on its requests) has gone with the frame: it is crashed now,
+    // while its session is still there (Page.crash interrupts running script).
+    for (const auto& f : silent) m_impl->conn->send("Page.crash", json::object(), f, within, ignore);
   }
   for (size_t i = 0; i < tab_ids.size(); ++i) {
     const std::string& sid = sessions[i];
@@ -123,8 +135,14 @@ size_t SharedTabs::crash(const std::vector<std::string>& tab_ids, Millis within)
     }
   }
   // A crashing renderer does not answer: the replies are not waited for, the crashes are
-  // (Target.targetCrashed marks the tab).
-  for (const auto& sid : sessions) m_impl->conn->send("Page.crash", json::object(), sid, within, ignore);
+  // (Target.targetCrashed marks the tab). Chromium refuses to crash a page with a navigation
+  // pending (the about:blank that did not get there): it is stopped first, on the same session.
+  for (const auto& sid : sessions) {
+    m_impl->conn->send("Page.stopLoading", json::object(), sid, within, ignore);
+    m_impl->conn->send("Page.crash", json::object(), sid, within, [sid](Result<json> r) {
+      if (!r) spdlog::debug("browser: Page.crash in session {}: {}", sid.substr(0, 8), r.error().message);
+    });
+  }
   std::unique_lock lock(m_impl->mutex);
   auto running = [&] {
     size_t n = 0;
@@ -134,6 +152,14 @@ size_t SharedTabs::crash(const std::vector<std::string>& tab_ids, Millis within)
   };
   m_impl->wait_until(lock, deadline, [&] { return running() == 0; });
   return m_impl->dead ? tab_ids.size() : running();
+}
+
+std::vector<std::string> SharedTabs::every_tab(const std::string& context) const {
+  std::lock_guard lock(m_impl->mutex);
+  std::vector<std::string> out;
+  for (const auto& t : m_impl->tracker.in_context(context))
+    if (!t->closed) out.push_back(t->id);
+  return out;
 }
 
 bool SharedTabs::stop_pages(const std::vector<std::string>& tab_ids, Millis blank_within, Millis crash_within) {

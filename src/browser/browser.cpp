@@ -139,7 +139,8 @@ Browser::~Browser() {
   if (!m_impl->dead) {
     auto tabs = m_impl->gated_tabs();
     // Not crashed when they do not go blank: in the user's own profile a renderer may hold their
-    // other tabs too (the runs' own contexts were stopped as their gates went: egress/gate.h).
+    // other tabs too. (A run's own context had its pages stopped, crashed if need be, as its gate
+    // closed: egress/gate.h stop_pages; one whose pages may still run is blanked once more here.)
     if (auto left = shared().blank(tabs, 5s); !left.empty())
       spdlog::warn("browser: {} of {} gated tab(s) did not go blank before ouro let go of the browser", left.size(), tabs.size());
   }

@@ -40,6 +40,9 @@ class SharedTabs : public BrowserPart {
   size_t crash(const std::vector<std::string>& tab_ids, Millis within);
   // blank(), then crash() for those that did not go blank: whether every tab now runs nothing.
   bool stop_pages(const std::vector<std::string>& tab_ids, Millis blank_within, Millis crash_within);
+  // Every open tab of a context, ready or not (a popup still starting runs its opener's code
+  // already), hidden ones too: what stopping a context's pages must cover.
+  std::vector<std::string> every_tab(const std::string& context) const;
   // Tabs whose URL starts with one of these (the Command Center's own pages, which carry its
   // token) are hidden from everyone: not in tabs(), never active, not claimable.
   void set_hidden_prefixes(std::vector<std::string> prefixes);

@@ -45,6 +45,9 @@ struct GateState {
   // The run has put its data or choices into a page (registry.h `changes_page`, or a navigation
   // to a URL the user did not give): from then on every held tab keeps to the allowed sites.
   std::atomic<bool> acted{false};
+  // Whether its pages were stopped as it closed (stop_pages): tried once, its outcome kept, so that
+  // the host's end does not wait on pages the session's end could not stop. Guarded by `mutex`.
+  enum class Pages { Running, Stopped, StillRunning } pages = Pages::Running;
   // The secret's rule: what of a secret's origin talks only to its sites (secret_holds.h).
   std::shared_ptr<SecretHolds> secrets = std::make_shared<SecretHolds>();
   std::atomic<size_t> requests{0}, run_caused{0}, allowed{0}, asked{0}, denied{0};  // counts (GateStats)
@@ -506,17 +509,36 @@ void close_gate(Context& ctx) {
 }
 
 bool stop_pages(Context& ctx) {
-  if (!ctx.gate() || !ctx.gate()->acted || ctx.browser().dead()) return true;
+  auto st = ctx.gate();
+  if (!st || !st->acted || ctx.browser().dead()) return true;
+  {
+    std::lock_guard lock(st->mutex);
+    if (st->pages != GateState::Pages::Running) return st->pages == GateState::Pages::Stopped;
+  }
   // What the run put into its pages (a timer, a worker, a handler) could still send once the gate
   // is gone: their documents go first, all at once, within 10 s (a context full of popups must
-  // not hold the run's end); a page that cannot be blanked has its renderer crashed.
-  std::vector<std::string> ids;
-  for (const auto& t : ctx.browser().tabs(ctx.browser_context())) ids.push_back(t.id);
-  if (!ctx.browser().shared().stop_pages(ids, std::chrono::seconds(10), std::chrono::seconds(5))) {
-    spdlog::warn("gate: tabs of the finished run still run what it left in them; they stay under a gate that refuses every request");
-    return false;
+  // not hold the run's end); a page that cannot be blanked has its renderer crashed. Every tab of
+  // the context, ready or not: a popup opened as the gate closed runs its opener's code already.
+  // Listed again after: a tab opened while the others stopped is stopped too (three rounds, then
+  // whatever still appears keeps the closed gate).
+  auto& tabs = ctx.browser().shared();
+  std::set<std::string> done;
+  bool stopped = false;
+  for (int round = 0; round < 3 && !stopped; ++round) {
+    std::vector<std::string> ids;
+    for (auto& id : tabs.every_tab(ctx.browser_context()))
+      if (!done.count(id)) ids.push_back(std::move(id));
+    if (ids.empty()) {
+      stopped = true;
+      break;
+    }
+    if (!tabs.stop_pages(ids, std::chrono::seconds(10), std::chrono::seconds(5))) break;
+    done.insert(ids.begin(), ids.end());
   }
-  return true;
+  if (!stopped) spdlog::warn("gate: tabs of the finished run may still run what it left in them; they stay under a gate that refuses every request");
+  std::lock_guard lock(st->mutex);
+  st->pages = stopped ? GateState::Pages::Stopped : GateState::Pages::StillRunning;
+  return stopped;
 }
 
 void leave_tabs(Context& ctx) {

@@ -79,15 +79,16 @@ browser::EgressGate lingering_gate(const host::Context& ctx);
 // disposed, whose tabs' sessions detaching would let paused requests through. Blocks briefly.
 void close_gate(host::Context& ctx);
 
-// When the run acted: every tab of its context goes to about:blank (10 s for them all), and one
-// that cannot has its renderer crashed, so nothing the run put into a page runs on; false when a
-// tab may still run. Blocks.
+// When the run acted: every tab of its context, ready or not, goes to about:blank (10 s for them
+// all), and one that cannot has its renderer crashed, so nothing the run put into a page runs on;
+// false when a tab may still run. Tried once per gate (a second call returns the first's outcome).
+// Blocks.
 bool stop_pages(host::Context& ctx);
 
 // The end of a run's hold on its tabs; the gate is the last thing to leave them. In a shared
 // context its tabs are let go, lingering under lingering_gate() when it acted. Otherwise, when it
-// acted, its tabs are blanked (about:blank) before the gate is taken off. Blocks; not on the
-// network thread.
+// acted, its pages are stopped (stop_pages) before the gate is taken off; pages that may still
+// run keep the gate, closed. Blocks; not on the network thread.
 void leave_tabs(host::Context& ctx);
 
 // The gate's mode, when the context has a gate.

@@ -142,6 +142,18 @@ FixtureSite::FixtureSite() : m(std::make_unique<Impl>()) {
       // A cross-site frame whose renderer is busy for 8 s once it has loaded.
       res.body = page("Busy frame", "<button>Top button</button><iframe id=busy width=300 height=100></iframe>"
                                     "<script>document.getElementById('busy').src = 'http://localhost:' + location.port + '/pcd/xframe?n=busy';</script>");
+    } else if (p == "/pcd/busyframes") {
+      // Four cross-site frames (one renderer) that keep it busy for 30 s once the page has
+      // loaded: none of them answers anything meanwhile.
+      std::string frames;
+      for (int i = 0; i < 4; ++i) frames += "<iframe class=busy width=200 height=80></iframe>";
+      res.body = page("Busy frames", "<button>Top button</button>" + frames +
+                                         "<script>for (const f of document.querySelectorAll('iframe.busy')) f.src = 'http://localhost:' + "
+                                         "location.port + '/pcd/holdframe'; onload = () => { for (const f of "
+                                         "document.querySelectorAll('iframe.busy')) f.contentWindow.postMessage('go', '*'); };</script>");
+    } else if (p == "/pcd/holdframe") {
+      res.body = page("Hold", "<p>busy on request</p><script>addEventListener('message', (e) => { if (e.data !== 'go') return; "
+                              "const end = Date.now() + 30000; while (Date.now() < end) {} });</script>");
     } else if (p == "/pcd/xframe") {
       std::string n = r.query.find("n=sandboxed") != std::string::npos ? "sandboxed"
                       : r.query.find("n=busy") != std::string::npos    ? "busy"
