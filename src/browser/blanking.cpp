@@ -166,8 +166,8 @@ bool SharedTabs::stop_pages(const std::vector<std::string>& tab_ids, Millis blan
   auto left = blank(tab_ids, blank_within);
   if (left.empty()) return true;
   const size_t running = crash(left, crash_within);
-  spdlog::warn("browser: {} of {} tab(s) did not go blank in {} s; {} stopped by crashing their renderers{}", left.size(), tab_ids.size(),
-               blank_within.count() / 1000, left.size() - running,
+  spdlog::warn("browser: {} of {} tab(s) did not go blank in {} ms; {} stopped by crashing their renderers{}", left.size(), tab_ids.size(),
+               blank_within.count(), left.size() - running,
                running ? fmt::format(", {} still running", running) : std::string());
   return running == 0;
 }

@@ -35,8 +35,8 @@ class SharedTabs : public BrowserPart {
   std::vector<std::string> blank(const std::vector<std::string>& tab_ids, Millis within);
   // Crashes these tabs' renderers (Page.crash, in each of their frames' renderers too): a page
   // that could not be blanked runs nothing more. Only for a context whose tabs are all the run's:
-  // a renderer may hold other tabs of the same site in its context. Waits until each tab is crashed or closed, or
-  // `within` has passed; returns how many are neither.
+  // a renderer may hold other tabs of the same site in its context. Waits until each tab is
+  // crashed or closed, or `within` has passed; returns how many are neither.
   size_t crash(const std::vector<std::string>& tab_ids, Millis within);
   // blank(), then crash() for those that did not go blank: whether every tab now runs nothing.
   bool stop_pages(const std::vector<std::string>& tab_ids, Millis blank_within, Millis crash_within);
