@@ -616,11 +616,15 @@ RunResult Run::execute() {
       history = history_blocks(m_history, history_budget);
     }
     std::string guidance;
+    std::vector<std::string> messages;
     {
       std::lock_guard lock(m_guidance_mutex);
-      for (const auto& g : m_guidance) guidance += "\"" + g + "\"\n";
-      for (const auto& g : m_guidance) emit("user-message", {{"text", g}, {"iteration", it}, {"guidance", true}});
-      m_guidance.clear();
+      messages = std::exchange(m_guidance, {});
+    }
+    // Told outside the lock: a face that adds a message holds its own lock while it waits for this one.
+    for (const auto& g : messages) {
+      guidance += "\"" + g + "\"\n";
+      emit("user-message", {{"text", g}, {"iteration", it}, {"guidance", true}});
     }
     if (!guidance.empty()) guidance = "## Message From The User (sent while you worked)\n" + guidance + "Take it into account from now on.\n\n";
     // Stable first, so providers can cache the prefix: the earlier turns, the relevant

@@ -9,6 +9,7 @@
 // API orders its subscribers' replay against live events with it), else the log's.
 #pragma once
 
+#include "base/error.h"
 #include "base/json.h"
 
 #include <cstdint>
@@ -47,6 +48,11 @@ class EventLog {
 
   // Stores then hands on; false when the event was not kept (the store failed now or before).
   bool append(const std::string& type, const json& data, double ts);
+  // The same, the event stored by `store(seq, data_json)` (called under the ordering mutex), which
+  // writes it together with what must be seen with it in one transaction and returns its global
+  // id: the turn's `complete` with the run's row (store::Database::append_event_with_run).
+  using Store = std::function<Result<int64_t>(int64_t seq, const std::string& data_json)>;
+  bool append(const std::string& type, const json& data, double ts, const Store& store);
 
   // "" while every event was stored; else why storing failed.
   std::string store_error() const;

@@ -240,6 +240,7 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
                                  const std::function<void(agent::Run*)>& running, const std::function<void(const agent::Event&)>& view) {
   agent::RunOptions ro = m_ro;
   ro.task = task;
+  (void)take_turn_end();  // the turn's end is its own (runs::Run takes it after each turn)
   // before_inbound: the task or the follow-up message as it arrives (a resumed turn's was asked).
   if (m_hooks && m_hooks->has(hooks::Point::BeforeInbound) && !m_resume) {
     std::shared_ptr<EventLog> log = m_log;
@@ -308,6 +309,10 @@ agent::RunResult Lifecycle::turn(const std::string& task, const std::vector<agen
     }
     if (replay) replay->observe(e.type, e.data);
     if (view) view(e);
+    if (e.type == "complete") {
+      set_turn_end({e.data, e.ts});  // stored with the row it ends
+      return;
+    }
     log->append(e.type, e.data, e.ts);
   });
   {
@@ -335,6 +340,16 @@ std::unique_ptr<session::Session> Lifecycle::move_to(std::unique_ptr<session::Se
   m_resume = point;
   m_resume_note = std::move(note);
   return to;  // the dead one
+}
+
+void Lifecycle::set_turn_end(TurnEnd end) {
+  std::lock_guard lock(m_mutex);
+  m_turn_end = std::move(end);
+}
+
+std::optional<Lifecycle::TurnEnd> Lifecycle::take_turn_end() {
+  std::lock_guard lock(m_mutex);
+  return std::exchange(m_turn_end, std::nullopt);
 }
 
 void Lifecycle::cancel() {

@@ -117,6 +117,18 @@ class Lifecycle {
   // turn's record in "turns": {state, started_at, ended_at, iterations, cost}. Returns the state.
   State finish_turn(store::Database::RunRow& row, const std::string& task, const agent::RunResult& r, bool ouro_stopping = false);
 
+  // The turn's last event, `complete`, is not stored as the agent emits it (the view sees it
+  // then) but kept here until the row it ends is written with it in one transaction
+  // (runs::Run::finish_turn): whoever sees the event reads the turn's final in the row.
+  struct TurnEnd {
+    json data;
+    double ts = 0;  // ms since the epoch
+  };
+  // Replaces the kept end (a turn whose browser could not be replaced ends with why).
+  void set_turn_end(TurnEnd end);
+  // The kept end, taken; nullopt when the turn emitted none (its browser was lost).
+  std::optional<TurnEnd> take_turn_end();
+
   // Stops the turn in progress (any thread).
   void cancel();
 
@@ -135,7 +147,8 @@ class Lifecycle {
   agent::RunOptions m_ro;
   std::optional<ResumePoint> m_resume;
   std::string m_resume_note;
-  std::mutex m_mutex;  // m_running, m_cancelled, m_goals
+  std::mutex m_mutex;  // m_running, m_cancelled, m_goals, m_turn_end
+  std::optional<TurnEnd> m_turn_end;
   agent::Run* m_running = nullptr;
   json m_goals = json::array();  // the conversation's goals as its last goal event left them
   bool m_cancelled = false;

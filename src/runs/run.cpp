@@ -168,19 +168,59 @@ void Run::append(const std::string& type, const json& data) {
 void Run::fail(const std::string& why, const std::string& message) {
   append("error", {{"error", why}});
   const json final = {{"partial", true}, {"message", message}};
-  int iterations = 0;
-  {
+  store::Database::RunRow row = this->row();
+  row.state = State::Failed;  // every state may fail (runs/state.h)
+  row.error = why;
+  row.updated_at = wall_ms();
+  row.final_json = dump_json(final);
+  row.partial = true;
+  if (!end_with(Lifecycle::TurnEnd{{{"final", final}, {"iterations", row.iterations}, {"partial", true}, {"error", why}}, wall_ms()}, row))
+    end_unstored(std::move(row));
+}
+
+bool Run::end_with(std::optional<Lifecycle::TurnEnd> end, const store::Database::RunRow& row) {
+  // The row is the run's once it is stored, under the row's mutex (its writers take turns).
+  auto keep = [&](const std::function<Result<void>()>& store) {
     std::lock_guard lock(m_row_mutex);
-    m_row.state = State::Failed;  // every state may fail (runs/state.h)
-    m_state = State::Failed;
-    m_row.error = why;
-    m_row.updated_at = wall_ms();
-    m_row.final_json = dump_json(final);
-    m_row.partial = true;
-    iterations = m_row.iterations;
-    if (auto updated = m_db.update_run(m_row); !updated) spdlog::error("run {}: cannot record its failure: {}", m_id, redact(updated.error().message));
+    if (!can_move(m_row.state, row.state)) spdlog::error("run {}: its end moves it from {} to {}", m_id, name(m_row.state), name(row.state));
+    if (auto stored = store(); !stored) {
+      spdlog::error("run {}: cannot record its end: {}", m_id, redact(stored.error().message));
+      return false;
+    }
+    m_row = row;
+    m_state = row.state;
+    return true;
+  };
+  if (!end || !m_log) return keep([&] { return m_db.update_run(row); });
+  // Under the log's ordering mutex (as its sink takes them: that mutex, then the row's), the
+  // event and the row in one transaction; the log hands the event on once both are stored.
+  return m_log->append("complete", end->data, end->ts, [&](int64_t seq, const std::string& text) -> Result<int64_t> {
+    Result<int64_t> id = make_error(Code::Internal, "the run's row was not written");
+    (void)keep([&]() -> Result<void> {
+      id = m_db.append_event_with_run(row, seq, "complete", text, end->ts);
+      if (!id) return tl::make_unexpected(id.error());
+      return {};
+    });
+    return id;
+  });
+}
+
+void Run::end_unstored(store::Database::RunRow row) {
+  // A turn whose events could not all be stored failed (runs/lifecycle.h finish_turn), whatever
+  // it found: its answer is kept in the row, marked partial, and its record in usage says so.
+  const std::string why = m_log ? m_log->store_error() : "";
+  row.state = State::Failed;
+  row.partial = true;
+  if (!why.empty()) row.error = "the run's events could not be stored: " + why;
+  if (json usage = parse_json(row.usage_json.empty() ? "{}" : row.usage_json).value_or(json()); usage.is_object()) {
+    if (usage.contains("turns") && usage["turns"].is_array() && !usage["turns"].empty() && usage["turns"].back().is_object())
+      usage["turns"].back()["state"] = name(State::Failed);
+    row.usage_json = dump_json(usage);
   }
-  append("complete", {{"final", final}, {"iterations", iterations}, {"partial", true}, {"error", why}});
+  std::lock_guard lock(m_row_mutex);
+  m_row = std::move(row);
+  m_state = State::Failed;
+  if (auto stored = m_db.update_run(m_row); !stored) spdlog::error("run {}: cannot record that it failed: {}", m_id, redact(stored.error().message));
 }
 
 Asker Run::waiting_asker(std::chrono::milliseconds confirm_timeout, std::chrono::milliseconds ask_timeout, std::function<void(const json&)> always) {
@@ -254,7 +294,7 @@ agent::RunResult Run::turn(const std::string& task, const Asker& asker, const Co
       r.error = to.error().message;
       r.final = {{"partial", true}, {"message", "The run stopped: " + r.error}};
       append("error", {{"error", r.error}});
-      append("complete", {{"final", r.final}, {"iterations", row().iterations + r.iterations}, {"partial", true}, {"error", r.error}});
+      m_life->set_turn_end({{{"final", r.final}, {"iterations", row().iterations + r.iterations}, {"partial", true}, {"error", r.error}}, wall_ms()});
       break;
     }
     std::unique_ptr<session::Session> dead;
@@ -271,18 +311,15 @@ agent::RunResult Run::turn(const std::string& task, const Asker& asker, const Co
   return r;
 }
 
-State Run::finish_turn(const std::string& task, const agent::RunResult& r, bool ouro_stopping) {
+std::optional<State> Run::finish_turn(const std::string& task, const agent::RunResult& r, bool ouro_stopping, const std::function<bool()>& leave) {
   store::Database::RunRow row = this->row();
-  const State state = m_life->finish_turn(row, task, r, ouro_stopping);
-  {
-    std::lock_guard lock(m_row_mutex);
-    if (!can_move(m_row.state, state)) spdlog::error("run {}: a turn's end moves it from {} to {}", m_id, name(m_row.state), name(state));
-    m_row = row;
-    m_state = row.state;
-    if (auto updated = m_db.update_run(m_row); !updated) spdlog::error("run {}: cannot record its result: {}", m_id, redact(updated.error().message));
-  }
+  (void)m_life->finish_turn(row, task, r, ouro_stopping);
+  const bool log_failed = m_log && !m_log->store_error().empty();  // an event of this turn was not stored
+  const bool kept = !log_failed && end_with(m_life->take_turn_end(), row);
+  if (!kept && leave && leave()) return std::nullopt;
+  if (!kept) end_unstored(std::move(row));
   m_turns.push_back({task, final_text(r.final)});
-  return state;
+  return m_state.load();
 }
 
 Run::Ended Run::converse(const Asker& asker, Conversation c) {
@@ -294,14 +331,15 @@ Run::Ended Run::converse(const Asker& asker, Conversation c) {
     if (c.turn_begins) c.turn_begins(task);
     (void)set_state(State::Running);
     agent::RunResult r = turn(task, asker, c);
-    if (c.abandon && c.abandon(r)) {
+    auto abandon = [&] { return c.abandon && c.abandon(r); };
+    const std::optional<State> state = abandon() ? std::nullopt : finish_turn(task, r, c.stopping && c.stopping(), abandon);
+    if (!state) {
       end.result = std::move(r);
       end.recorded = false;
       break;
     }
-    const State state = finish_turn(task, r, c.stopping && c.stopping());
-    if (c.turn_ended) c.turn_ended(task, r, state);
-    end.state = state;
+    if (c.turn_ended) c.turn_ended(task, r, *state);
+    end.state = *state;
     end.recorded = true;
     const bool can_go_on = m_log->store_error().empty() && !r.cancelled && r.browser_lost.empty();
     end.result = std::move(r);

@@ -164,7 +164,14 @@ class Run : public std::enable_shared_from_this<Run> {
   // One turn, moved to another browser when the source can (failover).
   agent::RunResult turn(const std::string& task, const Asker& asker, const Conversation& c);
   // The turn's result kept: the row (runs/lifecycle.h finish_turn) and the conversation's turns.
-  State finish_turn(const std::string& task, const agent::RunResult& r, bool ouro_stopping);
+  // Its state; failed when its end could not be stored, or nullopt when `leave` said the turn
+  // is then not this node's to record (its row left in progress, as c.abandon).
+  std::optional<State> finish_turn(const std::string& task, const agent::RunResult& r, bool ouro_stopping, const std::function<bool()>& leave);
+  // `row` written with the turn's `complete` (`end`, when there is one) in one transaction: a
+  // reader that sees the event reads the row it ends. False when neither was stored.
+  bool end_with(std::optional<Lifecycle::TurnEnd> end, const store::Database::RunRow& row);
+  // The end when it could not be stored: the row alone, failed, saying why.
+  void end_unstored(store::Database::RunRow row);
   // Its tabs now ({tabs, activeTab}); FailedPrecondition without a browser.
   Result<json> tabs() const;
   // Whether its browser is `browser` (the server's own).

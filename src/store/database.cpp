@@ -416,6 +416,10 @@ Result<void> Database::insert_run(const RunRow& r) {
 
 Result<void> Database::update_run(const RunRow& r) {
   std::lock_guard lock(m_lock->mutex);
+  return write_run(r);
+}
+
+Result<void> Database::write_run(const RunRow& r) {
   // The node that updates an active run holds it; a finished run keeps its last holder. On
   // PostgreSQL a run in progress that a live other node holds is not this node's to change
   // (store/nodes.h): it was taken over. A finished one is nobody's: any node may continue the
@@ -485,6 +489,19 @@ Result<int> Database::mark_interrupted() {
 
 Result<int64_t> Database::append_event(const std::string& run_id, int64_t seq, const std::string& type, const std::string& data_json, double ts) {
   std::lock_guard lock(m_lock->mutex);
+  return insert_event(run_id, seq, type, data_json, ts);
+}
+
+Result<int64_t> Database::append_event_with_run(const RunRow& run, int64_t seq, const std::string& type, const std::string& data_json, double ts) {
+  std::lock_guard lock(m_lock->mutex);
+  return m_conn->transaction([&]() -> Result<int64_t> {
+    auto id = TRY(insert_event(run.id, seq, type, data_json, ts));
+    TRY(write_run(run));
+    return id;
+  });
+}
+
+Result<int64_t> Database::insert_event(const std::string& run_id, int64_t seq, const std::string& type, const std::string& data_json, double ts) {
   auto r = m_conn->exec("INSERT INTO events(run_id, seq, type, data, ts) VALUES(?1, ?2, ?3, ?4, ?5) RETURNING id", {run_id, seq, type, data_json, ts});
   if (!r) return make_error(r.error().code, fmt::format("cannot append event {} of run {}: {}", seq, run_id, r.error().message));
   if (r->empty()) return errorf(Code::Internal, "cannot append event {} of run {}: the database returned no id", seq, run_id);

@@ -100,6 +100,10 @@ class Database {
   };
   // Appends one event; returns its global id.
   Result<int64_t> append_event(const std::string& run_id, int64_t seq, const std::string& type, const std::string& data_json, double ts);
+  // Appends one event of run.id and updates its row in one transaction, so that a reader never
+  // sees the one without the other (a turn's `complete` and the final it ends with); the same
+  // rules as update_run (a run another node took over is not written: neither is the event).
+  Result<int64_t> append_event_with_run(const RunRow& run, int64_t seq, const std::string& type, const std::string& data_json, double ts);
   // A run's events with seq > after_seq, or all runs' with id > after_id (run_id empty).
   Result<std::vector<EventRow>> events(const std::string& run_id, int64_t after, int limit = 100000);
 
@@ -166,6 +170,9 @@ class Database {
   // it never waits for the writer), else the one connection.
   std::pair<std::unique_lock<std::mutex>, Connection&> reader();
   Result<void> open_schema();
+  // update_run and append_event with the lock held.
+  Result<void> write_run(const RunRow& run);
+  Result<int64_t> insert_event(const std::string& run_id, int64_t seq, const std::string& type, const std::string& data_json, double ts);
   sqlite3* m_db = nullptr;       // SQLite only
   sqlite3* m_read_db = nullptr;  // SQLite files only: read-only
   std::unique_ptr<Connection> m_conn;

@@ -382,6 +382,8 @@ TEST(CliSchedule, OddNamesAndTasksComeBackIntactOrAreRefusedWithAReason) {
       {{"--name", std::string(201, 'n')}, "name: at most 200 characters, got 201"},
       {{"--name", [] { std::string s; for (int i = 0; i < 101; ++i) s += "ü"; return s; }()}, "name: at most 200 characters, got 202"},
       {{"--url", "https://status.example.com/\nx"}, "urls[0]: a URL of 1 to 8192 characters without control characters"},
+      {{"--url", ""}, "urls[0]: a URL of 1 to 8192 characters without control characters, got ''"},
+      {{"--url", "https://status.example.com/", "--url", ""}, "urls[1]: a URL of 1 to 8192"},
   };
   for (const auto& [flags, words] : refused) {
     std::vector<std::string> args = {"schedule", "add", "Check the status page", "--every", "1h"};

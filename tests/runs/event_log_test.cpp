@@ -169,5 +169,43 @@ TEST_F(Events, TheSinkIsCalledUnderTheFacesOwnOrderingMutex) {
   order.unlock();
 }
 
+// The turn's end: stored by the caller's own write (with the run's row), numbered and heard as
+// any event, and heard only once that write has succeeded.
+TEST_F(Events, AnEventStoredWithOtherWritesIsHeardOnlyOnceTheyAreDone) {
+  store::Database::RunRow row;
+  row.id = "r1";
+  row.task = "read the list";
+  row.state = State::Running;
+  ASSERT_TRUE(db->insert_run(row));
+  EventLog log(*db, "r1", 0);
+  std::vector<std::string> heard;
+  log.set_sink([&](const StoredEvent& e) {
+    // What the sink's reader (an API client) sees when it hears the event: the row it ends.
+    heard.push_back(e.type + ":" + std::string(name(db->get_run("r1").value()->state)));
+  });
+  ASSERT_TRUE(log.append("iteration", json{{"n", 1}}, 1));
+  row.state = State::Done;
+  ASSERT_TRUE(log.append("complete", json{{"final", "42"}}, 2, [&](int64_t seq, const std::string& text) {
+    EXPECT_EQ(seq, 2);
+    return db->append_event_with_run(row, seq, "complete", text, 2);
+  }));
+  EXPECT_EQ(heard, (std::vector<std::string>{"iteration:running", "complete:done"}));
+  auto events = stored("r1");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(parse_json(events[1].data).value(), (json{{"final", "42"}}));
+
+  // A write that fails: the event is not heard, the failure is told, nothing more is stored.
+  int told = 0;
+  log.on_store_failure([&](const std::string&) { ++told; });
+  EXPECT_FALSE(log.append("complete", json::object(), 3, [](int64_t, const std::string&) -> Result<int64_t> {
+    return make_error(Code::Unavailable, "the server went away");
+  }));
+  EXPECT_EQ(told, 1);
+  EXPECT_TRUE(log.store_unreachable());
+  EXPECT_EQ(heard.size(), 2u);
+  EXPECT_FALSE(log.append("iteration", json::object(), 4));
+  EXPECT_EQ(stored("r1").size(), 2u);
+}
+
 }  // namespace
 }  // namespace ouro::runs

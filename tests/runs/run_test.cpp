@@ -59,7 +59,11 @@ TEST_F(RunObject, AWrongRequestIsRefusedBeforeAnythingIsKept) {
 TEST_F(RunObject, AStartThatFailsIsKeptFailedWithItsEvents) {
   auto run = runs::Run::create(*db, {{"task", "read the list"}}, State::Running).value();
   ASSERT_TRUE(run->keep_running());
-  run->open_log();
+  std::string row_when_heard;
+  run->open_log()->set_sink([&](const StoredEvent& e) {
+    // A face hears the end with the row it ends already readable (an API client reads it then).
+    if (e.type == "complete") row_when_heard = name(db->get_run(run->id()).value()->state);
+  });
   runs::Setup setup;  // no model configured anywhere: the start is refused
   setup.model_flags.secrets_path = testing::temp_dir() + "/secrets.json";
   auto started = run->start(parse_request(run->request()).value(), std::move(setup),
@@ -73,6 +77,7 @@ TEST_F(RunObject, AStartThatFailsIsKeptFailedWithItsEvents) {
   EXPECT_TRUE(row->partial);
   EXPECT_NE(row->final_json.find("The run could not start"), std::string::npos) << row->final_json;
   EXPECT_EQ(event_types(run->id()), (std::vector<std::string>{"error", "complete"}));
+  EXPECT_EQ(row_when_heard, "failed");
 }
 
 TEST_F(RunObject, AConversationContinuesWithItsOptionsAndTurns) {
@@ -154,6 +159,29 @@ TEST_F(RunObject, AnEventThatCannotBeStoredCancelsTheRunAndTellsTheFace) {
   auto waited = std::async(std::launch::async, [&] { return run->answers().wait_confirmation("c1", std::chrono::minutes(1)); });
   ASSERT_EQ(waited.wait_for(std::chrono::seconds(20)), std::future_status::ready) << "the run was not cancelled";
   EXPECT_FALSE(waited.get().approved);
+}
+
+// The end of a run that cannot be stored with its row: the row alone says so, failed.
+TEST_F(RunObject, AnEndThatCannotBeStoredLeavesTheRowFailedSayingWhy) {
+  auto run = runs::Run::create(*db, {{"task", "read the list"}}, State::Running).value();
+  ASSERT_TRUE(run->keep_running());
+  // Something else holds the run's second event number: its `error` is stored, its `complete` not.
+  ASSERT_TRUE(db->append_event(run->id(), 2, "run_start", "{}", 1000));
+  std::vector<std::string> heard;
+  run->open_log()->set_sink([&](const StoredEvent& e) { heard.push_back(e.type); });
+  runs::Setup setup;  // no model configured anywhere: the start fails
+  setup.model_flags.secrets_path = testing::temp_dir() + "/secrets.json";
+  ASSERT_FALSE(run->start(parse_request(run->request()).value(), std::move(setup),
+                          std::make_shared<SessionSource>([](session::SessionOptions) -> Result<std::unique_ptr<session::Session>> {
+                            return make_error(Code::Internal, "no browser is opened before a model is found");
+                          })));
+  EXPECT_EQ(heard, (std::vector<std::string>{"error"})) << "an end that was not stored is not told";
+  auto row = db->get_run(run->id()).value();
+  EXPECT_EQ(row->state, State::Failed);
+  EXPECT_TRUE(row->partial);
+  EXPECT_NE(row->error.find("the run's events could not be stored"), std::string::npos) << row->error;
+  EXPECT_NE(row->final_json.find("The run could not start"), std::string::npos) << row->final_json;
+  EXPECT_EQ(run->state(), State::Failed);
 }
 
 }  // namespace

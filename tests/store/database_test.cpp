@@ -24,6 +24,14 @@ using testing::engine_test_name;
 
 class DatabaseOn : public ::testing::TestWithParam<Engine> {};
 
+Database::RunRow running(const std::string& id, const std::string& task) {
+  Database::RunRow r;
+  r.id = id;
+  r.task = task;
+  r.state = runs::State::Running;
+  return r;
+}
+
 TEST_P(DatabaseOn, KeyValueRoundTripAndReplace) {
   OURO_FRESH_DATABASE(db, GetParam());
   EXPECT_EQ(db->engine(), GetParam());
@@ -37,10 +45,7 @@ TEST_P(DatabaseOn, KeyValueRoundTripAndReplace) {
 
 TEST_P(DatabaseOn, RunsRoundTripWithTheirFields) {
   OURO_FRESH_DATABASE(db, GetParam());
-  Database::RunRow r;
-  r.id = "run-1";
-  r.task = "find the price — ünïcode";
-  r.state = runs::State::Running;
+  Database::RunRow r = running("run-1", "find the price — ünïcode");
   r.options = R"({"model":"m"})";
   r.created_at = 1700000000.123456;
   r.updated_at = 1700000000.5;
@@ -113,6 +118,42 @@ TEST_P(DatabaseOn, EventsKeepOneGapFreeSequencePerRun) {
   ASSERT_EQ(global.size(), 3u);  // everything after a's second event, in id order: b2, a3, b3
   EXPECT_EQ(global[0].run_id, "b");
   EXPECT_EQ(db->events("a", 0, 1).value().size(), 1u);
+}
+
+// A turn's last event and the row it ends: a reader sees both or neither.
+TEST_P(DatabaseOn, AnEventAndTheRowItEndsAreWrittenTogetherOrNotAtAll) {
+  OURO_FRESH_DATABASE(db, GetParam());
+  Database::RunRow r = running("r1", "read the list");
+  ASSERT_TRUE(db->insert_run(r));
+  r.state = runs::State::Done;
+  r.iterations = 2;
+  r.final_json = R"({"answer":1})";
+  auto id = db->append_event_with_run(r, 1, "complete", R"({"final":{"answer":1}})", 2);
+  ASSERT_TRUE(id) << id.error().message;
+  auto row = db->get_run("r1").value();
+  EXPECT_EQ(row->state, runs::State::Done);
+  EXPECT_EQ(row->final_json, R"({"answer":1})");
+  auto events = db->events("r1", 0).value();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].id, *id);
+  EXPECT_EQ(events[0].type, "complete");
+
+  // A row the database refuses to change: the event is not kept either.
+  ASSERT_TRUE(db->with_sql([](Connection& c) {
+    return c.engine() == Engine::Postgres
+               ? c.exec_script("CREATE FUNCTION refuse_update() RETURNS trigger AS $f$ BEGIN RAISE EXCEPTION 'refused'; END $f$ LANGUAGE plpgsql;"
+                               "CREATE TRIGGER refuse BEFORE UPDATE ON runs FOR EACH ROW WHEN (NEW.iterations = 3) EXECUTE FUNCTION refuse_update();")
+               : c.exec_script("CREATE TRIGGER refuse BEFORE UPDATE ON runs WHEN NEW.iterations = 3 BEGIN SELECT RAISE(ABORT, 'refused'); END;");
+  }));
+  r.iterations = 3;
+  EXPECT_FALSE(db->append_event_with_run(r, 2, "complete", "{}", 3));
+  EXPECT_EQ(db->events("r1", 0).value().size(), 1u) << "the event went without its row";
+  // An event that cannot be stored (its number is taken): the row is not written.
+  r.iterations = 4;
+  auto taken = db->append_event_with_run(r, 1, "complete", "{}", 4);
+  ASSERT_FALSE(taken);
+  EXPECT_EQ(taken.error().code, Code::AlreadyExists) << taken.error().message;
+  EXPECT_EQ(db->get_run("r1").value()->iterations, 2) << "the row went without its event";
 }
 
 TEST_P(DatabaseOn, CheckpointsAndSettingsReplaceTheirValue) {
