@@ -494,11 +494,18 @@ Result<int64_t> Database::append_event(const std::string& run_id, int64_t seq, c
 
 Result<int64_t> Database::append_event_with_run(const RunRow& run, int64_t seq, const std::string& type, const std::string& data_json, double ts) {
   std::lock_guard lock(m_lock->mutex);
-  return m_conn->transaction([&]() -> Result<int64_t> {
-    auto id = TRY(insert_event(run.id, seq, type, data_json, ts));
-    TRY(write_run(run));
-    return id;
-  });
+  Result<int64_t> written = make_error(Code::Internal, "not written");
+  // PostgreSQL may end one of two transactions on the same run as a deadlock (the event's fence
+  // shares the row's lock, the update takes it whole): tried again, as its error asks.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    written = m_conn->transaction([&]() -> Result<int64_t> {
+      auto id = TRY(insert_event(run.id, seq, type, data_json, ts));
+      TRY(write_run(run));
+      return id;
+    });
+    if (written || written.error().code != Code::Aborted) break;
+  }
+  return written;
 }
 
 Result<int64_t> Database::insert_event(const std::string& run_id, int64_t seq, const std::string& type, const std::string& data_json, double ts) {

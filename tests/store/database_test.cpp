@@ -394,6 +394,26 @@ TEST_F(PostgresDatabase, RestartInterruptsOnlyRunsNoLiveNodeHolds) {
   EXPECT_EQ(a->get_run("held-by-dead").value()->state, runs::State::Interrupted);
 }
 
+// A turn's end that PostgreSQL ends as a deadlock (two nodes writing one run) is tried again.
+TEST_F(PostgresDatabase, AnEndThatDeadlocksIsTriedAgain) {
+  OURO_FRESH_DATABASE(db, Engine::Postgres);
+  Database::RunRow r = running("r1", "read the list");
+  ASSERT_TRUE(db->insert_run(r));
+  // The first update of the row fails as a deadlock would (a sequence: it counts across rollbacks).
+  ASSERT_TRUE(db->with_sql([](Connection& c) {
+    return c.exec_script("CREATE SEQUENCE tries;"
+                         "CREATE FUNCTION deadlock_once() RETURNS trigger AS $f$ BEGIN IF nextval('tries') = 1 THEN "
+                         "RAISE EXCEPTION 'deadlock detected' USING ERRCODE = '40P01'; END IF; RETURN NEW; END $f$ LANGUAGE plpgsql;"
+                         "CREATE TRIGGER deadlock_once BEFORE UPDATE ON runs FOR EACH ROW EXECUTE FUNCTION deadlock_once();");
+  }));
+  r.state = runs::State::Done;
+  auto id = db->append_event_with_run(r, 1, "complete", "{}", 2);
+  ASSERT_TRUE(id) << id.error().message;
+  EXPECT_EQ(db->get_run("r1").value()->state, runs::State::Done);
+  ASSERT_EQ(db->events("r1", 0).value().size(), 1u) << "one event, not one per attempt";
+  EXPECT_EQ(db->with_sql([](Connection& c) { return c.exec("SELECT last_value FROM tries"); }).value()[0].int64(0), 2);
+}
+
 TEST_F(PostgresDatabase, TwoNodesOpeningAtOnceMigrateOnce) {
   std::string url = testing::fresh_database(Engine::Postgres).value();
   Result<std::unique_ptr<Database>> x, y;
