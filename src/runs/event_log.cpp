@@ -27,14 +27,15 @@ void EventLog::on_store_failure(std::function<void(const std::string&)> fn) {
 }
 
 bool EventLog::append(const std::string& type, const json& data, double ts) {
-  return append(type, data, ts, [&](int64_t seq, const std::string& text) { return m_db.append_event(m_run, seq, type, text, ts); });
+  return append(type, data, ts, Store{});
 }
 
 bool EventLog::append(const std::string& type, const json& data, double ts, const Store& store) {
   std::lock_guard lock(*m_order);
   if (!m_store_error.empty()) return false;  // the run is failing already: nothing more is stored or sent
   int64_t seq = m_seq + 1;
-  auto gid = store(seq, dump_json(data));  // written before it is sent
+  const std::string text = dump_json(data);
+  auto gid = store ? store(seq, text) : m_db.append_event(m_run, seq, type, text, ts);  // written before it is sent
   if (!gid) {
     spdlog::error("run {}: event {} ({}) could not be stored: {}", m_run, seq, type, redact(gid.error().message));
     m_store_error = gid.error().message;

@@ -48,7 +48,8 @@ class EventLog {
 
   // Stores then hands on; false when the event was not kept (the store failed now or before).
   bool append(const std::string& type, const json& data, double ts);
-  // The same, the event stored by `store(seq, data_json)` (called under the ordering mutex), which
+  // The same, the event stored by `store(seq, data_json)` when given (called under the ordering
+  // mutex; else the log stores it alone), which
   // writes it together with what must be seen with it in one transaction and returns its global
   // id: the turn's `complete` with the run's row (store::Database::append_event_with_run).
   using Store = std::function<Result<int64_t>(int64_t seq, const std::string& data_json)>;

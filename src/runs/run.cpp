@@ -179,29 +179,26 @@ void Run::fail(const std::string& why, const std::string& message) {
 }
 
 bool Run::end_with(std::optional<Lifecycle::TurnEnd> end, const store::Database::RunRow& row) {
-  // The row is the run's once it is stored, under the row's mutex (its writers take turns).
-  auto keep = [&](const std::function<Result<void>()>& store) {
-    std::lock_guard lock(m_row_mutex);
+  // The row is the run's end, under the row's mutex (its writers take turns); a write that fails
+  // is said in the log, as every row write's.
+  auto adopt = [&] {
     if (!can_move(m_row.state, row.state)) spdlog::error("run {}: its end moves it from {} to {}", m_id, name(m_row.state), name(row.state));
-    if (auto stored = store(); !stored) {
-      spdlog::error("run {}: cannot record its end: {}", m_id, redact(stored.error().message));
-      return false;
-    }
     m_row = row;
     m_state = row.state;
-    return true;
   };
-  if (!end || !m_log) return keep([&] { return m_db.update_run(row); });
+  if (!end || !m_log) {
+    std::lock_guard lock(m_row_mutex);
+    adopt();
+    if (auto stored = m_db.update_run(m_row); !stored) spdlog::error("run {}: cannot record its end: {}", m_id, redact(stored.error().message));
+    return true;
+  }
   // Under the log's ordering mutex (as its sink takes them: that mutex, then the row's), the
-  // event and the row in one transaction; the log hands the event on once both are stored.
-  return m_log->append("complete", end->data, end->ts, [&](int64_t seq, const std::string& text) -> Result<int64_t> {
-    Result<int64_t> id = make_error(Code::Internal, "the run's row was not written");
-    (void)keep([&]() -> Result<void> {
-      id = m_db.append_event_with_run(row, seq, "complete", text, end->ts);
-      if (!id) return tl::make_unexpected(id.error());
-      return {};
-    });
-    return id;
+  // event and the row in one transaction; the log hands the event on once both are stored, and
+  // says why when they were not.
+  return m_log->append("complete", end->data, end->ts, [&](int64_t seq, const std::string& text) {
+    std::lock_guard lock(m_row_mutex);
+    adopt();
+    return m_db.append_event_with_run(row, seq, "complete", text, end->ts);
   });
 }
 

@@ -168,7 +168,8 @@ class Run : public std::enable_shared_from_this<Run> {
   // is then not this node's to record (its row left in progress, as c.abandon).
   std::optional<State> finish_turn(const std::string& task, const agent::RunResult& r, bool ouro_stopping, const std::function<bool()>& leave);
   // `row` written with the turn's `complete` (`end`, when there is one) in one transaction: a
-  // reader that sees the event reads the row it ends. False when neither was stored.
+  // reader that sees the event reads the row it ends. False when the event could not be stored
+  // (nor the row with it); a row written alone that fails is logged, as every row write.
   bool end_with(std::optional<Lifecycle::TurnEnd> end, const store::Database::RunRow& row);
   // The end when it could not be stored: the row alone, failed, saying why.
   void end_unstored(store::Database::RunRow row);
