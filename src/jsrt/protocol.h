@@ -5,7 +5,8 @@
 // parent -> worker: init {functions:[…]}, eval {id, timeout_ms, memory_mb, checkpoint_ms} + code,
 //                   reply {id, ok, undefined?} + value | error, state + {tabs, activeTab},
 //                   event {handler} + data, restore + checkpoint (typed env JSON), interrupt
-// worker -> parent: ready, call {id, fn} + args, log + text, final + value,
+// worker -> parent: ready, began {id} (the code is about to run: a worker that dies before
+//                   saying so has run none of it), call {id, fn} + args, log + text, final + value,
 //                   env + checkpoint (after a successful evaluation, before its result),
 //                   result {id, ok, undefined?, kind?, ms} + value | error
 #pragma once

@@ -92,6 +92,7 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
   std::optional<json> pending_final;
   std::vector<std::string> logs;
   std::string died;  // why the worker of the evaluation in flight died
+  uint64_t began_id = 0;  // the last evaluation the worker said it began running
 
   // Every worker's reader thread, owned here and joined: the finished ones when the next worker
   // starts, the rest by ~Repl. Each ends when its worker's socket does.
@@ -152,6 +153,10 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
     }
   }
   std::optional<Clock::time_point> interrupted_at;
+
+  // One evaluation on the current worker (a new one if there is none). `began` is false when the
+  // worker died before it began running the code.
+  Result<EvalResult> eval_once(const std::string& code, Millis budget, bool& began);
 
   Result<void> spawn() {
     int sv[2];
@@ -309,6 +314,8 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
     if (worker != w) return;
     if (t == "ready") {
       ready = true;
+    } else if (t == "began") {
+      began_id = f.header.value("id", uint64_t(0));
     } else if (t == "fatal") {
       fatal = f.header.value("message", "unknown failure");
     } else if (t == "final") {
@@ -392,6 +399,20 @@ Result<EvalResult> Repl::eval(const std::string& code, std::optional<Millis> tim
   Impl& s = *m_impl;
   std::lock_guard eval_lock(s.eval_mutex);
   Millis budget = timeout.value_or(s.options.timeout);
+  // A worker that died before it began the code (between evaluations, or as this one was sent)
+  // ran none of it: the code goes to its successor, once.
+  bool began = true;
+  auto r = m_impl->eval_once(code, budget, began);
+  if (!began) {
+    spdlog::warn("repl: {} before the evaluation began; it runs on a new worker", r ? r->error_message : r.error().message);
+    r = m_impl->eval_once(code, budget, began);
+  }
+  return r;
+}
+
+Result<EvalResult> Repl::Impl::eval_once(const std::string& code, Millis budget, bool& began) {
+  Impl& s = *this;
+  began = true;
   std::shared_ptr<WorkerProc> w;
   uint64_t id;
   {
@@ -443,6 +464,7 @@ Result<EvalResult> Repl::eval(const std::string& code, std::optional<Millis> tim
     return out;
   }
   // The worker died: report it, then bring a new one up with env as of the last checkpoint.
+  began = !killed_for.empty() || s.began_id == id;
   out.ok = false;
   out.kind = killed_for.empty() ? "crash" : killed_for;
   out.error_name = "Error";
@@ -452,8 +474,13 @@ Result<EvalResult> Repl::eval(const std::string& code, std::optional<Millis> tim
                                                      : s.died + " during this evaluation") +
                       "; a new worker was started and env was restored from the checkpoint taken after the last successful evaluation";
   out.logs = std::move(s.logs);
+  std::string reason = s.died;
   lock.unlock();
   if (auto r = s.spawn(); !r) return make_error(Code::Unavailable, out.error_message + ", but the new worker failed: " + r.error().message);
+  if (!began) {
+    out.error_message = reason;
+    return out;
+  }
   // What the restore could not bring back, so the code can make it again.
   constexpr size_t kListed = 10;
   std::vector<LostValue> lost = s.read_env()->lost;

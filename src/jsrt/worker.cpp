@@ -9,6 +9,7 @@
 #include "base/text.h"
 #include "jsrt/channel.h"
 #include "jsrt/completion.h"
+#include "jsrt/crash_report.h"
 #include "jsrt/syntax.h"
 #include "jsrt/protocol.h"
 #include "jsrt/sandbox.h"
@@ -107,6 +108,7 @@ class Worker {
     JSValueRef exc = nullptr;
     JSEvaluateScript(m_ctx, JStr("[1,2,3].map(x => x * 2).join()"), nullptr, nullptr, 1, &exc);
     JSGarbageCollect(m_ctx);
+    report_fatal_signals();  // after the engine has taken the signals it handles itself
     if (auto r = enter_sandbox(); !r) {
       fprintf(stderr, "ouro repl worker: %s\n", r.error().message.c_str());
       return 3;
@@ -513,6 +515,8 @@ class Worker {
   void evaluate(const Frame& f) {
     auto started = Clock::now();
     m_eval_id = f.header.value("id", uint64_t(0));
+    // From here on the code may act: a worker that dies before saying so has run none of it.
+    send({{"t", "began"}, {"id", m_eval_id}});
     int timeout_ms = f.header.value("timeout_ms", 30000);
     size_t memory = f.header.value("memory_mb", size_t(128)) << 20;
     std::string code = add_completion_return(f.payload, [this](const std::string& b) { return parses(b); });
@@ -536,7 +540,7 @@ class Worker {
       json info = syntax_error(exc, f.payload);
       m_settled = true;
       m_result_header = {{"t", "result"}, {"id", m_eval_id}, {"ok", false}};
-      m_result_payload = info.dump();
+      m_result_payload = dump_json(info);
     }
     // Replies and events that came in between evaluations belong to this one's event loop now.
     while (!m_deferred.empty() && !m_settled && m_kill == kNone) {

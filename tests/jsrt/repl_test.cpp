@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <atomic>
 #include <thread>
 
 namespace ouro::jsrt {
@@ -256,6 +257,30 @@ TEST(Repl, AKilledWorkerIsReplacedAndEnvRestored) {
   auto after = repl->eval("env");
   ASSERT_TRUE(after->ok) << after->error_message;
   EXPECT_EQ(after->value, json::parse(R"({"saved":{"a":1},"list":[1,2]})")) << "restored from the last checkpoint";
+}
+
+// Killed just before an input is sent — whether or not the REPL has seen its worker go — the
+// input runs once, on a new worker, with env as the last input left it: a worker that had not
+// begun the code ran none of it.
+TEST(Repl, AWorkerThatDiesBeforeTheCodeBeginsCostsTheCodeNothing) {
+  std::atomic<int> calls{0};
+  ReplOptions o;
+  o.executable = testing::ouro_binary();
+  o.host_functions = {"act"};
+  auto started = Repl::start(o, [&calls](const std::string&, json, HostReply reply) { reply(json(++calls)); });
+  ASSERT_TRUE(started) << started.error().message;
+  auto& repl = *started;
+  ASSERT_TRUE(repl->eval("env.kept = 'yes'")->ok);
+  for (int round = 1; round <= 5; ++round) {
+    int pid = repl->worker_pid();
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    auto r = repl->eval("env.last = await act(); [env.last, env.kept]");
+    ASSERT_TRUE(r) << r.error().message;
+    ASSERT_TRUE(r->ok) << "round " << round << ": " << r->error_message;
+    EXPECT_EQ(r->value, json::array({round, "yes"}));
+    EXPECT_NE(repl->worker_pid(), pid);
+  }
+  EXPECT_EQ(calls.load(), 5) << "each input ran once";
 }
 
 TEST(Repl, InterruptStopsTheRunningInputOnly) {
