@@ -38,11 +38,14 @@ Result<std::vector<Database::RunRow>> claim_queued(Database& db, int max) {
   TRY(postgres_only(db, "the shared run queue"));
   if (max <= 0) return std::vector<Database::RunRow>{};
   return db.with_sql([&](Connection& c) -> Result<std::vector<Database::RunRow>> {
-    // The conditions are checked again on the locked row: a row another node took between the
-    // subquery's snapshot and the lock is skipped, not taken twice.
-    auto r = c.exec(fmt::format("UPDATE runs SET owner = ?1, heartbeat_at = ?2 WHERE id IN ("
-                                "  SELECT id FROM runs WHERE state = {0} AND owner IS NULL ORDER BY created_at LIMIT ?3 FOR UPDATE SKIP LOCKED)"
-                                " AND state = {0} AND owner IS NULL RETURNING {1}",
+    // The runs are picked once, in a materialized CTE: as `WHERE id IN (SELECT … LIMIT n FOR
+    // UPDATE SKIP LOCKED)` the planner may scan the subquery again for each row it updates, and
+    // each scan skips the rows this statement has just updated and locks the next n — one node
+    // took the whole queue. The conditions are checked again on the locked row.
+    auto r = c.exec(fmt::format("WITH picked AS MATERIALIZED ("
+                                "  SELECT id AS picked_id FROM runs WHERE state = {0} AND owner IS NULL ORDER BY created_at LIMIT ?3 FOR UPDATE SKIP LOCKED)"
+                                " UPDATE runs SET owner = ?1, heartbeat_at = ?2 FROM picked"
+                                " WHERE runs.id = picked.picked_id AND runs.state = {0} AND runs.owner IS NULL RETURNING {1}",
                                 runs::sql_quoted(runs::State::Queued), kRunColumns),
                     {db.node_id(), wall_seconds(), max});
     if (!r) return make_error(r.error().code, "cannot take runs from the queue: " + r.error().message);
@@ -59,11 +62,13 @@ Result<std::vector<TakenRun>> take_over(Database& db, int max, const std::set<st
   std::string mine;
   for (const auto& id : local) mine += (mine.empty() ? "" : " ") + id;
   return db.with_sql([&](Connection& c) -> Result<std::vector<TakenRun>> {
-    auto r = c.exec(fmt::format("UPDATE runs SET owner = ?1, heartbeat_at = ?2 WHERE id IN ("
-                                "  SELECT r.id FROM runs r WHERE r.state IN {0} AND r.owner IS NOT NULL"
+    // Picked once, as claim_queued's are (no more than `max`).
+    auto r = c.exec(fmt::format("WITH picked AS MATERIALIZED ("
+                                "  SELECT r.id AS picked_id FROM runs r WHERE r.state IN {0} AND r.owner IS NOT NULL"
                                 "   AND ((r.owner = ?1 AND NOT (r.id = ANY (string_to_array(?5, ' '))))"
                                 "        OR (r.owner <> ?1 AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = r.owner AND n.heartbeat_at > ?3)))"
-                                "   ORDER BY r.updated_at LIMIT ?4 FOR UPDATE SKIP LOCKED)"
+                                "   ORDER BY r.updated_at LIMIT ?4 FOR UPDATE OF r SKIP LOCKED)"
+                                " UPDATE runs SET owner = ?1, heartbeat_at = ?2 FROM picked WHERE runs.id = picked.picked_id"
                                 " RETURNING {1}, EXISTS (SELECT 1 FROM events e WHERE e.run_id = runs.id)",
                                 runs::sql_in_progress(), kRunColumns),
                     {db.node_id(), wall_seconds(), dead_before(), max, mine});
