@@ -404,6 +404,17 @@ Result<EvalResult> Repl::eval(const std::string& code, std::optional<Millis> tim
   bool began = true;
   auto r = m_impl->eval_once(code, budget, began);
   if (!began) {
+    bool interrupted;
+    {
+      std::lock_guard lock(s.mutex);
+      interrupted = s.interrupted_at.has_value();
+    }
+    if (interrupted && r) {
+      // Stopped meanwhile: none of it ran, and none of it is to run.
+      r->kind = "interrupted";
+      r->error_message = "evaluation interrupted (" + r->error_message + " before it began; a new worker has env from the last checkpoint)";
+      return r;
+    }
     spdlog::warn("repl: {} before the evaluation began; it runs on a new worker", r ? r->error_message : r.error().message);
     r = m_impl->eval_once(code, budget, began);
   }
