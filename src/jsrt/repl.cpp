@@ -154,9 +154,15 @@ struct Repl::Impl : std::enable_shared_from_this<Repl::Impl> {
   }
   std::optional<Clock::time_point> interrupted_at;
 
-  // One evaluation on the current worker (a new one if there is none). `began` is false when the
-  // worker died before it began running the code.
-  Result<EvalResult> eval_once(const std::string& code, Millis budget, bool& began);
+  // How one attempt at an evaluation went: whether the worker began the code, and when it died
+  // first, why ("the REPL worker was killed by signal 6 (Aborted)").
+  struct Attempt {
+    bool began = true;
+    std::string death;
+    std::string not_restored;  // ". Not restorable (…): env.fn (function parse), …" or ""
+  };
+  // One evaluation on the current worker (a new one if there is none).
+  Result<EvalResult> eval_once(const std::string& code, Millis budget, Attempt& attempt);
 
   Result<void> spawn() {
     int sv[2];
@@ -401,9 +407,9 @@ Result<EvalResult> Repl::eval(const std::string& code, std::optional<Millis> tim
   Millis budget = timeout.value_or(s.options.timeout);
   // A worker that died before it began the code (between evaluations, or as this one was sent)
   // ran none of it: the code goes to its successor, once.
-  bool began = true;
-  auto r = m_impl->eval_once(code, budget, began);
-  if (!began) {
+  Impl::Attempt first;
+  auto r = m_impl->eval_once(code, budget, first);
+  if (!first.began) {
     bool interrupted;
     {
       std::lock_guard lock(s.mutex);
@@ -412,18 +418,18 @@ Result<EvalResult> Repl::eval(const std::string& code, std::optional<Millis> tim
     if (interrupted && r) {
       // Stopped meanwhile: none of it ran, and none of it is to run.
       r->kind = "interrupted";
-      r->error_message = "evaluation interrupted (" + r->error_message + " before it began; a new worker has env from the last checkpoint)";
+      r->error_message = "evaluation interrupted (" + first.death + " before it began; a new worker has env from the last checkpoint)" + first.not_restored;
       return r;
     }
-    spdlog::warn("repl: {} before the evaluation began; it runs on a new worker", r ? r->error_message : r.error().message);
-    r = m_impl->eval_once(code, budget, began);
+    spdlog::warn("repl: {} before the evaluation began; it runs on a new worker", r ? first.death : r.error().message);
+    Impl::Attempt second;
+    r = m_impl->eval_once(code, budget, second);
   }
   return r;
 }
 
-Result<EvalResult> Repl::Impl::eval_once(const std::string& code, Millis budget, bool& began) {
+Result<EvalResult> Repl::Impl::eval_once(const std::string& code, Millis budget, Attempt& attempt) {
   Impl& s = *this;
-  began = true;
   std::shared_ptr<WorkerProc> w;
   uint64_t id;
   {
@@ -475,7 +481,8 @@ Result<EvalResult> Repl::Impl::eval_once(const std::string& code, Millis budget,
     return out;
   }
   // The worker died: report it, then bring a new one up with env as of the last checkpoint.
-  began = !killed_for.empty() || s.began_id == id;
+  attempt.began = !killed_for.empty() || s.began_id == id;
+  attempt.death = s.died;
   out.ok = false;
   out.kind = killed_for.empty() ? "crash" : killed_for;
   out.error_name = "Error";
@@ -485,13 +492,8 @@ Result<EvalResult> Repl::Impl::eval_once(const std::string& code, Millis budget,
                                                      : s.died + " during this evaluation") +
                       "; a new worker was started and env was restored from the checkpoint taken after the last successful evaluation";
   out.logs = std::move(s.logs);
-  std::string reason = s.died;
   lock.unlock();
   if (auto r = s.spawn(); !r) return make_error(Code::Unavailable, out.error_message + ", but the new worker failed: " + r.error().message);
-  if (!began) {
-    out.error_message = reason;
-    return out;
-  }
   // What the restore could not bring back, so the code can make it again.
   constexpr size_t kListed = 10;
   std::vector<LostValue> lost = s.read_env()->lost;
@@ -499,7 +501,8 @@ Result<EvalResult> Repl::Impl::eval_once(const std::string& code, Millis budget,
     lost.resize(kListed);
     lost.push_back({"…", "more"});
   }
-  if (!lost.empty()) out.error_message += ". Not restorable (stand-ins are in their place): " + describe_lost(lost);
+  if (!lost.empty()) attempt.not_restored = ". Not restorable (stand-ins are in their place): " + describe_lost(lost);
+  out.error_message += attempt.not_restored;
   return out;
 }
 
