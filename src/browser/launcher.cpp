@@ -1,4 +1,5 @@
 #include "browser/launcher.h"
+#include "base/priority.h"
 #include "base/steady_clock.h"
 
 #include "base/text.h"
@@ -194,8 +195,21 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  pid_t pid;
-  int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), environ);
+  pid_t pid = 0;
+  int rc = 0;
+  auto start = [&] { rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), environ); };
+  if (options.headed) {
+    start();
+  } else {
+    // A headless browser's pages are runs' work: it starts (and every process it forks inherits)
+    // at a background priority, from a thread of its own — a thread's nice value passes to what it
+    // spawns, and an unprivileged thread, once lowered, could not come back (base/priority.h).
+    std::thread spawner([&] {
+      run_in_background(kBrowserNice);
+      start();
+    });
+    spawner.join();
+  }
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   close(to_browser[0]);

@@ -1,5 +1,6 @@
 #include "net/http_server.h"
 
+#include "base/clock.h"
 #include "base/json.h"
 #include "base/log.h"
 
@@ -394,6 +395,7 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
   std::optional<http::request_parser<http::string_body>> parser;
   std::shared_ptr<http::response<http::string_body>> response;
   HttpRequest request;  // the one being answered
+  double header_ms = 0;  // steady_ms() when its header had been read
   bool closed = false;  // network thread
   // A streamed response (HttpResponse::stream), once it has begun: network thread.
   std::shared_ptr<BodyStream> body_stream;
@@ -411,6 +413,7 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
   }
 
   void on_header(beast::error_code ec) {
+    header_ms = steady_ms();
     if (closed || server->stopped) return close();
     if (ec) return read_failed(ec);
     const auto& head = parser->get();
@@ -538,6 +541,7 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
       if (out.stream) BodyStreamAccess::finish(*out.stream);
       return;
     }
+    answered(out);
     if (out.stream) return start_stream(std::move(out), version);
     response = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(out.status), version);
     response->set(http::field::content_type, out.content_type);
@@ -557,6 +561,21 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
       timer.async_wait([self = shared_from_this()](beast::error_code) { self->write(); });
     } else {
       write();
+    }
+  }
+
+  // How long the answer took, from the request's header read to now — queueing for a worker
+  // included — in the response (W3C Server Timing, https://www.w3.org/TR/server-timing/: `app`,
+  // its `dur` in milliseconds) and to the server's owner (its metrics).
+  void answered(HttpResponse& out) {
+    const double ms = header_ms > 0 ? std::max(0.0, steady_ms() - header_ms) : 0.0;
+    out.headers.push_back({"Server-Timing", fmt::format("app;dur={:.1f}", ms)});
+    if (server->options.on_answered) {
+      try {
+        server->options.on_answered(request, out.status, ms);
+      } catch (const std::exception& e) {
+        spdlog::warn("http: the answered hook failed: {}", redact(std::string(e.what()).substr(0, 200)));
+      }
     }
   }
 

@@ -161,6 +161,10 @@ class HttpServer {
     std::string address = "127.0.0.1";
     Limits limits;
     HeaderCheck check_headers;  // may be empty: every header is accepted
+    // Told of every answer as it is sent, on the network thread (it must not block): the request,
+    // the status, and the milliseconds from the request's header read to its answer — what the
+    // response's Server-Timing header says too. May be empty.
+    std::function<void(const HttpRequest&, int status, double ms)> on_answered;
   };
 
   // Listens on options.address (127.0.0.1 by default). Fails with Unavailable when the port is

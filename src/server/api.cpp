@@ -847,6 +847,11 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
     if (!self) return net::json_error(503, "Unavailable", "ouro is shutting down");
     return unframed(self->check_headers(r));
   };
+  // Made before the server listens: every answer is timed into it (on_answered).
+  s->m->metrics = Metrics::start(runs);
+  http.on_answered = [weak](const HttpRequest& r, int, double ms) {
+    if (auto self = weak.lock(); self && self->metrics) self->metrics->answered(r.path, ms);
+  };
   s->m->http = TRY(net::HttpServer::start_async(
       io, std::move(http),
       [weak](const HttpRequest& r, std::function<void(HttpResponse)> respond) {
@@ -860,7 +865,6 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(net::IoThread& io, RunManage
       }));
   s->m->port = s->m->http->port();
   s->m->version = options.version;
-  s->m->metrics = Metrics::start(runs);
   if (s->m->runtime && s->m->runtime->db) {
     s->m->pairings = TRY(Pairings::open(*s->m->runtime->db));
     (void)s->m->pairings->current_code();  // in force from the start; ouro serve prints it

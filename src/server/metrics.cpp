@@ -64,15 +64,16 @@ void sample(std::string& out, std::string_view name, std::string_view labels, do
 
 }  // namespace
 
-void Histogram::render(std::string& out, std::string_view name) const {
+void Histogram::render(std::string& out, std::string_view name, std::string_view labels) const {
+  const std::string first = labels.empty() ? std::string() : std::string(labels) + ",";
   uint64_t cumulative = 0;
   for (size_t i = 0; i <= m_bounds.size(); ++i) {
     cumulative += m_counts[i].load(std::memory_order_relaxed);
     std::string le = i < m_bounds.size() ? number(m_bounds[i]) : "+Inf";
-    sample(out, std::string(name) + "_bucket", "le=\"" + le + "\"", static_cast<double>(cumulative));
+    sample(out, std::string(name) + "_bucket", first + "le=\"" + le + "\"", static_cast<double>(cumulative));
   }
-  sample(out, std::string(name) + "_sum", "", m_sum.value());
-  sample(out, std::string(name) + "_count", "", static_cast<double>(cumulative));
+  sample(out, std::string(name) + "_sum", labels, m_sum.value());
+  sample(out, std::string(name) + "_count", labels, static_cast<double>(cumulative));
 }
 
 std::string escape_label(std::string_view v) {
@@ -86,9 +87,23 @@ std::string escape_label(std::string_view v) {
   return out;
 }
 
+namespace {
+// Prometheus' default buckets (client libraries' DefBuckets): an answer's time, 5 ms to 10 s.
+const std::vector<double> kRequestBounds = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+}  // namespace
+
 Metrics::Metrics()
     : m_iteration_seconds({0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}),
-      m_run_seconds({1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600}) {}
+      m_run_seconds({1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600}),
+      m_request_seconds{Histogram(kRequestBounds), Histogram(kRequestBounds), Histogram(kRequestBounds), Histogram(kRequestBounds)} {}
+
+void Metrics::answered(std::string_view path, double ms) {
+  RequestKind kind = Page;
+  if (path.rfind("/api/", 0) == 0) kind = Api;
+  else if (path == "/mcp") kind = Mcp;
+  else if (path == "/healthz" || path == "/readyz" || path == "/metrics") kind = Probe;
+  m_request_seconds[kind].observe(ms / 1000.0);
+}
 
 std::unique_ptr<Metrics> Metrics::start(RunManager& runs) {
   std::unique_ptr<Metrics> m(new Metrics());
@@ -227,6 +242,11 @@ std::string Metrics::render(const Scheduler* scheduler) {
   sample(out, "ouro_runs_refused_total", "", node.refused.value());
   header(out, "ouro_run_queue_wait_seconds", "histogram", "From a run's creation to its first turn on this node");
   node.queue_wait.render(out, "ouro_run_queue_wait_seconds");
+
+  header(out, "ouro_http_request_duration_seconds", "histogram",
+         "From a request's header read to its answer (queueing for a worker included), by kind: api, mcp, probe (/healthz, /readyz, /metrics), page");
+  const char* request_kinds[] = {"api", "mcp", "probe", "page"};
+  for (int i = 0; i < kRequestKinds; ++i) m_request_seconds[i].render(out, "ouro_http_request_duration_seconds", fmt::format("kind=\"{}\"", request_kinds[i]));
 
   header(out, "ouro_runs_finished_total", "counter", "Turns of runs that ended since the server started, by outcome");
   const runs::State outcomes[] = {runs::State::Done, runs::State::Partial, runs::State::Failed, runs::State::Cancelled};

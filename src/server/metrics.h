@@ -48,8 +48,9 @@ class Histogram {
  public:
   explicit Histogram(std::vector<double> bounds);
   void observe(double v);
-  // The exposition lines of `name` (name_bucket{le=…} cumulative, +Inf, name_sum, name_count).
-  void render(std::string& out, std::string_view name) const;
+  // The exposition lines of `name` (name_bucket{le=…} cumulative, +Inf, name_sum, name_count),
+  // each with `labels` (`kind="api"`) first when given.
+  void render(std::string& out, std::string_view name, std::string_view labels = {}) const;
 
  private:
   std::vector<double> m_bounds;
@@ -72,6 +73,10 @@ class Metrics {
   // One event as RunManager publishes it ({run, type, data, ts, …}); what the subscription
   // calls. Never blocks (a short lock for the per-run start times).
   void count(const json& event);
+  // One answer of the API server (its HttpServer's on_answered), by the kind of its path: the
+  // API, MCP, the probes (/healthz, /readyz, /metrics), the Command Center's page and files.
+  // Never blocks; the network thread calls it.
+  void answered(std::string_view path, double ms);
   // The whole exposition, read at the call, with this node's scheduler when it has one. Any
   // thread but the network thread (it lists runs).
   std::string render(const Scheduler* scheduler = nullptr);
@@ -92,6 +97,8 @@ class Metrics {
   Counter m_failovers;
   Histogram m_iteration_seconds;
   Histogram m_run_seconds;
+  enum RequestKind { Api, Mcp, Probe, Page, kRequestKinds };
+  std::array<Histogram, kRequestKinds> m_request_seconds;
   std::mutex m_mutex;  // m_turn_start
   std::unordered_map<std::string, double> m_turn_start;  // run id -> its turn's first event's ts (ms), at most 4,096
 };

@@ -4,7 +4,6 @@
 // are in run_events.cpp, run_settings.cpp and run_nodes.cpp.
 #include "server/runs.h"
 #include "base/wait.h"
-#include "base/priority.h"
 #include "base/clock.h"
 #include "server/run_manager_state.h"
 
@@ -291,9 +290,8 @@ Result<json> RunManager::place_here(const std::shared_ptr<Active>& active, const
 // the session has been torn down by the time it is caught. Then the thread hands itself to the
 // reaper.
 void RunManager::run_thread(std::shared_ptr<Active> active) {
-  // A run is background work: on a busy machine the API's and the network thread's requests come
-  // first (on Linux a thread's nice value is its own; lowering it needs no privilege).
-  run_in_background(kRunNice);
+  // The run's thread keeps the process's priority (base/priority.h: it holds locks the API's
+  // readers take); its pages and its model's code are the background work.
   try {
     execute(active);
   } catch (const std::exception& e) {

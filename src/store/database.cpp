@@ -260,6 +260,14 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& target_in) {
     // A data directory ouro creates holds runs, stored values and downloads: the user's alone.
     if (!existed) std::filesystem::permissions(dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace, ec);
   }
+  // SQLite counts every allocation under one global mutex unless told not to
+  // (https://www.sqlite.org/c3ref/c_config_covering_index_scan.html, SQLITE_CONFIG_MEMSTATUS):
+  // the API's reads and the runs' writes would take turns on it, and a run's thread that lost its
+  // core holding it would hold up every reader. Nothing here reads those counts. It must be set
+  // before SQLite initializes; later (another library opened SQLite first) it is refused and
+  // harmless.
+  static const int memstatus_off = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  (void)memstatus_off;
   if (sqlite3_open_v2(path.c_str(), &db->m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
     std::string msg = db->m_db ? sqlite3_errmsg(db->m_db) : "out of memory";
     return errorf(Code::FailedPrecondition, "cannot open the database {}: {} (set OURO_DATA_DIR to a writable place)", path, msg);

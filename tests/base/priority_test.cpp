@@ -22,12 +22,12 @@ TEST(Priority, BackgroundWorkIsLoweredOnItsOwnThreadOnly) {
   const int before = own_nice();
   int in_thread = 0;
   std::thread t([&] {
-    run_in_background(kRunNice);
+    run_in_background(kBrowserNice);
     in_thread = own_nice();
   });
   t.join();
-  // The run's nice value, unless the process runs lower already (unprivileged, it cannot rise).
-  EXPECT_TRUE(in_thread == kRunNice || (before > kRunNice && in_thread == before)) << in_thread;
+  // The nice value asked, unless the process runs lower already (unprivileged, it cannot rise).
+  EXPECT_TRUE(in_thread == kBrowserNice || (before > kBrowserNice && in_thread == before)) << in_thread;
   EXPECT_EQ(own_nice(), before) << "the calling thread is left as it was";
 }
 

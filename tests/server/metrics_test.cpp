@@ -59,6 +59,18 @@ TEST(Histogram, AnEmptyOneStillListsEveryBucket) {
   EXPECT_EQ(out, "x_bucket{le=\"1\"} 0\nx_bucket{le=\"2\"} 0\nx_bucket{le=\"+Inf\"} 0\nx_sum 0\nx_count 0\n");
 }
 
+TEST(Histogram, ALabelledOneCarriesItsLabelOnEveryLine) {
+  Histogram h({0.5});
+  h.observe(0.25);
+  std::string out;
+  h.render(out, "ouro_http_request_duration_seconds", "kind=\"api\"");
+  EXPECT_EQ(out,
+            "ouro_http_request_duration_seconds_bucket{kind=\"api\",le=\"0.5\"} 1\n"
+            "ouro_http_request_duration_seconds_bucket{kind=\"api\",le=\"+Inf\"} 1\n"
+            "ouro_http_request_duration_seconds_sum{kind=\"api\"} 0.25\n"
+            "ouro_http_request_duration_seconds_count{kind=\"api\"} 1\n");
+}
+
 TEST(Histogram, ObservationsFromManyThreadsAllLand) {
   Histogram h({1});
   std::vector<std::thread> threads;

@@ -66,6 +66,11 @@ TEST(Operations, MetricsMoveWithARunAndProbesAnswer) {
   EXPECT_EQ(m0["ouro_runs_finished_total{outcome=\"done\"}"], 0);
   EXPECT_EQ(m0["ouro_scheduler_leader"], 1) << "one node on its data directory fires its schedules";
   EXPECT_EQ(m0["ouro_schedule_fires_total{result=\"started\"}"], 0);
+  // Every answer is timed, by kind: the two probes and the two refused scrapes so far.
+  EXPECT_GE(m0["ouro_http_request_duration_seconds_count{kind=\"probe\"}"], 4);
+  EXPECT_EQ(m0["ouro_http_request_duration_seconds_bucket{kind=\"probe\",le=\"+Inf\"}"],
+            m0["ouro_http_request_duration_seconds_count{kind=\"probe\"}"]);
+  EXPECT_TRUE(m0.count("ouro_http_request_duration_seconds_count{kind=\"api\"}"));
 
   // A scripted run: two iterations, a navigation off its allowed site (refused by the gate:
   // autonomous mode, nobody to ask), and its end.
@@ -100,6 +105,8 @@ TEST(Operations, MetricsMoveWithARunAndProbesAnswer) {
   EXPECT_GT(m["ouro_model_tokens_total{kind=\"output\"}"], 0) << "the scripted model's estimated tokens";
   EXPECT_GE(m["ouro_runs{state=\"done\"}"], 1);
   EXPECT_EQ(m["ouro_run_queue_depth"], 0);
+  EXPECT_GE(m["ouro_http_request_duration_seconds_count{kind=\"api\"}"], 2) << "the run's creation and its polls";
+  EXPECT_GT(m["ouro_http_request_duration_seconds_sum{kind=\"api\"}"], 0);
   EXPECT_EQ(done["final"].value("left", true), false) << "the gate let the run leave its site";
   EXPECT_GE(m["ouro_gate_decisions_total{decision=\"refused\"}"], 1);
   EXPECT_GE(m["ouro_repl_workers"], 1) << "the server's own session has a REPL worker";
