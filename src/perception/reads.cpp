@@ -4,6 +4,7 @@
 // frame the engine cannot enter (browser/frames.cpp), whose results are merged in with their
 // frame-prefixed refs.
 #include "perception/reads.h"
+#include "perception/merge.h"
 #include "base/steady_clock.h"
 #include "browser/frames.h"
 
@@ -18,7 +19,6 @@ namespace {
 
 constexpr size_t kMaxFrames = 10;  // cross-origin frames looked into per call
 constexpr int kMaxFrameDepth = 3;
-constexpr size_t kSnapshotChars = 16000;  // the engine's own budget for one snapshot
 // All of one call's work in cross-origin frames: a frame that does not answer (a busy renderer)
 // costs this much at most, and the call answers with what it has.
 constexpr std::chrono::milliseconds kFramesBudget{3000};
@@ -78,67 +78,6 @@ std::vector<Entered> enter_frames(const Reader& r, const std::string& tab, const
     level = std::move(next);
   }
   return out;
-}
-
-size_t cap_of(const json& opts, const char* key) {
-  if (opts.contains("topK") && opts["topK"].is_number()) return static_cast<size_t>(std::clamp(opts["topK"].get<double>(), 1.0, 200.0));
-  return std::string_view(key) == "actions" ? 30 : 20;
-}
-
-// Adds a frame's snapshot lists to the top's: up to a third of each cap goes to frames, the top
-// document keeps the rest; what does not fit is counted in `more`.
-void merge_lists(json& top, const std::vector<json>& subs, const json& opts) {
-  for (const char* key : {"actions", "forms", "collections"}) {
-    json framed = json::array();
-    long more = 0;
-    for (const auto& s : subs) {
-      if (s.contains(key) && s[key].is_array())
-        for (const auto& item : s[key]) framed.push_back(item);
-      if (s.contains("more") && s["more"].contains(key) && s["more"][key].is_number()) more += s["more"][key].get<long>();
-    }
-    if (framed.empty() && more == 0) continue;
-    json own = top.contains(key) && top[key].is_array() ? top[key] : json::array();
-    size_t cap = cap_of(opts, key);
-    bool ranked = opts.contains("text") && opts["text"].is_string() && !opts["text"].get<std::string>().empty();
-    json all = json::array();
-    if (ranked) {
-      // Ranked by a text: one list by score, whichever document an element is in.
-      for (auto& i : own) all.push_back(i);
-      for (auto& i : framed) all.push_back(i);
-      std::stable_sort(all.begin(), all.end(), [](const json& a, const json& b) { return a.value("score", 0.0) > b.value("score", 0.0); });
-    } else {
-      size_t for_frames = std::min(framed.size(), std::max<size_t>(1, cap / 3));
-      size_t for_own = std::min(own.size(), cap > for_frames ? cap - for_frames : 0);
-      for (size_t i = 0; i < for_own; ++i) all.push_back(own[i]);
-      for (size_t i = 0; i < framed.size() && all.size() < cap; ++i) all.push_back(framed[i]);
-      for (size_t i = for_own; i < own.size() && all.size() < cap; ++i) all.push_back(own[i]);
-    }
-    more += static_cast<long>(own.size() + framed.size()) - static_cast<long>(std::min(all.size(), cap));
-    if (all.size() > cap) all.erase(all.begin() + static_cast<long>(cap), all.end());
-    top[key] = std::move(all);
-    if (more > 0) {
-      if (!top.contains("more") || !top["more"].is_object()) top["more"] = json::object();
-      long before = top["more"].contains(key) && top["more"][key].is_number() ? top["more"][key].get<long>() : 0;
-      // The top's own `more` counted what it left out; the trimmed own items are counted above.
-      top["more"][key] = before + more;
-    }
-  }
-}
-
-// Trims frame items from the ends of the lists until the snapshot is within the engine's budget.
-void fit_snapshot(json& snap) {
-  for (int guard = 0; guard < 200 && snap.dump().size() > kSnapshotChars; ++guard) {
-    bool cut = false;
-    for (const char* key : {"actions", "collections", "forms"})
-      if (snap.contains(key) && snap[key].is_array() && !snap[key].empty()) {
-        snap[key].erase(snap[key].end() - 1);
-        if (!snap.contains("more") || !snap["more"].is_object()) snap["more"] = json::object();
-        snap["more"][key] = snap["more"].value(key, 0L) + 1;
-        cut = true;
-        break;
-      }
-    if (!cut) break;
-  }
 }
 
 // A frame's engine judges "above the fold" in the frame's own viewport: items of a frame that

@@ -3,7 +3,7 @@
 // real scripted provider (llm/scripted.cpp), so a recording that would replay differently fails
 // here: the text, reasoning, model, usage, cost and stop reason; sub-calls answered by what they
 // asked; failures named and redacted; a cancel not kept; tool calls. The suite's record and replay
-// through `ouro eval` is in eval_run_test.cpp.
+// through `ouro eval` is in runner_test.cpp.
 #include "eval/record.h"
 
 #include "llm/digest.h"

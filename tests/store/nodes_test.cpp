@@ -30,9 +30,7 @@ class Nodes : public ::testing::Test {
   }
 
   static std::unique_ptr<Database> open_as(const std::string& url, const char* node) {
-    setenv("OURO_NODE_ID", node, 1);
-    auto db = Database::open(url);
-    unsetenv("OURO_NODE_ID");
+    auto db = testing::open_as_node(url, node);
     EXPECT_TRUE(db) << db.error().message;
     return db ? std::move(*db) : nullptr;
   }

@@ -225,6 +225,13 @@ Result<std::string> fresh_database(store::Engine engine) {
   return std::string(tmpl) + "/ouro.db";
 }
 
+Result<std::unique_ptr<store::Database>> open_as_node(const std::string& target, const char* node) {
+  setenv("OURO_NODE_ID", node, 1);
+  auto db = store::Database::open(target);
+  unsetenv("OURO_NODE_ID");
+  return db;
+}
+
 std::string engine_test_name(const ::testing::TestParamInfo<store::Engine>& info) {
   return info.param == store::Engine::Postgres ? "Postgres" : "Sqlite";
 }

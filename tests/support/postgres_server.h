@@ -63,6 +63,9 @@ std::string engine_unavailable(store::Engine engine);
 // A fresh, empty database for `engine`: an SQLite file in a new directory under /tmp, or a new
 // database on the shared PostgreSQL cluster. What Database::open takes.
 Result<std::string> fresh_database(store::Engine engine);
+// Opens `target` as node `node`, as a second ouro sharing the database would (Database::open
+// reads OURO_NODE_ID when it opens).
+Result<std::unique_ptr<store::Database>> open_as_node(const std::string& target, const char* node);
 // "Sqlite" / "Postgres", for INSTANTIATE_TEST_SUITE_P's names.
 std::string engine_test_name(const ::testing::TestParamInfo<store::Engine>& info);
 
