@@ -15,6 +15,7 @@
 // Usage: concurrency_bench [--model-ms MS] (default 500) [--places P] (default 8) [--max N] (16) [--poll-ms MS] (0: none)
 #include "base/json.h"
 #include "base/priority.h"
+#include "base/proc_file.h"
 #include "fixtures.h"
 #include "server/api.h"
 #include "server/runs.h"
@@ -23,7 +24,6 @@
 
 #include <curl/curl.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -50,21 +50,9 @@ struct Memory {
   double total() const { return self_mb + chromium_mb + workers_mb; }
 };
 
-// A /proc file's text, "" when the process has gone (reading one that exits meanwhile fails with
-// ESRCH, which a stream would throw).
-std::string proc_text(const std::string& path) {
-  std::string text;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return text;
-  char chunk[4096];
-  for (ssize_t n; (n = ::read(fd, chunk, sizeof chunk)) > 0;) text.append(chunk, static_cast<size_t>(n));
-  ::close(fd);
-  return text;
-}
-
 // The parent of a process (/proc/PID/stat's fourth field, after the command in parentheses).
 pid_t parent_of(pid_t pid) {
-  std::string text = proc_text("/proc/" + std::to_string(pid) + "/stat");
+  std::string text = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
   auto close = text.rfind(')');
   if (close == std::string::npos || close + 2 > text.size()) return 0;
   std::istringstream rest(text.substr(close + 2));
@@ -75,13 +63,13 @@ pid_t parent_of(pid_t pid) {
 }
 
 std::string command_of(pid_t pid) {
-  std::string name = proc_text("/proc/" + std::to_string(pid) + "/comm");
+  std::string name = read_proc_file("/proc/" + std::to_string(pid) + "/comm");
   return name.substr(0, name.find('\n'));
 }
 
 // Pss of a process in MB (/proc/PID/smaps_rollup), 0 when it is gone.
 double pss_mb(pid_t pid) {
-  std::istringstream in(proc_text("/proc/" + std::to_string(pid) + "/smaps_rollup"));
+  std::istringstream in(read_proc_file("/proc/" + std::to_string(pid) + "/smaps_rollup"));
   std::string key;
   double kb = 0;
   while (in >> key) {

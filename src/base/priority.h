@@ -7,8 +7,8 @@
 //
 // A run's own thread keeps the process's priority: it holds what the API's readers take too (the
 // run map, the store's writer, SQLite's own mutexes), and a holder lowered behind the pages would
-// make a reader wait for it to get a core again — a priority inversion measured at 100–260 ms per
-// API request with sixteen runs (bench/README.md, "One node, many runs").
+// make a reader wait for it to get a core again — a priority inversion measured at up to 263 ms
+// inside the server for one API request with sixteen runs (bench/README.md, "One node, many runs").
 #pragma once
 
 namespace ouro {

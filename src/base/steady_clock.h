@@ -36,8 +36,8 @@ bool wait_until(ConditionVariable& cv, Lock& lock, SteadyClock::time_point deadl
 // True when the deadline has passed.
 template <class ConditionVariable, class Lock>
 bool wait_once_until(ConditionVariable& cv, Lock& lock, SteadyClock::time_point deadline) {
-  if (double left = SteadyClock::ms(deadline) - steady_ms(); left > 0) cv.wait_for(lock, wait_slice(left));
-  return SteadyClock::now() >= deadline;
+  if (double left = SteadyClock::ms(deadline) - steady_ms(); left > kDeadlineSlackMs) cv.wait_for(lock, wait_slice(left));
+  return !(SteadyClock::ms(deadline) - steady_ms() > kDeadlineSlackMs);
 }
 
 }  // namespace ouro

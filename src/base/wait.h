@@ -24,6 +24,12 @@ inline std::chrono::nanoseconds wait_slice(double left_ms) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(slice) + 1ns;
 }
 
+// A deadline at most a nanosecond ahead — the resolution of SteadyClock's time points — has been
+// reached. Deadlines travel as whole nanoseconds and as a double's milliseconds, and the two
+// roundings can leave a remainder of picoseconds that a test's clock, standing still, would never
+// cover: waited for, it would be waited for forever.
+inline constexpr double kDeadlineSlackMs = 1e-6;
+
 // Waits until pred() holds (true) or the clock's monotonic time reaches deadline_ms (pred() then).
 // A clock put in or taken away meanwhile (a test's) keeps the time that was left, on the new one.
 template <class ConditionVariable, class Lock, class Pred>
@@ -36,7 +42,7 @@ bool wait_until_ms(ConditionVariable& cv, Lock& lock, double deadline_ms, Pred p
       deadline_ms = on->steady_ms() + left;
     }
     left = deadline_ms - on->steady_ms();
-    if (!(left > 0)) return pred();
+    if (!(left > kDeadlineSlackMs)) return pred();
     cv.wait_for(lock, wait_slice(left));
   }
   return true;

@@ -1,5 +1,6 @@
 #include "browser/launcher.h"
 #include "base/priority.h"
+#include "base/proc_file.h"
 #include "base/steady_clock.h"
 
 #include "base/text.h"
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 extern char** environ;
@@ -30,8 +32,7 @@ namespace {
 
 // A file of /proc/PID as text ("" when it is gone); cmdline's NUL separators become spaces.
 std::string proc_text(int pid, const char* name) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/" + name, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = read_proc_file("/proc/" + std::to_string(pid) + "/" + name);
   std::replace(text.begin(), text.end(), '\0', ' ');
   while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
   return text;
@@ -204,11 +205,15 @@ Result<std::unique_ptr<ChromiumProcess>> ChromiumProcess::spawn(const LaunchOpti
     // A headless browser's pages are runs' work: it starts (and every process it forks inherits)
     // at a background priority, from a thread of its own — a thread's nice value passes to what it
     // spawns, and an unprivileged thread, once lowered, could not come back (base/priority.h).
-    std::thread spawner([&] {
-      run_in_background(kBrowserNice);
-      start();
-    });
-    spawner.join();
+    try {
+      std::thread spawner([&] {
+        run_in_background(kBrowserNice);
+        start();
+      });
+      spawner.join();
+    } catch (const std::system_error&) {
+      start();  // no thread to spare (EAGAIN): the browser starts at ouro's own priority
+    }
   }
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);

@@ -414,10 +414,10 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
 
   void on_header(beast::error_code ec) {
     header_ms = steady_ms();
+    request = HttpRequest{};  // a request that cannot be read is not the connection's last one
     if (closed || server->stopped) return close();
     if (ec) return read_failed(ec);
     const auto& head = parser->get();
-    request = HttpRequest{};
     request.method = std::string(head.method_string());
     request.target = std::string(head.target());
     auto q = request.target.find('?');

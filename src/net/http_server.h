@@ -161,9 +161,11 @@ class HttpServer {
     std::string address = "127.0.0.1";
     Limits limits;
     HeaderCheck check_headers;  // may be empty: every header is accepted
-    // Told of every answer as it is sent, on the network thread (it must not block): the request,
-    // the status, and the milliseconds from the request's header read to its answer — what the
-    // response's Server-Timing header says too. May be empty.
+    // Told of every answer as it is sent, on the network thread (it must not block): the request
+    // (empty when its header could not be read), the status, and the milliseconds from the
+    // request's header read to its answer — to its head for a streamed one, before a fixture's
+    // `delay` — as the response's Server-Timing header says too. A WebSocket's handshake is
+    // not an answer here. May be empty.
     std::function<void(const HttpRequest&, int status, double ms)> on_answered;
   };
 

@@ -1,7 +1,8 @@
 // How a snapshot's lists take in those of its cross-origin frames (reads.cpp asks the frames;
 // this is the arithmetic, pure): each list keeps to its cap (`topK`, else 30 actions and 20 forms
-// or collections), at most a third of it for frames' items unless a `text` ranks them all by
-// score together, and whatever is left out is counted in `more`; then the whole snapshot is cut
+// or collections); when the top document's own items would fill it, a third is kept for frames'
+// items (frames may fill whatever the top leaves), unless a `text` ranks them all by score
+// together; whatever is left out is counted in `more`; then the whole snapshot is cut
 // from its lists' ends until it fits the engine's budget, each cut counted too.
 #pragma once
 

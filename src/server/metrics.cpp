@@ -1,4 +1,6 @@
 #include "server/metrics.h"
+
+#include "base/proc_file.h"
 #include "base/clock.h"
 #include "server/scheduler.h"
 
@@ -179,9 +181,8 @@ int repl_workers() {
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string pid = entry.path().filename().string();
     if (pid.empty() || !std::isdigit(static_cast<unsigned char>(pid[0]))) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line)) continue;
+    const std::string line = read_proc_file((entry.path() / "stat").string());
+    if (line.empty()) continue;
     // pid (comm) state ppid …: comm may hold spaces and parentheses; the last ')' ends it.
     size_t close = line.rfind(')');
     if (close == std::string::npos) continue;
@@ -189,9 +190,7 @@ int repl_workers() {
     std::string state, ppid;
     rest >> state >> ppid;
     if (ppid != me) continue;
-    std::ifstream cmd(entry.path() / "cmdline");
-    std::string argv((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
-    if (argv.find("__jsrt-worker") != std::string::npos) ++n;
+    if (read_proc_file((entry.path() / "cmdline").string()).find("__jsrt-worker") != std::string::npos) ++n;
   }
   return n;
 }

@@ -46,5 +46,27 @@ TEST(SteadyClock, AWaitEndsWhenTheClockPassesItsDeadline) {
   EXPECT_FALSE(wait_once_until(cv, lock, SteadyClock::now() + std::chrono::hours(1))) << "one slice, then the caller looks again";
 }
 
+// A deadline a rounding's worth ahead of a clock that stands still is reached, not waited for
+// forever (it hung this suite once: an hour's deadline, the clock moved an hour, and a few
+// nanoseconds left between the two roundings).
+TEST(SteadyClock, ADeadlineARoundingAheadOfAStandingClockIsReached) {
+  ManualClock manual(0);
+  std::mutex mutex;
+  std::condition_variable cv;
+  const double deadline_ms = steady_ms() + 1e-7;  // a tenth of a nanosecond ahead: a rounding's worth
+  ASSERT_GT(deadline_ms, steady_ms());
+  auto waited = std::async(std::launch::async, [&] {
+    std::unique_lock lock(mutex);
+    return wait_until_ms(cv, lock, deadline_ms, [] { return false; });
+  });
+  const bool ended = waited.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  if (!ended) manual.advance(1);  // let the old wait go, so that the test fails instead of hanging
+  EXPECT_TRUE(ended) << "the wait never ended while the clock stood a rounding short of its deadline";
+  EXPECT_FALSE(waited.get());
+  std::unique_lock lock(mutex);
+  const auto point = SteadyClock::time_point(std::chrono::nanoseconds(static_cast<SteadyClock::rep>(steady_ms() * 1e6) + 1));
+  EXPECT_TRUE(wait_once_until(cv, lock, point)) << "a nanosecond ahead is reached";
+}
+
 }  // namespace
 }  // namespace ouro

@@ -3,9 +3,15 @@
 // text format asks, and counts from many threads add up.
 #include "server/metrics.h"
 
+#include "server/runs.h"
+#include "session/session.h"
+#include "store/database.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <regex>
+#include <string>
 #include <limits>
 #include <thread>
 #include <vector>
@@ -84,6 +90,37 @@ TEST(Histogram, ObservationsFromManyThreadsAllLand) {
   EXPECT_NE(out.find("h_bucket{le=\"1\"} 20000\n"), std::string::npos) << out;
   EXPECT_NE(out.find("h_bucket{le=\"+Inf\"} 40000\n"), std::string::npos) << out;
   EXPECT_NE(out.find("h_sum 50000\n"), std::string::npos) << out;
+}
+
+// The value of one sample line of an exposition (`name{labels} value`), -1 when it is absent.
+double sample_of(const std::string& text, const std::string& series) {
+  auto at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + series.size() + 2));
+}
+
+TEST(Metrics, EachAnswerIsTimedUnderItsKindOfPath) {
+  auto runtime = std::make_shared<session::Runtime>();
+  runtime->db = *store::Database::open(":memory:");
+  RunManager runs(runtime, RunManager::Config{});
+  auto metrics = Metrics::start(runs);
+  metrics->answered("/api/runs", 2);
+  metrics->answered("/api/runs/r1/events", 30);
+  metrics->answered("/mcp", 1);
+  metrics->answered("/healthz", 0.5);
+  metrics->answered("/metrics", 0.5);
+  metrics->answered("/", 1);
+  metrics->answered("/static/app.js", 1);
+  metrics->answered("", 0);  // a request whose header could not be read
+  metrics->answered("/apix", 1);
+  const std::string text = metrics->render();
+  const std::string name = "ouro_http_request_duration_seconds";
+  EXPECT_EQ(sample_of(text, name + "_count{kind=\"api\"}"), 2);
+  EXPECT_DOUBLE_EQ(sample_of(text, name + "_sum{kind=\"api\"}"), 0.032);
+  EXPECT_EQ(sample_of(text, name + "_bucket{kind=\"api\",le=\"0.025\"}"), 1) << "30 ms is over 25 ms";
+  EXPECT_EQ(sample_of(text, name + "_count{kind=\"mcp\"}"), 1);
+  EXPECT_EQ(sample_of(text, name + "_count{kind=\"probe\"}"), 2);
+  EXPECT_EQ(sample_of(text, name + "_count{kind=\"page\"}"), 4);
 }
 
 TEST(EscapeLabel, BackslashQuoteAndNewlineAreEscapedAndNothingElse) {

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace ouro::server {
@@ -24,7 +25,9 @@ class RunManagerTest : public ::testing::Test {
   testing::ScopedTempDir tmp;
   std::shared_ptr<session::Runtime> runtime = [this] {
     auto r = std::make_shared<session::Runtime>();
-    r->db = *store::Database::open(tmp.path + "/ouro.db");
+    auto db = store::Database::open(tmp.path + "/ouro.db");
+    if (!db) throw std::runtime_error(db.error().message);
+    r->db = std::move(*db);
     r->data_dir = tmp.path;
     return r;
   }();
@@ -49,19 +52,23 @@ class RunManagerTest : public ::testing::Test {
   }
 };
 
+// Code::Ok when the call succeeded (a verb that should have refused).
+Code code_of(const Result<json>& r) { return r ? Code::Ok : r.error().code; }
+
 TEST_F(RunManagerTest, AnIdItDoesNotKnowIsNotFoundOnEveryVerb) {
   const std::string id = "run-that-never-was";
-  EXPECT_EQ(manager.get(id).error().code, Code::NotFound);
-  EXPECT_EQ(manager.cancel(id).error().code, Code::NotFound);
-  EXPECT_EQ(manager.end(id).error().code, Code::NotFound);
-  EXPECT_EQ(manager.resume(id).error().code, Code::NotFound);
-  EXPECT_EQ(manager.events(id, 0).error().code, Code::NotFound);
-  EXPECT_EQ(manager.answer(id, "q1", "yes").error().code, Code::NotFound);
-  EXPECT_EQ(manager.confirm(id, "c1", true).error().code, Code::NotFound);
-  EXPECT_EQ(manager.tabs_of(id).error().code, Code::NotFound);
-  EXPECT_EQ(manager.pool_state().error().code, Code::NotFound);
+  EXPECT_EQ(code_of(manager.get(id)), Code::NotFound);
+  EXPECT_EQ(code_of(manager.cancel(id)), Code::NotFound);
+  EXPECT_EQ(code_of(manager.end(id)), Code::NotFound);
+  EXPECT_EQ(code_of(manager.resume(id)), Code::NotFound);
+  EXPECT_EQ(code_of(manager.events(id, 0)), Code::NotFound);
+  EXPECT_EQ(code_of(manager.answer(id, "q1", "yes")), Code::NotFound);
+  EXPECT_EQ(code_of(manager.confirm(id, "c1", true)), Code::NotFound);
+  EXPECT_EQ(code_of(manager.tabs_of(id)), Code::NotFound);
   EXPECT_EQ(stored(), 0u);
 }
+
+TEST_F(RunManagerTest, WithoutAPoolThereIsNoPoolToShow) { EXPECT_EQ(code_of(manager.pool_state()), Code::NotFound); }
 
 TEST_F(RunManagerTest, AFinishedRunIsNeitherCancelledNorResumedAndSaysWhatItIs) {
   add_run("done-run", runs::State::Done);
