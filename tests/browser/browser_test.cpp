@@ -116,42 +116,6 @@ TEST(Kernel, AttachesToARunningBrowserByWebSocketUrl) {
   waitpid(pid, nullptr, 0);
 }
 
-TEST(Kernel, IsolatedSessionsShareTheBrowserButNotTabsOrCookies) {
-  auto base = session::Session::start(test_options());
-  ASSERT_TRUE(base) << base.error().message;
-  auto opts = test_options();
-  opts.isolated = true;
-  auto a = session::Session::attach((*base)->runtime(), opts);
-  ASSERT_TRUE(a) << a.error().message;
-  auto b = session::Session::attach((*base)->runtime(), opts);
-  ASSERT_TRUE(b) << b.error().message;
-  json ra = ok("const t = await openTab('{{/cookies}}'); ({ t, n: tabs.length, cookies: (await getCookies(t)).map(c => c.name).sort(), "
-               "local: await getLocalStorage(t, 'user') })", a->get());
-  json rb = ok("const t = await openTab('{{/b}}'); ({ t, n: tabs.length, cookies: (await getCookies()).length, "
-               "local: await execInTab(t, \"fetch('/cookies').then(() => document.cookie)\") })", b->get());
-  EXPECT_EQ(ra["cookies"], json::parse(R"(["session","theme"])"));
-  EXPECT_EQ(ra["local"], "ada");
-  EXPECT_EQ(ra["n"], 2) << "its own blank tab and the one it opened";
-  EXPECT_EQ(rb["n"], 2) << "the other session's tabs are not listed";
-  EXPECT_EQ(rb["cookies"], 0) << "cookies do not cross contexts";
-  // A tab of another session does not exist here.
-  std::string err = fails("await getText('" + ra["t"].get<std::string>() + "')", b->get());
-  EXPECT_NE(err.find("no tab '" + ra["t"].get<std::string>() + "'"), std::string::npos) << err;
-  // The profile's session sees neither.
-  json base_tabs = ok("tabs.map(t => t.url)", base->get());
-  for (const auto& u : base_tabs) EXPECT_EQ(u.get<std::string>().find("/cookies"), std::string::npos);
-  // Closing a session closes its context's tabs.
-  std::string a_tab = ra["t"];
-  ASSERT_TRUE((*base)->browser().tab_info(a_tab).has_value());
-  a->reset();
-  bool gone = false;
-  for (int i = 0; i < 40 && !gone; ++i) {
-    gone = !(*base)->browser().tab_info(a_tab).has_value();
-    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  EXPECT_TRUE(gone) << "the disposed context's tabs are closed";
-}
-
 TEST(Kernel, ABrowserDestroyedWhileCommandsAndEventsAreInFlightCallsNothingAfterward) {
   auto io = net::IoThread::start();
   std::atomic<bool> gone{false};

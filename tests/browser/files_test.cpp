@@ -1,5 +1,4 @@
-// Files in and out: downloads land in the session's own folder under safe names and are
-// listed with their state; uploads take files only from the allowed folders.
+// Downloads land in the session's own folder under safe names and are listed with their state.
 #include "browser_env.h"
 
 #include <filesystem>
@@ -46,40 +45,6 @@ TEST(Downloads, AHostileNameStaysInsideTheFolder) {
 TEST(Downloads, WaitingWithNothingStartedIsAClearError) {
   std::string err = fails("await waitForDownload({ timeout: 300 })");
   EXPECT_NE(err.find("no download started"), std::string::npos) << err;
-}
-
-TEST(Uploads, TakeFilesFromTheAllowedFoldersOnly) {
-  // A downloaded file goes back up by its name; a file outside the folders is refused.
-  json r = ok("const t = await openTab('{{/files}}'); await click(t, '#report'); const d = await waitForDownload();"
-              "await upload(t, '#file', d.name); " + kChosen);
-  EXPECT_NE(r.get<std::string>().find(":25:id,amount"), std::string::npos) << r;
-  std::string outside = temp_dir() + "/secret.txt";
-  std::ofstream(outside) << "private";
-  std::string err = fails("await upload(activeTab, '#file', '" + outside + "')");
-  EXPECT_NE(err.find("outside the folders"), std::string::npos) << err;
-  err = fails("await upload(activeTab, '#file', '../../etc/passwd')");
-  EXPECT_TRUE(err.find("outside the folders") != std::string::npos || err.find("no file") != std::string::npos) << err;
-  err = fails("await upload(activeTab, '#text', (await getDownloads())[0].name)");
-  EXPECT_NE(err.find("not a file input"), std::string::npos) << err;
-}
-
-TEST(Uploads, AFolderGivenByTheUserIsUsable) {
-  std::string dir = temp_dir();
-  std::ofstream(dir + "/a.txt") << "alpha";
-  std::ofstream(dir + "/b.txt") << "beta";
-  fs::create_symlink("/etc/hostname", dir + "/link");
-  auto o = test_options();
-  o.upload_dirs = {dir};
-  auto s = session::Session::attach(shared_session().runtime(), o);
-  ASSERT_TRUE(s) << s.error().message;
-  json r = ok(with_urls("const t = await openTab('{{/files}}'); await upload(t, '#many', ['a.txt', '" + dir +
-                        "/b.txt']); " + kChosen),
-              s->get());
-  EXPECT_EQ(r, "a.txt:5:alpha|b.txt:4:beta");
-  std::string err = fails("await upload(activeTab, '#file', ['a.txt', 'b.txt'])", s->get());
-  EXPECT_NE(err.find("takes one file"), std::string::npos) << err;
-  err = fails("await upload(activeTab, '#file', 'link')", s->get());
-  EXPECT_NE(err.find("outside the folders"), std::string::npos) << "a link out of the folder is outside it: " << err;
 }
 
 }  // namespace

@@ -1,74 +1,101 @@
-// DOM introspection through the REPL, including caps and navigation-aware errors.
+// Tabs and the DOM through the REPL (actions/tabs_dom.cpp), against real headless Chromium and the
+// fixture site: tabs opened, switched and closed; text, links, inputs, queries, shadow roots,
+// frames and the accessibility tree.
 #include "browser_env.h"
 
 #include <regex>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 namespace ouro::testing {
 namespace {
 
-TEST(ExecInTab, ExpressionsStatementsAndReturnBodies) {
+TEST(Tabs, OpenTabLoadsThePageAndListsItLive) {
   json r = ok(R"(
     const t = await openTab('{{/}}');
-    ({
-      expr: await execInTab(t, 'document.title'),
-      stmts: await execInTab(t, 'const n = document.querySelectorAll("a").length; n * 10'),
-      body: await execInTab(t, 'const h = document.querySelector("h1"); return h.textContent.toUpperCase()'),
-      awaited: await execInTab(t, 'await new Promise(r => setTimeout(() => r(7), 20))'),
-      promised: await execInTab(t, 'new Promise(r => setTimeout(() => r(8), 20)).then(x => x + 1)'),
-      again: await execInTab(t, 'const n = 5; n'),
-      node: await execInTab(t, 'document.querySelector("h1")'),
-      nodes: await execInTab(t, 'document.querySelectorAll("a")'),
-      undef: await execInTab(t, 'undefined'),
-    }))");
-  EXPECT_EQ(r["expr"], "Fixture Home");
-  EXPECT_EQ(r["stmts"], 30);
-  EXPECT_EQ(r["body"], "FIXTURE HOME");
-  EXPECT_EQ(r["awaited"], 7);
-  EXPECT_EQ(r["promised"], 9) << "a promise value is awaited too";
-  EXPECT_EQ(r["again"], 5) << "declarations must not leak between calls";
-  EXPECT_EQ(r["node"], "<h1>Fixture Home</h1>");
-  ASSERT_EQ(r["nodes"].size(), 3u);
-  EXPECT_EQ(r["nodes"][0], "<a href=\"/form\">Form</a>");
-  EXPECT_FALSE(r.contains("undef")) << "undefined stays undefined";
+    const info = tabs.find(x => x.id === t);
+    ({ t, info, active: activeTab }))");
+  std::string t = r["t"];
+  EXPECT_TRUE(std::regex_match(t, std::regex("t[0-9]+"))) << t;
+  EXPECT_EQ(r["info"]["status"], "loaded");
+  EXPECT_EQ(r["info"]["title"], "Fixture Home");
+  EXPECT_EQ(r["info"]["url"], site().url("/"));
+  EXPECT_EQ(r["active"], t);
 }
 
-TEST(ExecInTab, PageErrorsComeBackWithTheirMessage) {
-  std::string err = fails("const t = await openTab('{{/}}'); await execInTab(t, 'document.querySelector(\".nope\").click()')");
-  EXPECT_NE(err.find("TypeError"), std::string::npos) << err;
-  EXPECT_NE(err.find("execInTab"), std::string::npos) << err;
-}
-
-TEST(ExecInTab, AHungPageIsStoppedAtTheDeadline) {
-  std::string err = fails("const t = await openTab('{{/}}'); await execInTab(t, 'while (true) {}')");
-  EXPECT_NE(err.find("execInTab"), std::string::npos) << err;
-  EXPECT_TRUE(err.find("stopped after") != std::string::npos || err.find("did not finish") != std::string::npos) << err;
-  // The tab still works afterwards.
-  EXPECT_EQ(ok("await execInTab(tabs[tabs.length - 1].id, '1 + 1')"), 2);
-}
-
-TEST(ExecInTab, ResultsOverTheCapAreTruncatedWithAHint) {
-  // Half a megabyte is five times the result cap. (A 5 MB page took Chromium alone 1.5-3.5 s to
-  // load here and over 30 s under a loaded CI run; the size proves nothing more.) Reading it lays
-  // the whole page out, so this session keeps the product's default page-read deadline.
-  auto s = isolated_session(product_page_reads);
+TEST(Tabs, NavigateUpdatesUrlAndTitle) {
   json r = ok(R"(
-    const t = await openTab('{{/big?kb=512}}');
-    const text = await getText(t);
-    const html = await execInTab(t, 'document.body.innerHTML');
-    const arr = await execInTab(t, '[...Array(20000)].map((_, i) => ({ i, s: "row " + i }))');
-    ({ text: { t: text.__truncated, n: text.originalLength, len: text.data.length, hint: text.hint },
-       html: { t: html.__truncated, n: html.originalLength, len: html.data.length },
-       arr: { t: arr.__truncated, items: arr.data.length, first: arr.data[0] } }))",
-              s.get());
-  EXPECT_EQ(r["text"]["t"], true);
-  EXPECT_GT(r["text"]["n"].get<int>(), 500000);
-  EXPECT_EQ(r["text"]["len"], 100000);
-  EXPECT_NE(r["text"]["hint"].get<std::string>().find("more specific selector"), std::string::npos);
-  EXPECT_EQ(r["html"]["t"], true);
-  EXPECT_EQ(r["html"]["len"], 100000);
-  EXPECT_EQ(r["arr"]["t"], true);
-  EXPECT_GT(r["arr"]["items"].get<int>(), 1000) << "arrays keep whole items";
-  EXPECT_EQ(r["arr"]["first"]["s"], "row 0");
+    const t = await openTab('{{/}}');
+    const nav = await navigate(t, '{{/b}}');
+    ({ nav, listed: tabs.find(x => x.id === t) }))");
+  EXPECT_EQ(r["nav"]["url"], site().url("/b"));
+  EXPECT_EQ(r["nav"]["status"], "loaded");
+  EXPECT_EQ(r["listed"]["title"], "Page B");
+}
+
+TEST(Tabs, SwitchAndCloseKeepIdsStable) {
+  json r = ok(R"(
+    const a = await openTab('{{/}}');
+    const b = await openTab('{{/b}}');
+    await switchTab(a);
+    const activeAfterSwitch = activeTab;
+    await closeTab(b);
+    const c = await openTab('{{/b}}');
+    ({ a, b, c, activeAfterSwitch, ids: tabs.map(t => t.id) }))");
+  EXPECT_EQ(r["activeAfterSwitch"], r["a"]);
+  std::vector<std::string> ids = r["ids"];
+  EXPECT_NE(std::find(ids.begin(), ids.end(), r["a"].get<std::string>()), ids.end());
+  EXPECT_EQ(std::find(ids.begin(), ids.end(), r["b"].get<std::string>()), ids.end()) << "closed tab still listed";
+  EXPECT_NE(r["c"], r["b"]) << "a closed tab's id must not be reused";
+}
+
+TEST(Tabs, PopupOpenedByThePageAppearsAsATab) {
+  json r = ok(R"(
+    const t = await openTab('{{/popup}}');
+    const before = tabs.length;
+    await click(t, '#open');
+    for (let i = 0; i < 50 && tabs.length === before; i++) await sleep(100);
+    const popup = tabs[tabs.length - 1];
+    await waitForLoad(popup.id);
+    ({ before, after: tabs.length, popup: tabs.find(x => x.id === popup.id), active: activeTab }))");
+  EXPECT_EQ(r["after"].get<int>(), r["before"].get<int>() + 1);
+  EXPECT_EQ(r["popup"]["url"], site().url("/b"));
+  EXPECT_EQ(r["popup"]["title"], "Page B");
+  EXPECT_EQ(r["active"], r["popup"]["id"]) << "a popup takes the focus";
+}
+
+TEST(Tabs, WaitForLoadTimesOutOnASlowPageWithAClearError) {
+  std::string err = fails(R"(
+    const t = await openTab('about:blank');
+    execInTab(t, "location.href = '{{/slow?ms=8000}}'");
+    // Once the slow page is on its way (its request sent), however long that took to start.
+    for (let i = 0; i < 100 && !(await getRecentRequests(t, { type: 'all', url: '/slow' })).length; i++) await sleep(50);
+    await waitForLoad(t, 500))");
+  EXPECT_NE(err.find("did not finish loading within 500 ms"), std::string::npos) << err;
+}
+
+TEST(Tabs, UnknownTabIsNamedWithTheOpenOnes) {
+  std::string err = fails("await getText('t999')");
+  EXPECT_NE(err.find("no tab 't999'"), std::string::npos) << err;
+  EXPECT_NE(err.find("open tabs: t1"), std::string::npos) << err;
+}
+
+TEST(Tabs, NavigationErrorsAreReported) {
+  // A port nobody listens on: bind one, then let it go.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  std::string url = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/nothing";
+  std::string err = fails("const t = await openTab('about:blank'); await navigate(t, '" + url + "')");
+  EXPECT_NE(err.find("ERR_CONNECTION_REFUSED"), std::string::npos) << err;
 }
 
 TEST(DomReads, TextDomLinksInputsAndQueries) {
@@ -169,35 +196,6 @@ TEST(DomReads, AccessibilityTreeIsCompact) {
   EXPECT_NE(text.find(R"("role":"heading","name":"Fixture Home")"), std::string::npos) << text;
   EXPECT_EQ(text.find("InlineTextBox"), std::string::npos);
   EXPECT_EQ(text.find("\"generic\""), std::string::npos) << "unnamed generic nodes are pruned";
-}
-
-TEST(DomReads, ScreenshotIsAPngDataUri) {
-  json r = ok(R"(
-    const t = await openTab('{{/}}');
-    const full = await screenshot(t);
-    const part = await screenshot(t, { x: 0, y: 0, width: 100, height: 50 });
-    ({ full: full.slice(0, 31), fullLen: full.length, partLen: part.length }))");
-  EXPECT_EQ(r["full"], "data:image/png;base64,iVBORw0KG");
-  EXPECT_GT(r["fullLen"].get<int>(), 2000);
-  EXPECT_LT(r["partLen"].get<int>(), r["fullLen"].get<int>());
-}
-
-TEST(Navigation, ACallThatOutlivesItsPageSaysThePageNavigated) {
-  std::string err = fails(R"(
-    const t = await openTab('{{/navigates?ms=800}}');
-    await execInTab(t, 'await new Promise(r => setTimeout(r, 3500))'))");
-  EXPECT_NE(err.find("[PAGE NAVIGATED]"), std::string::npos) << err;
-  EXPECT_NE(err.find(site().url("/b")), std::string::npos) << err;
-}
-
-TEST(Navigation, SelectorsOnANavigatedPageGetTheNote) {
-  std::string err = fails(R"(
-    const t = await openTab('{{/navigates?ms=1500}}');
-    await getText(t, 'h1');
-    await sleep(2500);
-    await getText(t, '#only-on-the-old-page'))");
-  EXPECT_NE(err.find("[PAGE NAVIGATED] Tab"), std::string::npos) << err;
-  EXPECT_NE(err.find("Update your selectors for the new page"), std::string::npos) << err;
 }
 
 }  // namespace

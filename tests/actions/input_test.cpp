@@ -288,15 +288,6 @@ TEST(Scroll, WheelScrollsAndReportsPosition) {
   EXPECT_NE(err.find("direction must be"), std::string::npos) << err;
 }
 
-TEST(Arguments, WrongTypesAreNamed) {
-  std::string err = fails("await click(123, '#go')");
-  EXPECT_NE(err.find("click: tabId must be a string, got number 123"), std::string::npos) << err;
-  err = fails("await fill(activeTab, 'nope')");
-  EXPECT_NE(err.find("fill: formData must be an object whose values are"), std::string::npos) << err;
-  err = fails("await fill(activeTab, {'#a': {}})");
-  EXPECT_NE(err.find("fill: formData.#a must be"), std::string::npos) << err;
-}
-
 // A link's navigation begins only after the click's input has been answered: waitForLoad right
 // after the click answers for the page the click opened, not for the one it is leaving (a
 // replayed script's next step reads the new page).

@@ -1,0 +1,109 @@
+// "Preload pages" held for a session in the user's own Chrome (session/prediction.cpp): the value
+// the user had is noted in the data directory while it is held off, so that an ouro killed
+// meanwhile leaves a note and the next one puts the user's value back from it; the note goes once
+// the value is back; a profile that is not the user's gets no note.
+#include "remote_chromium.h"
+#include "basics.h"
+
+#include "browser/browser.h"
+#include "browser/egress_control.h"
+#include "net/io.h"
+#include "session/prediction.h"
+#include "session/session.h"
+#include "store/database.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+namespace ouro::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// A runtime as `ouro run --browser auto` makes one: attached to the user's Chrome.
+std::shared_ptr<session::Runtime> runtime_on(const RemoteChromium& chrome, const std::shared_ptr<net::IoThread>& io, const std::string& data_dir) {
+  browser::BrowserOptions o;
+  o.connect_url = chrome.ws_url();
+  auto b = browser::Browser::start(*io, o);
+  EXPECT_TRUE(b) << b.error().message;
+  auto db = store::Database::open(data_dir + "/ouro.db");
+  EXPECT_TRUE(db) << db.error().message;
+  if (!b || !db) return nullptr;
+  return session::make_runtime(io, std::shared_ptr<store::Database>(std::move(*db)), std::move(*b), data_dir);
+}
+
+int setting(session::Runtime& rt) {
+  auto v = rt.browser->egress().network_prediction();
+  EXPECT_TRUE(v) << v.error().message;
+  return v ? *v : -1;
+}
+
+TEST(PredictionNote, TheUsersValueIsNotedWhileHeldAndTheNoteGoesWhenItIsBack) {
+  std::string dir = temp_dir();
+  RemoteChromium chrome(dir + "/chrome");
+  ASSERT_GT(chrome.port, 0);
+  std::shared_ptr<net::IoThread> io = net::IoThread::start();
+  auto rt = runtime_on(chrome, io, dir);
+  ASSERT_TRUE(rt);
+  int before = setting(*rt);
+  ASSERT_NE(before, browser::EgressControl::kPredictionOff);
+  ASSERT_TRUE(session::hold_prediction(*rt, true));
+  EXPECT_EQ(setting(*rt), browser::EgressControl::kPredictionOff);
+  EXPECT_EQ(read(dir + "/network-prediction"), std::to_string(before) + "\n");
+  EXPECT_EQ(fs::status(dir + "/network-prediction").permissions() & fs::perms::others_read, fs::perms::none) << "a private file";
+  session::restore_prediction(*rt);
+  EXPECT_EQ(setting(*rt), before);
+  EXPECT_FALSE(fs::exists(dir + "/network-prediction"));
+}
+
+TEST(PredictionNote, AfterAKilledOuroTheNextPutsTheNotedValueBack) {
+  std::string dir = temp_dir();
+  RemoteChromium chrome(dir + "/chrome");
+  ASSERT_GT(chrome.port, 0);
+  std::shared_ptr<net::IoThread> io = net::IoThread::start();
+  // The killed ouro: it turned the setting off (a browser that is never told to put it back
+  // stands for it) and left its note of the user's value, 3 ("extended").
+  browser::BrowserOptions o;
+  o.connect_url = chrome.ws_url();
+  auto killed = browser::Browser::start(*io, o);
+  ASSERT_TRUE(killed) << killed.error().message;
+  ASSERT_TRUE((*killed)->egress().hold_network_prediction());
+  std::ofstream(dir + "/network-prediction") << "3\n";
+
+  auto rt = runtime_on(chrome, io, dir);
+  ASSERT_TRUE(rt);
+  ASSERT_TRUE(session::hold_prediction(*rt, true));
+  EXPECT_EQ(read(dir + "/network-prediction"), "3\n") << "the note stays until the value is back";
+  session::restore_prediction(*rt);
+  EXPECT_EQ(setting(*rt), 3);
+  EXPECT_FALSE(fs::exists(dir + "/network-prediction"));
+}
+
+TEST(PredictionNote, AProfileThatIsNotTheUsersGetsNoNote) {
+  std::string dir = temp_dir();
+  RemoteChromium chrome(dir + "/chrome");
+  ASSERT_GT(chrome.port, 0);
+  std::shared_ptr<net::IoThread> io = net::IoThread::start();
+  // A note there (from another profile's ouro) is not this profile's: it is neither read nor removed.
+  std::ofstream(dir + "/network-prediction") << "3\n";
+  auto rt = runtime_on(chrome, io, dir);
+  ASSERT_TRUE(rt);
+  int before = setting(*rt);
+  ASSERT_TRUE(session::hold_prediction(*rt, false));
+  EXPECT_EQ(setting(*rt), browser::EgressControl::kPredictionOff);
+  session::restore_prediction(*rt);
+  EXPECT_EQ(setting(*rt), before) << "the value this browser had, not the note's";
+  EXPECT_EQ(read(dir + "/network-prediction"), "3\n");
+}
+
+}  // namespace
+}  // namespace ouro::testing
