@@ -7,7 +7,6 @@ namespace {
 
 const std::string kTask = "Fill in my refund form at ";
 
-// Page tools (WebMCP): the shop's page declares tools; calling them is judged like the page's controls.
 // A page's words do not become a task that runs by itself: a schedule whose task holds them is
 // refused in autonomous mode and asked about in careful mode; the job a run leaves has the run's
 // own sites and mode, and a start page the run could not reach is refused.

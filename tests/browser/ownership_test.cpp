@@ -17,25 +17,33 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A browser of this file's own: its profile's context is the shared one, and its hidden pages
-// are no other test's.
-browser::Browser& own_browser() {
-  static std::shared_ptr<net::IoThread> io = net::IoThread::start();
-  static std::unique_ptr<browser::Browser> b = [] {
-    auto started = browser::Browser::start(*io, test_options().browser);
-    if (!started) throw std::runtime_error(started.error().message);
-    return std::move(*started);
-  }();
-  return *b;
-}
+// A browser of this suite's own, gone when the suite ends: its profile's context is the shared
+// one, and its hidden pages are no other test's.
+class Ownership : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_io = net::IoThread::start();
+    auto started = browser::Browser::start(*s_io, test_options().browser);
+    if (started) s_browser = std::move(*started);
+    else s_error = started.error().message;
+  }
+  static void TearDownTestSuite() {
+    s_browser.reset();
+    s_io.reset();
+  }
+  void SetUp() override { ASSERT_TRUE(s_browser) << s_error; }
+  static inline std::shared_ptr<net::IoThread> s_io;
+  static inline std::unique_ptr<browser::Browser> s_browser;
+  static inline std::string s_error;
+};
 
 bool listed(browser::Browser& b, const std::string& tab) {
   auto all = b.tabs();
   return std::any_of(all.begin(), all.end(), [&](const auto& t) { return t.id == tab; });
 }
 
-TEST(Ownership, OneOwnerPerTabAndATabLetGoIsOpenForTheNext) {
-  browser::Browser& b = own_browser();
+TEST_F(Ownership, OneOwnerPerTabAndATabLetGoIsOpenForTheNext) {
+  browser::Browser& b = *s_browser;
   auto t = b.open_tab(site().url("/"), 10s);
   ASSERT_TRUE(t) << t.error().message;
   ASSERT_TRUE(b.shared().claim_tab(*t, "run alpha"));
@@ -61,8 +69,8 @@ TEST(Ownership, OneOwnerPerTabAndATabLetGoIsOpenForTheNext) {
   EXPECT_EQ(gone.error().code, Code::NotFound);
 }
 
-TEST(Ownership, APopupOfAHeldTabIsItsOwnersFromTheStart) {
-  browser::Browser& b = own_browser();
+TEST_F(Ownership, APopupOfAHeldTabIsItsOwnersFromTheStart) {
+  browser::Browser& b = *s_browser;
   auto t = b.open_tab(site().url("/popup"), 10s);
   ASSERT_TRUE(t) << t.error().message;
   ASSERT_TRUE(b.shared().claim_tab(*t, "run popups"));
@@ -81,8 +89,8 @@ TEST(Ownership, APopupOfAHeldTabIsItsOwnersFromTheStart) {
   (void)b.close_tab(*t);
 }
 
-TEST(Ownership, TheCommandCentersPagesAreHiddenFromAll) {
-  browser::Browser& b = own_browser();
+TEST_F(Ownership, TheCommandCentersPagesAreHiddenFromAll) {
+  browser::Browser& b = *s_browser;
   const std::string prefix = site().url("/b?command-center=");
   b.shared().set_hidden_prefixes({prefix});
   auto hidden = b.open_tab(prefix + "1", 10s);

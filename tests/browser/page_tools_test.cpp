@@ -1,6 +1,6 @@
 // The tools a page declares for agents (browser/page_tools.cpp, WebMCP), as the browser keeps them:
 // a page may declare anything, so what is kept is capped (count, name, description, schema); a
-// name declared again replaces the first; a new document's tools are its own; and a call is
+// name declared again is listed once; a new document's tools are its own; and a call is
 // answered with the tool's output, its failure, or — for a tool that never answers or answers too
 // much — a bounded error.
 #include "browser_env.h"
@@ -49,7 +49,9 @@ TEST(PageToolsKept, WhatAPageDeclaresIsCapped) {
   // Each declaration on its own: one the browser itself refuses leaves the others.
   ToolPage p(R"(
     const reg = (t) => { try { mc.registerTool(t) } catch (e) {} };
-    reg({name: 'long_' + 'n'.repeat(5000), description: 'd'.repeat(100000), inputSchema: {type: 'object'}, execute: async () => 'x'});
+    reg({name: 'long_description', description: 'd'.repeat(100000), inputSchema: {type: 'object'}, execute: async () => 'x'});
+    reg({name: 'long_' + 'n'.repeat(200), description: 'x', inputSchema: {type: 'object'}, execute: async () => 'x'});
+    reg({name: 'long_' + 'n'.repeat(5000), description: 'x', inputSchema: {type: 'object'}, execute: async () => 'x'});
     const huge = {type: 'object', properties: {}};
     for (let i = 0; i < 3000; i++) huge.properties['field' + i] = {type: 'string', description: 'a field of the form'};
     reg({name: 'huge_schema', description: 'x', inputSchema: huge, execute: async () => 'x'});
@@ -58,10 +60,12 @@ TEST(PageToolsKept, WhatAPageDeclaresIsCapped) {
   )");
   json l = p.list_of(browser::PageTools::kMaxPageTools);
   ASSERT_EQ(l.size(), browser::PageTools::kMaxPageTools) << "at most " << browser::PageTools::kMaxPageTools;
-  bool saw_huge = false, saw_many = false;
+  bool saw_long_description = false, saw_long_name = false, saw_huge = false, saw_many = false;
   for (const auto& t : l) {
     EXPECT_LE(get_str(t, "name").size(), 128u + 4) << "a name is cut";
     EXPECT_LE(get_str(t, "description").size(), 4000u + 4) << "a description is cut";
+    saw_long_description |= get_str(t, "name") == "long_description";
+    saw_long_name |= get_str(t, "name").rfind("long_n", 0) == 0;
     if (get_str(t, "name") == "huge_schema") {
       saw_huge = true;
       EXPECT_EQ(get_str(t["inputSchema"], "note"), "the page's schema is larger than ouro keeps") << t["inputSchema"].dump().substr(0, 300);
@@ -72,6 +76,8 @@ TEST(PageToolsKept, WhatAPageDeclaresIsCapped) {
     }
   }
   EXPECT_TRUE(saw_many);
+  EXPECT_TRUE(saw_long_description) << "the long description was taken in, cut";
+  if (!saw_long_name) std::printf("[page tools] the browser refused the long names itself\n");
   if (!saw_huge) std::printf("[page tools] the browser refused the huge schema itself\n");
   EXPECT_LT(l.dump().size(), 64u * 1024) << "the whole list stays small";
 }
@@ -111,7 +117,7 @@ TEST(PageToolsKept, ACallIsAnsweredWithTheOutputTheFailureOrABoundedError) {
   EXPECT_EQ(broken.error().code, Code::FailedPrecondition);
   EXPECT_NE(broken.error().message.find("out of stock"), std::string::npos) << broken.error().message;
 
-  auto silent = p.tools().call(p.tab, frame, "silent", json::object(), 1500ms);
+  auto silent = p.tools().call(p.tab, frame, "silent", json::object(), 4s);
   ASSERT_FALSE(silent);
   EXPECT_EQ(silent.error().code, Code::DeadlineExceeded);
   EXPECT_NE(silent.error().message.find("cancelled"), std::string::npos) << silent.error().message;

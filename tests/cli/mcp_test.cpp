@@ -30,11 +30,20 @@ CommonFlags flags_in(const TempDir& dir) {
   return flags;
 }
 
+// The model flags as `ouro mcp` makes them from those: the same settings file, keys stored beside
+// the data (none here), never this machine's own configuration.
+llm::SettingsFlags model_flags_of(const CommonFlags& flags) {
+  llm::SettingsFlags sf;
+  sf.config_path = flags.config_path;
+  sf.secrets_path = flags.data_dir + "/secrets.json";
+  return sf;
+}
+
 TEST(McpTaskSupport, WithNoModelTheReasonIsKeptForTheToolsError) {
   ouro::testing::NoModelEnv no_model;
   TempDir dir;
   CommonFlags flags = flags_in(dir);  // no settings file: empty settings
-  mcp::TaskSupport task = task_support(flags, llm::SettingsFlags{});
+  mcp::TaskSupport task = task_support(flags, model_flags_of(flags));
   EXPECT_FALSE(task.no_model_reason.empty());
   ASSERT_TRUE(task.setup);
   auto setup = task.setup();
@@ -48,7 +57,7 @@ TEST(McpTaskSupport, EachTaskReadsTheSettingsFileAndTheFlagsHoldOverIt) {
   CommonFlags flags = flags_in(dir);
   flags.allow_domains = {"flag.example"};
   flags.mode = "careful";
-  mcp::TaskSupport task = task_support(flags, llm::SettingsFlags{});
+  mcp::TaskSupport task = task_support(flags, model_flags_of(flags));
   std::ofstream(flags.config_path) << R"({"allowed_domains": ["file.example"], "mode": "autonomous"})";
   auto setup = task.setup();
   ASSERT_TRUE(setup) << setup.error().message;
@@ -69,7 +78,7 @@ TEST(McpTaskSupport, ASettingsFileOfTheWrongShapeIsTheTasksErrorNamingTheFile) {
   ouro::testing::NoModelEnv no_model;
   TempDir dir;
   CommonFlags flags = flags_in(dir);
-  mcp::TaskSupport task = task_support(flags, llm::SettingsFlags{});
+  mcp::TaskSupport task = task_support(flags, model_flags_of(flags));
   std::ofstream(flags.config_path) << R"({"allowed_domains": "everything"})";
   auto setup = task.setup();
   ASSERT_FALSE(setup);

@@ -4,7 +4,7 @@
 // enter_sandbox, files, directories, sockets, processes, signals to others and exec are answered
 // with EPERM, while the pipe, threads, clocks and the limits the worker reads keep working; and
 // calls that name another process (a signal, its limits, its priority) are refused too.
-// (The worker's own probe through the ouro binary is tested in repl_test.cpp.)
+// (The worker's own probe through the ouro binary is tested in worker_test.cpp.)
 #include "jsrt/sandbox.h"
 
 #include "../support/child_process.h"
@@ -129,7 +129,7 @@ TEST(Sandbox, CloseOtherFdsKeepsOnlyTheNamedDescriptorsAndTheStandardOnes) {
     EXPECT_TRUE(has_line(c.report, line)) << "no line '" << line << "' in:\n" << c.report;
 }
 
-// The probe runs as `ouro __jsrt-worker --fd 1 --probe` (tests/jsrt/repl_test.cpp): fd 1 is then
+// The probe runs as `ouro __jsrt-worker --fd 1 --probe` (tests/jsrt/worker_test.cpp): fd 1 is then
 // the pipe the report goes out on and must not be pointed at /dev/null.
 TEST(Sandbox, CloseOtherFdsLeavesAKeptStandardDescriptorAlone) {
   const ChildOutcome c = in_child([](int report) {

@@ -88,21 +88,37 @@ TEST(PredictionNote, AfterAKilledOuroTheNextPutsTheNotedValueBack) {
   EXPECT_FALSE(fs::exists(dir + "/network-prediction"));
 }
 
-TEST(PredictionNote, AProfileThatIsNotTheUsersGetsNoNote) {
+TEST(PredictionNote, AProfileThatIsNotTheUsersNeitherReadsNorLeavesANote) {
   std::string dir = temp_dir();
   RemoteChromium chrome(dir + "/chrome");
   ASSERT_GT(chrome.port, 0);
   std::shared_ptr<net::IoThread> io = net::IoThread::start();
-  // A note there (from another profile's ouro) is not this profile's: it is neither read nor removed.
+  // Off already (another ouro holds it), and a note there from another profile's ouro: were the
+  // note read, its 3 would be put back.
+  browser::BrowserOptions o;
+  o.connect_url = chrome.ws_url();
+  auto other = browser::Browser::start(*io, o);
+  ASSERT_TRUE(other) << other.error().message;
+  ASSERT_TRUE((*other)->egress().hold_network_prediction());
   std::ofstream(dir + "/network-prediction") << "3\n";
   auto rt = runtime_on(chrome, io, dir);
   ASSERT_TRUE(rt);
-  int before = setting(*rt);
   ASSERT_TRUE(session::hold_prediction(*rt, false));
-  EXPECT_EQ(setting(*rt), browser::EgressControl::kPredictionOff);
   session::restore_prediction(*rt);
-  EXPECT_EQ(setting(*rt), before) << "the value this browser had, not the note's";
-  EXPECT_EQ(read(dir + "/network-prediction"), "3\n");
+  EXPECT_EQ(setting(*rt), browser::EgressControl::kPredictionOff) << "what this browser found is what it leaves, not the note's value";
+  EXPECT_EQ(read(dir + "/network-prediction"), "3\n") << "the note is not this profile's to remove";
+
+  // A fresh browser of its own, not the user's: held and put back, and no note is written.
+  std::string clean = temp_dir();
+  RemoteChromium fresh(clean + "/chrome");
+  ASSERT_GT(fresh.port, 0);
+  auto own = runtime_on(fresh, io, clean);
+  ASSERT_TRUE(own);
+  int before = setting(*own);
+  ASSERT_TRUE(session::hold_prediction(*own, false));
+  EXPECT_FALSE(fs::exists(clean + "/network-prediction"));
+  session::restore_prediction(*own);
+  EXPECT_EQ(setting(*own), before);
 }
 
 }  // namespace

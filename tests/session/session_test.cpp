@@ -18,11 +18,21 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::unique_ptr<session::Session> base_session() {
-  auto base = session::Session::start(test_options());
-  if (!base) throw std::runtime_error(base.error().message);
-  return std::move(*base);
-}
+// One browser for the suite's sessions (started by the first test that needs it, gone with the
+// suite): each test's sessions are its own, and each test closes the profile's tabs it opened.
+class SessionSuite : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { s_base.reset(); }
+  static session::Session& base() {
+    if (!s_base) {
+      auto started = session::Session::start(test_options());
+      if (!started) throw std::runtime_error(started.error().message);
+      s_base = std::move(*started);
+    }
+    return *s_base;
+  }
+  static inline std::unique_ptr<session::Session> s_base;
+};
 
 // A session in the profile's own context, shared with the user, as `owner`.
 std::unique_ptr<session::Session> users_browser(session::Session& base, const std::string& owner) {
@@ -76,11 +86,10 @@ TEST(Session, IsolatedSessionsShareTheBrowserButNotTabsOrCookies) {
   EXPECT_TRUE(gone) << "the disposed context's tabs are closed";
 }
 
-TEST(Session, TheGivenUrlsOpenWithTheFirstActive) {
-  auto base = base_session();
+TEST_F(SessionSuite, TheGivenUrlsOpenWithTheFirstActive) {
   auto o = test_options();
   o.isolated = true;
-  auto s = session::Session::attach(base->runtime(), o);
+  auto s = session::Session::attach(base().runtime(), o);
   ASSERT_TRUE(s) << s.error().message;
   ASSERT_TRUE((*s)->open_urls({site().url("/b"), site().url("/list")}));
   auto tabs = (*s)->tabs();
@@ -92,9 +101,8 @@ TEST(Session, TheGivenUrlsOpenWithTheFirstActive) {
   EXPECT_FALSE(bad) << "a page that cannot load is the call's error";
 }
 
-TEST(Session, BetweenTurnsItsTabsAreLetGoAndTakenBackWhileStillFree) {
-  auto base = base_session();
-  auto s = users_browser(*base, "run turns");
+TEST_F(SessionSuite, BetweenTurnsItsTabsAreLetGoAndTakenBackWhileStillFree) {
+  auto s = users_browser(base(), "run turns");
   json opened = ok("env.a = await openTab('{{/}}'); env.b = await openTab('{{/b}}'); [env.a, env.b]", s.get());
   std::string a = opened[0], b = opened[1];
   EXPECT_EQ(ids(s->held_tabs()), (std::vector<std::string>{a, b}));
@@ -102,7 +110,7 @@ TEST(Session, BetweenTurnsItsTabsAreLetGoAndTakenBackWhileStillFree) {
   EXPECT_EQ(held.tabs, (std::vector<std::string>{a, b}));
   EXPECT_EQ(held.active, b);
   EXPECT_EQ(held.urls[b], site().url("/b"));
-  browser::Browser& browser = base->browser();
+  browser::Browser& browser = base().browser();
   EXPECT_EQ(browser.shared().tab_owner(a), "") << "let go: another run or the user may use it";
   // Meanwhile another run takes one of them: it is not taken back.
   ASSERT_TRUE(browser.shared().claim_tab(a, "run other"));
@@ -111,14 +119,16 @@ TEST(Session, BetweenTurnsItsTabsAreLetGoAndTakenBackWhileStillFree) {
   EXPECT_EQ(browser.shared().tab_owner(a), "run other");
   EXPECT_EQ(s->active_tab(), b) << "the active one stays active";
   browser.shared().release_tabs("run other");
+  s->let_go();
+  (void)browser.close_tab(a);
+  (void)browser.close_tab(b);
 }
 
-TEST(Session, AtTheEndItClosesWhatItOpenedButNotWhatThePersonTookUp) {
-  auto base = base_session();
-  browser::Browser& browser = base->browser();
+TEST_F(SessionSuite, AtTheEndItClosesWhatItOpenedButNotWhatThePersonTookUp) {
+  browser::Browser& browser = base().browser();
   auto persons = browser.open_tab(site().url("/"), 10s);  // open before the session: the person's
   ASSERT_TRUE(persons) << persons.error().message;
-  auto s = users_browser(*base, "run ends");
+  auto s = users_browser(base(), "run ends");
   json opened = ok("env.a = await openTab('{{/}}'); env.b = await openTab('{{/b}}'); [env.a, env.b]", s.get());
   std::string a = opened[0], b = opened[1];
   auto held = s->let_go();
@@ -129,6 +139,8 @@ TEST(Session, AtTheEndItClosesWhatItOpenedButNotWhatThePersonTookUp) {
   EXPECT_FALSE(browser.tab_info(a).has_value());
   EXPECT_TRUE(browser.tab_info(b).has_value()) << "the person's page stays";
   EXPECT_TRUE(browser.tab_info(*persons).has_value()) << "a tab open before the session is the person's";
+  (void)browser.close_tab(b);
+  (void)browser.close_tab(*persons);
 }
 
 TEST(Session, EnvAsItMayBeKeptHoldsNoneOfTheSessionsSecrets) {
