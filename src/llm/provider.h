@@ -137,6 +137,11 @@ struct ProviderSpec {
   CallLimits limits;
 };
 
+// Whether the spec has the key its service needs: Anthropic's always; an OpenAI-compatible one
+// unless its base URL is a local server (127.0.0.1, localhost), which needs none. Unauthenticated,
+// saying where a key goes, when it is missing. make_provider checks it; a face that takes a run
+// now and starts it later checks it first, so that a missing key is the request's error.
+Result<void> check_key(const ProviderSpec& spec);
 Result<std::unique_ptr<Provider>> make_provider(const ProviderSpec& spec);
 
 // Price in USD of a call, if the model table has the model's prices: uncached input, cache

@@ -5,6 +5,8 @@
 
 #include "base/log.h"
 
+#include <boost/url/parse.hpp>
+
 namespace ouro::llm {
 
 json Usage::to_json() const {
@@ -266,19 +268,35 @@ class OpenAIProvider final : public HttpProvider {
 
 std::unique_ptr<Provider> make_scripted_provider(const std::string& path, Result<void>& status);
 
+namespace {
+
+// A server on this machine (its host 127.0.0.1, any of 127/8, localhost or [::1]; RFC 3986 §3.2.2),
+// which needs no key: Ollama, LM Studio, llama.cpp. A URL that only mentions such a host
+// elsewhere (its path, query or user part) is not one.
+bool is_local_base_url(const std::string& url) {
+  auto u = boost::urls::parse_uri(url);
+  if (!u || !u->has_authority()) return false;
+  if (u->host_type() == boost::urls::host_type::ipv4) return u->host_ipv4_address().to_bytes()[0] == 127;
+  if (u->host_type() == boost::urls::host_type::ipv6) return u->host_ipv6_address().is_loopback();
+  return u->host_type() == boost::urls::host_type::name && u->host() == "localhost";
+}
+
+}  // namespace
+
+Result<void> check_key(const ProviderSpec& spec) {
+  if (!spec.api_key.empty()) return {};
+  if (spec.kind == "anthropic")
+    return make_error(Code::Unauthenticated, "no Anthropic API key: set ANTHROPIC_API_KEY=sk-ant-… (or OURO_API_KEY, or api_key in ~/.config/ouroboros/config.json)");
+  if (spec.kind == "openai" && !is_local_base_url(spec.base_url))
+    return make_error(Code::Unauthenticated, "no API key for the OpenAI-compatible provider: set OPENAI_API_KEY=… (or OURO_API_KEY, or api_key in "
+                                             "~/.config/ouroboros/config.json); local servers (Ollama, LM Studio, llama.cpp) need none");
+  return {};
+}
+
 Result<std::unique_ptr<Provider>> make_provider(const ProviderSpec& spec) {
-  if (spec.kind == "anthropic") {
-    if (spec.api_key.empty())
-      return make_error(Code::Unauthenticated, "no Anthropic API key: set ANTHROPIC_API_KEY=sk-ant-… (or OURO_API_KEY, or api_key in ~/.config/ouroboros/config.json)");
-    return std::unique_ptr<Provider>(std::make_unique<AnthropicProvider>(spec));
-  }
-  if (spec.kind == "openai") {
-    bool local = spec.base_url.find("://127.0.0.1") != std::string::npos || spec.base_url.find("://localhost") != std::string::npos;
-    if (spec.api_key.empty() && !local)
-      return make_error(Code::Unauthenticated, "no API key for the OpenAI-compatible provider: set OPENAI_API_KEY=… (or OURO_API_KEY, or api_key in "
-                                               "~/.config/ouroboros/config.json); local servers (Ollama, LM Studio, llama.cpp) need none");
-    return std::unique_ptr<Provider>(std::make_unique<OpenAIProvider>(spec));
-  }
+  if (spec.kind == "anthropic" || spec.kind == "openai") TRY(check_key(spec));
+  if (spec.kind == "anthropic") return std::unique_ptr<Provider>(std::make_unique<AnthropicProvider>(spec));
+  if (spec.kind == "openai") return std::unique_ptr<Provider>(std::make_unique<OpenAIProvider>(spec));
   if (spec.kind == "script") {
     Result<void> status;
     auto p = make_scripted_provider(spec.script_path, status);

@@ -46,11 +46,13 @@ std::optional<std::string> query_param(std::string_view query, std::string_view 
   return std::nullopt;
 }
 
-HttpResponse json_error(int status, std::string_view code, const std::string& message) {
+HttpResponse json_error(int status, std::string_view code, const std::string& message, std::string_view kind) {
   HttpResponse r;
   r.status = status;
   r.content_type = "application/json";
-  r.body = dump_json(json{{"error", {{"code", std::string(code)}, {"message", message}}}});
+  json error = {{"code", std::string(code)}, {"message", message}};
+  if (!kind.empty()) error["kind"] = std::string(kind);
+  r.body = dump_json(json{{"error", std::move(error)}});
   r.headers.push_back({"Cache-Control", "no-store"});
   return r;
 }

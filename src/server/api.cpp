@@ -71,7 +71,10 @@ int http_status(Code code) {
   }
 }
 
-HttpResponse error_response(const Error& e) { return net::json_error(http_status(e.code), code_name(e.code), e.message); }
+HttpResponse error_response(const Error& e) {
+  const std::string kind = e.details.is_object() ? get_str(e.details, "kind") : "";
+  return net::json_error(http_status(e.code), code_name(e.code), e.message, kind);
+}
 
 HttpResponse from(const Result<json>& r, int ok_status = 200) { return r ? json_response(ok_status, *r) : error_response(r.error()); }
 

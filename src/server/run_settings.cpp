@@ -3,6 +3,7 @@
 #include "server/run_manager_state.h"
 
 #include "llm/keyring.h"
+#include "llm/provider.h"
 #include "llm/setup.h"
 #include "runs/lifecycle.h"
 #include "runs/sites.h"
@@ -168,6 +169,16 @@ Result<llm::Settings> RunManager::resolve(const runs::RunSpec& typed, const std:
                       "server (Ollama, LM Studio, vLLM, llama.cpp) — then Test connection and Save. Without a model, $ commands "
                       "(such as $ click Sign in) and saved scripts still run.",
                       {{"kind", "no-model"}});
+  // A hosted model without its key would be taken now and fail as a run later: said now, as
+  // Settings would fix it.
+  if (resolved) {
+    if (auto key = llm::check_key(resolved->spec); !key)
+      return make_error(Code::FailedPrecondition,
+                        fmt::format("{} needs an API key and none is configured: in Settings, paste its key, then Test connection "
+                                    "and Save — or, where ouro serve runs: {}",
+                                    resolved->provider, key.error().message),
+                        {{"kind", "no-key"}});
+  }
   return resolved;
 }
 

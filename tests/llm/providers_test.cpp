@@ -498,5 +498,40 @@ TEST_F(ConnectionTest, AnUnknownModelComesWithTheModelsTheServerLists) {
   EXPECT_EQ(out["models"], json::array({"gpt-4o", "o3"})) << out.dump();
 }
 
+// Which services need a key before a run may use them: Anthropic always, an OpenAI-compatible one
+// unless it is on this machine — judged by the URL's host, not by text that merely mentions one.
+TEST(ProviderKeys, AHostedServiceNeedsAKeyAndALocalServerNone) {
+  auto needs = [](const std::string& kind, const std::string& base_url) {
+    ProviderSpec s;
+    s.kind = kind;
+    s.base_url = base_url;
+    auto r = check_key(s);
+    if (!r) {
+      EXPECT_EQ(r.error().code, Code::Unauthenticated) << kind << " " << base_url;
+    }
+    return !r;
+  };
+  EXPECT_TRUE(needs("anthropic", ""));
+  EXPECT_TRUE(needs("anthropic", "http://127.0.0.1:9"));
+  EXPECT_TRUE(needs("openai", ""));
+  EXPECT_TRUE(needs("openai", "https://openrouter.ai/api/v1"));
+  EXPECT_FALSE(needs("openai", "http://127.0.0.1:11434/v1"));
+  EXPECT_FALSE(needs("openai", "http://127.0.0.2:8080/v1")) << "all of 127/8 is this machine";
+  EXPECT_FALSE(needs("openai", "http://localhost:1234/v1"));
+  EXPECT_FALSE(needs("openai", "http://[::1]:8000/v1"));
+  EXPECT_TRUE(needs("openai", "http://localhost.attacker.example/v1"));
+  EXPECT_TRUE(needs("openai", "https://llm.example/v1?via=://127.0.0.1"));
+  EXPECT_TRUE(needs("openai", "https://127.0.0.1@llm.example/v1"));
+  EXPECT_TRUE(needs("openai", "not a url"));
+  EXPECT_FALSE(needs("script", ""));
+  ProviderSpec keyed;
+  keyed.kind = "anthropic";
+  keyed.api_key = "sk-ant-x";
+  EXPECT_TRUE(check_key(keyed));
+  auto made = make_provider(ProviderSpec{"anthropic", "", "", "", {}});
+  ASSERT_FALSE(made);
+  EXPECT_NE(made.error().message.find("ANTHROPIC_API_KEY"), std::string::npos) << made.error().message;
+}
+
 }  // namespace
 }  // namespace ouro::llm

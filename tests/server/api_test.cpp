@@ -1,6 +1,8 @@
 // The runs API over real HTTP and WebSocket on 127.0.0.1, with scripted models and real Chromium.
 #include "api_env.h"
+#include "no_model_env.h"
 #include "raw_client.h"
+#include "scoped_env.h"
 
 #include "store/database.h"
 
@@ -66,6 +68,26 @@ TEST(Api, TheCommandCenterCannotBeFramed) {
       EXPECT_NE(r.headers["content-security-policy"].find("script-src 'self'"), std::string::npos) << r.headers["content-security-policy"];
     }
   }
+}
+
+// A run that could not start is the request's error, with a kind a client can act on: no model,
+// or a hosted one without its key; nothing is stored.
+TEST(Api, ARunThatCouldNotStartIsRefusedWithItsKind) {
+  NoModelEnv no_model;
+  ScopedEnv no_config("OURO_CONFIG", "/nonexistent/ouro-api-test-config.json");
+  Server s;
+  size_t before = s.get("/api/runs").body.size();
+  Http none = s.post("/api/runs", {{"task", "Summarize the page"}});
+  EXPECT_EQ(none.status, 409) << none.raw;
+  EXPECT_EQ(none.body["error"]["kind"], "no-model") << none.raw;
+  Http keyless = s.post("/api/runs", {{"task", "Summarize the page"}, {"options", {{"provider", "anthropic"}}}});
+  EXPECT_EQ(keyless.status, 409) << keyless.raw;
+  EXPECT_EQ(keyless.body["error"]["kind"], "no-key") << keyless.raw;
+  EXPECT_NE(keyless.body["error"]["message"].get<std::string>().find("in Settings, paste its key"), std::string::npos) << keyless.raw;
+  EXPECT_EQ(s.get("/api/runs").body.size(), before) << "nothing stored";
+  Http bad = s.post("/api/runs", {{"task", 7}});
+  EXPECT_EQ(bad.status, 400) << bad.raw;
+  EXPECT_FALSE(bad.body["error"].contains("kind")) << "a kind only where there is one: " << bad.raw;
 }
 
 TEST(Api, CreateStreamAndResumeBySequenceNumber) {

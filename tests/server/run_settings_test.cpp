@@ -193,5 +193,26 @@ TEST_F(RunSettingsTest, AConnectionTestThatCannotStartSaysWhyAsAnAnswer) {
   EXPECT_NE(s["configured_error"].get<std::string>().find("no-such-provider"), std::string::npos) << s.dump();
 }
 
+// A hosted provider chosen without its key: the settings say no run could start and why, a
+// connection test answers so without reaching the service, and with the key saved it is configured.
+TEST_F(RunSettingsTest, AHostedProviderWithoutItsKeyIsNotConfiguredAndSaysWhereTheKeyGoes) {
+  ASSERT_TRUE(runs->update_settings({{"provider", "anthropic"}}));
+  json s = shown();
+  EXPECT_EQ(s["configured"], false) << s.dump();
+  EXPECT_NE(get_str(s, "configured_error").find("anthropic needs an API key and none is configured: in Settings"), std::string::npos) << s.dump();
+  auto tested = runs->test_connection({{"provider", "anthropic"}});
+  ASSERT_TRUE(tested) << tested.error().message;
+  EXPECT_EQ((*tested)["ok"], false);
+  EXPECT_EQ((*tested)["kind"], "no-key") << tested->dump();
+  // A local server needs none.
+  ASSERT_TRUE(runs->update_settings({{"provider", "ollama"}}));
+  EXPECT_EQ(shown()["configured"], true) << shown().dump();
+  // The key saved, the hosted provider is configured (and the key is never shown whole).
+  ASSERT_TRUE(runs->update_settings({{"provider", "anthropic"}, {"api_key", "sk-ant-SAVEDKEY-4242"}}));
+  json after = shown();
+  EXPECT_EQ(after["configured"], true) << after.dump();
+  EXPECT_EQ(after.dump().find("SAVEDKEY"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ouro::server

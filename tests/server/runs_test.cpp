@@ -3,6 +3,7 @@
 // cancelled or resumed and says what it is, a request of the wrong shape or without a model key is
 // refused before anything is stored, and a run whose companion write was done already is not made.
 #include "server/runs.h"
+#include "../support/no_model_env.h"
 #include "../support/scoped_env.h"
 #include "../support/scoped_temp_dir.h"
 
@@ -122,6 +123,26 @@ TEST_F(RunManagerTest, WithNoModelConfiguredTheRequestIsRefusedNowNotAsAFailedRu
                                 [](store::Connection&, const std::string&) -> Result<bool> { return false; });
   ASSERT_FALSE(command);
   EXPECT_EQ(command.error().code, Code::AlreadyExists) << command.error().message;
+}
+
+TEST_F(RunManagerTest, AHostedModelWithoutItsKeyIsRefusedNowNotAsAFailedRunLater) {
+  testing::NoModelEnv no_model;
+  testing::ScopedEnv no_config("OURO_CONFIG", (tmp.path + "/no-config.json").c_str());
+  auto created = manager.create({{"task", "Summarize the page"}, {"options", {{"provider", "anthropic"}}}});
+  ASSERT_FALSE(created) << created->dump();
+  EXPECT_EQ(created.error().code, Code::FailedPrecondition) << created.error().message;
+  EXPECT_EQ(get_str(created.error().details, "kind"), "no-key") << created.error().message;
+  EXPECT_NE(created.error().message.find("anthropic needs an API key"), std::string::npos) << created.error().message;
+  EXPECT_NE(created.error().message.find("ANTHROPIC_API_KEY"), std::string::npos) << "where else a key goes: " << created.error().message;
+  // A remote OpenAI-compatible server needs one too; a local one does not.
+  auto remote = manager.create({{"task", "Summarize the page"}, {"options", {{"provider", "https://llm.example/v1"}, {"model", "m"}}}});
+  ASSERT_FALSE(remote);
+  EXPECT_EQ(get_str(remote.error().details, "kind"), "no-key") << remote.error().message;
+  EXPECT_EQ(stored(), 0u);
+  auto local = manager.create({{"task", "Summarize the page"}, {"options", {{"provider", "http://127.0.0.1:9/v1"}, {"model", "m"}}}},
+                              [](store::Connection&, const std::string&) -> Result<bool> { return false; });
+  ASSERT_FALSE(local);
+  EXPECT_EQ(local.error().code, Code::AlreadyExists) << "taken (up to its companion write): " << local.error().message;
 }
 
 TEST_F(RunManagerTest, ARunWhoseCompanionWriteWasDoneAlreadyIsNotMade) {
