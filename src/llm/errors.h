@@ -14,6 +14,7 @@ namespace ouro::llm {
 struct HttpCall;
 
 namespace error_kind {
+inline constexpr const char* kNoKey = "no-key";                    // the service needs a key and none is configured
 inline constexpr const char* kBadKey = "bad-key";                  // 401/403: the key was refused
 inline constexpr const char* kUnknownModel = "unknown-model";      // the endpoint does not serve that model
 inline constexpr const char* kContextOverflow = "context-overflow";  // the prompt is over the model's window

@@ -3,6 +3,7 @@
 #include "llm/errors.h"
 #include "llm/streaming.h"
 
+#include "base/ascii.h"
 #include "base/log.h"
 
 #include <boost/url/parse.hpp>
@@ -270,15 +271,22 @@ std::unique_ptr<Provider> make_scripted_provider(const std::string& path, Result
 
 namespace {
 
-// A server on this machine (its host 127.0.0.1, any of 127/8, localhost or [::1]; RFC 3986 §3.2.2),
-// which needs no key: Ollama, LM Studio, llama.cpp. A URL that only mentions such a host
-// elsewhere (its path, query or user part) is not one.
+// A server on this machine, which needs no key (Ollama, LM Studio, llama.cpp): its host (RFC 3986
+// §3.2.2) is in 127/8, [::1] or [::ffff:127.x.y.z], or the name localhost in any case, with or
+// without its final dot. A URL that only mentions such a host elsewhere (its path, query or user
+// part) is not one.
 bool is_local_base_url(const std::string& url) {
   auto u = boost::urls::parse_uri(url);
   if (!u || !u->has_authority()) return false;
   if (u->host_type() == boost::urls::host_type::ipv4) return u->host_ipv4_address().to_bytes()[0] == 127;
-  if (u->host_type() == boost::urls::host_type::ipv6) return u->host_ipv6_address().is_loopback();
-  return u->host_type() == boost::urls::host_type::name && u->host() == "localhost";
+  if (u->host_type() == boost::urls::host_type::ipv6) {
+    const auto v6 = u->host_ipv6_address();
+    return v6.is_loopback() || (v6.is_v4_mapped() && v6.to_bytes()[12] == 127);
+  }
+  if (u->host_type() != boost::urls::host_type::name) return false;
+  std::string host = u->host();
+  if (host.ends_with('.')) host.pop_back();
+  return equals_nocase(host, "localhost");
 }
 
 }  // namespace
@@ -288,8 +296,9 @@ Result<void> check_key(const ProviderSpec& spec) {
   if (spec.kind == "anthropic")
     return make_error(Code::Unauthenticated, "no Anthropic API key: set ANTHROPIC_API_KEY=sk-ant-… (or OURO_API_KEY, or api_key in ~/.config/ouroboros/config.json)");
   if (spec.kind == "openai" && !is_local_base_url(spec.base_url))
-    return make_error(Code::Unauthenticated, "no API key for the OpenAI-compatible provider: set OPENAI_API_KEY=… (or OURO_API_KEY, or api_key in "
-                                             "~/.config/ouroboros/config.json); local servers (Ollama, LM Studio, llama.cpp) need none");
+    return make_error(Code::Unauthenticated, "no API key for the OpenAI-compatible server: set OURO_API_KEY=… (or the provider's own variable, such "
+                                             "as OPENAI_API_KEY for openai, or api_key in ~/.config/ouroboros/config.json); a server on this "
+                                             "machine (Ollama, LM Studio, llama.cpp) needs none");
   return {};
 }
 

@@ -3,6 +3,7 @@
 #include "base/text.h"
 
 #include "llm/errors.h"
+#include "llm/provider.h"
 #include "llm/streaming.h"
 
 #include <cstdlib>
@@ -43,10 +44,16 @@ json test_connection(const Settings& settings, std::chrono::milliseconds timeout
   spec.limits.max_attempts = 1;
   spec.limits.connect_timeout = std::min(spec.limits.connect_timeout, timeout);
   spec.limits.silence_timeout = std::min(spec.limits.silence_timeout, timeout);
+  if (auto key = check_key(spec); !key) {
+    out["ok"] = false;
+    out["kind"] = error_kind::kNoKey;
+    out["error"] = key.error().message;
+    return out;
+  }
   auto provider = make_provider(spec);
   if (!provider) {
     out["ok"] = false;
-    out["kind"] = provider.error().code == Code::Unauthenticated ? error_kind::kBadKey : "setup";
+    out["kind"] = "setup";
     out["error"] = provider.error().message;
     return out;
   }

@@ -85,10 +85,9 @@ struct HttpResponse {
   std::shared_ptr<BodyStream> stream;
 };
 
-// {"error": {"code": code, "message": message}} with the given status, as the API answers
-// every failure; the server uses it for what it refuses itself (413, 503, 400, 500).
-// {"error": {"code", "message", "kind"?}}: `kind`, when given, names the case for a client to
-// decide on (e.g. "no-model") without reading the message.
+// {"error": {"code", "message", "kind"?}} with the given status, as the API answers every failure;
+// the server uses it for what it refuses itself (413, 503, 400, 500). `kind`, when given, names
+// the case for a client to decide on (e.g. "no-model") without reading the message.
 HttpResponse json_error(int status, std::string_view code, const std::string& message, std::string_view kind = {});
 
 // WebSocket close codes (RFC 6455 §7.4.1) the servers use.

@@ -2,6 +2,7 @@
 // or the 0600 secrets file), shown masked, tested, and resolved into what a run starts from.
 #include "server/run_manager_state.h"
 
+#include "llm/errors.h"
 #include "llm/keyring.h"
 #include "llm/provider.h"
 #include "llm/setup.h"
@@ -177,7 +178,7 @@ Result<llm::Settings> RunManager::resolve(const runs::RunSpec& typed, const std:
                         fmt::format("{} needs an API key and none is configured: in Settings, paste its key, then Test connection "
                                     "and Save — or, where ouro serve runs: {}",
                                     resolved->provider, key.error().message),
-                        {{"kind", "no-key"}});
+                        {{"kind", llm::error_kind::kNoKey}});
   }
   return resolved;
 }

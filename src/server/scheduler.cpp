@@ -280,7 +280,7 @@ void Scheduler::fire(const schedule::Job& job, int64_t now) {
   const int64_t due = job.next_fire.value_or(now);
   const std::optional<int64_t> next = schedule::next_fire(job.timing, now);
   auto skip = [&](const std::string& why, std::optional<int64_t> then) {
-    spdlog::warn("scheduler: {} ({}): not started: {}", job.id, job.name, why);
+    spdlog::warn("scheduler: {} ({}): not started: {}", job.id, job.name, redact(why));
     ++m_skipped;
     if (auto saved = save_skip(job, now, why, then); !saved)
       spdlog::warn("scheduler: {}: {}", job.id, redact(saved.error().message));

@@ -86,8 +86,8 @@ TEST(ProviderChoice, AnOpenAICompatibleServerNeedsAKeyUnlessItIsLocal) {
     auto p = make_provider(ProviderSpec{"openai", hosted, "", "", {}});
     ASSERT_FALSE(p) << hosted;
     EXPECT_EQ(p.error().code, Code::Unauthenticated) << hosted;
-    EXPECT_NE(p.error().message.find("OPENAI_API_KEY"), std::string::npos) << p.error().message;
-    EXPECT_NE(p.error().message.find("local servers"), std::string::npos) << p.error().message;
+    EXPECT_NE(p.error().message.find("OURO_API_KEY"), std::string::npos) << "read for every provider: " << p.error().message;
+    EXPECT_NE(p.error().message.find("a server on this machine"), std::string::npos) << p.error().message;
   }
   for (const char* local : {"http://localhost:11434/v1", "http://127.0.0.1:8080/v1"}) {
     auto p = make_provider(ProviderSpec{"openai", local, "", "", {}});
@@ -440,7 +440,7 @@ TEST_F(ConnectionTest, AProviderThatCannotBeMadeIsASetupProblem) {
   keyless.spec = ProviderSpec{"anthropic", "", "", "", {}};
   json b = test_connection(keyless);
   EXPECT_EQ(b["ok"], false);
-  EXPECT_EQ(b["kind"], "bad-key") << b.dump();
+  EXPECT_EQ(b["kind"], "no-key") << "none given is not one refused: " << b.dump();
   Settings unknown = keyless;
   unknown.spec.kind = "gemini";
   EXPECT_EQ(test_connection(unknown)["kind"], "setup");
@@ -519,6 +519,10 @@ TEST(ProviderKeys, AHostedServiceNeedsAKeyAndALocalServerNone) {
   EXPECT_FALSE(needs("openai", "http://127.0.0.2:8080/v1")) << "all of 127/8 is this machine";
   EXPECT_FALSE(needs("openai", "http://localhost:1234/v1"));
   EXPECT_FALSE(needs("openai", "http://[::1]:8000/v1"));
+  EXPECT_FALSE(needs("openai", "http://[::ffff:127.0.0.1]:8000/v1"));
+  EXPECT_FALSE(needs("openai", "http://LOCALHOST:1234/v1")) << "a host name has no case";
+  EXPECT_FALSE(needs("openai", "http://localhost.:1234/v1")) << "nor does its final dot change it";
+  EXPECT_TRUE(needs("openai", "http://[::ffff:10.0.0.1]:8000/v1"));
   EXPECT_TRUE(needs("openai", "http://localhost.attacker.example/v1"));
   EXPECT_TRUE(needs("openai", "https://llm.example/v1?via=://127.0.0.1"));
   EXPECT_TRUE(needs("openai", "https://127.0.0.1@llm.example/v1"));

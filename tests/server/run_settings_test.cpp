@@ -204,6 +204,12 @@ TEST_F(RunSettingsTest, AHostedProviderWithoutItsKeyIsNotConfiguredAndSaysWhereT
   ASSERT_TRUE(tested) << tested.error().message;
   EXPECT_EQ((*tested)["ok"], false);
   EXPECT_EQ((*tested)["kind"], "no-key") << tested->dump();
+  // A key typed into the test itself is the one tried (here at a port where nothing listens).
+  auto typed = runs->test_connection({{"provider", "anthropic"}, {"base_url", "http://127.0.0.1:1"}, {"api_key", "sk-ant-TYPED-1234"}});
+  ASSERT_TRUE(typed) << typed.error().message;
+  EXPECT_EQ((*typed)["ok"], false);
+  EXPECT_EQ((*typed)["kind"], "connection") << typed->dump();
+  EXPECT_EQ(typed->dump().find("TYPED"), std::string::npos) << "the key is never shown";
   // A local server needs none.
   ASSERT_TRUE(runs->update_settings({{"provider", "ollama"}}));
   EXPECT_EQ(shown()["configured"], true) << shown().dump();

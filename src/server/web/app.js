@@ -37,7 +37,11 @@
     const data = await res.json().catch(() => ({}));
     // A revoked credential (Settings → paired extensions): the side panel pairs again.
     if (res.status === 401 && endpoint && endpoint.onUnauthorized) endpoint.onUnauthorized();
-    if (!res.ok) throw new Error((data.error && data.error.message) || res.statusText);
+    if (!res.ok) {
+      const err = new Error((data.error && data.error.message) || res.statusText);
+      err.kind = data.error && typeof data.error.kind === 'string' ? data.error.kind : '';
+      throw err;
+    }
     return data;
   };
   const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
@@ -768,7 +772,7 @@
     } catch (err) {
       addMessage('partial', err.message);
       setRunning(false);
-      if (/no model is configured/.test(err.message)) openSettings(err.message);
+      if (err.kind === 'no-model' || err.kind === 'no-key') openSettings(err.message);
     }
   });
   // My browser or a clean session: the server's default (My browser when the profile is the
