@@ -66,6 +66,19 @@ Result<std::string> given_api_token() {
 
 }  // namespace
 
+// Plain `ouro`'s browser: shown when there is a display, a kept profile (sites the user logs into
+// stay logged in) and ouro's extension loaded (the side panel beside the page). Nothing of this
+// when it attaches to a browser or a pool, which keep their own.
+void plain_browser(CommonFlags& f) {
+  if (!f.browsers.empty() || !f.browser_pool.empty()) return;
+  f.headed = f.headed || std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
+  std::string data_dir = f.data_dir.empty() ? store::default_data_dir() : f.data_dir;
+  if (f.profile.empty()) f.profile = data_dir + "/profile";
+  auto extension = write_extension(data_dir + "/extension");
+  if (extension) f.chromium_args = load_extension_args(*extension);
+  else spdlog::warn("the browser starts without ouro's extension: {}", extension.error().message);
+}
+
 Result<int> cmd_serve(CommonFlags flags, int port, bool open_page, int confirm_timeout_s, const std::string& listen) {
   std::string data_dir = flags.data_dir.empty() ? store::default_data_dir() : flags.data_dir;
   // One server per data directory: a second one would take the first's live runs for interrupted.
