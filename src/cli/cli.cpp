@@ -402,34 +402,32 @@ Command replay_command(CLI::App& app) {
           }};
 }
 
-Command script_command(CLI::App& app) {
+// A command of subcommands over data a workspace keeps apart (script's, schedule's): `declare`
+// adds it with its flags, each subcommand takes --workspace (the saved things are `whose`), and
+// `run` gets the workspace's data directory.
+template <class Flags, class Declare, class Run>
+Command workspace_command(CLI::App& app, Declare declare, Run run, const std::string& whose) {
   struct State {
-    ScriptFlags flags;
+    Flags flags;
     std::string workspace;
   };
   auto s = std::make_shared<State>();
-  auto* c = add_script_command(app, s->flags);
+  auto* c = declare(app, s->flags);
   for (auto* sub : c->get_subcommands({}))
-    sub->add_option("--workspace", s->workspace, "The workspace whose scripts these are (default: $OURO_WORKSPACE, else none)");
-  return {c, nullptr, false, [s, c](const Invocation&) -> Result<int> {
+    sub->add_option("--workspace", s->workspace, "The workspace whose " + whose + " these are (default: $OURO_WORKSPACE, else none)");
+  return {c, nullptr, false, [s, c, run](const Invocation&) -> Result<int> {
             s->flags.data_dir = TRY(workspace_data_dir(s->flags.data_dir, s->workspace));
-            return cmd_script(*c, s->flags);
+            return run(*c, s->flags);
           }};
 }
 
+Command script_command(CLI::App& app) {
+  return workspace_command<ScriptFlags>(app, add_script_command, [](CLI::App& c, ScriptFlags& f) { return cmd_script(c, f); }, "scripts");
+}
+
 Command schedule_command(CLI::App& app) {
-  struct State {
-    ScheduleFlags flags;
-    std::string workspace;
-  };
-  auto s = std::make_shared<State>();
-  auto* c = add_schedule_command(app, s->flags);
-  for (auto* sub : c->get_subcommands({}))
-    sub->add_option("--workspace", s->workspace, "The workspace whose saved tasks these are (default: $OURO_WORKSPACE, else none)");
-  return {c, nullptr, false, [s, c](const Invocation&) -> Result<int> {
-            s->flags.data_dir = TRY(workspace_data_dir(s->flags.data_dir, s->workspace));
-            return cmd_schedule(*c, s->flags);
-          }};
+  return workspace_command<ScheduleFlags>(app, add_schedule_command, [](CLI::App& c, ScheduleFlags& f) { return cmd_schedule(c, f); },
+                                          "saved tasks");
 }
 
 Command help_command(CLI::App& app) {
