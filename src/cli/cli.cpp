@@ -1,6 +1,7 @@
 // `ouro`'s command line (CLI11): every command, each declared once with its flags and what it runs,
-// and the one dispatch to it. The commands themselves live in files of their own (exec.cpp for
-// exec, do and repl; run.cpp, serve.cpp, mcp.cpp, …).
+// and the one dispatch to it. Most commands live in files of their own (exec.cpp for exec, do and
+// repl; run.cpp, serve.cpp, mcp.cpp, …); the few lines of `extension`, `help api` and replay's
+// loading of its script are here.
 #include "cli/cli.h"
 #include "cli/auth.h"
 #include "cli/doctor.h"

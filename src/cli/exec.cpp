@@ -146,6 +146,8 @@ Result<int> cmd_do(const CommonFlags& flags, std::string commands, bool as_json,
   });
 }
 
+namespace {
+
 // What Tab offers in the REPL: the dot commands at the start of a line, env's keys after "env.",
 // else the API's names (registry.h), each filtered by what is typed.
 std::vector<std::string> repl_completions(jsrt::Repl& repl, const std::string& line, const std::string& word) {
@@ -169,6 +171,8 @@ std::vector<std::string> repl_completions(jsrt::Repl& repl, const std::string& l
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
+
+}  // namespace
 
 Result<int> cmd_repl(const CommonFlags& flags) {
   bool tty = isatty(0) && isatty(2);

@@ -9,7 +9,7 @@
 namespace ouro::cli {
 
 // `ouro exec CODE` (- for stdin): one snippet in a fresh session; its value (or setFinal's) on
-// stdout, its summary and time on stderr. 1 when it threw.
+// stdout, its summary and time on stderr. 1 when it threw, 130 when interrupted (Ctrl-C).
 Result<int> cmd_exec(const CommonFlags& flags, std::string code, bool as_json);
 // `ouro do COMMANDS` (- for stdin): the command language, or a plain instruction, on the first tab;
 // a line per step (or act()'s result as JSON). 0 when every step did what it said.

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 int main(int argc, char** argv) {
-  // SIGINT is taken by a watcher thread (cli.cpp), so block it before any thread starts.
+  // SIGINT is taken by a watcher thread (InterruptWatcher, cli/terminal.h), so block it before any thread starts.
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);

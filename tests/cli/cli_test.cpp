@@ -6,9 +6,6 @@
 namespace ouro::testing {
 namespace {
 
-using testing::RawServer;
-using testing::Step;
-
 TEST(Cli, BadFlagsAndMissingArgumentsAreExplained) {
   Outcome r = ouro("exec --bogus 1");
   EXPECT_EQ(r.code, 2);

@@ -5,9 +5,6 @@
 namespace ouro::testing {
 namespace {
 
-using testing::RawServer;
-using testing::Step;
-
 TEST(CliExec, PrintsTheValueAndItsSummary) {
   Outcome r = ouro("exec --url " + site().url("/") + " 'await getText(activeTab, \"h1\")'");
   EXPECT_EQ(r.code, 0) << r.err;
