@@ -41,6 +41,19 @@ std::shared_ptr<session::Runtime> runtime_on(const RemoteChromium& chrome, const
   return session::make_runtime(io, std::shared_ptr<store::Database>(std::move(*db)), std::move(*b), data_dir);
 }
 
+// Another ouro's browser on the same Chrome, holding the setting off (and never told to put it
+// back while the test runs): an ouro killed meanwhile, or one that holds it now.
+std::unique_ptr<browser::Browser> holding_it_off(const RemoteChromium& chrome, const std::shared_ptr<net::IoThread>& io) {
+  browser::BrowserOptions o;
+  o.connect_url = chrome.ws_url();
+  auto b = browser::Browser::start(*io, o);
+  EXPECT_TRUE(b) << b.error().message;
+  if (!b) return nullptr;
+  auto held = (*b)->egress().hold_network_prediction();
+  EXPECT_TRUE(held) << held.error().message;
+  return held ? std::move(*b) : nullptr;
+}
+
 int setting(session::Runtime& rt) {
   auto v = rt.browser->egress().network_prediction();
   EXPECT_TRUE(v) << v.error().message;
@@ -72,11 +85,8 @@ TEST(PredictionNote, AfterAKilledOuroTheNextPutsTheNotedValueBack) {
   std::shared_ptr<net::IoThread> io = net::IoThread::start();
   // The killed ouro: it turned the setting off (a browser that is never told to put it back
   // stands for it) and left its note of the user's value, 3 ("extended").
-  browser::BrowserOptions o;
-  o.connect_url = chrome.ws_url();
-  auto killed = browser::Browser::start(*io, o);
-  ASSERT_TRUE(killed) << killed.error().message;
-  ASSERT_TRUE((*killed)->egress().hold_network_prediction());
+  auto killed = holding_it_off(chrome, io);
+  ASSERT_TRUE(killed);
   std::ofstream(dir + "/network-prediction") << "3\n";
 
   auto rt = runtime_on(chrome, io, dir);
@@ -95,11 +105,8 @@ TEST(PredictionNote, AProfileThatIsNotTheUsersNeitherReadsNorLeavesANote) {
   std::shared_ptr<net::IoThread> io = net::IoThread::start();
   // Off already (another ouro holds it), and a note there from another profile's ouro: were the
   // note read, its 3 would be put back.
-  browser::BrowserOptions o;
-  o.connect_url = chrome.ws_url();
-  auto other = browser::Browser::start(*io, o);
-  ASSERT_TRUE(other) << other.error().message;
-  ASSERT_TRUE((*other)->egress().hold_network_prediction());
+  auto other = holding_it_off(chrome, io);
+  ASSERT_TRUE(other);
   std::ofstream(dir + "/network-prediction") << "3\n";
   auto rt = runtime_on(chrome, io, dir);
   ASSERT_TRUE(rt);
