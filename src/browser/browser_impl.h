@@ -49,6 +49,10 @@ inline const std::string& page_helpers_source() {
 
 // The settings page ouro opens for itself (prediction.cpp), by its URL.
 bool is_private_settings_url(std::string_view url);
+// The script one visit of that page runs (prediction.cpp): reads `net.network_prediction_options`
+// through chrome.settingsPrivate, writes `set_to` unless it is null or the value is not `only_if`
+// (when given), reads it back, and answers the JSON text {before, after, writes, enforcement}.
+std::string prediction_change_expression(std::optional<int> set_to, std::optional<int> only_if);
 
 // Runtime.callFunctionOn's parameters for a call of the page engine's function `function` with
 // `args` (a JSON array) in execution context `context` (eval.cpp).

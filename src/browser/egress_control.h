@@ -65,7 +65,8 @@ class EgressControl : public BrowserPart {
   // Not through the extension (it holds the setting itself), and not on the network thread.
   Result<int> hold_network_prediction(std::optional<int> restore_to = std::nullopt);
   Result<void> restore_network_prediction();
-  // Its value now (0 or 1: on, kPredictionOff: never, 3: extended), as the settings page reads it.
+  // Its value now (0: on, kPredictionOff: never, 3: extended), as the settings page reads it:
+  // Chrome's deprecated default 1 is read as 0, as Chrome treats it.
   Result<int> network_prediction();
   // The value of `net.network_prediction_options` that means "never".
   static constexpr int kPredictionOff = 2;

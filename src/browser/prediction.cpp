@@ -24,22 +24,27 @@ namespace {
 
 constexpr std::string_view kSettingsPage = "chrome://settings/performance?ouro=";
 
-// One visit of the settings page: reads the setting, writes `set_to` unless it is null or the
-// value is not `only_if` (when given), reads it again. Answers {before, after, enforcement}.
-std::string change_expression(std::optional<int> set_to, std::optional<int> only_if) {
+}  // namespace
+
+// The page itself may write the setting once as it starts: Chrome's default is 1, a deprecated
+// value it treats as 0 (standard), and the Performance page rewrites a 1 it shows as 0
+// (chrome/browser/resources/settings/performance_page/speed_page.ts). When that rewrite lands
+// between our write and our read-back it undoes our write: the write is made again (at most
+// three times; the page rewrites only once). A rewrite the page decides after our write has
+// reached it finds our value, not 1, so a read-back that holds stays held. Values are answered
+// as Chrome reads them: 1 as 0.
+std::string prediction_change_expression(std::optional<int> set_to, std::optional<int> only_if) {
   auto js = [](std::optional<int> v) { return v ? std::to_string(*v) : std::string("null"); };
   return fmt::format(
-      "(async () => {{ const P = 'net.network_prediction_options', want = {}, onlyIf = {};"
+      "(async () => {{ const P = 'net.network_prediction_options', read = v => v === 1 ? 0 : v, want = read({}), onlyIf = read({});"
       " const get = () => new Promise((ok, no) => chrome.settingsPrivate.getPref(P, p => p ? ok(p) : no(new Error('Chrome has no such setting'))));"
       " const set = v => new Promise((ok, no) => chrome.settingsPrivate.setPref(P, v, '', done => done ? ok() : no(new Error('Chrome refused the change'))));"
-      " const before = await get();"
-      " if (want !== null && before.value !== want && (onlyIf === null || before.value === onlyIf)) await set(want);"
-      " const after = await get();"
-      " return JSON.stringify({{before: before.value, after: after.value, enforcement: before.enforcement || ''}}); }})()",
+      " const before = await get(); let now = before, writes = 0;"
+      " if (want !== null && (onlyIf === null || read(before.value) === onlyIf))"
+      "   while (read(now.value) !== want && writes < 3) {{ await set(want); ++writes; now = await get(); }}"
+      " return JSON.stringify({{before: read(before.value), after: read(now.value), writes, enforcement: before.enforcement || ''}}); }})()",
       js(set_to), js(only_if));
 }
-
-}  // namespace
 
 bool is_private_settings_url(std::string_view url) { return url.starts_with(kSettingsPage); }
 
@@ -129,7 +134,7 @@ Result<json> Browser::Impl::on_settings_page(const std::string& expression, Mill
 }
 
 Result<json> Browser::Impl::change_prediction(std::optional<int> set_to, std::optional<int> only_if, Millis within) {
-  json p = TRY(on_settings_page(change_expression(set_to, only_if), within));
+  json p = TRY(on_settings_page(prediction_change_expression(set_to, only_if), within));
   if (!get_field(p, "before").is_number_integer() || !get_field(p, "after").is_number_integer())
     return make_error(Code::Internal, "Chrome's network prediction setting is not a number");
   return p;
@@ -149,7 +154,8 @@ Result<int> EgressControl::hold_network_prediction(std::optional<int> restore_to
   if (after != kPredictionOff)
     return make_error(Code::FailedPrecondition, get_str(p, "enforcement") == "ENFORCED"
                                                     ? "a policy keeps Chrome's \"Preload pages\" on"
-                                                    : "Chrome did not keep \"Preload pages\" off");
+                                                    : fmt::format("Chrome did not keep \"Preload pages\" off (its value was {} after {} write(s) of {})",
+                                                                  after, get_field(p, "writes").is_number_integer() ? p["writes"].get<int>() : 0, kPredictionOff));
   int restore = before == kPredictionOff && restore_to ? *restore_to : before;
   m_impl->prediction_restore = restore;
   spdlog::info("browser: Chrome's network prediction is off while ouro holds tabs (it was {})", before);
