@@ -473,7 +473,7 @@ std::optional<std::string> Browser::navigation_note(const std::string& tab_id, M
   std::shared_ptr<Tab> tab = m_impl->tracker.find(tab_id);
   if (!tab) return std::nullopt;
   if (wait.count() > 0)
-    m_impl->changed.wait_for(lock, wait, [&] { return tab->closed || tab->last_interaction_url != tab->url; });
+    wait_for_ms(m_impl->changed, lock, wait, [&] { return tab->closed || tab->last_interaction_url != tab->url; });
   const Tab& t = *tab;
   if (t.last_interaction_url.empty() || t.last_interaction_url == t.url) return std::nullopt;
   return fmt::format("[PAGE NAVIGATED] Tab {} URL changed from \"{}\" to \"{}\" since your last interaction. Update your selectors for the new page.",

@@ -7,11 +7,11 @@
 #include "base/text.h"
 #include "browser/browser_impl.h"
 #include "net/io.h"
+#include "net/timer.h"
 
 #include <boost/url/encoding_opts.hpp>
 #include <boost/url/pct_string_view.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
 #include <future>
@@ -322,7 +322,7 @@ void Browser::Impl::on_request_paused(const cdp::Event& ev) {
     if (gate_it && !child && !network_id.empty() && !initiators.count(network_id)) {
       // Its Network.requestWillBeSent (the initiator) may come after the pause: wait for it.
       waiting[network_id] = ev;
-      auto timer = std::make_shared<boost::asio::steady_timer>(io->context(), kInitiatorWait);
+      auto timer = std::make_shared<net::Timer>(io->context(), kInitiatorWait);
       std::weak_ptr<Impl> weak = shared_from_this();
       timer->async_wait([timer, weak, network_id](boost::system::error_code ec) {
         auto self = weak.lock();

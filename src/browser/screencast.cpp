@@ -2,9 +2,9 @@
 // callbacks on the network thread. And timers on the network thread.
 #include "browser/browser_impl.h"
 #include "net/io.h"
+#include "net/timer.h"
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <algorithm>
 
@@ -55,7 +55,7 @@ void Screencast::stop(int id) {
 }
 
 void Browser::after(Millis delay, std::function<void()> fn) {
-  auto timer = std::make_shared<boost::asio::steady_timer>(m_impl->io->context(), delay);
+  auto timer = std::make_shared<net::Timer>(m_impl->io->context(), delay);
   timer->async_wait([timer, fn = std::move(fn)](boost::system::error_code ec) {
     if (!ec) fn();
   });

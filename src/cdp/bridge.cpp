@@ -7,9 +7,9 @@
 #include "base/log.h"
 #include "cdp/gate.h"
 #include "net/io.h"
+#include "net/timer.h"
 
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <set>
 
@@ -43,7 +43,7 @@ struct BridgeLink::Impl : std::enable_shared_from_this<BridgeLink::Impl> {
   struct Pending {
     std::string method;
     Reply done;
-    std::unique_ptr<asio::steady_timer> timer;
+    std::unique_ptr<net::Timer> timer;
   };
   // The network thread owns `pending`; the mutex guards what other threads read.
   std::map<int64_t, Pending> pending;
@@ -84,7 +84,7 @@ struct BridgeLink::Impl : std::enable_shared_from_this<BridgeLink::Impl> {
     int64_t id = next_id++;
     std::string text = dump_json(json{{"id", id}, {"method", method}, {"params", std::move(params)}});
     if (text.size() > kMaxMessageBytes) return fail(Code::InvalidArgument, fmt::format("the request is over {} bytes", kMaxMessageBytes));
-    Pending p{method, std::move(done), std::make_unique<asio::steady_timer>(io->context())};
+    Pending p{method, std::move(done), std::make_unique<net::Timer>(io->context())};
     p.timer->expires_after(timeout);
     std::weak_ptr<Impl> weak = weak_from_this();
     p.timer->async_wait([weak, id, timeout, method](boost::system::error_code ec) {

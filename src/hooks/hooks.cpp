@@ -453,7 +453,7 @@ Pipeline::Stats Pipeline::stats() const {
 
 bool Pipeline::wait_idle(std::chrono::milliseconds t) {
   std::unique_lock lock(m_mutex);
-  return m_idle.wait_for(lock, t, [&] { return m_queue.empty() && m_busy == 0; });
+  return wait_for_ms(m_idle, lock, t, [&] { return m_queue.empty() && m_busy == 0; });
 }
 
 void Pipeline::worker() {

@@ -3,9 +3,9 @@
 #include "base/clock.h"
 #include "base/json.h"
 #include "base/log.h"
+#include "net/timer.h"
 
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -183,7 +183,7 @@ struct Server : std::enable_shared_from_this<Server> {
   Server(IoThread& thread, HttpServer::Options o) : io(thread), acceptor(thread.context()), retry(thread.context()), options(std::move(o)) {}
   IoThread& io;
   tcp::acceptor acceptor;
-  asio::steady_timer retry;  // accepting again after running out of descriptors
+  Timer retry;  // accepting again after running out of descriptors
   HttpServer::Options options;
   uint16_t port = 0;
   // The owner's handlers, dropped when the server stops; copied before each call so a handler
@@ -390,7 +390,7 @@ struct Connection : Closable, std::enable_shared_from_this<Connection> {
       : stream(std::move(socket)), timer(stream.get_executor()), server(std::move(server)) {}
 
   beast::tcp_stream stream;
-  asio::steady_timer timer;
+  Timer timer;
   std::shared_ptr<Server> server;
   std::shared_ptr<Slot> slot;
   beast::flat_buffer buffer;

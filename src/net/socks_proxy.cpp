@@ -2,6 +2,7 @@
 
 #include "base/log.h"
 #include "net/io.h"
+#include "net/timer.h"
 
 #include <boost/asio.hpp>
 
@@ -68,7 +69,7 @@ struct SocksProxy::Impl::Conn : std::enable_shared_from_this<Conn> {
   std::shared_ptr<Impl> proxy;
   tcp::socket client, upstream;
   tcp::resolver resolver;
-  asio::steady_timer timer;
+  Timer timer;
   std::vector<uint8_t> in;  // handshake bytes
   std::string host;
   uint16_t port = 0;

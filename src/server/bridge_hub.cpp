@@ -5,8 +5,8 @@
 #include "base/log.h"
 #include "cdp/bridge.h"
 #include "net/io.h"
+#include "net/timer.h"
 
-#include <boost/asio/steady_timer.hpp>
 
 namespace ouro::server {
 
@@ -29,7 +29,7 @@ struct BridgeHub::Socket {
   uint64_t order = 0;                     // when it said hello
   // Network thread: when it last heard from the extension, and the timer that looks.
   SteadyClock::time_point heard = SteadyClock::now();
-  std::unique_ptr<boost::asio::steady_timer> watch;
+  std::unique_ptr<net::Timer> watch;
 
   static void arm(const std::shared_ptr<Socket>& s) {
     s->watch->expires_after(std::max(SteadyClock::duration::zero(), s->heard + kSilence - SteadyClock::now()));
@@ -53,7 +53,7 @@ void BridgeHub::accept(const std::string& pairing_id, std::shared_ptr<net::WsPee
   auto socket = std::make_shared<Socket>();
   socket->pairing_id = pairing_id;
   socket->peer = peer;
-  socket->watch = std::make_unique<boost::asio::steady_timer>(m_io.context());
+  socket->watch = std::make_unique<net::Timer>(m_io.context());
   Socket::arm(socket);
   std::weak_ptr<BridgeHub> hub = weak_from_this();
   handlers.on_message = [hub, socket](std::string text) {
@@ -109,7 +109,7 @@ void BridgeHub::accept(const std::string& pairing_id, std::shared_ptr<net::WsPee
 Result<std::shared_ptr<cdp::BridgeLink>> BridgeHub::link(std::chrono::milliseconds wait, const std::string& preferred) {
   std::unique_lock lock(m_mutex);
   std::shared_ptr<Socket> best;
-  m_changed.wait_for(lock, wait, [&] {
+  wait_for_ms(m_changed, lock, wait, [&] {
     best = nullptr;
     for (auto& [id, s] : m_by_pairing)
       if (s->link && !s->link->closed() && (!best || s->order > best->order)) best = s;

@@ -1,6 +1,8 @@
 // The egress proxy (net/socks_proxy.h) as a SOCKS5 client sees it (RFC 1928): what the rule
 // allows is relayed both ways, what it refuses gets reply 0x02 and no connection is ever made,
-// and what is not SOCKS5 CONNECT is answered as the RFC says and closed.
+// and what is not SOCKS5 CONNECT is answered as the RFC says and closed; a client that stops in
+// the middle of its handshake is closed at the deadline, on the one clock a test moves.
+#include "base/clock.h"
 #include "net/io.h"
 #include "net/socks_proxy.h"
 
@@ -214,6 +216,26 @@ TEST(SocksProxy, WhatIsNotSocks5ConnectIsAnsweredAndClosed) {
   std::string reply = send_and_read(fd, {5, 3, 0, 1, 127, 0, 0, 1, 0, 53}, 10);
   ASSERT_GE(reply.size(), 2u);
   EXPECT_EQ(reply[1], 0x07);
+  close(fd);
+  EXPECT_EQ(echo.accepted(), 0);
+}
+
+TEST(SocksProxy, AClientSilentInItsHandshakeIsClosedAtTheDeadlineOnTheOneClock) {
+  ManualClock clock(1'700'000'000'000.0);
+  Echo echo;
+  Proxy p;
+  p.allow_port(echo.port());
+  int fd = connect_to(p.proxy->port());
+  // Greeted, then silent: no CONNECT follows.
+  EXPECT_EQ(send_and_read(fd, {5, 1, 0}, 2), std::string("\x05\x00", 2));
+  pollfd pf{fd, POLLIN, 0};
+  clock.advance(9'000);
+  EXPECT_EQ(poll(&pf, 1, 300), 0) << "closed before its 10 s deadline";
+  // Past the deadline on the clock, not on the wall: closed at once, without waiting 10 s.
+  clock.advance(1'100);
+  pf.revents = 0;
+  ASSERT_EQ(poll(&pf, 1, 5000), 1) << "still open past its deadline";
+  EXPECT_TRUE(closed_by_peer(fd));
   close(fd);
   EXPECT_EQ(echo.accepted(), 0);
 }

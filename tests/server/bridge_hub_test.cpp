@@ -1,9 +1,11 @@
 // The extensions' sockets as the hub takes them (server/bridge_hub.h), over real WebSockets on
 // 127.0.0.1: an extension of another protocol version is closed saying which to use, a second
 // socket of one pairing replaces the first, a runs' link goes to the pairing asked for or else to
-// the newest extension, and with none connected the wait ends with how to load and pair one.
+// the newest extension, with none connected the wait ends with how to load and pair one, and one
+// not heard from for a minute (on the one clock, which the test moves) is let go.
 #include "server/bridge_hub.h"
 
+#include "base/clock.h"
 #include "base/json.h"
 #include "cdp/bridge.h"
 #include "net/http_server.h"
@@ -152,6 +154,30 @@ TEST(BridgeHub, WithNoExtensionTheWaitEndsWithHowToLoadAndPairOne) {
     std::this_thread::sleep_for(10ms);
   EXPECT_FALSE(h.hub->connected("p1"));
   EXPECT_FALSE(h.hub->link(50ms));
+}
+
+TEST(BridgeHub, AnExtensionNotHeardFromForAMinuteIsLetGo) {
+  ManualClock clock(1'700'000'000'000.0);
+  Hub h;
+  auto ext = h.extension("p1");
+  ASSERT_TRUE(ext->read_message(5s));  // welcomed: its hello was heard
+  clock.advance(50'000);
+  // At 50 s its keep-alive ping (answered with a pong): heard again.
+  ASSERT_TRUE(ext->send(text_frame(R"({"method":"ping","params":{"t":1}})")));
+  auto pong = ext->read_message(5s);
+  ASSERT_TRUE(pong);
+  EXPECT_NE(pong->payload.find("pong"), std::string::npos) << pong->payload;
+  // 100 s since its hello, 50 since its ping: kept.
+  clock.advance(50'000);
+  EXPECT_FALSE(ext->read_message(300ms)) << "let go though heard from 50 s ago";
+  EXPECT_TRUE(h.hub->connected("p1"));
+  // A minute and more since its ping: closed, saying why, without the test waiting a minute.
+  clock.advance(11'000);
+  auto bye = ext->read_message(5s);
+  ASSERT_TRUE(bye) << "still open past a minute of silence";
+  ASSERT_EQ(bye->opcode, 8) << bye->payload;
+  EXPECT_EQ(bye->close_code(), 1001);
+  EXPECT_NE(bye->close_reason().find("nothing heard from the extension"), std::string::npos) << bye->close_reason();
 }
 
 }  // namespace
