@@ -172,10 +172,15 @@ function scheduleRetry() {
   retryTimer = setTimeout(connect, delay);
 }
 
+// One connect at a time. One asked for meanwhile (pairing stored a credential, the port changed)
+// runs again after it: the one in flight may have read the settings before the change.
 let connecting = false;
+let connectAgain = false;
 async function connect() {
-  if (connecting || (ws && ws.readyState <= WebSocket.OPEN)) return;
+  if (connecting) { connectAgain = true; return; }
+  if (ws && ws.readyState <= WebSocket.OPEN) return;
   connecting = true;
+  connectAgain = false;
   try {
     clearTimeout(retryTimer);
     await loaded;
@@ -193,6 +198,7 @@ async function connect() {
     open(s);
   } finally {
     connecting = false;
+    if (connectAgain) { connectAgain = false; connect(); }
   }
 }
 

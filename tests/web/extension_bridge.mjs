@@ -27,6 +27,16 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/lib/chromium/chromium';
 let failures = 0;
 const check = (ok, what) => { console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`); if (!ok) failures++; };
 const sleep = ms => new Promise(r => setTimeout(r, ms));
+// Asks `probe` until it answers something truthy or `ms` have passed (a loaded machine runs
+// several Chromiums on two cores: a wait is for what it means, with a deadline far from both).
+async function until(probe, ms = 30000, every = 100) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe().catch(() => null);
+    if (v || Date.now() >= end) return v;
+    await sleep(every);
+  }
+}
 
 
 // Fixture pages: a page that fetches data.json; a page with a frame from another site
@@ -58,10 +68,10 @@ async function launch(extDir) {
   let stderr = '';
   proc.stderr.on('data', d => { stderr += d; });
   const portFile = path.join(profile, 'DevToolsActivePort');
-  for (let i = 0; i < 600 && !fs.existsSync(portFile); i++) await sleep(100);  // up to a minute on a loaded machine
-  if (!fs.existsSync(portFile)) throw new Error('Chromium did not start: ' + stderr.slice(-2000));
-  const [port] = fs.readFileSync(portFile, 'utf8').split('\n');
-  return { proc, profile, port: Number(port) };
+  // Up to a minute on a loaded machine; the file is read once it holds its whole first line.
+  const port = await until(async () => { const m = /^(\d+)\n/.exec(fs.existsSync(portFile) ? fs.readFileSync(portFile, 'utf8') : ''); return m && Number(m[1]); }, 60000);
+  if (!port) throw new Error('Chromium did not start: ' + stderr.slice(-2000));
+  return { proc, profile, port };
 }
 
 async function main() {
@@ -74,7 +84,7 @@ async function main() {
   try {
     const context = browser.contexts()[0];
     const sw = context.serviceWorkers().find(w => w.url().startsWith('chrome-extension://')) ||
-               await context.waitForEvent('serviceworker', { timeout: 10000 });
+               await context.waitForEvent('serviceworker', { timeout: 30000 });
     const extId = new URL(sw.url()).host;
     check(/^[a-p]{32}$/.test(extId), `the extension loads: service worker ${sw.url()}`);
     const version = await browser.version();
@@ -88,17 +98,19 @@ async function main() {
     await panel.goto(`chrome-extension://${extId}/sidepanel.html`);
     await panel.fill('#ext-port', String(closed));
     await panel.click('#ext-port-form button');
-    await panel.waitForSelector('#ext-absent', { state: 'visible', timeout: 10000 });
+    // The closed port's own screen (not the one of 7777, probed as the worker started).
+    await panel.waitForFunction(p => document.getElementById('ext-where').textContent.endsWith(':' + p) && !document.getElementById('ext-absent').hidden,
+                                closed, { timeout: 30000 });
     check(/ouro serve/.test(await panel.textContent('#ext-absent')), 'no server: the panel says to start ouro serve and retries by itself');
     if (SHOTS) await panel.screenshot({ path: path.join(IMAGES, 'extension-panel-no-server.png') });
 
     await panel.fill('#ext-port', String(fake.port));
     await panel.click('#ext-port-form button');
-    await panel.waitForSelector('#ext-pair', { state: 'visible', timeout: 10000 });
+    await panel.waitForSelector('#ext-pair', { state: 'visible', timeout: 30000 });
     check(true, 'ouro found on its port: the pairing screen');
     await panel.fill('#ext-code', 'WRONG-CODE');
     await panel.click('#ext-pair button[type=submit]');
-    await panel.waitForFunction(() => /wrong/.test(document.getElementById('ext-pair-hint').textContent), null, { timeout: 5000 }).catch(() => {});
+    await panel.waitForFunction(() => /wrong/.test(document.getElementById('ext-pair-hint').textContent), null, { timeout: 30000 }).catch(() => {});
     check(/wrong/.test(await panel.textContent('#ext-pair-hint')), 'a wrong code is refused with ouro\'s reason');
     if (SHOTS) await panel.screenshot({ path: path.join(IMAGES, 'extension-panel-pairing.png') });
     await panel.fill('#ext-code', PAIRING_CODE);
@@ -109,8 +121,8 @@ async function main() {
     const stored = await sw.evaluate(() => chrome.storage.local.get(null));
     check(typeof stored.credential === 'string' && stored.credential.length >= 32 && stored.port === fake.port, 'the credential and the port are kept in chrome.storage.local');
 
-    await panel.waitForSelector('#task-form', { timeout: 10000 });
-    await panel.waitForSelector('#runs li', { state: 'attached', timeout: 10000 });
+    await panel.waitForSelector('#task-form', { timeout: 30000 });
+    await panel.waitForSelector('#runs li', { state: 'attached', timeout: 30000 });
     let w = await panel.evaluate(() => ({ sw: document.documentElement.scrollWidth, iw: innerWidth }));
     check(w.sw <= w.iw, `the panel's Command Center at 400 px: no horizontal scroll (${w.sw} ≤ ${w.iw})`);
 
@@ -136,13 +148,12 @@ async function main() {
     check(!(await cdp(tabId, 'Fetch.failRequest', { requestId: dataPaused.params.cdpParams.requestId, errorReason: 'BlockedByClient' })).error, 'Fetch.failRequest refuses the page\'s fetch (the egress gate)');
     // The page's fetch settles (refused) when it does: asked until it has.
     let ev;
-    for (let i = 0; i < 200; i++) {
+    await until(async () => {
       ev = await cdp(tabId, 'Runtime.evaluate', { expression: 'JSON.stringify({title: document.title, h1: document.querySelector("h1").textContent, blocked: window.__blocked || null, data: window.__data || null})', returnByValue: true });
       const v = ev.result && ev.result.result && JSON.parse(ev.result.result.value || '{}');
-      if (v && (v.blocked || v.data)) break;
-      await sleep(50);
-    }
-    const seen = JSON.parse(ev.result.result.value);
+      return v && (v.blocked || v.data);
+    }, 30000, 50);
+    const seen = JSON.parse((ev && ev.result && ev.result.result && ev.result.result.value) || '{}');
     check(seen.title === 'Fixture page' && seen.h1 === 'Blue mug', `Runtime.evaluate through the bridge: ${ev.result.result.value}`);
     check(seen.blocked && !seen.data, 'the page saw its request fail and got no data');
     const err = await cdp(tabId, 'No.suchMethod', {});
@@ -163,19 +174,18 @@ async function main() {
     b.events.length = 0;
     await cdp(tabId, 'Page.navigate', { url: `${fx}/frame.html` });
     let child = null;
-    try { child = await b.waitFor(m => m.method === 'cdpEvent' && m.params.cdpMethod === 'Target.attachedToTarget' && m.params.cdpParams.targetInfo.type === 'iframe', 8000); } catch (_) { /* reported below */ }
+    try { child = await b.waitFor(m => m.method === 'cdpEvent' && m.params.cdpMethod === 'Target.attachedToTarget' && m.params.cdpParams.targetInfo.type === 'iframe'); } catch (_) { /* reported below */ }
     check(!!child, `Target.attachedToTarget for the cross-site frame (sessionId ${child && child.params.cdpParams.sessionId})`);
     if (child) {
       const sid = child.params.cdpParams.sessionId;
-      let inner = null;
-      for (let i = 0; i < 20; i++) {
+      // The frame's process may still be starting when its target is attached: asked until it has the document.
+      const inner = await until(async () => {
         const r = await cdp(tabId, 'Runtime.evaluate', { expression: 'document.getElementById("inner") && document.getElementById("inner").textContent', returnByValue: true }, sid);
-        if (r.result && r.result.result && r.result.result.value) { inner = r.result.result.value; break; }
-        await sleep(200);
-      }
+        return r.result && r.result.result && r.result.result.value;
+      }, 30000, 200);
       check(inner === 'inner frame', `Runtime.evaluate in the frame's own session: ${inner}`);
       await cdp(tabId, 'Runtime.enable', {}, sid);
-      await sleep(200);
+      await b.waitFor(m => m.params && m.params.sessionId === sid).catch(() => null);
       const childEvents = b.events.filter(m => m.params && m.params.sessionId === sid).length;
       check(childEvents > 0, `events of the child session come back with its sessionId (${childEvents})`);
     }
@@ -184,7 +194,7 @@ async function main() {
     // can be attached; taken out, ouro loses it at once.
     const userPage = await context.newPage();
     await userPage.goto(`${fx}/page.html`);
-    const userTab = await sw.evaluate(async url => (await chrome.tabs.query({ url })).find(t => t.groupId === -1).id, `${fx}/page.html`);
+    const userTab = await until(() => sw.evaluate(async url => ((await chrome.tabs.query({ url })).find(t => t.groupId === -1) || {}).id, `${fx}/page.html`));
     const refused = await b.request('attach', { conversation: 'conv-1', tabId: userTab });
     check(refused.error && refused.error.code === 'NotInGroup', `a tab outside the group is refused: ${refused.error && refused.error.code}`);
     const notAttached = await cdp(userTab, 'Runtime.evaluate', { expression: '1' });
@@ -202,7 +212,7 @@ async function main() {
       await panel.screenshot({ path: path.join(IMAGES, 'extension-panel-400.png') });
     }
     // The panel hears of the new tab from the service worker: wait for its arrival, then read.
-    await panel.waitForFunction(() => /holds 2 tabs/.test(document.getElementById('ext-held-summary').textContent), null, { timeout: 10000 }).catch(() => null);
+    await panel.waitForFunction(() => /holds 2 tabs/.test(document.getElementById('ext-held-summary').textContent), null, { timeout: 30000 }).catch(() => null);
     const heldText = await panel.textContent('#ext-held-summary');
     check(/holds 2 tabs in 1 group/.test(heldText), `the panel says which tabs the agent holds: "${heldText}"`);
     await sw.evaluate(t => chrome.tabs.ungroup([t]), userTab);
@@ -238,8 +248,7 @@ async function main() {
     const swTarget = targetInfos.find(t => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${extId}/`));
     const helloBefore = b.hello;
     await cdpSession.send('Target.closeTarget', { targetId: swTarget.targetId });
-    let back = false;
-    for (let i = 0; i < 100 && !back; i++) { await sleep(100); back = !!b.socket && b.hello !== helloBefore; }
+    const back = await until(async () => !!b.socket && b.hello !== helloBefore);
     check(back, 'the service worker stopped and came back: a new hello');
     if (back) {
       check(b.hello.groups.length === 2 && b.hello.groups.every(g => g.tabs.every(t => !t.attached)), `its hello lists the 2 groups, nothing attached (${b.hello.groups.map(g => g.title).join(', ')})`);
@@ -261,7 +270,7 @@ async function main() {
     // ouro goes away: every tab is let go at once (a paused request must not hang the user's tab).
     await fake.close();
     let still = -1;
-    for (let i = 0; i < 200 && still !== 0; i++) { still = await sw.evaluate(() => attached.size); if (still) await sleep(50); }
+    await until(async () => (still = await sw.evaluate(() => attached.size)) === 0, 30000, 50);
     check(still === 0, `ouro gone: the extension detached every tab (${still} still attached)`);
   } finally {
     await browser.close().catch(() => {});

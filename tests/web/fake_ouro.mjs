@@ -244,14 +244,14 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
     });
     ws.on('close', () => { if (bridge.socket === ws) bridge.socket = null; });
   }
-  bridge.request = (method, params, timeoutMs = 10000) => new Promise((resolve, reject) => {
+  bridge.request = (method, params, timeoutMs = 30000) => new Promise((resolve, reject) => {
     if (!bridge.socket) return reject(new Error('the extension is not connected'));
     const id = bridge.nextId++;
     const timer = setTimeout(() => { bridge.pending.delete(id); reject(new Error(`${method}: no answer in ${timeoutMs} ms`)); }, timeoutMs);
     bridge.pending.set(id, msg => { clearTimeout(timer); resolve(msg); });
     bridge.socket.send(JSON.stringify({ id, method, params }));
   });
-  bridge.waitFor = (test, timeoutMs = 10000) => {
+  bridge.waitFor = (test, timeoutMs = 30000) => {
     const seen = bridge.events.find(test);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
@@ -260,7 +260,7 @@ export async function startFakeOuro({ port = 0, log = () => {} } = {}) {
       setTimeout(() => { const i = bridge.waiters.indexOf(w); if (i >= 0) { bridge.waiters.splice(i, 1); reject(new Error('no such bridge event in time')); } }, timeoutMs);
     });
   };
-  bridge.connected = async (timeoutMs = 15000) => {
+  bridge.connected = async (timeoutMs = 30000) => {
     const until = Date.now() + timeoutMs;
     while (!(bridge.socket && bridge.hello)) {
       if (Date.now() > until) throw new Error('the extension did not connect to the bridge');
