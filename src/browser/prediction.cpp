@@ -135,8 +135,8 @@ Result<json> Browser::Impl::on_settings_page(const std::string& expression, Mill
 
 Result<json> Browser::Impl::change_prediction(std::optional<int> set_to, std::optional<int> only_if, Millis within) {
   json p = TRY(on_settings_page(prediction_change_expression(set_to, only_if), within));
-  if (!get_field(p, "before").is_number_integer() || !get_field(p, "after").is_number_integer())
-    return make_error(Code::Internal, "Chrome's network prediction setting is not a number");
+  for (const char* field : {"before", "after", "writes"})
+    if (!get_field(p, field).is_number_integer()) return make_error(Code::Internal, "Chrome's network prediction setting is not a number");
   return p;
 }
 
@@ -154,8 +154,9 @@ Result<int> EgressControl::hold_network_prediction(std::optional<int> restore_to
   if (after != kPredictionOff)
     return make_error(Code::FailedPrecondition, get_str(p, "enforcement") == "ENFORCED"
                                                     ? "a policy keeps Chrome's \"Preload pages\" on"
-                                                    : fmt::format("Chrome did not keep \"Preload pages\" off (its value was {} after {} write(s) of {})",
-                                                                  after, get_field(p, "writes").is_number_integer() ? p["writes"].get<int>() : 0, kPredictionOff));
+                                                    : fmt::format("Chrome did not keep \"Preload pages\" off: it read back as {} after {} attempt(s) "
+                                                                  "(something else in Chrome, such as another program or extension, keeps changing it)",
+                                                                  after == 3 ? "\"extended\"" : "\"standard\"", p["writes"].get<int>()));
   int restore = before == kPredictionOff && restore_to ? *restore_to : before;
   m_impl->prediction_restore = restore;
   spdlog::info("browser: Chrome's network prediction is off while ouro holds tabs (it was {})", before);

@@ -7,7 +7,6 @@
 #include "net/io.h"
 #include "net/timer.h"
 
-
 namespace ouro::server {
 
 namespace {
